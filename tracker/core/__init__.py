@@ -1,0 +1,1 @@
+"""The core app: rights holders, works, their uploads and ingestion into the fingerprint index."""

@@ -1,0 +1,16 @@
+"""App configuration of tracker.core."""
+
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class CoreConfig(AppConfig):
+    """Registers the signal handlers (work deletion, roles after migrate) when Django starts."""
+
+    name = "tracker.core"
+    label = "core"
+    verbose_name = _("Copyright tracking")
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from . import signals  # noqa: F401
