@@ -49,6 +49,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_celery_beat",
     "tracker.core",
+    "dashboard",
+    "axes",
     *env.list("TRACKER_EXTRA_APPS", default=[]),
 ]
 
@@ -61,7 +63,20 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes requires
 ]
+
+# Login brute-force protection (django-axes, dashboard/auth.py): after AXES_FAILURE_LIMIT failed
+# logins for one username from one IP address, that pair is locked for AXES_COOLOFF_TIME hours.
+AUTHENTICATION_BACKENDS = [
+    "dashboard.auth.LoginThrottleBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", default=0.25)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "dashboard/lockout.html"
 
 ROOT_URLCONF = "tracker.urls"
 WSGI_APPLICATION = "tracker.wsgi.application"
