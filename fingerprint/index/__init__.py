@@ -1,0 +1,22 @@
+"""Fingerprint index: window fingerprint -> (work, window) postings, in memory or in Redis.
+
+See :mod:`fingerprint.index.base` for the protocol and the stop-list.
+"""
+
+from fingerprint.index.base import (
+    DEFAULT_MAX_DF,
+    Index,
+    IndexUnavailableError,
+    IndexVersionError,
+)
+from fingerprint.index.memory import MemoryIndex
+from fingerprint.index.redis import RedisIndex
+
+__all__ = [
+    "DEFAULT_MAX_DF",
+    "Index",
+    "IndexUnavailableError",
+    "IndexVersionError",
+    "MemoryIndex",
+    "RedisIndex",
+]

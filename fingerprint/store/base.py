@@ -1,0 +1,54 @@
+"""The WorkStore protocol: what verification needs of each indexed work.
+
+A *work record* is a dict built by the engine: the work's text, its letters and offset map
+(letter index -> character index in the text), its FINGERPRINT_VERSION and whatever else
+verification needs. Stores keep it as given and return it with the same value types
+(str, int, float, bool, None, bytes, ``array.array``, ``numpy.ndarray``, lists and dicts of
+those; tuples may come back as lists); see :mod:`fingerprint.store.codec`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Protocol, runtime_checkable
+
+from fingerprint.index.base import check_work_id
+
+__all__ = ["StoreUnavailableError", "WorkStore", "check_work_id"]
+
+
+class StoreUnavailableError(ConnectionError):
+    """The work store's server (MongoDB) cannot be reached; the message names the server."""
+
+
+@runtime_checkable
+class WorkStore(Protocol):
+    """Work id -> work record. Implementations: :class:`fingerprint.store.memory.MemoryWorkStore`
+    (in process, save/load to a directory) and :class:`fingerprint.store.mongo.MongoWorkStore`.
+    """
+
+    def put(self, work_id: str, record: dict) -> None:
+        """Store (or replace) the record of ``work_id``.
+
+        Raises:
+            ValueError: empty work_id. TypeError: a value the store cannot encode.
+            StoreUnavailableError: the server is unreachable (server backends).
+        """
+        ...
+
+    def get(self, work_id: str) -> dict | None:
+        """The record of ``work_id``, or None. Callers must not mutate it."""
+        ...
+
+    def delete(self, work_id: str) -> bool:
+        """Delete the record; True when there was one."""
+        ...
+
+    def ids(self) -> Iterator[str]:
+        """Ids of the stored works (any order)."""
+        ...
+
+    def count(self) -> int:
+        """Number of stored works."""
+        ...
+

@@ -1,0 +1,232 @@
+"""Index backends: MemoryIndex and RedisIndex behave the same (add, replace, remove, stop-list,
+lookup), MemoryIndex saves and loads, RedisIndex keeps its documented key layout."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+import redis
+
+from fingerprint.index import (
+    Index,
+    IndexUnavailableError,
+    IndexVersionError,
+    MemoryIndex,
+    RedisIndex,
+)
+from fingerprint.index.redis import BATCH
+from tracker.embedded import free_port
+
+V = "test-v1"
+
+
+@pytest.fixture(params=["memory", "redis"])
+def make_index(request):
+    """Factory of empty indexes of one backend: make_index(max_df=..., version=...)."""
+    if request.param == "memory":
+        return lambda **kw: MemoryIndex(**{"version": V, **kw})
+    client = request.getfixturevalue("redis_client")
+    return lambda **kw: RedisIndex(client, prefix="t", **{"version": V, **kw})
+
+
+def as_sets(found):
+    return {k: sorted(v) for k, v in found.items()}
+
+
+def test_backends_implement_the_protocol(redis_client):
+    assert isinstance(MemoryIndex(version=V), Index)
+    assert isinstance(RedisIndex(redis_client, version=V), Index)
+
+
+def test_add_and_lookup(make_index):
+    index = make_index()
+    assert index.add("a", [(10, 0), (11, 1), (10, 2), (10, 0)]) == 3  # duplicate counted once
+    assert index.add("b", [(10, 5)]) == 1
+    found = as_sets(index.lookup([10, 11, 12, 10]))
+    assert found == {10: [("a", 0), ("a", 2), ("b", 5)], 11: [("a", 1)]}
+    assert index.has_work("a") and not index.has_work("zz")
+    assert sorted(index.work_ids()) == ["a", "b"]
+    stats = index.stats()
+    assert (stats["works"], stats["windows"]) == (2, 4)
+
+
+def test_readd_replaces(make_index):
+    index = make_index()
+    index.add("a", [(1, 0), (2, 1)])
+    assert index.add("a", [(3, 0)]) == 1
+    assert as_sets(index.lookup([1, 2, 3])) == {3: [("a", 0)]}
+    assert index.stats()["windows"] == 1
+
+
+def test_remove_is_exact(make_index):
+    index = make_index()
+    index.add("a", [(1, 0), (2, 1)])
+    index.add("b", [(1, 7), (3, 0)])
+    assert index.remove("a") == 2
+    assert index.remove("a") == 0
+    assert as_sets(index.lookup([1, 2, 3])) == {1: [("b", 7)], 3: [("b", 0)]}
+    assert list(index.work_ids()) == ["b"]
+    assert index.stats()["windows"] == 2
+
+
+def test_stop_list_by_document_frequency(make_index):
+    index = make_index(max_df=2)
+    index.add("a", [(1, 0), (1, 1), (9, 0)])  # two windows of one work: df stays 1
+    index.add("b", [(1, 0)])
+    assert as_sets(index.lookup([1])) == {1: [("a", 0), ("a", 1), ("b", 0)]}
+    index.add("c", [(1, 4)])  # df 3 > max_df
+    assert index.lookup([1, 9]) == {9: [("a", 0)]}
+    index.remove("b")  # df back to 2
+    assert as_sets(index.lookup([1])) == {1: [("a", 0), ("a", 1), ("c", 4)]}
+
+
+@pytest.mark.parametrize("bad", [[(-1, 0)], [(2**64, 0)], [(1, -1)], [(1, 2**32)]])
+def test_out_of_range_posting_stores_nothing(make_index, bad):
+    index = make_index()
+    with pytest.raises(ValueError, match="out of range"):
+        index.add("a", [(5, 0), *bad])
+    assert not index.has_work("a") and index.lookup([5]) == {}
+
+
+def test_empty_work_id_rejected(make_index):
+    with pytest.raises(ValueError, match="work_id"):
+        make_index().add("", [(1, 0)])
+
+
+def test_large_keys_and_windows_round_trip(make_index):
+    index = make_index()
+    index.add("big", [(2**64 - 1, 2**32 - 1), (2**40 + 3, 0)])
+    assert as_sets(index.lookup([2**64 - 1, 2**40 + 3])) == {
+        2**64 - 1: [("big", 2**32 - 1)], 2**40 + 3: [("big", 0)]}
+    assert index.remove("big") == 2
+    assert index.lookup([2**64 - 1]) == {}
+
+
+def test_clear(make_index):
+    index = make_index()
+    index.add("a", [(1, 0)])
+    index.clear()
+    assert index.lookup([1]) == {} and list(index.work_ids()) == []
+
+
+def test_backends_agree_on_random_operations(redis_client):
+    rng = random.Random(7)
+    memory = MemoryIndex(max_df=3, version=V)
+    red = RedisIndex(redis_client, prefix="r", max_df=3, version=V)
+    works = [f"w{i}" for i in range(12)]
+    for _ in range(60):
+        work = rng.choice(works)
+        if rng.random() < 0.25:
+            assert memory.remove(work) == red.remove(work)
+        else:
+            postings = [(rng.randrange(40), rng.randrange(50)) for _ in range(rng.randrange(1, 15))]
+            assert memory.add(work, postings) == red.add(work, postings)
+    keys = list(range(40))
+    assert as_sets(memory.lookup(keys)) == as_sets(red.lookup(keys))
+    assert sorted(memory.work_ids()) == sorted(red.work_ids())
+    assert memory.stats()["windows"] == red.stats()["windows"]
+
+
+# --- MemoryIndex save / load -------------------------------------------------------------
+
+def test_memory_save_load_round_trip(tmp_path):
+    index = MemoryIndex(max_df=2, version=V)
+    index.add("a", [(1, 0), (2, 1), (1, 3)])
+    index.add("gone", [(1, 9), (7, 7)])
+    index.add("b", [(1, 4), (3, 0)])
+    index.add("c", [(1, 5)])  # key 1 now in 3 works: stop-listed
+    index.remove("gone")  # leaves a hole in the work numbers
+    index.add("中文", [])
+    index.save(tmp_path / "idx")
+    loaded = MemoryIndex.load(tmp_path / "idx", version=V)
+    keys = [1, 2, 3, 7]
+    assert as_sets(loaded.lookup(keys)) == as_sets(index.lookup(keys)) == {
+        2: [("a", 1)], 3: [("b", 0)]}
+    assert loaded.stats() == index.stats()
+    assert sorted(loaded.work_ids()) == ["a", "b", "c", "中文"]
+    # the loaded index still removes exactly and keeps document frequencies
+    loaded.remove("c")
+    assert as_sets(loaded.lookup([1])) == {1: [("a", 0), ("a", 3), ("b", 4)]}
+    loaded.save(tmp_path / "idx")
+    assert MemoryIndex.load(tmp_path / "idx", version=V).stats()["windows"] == 5
+
+
+def test_memory_load_other_version_raises(tmp_path):
+    index = MemoryIndex(version="old-1")
+    index.add("a", [(1, 0)])
+    index.save(tmp_path)
+    with pytest.raises(IndexVersionError, match="old-1"):
+        MemoryIndex.load(tmp_path, version=V)
+
+
+def test_memory_load_missing_or_inconsistent(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no fingerprint index"):
+        MemoryIndex.load(tmp_path / "nothing", version=V)
+    index = MemoryIndex(version=V)
+    index.add("a", [(1, 0)])
+    index.save(tmp_path)
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    manifest["windows"] = 99
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ValueError, match="do not match"):
+        MemoryIndex.load(tmp_path, version=V)
+
+
+def test_memory_save_empty(tmp_path):
+    MemoryIndex(version=V).save(tmp_path)
+    assert MemoryIndex.load(tmp_path, version=V).stats()["works"] == 0
+
+
+# --- RedisIndex specifics ------------------------------------------------------------------
+
+def test_redis_key_layout_and_exact_cleanup(redis_client):
+    index = RedisIndex(redis_client, prefix="lay", version=V)
+    index.add("a", [(5, 0), (5, 3), (6, 1)])
+    index.add("b", [(5, 2)])
+    number_a = int(redis_client.hget("lay:ids", "a"))
+    assert redis_client.hget("lay:k:5", number_a) == b"0,3"
+    assert redis_client.hlen("lay:k:5") == 2  # document frequency
+    assert redis_client.hget("lay:names", number_a) == b"a"
+    assert redis_client.get("lay:version") == V.encode()
+    index.remove("a")
+    index.remove("b")
+    left = {k.decode() for k in redis_client.scan_iter("lay:*")}
+    assert left == {"lay:seq", "lay:windows", "lay:version"}
+    assert redis_client.get("lay:windows") == b"0"
+
+
+def test_redis_lookup_spans_batches_and_other_clients(redis_client):
+    writer = RedisIndex(redis_client, prefix="bat", version=V)
+    keys = list(range(BATCH * 2 + 10))
+    writer.add("long", [(k, k) for k in keys])
+    reader = RedisIndex(redis_client, prefix="bat", version=V)  # resolves names itself
+    found = reader.lookup(keys)
+    assert len(found) == len(keys) and found[BATCH + 1] == [("long", BATCH + 1)]
+    redis_client.script_flush()  # a restarted server forgets the lookup script
+    assert reader.lookup([3]) == {3: [("long", 3)]}
+
+
+def test_redis_other_version_raises(redis_client):
+    RedisIndex(redis_client, prefix="ver", version="old-1").add("a", [(1, 0)])
+    newer = RedisIndex(redis_client, prefix="ver", version=V)
+    with pytest.raises(IndexVersionError, match="old-1"):
+        newer.lookup([1])
+    newer.clear()
+    assert newer.lookup([1]) == {}
+    assert redis_client.get("ver:version") == V.encode()
+
+
+def test_redis_prefix_without_hash_tags(redis_client):
+    with pytest.raises(ValueError, match="prefix"):
+        RedisIndex(redis_client, prefix="{fp}")
+
+
+def test_redis_down_gives_connection_error():
+    client = redis.Redis(host="127.0.0.1", port=free_port(), socket_connect_timeout=2)
+    index = RedisIndex(client, version=V)
+    with pytest.raises(IndexUnavailableError, match="127.0.0.1"):
+        index.add("a", [(1, 0)])
+    with pytest.raises(ConnectionError):
+        index.lookup([1])

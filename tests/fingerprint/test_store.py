@@ -1,0 +1,155 @@
+"""Work stores: MemoryWorkStore and MongoWorkStore keep records with their value types, replace,
+delete, list; Mongo packs offsets and chunks works above the 16 MB document limit."""
+
+from __future__ import annotations
+
+from array import array
+
+import bson
+import numpy as np
+import pymongo
+import pytest
+
+from fingerprint.store import MemoryWorkStore, MongoWorkStore, StoreUnavailableError, WorkStore
+from fingerprint.store import mongo as mongo_module
+from tracker.embedded import free_port
+
+TEXT = "滚滚长江东逝水，浪花淘尽英雄。是非成败转头空。"  # 三国演义 opening poem (public domain)
+
+
+def sample_record(text: str = TEXT) -> dict:
+    letters = "ggcjdssl"
+    return {
+        "text": text,
+        "letters": letters,
+        "offsets": array("I", range(len(text))),
+        "fingerprints": np.arange(12, dtype=np.uint64).reshape(3, 4),
+        "windows": list(range(20)),  # long int list: packed, comes back a list
+        "short": [1, "x", 2.5],
+        "span": (3, 4),
+        "meta": {"version": "v1", "chars": len(text), "ok": True, "none": None},
+        "raw": b"\x00\xff",
+        "ratio": 0.25,
+    }
+
+
+@pytest.fixture(params=["memory", "mongo"])
+def store(request):
+    if request.param == "memory":
+        return MemoryWorkStore()
+    return MongoWorkStore(request.getfixturevalue("mongo_db"))
+
+
+def assert_same(record: dict, got: dict) -> None:
+    assert got.keys() == record.keys()
+    for key, value in record.items():
+        if isinstance(value, np.ndarray):
+            assert got[key].dtype == value.dtype and np.array_equal(got[key], value)
+        elif isinstance(value, tuple):
+            assert list(got[key]) == list(value)  # tuples may come back as lists
+        else:
+            assert type(got[key]) is type(value) and got[key] == value, key
+
+
+def test_implements_protocol(store):
+    assert isinstance(store, WorkStore)
+
+
+def test_put_get_round_trip_keeps_types(store):
+    record = sample_record()
+    store.put("w1", record)
+    assert_same(record, store.get("w1"))
+    assert store.get("missing") is None
+
+
+def test_replace_delete_ids_count(store):
+    store.put("a", {"text": "甲"})
+    store.put("b", {"text": "乙"})
+    store.put("a", {"text": "丙"})
+    assert store.get("a") == {"text": "丙"}
+    assert sorted(store.ids()) == ["a", "b"] and store.count() == 2
+    assert store.delete("a") is True and store.delete("a") is False
+    assert list(store.ids()) == ["b"] and store.count() == 1
+
+
+def test_bad_records_rejected(store):
+    with pytest.raises(ValueError, match="work_id"):
+        store.put("", {"text": "x"})
+    with pytest.raises(TypeError, match="dict"):
+        store.put("a", ["not", "a", "dict"])
+    if isinstance(store, MongoWorkStore):  # the codec runs at put time
+        with pytest.raises(TypeError, match="set"):
+            store.put("a", {"text": "x", "bad": {1, 2}})
+        assert store.get("a") is None
+
+
+def test_memory_save_load(tmp_path):
+    store = MemoryWorkStore()
+    store.put("w1", sample_record())
+    store.put("空", {"text": ""})
+    store.save(tmp_path / "works")
+    loaded = MemoryWorkStore.load(tmp_path / "works")
+    assert sorted(loaded.ids()) == ["w1", "空"]
+    assert_same(sample_record(), loaded.get("w1"))
+
+
+def test_memory_load_missing_or_corrupt(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no work store"):
+        MemoryWorkStore.load(tmp_path / "none")
+    store = MemoryWorkStore()
+    store.put("w1", sample_record())
+    store.save(tmp_path)
+    data = (tmp_path / "works.bson").read_bytes()
+    (tmp_path / "works.bson").write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError, match="corrupt"):
+        MemoryWorkStore.load(tmp_path)
+
+
+def test_mongo_document_is_compact(mongo_db):
+    store = MongoWorkStore(mongo_db, collection="fp")
+    text = TEXT * 200  # 4,800 characters, a short chapter
+    store.put("ch", {"text": text, "letters": "a" * len(text),
+                     "offsets": array("I", range(len(text)))})
+    raw = mongo_db["fp"].find_one({"_id": "ch"})
+    offsets = raw["record"]["offsets"]
+    assert offsets["__packed__"] == "array" and len(offsets["data"]) == 4 * len(text)
+    assert isinstance(raw["record"]["letters"], str)
+    assert mongo_db["fp_chunks"].count_documents({}) == 0
+
+
+def test_mongo_chunks_a_novel_above_16_mb(mongo_db):
+    store = MongoWorkStore(mongo_db)
+    text = (TEXT * 260_000)[:6_000_000]  # 6M characters: 18 MB of UTF-8, 24 MB of offsets
+    record = {"text": text, "letters": "x" * len(text), "offsets": array("I", range(len(text))),
+              "version": "v1"}
+    store.put("novel", record)
+    main = mongo_db["works_fp"].find_one({"_id": "novel"})
+    assert len(bson.encode(main)) < mongo_module.INLINE_MAX * 3
+    assert mongo_db["works_fp_chunks"].count_documents({"work": "novel"}) > 8
+    got = store.get("novel")
+    assert got["text"] == text and got["offsets"] == record["offsets"]
+    assert got["letters"] == record["letters"] and got["version"] == "v1"
+    store.put("novel", {"text": "短"})  # replacing with a small record drops the old chunks
+    assert mongo_db["works_fp_chunks"].count_documents({}) == 0
+    assert store.get("novel") == {"text": "短"}
+    store.put("novel", record)
+    assert store.delete("novel") is True
+    assert mongo_db["works_fp_chunks"].count_documents({}) == 0
+
+
+def test_mongo_missing_chunks_is_an_error(mongo_db):
+    store = MongoWorkStore(mongo_db)
+    store.put("big", {"text": TEXT * 30_000})
+    mongo_db["works_fp_chunks"].delete_many({})
+    with pytest.raises(ValueError, match="chunks missing"):
+        store.get("big")
+
+
+def test_mongo_down_gives_connection_error():
+    client = pymongo.MongoClient(f"mongodb://127.0.0.1:{free_port()}",
+                                 serverSelectionTimeoutMS=300)
+    store = MongoWorkStore(client["x"])
+    with pytest.raises(StoreUnavailableError, match="unreachable"):
+        store.put("a", {"text": "x"})
+    with pytest.raises(ConnectionError):
+        store.get("a")
