@@ -1,15 +1,41 @@
-"""Test-suite servers: a real MongoDB and a real Redis on free loopback ports.
+"""Test-suite servers and fixtures: a real MongoDB, a real Redis and a real Celery worker.
 
-Both are started once per session under a temporary folder (tracker.embedded) before any test
-runs, exported as MONGO_URL / REDIS_URL (so Celery workers started by tests see them too), and
-stopped at the end. Set TEST_MONGO_URL / TEST_REDIS_URL to use servers of your own instead.
+Servers. MongoDB and Redis are started once per session on free loopback ports under a
+temporary folder (tracker.embedded) in ``pytest_configure``, exported as MONGO_URL / REDIS_URL,
+and stopped at the end. Set TEST_MONGO_URL / TEST_REDIS_URL to use servers of your own instead.
+pytest-django imports the Django settings *before* this file runs, so ``pytest_configure`` also
+points the already-loaded settings (MONGO_URL, REDIS_URL, Celery's broker and result backend,
+TRACKER_VAR_DIR, MEDIA_ROOT and the test database's file) at the session's servers and folder.
+Code reaches the services through ``tracker.core.connections`` (settings read at call time).
+
+Database. The Django test database is an SQLite *file* in the session folder (not ":memory:"),
+so that a Celery worker subprocess can open it too. Tests that involve the worker must use
+``transactional_db`` or ``@pytest.mark.django_db(transaction=True)``: with the plain ``db``
+fixture the test's rows stay inside an uncommitted transaction the worker cannot see.
+
+Fixtures:
+    mongo_url, redis_url (session): the servers' URLs.
+    mongo_db: a fresh pymongo Database for one test, dropped afterwards.
+    redis_client: redis.Redis on database 15, flushed before and after the test.
+    celery_worker (session): a real ``celery -A tracker worker`` subprocess consuming the
+        queues default, ingest, crawl and match (prefork pool, 2 processes), with the test
+        database, MongoDB and Redis; yields its node name. Its log is printed on failure to
+        start and kept at ``<session folder>/celery-worker.log``. Tasks are sent with
+        ``.delay()`` as in production; wait for their effect (e.g. ``AsyncResult.get(timeout=)``,
+        or poll the database) instead of sleeping a fixed time.
+    platform_stores: empties the platform's MongoDB database (settings.MONGO_DB) and the Redis
+        fingerprint index keys (settings.FINGERPRINT_INDEX_PREFIX) before and after a test;
+        yields (pymongo Database, redis.Redis). Use it in tests that ingest works.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
+import time
 import uuid
 from pathlib import Path
 
@@ -19,6 +45,24 @@ from tracker import embedded
 
 _started: list[embedded.Service] = []
 _tmp: Path | None = None
+WORKER_START_TIMEOUT = 90.0  # seconds; a worker answers a ping in about 3 s on an idle machine
+
+
+def _point_django_at(mongo: str, redis_url: str, tmp: Path) -> None:
+    """Point the (already loaded) Django settings and the Celery app at the session's servers."""
+    from django.conf import settings
+
+    from tracker.celery import app
+
+    var = tmp / "var"
+    var.mkdir(parents=True, exist_ok=True)
+    settings.MONGO_URL = mongo
+    settings.REDIS_URL = redis_url
+    settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = redis_url
+    settings.VAR_DIR = var
+    settings.MEDIA_ROOT = str(var / "media")
+    settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = str(tmp / "test-db.sqlite3")
+    app.conf.update(broker_url=redis_url, result_backend=redis_url)
 
 
 def pytest_configure(config):
@@ -38,7 +82,8 @@ def pytest_configure(config):
         redis = service.url
     os.environ["MONGO_URL"] = mongo
     os.environ["REDIS_URL"] = redis
-    os.environ.setdefault("TRACKER_VAR_DIR", str(_tmp / "var"))
+    os.environ["TRACKER_VAR_DIR"] = str(_tmp / "var")
+    _point_django_at(mongo, redis, _tmp)
 
 
 def pytest_unconfigure(config):
@@ -83,3 +128,70 @@ def redis_client(redis_url):
     yield client
     client.flushdb()
     client.close()
+
+
+def _empty_platform_stores() -> None:
+    from django.conf import settings
+
+    from tracker.core.connections import get_mongo_db, get_redis
+
+    db = get_mongo_db()
+    db.client.drop_database(db.name)
+    client = get_redis()
+    keys = list(client.scan_iter(match=f"{settings.FINGERPRINT_INDEX_PREFIX}:*", count=1000))
+    for start in range(0, len(keys), 1000):
+        client.delete(*keys[start:start + 1000])
+
+
+@pytest.fixture
+def platform_stores():
+    """The platform's MongoDB database and Redis client, emptied before and after the test."""
+    from tracker.core.connections import get_mongo_db, get_redis
+
+    _empty_platform_stores()
+    yield get_mongo_db(), get_redis()
+    _empty_platform_stores()
+
+
+@pytest.fixture(scope="session")
+def celery_worker(django_db_setup, django_db_blocker):
+    """A real Celery worker subprocess on the session's Redis, MongoDB and test database.
+
+    Yields:
+        The worker's node name (str), e.g. ``test-1a2b3c@hostname``.
+
+    Raises:
+        RuntimeError: the worker did not answer a ping within WORKER_START_TIMEOUT seconds
+            (the message holds the tail of its log).
+    """
+    from django.conf import settings
+
+    from tracker.celery import app
+
+    db_file = settings.DATABASES["default"]["NAME"]  # the test database after django_db_setup
+    node = f"test-{uuid.uuid4().hex[:6]}@%h"
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tracker.settings",
+           "DATABASE_URL": f"sqlite:///{db_file}", "MONGO_URL": settings.MONGO_URL,
+           "REDIS_URL": settings.REDIS_URL, "TRACKER_VAR_DIR": str(settings.VAR_DIR),
+           "MEDIA_ROOT": str(settings.MEDIA_ROOT), "CELERY_BROKER_URL": settings.REDIS_URL,
+           "CELERY_RESULT_BACKEND": settings.REDIS_URL}
+    log = Path(settings.VAR_DIR) / "celery-worker.log"
+    cmd = [sys.executable, "-m", "celery", "-A", "tracker", "worker",
+           "-Q", ",".join(settings.CELERY_QUEUES_ALL), "--pool", "prefork", "-c", "2",
+           "-n", node, "--without-gossip", "--without-mingle", "-l", "INFO", "-f", str(log)]
+    proc = subprocess.Popen(cmd, env=env, cwd=settings.BASE_DIR, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.STDOUT)
+    hostname = node.replace("%h", os.uname().nodename)
+    deadline = time.monotonic() + WORKER_START_TIMEOUT
+    while not app.control.ping(destination=[hostname], timeout=1.0):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            tail = log.read_text(errors="replace")[-3000:] if log.exists() else "(no log)"
+            raise RuntimeError(f"Celery worker did not start (exit {proc.poll()}):\n{tail}")
+    yield hostname
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

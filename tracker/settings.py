@@ -183,3 +183,6 @@ LOGGING = {
 if not DEBUG and env.bool("TRACKER_SECURE_COOKIES", default=False):
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
+
+# Ingestion retries while MongoDB or Redis is down: first delay in seconds, doubled per attempt.
+INGEST_RETRY_BASE = env.float("TRACKER_INGEST_RETRY_BASE", default=5.0)

@@ -1,0 +1,203 @@
+"""Admin pages of rights holders and works, narrowed to what each user may see.
+
+``HolderScopedAdmin`` is the base for every admin page holding a holder's data (the crawler's
+matches and the dashboard reuse it): its list, its object pages and its foreign-key choices are
+limited by tracker.core.scoping, and an object outside the user's scope answers 404.
+"""
+
+from __future__ import annotations
+
+import csv
+import uuid
+
+from django import forms
+from django.conf import settings
+from django.contrib import admin, messages
+from django.http import Http404, HttpResponse
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from . import services
+from .extraction import UploadError, extract_file, extract_pasted, supported_suffixes
+from .models import RightsHolder, Work, WorkStatus
+from .scoping import holders_for, scope, sees_all
+
+
+class HolderScopedAdmin(admin.ModelAdmin):
+    """A ModelAdmin showing each user only its rights holders' objects.
+
+    Attributes:
+        holder_path: lookup from the model to its RightsHolder ("holder", "work__holder", or
+            "" for RightsHolder itself).
+    """
+
+    holder_path = "holder"
+
+    def get_queryset(self, request):
+        return scope(super().get_queryset(request), request.user, self.holder_path)
+
+    def get_object(self, request, object_id, from_field=None):
+        obj = super().get_object(request, object_id, from_field)
+        if obj is None:  # missing, or another holder's: the same answer for both
+            raise Http404(_("No such object."))
+        return obj
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.related_model is RightsHolder:
+            kwargs["queryset"] = holders_for(request.user)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+@admin.register(RightsHolder)
+class RightsHolderAdmin(HolderScopedAdmin):
+    """Rights holders: staff manage all of them and their users; a holder's users may update
+    their own contact details (printed on takedown notices)."""
+
+    holder_path = ""
+    list_display = ["name", "contact_person", "email", "phone", "work_count"]
+    search_fields = ["name", "contact_person", "email"]
+    filter_horizontal = ["users"]
+
+    @admin.display(description=_("works"))
+    def work_count(self, obj: RightsHolder) -> int:
+        return obj.works.count()
+
+    def get_exclude(self, request, obj=None):
+        return [] if sees_all(request.user) else ["users"]
+
+    def has_add_permission(self, request):
+        return sees_all(request.user) and super().has_add_permission(request)
+
+    def has_delete_permission(self, request, obj=None):
+        return sees_all(request.user) and super().has_delete_permission(request, obj)
+
+
+class WorkForm(forms.ModelForm):
+    """A work's metadata plus its text: an uploaded file or pasted text (required when adding;
+    when changing, either replaces the text and re-runs ingestion)."""
+
+    upload = forms.FileField(
+        label=_("file"), required=False,
+        help_text=_("%(types)s; at most %(mb)d MB. A novel's chapter headings (第X章, 第X回) "
+                    "become sections.") % {"types": " ".join(supported_suffixes()),
+                                           "mb": settings.UPLOAD_MAX_BYTES // 2**20})
+    text = forms.CharField(label=_("or paste the text"), required=False,
+                           widget=forms.Textarea(attrs={"rows": 8}))
+
+    class Meta:
+        model = Work
+        fields = ["holder", "reference", "title", "author", "kind", "language"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in ("reference", "title"):
+            self.fields[name].required = False
+        self.fields["reference"].help_text = _("Your id for the work; left empty, one is made.")
+        self.fields["title"].help_text = _("Left empty, the document's title is used.")
+        if not self.instance.pk:  # new works: kind and language may be left to detection
+            for name in ("kind", "language"):
+                self.fields[name].required = False
+                self.fields[name].choices = [("", _("(automatic)")), *(
+                    c for c in self.fields[name].choices if c[0] != "")]
+                self.initial[name] = ""
+        self.extracted = None
+        self.source_name = ""
+
+    def clean(self):
+        data = super().clean()
+        upload, text = data.get("upload"), data.get("text", "").strip()
+        if upload and text:
+            raise forms.ValidationError(_("Give either a file or pasted text, not both."))
+        if not (upload or text or self.instance.pk):
+            raise forms.ValidationError(_("Upload a file or paste the work's text."))
+        try:
+            if upload:
+                if upload.size > settings.UPLOAD_MAX_BYTES:  # refuse before reading it
+                    raise UploadError("too_large", _("The file is %(size).1f MB; the limit is "
+                                                     "%(mb)d MB.") % {
+                        "size": upload.size / 2**20, "mb": settings.UPLOAD_MAX_BYTES // 2**20})
+                self.extracted = extract_file(upload.name, upload.read())
+                self.source_name = upload.name
+            elif text:
+                self.extracted, self.source_name = extract_pasted(text), "pasted"
+        except UploadError as exc:
+            self.add_error("upload" if upload else "text", str(exc))
+            return data
+        if not data.get("reference"):
+            data["reference"] = f"W-{uuid.uuid4().hex[:10]}"
+        if not data.get("title") and not self.instance.pk:
+            data["title"] = (self.extracted.title if self.extracted else "") or data["reference"]
+        return data
+
+
+@admin.register(Work)
+class WorkAdmin(HolderScopedAdmin):
+    """Works: upload or paste, see ingestion status and chapters, ingest again, export CSV."""
+
+    form = WorkForm
+    list_display = ["title", "reference", "holder", "kind", "language", "length", "status",
+                    "updated_at"]
+    list_filter = ["status", "kind", "language", ("holder", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["title", "reference", "author"]
+    readonly_fields = ["uid", "source_name", "length", "status", "error", "fingerprint_version",
+                       "windows", "indexed_at", "chapter_list", "created_at", "updated_at"]
+    actions = ["ingest_again", "export_csv"]
+    date_hierarchy = "created_at"
+
+    def get_fieldsets(self, request, obj=None):
+        return [
+            (None, {"fields": ["holder", "reference", "title", "author", "kind", "language"]}),
+            (_("Text"), {"fields": ["upload", "text"]}),
+            (_("Ingestion"), {"fields": ["status", "error", "uid", "source_name", "length",
+                                         "windows", "fingerprint_version", "indexed_at",
+                                         "chapter_list", "created_at", "updated_at"]}),
+        ] if obj else [
+            (None, {"fields": ["holder", "reference", "title", "author", "kind", "language"]}),
+            (_("Text"), {"fields": ["upload", "text"]}),
+        ]
+
+    def get_changeform_initial_data(self, request):
+        initial = super().get_changeform_initial_data(request)
+        holders = list(holders_for(request.user)[:2])
+        if len(holders) == 1:
+            initial.setdefault("holder", holders[0].pk)
+        return initial
+
+    @admin.display(description=_("sections"))
+    def chapter_list(self, obj: Work) -> str:
+        return "; ".join(f"{s['title']} ({s['start']}–{s['end']})" for s in obj.sections) or "—"
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if form.extracted is not None:
+            services.register_work(obj.holder, obj.reference, form.extracted, title=obj.title,
+                                   author=obj.author, kind=form.cleaned_data.get("kind"),
+                                   language=form.cleaned_data.get("language"),
+                                   source_name=form.source_name)
+            obj.refresh_from_db()
+
+    @admin.action(description=_("Ingest the selected works again"))
+    def ingest_again(self, request, queryset):
+        queued = 0
+        for work in queryset.exclude(status=WorkStatus.INDEXED):
+            queued += services.enqueue_ingest(work.pk)
+        self.message_user(request, _("%(n)d works queued for ingestion.") % {"n": queued},
+                          messages.SUCCESS)
+
+    @admin.action(description=_("Export the selected works as CSV"))
+    def export_csv(self, request, queryset):
+        response = HttpResponse(content_type="text/csv; charset=utf-8")
+        stamp = timezone.localtime().strftime("%Y%m%d-%H%M")
+        response["Content-Disposition"] = f'attachment; filename="works-{stamp}.csv"'
+        response.write("\ufeff")  # Excel opens UTF-8 CSV correctly only with a BOM
+        writer = csv.writer(response)
+        writer.writerow(["reference", "title", "author", "rights holder", "kind", "language",
+                         "length (characters)", "sections", "status", "fingerprint version",
+                         "created", "updated"])
+        for work in queryset.select_related("holder"):
+            writer.writerow([work.reference, work.title, work.author, work.holder.name,
+                             work.kind, work.language, work.length, len(work.sections),
+                             work.status, work.fingerprint_version,
+                             timezone.localtime(work.created_at).isoformat(),
+                             timezone.localtime(work.updated_at).isoformat()])
+        return response

@@ -1,0 +1,59 @@
+"""Connections to MongoDB and Redis, built from Django settings at call time.
+
+Settings are read on each call (not at import) so that the test suite, which starts its servers
+after Django is configured, can point ``settings.MONGO_URL`` / ``settings.REDIS_URL`` at them.
+Clients are cached per (URL, process id): pymongo and redis-py clients must not cross a fork
+(Celery's prefork pool forks after import).
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+
+import pymongo
+import redis
+from django.conf import settings
+
+SERVER_TIMEOUT_MS = 5000  # how long a MongoDB call waits for an unreachable server (milliseconds)
+
+
+@lru_cache(maxsize=8)
+def _mongo_client(url: str, pid: int) -> pymongo.MongoClient:
+    return pymongo.MongoClient(url, serverSelectionTimeoutMS=SERVER_TIMEOUT_MS,
+                               connectTimeoutMS=SERVER_TIMEOUT_MS, tz_aware=True)
+
+
+@lru_cache(maxsize=8)
+def _redis_client(url: str, pid: int) -> redis.Redis:
+    return redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=30,
+                                health_check_interval=30)
+
+
+def get_mongo_db() -> pymongo.database.Database:
+    """Return the platform's MongoDB database (``settings.MONGO_DB`` on ``settings.MONGO_URL``).
+
+    No network call is made here; pymongo raises ``pymongo.errors.PyMongoError`` subclasses
+    (e.g. ServerSelectionTimeoutError after 5 s) on the first operation if the server is down.
+    """
+    return _mongo_client(settings.MONGO_URL, os.getpid())[settings.MONGO_DB]
+
+
+def get_redis() -> redis.Redis:
+    """Return a redis.Redis client for ``settings.REDIS_URL`` (the fingerprint index's server).
+
+    Raises ``redis.exceptions.ConnectionError`` on the first command if the server is down.
+    """
+    return _redis_client(settings.REDIS_URL, os.getpid())
+
+
+def storage_errors() -> tuple[type[BaseException], ...]:
+    """Exception classes meaning "MongoDB or Redis is unreachable right now" (retry later).
+
+    The builtin ConnectionError covers the engine's StoreUnavailableError and
+    IndexUnavailableError.
+    """
+    return (ConnectionError, pymongo.errors.ConnectionFailure, pymongo.errors.ServerSelectionTimeoutError,
+            pymongo.errors.NetworkTimeout, pymongo.errors.AutoReconnect,
+            redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
+            redis.exceptions.BusyLoadingError)

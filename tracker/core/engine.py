@@ -1,0 +1,35 @@
+"""The fingerprint engine wired to the platform's MongoDB and Redis (docs/engine-api.md)."""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+
+from django.conf import settings
+
+from .connections import get_mongo_db, get_redis
+
+
+@lru_cache(maxsize=4)
+def _engine(mongo_url: str, mongo_db: str, redis_url: str, prefix: str, pid: int):
+    from fingerprint import Engine, EngineConfig
+    from fingerprint.index import RedisIndex
+    from fingerprint.store import MongoWorkStore
+
+    return Engine(RedisIndex(get_redis(), prefix=prefix), MongoWorkStore(get_mongo_db()),
+                  config=EngineConfig())
+
+
+def get_engine():
+    """Return the ``fingerprint.Engine`` over RedisIndex (settings.REDIS_URL, prefix
+    settings.FINGERPRINT_INDEX_PREFIX) and MongoWorkStore (settings.MONGO_DB), built once per
+    process and settings. Creating it makes no network call."""
+    return _engine(settings.MONGO_URL, settings.MONGO_DB, settings.REDIS_URL,
+                   settings.FINGERPRINT_INDEX_PREFIX, os.getpid())
+
+
+def get_store():
+    """Return the engine's ``fingerprint.store.MongoWorkStore`` on the platform's database."""
+    from fingerprint.store import MongoWorkStore
+
+    return MongoWorkStore(get_mongo_db())

@@ -1,0 +1,51 @@
+"""Celery tasks of the core app (queue "ingest", see settings.CELERY_TASK_ROUTES)."""
+
+from __future__ import annotations
+
+import random
+
+from celery import shared_task
+from django.conf import settings
+
+from . import services
+
+RETRY_MAX_DELAY = 600  # seconds between two attempts at most
+
+
+def backoff(retries: int) -> float:
+    """Seconds before attempt ``retries + 1``: exponential from settings.INGEST_RETRY_BASE
+    seconds, doubled per attempt, capped at RETRY_MAX_DELAY, with up to 20% random jitter so
+    that waiting works do not all hit a recovering server at once."""
+    delay = min(RETRY_MAX_DELAY, settings.INGEST_RETRY_BASE * 2 ** retries)
+    return delay * (1 + random.random() / 5)
+
+
+@shared_task(bind=True, name="tracker.core.tasks.ingest_work", max_retries=None)
+def ingest_work(self, work_id: int) -> str:
+    """Ingest work ``work_id`` (services.ingest); retried with backoff, without limit, while
+    MongoDB or Redis is unreachable, the work showing "waiting" meanwhile.
+
+    Returns:
+        services.ingest's outcome: "indexed", "already indexed", "gone" or "failed".
+    """
+    try:
+        return services.ingest(work_id)
+    except services.StorageUnavailable as exc:
+        services.mark_waiting(work_id, str(exc))
+        raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from exc
+
+
+@shared_task(bind=True, name="tracker.core.tasks.remove_work", max_retries=None)
+def remove_work(self, engine_id: str) -> bool:
+    """Remove a deleted work's postings and stored record; retried while storage is down.
+
+    Returns:
+        True when the engine held the work.
+    """
+    from .connections import storage_errors
+    from .engine import get_engine
+
+    try:
+        return get_engine().remove_work(engine_id)
+    except storage_errors() as exc:
+        raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from exc
