@@ -1,0 +1,382 @@
+"""Command line: index works and query pages from JSON Lines files.
+
+Usage::
+
+    python -m fingerprint index --db DIR FILE            # works -> index + work store in DIR
+    python -m fingerprint query --db DIR FILE            # pages -> one JSON line per match
+    python -m fingerprint index --redis URL --mongo URL FILE   # the platform's servers
+
+FILE holds one JSON object per line, ``{"id": str, "text": str}`` (other fields are ignored;
+an integer id is taken as its decimal string), UTF-8, optionally gzip-compressed (detected by
+its magic bytes, whatever the file name). ``-`` reads standard input.
+
+Backends: ``--db DIR`` keeps a MemoryIndex in ``DIR/index`` and a MemoryWorkStore in
+``DIR/works`` (created if missing, saved after indexing; a lock file serializes writers).
+``--redis URL`` (RedisIndex, key prefix ``--prefix``) and ``--mongo URL`` (MongoWorkStore,
+the URL's database or ``fingerprint``, collection ``--collection``) go together: an index
+without its work store cannot verify matches, and a store without its index finds nothing.
+
+Output: ``index`` prints one summary line to standard output; ``query`` prints one JSON line per
+(page, work) match: ``{"page_id", "work_id", "score", "containment_page", "containment_work",
+"passages": [{"page_start", "page_end", "work_start", "work_end"}]}`` with offsets in
+characters (Python str indices, end exclusive) of the texts as given, and its summary to
+standard error. Progress and messages go to standard error (a progress bar for inputs of
+1 MiB or more, unless ``--no-progress``).
+
+Bad input never stops the run: a line that is not UTF-8 or not JSON, a record without a str
+``id`` or ``text``, an empty text or a text without letters is skipped with a message naming
+its line (at most :data:`MAX_MESSAGES` messages, then a count). A corrupt gzip stream stops the
+reading at that point; what was read before is kept.
+
+Exit status: 0 when at least one record was processed (indexed, or queried whether it matched
+or not), even if others were skipped; 1 when none was (missing or unreadable file, empty input,
+every record bad, an index of another FINGERPRINT_VERSION in Redis); 2 for usage errors;
+3 when Redis or MongoDB cannot be reached (at start or during the run; with ``--db``, what was
+indexed before is saved); 130 on Ctrl-C (likewise saved).
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import gzip
+import json
+import os
+import sys
+import time
+import zlib
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+from tqdm import tqdm
+
+from fingerprint.index import DEFAULT_MAX_DF, IndexVersionError, MemoryIndex, RedisIndex
+from fingerprint.store import MemoryWorkStore, MongoWorkStore
+
+MAX_MESSAGES = 100
+PROGRESS_BYTES = 1 << 20  # inputs at least this large (bytes on disk) get a progress bar
+EXIT_OK, EXIT_NOTHING, EXIT_USAGE, EXIT_BACKEND, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+class BackendError(Exception):
+    """A backend cannot be used (exit 3 when unreachable, 1 otherwise); message for the user."""
+
+    def __init__(self, message: str, code: int = EXIT_BACKEND):
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class Record:
+    """One usable input record: its line number (1-based), id and text."""
+
+    line: int
+    id: str
+    text: str
+
+
+class Report:
+    """Counts skipped records by reason and prints their messages to standard error."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.skipped: Counter[str] = Counter()
+        self.messages = 0
+
+    def skip(self, line: int | None, reason: str, detail: str = "") -> None:
+        """Count a skipped record under ``reason`` and print ``FILE:LINE: reason: detail``."""
+        self.skipped[reason] += 1
+        self.warn(line, f"{reason}{': ' + detail if detail else ''}")
+
+    def warn(self, line: int | None, message: str) -> None:
+        """Print ``FILE:LINE: message`` to standard error (the first MAX_MESSAGES only)."""
+        self.messages += 1
+        if self.messages <= MAX_MESSAGES:
+            where = f"{self.source}:{line}" if line else self.source
+            tqdm.write(f"{where}: {message}", file=sys.stderr)
+
+    def summary(self) -> str:
+        """``skipped N (a reason, b reason)`` or ``skipped 0``."""
+        total = sum(self.skipped.values())
+        if not total:
+            return "skipped 0"
+        reasons = ", ".join(f"{n} {reason}" for reason, n in self.skipped.most_common())
+        return f"skipped {total} ({reasons})"
+
+
+def read_records(path: str, report: Report, progress: bool) -> Iterator[Record]:
+    """Yield the usable records of a JSON Lines file, reporting the others.
+
+    Args:
+        path: file name, or ``-`` for standard input; gzip detected by magic bytes.
+        report: receives the skipped lines.
+        progress: show a progress bar (bytes on disk) when the input is large enough.
+
+    Raises:
+        OSError: the file cannot be opened.
+    """
+    with ExitStack() as stack:
+        raw = sys.stdin.buffer if path == "-" else stack.enter_context(open(path, "rb"))
+        size = os.fstat(raw.fileno()).st_size if path != "-" else 0
+        stream = raw
+        if raw.peek(2)[:2] == b"\x1f\x8b":
+            stream = stack.enter_context(gzip.GzipFile(fileobj=raw, mode="rb"))
+        bar = stack.enter_context(tqdm(
+            total=size, unit="B", unit_scale=True, file=sys.stderr, mininterval=1.0,
+            disable=not progress or size < PROGRESS_BYTES, desc=Path(path).name,
+        ))
+        number = 0
+        try:
+            for number, line in enumerate(stream, 1):  # noqa: B007 (number used after the loop)
+                if not bar.disable:
+                    bar.update(raw.tell() - bar.n)
+                record = _parse(line, number, report)
+                if record is not None:
+                    yield record
+        except (OSError, EOFError, zlib.error) as exc:  # BadGzipFile is an OSError
+            report.skip(number + 1, "corrupt input", f"{exc}; the rest of the file is unread")
+
+
+def _parse(line: bytes, number: int, report: Report) -> Record | None:
+    if not line.strip():
+        return None
+    try:
+        text = line.decode("utf-8-sig" if number == 1 else "utf-8")
+    except UnicodeDecodeError as exc:
+        report.skip(number, "not UTF-8", f"byte 0x{line[exc.start]:02x} at byte {exc.start}")
+        return None
+    try:
+        obj = json.loads(text)
+    except ValueError as exc:
+        report.skip(number, "malformed JSON", str(exc))
+        return None
+    if not isinstance(obj, dict):
+        report.skip(number, "not a JSON object", f"got {type(obj).__name__}")
+        return None
+    work_id = obj.get("id")
+    if isinstance(work_id, int) and not isinstance(work_id, bool):
+        work_id = str(work_id)
+    if not isinstance(work_id, str) or not work_id:
+        report.skip(number, "missing id", 'needs "id": a non-empty string')
+        return None
+    body = obj.get("text")
+    if not isinstance(body, str):
+        report.skip(number, "missing text", f'record {work_id!r} needs "text": a string')
+        return None
+    if not body.strip():
+        report.skip(number, "empty text", f"record {work_id!r}")
+        return None
+    return Record(number, work_id, body)
+
+
+# --- backends -------------------------------------------------------------------------------
+
+@contextmanager
+def open_backends(args: argparse.Namespace, writing: bool):
+    """Yield ``(index, store, save, stale)`` for the chosen backend: ``save()`` persists a
+    --db; ``stale`` is True when a --db index of another FINGERPRINT_VERSION was dropped and
+    must be rebuilt from the work store.
+
+    Raises:
+        BackendError: a server is unreachable, --db holds no index (query), or the index
+            holds another FINGERPRINT_VERSION (Redis).
+    """
+    if args.db:
+        yield from _open_db(Path(args.db), args.max_df, writing)
+        return
+    import pymongo
+    import redis
+    from pymongo.errors import PyMongoError
+    from redis.exceptions import RedisError
+
+    try:
+        client = redis.Redis.from_url(args.redis, socket_connect_timeout=5, socket_timeout=60)
+        client.ping()
+    except (RedisError, ValueError) as exc:
+        raise BackendError(f"cannot reach Redis at {args.redis}: {exc}") from exc
+    try:
+        mongo = pymongo.MongoClient(args.mongo, serverSelectionTimeoutMS=5000)
+        mongo.admin.command("ping")
+    except (PyMongoError, ValueError) as exc:
+        raise BackendError(f"cannot reach MongoDB at {args.mongo}: {exc}") from exc
+    try:
+        index = RedisIndex(client, prefix=args.prefix, max_df=args.max_df)
+        store = MongoWorkStore(mongo.get_default_database("fingerprint"), args.collection)
+        yield index, store, lambda: None, False
+    finally:
+        client.close()
+        mongo.close()
+
+
+def _open_db(path: Path, max_df: int, writing: bool):
+    if not writing and not (path / "index" / "manifest.json").is_file():
+        raise BackendError(f"no fingerprint index in {path}: run "
+                           f"`python -m fingerprint index --db {path} FILE` first", EXIT_NOTHING)
+    path.mkdir(parents=True, exist_ok=True)
+    with open(path / ".lock", "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX if writing else fcntl.LOCK_SH)
+        store = MemoryWorkStore.load(path / "works") if (path / "works").is_dir() \
+            else MemoryWorkStore()
+        try:
+            index = MemoryIndex.load(path / "index", max_df=max_df) \
+                if (path / "index").is_dir() else MemoryIndex(max_df)
+            stale = False
+        except IndexVersionError as exc:
+            print(f"{exc}; rebuilding it from {store.count()} stored works", file=sys.stderr)
+            index, stale = MemoryIndex(max_df), True
+
+        def save():
+            store.save(path / "works")
+            index.save(path / "index")
+
+        yield index, store, save, stale
+
+
+# --- commands -------------------------------------------------------------------------------
+
+def run_index(engine, records: Iterator[Record], report: Report) -> tuple[str, int]:
+    """Add every record as a work; returns (summary line, works indexed)."""
+    indexed = replaced = windows = 0
+    for record in records:
+        existed = engine.has_work(record.id)
+        added = _guarded(partial(engine.add_work, record.id, record.text), record, report)
+        if added is not None:
+            windows += added
+            indexed += 1
+            replaced += existed
+    return f"indexed {indexed} works ({replaced} replaced), {report.summary()}, " \
+           f"{windows} windows", indexed
+
+
+def run_query(engine, records: Iterator[Record], report: Report) -> tuple[str, int]:
+    """Match every record as a page, printing one JSON line per match; returns (summary line,
+    pages queried)."""
+    pages = matched = matches = 0
+    out = sys.stdout
+    for record in records:
+        found = _guarded(partial(engine.match, record.text), record, report)
+        if found is None:
+            continue
+        pages += 1
+        matched += bool(found)
+        matches += len(found)
+        for match in found:
+            out.write(json.dumps(_match_line(record.id, match), ensure_ascii=False) + "\n")
+    return f"queried {pages} pages, {matched} with matches, {matches} matches, " \
+           f"{report.summary()}", pages
+
+
+def _guarded(call, record: Record, report: Report):
+    """``call()`` (an add_work or match of ``record``), or None after reporting its failure.
+
+    ValueError (EmptyTextError: no letters, or a text the engine refuses) and any other error
+    of one record skip that record; connection errors propagate (the backend is gone).
+    """
+    try:
+        return call()
+    except ConnectionError:
+        raise
+    except ValueError as exc:
+        report.skip(record.line, "rejected text", f"record {record.id!r}: {exc}")
+    except Exception as exc:  # noqa: BLE001 (one bad record must not stop the batch)
+        report.skip(record.line, "failed", f"record {record.id!r}: {type(exc).__name__}: {exc}")
+    return None
+
+
+def _match_line(page_id: str, match) -> dict:
+    return {
+        "page_id": page_id,
+        "work_id": match.work_id,
+        "score": round(match.score, 4),
+        "containment_page": round(match.containment_page, 4),
+        "containment_work": round(match.containment_work, 4),
+        "passages": [
+            {"page_start": p.page_start, "page_end": p.page_end,
+             "work_start": p.work_start, "work_end": p.work_end}
+            for p in match.passages
+        ],
+    }
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``python -m fingerprint``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m fingerprint",
+        description="Chinese near-duplicate detection with pinyin window fingerprints.",
+        epilog="Exit status: 0 something processed, 1 nothing processed, 2 usage, "
+               "3 Redis/MongoDB unreachable.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name, text in (("index", "add works (replacing same ids) to the index"),
+                       ("query", "print the indexed works each page copies, as JSON Lines")):
+        sub = commands.add_parser(name, help=text, description=text)
+        sub.add_argument("file", metavar="FILE",
+                         help='JSON Lines, one {"id": str, "text": str} per line; gzip ok; - = stdin')
+        sub.add_argument("--db", metavar="DIR", help="index and work store in this directory")
+        sub.add_argument("--redis", metavar="URL", help="Redis index, e.g. redis://host:6379/0")
+        sub.add_argument("--mongo", metavar="URL",
+                         help="MongoDB work store, e.g. mongodb://host:27017/fingerprint")
+        sub.add_argument("--prefix", default="fp", help="Redis key prefix (default fp)")
+        sub.add_argument("--collection", default="works_fp",
+                         help="MongoDB collection (default works_fp)")
+        sub.add_argument("--max-df", type=int, default=DEFAULT_MAX_DF, metavar="N",
+                         help=f"stop-list: ignore fingerprints in more than N works "
+                              f"(default {DEFAULT_MAX_DF})")
+        sub.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status (see the module docstring)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.db and (args.redis or args.mongo):
+        parser.error("use either --db DIR or --redis URL --mongo URL, not both")
+    if not args.db and not (args.redis and args.mongo):
+        parser.error("give --db DIR, or both --redis URL and --mongo URL")
+    if args.max_df < 1:
+        parser.error("--max-df must be at least 1")
+    writing = args.command == "index"
+    if args.file != "-" and not os.path.isfile(args.file):
+        print(f"error: {args.file}: no such file", file=sys.stderr)
+        return EXIT_NOTHING
+    from fingerprint import Engine, EngineConfig
+
+    report = Report(args.file)
+    started = time.perf_counter()
+    summary, done, code = "", 0, EXIT_OK
+    try:
+        with open_backends(args, writing) as (index, store, save, stale):
+            engine = Engine(index, store, config=EngineConfig())
+            if stale:
+                engine.rebuild_index()
+            records = read_records(args.file, report, progress=not args.no_progress)
+            try:
+                summary, done = (run_index if writing else run_query)(engine, records, report)
+            except KeyboardInterrupt:
+                summary, code = "interrupted", EXIT_INTERRUPTED
+            except ConnectionError as exc:  # IndexUnavailableError, StoreUnavailableError
+                summary, code = f"stopped: {exc}", EXIT_BACKEND
+            finally:
+                if writing:
+                    save()
+    except BackendError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.code
+    except ConnectionError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BACKEND
+    except (IndexVersionError, OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_NOTHING
+    print(f"{summary}, {time.perf_counter() - started:.2f} s",
+          file=sys.stdout if writing else sys.stderr)
+    if code == EXIT_OK and not done:
+        if not report.messages:
+            print(f"error: {args.file}: no records", file=sys.stderr)
+        return EXIT_NOTHING
+    return code

@@ -1,0 +1,232 @@
+"""`python -m fingerprint index|query` run as a real subprocess on committed fixtures
+(tests/fingerprint/fixtures/cli, sources in SOURCES.md), with --db and with the real Redis and
+MongoDB of the test session; bad input, missing servers and exit codes."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tracker.embedded import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).parent / "fixtures" / "cli"
+WORKS = FIXTURES / "works.jsonl"
+PAGES = FIXTURES / "pages.jsonl"
+EXPECTED = {("page-excerpt", "henhai-02"), ("page-reprint", "bameitu-02"),
+            ("page-newyear-shuffled", "pd-newyear")}
+KEYS = ["page_id", "work_id", "score", "containment_page", "containment_work", "passages"]
+
+
+def run(*args, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    """Run ``python -m fingerprint ARGS`` from the repository root; text output."""
+    proc = subprocess.run([sys.executable, "-m", "fingerprint", *map(str, args)], cwd=ROOT,
+                          input=stdin, capture_output=True, timeout=300)
+    proc.stdout, proc.stderr = proc.stdout.decode(), proc.stderr.decode()
+    return proc
+
+
+def records(path: Path) -> dict[str, dict]:
+    return {r["id"]: r for r in map(json.loads, path.read_text(encoding="utf-8").splitlines())}
+
+
+def matches(proc) -> list[dict]:
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def write_lines(path: Path, lines: list[bytes]) -> Path:
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path
+
+
+def work_line(work_id: str, text: str) -> bytes:
+    return json.dumps({"id": work_id, "text": text}, ensure_ascii=False).encode()
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    """A --db directory with the fixture works indexed (shared, read-only for queries)."""
+    path = tmp_path_factory.mktemp("cli") / "db"
+    proc = run("index", "--db", path, WORKS)
+    assert proc.returncode == 0, proc.stderr
+    return path
+
+
+def check_matches(found: list[dict]) -> None:
+    """The fixture pages' expected matches, with passages on the copied text."""
+    assert {(m["page_id"], m["work_id"]) for m in found} == EXPECTED
+    works, pages = records(WORKS), records(PAGES)
+    for m in found:
+        assert list(m) == KEYS
+        assert 0 < m["score"] <= 1 and m["passages"]
+        assert all(list(p) == ["page_start", "page_end", "work_start", "work_end"]
+                   for p in m["passages"])
+    excerpt = next(m for m in found if m["page_id"] == "page-excerpt")
+    page = pages["page-excerpt"]
+    (p,) = excerpt["passages"]
+    # the passage is the 300 copied characters (a few characters of slack at the edges)
+    assert abs(p["page_start"] - page["excerpt_page_start"]) <= 5
+    assert abs(p["work_start"] - page["excerpt_work_start"]) <= 5
+    assert abs((p["page_end"] - p["page_start"]) - 300) <= 10
+    copied = page["text"][p["page_start"]:p["page_end"]]
+    assert copied == works["henhai-02"]["text"][p["work_start"]:p["work_end"]]
+    reprint = next(m for m in found if m["page_id"] == "page-reprint")
+    assert reprint["containment_work"] > 0.95
+    for p in reprint["passages"]:
+        assert pages["page-reprint"]["text"][p["page_start"]:p["page_end"]] == \
+            works["bameitu-02"]["text"][p["work_start"]:p["work_end"]]
+
+
+def test_index_and_query_with_db(db):
+    proc = run("query", "--db", db, PAGES)
+    assert proc.returncode == 0, proc.stderr
+    check_matches(matches(proc))
+    assert re.search(r"queried 5 pages, 3 with matches, 3 matches, skipped 0, [\d.]+ s",
+                     proc.stderr)
+
+
+def test_index_summary_and_replacement(tmp_path):
+    first = run("index", "--db", tmp_path / "db", WORKS)
+    assert first.returncode == 0, first.stderr
+    summary = re.fullmatch(r"indexed 4 works \(0 replaced\), skipped 0, (\d+) windows, [\d.]+ s\n",
+                           first.stdout)
+    assert summary and int(summary[1]) > 100
+    again = run("index", "--db", tmp_path / "db", WORKS)
+    assert again.stdout.startswith(f"indexed 4 works (4 replaced), skipped 0, {summary[1]} windows")
+    changed = write_lines(tmp_path / "one.jsonl", [work_line("henhai-02", records(PAGES)[
+        "page-news"]["text"])])
+    assert run("index", "--db", tmp_path / "db", changed).returncode == 0
+    found = matches(run("query", "--db", tmp_path / "db", PAGES))
+    # henhai-02 now holds the news text: the excerpt page no longer matches it, the news page does
+    assert {(m["page_id"], m["work_id"]) for m in found} == \
+        EXPECTED - {("page-excerpt", "henhai-02")} | {("page-news", "henhai-02")}
+
+
+def test_gzip_detected_by_magic_bytes_and_stdin(db, tmp_path):
+    packed = tmp_path / "pages.data"  # no .gz suffix
+    packed.write_bytes(gzip.compress(PAGES.read_bytes()))
+    proc = run("query", "--db", db, packed)
+    assert proc.returncode == 0, proc.stderr
+    check_matches(matches(proc))
+    from_stdin = run("query", "--db", db, "-", stdin=PAGES.read_bytes())
+    assert {(m["page_id"], m["work_id"]) for m in matches(from_stdin)} == EXPECTED
+
+
+def test_bad_lines_are_reported_and_skipped(tmp_path):
+    text = records(WORKS)["bameitu-02"]["text"]
+    bad = write_lines(tmp_path / "bad.jsonl", [
+        work_line("ok-1", text[:2000]),                      # line 1
+        b'{"id": "broken", "text": "unterminated',           # line 2
+        json.dumps({"text": text[:500]}).encode(),            # line 3: no id
+        work_line("empty", "   "),                           # line 4
+        work_line("latin1", "x").replace(b"x", b"\xe9t\xe9"),  # line 5: not UTF-8
+        b"[1, 2]",                                           # line 6
+        b"",                                                 # blank: ignored
+        work_line("digits", "1234 5678 !!!"),                # line 8: no letters
+        json.dumps({"id": "no-text", "body": "x"}).encode(),  # line 9
+        work_line("ok-2", text[2000:]),                      # line 10
+    ])
+    proc = run("index", "--db", tmp_path / "db", bad)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("indexed 2 works (0 replaced), skipped 7 (")
+    for line, reason in [(2, "malformed JSON"), (3, "missing id"), (4, "empty text"),
+                         (5, "not UTF-8"), (6, "not a JSON object"), (8, "rejected text"),
+                         (9, "missing text")]:
+        assert f"bad.jsonl:{line}: {reason}" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    page = write_lines(tmp_path / "page.jsonl", [b"not json", work_line("p", text[:3000])])
+    queried = run("query", "--db", tmp_path / "db", page)
+    assert queried.returncode == 0
+    assert {m["work_id"] for m in matches(queried)} == {"ok-1", "ok-2"}
+    assert "page.jsonl:1: malformed JSON" in queried.stderr
+
+
+def test_nothing_processed_exits_1(tmp_path):
+    gbk = tmp_path / "gbk.jsonl"  # undecodable: GBK, not UTF-8
+    gbk.write_bytes(WORKS.read_text(encoding="utf-8").encode("gbk", errors="replace"))
+    proc = run("index", "--db", tmp_path / "db", gbk)
+    assert proc.returncode == 1
+    assert "gbk.jsonl:1: not UTF-8" in proc.stderr and "gbk.jsonl:4: not UTF-8" in proc.stderr
+    assert proc.stdout.startswith("indexed 0 works")
+    missing = run("index", "--db", tmp_path / "db", tmp_path / "nope.jsonl")
+    assert missing.returncode == 1 and "nope.jsonl: no such file" in missing.stderr
+    empty = run("index", "--db", tmp_path / "db", write_lines(tmp_path / "e.jsonl", []))
+    assert empty.returncode == 1 and "no records" in empty.stderr
+    no_db = run("query", "--db", tmp_path / "absent", PAGES)
+    assert no_db.returncode == 1 and "no fingerprint index" in no_db.stderr
+
+
+def test_truncated_gzip_keeps_what_was_read(tmp_path):
+    lines = WORKS.read_bytes().splitlines(keepends=True)
+    packed = gzip.compress(b"".join(lines))
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(packed[: len(packed) * 3 // 4])
+    proc = run("index", "--db", tmp_path / "db", cut)
+    assert proc.returncode == 0, proc.stderr
+    assert "corrupt input" in proc.stderr and "the rest of the file is unread" in proc.stderr
+    assert re.match(r"indexed [1-3] works", proc.stdout)
+
+
+def test_usage_errors_exit_2(tmp_path):
+    assert run("index", "--redis", "redis://127.0.0.1:1/0", WORKS).returncode == 2
+    assert run("index", "--db", tmp_path, "--mongo", "mongodb://x", WORKS).returncode == 2
+    assert run("query", PAGES).returncode == 2
+
+
+def test_version_change_rebuilds_db_index(tmp_path):
+    assert run("index", "--db", tmp_path / "db", WORKS).returncode == 0
+    manifest_path = tmp_path / "db" / "index" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["fingerprint_version"] = "older-scheme"
+    manifest_path.write_text(json.dumps(manifest))
+    proc = run("query", "--db", tmp_path / "db", PAGES)
+    assert proc.returncode == 0 and "rebuilding it from 4 stored works" in proc.stderr
+    check_matches(matches(proc))
+
+
+def test_progress_bar_on_long_input(tmp_path):
+    text = records(WORKS)["henhai-02"]["text"]
+    big = write_lines(tmp_path / "big.jsonl",
+                      [work_line(f"w{i}", text) for i in range(1_100_000 // len(text.encode()) + 1)])
+    proc = run("index", "--db", tmp_path / "db", big)
+    assert proc.returncode == 0 and "100%" in proc.stderr and "big.jsonl" in proc.stderr
+    quiet = run("index", "--no-progress", "--db", tmp_path / "db", big)
+    assert quiet.returncode == 0 and "%" not in quiet.stderr
+
+
+# --- server backends ---------------------------------------------------------------------
+
+@pytest.fixture
+def servers(redis_client, redis_url, mongo_db, mongo_url):
+    """(--redis URL, --mongo URL): Redis db 15 (flushed) and a fresh MongoDB database."""
+    return ["--redis", redis_url.rsplit("/", 1)[0] + "/15",
+            "--mongo", f"{mongo_url.rstrip('/')}/{mongo_db.name}"]
+
+
+def test_index_and_query_with_redis_and_mongo(servers, redis_client, mongo_db):
+    proc = run("index", *servers, WORKS)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("indexed 4 works (0 replaced)")
+    assert redis_client.hlen("fp:ids") == 4 and mongo_db["works_fp"].count_documents({}) == 4
+    queried = run("query", *servers, PAGES)
+    assert queried.returncode == 0, queried.stderr
+    check_matches(matches(queried))
+    again = run("index", *servers, "--prefix", "other", "--collection", "other_fp", WORKS)
+    assert again.stdout.startswith("indexed 4 works (0 replaced)")
+    assert mongo_db["other_fp"].count_documents({}) == 4
+
+
+def test_server_down_exits_3(servers, tmp_path):
+    down_redis = ["--redis", f"redis://127.0.0.1:{free_port()}/0", *servers[2:]]
+    proc = run("index", *down_redis, WORKS)
+    assert proc.returncode == 3 and "cannot reach Redis" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    down_mongo = [*servers[:2], "--mongo", f"mongodb://127.0.0.1:{free_port()}/x"]
+    proc = run("query", *down_mongo, PAGES)
+    assert proc.returncode == 3 and "cannot reach MongoDB" in proc.stderr
