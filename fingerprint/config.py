@@ -1,0 +1,96 @@
+"""Engine parameters (EngineConfig) with the defaults chosen by ``bench/tune_engine.py``."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+WINDOW_MODES = ("content", "fixed")
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """Parameters of fingerprinting, candidate search and verification.
+
+    Fingerprinting (changing any of these changes the keys: rebuild the index):
+    - window_mode: "content" (default; window starts at local minima of a rolling hash of
+      ``anchor_k`` letters, winnowing-style, Schleimer et al. 2003) or "fixed" (Daguan's fixed
+      offsets 0, stride, 2*stride, ...).
+    - window_letters: window length in letters.
+    - overlap: share of a window shared with the next one; expected stride between window
+      starts = window_letters * (1 - overlap) letters.
+    - anchor_k: letters in the rolling-hash k-gram that places content-defined starts.
+    - letters: the letter subset whose counts form the fingerprint (a-e-o-p-i-u-v are rare,
+      under 1.1% each in the reference corpus, and only add quantization noise).
+    - levels: quantization levels per letter (2 = above/below the reference expectation).
+    - anchor_bits: bits of the window's first k-gram hash mixed into the key (0 = pure letter
+      vector, Daguan); raises key selectivity at almost no cost in recall, because a window
+      whose first k-gram changes has usually lost its content-defined start anyway.
+
+    Candidate search:
+    - probe: query-time probing depth: 0 = exact key only, 1 = also every key with one letter's
+      level moved to the neighbouring level where its count sits on the quantization boundary,
+      2 = also every pair of such moves (one substitution moves two letters' counts).
+    - min_window_hits: window-key hits a work needs to be verified.
+    - max_candidates: at most this many works (most hits first) are verified per query.
+
+    Verification (alignment of page letters against work letters):
+    - seed_k: letters per exact seed k-gram; max_gap: letters allowed between seeds on one
+      diagonal of a passage; max_shift: diagonal drift (letters) merged into one passage.
+    - min_passage_letters: a passage shorter than this (letters) is dropped.
+    - min_matched_letters: a match needs at least this many page letters covered.
+    - min_score: and at least this overall score (0..1).
+    - max_seed_repeats: a k-gram occurring more often than this in the work is not a seed.
+
+    Short texts:
+    - short_text_letters: texts with fewer letters are indexed and queried with the
+      short-document method (see ``fingerprint.shortdoc``) in addition to windows.
+    - min_text_letters: pages with fewer letters get no matches (too little evidence).
+    """
+
+    window_mode: str = "content"
+    window_letters: int = 48
+    overlap: float = 0.5
+    anchor_k: int = 5
+    letters: str = "bcdfghjklmnqrstwxyz"
+    levels: int = 2
+    anchor_bits: int = 0
+    probe: int = 1
+    min_window_hits: int = 1
+    max_candidates: int = 20
+    seed_k: int = 8
+    max_gap: int = 24
+    max_shift: int = 12
+    min_passage_letters: int = 24
+    min_matched_letters: int = 48
+    min_score: float = 0.0
+    max_seed_repeats: int = 16
+    short_text_letters: int = 600
+    min_text_letters: int = 40
+
+    def __post_init__(self):
+        if self.window_mode not in WINDOW_MODES:
+            raise ValueError(f"window_mode must be one of {WINDOW_MODES}, not {self.window_mode!r}")
+        if self.window_letters < 8:
+            raise ValueError("window_letters must be at least 8")
+        if not 0.0 <= self.overlap < 1.0:
+            raise ValueError("overlap must be in [0, 1)")
+        if not 2 <= self.levels <= 10:
+            raise ValueError("levels must be in [2, 10]")
+        if not self.letters or set(self.letters) - set("abcdefghijklmnopqrstuvwxyz"):
+            raise ValueError("letters must be a non-empty subset of a-z")
+        if not 1 <= self.anchor_k <= 12 or not 4 <= self.seed_k <= 12:
+            raise ValueError("anchor_k must be in [1, 12] and seed_k in [4, 12]")
+        if self.probe not in (0, 1, 2):
+            raise ValueError("probe must be 0, 1 or 2")
+
+    @property
+    def stride(self) -> int:
+        """Expected letters between consecutive window starts (at least 1)."""
+        return max(1, round(self.window_letters * (1 - self.overlap)))
+
+    def scheme(self) -> dict:
+        """The parameters that determine window keys (stored with each work)."""
+        d = asdict(self)
+        keys = ("window_mode", "window_letters", "overlap", "anchor_k", "letters", "levels",
+                "anchor_bits", "short_text_letters")
+        return {k: d[k] for k in keys}

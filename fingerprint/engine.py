@@ -1,0 +1,253 @@
+"""The fingerprint engine: index works, match pages (see docs/engine-api.md for the contract).
+
+Pipeline: text -> letters (``fingerprint.letters``) -> windows (``fingerprint.windows``) ->
+window keys (``fingerprint.fingerprints``; plus winnowed k-gram keys for short works,
+``fingerprint.shortdoc``) -> index postings. A page's keys (with multi-probe neighbours) are
+looked up, works with enough hits become candidates, and each candidate is verified by aligning
+the page's letters with the work's (``fingerprint.verify``); passages are mapped back to
+character offsets in both texts.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, OrderedDict
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from fingerprint.config import EngineConfig
+from fingerprint.fingerprints import Quantizer
+from fingerprint.letters import EmptyTextError, Letters, default_table
+from fingerprint.shortdoc import short_keys
+from fingerprint.verify import SeedIndex, align
+from fingerprint.windows import window_starts
+
+SCHEME_VERSION = "fp1"
+FINGERPRINT_VERSION = f"{default_table().version}-{SCHEME_VERSION}"
+
+
+@dataclass
+class Passage:
+    """One matched passage: character offsets (Python str indices, end exclusive) in the page
+    and in the work, as given to ``match`` and ``add_work``."""
+
+    page_start: int
+    page_end: int
+    work_start: int
+    work_end: int
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict with the four offsets."""
+        return asdict(self)
+
+
+@dataclass
+class Match:
+    """A work found in a page.
+
+    score: overall score in [0, 1], max(containment_page, containment_work): 1.0 when the
+    page is entirely from the work or the work is entirely in the page.
+    containment_page: share of the page's letters covered by matched passages (0..1).
+    containment_work: share of the work's letters covered by matched passages (0..1).
+    passages: matched passages, in page order.
+    """
+
+    work_id: str
+    score: float
+    containment_page: float
+    containment_work: float
+    passages: list[Passage] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict (passages as dicts)."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    seeds: SeedIndex
+    offsets: np.ndarray
+    text_length: int
+
+
+class Engine:
+    """Near-duplicate detection of Chinese (and Latin-script) text against indexed works.
+
+    index: a ``fingerprint.index.Index`` (MemoryIndex, RedisIndex); store: a
+    ``fingerprint.store.WorkStore`` (MemoryWorkStore, MongoWorkStore); config: EngineConfig.
+    Keeps an LRU cache of prepared works for verification (``cache_size`` works).
+    """
+
+    def __init__(self, index, store, config: EngineConfig | None = None, cache_size: int = 4096):
+        self.index = index
+        self.store = store
+        self.config = config or EngineConfig()
+        c = self.config
+        self.table = default_table()
+        self.quantizer = Quantizer(c.letters, c.window_letters, c.levels, c.anchor_k, c.anchor_bits)
+        self._cache: OrderedDict[str, _Prepared] = OrderedDict()
+        self._cache_size = cache_size
+
+    # -- fingerprinting -------------------------------------------------------------------
+
+    def letters(self, text: str) -> Letters:
+        """Letters of ``text`` with the engine's letter table (see ``fingerprint.letters``)."""
+        return self.table.convert(text)
+
+    def starts(self, letters: Letters) -> np.ndarray:
+        """Window start positions (letters) of a letter sequence under this configuration."""
+        c = self.config
+        return window_starts(letters.codes, c.window_letters, c.stride, c.window_mode, c.anchor_k)
+
+    def postings(self, letters: Letters) -> list[tuple[int, int]]:
+        """(key, window number) postings of a work: one exact key per window, plus winnowed
+        k-gram keys (numbered after the windows) when the work is shorter than
+        ``short_text_letters``."""
+        starts = self.starts(letters)
+        keys = self.quantizer.keys(letters.codes, starts).tolist()
+        out = list(zip(keys, range(len(keys)), strict=True))
+        if len(letters) < self.config.short_text_letters:
+            extra = short_keys(letters.codes).tolist()
+            out.extend(zip(extra, range(len(keys), len(keys) + len(extra)), strict=True))
+        return out
+
+    def query_keys(self, letters: Letters) -> list[int]:
+        """Distinct keys a page looks up: exact and probed window keys, and k-gram keys."""
+        starts = self.starts(letters)
+        keys, _ = self.quantizer.probe_keys(letters.codes, starts, self.config.probe)
+        return np.unique(keys).tolist() + short_keys(letters.codes).tolist()
+
+    # -- works ----------------------------------------------------------------------------
+
+    def add_work(self, work_id: str, text: str) -> int:
+        """Index a work (replacing any work with the same id); returns the postings indexed.
+
+        Atomic: the record is stored first (if that fails, the previous state is intact), then
+        the postings are indexed; if indexing fails, the work is removed from index and store
+        and the error re-raised, so no postings of it remain.
+        Raises ValueError on an empty work_id, TypeError when text is not a str,
+        EmptyTextError (a ValueError) when the text has no letters.
+        """
+        if not isinstance(work_id, str) or not work_id:
+            raise ValueError(f"work_id must be a non-empty str, got {work_id!r}")
+        letters = self.letters(text)
+        if len(letters) == 0:
+            raise EmptyTextError(f"work {work_id!r}: text has no letters (no Han or Latin text)")
+        postings = self.postings(letters)
+        record = {
+            "text": text,
+            "letters": letters.letters,
+            "offsets": letters.offsets.astype(np.uint32),
+            "version": FINGERPRINT_VERSION,
+            "scheme": self.config.scheme(),
+            "windows": len(postings),
+        }
+        self._cache.pop(work_id, None)
+        self.store.put(work_id, record)
+        try:
+            n = self.index.add(work_id, postings)
+        except BaseException:
+            self._discard(work_id)
+            raise
+        return n
+
+    def _discard(self, work_id: str) -> None:
+        try:
+            self.index.remove(work_id)
+        finally:
+            self.store.delete(work_id)
+
+    def remove_work(self, work_id: str) -> bool:
+        """Remove a work's postings and its stored record; True when either existed."""
+        self._cache.pop(work_id, None)
+        removed = self.index.remove(work_id)
+        deleted = self.store.delete(work_id)
+        return bool(removed) or deleted
+
+    def has_work(self, work_id: str) -> bool:
+        """True when the work has postings in the index (cheap; the store is not read)."""
+        return self.index.has_work(work_id)
+
+    def rebuild_index(self) -> int:
+        """Re-index every stored work from its text with the current configuration and
+        FINGERPRINT_VERSION (after a Redis loss or a version change); returns the works
+        re-indexed. Records of an older version are rewritten."""
+        n = 0
+        for work_id in self.store.ids():
+            record = self.store.get(work_id)
+            if record is None:
+                continue
+            self.add_work(work_id, record["text"])
+            n += 1
+        return n
+
+    def _prepared(self, work_id: str) -> _Prepared | None:
+        prep = self._cache.get(work_id)
+        if prep is not None:
+            self._cache.move_to_end(work_id)
+            return prep
+        record = self.store.get(work_id)
+        if record is None:
+            return None
+        if record.get("version") == FINGERPRINT_VERSION:
+            codes = np.frombuffer(record["letters"].encode("ascii"), dtype=np.uint8) - 97
+            offsets = np.asarray(record["offsets"], dtype=np.int64)
+        else:
+            letters = self.letters(record["text"])
+            codes, offsets = letters.codes, letters.offsets
+        prep = _Prepared(SeedIndex.build(codes, self.config.seed_k), offsets, len(record["text"]))
+        self._cache[work_id] = prep
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return prep
+
+    # -- matching -------------------------------------------------------------------------
+
+    def candidates(self, letters: Letters) -> list[tuple[str, int]]:
+        """(work_id, key hits) of the works worth verifying, most hits first."""
+        hits = self.index.lookup(self.query_keys(letters))
+        per_work: Counter[str] = Counter()
+        for postings in hits.values():
+            for work_id in {w for w, _ in postings}:
+                per_work[work_id] += 1
+        c = self.config
+        return [(w, n) for w, n in per_work.most_common(c.max_candidates)
+                if n >= c.min_window_hits]
+
+    def match(self, text: str) -> list[Match]:
+        """Works found in ``text`` (str), best score first; [] when none or when the text has
+        fewer than ``min_text_letters`` letters. Raises TypeError when text is not a str."""
+        letters = self.letters(text)
+        c = self.config
+        if len(letters) < c.min_text_letters:
+            return []
+        out = []
+        for work_id, _ in self.candidates(letters):
+            m = self.verify(letters, work_id)
+            if m is not None:
+                out.append(m)
+        out.sort(key=lambda m: (-m.score, m.work_id))
+        return out
+
+    def verify(self, letters: Letters, work_id: str) -> Match | None:
+        """Align a page's letters with one stored work; a Match when it passes the thresholds,
+        else None (also when the work is not stored)."""
+        prep = self._prepared(work_id)
+        if prep is None:
+            return None
+        c = self.config
+        aln = align(letters.codes, prep.seeds, c.max_gap, c.max_shift, c.min_passage_letters,
+                    c.max_seed_repeats)
+        n_work = prep.seeds.n_letters
+        need = max(c.min_text_letters, min(c.min_matched_letters, int(0.8 * n_work)))
+        if aln.page_covered < need:
+            return None
+        cp = aln.page_covered / len(letters)
+        cw = min(1.0, aln.work_covered / n_work)
+        score = max(cp, cw)
+        if score < c.min_score:
+            return None
+        po, wo = letters.offsets, prep.offsets
+        passages = [Passage(int(po[a]), int(po[b - 1]) + 1, int(wo[s]), int(wo[e - 1]) + 1)
+                    for a, b, s, e in aln.passages]
+        return Match(work_id, round(score, 4), round(cp, 4), round(cw, 4), passages)
