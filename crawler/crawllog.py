@@ -1,0 +1,41 @@
+"""The per-URL record of a scan: which URL got which outcome, and why, in MongoDB ``crawl_log``.
+
+One document per (scan_id, canonical URL): ``scan_id``, ``url``, ``outcome`` (Outcome value),
+``reason``, ``status`` (HTTP or None), ``attempts`` (retries included), ``depth``, ``at``.
+The scan's counters say how many; this says which, for the dashboard and for debugging a site.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+
+class CrawlLog:
+    """``crawl_log`` collection of a pymongo Database."""
+
+    def __init__(self, db):
+        self.coll = db["crawl_log"]
+
+    def ensure_indexes(self) -> None:
+        """Unique (scan_id, url); outcome for the per-scan error lists. Idempotent."""
+        self.coll.create_index([("scan_id", 1), ("url", 1)], unique=True)
+        self.coll.create_index([("scan_id", 1), ("outcome", 1)])
+
+    def record(self, scan_id, url: str, outcome: str, *, reason: str = "", status: int | None = None,
+               attempts: int = 1, depth: int = 0) -> None:
+        """Record the final ``outcome`` (str) of ``url`` (canonical, str) in scan ``scan_id``;
+        a second record for the same pair replaces the first."""
+        self.coll.update_one(
+            {"scan_id": scan_id, "url": url},
+            {"$set": {"outcome": outcome, "reason": reason, "status": status,
+                      "attempts": attempts, "depth": depth, "at": datetime.now(UTC)}},
+            upsert=True)
+
+    def entries(self, scan_id, outcome: str | None = None) -> list[dict]:
+        """The records of one scan (list of dicts, by URL), optionally of one ``outcome`` only."""
+        query = {"scan_id": scan_id} | ({"outcome": outcome} if outcome else {})
+        return list(self.coll.find(query, {"_id": 0}).sort("url", 1))
+
+    def outcome_of(self, scan_id, url: str) -> dict | None:
+        """The record of ``url`` in scan ``scan_id`` (dict) or None when it was never finished."""
+        return self.coll.find_one({"scan_id": scan_id, "url": url}, {"_id": 0})

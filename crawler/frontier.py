@@ -1,0 +1,141 @@
+"""The crawl frontier of one scan run, in Redis, shared by every worker on every machine.
+
+Per scan run: a seen-set of canonical URLs (a URL is admitted once per scan), the page budget
+and depth limit, the count of admitted URLs, the count of pending tasks (crawl and match: the
+scan is finished when it drops to zero), a cancellation flag, and counters of outcomes. The
+queue of admitted URLs itself is the Celery "crawl" queue in the Redis broker: admitting a URL
+and enqueueing its task are one step for the caller. All updates are single Redis commands or
+Lua scripts, hence atomic across workers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+KEY_TTL_SECONDS = 7 * 24 * 3600  # a scan's keys outlive any scan; expire if a run is abandoned
+
+_ADMIT = """
+local max_pages = tonumber(redis.call('HGET', KEYS[2], 'max_pages') or '0')
+local max_depth = tonumber(redis.call('HGET', KEYS[2], 'max_depth') or '0')
+local depth = tonumber(ARGV[1])
+local out = {}
+for i = 2, #ARGV do
+  local verdict = 'seen'
+  if depth > max_depth then
+    verdict = 'depth'
+  elseif redis.call('SISMEMBER', KEYS[1], ARGV[i]) == 0 then
+    if tonumber(redis.call('HGET', KEYS[2], 'admitted') or '0') >= max_pages then
+      verdict = 'budget'
+    else
+      redis.call('SADD', KEYS[1], ARGV[i])
+      redis.call('HINCRBY', KEYS[2], 'admitted', 1)
+      redis.call('HINCRBY', KEYS[2], 'pending', 1)
+      verdict = 'admitted'
+    end
+  end
+  out[#out + 1] = verdict
+end
+return out
+"""
+
+
+@dataclass(frozen=True)
+class FrontierState:
+    """Snapshot of a scan's frontier: ``admitted`` URLs, ``pending`` tasks, ``done`` URLs
+    finished, ``cancelled`` flag, ``max_pages``, ``max_depth``, and ``stats`` (dict str -> int:
+    outcome counters such as 'outcome:ok', 'pages_new', 'matches')."""
+
+    admitted: int
+    pending: int
+    done: int
+    cancelled: bool
+    max_pages: int
+    max_depth: int
+    stats: dict[str, int]
+
+
+class Frontier:
+    """Frontier of scan run ``scan_id`` (int or str) in Redis (a redis.Redis client)."""
+
+    def __init__(self, redis, scan_id, prefix: str = "crawl:scan"):
+        self.redis = redis
+        base = f"{prefix}:{scan_id}"
+        self.seen_key, self.meta_key, self.stats_key = f"{base}:seen", f"{base}:meta", f"{base}:stats"
+        self._admit = redis.register_script(_ADMIT)
+
+    def open(self, max_pages: int, max_depth: int) -> None:
+        """Start the scan's frontier with a page budget (int >= 1) and a depth limit (int >= 0:
+        0 = only the start URLs). Raises ValueError on other values."""
+        if max_pages < 1 or max_depth < 0:
+            raise ValueError(f"max_pages must be >= 1 and max_depth >= 0, got {max_pages}, {max_depth}")
+        pipe = self.redis.pipeline()
+        pipe.hset(self.meta_key, mapping={"max_pages": max_pages, "max_depth": max_depth,
+                                          "admitted": 0, "pending": 0, "done": 0, "cancelled": 0})
+        for key in (self.meta_key, self.seen_key, self.stats_key):
+            pipe.expire(key, KEY_TTL_SECONDS)
+        pipe.execute()
+
+    def admit(self, urls: list[str], depth: int) -> dict[str, str]:
+        """Offer canonical ``urls`` (list of str) found at link ``depth`` (int).
+
+        Returns {url: verdict} with verdict 'admitted' (new: the caller must enqueue exactly one
+        task for it; it is counted as pending), 'seen' (already admitted in this scan), 'depth'
+        (beyond max_depth) or 'budget' (max_pages reached). Duplicates within ``urls`` are
+        offered once.
+        """
+        unique = list(dict.fromkeys(urls))
+        if not unique:
+            return {}
+        verdicts = self._admit(keys=[self.seen_key, self.meta_key], args=[depth, *unique])
+        return {u: (v.decode() if isinstance(v, bytes) else v) for u, v in zip(unique, verdicts, strict=True)}
+
+    def mark_seen(self, url: str) -> bool:
+        """Add ``url`` to the seen-set without admitting it (a URL refused at link time, e.g. a
+        trap). Returns True the first time, so the refusal is recorded once per scan."""
+        return bool(self.redis.sadd(self.seen_key, url))
+
+    def add_pending(self, n: int = 1) -> None:
+        """Count ``n`` more pending tasks that are not URL admissions (e.g. a match task)."""
+        self.redis.hincrby(self.meta_key, "pending", n)
+
+    def task_done(self, url_finished: bool = True) -> int:
+        """Mark one pending task finished; ``url_finished`` also counts a URL as done.
+
+        Returns the number of pending tasks left (int): the caller that sees 0 finishes the scan.
+        """
+        pipe = self.redis.pipeline()
+        pipe.hincrby(self.meta_key, "pending", -1)
+        if url_finished:
+            pipe.hincrby(self.meta_key, "done", 1)
+        return int(pipe.execute()[0])
+
+    def count(self, **counters: int) -> None:
+        """Add to the scan's counters, e.g. ``count(pages_new=1)``; names are free-form str."""
+        pipe = self.redis.pipeline()
+        for name, n in counters.items():
+            pipe.hincrby(self.stats_key, name, n)
+        pipe.execute()
+
+    def count_outcome(self, outcome: str) -> None:
+        """Count one URL with ``outcome`` (an Outcome value) under 'outcome:<value>'."""
+        self.redis.hincrby(self.stats_key, f"outcome:{outcome}", 1)
+
+    def cancel(self) -> None:
+        """Flag the scan cancelled: tasks still queued finish without fetching."""
+        self.redis.hset(self.meta_key, "cancelled", 1)
+
+    def state(self) -> FrontierState:
+        """Return a FrontierState snapshot (zeros when the frontier was never opened)."""
+        meta = {k.decode(): int(v) for k, v in self.redis.hgetall(self.meta_key).items()}
+        stats = {k.decode(): int(v) for k, v in self.redis.hgetall(self.stats_key).items()}
+        return FrontierState(meta.get("admitted", 0), meta.get("pending", 0), meta.get("done", 0),
+                             bool(meta.get("cancelled", 0)), meta.get("max_pages", 0),
+                             meta.get("max_depth", 0), stats)
+
+    def close(self, keep_seconds: int = 24 * 3600) -> None:
+        """Free the seen-set now and keep the counters ``keep_seconds`` longer for reports."""
+        pipe = self.redis.pipeline()
+        pipe.delete(self.seen_key)
+        pipe.expire(self.meta_key, keep_seconds)
+        pipe.expire(self.stats_key, keep_seconds)
+        pipe.execute()

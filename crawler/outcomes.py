@@ -1,0 +1,54 @@
+"""The outcome of crawling one URL: one closed vocabulary shared by fetching, storage and scan stats."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Outcome(StrEnum):
+    """What happened to one URL. The value is what is stored and counted (str).
+
+    Success: ``ok`` (fetched, new or changed), ``unchanged`` (same content as stored),
+    ``not_modified`` (HTTP 304 to a conditional GET). Refusals before any request:
+    ``invalid_url``, ``out_of_scope``, ``trap``, ``robots_disallowed``, ``ssrf_refused``.
+    HTTP: ``client_error`` (4xx but 429), ``rate_limited`` (429), ``server_error`` (5xx).
+    Transport: ``timeout``, ``connection_error``. Limits: ``too_large``, ``content_type``,
+    ``redirect_loop``, ``too_many_redirects``. Content: ``extract_failed`` (stored without body
+    text). ``cancelled``: the scan was cancelled before the URL was fetched.
+    """
+
+    OK = "ok"
+    UNCHANGED = "unchanged"
+    NOT_MODIFIED = "not_modified"
+    INVALID_URL = "invalid_url"
+    OUT_OF_SCOPE = "out_of_scope"
+    TRAP = "trap"
+    ROBOTS_DISALLOWED = "robots_disallowed"
+    SSRF_REFUSED = "ssrf_refused"
+    CLIENT_ERROR = "client_error"
+    RATE_LIMITED = "rate_limited"
+    SERVER_ERROR = "server_error"
+    TIMEOUT = "timeout"
+    CONNECTION_ERROR = "connection_error"
+    TOO_LARGE = "too_large"
+    CONTENT_TYPE = "content_type"
+    REDIRECT_LOOP = "redirect_loop"
+    TOO_MANY_REDIRECTS = "too_many_redirects"
+    EXTRACT_FAILED = "extract_failed"
+    CANCELLED = "cancelled"
+
+    @property
+    def retryable(self) -> bool:
+        """True for the transient failures worth another attempt: timeouts, connection errors,
+        429 and 5xx (never 4xx: the same request would get the same answer)."""
+        return self in _RETRYABLE
+
+    @property
+    def is_error(self) -> bool:
+        """True when the URL gave no usable page (counted under the scan's errors by kind)."""
+        return self not in _SUCCESS
+
+
+_RETRYABLE = frozenset({Outcome.TIMEOUT, Outcome.CONNECTION_ERROR, Outcome.RATE_LIMITED,
+                        Outcome.SERVER_ERROR})
+_SUCCESS = frozenset({Outcome.OK, Outcome.UNCHANGED, Outcome.NOT_MODIFIED, Outcome.EXTRACT_FAILED})

@@ -1,0 +1,154 @@
+"""Crawled pages in MongoDB: the current state of each canonical URL and every text it ever had.
+
+Two collections:
+
+``pages`` - one document per canonical URL (unique index): ``canonical_url``, ``url`` (as
+fetched), ``final_url``, ``domain``, ``site_id``, ``scan_id`` (last scan that fetched it),
+``status`` (HTTP), ``outcome``, ``reason``, ``headers`` (those that matter), ``validators``
+({etag, last_modified} for conditional GET), ``fetched_at`` (last successful download),
+``checked_at`` (last visit, including 304s), ``content_hash`` (SHA-256 of the body bytes),
+``text_hash``, ``title``, ``published``, ``encoding``, ``extraction`` ({method, error}),
+``version_id`` (current entry in page_versions), ``versions`` (count), ``first_seen``,
+``links`` (canonical outlinks of the last download: a 304 gives no body, yet the scan must
+still follow the page's links).
+
+``page_versions`` - immutable: one document per distinct body text of a page: ``page_id``,
+``canonical_url``, ``number`` (1, 2, ...), ``text``, ``title``, ``text_hash``, ``fetched_at``,
+``scan_id``. A match cites the version it matched, so evidence stays exactly what was captured
+even after the page changes or disappears.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import pymongo
+from bson import ObjectId
+
+
+@dataclass(frozen=True)
+class StoreResult:
+    """What ``PageStore.save`` did. ``page_id`` and ``version_id``: str ObjectIds (version_id
+    None when the page has no text); ``change``: 'new' (first capture of this URL), 'changed'
+    (text differs from the stored version), 'unchanged' (same text) or 'no_text'."""
+
+    page_id: str
+    version_id: str | None
+    change: str
+
+    @property
+    def needs_matching(self) -> bool:
+        """True when the text is new or changed: only then is the page matched again."""
+        return self.change in ("new", "changed")
+
+
+def sha256(data: bytes | str) -> str:
+    """Hex SHA-256 of ``data`` (str is UTF-8 encoded first)."""
+    return hashlib.sha256(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
+
+
+class PageStore:
+    """Pages and their versions in a pymongo Database (``pages`` and ``page_versions``)."""
+
+    def __init__(self, db):
+        self.pages = db["pages"]
+        self.versions = db["page_versions"]
+
+    def ensure_indexes(self) -> None:
+        """Create the indexes (idempotent): unique canonical_url; (page_id, number) unique;
+        site_id, scan_id and domain for the dashboard's filters."""
+        self.pages.create_index("canonical_url", unique=True)
+        self.pages.create_index([("site_id", 1), ("checked_at", -1)])
+        self.pages.create_index("scan_id")
+        self.pages.create_index("domain")
+        self.versions.create_index([("page_id", 1), ("number", 1)], unique=True)
+
+    def get(self, canonical_url: str) -> dict | None:
+        """The page document of ``canonical_url`` (dict) or None."""
+        return self.pages.find_one({"canonical_url": canonical_url})
+
+    def page(self, page_id: str) -> dict | None:
+        """The page document with id ``page_id`` (str ObjectId) or None (also for a malformed id)."""
+        return self.pages.find_one({"_id": ObjectId(page_id)}) if ObjectId.is_valid(page_id) else None
+
+    def version(self, version_id: str) -> dict | None:
+        """The immutable page version ``version_id`` (str ObjectId) or None."""
+        return self.versions.find_one({"_id": ObjectId(version_id)}) if ObjectId.is_valid(version_id) else None
+
+    def history(self, page_id: str) -> list[dict]:
+        """All versions of a page, oldest first, without their text (list of dicts)."""
+        return list(self.versions.find({"page_id": page_id}, {"text": 0}).sort("number", 1))
+
+    def validators(self, canonical_url: str) -> dict[str, str]:
+        """Stored conditional-GET validators of a URL: {'etag'?, 'last_modified'?} (maybe empty)."""
+        doc = self.pages.find_one({"canonical_url": canonical_url}, {"validators": 1})
+        return dict(doc.get("validators") or {}) if doc else {}
+
+    def record_visit(self, canonical_url: str, *, scan_id, outcome: str, status: int | None,
+                     reason: str = "") -> bool:
+        """Note a visit that brought no new content (304, or a failed re-fetch) on a stored page.
+
+        Returns True when the page existed. The stored text, validators and versions are kept.
+        """
+        res = self.pages.update_one(
+            {"canonical_url": canonical_url},
+            {"$set": {"checked_at": _now(), "scan_id": scan_id, "last_outcome": outcome,
+                      "last_status": status, "last_reason": reason}})
+        return res.matched_count == 1
+
+    def save(self, *, canonical_url: str, url: str, final_url: str, domain: str, site_id, scan_id,
+             status: int | None, outcome: str, reason: str, headers: dict, validators: dict,
+             body: bytes, text: str, title: str | None, published: str | None, encoding: str,
+             extraction: dict, links: list[str]) -> StoreResult:
+        """Store a downloaded page and, when its text is new, a new version.
+
+        ``body``: raw bytes (only hashed, not stored); ``text``: extracted body text ('' when
+        extraction failed); ``links``: canonical outlinks (list of str). Returns StoreResult. Concurrent saves of one URL are safe: the
+        unique indexes make the loser retry against the winner's document.
+        """
+        now = _now()
+        text_hash = sha256(text) if text else None
+        fields = {"url": url, "final_url": final_url, "domain": domain, "site_id": site_id,
+                  "scan_id": scan_id, "status": status, "outcome": outcome, "reason": reason,
+                  "headers": headers, "validators": validators, "fetched_at": now,
+                  "checked_at": now, "content_hash": sha256(body), "title": title,
+                  "published": published, "encoding": encoding, "extraction": extraction,
+                  "links": links,
+                  "last_outcome": outcome, "last_status": status, "last_reason": reason}
+        for _ in range(3):
+            try:
+                return self._save(canonical_url, fields, text, text_hash, now)
+            except pymongo.errors.DuplicateKeyError:
+                continue
+        raise RuntimeError(f"could not store {canonical_url}: repeated concurrent updates")
+
+    def _save(self, canonical_url, fields, text, text_hash, now) -> StoreResult:
+        page = self.pages.find_one_and_update(
+            {"canonical_url": canonical_url},
+            {"$setOnInsert": {"canonical_url": canonical_url, "first_seen": now, "versions": 0,
+                              "version_id": None, "text_hash": None}},
+            upsert=True, return_document=pymongo.ReturnDocument.BEFORE)
+        if page is None:
+            page = self.pages.find_one({"canonical_url": canonical_url})
+        page_id = str(page["_id"])
+        if not text:
+            self.pages.update_one({"_id": page["_id"]}, {"$set": fields})
+            return StoreResult(page_id, page.get("version_id"), "no_text")
+        if page.get("text_hash") == text_hash:
+            self.pages.update_one({"_id": page["_id"]}, {"$set": fields})
+            return StoreResult(page_id, page["version_id"], "unchanged")
+        number = int(page.get("versions") or 0) + 1
+        version = {"page_id": page_id, "canonical_url": canonical_url, "number": number,
+                   "text": text, "title": fields["title"], "text_hash": text_hash,
+                   "fetched_at": now, "scan_id": fields["scan_id"]}
+        version_id = str(self.versions.insert_one(version).inserted_id)
+        self.pages.update_one({"_id": page["_id"]},
+                              {"$set": {**fields, "text_hash": text_hash, "version_id": version_id,
+                                        "versions": number}})
+        return StoreResult(page_id, version_id, "new" if number == 1 else "changed")
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)

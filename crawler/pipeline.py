@@ -1,0 +1,252 @@
+"""Crawling one URL of a scan: scope, trap, robots.txt, politeness, fetch, decode, extract, store.
+
+``Crawler.step`` is the whole job of one crawl task and needs no Django or Celery: it returns a
+``StepResult`` that either defers the URL (politeness slot or retry backoff: the caller re-queues
+it with a countdown) or finishes it with an Outcome, the canonical links it admitted to the
+frontier (the caller enqueues one task each) and the page version to match, if any. Every
+finished URL is recorded in the crawl log and counted in the scan's counters.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from crawler.config import CrawlConfig
+from crawler.crawllog import CrawlLog
+from crawler.decode import decode_body
+from crawler.extract import extract
+from crawler.fetch import Fetcher, FetchResult, retry_delay
+from crawler.frontier import Frontier
+from crawler.links import html_links, xml_links
+from crawler.outcomes import Outcome
+from crawler.pagestore import PageStore, sha256
+from crawler.politeness import Politeness
+from crawler.robots import RobotsCache
+from crawler.urls import InvalidURL, canonical_url, host_of, in_domains, trap_reason
+
+
+@dataclass(frozen=True)
+class SiteRules:
+    """What the crawl needs to know of a target site.
+
+    ``site_id``: the TargetSite id; ``allowed_domains``: hosts (subdomains included) the scan
+    may visit; ``path_patterns``: regular expressions, one of which must match (re.search) the
+    URL path with its query for the URL to be in scope (empty = every path);
+    ``delay_seconds``: politeness delay per host (None = the configured default; 0 = none,
+    robots.txt Crawl-delay still applies).
+    """
+
+    site_id: int | str
+    allowed_domains: tuple[str, ...]
+    path_patterns: tuple[str, ...] = ()
+    delay_seconds: float | None = None
+
+    def in_scope(self, url: str) -> bool:
+        """True when ``url`` is on an allowed domain and matches a path pattern (if any)."""
+        if not in_domains(url, self.allowed_domains):
+            return False
+        if not self.path_patterns:
+            return True
+        rest = url.split("/", 3)[3] if url.count("/") >= 3 else ""
+        return any(re.search(p, "/" + rest) for p in self.path_patterns)
+
+
+@dataclass(frozen=True)
+class UrlTask:
+    """One URL to crawl: canonical ``url``, link ``depth`` from a start URL (0 = start URL),
+    ``attempt`` (0 = first try) and ``reserved`` (True when a politeness slot is already held)."""
+
+    url: str
+    depth: int = 0
+    attempt: int = 0
+    reserved: bool = False
+
+
+@dataclass
+class StepResult:
+    """Result of ``Crawler.step``.
+
+    Deferred: ``outcome`` None, ``defer`` seconds, ``next_task`` to re-queue with that countdown.
+    Finished: ``outcome`` (Outcome), ``reason``, ``status`` (HTTP or None), ``admitted`` (canonical
+    URLs newly admitted at depth + 1: enqueue one task each), ``match`` ((page_id, version_id)
+    of a new or changed page version to match, or None), ``change`` ('new', 'changed',
+    'unchanged', 'no_text' or '').
+    """
+
+    task: UrlTask
+    outcome: Outcome | None = None
+    reason: str = ""
+    status: int | None = None
+    defer: float | None = None
+    next_task: UrlTask | None = None
+    admitted: list[str] = field(default_factory=list)
+    match: tuple[str, str] | None = None
+    change: str = ""
+
+
+class Crawler:
+    """Everything one worker process needs to crawl: Fetcher, robots.txt cache, politeness,
+    page store and crawl log. Takes a CrawlConfig, a redis.Redis client and a pymongo Database.
+    Build one per process and reuse it (it pools connections)."""
+
+    def __init__(self, config: CrawlConfig, redis, db):
+        self.config, self.redis = config, redis
+        self.fetcher = Fetcher(config)
+        self.robots = RobotsCache(redis, self.fetcher, config.robots_agent, config.robots_ttl_seconds)
+        self.politeness = Politeness(redis, config.politeness_horizon_seconds)
+        self.pages = PageStore(db)
+        self.log = CrawlLog(db)
+
+    def ensure_indexes(self) -> None:
+        """Create the MongoDB indexes of the page store and the crawl log (idempotent)."""
+        self.pages.ensure_indexes()
+        self.log.ensure_indexes()
+
+    def frontier(self, scan_id) -> Frontier:
+        """The Frontier of scan run ``scan_id``."""
+        return Frontier(self.redis, scan_id)
+
+    def seed(self, scan_id, rules: SiteRules, start_urls: list[str]) -> list[str]:
+        """Admit a site's start URLs at depth 0 to an opened frontier.
+
+        Returns the canonical URLs admitted (enqueue one task each). Start URLs that are invalid
+        or out of scope are recorded in the crawl log with that outcome.
+        """
+        frontier, good = self.frontier(scan_id), []
+        for url in start_urls:
+            try:
+                canon = canonical_url(url)
+            except InvalidURL as exc:
+                self._finish(frontier, scan_id, UrlTask(url), Outcome.INVALID_URL, str(exc))
+                continue
+            if not rules.in_scope(canon):
+                self._finish(frontier, scan_id, UrlTask(canon), Outcome.OUT_OF_SCOPE,
+                             "start URL outside the allowed domains or path patterns")
+                continue
+            good.append(canon)
+        verdicts = frontier.admit(good, 0)
+        return [u for u, v in verdicts.items() if v == "admitted"]
+
+    def step(self, scan_id, rules: SiteRules, task: UrlTask) -> StepResult:
+        """Crawl ``task.url`` for scan ``scan_id`` under ``rules``; see the module docstring.
+
+        Returns a StepResult. Raises only for infrastructure failures (redis.RedisError,
+        pymongo.errors.PyMongoError), which the calling task retries.
+        """
+        frontier = self.frontier(scan_id)
+        if frontier.state().cancelled:
+            return self._finish(frontier, scan_id, task, Outcome.CANCELLED, "scan cancelled")
+        trap = self._trap(task.url)
+        if trap:
+            return self._finish(frontier, scan_id, task, Outcome.TRAP, trap)
+        policy = self.robots.policy(task.url)
+        if not policy.allowed(task.url):
+            return self._finish(frontier, scan_id, task, Outcome.ROBOTS_DISALLOWED,
+                                f"robots.txt ({policy.reason})")
+        if not task.reserved:
+            delay = self.config.default_delay_seconds if rules.delay_seconds is None else rules.delay_seconds
+            delay = max(delay, policy.crawl_delay or 0.0)
+            grant = self.politeness.acquire(host_of(task.url), delay)
+            if not grant.now:
+                nxt = UrlTask(task.url, task.depth, task.attempt, grant.reserved)
+                return StepResult(task, defer=grant.wait, next_task=nxt, reason="politeness delay")
+        stored = self.pages.get(task.url)
+        validators = (stored or {}).get("validators") or {}
+        result = self.fetcher.fetch(task.url, etag=validators.get("etag"),
+                                    last_modified=validators.get("last_modified"))
+        frontier.count(requests=1)
+        if result.outcome.retryable:
+            if result.outcome is Outcome.RATE_LIMITED and result.retry_after:
+                self.politeness.push_back(host_of(task.url), result.retry_after)
+            wait = retry_delay(result, task.attempt, self.config)
+            if wait is not None:
+                frontier.count(retries=1)
+                return StepResult(task, defer=wait, next_task=UrlTask(task.url, task.depth, task.attempt + 1),
+                                  reason=f"retry after {result.outcome.value}: {result.reason}",
+                                  status=result.status)
+        if result.outcome is Outcome.NOT_MODIFIED and stored:
+            return self._unchanged(frontier, scan_id, rules, task, result, stored)
+        if result.outcome is not Outcome.OK:
+            if stored:
+                self.pages.record_visit(task.url, scan_id=scan_id, outcome=result.outcome.value,
+                                        status=result.status, reason=result.reason)
+            return self._finish(frontier, scan_id, task, result.outcome, result.reason, result.status)
+        return self._process(frontier, scan_id, rules, task, result, stored)
+
+    def _process(self, frontier, scan_id, rules, task, result: FetchResult, stored) -> StepResult:
+        frontier.count(pages_fetched=1)
+        if result.kind == "xml":
+            admitted = self._admit_links(frontier, scan_id, rules, task, xml_links(result.body, result.final_url))
+            return self._finish(frontier, scan_id, task, Outcome.OK, "feed or sitemap", result.status,
+                                admitted=admitted)
+        if stored and stored.get("content_hash") == sha256(result.body):
+            return self._unchanged(frontier, scan_id, rules, task, result, stored)
+        decoded = decode_body(result.body, result.headers.get("content-type"))
+        extracted = extract(decoded.text, result.kind, result.final_url)
+        links = []
+        if result.kind == "html":
+            links = _canonical_all(html_links(decoded.text, result.final_url))
+        saved = self.pages.save(
+            canonical_url=task.url, url=task.url, final_url=result.final_url,
+            domain=host_of(result.final_url), site_id=rules.site_id, scan_id=scan_id,
+            status=result.status, outcome=(Outcome.OK if extracted.ok else Outcome.EXTRACT_FAILED).value,
+            reason=extracted.error or "", headers=result.headers, validators=result.validators,
+            body=result.body, text=extracted.text, title=extracted.title, published=extracted.date,
+            encoding=f"{decoded.encoding} ({decoded.source})",
+            extraction={"method": extracted.method, "error": extracted.error}, links=links)
+        frontier.count(**{f"pages_{saved.change}": 1})
+        admitted = self._admit_links(frontier, scan_id, rules, task, links)
+        outcome = Outcome.OK if extracted.ok else Outcome.EXTRACT_FAILED
+        if extracted.ok and saved.change == "unchanged":
+            outcome = Outcome.UNCHANGED
+        match = (saved.page_id, saved.version_id) if saved.needs_matching else None
+        return self._finish(frontier, scan_id, task, outcome, extracted.error or saved.change,
+                            result.status, admitted=admitted, match=match, change=saved.change)
+
+    def _unchanged(self, frontier, scan_id, rules, task, result: FetchResult, stored) -> StepResult:
+        self.pages.record_visit(task.url, scan_id=scan_id, outcome=result.outcome.value,
+                                status=result.status)
+        frontier.count(pages_unchanged=1)
+        admitted = self._admit_links(frontier, scan_id, rules, task, stored.get("links") or [])
+        return self._finish(frontier, scan_id, task, result.outcome if result.outcome is Outcome.NOT_MODIFIED
+                            else Outcome.UNCHANGED, "same content as stored", result.status,
+                            admitted=admitted, change="unchanged")
+
+    def _admit_links(self, frontier, scan_id, rules, task, links: list[str]) -> list[str]:
+        """Admit in-scope links at depth + 1; links into URL traps are recorded once as 'trap'."""
+        links = _canonical_all(links)
+        in_scope = [u for u in links if rules.in_scope(u)]
+        safe, traps = [], []
+        for url in in_scope:
+            reason = self._trap(url)
+            (traps if reason else safe).append((url, reason))
+        for url, reason in traps:
+            if frontier.mark_seen(url):
+                self.log.record(scan_id, url, Outcome.TRAP.value, reason=reason, attempts=0,
+                                depth=task.depth + 1)
+                frontier.count_outcome(Outcome.TRAP.value)
+        verdicts = frontier.admit([u for u, _ in safe], task.depth + 1)
+        return [u for u, v in verdicts.items() if v == "admitted"]
+
+    def _trap(self, url: str) -> str | None:
+        return trap_reason(url, max_url_length=self.config.max_url_length,
+                           max_path_depth=self.config.max_path_depth,
+                           max_segment_repeats=self.config.max_segment_repeats).reason
+
+    def _finish(self, frontier, scan_id, task: UrlTask, outcome: Outcome, reason: str = "",
+                status: int | None = None, **kw) -> StepResult:
+        self.log.record(scan_id, task.url, outcome.value, reason=reason, status=status,
+                        attempts=task.attempt + 1, depth=task.depth)
+        frontier.count_outcome(outcome.value)
+        return StepResult(task, outcome=outcome, reason=reason, status=status, **kw)
+
+
+def _canonical_all(urls: list[str]) -> list[str]:
+    out = []
+    for url in urls:
+        try:
+            out.append(canonical_url(url))
+        except InvalidURL:
+            continue
+    return list(dict.fromkeys(out))

@@ -1,0 +1,99 @@
+"""robots.txt: fetched once per origin, cached in Redis for every worker, parsed with Protego.
+
+Error handling follows RFC 9309 section 2.3.1: a 4xx robots.txt means no restrictions; a 5xx
+answer or an unreachable server means complete disallow, cached only briefly
+(``UNREACHABLE_TTL_SECONDS``) so a transient failure does not block a site for a day.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+
+from protego import Protego
+
+from crawler.fetch import Fetcher
+from crawler.outcomes import Outcome
+from crawler.urls import origin_of
+
+UNREACHABLE_TTL_SECONDS = 600
+_MAX_ROBOTS_BYTES = 500 * 1024  # RFC 9309 2.5: parse at least 500 KiB
+
+
+@dataclass(frozen=True)
+class RobotsPolicy:
+    """Rules of one origin. ``mode``: 'rules' (parse ``body``), 'allow_all' or 'disallow_all';
+    ``reason``: why (e.g. 'HTTP 404', 'timeout'); ``agent``: the robots.txt product token."""
+
+    mode: str
+    body: str
+    reason: str
+    agent: str
+
+    def allowed(self, url: str) -> bool:
+        """True when robots.txt lets ``agent`` fetch ``url`` (an absolute URL, str)."""
+        if self.mode != "rules":
+            return self.mode == "allow_all"
+        return _parse(self.body).can_fetch(url, self.agent)
+
+    @property
+    def crawl_delay(self) -> float | None:
+        """The Crawl-delay for ``agent`` in seconds (float), or None when robots.txt sets none."""
+        if self.mode != "rules":
+            return None
+        delay = _parse(self.body).crawl_delay(self.agent)
+        return float(delay) if delay is not None else None
+
+    @property
+    def sitemaps(self) -> list[str]:
+        """Sitemap URLs listed in robots.txt (list of str)."""
+        return list(_parse(self.body).sitemaps) if self.mode == "rules" else []
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(body: str) -> Protego:
+    return Protego.parse(body)
+
+
+class RobotsCache:
+    """robots.txt per origin (scheme://host:port), shared through Redis.
+
+    Takes a redis.Redis client, a Fetcher (so robots.txt requests pass the same SSRF guard and
+    limits as pages), the robots.txt agent token (str) and the cache TTL in seconds (int).
+    """
+
+    def __init__(self, redis, fetcher: Fetcher, agent: str, ttl_seconds: int,
+                 prefix: str = "crawl:robots"):
+        self.redis, self.fetcher, self.agent = redis, fetcher, agent
+        self.ttl, self.prefix = ttl_seconds, prefix
+
+    def policy(self, url: str) -> RobotsPolicy:
+        """Return the RobotsPolicy for the origin of ``url``, fetching robots.txt on a cache miss.
+
+        Raises redis.RedisError when Redis is unreachable (the caller's task retries).
+        """
+        origin = origin_of(url)
+        key = f"{self.prefix}:{origin}"
+        cached = self.redis.get(key)
+        if cached is not None:
+            data = json.loads(cached)
+            return RobotsPolicy(data["mode"], data["body"], data["reason"], self.agent)
+        mode, body, reason, ttl = self._download(origin + "/robots.txt")
+        self.redis.set(key, json.dumps({"mode": mode, "body": body, "reason": reason}), ex=ttl)
+        return RobotsPolicy(mode, body, reason, self.agent)
+
+    def forget(self, url: str) -> None:
+        """Drop the cached robots.txt of ``url``'s origin (after the site owner changed it)."""
+        self.redis.delete(f"{self.prefix}:{origin_of(url)}")
+
+    def _download(self, robots_url: str) -> tuple[str, str, str, int]:
+        result = self.fetcher.fetch(robots_url)
+        if result.outcome is Outcome.OK:
+            text = result.body[:_MAX_ROBOTS_BYTES].decode("utf-8", "replace")
+            return "rules", text, f"HTTP {result.status}", self.ttl
+        if result.outcome in (Outcome.CLIENT_ERROR, Outcome.CONTENT_TYPE):
+            return "allow_all", "", result.reason, self.ttl
+        if result.outcome is Outcome.SSRF_REFUSED:
+            return "disallow_all", "", result.reason, self.ttl
+        return "disallow_all", "", f"{result.outcome.value}: {result.reason}", UNREACHABLE_TTL_SECONDS

@@ -1,0 +1,48 @@
+"""Frontier of a scan in Redis (crawler.frontier): seen-set, budget, depth, pending, cancel."""
+
+import pytest
+
+from crawler.frontier import Frontier
+
+
+def test_admit_once_within_depth_and_budget(redis_client):
+    f = Frontier(redis_client, 1)
+    f.open(max_pages=3, max_depth=1)
+    assert f.admit(["u1", "u2", "u1"], 0) == {"u1": "admitted", "u2": "admitted"}
+    assert f.admit(["u1", "u3"], 1) == {"u1": "seen", "u3": "admitted"}
+    assert f.admit(["u4"], 1) == {"u4": "budget"}
+    assert f.admit(["u5"], 2) == {"u5": "depth"}
+    assert f.state().admitted == 3 and f.state().pending == 3
+
+
+def test_scans_are_separate_and_shared_by_workers(redis_client):
+    a, b = Frontier(redis_client, 1), Frontier(redis_client, 2)
+    a.open(10, 2)
+    b.open(10, 2)
+    a.admit(["u"], 0)
+    assert b.admit(["u"], 0) == {"u": "admitted"}
+    assert Frontier(redis_client, 1).admit(["u"], 0) == {"u": "seen"}
+
+
+def test_pending_counts_down_to_zero_and_counters(redis_client):
+    f = Frontier(redis_client, 7)
+    f.open(10, 2)
+    f.admit(["a", "b"], 0)
+    f.add_pending()
+    assert f.task_done() == 2
+    assert f.task_done(url_finished=False) == 1
+    assert f.task_done() == 0
+    f.count(pages_new=2)
+    f.count_outcome("ok")
+    state = f.state()
+    assert state.done == 2 and state.stats == {"pages_new": 2, "outcome:ok": 1}
+    assert f.mark_seen("trap") and not f.mark_seen("trap")
+
+
+def test_cancel_and_bad_limits(redis_client):
+    f = Frontier(redis_client, 3)
+    f.open(5, 0)
+    f.cancel()
+    assert f.state().cancelled
+    with pytest.raises(ValueError):
+        f.open(0, 1)

@@ -1,0 +1,55 @@
+"""robots.txt (crawler.robots): rules, Crawl-delay, shared Redis cache, RFC 9309 error handling."""
+
+import pytest
+
+from crawler.fetch import Fetcher
+from crawler.robots import UNREACHABLE_TTL_SECONDS, RobotsCache
+
+ROBOTS = b"""User-agent: *
+Disallow: /private/
+Crawl-delay: 3
+
+User-agent: OtherBot
+Disallow: /
+"""
+
+
+@pytest.fixture
+def robots(config, redis_client):
+    fetcher = Fetcher(config)
+    yield RobotsCache(redis_client, fetcher, config.robots_agent, config.robots_ttl_seconds)
+    fetcher.close()
+
+
+def test_rules_and_crawl_delay(site, robots):
+    site.route("/robots.txt", site.Reply(200, {"Content-Type": "text/plain"}, ROBOTS))
+    policy = robots.policy(site.url("/news/1.html"))
+    assert policy.allowed(site.url("/news/1.html"))
+    assert not policy.allowed(site.url("/private/a.html"))
+    assert policy.crawl_delay == 3.0
+
+
+def test_cached_in_redis_for_every_worker(site, robots, config, redis_client):
+    site.route("/robots.txt", site.Reply(200, {"Content-Type": "text/plain"}, ROBOTS))
+    robots.policy(site.url("/a"))
+    other_worker = RobotsCache(redis_client, Fetcher(config), config.robots_agent, 60)
+    assert not other_worker.policy(site.url("/private/x")).allowed(site.url("/private/x"))
+    assert site.hits("/robots.txt") == 1
+    ttl = redis_client.ttl(f"crawl:robots:{site.base}")
+    assert 0 < ttl <= config.robots_ttl_seconds
+    robots.forget(site.url("/"))
+    robots.policy(site.url("/a"))
+    assert site.hits("/robots.txt") == 2
+
+
+def test_missing_robots_allows_everything(site, robots):
+    policy = robots.policy(site.url("/x"))  # the test server answers 404
+    assert policy.mode == "allow_all" and policy.allowed(site.url("/anything"))
+    assert policy.crawl_delay is None
+
+
+def test_server_error_disallows_everything_briefly(site, robots, redis_client):
+    site.route("/robots.txt", site.Reply(503, {}, b""))
+    policy = robots.policy(site.url("/x"))
+    assert policy.mode == "disallow_all" and not policy.allowed(site.url("/x"))
+    assert redis_client.ttl(f"crawl:robots:{site.base}") <= UNREACHABLE_TTL_SECONDS
