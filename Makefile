@@ -14,6 +14,9 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e ".[dev]"
 	touch $(STAMP)
 
+run: install
+	$(PY) -m tracker.run
+
 test: install
 	$(PY) -m pytest $(PYTEST_ARGS)
 

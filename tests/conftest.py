@@ -22,7 +22,8 @@ Fixtures:
         database, MongoDB and Redis; yields its node name. Its log is printed on failure to
         start and kept at ``<session folder>/celery-worker.log``. Tasks are sent with
         ``.delay()`` as in production; wait for their effect (e.g. ``AsyncResult.get(timeout=)``,
-        or poll the database) instead of sleeping a fixed time.
+        or poll the database) instead of sleeping a fixed time. Retries of ingestion start
+        after 1 s in this worker (TRACKER_INGEST_RETRY_BASE=1).
     platform_stores: empties the platform's MongoDB database (settings.MONGO_DB) and the Redis
         fingerprint index keys (settings.FINGERPRINT_INDEX_PREFIX) before and after a test;
         yields (pymongo Database, redis.Redis). Use it in tests that ingest works.
@@ -32,10 +33,7 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
-import time
 import uuid
 from pathlib import Path
 
@@ -45,7 +43,6 @@ from tracker import embedded
 
 _started: list[embedded.Service] = []
 _tmp: Path | None = None
-WORKER_START_TIMEOUT = 90.0  # seconds; a worker answers a ping in about 3 s on an idle machine
 
 
 def _point_django_at(mongo: str, redis_url: str, tmp: Path) -> None:
@@ -161,37 +158,25 @@ def celery_worker(django_db_setup, django_db_blocker):
         The worker's node name (str), e.g. ``test-1a2b3c@hostname``.
 
     Raises:
-        RuntimeError: the worker did not answer a ping within WORKER_START_TIMEOUT seconds
-            (the message holds the tail of its log).
+        RuntimeError: the worker did not answer a ping within 90 seconds (the message holds
+            the tail of its log).
     """
     from django.conf import settings
 
+    from tracker import workers
     from tracker.celery import app
 
     db_file = settings.DATABASES["default"]["NAME"]  # the test database after django_db_setup
-    node = f"test-{uuid.uuid4().hex[:6]}@%h"
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tracker.settings",
-           "DATABASE_URL": f"sqlite:///{db_file}", "MONGO_URL": settings.MONGO_URL,
-           "REDIS_URL": settings.REDIS_URL, "TRACKER_VAR_DIR": str(settings.VAR_DIR),
-           "MEDIA_ROOT": str(settings.MEDIA_ROOT), "CELERY_BROKER_URL": settings.REDIS_URL,
-           "CELERY_RESULT_BACKEND": settings.REDIS_URL}
+    name = f"test-{uuid.uuid4().hex[:6]}"
+    env = workers.child_env(
+        DATABASE_URL=f"sqlite:///{db_file}", MONGO_URL=settings.MONGO_URL,
+        REDIS_URL=settings.REDIS_URL, TRACKER_VAR_DIR=str(settings.VAR_DIR),
+        MEDIA_ROOT=str(settings.MEDIA_ROOT), TRACKER_INGEST_RETRY_BASE="1")
     log = Path(settings.VAR_DIR) / "celery-worker.log"
-    cmd = [sys.executable, "-m", "celery", "-A", "tracker", "worker",
-           "-Q", ",".join(settings.CELERY_QUEUES_ALL), "--pool", "prefork", "-c", "2",
-           "-n", node, "--without-gossip", "--without-mingle", "-l", "INFO", "-f", str(log)]
-    proc = subprocess.Popen(cmd, env=env, cwd=settings.BASE_DIR, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.STDOUT)
-    hostname = node.replace("%h", os.uname().nodename)
-    deadline = time.monotonic() + WORKER_START_TIMEOUT
-    while not app.control.ping(destination=[hostname], timeout=1.0):
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            tail = log.read_text(errors="replace")[-3000:] if log.exists() else "(no log)"
-            raise RuntimeError(f"Celery worker did not start (exit {proc.poll()}):\n{tail}")
-    yield hostname
-    proc.terminate()
+    proc = workers.start_worker(env, log, name, queues=settings.CELERY_QUEUES_ALL,
+                                cwd=settings.BASE_DIR)
     try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+        workers.wait_until_ready(app, proc, name, log)
+        yield workers.node_name(name)
+    finally:
+        workers.stop(proc)

@@ -1,0 +1,74 @@
+"""`make run`: the whole platform on one machine, data under TRACKER_VAR_DIR (default ./var).
+
+Starts MongoDB and Redis (tracker.embedded; skipped when MONGO_URL / REDIS_URL are set), a
+Celery worker (all queues) and beat, applies migrations, runs ``manage.py demo`` (demo accounts,
+demo works, the main job, a summary), then serves the dashboard on http://127.0.0.1:8000
+(TRACKER_PORT) until Ctrl-C, and stops everything it started. A second run continues with
+the same data.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tracker import embedded, workers
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def main() -> int:
+    """Run the platform until Ctrl-C. Returns the process exit status (0: stopped by Ctrl-C)."""
+    var = Path(os.environ.get("TRACKER_VAR_DIR", BASE_DIR / "var")).resolve()
+    os.environ["TRACKER_VAR_DIR"] = str(var)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tracker.settings")
+    port = os.environ.get("TRACKER_PORT", "8000")
+    services: list[embedded.Service] = []
+    procs: list[subprocess.Popen] = []
+    try:
+        if not os.environ.get("MONGO_URL"):
+            services.append(embedded.start_mongo(var / "mongo"))
+            os.environ["MONGO_URL"] = services[-1].url
+        if not os.environ.get("REDIS_URL"):
+            services.append(embedded.start_redis(var / "redis"))
+            os.environ["REDIS_URL"] = services[-1].url
+        print(f"MongoDB {os.environ['MONGO_URL']}   Redis {os.environ['REDIS_URL']}   "
+              f"data in {var}", flush=True)
+
+        import django
+        from django.core.management import call_command
+
+        django.setup()
+        from tracker.celery import app
+
+        call_command("migrate", interactive=False, verbosity=0)
+        env = workers.child_env()
+        logs = var / "log"
+        worker = workers.start_worker(env, logs / "celery-worker.log", "run-worker",
+                                      cwd=BASE_DIR)
+        procs.append(worker)
+        procs.append(workers.start_beat(env, logs / "celery-beat.log", var / "celery-beat.pid",
+                                        cwd=BASE_DIR))
+        workers.wait_until_ready(app, worker, "run-worker", logs / "celery-worker.log")
+        print(f"Celery worker and beat running (logs in {logs})", flush=True)
+        call_command("demo")
+        server = subprocess.Popen([sys.executable, str(BASE_DIR / "manage.py"), "runserver",
+                                   f"127.0.0.1:{port}", "--noreload", "--insecure"], env=env,
+                                  cwd=BASE_DIR)
+        procs.append(server)
+        print(f"\nDashboard: http://127.0.0.1:{port}/  (Ctrl-C stops everything)", flush=True)
+        return server.wait()
+    except KeyboardInterrupt:
+        print("\nStopping...", flush=True)
+        return 0
+    finally:
+        for proc in reversed(procs):
+            workers.stop(proc)
+        for service in reversed(services):
+            service.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""Starting Celery worker and beat processes for `make run` and the test suite.
+
+No Django import at module level: the runner calls this before Django is configured.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ALL_QUEUES = ["default", "ingest", "crawl", "match"]  # = settings.CELERY_QUEUES_ALL
+READY_TIMEOUT = 90.0  # seconds; a worker answers a ping in about 3 s on an idle machine
+
+
+def start_worker(env: dict[str, str], log: Path, name: str, concurrency: int = 2,
+                 queues: list[str] | None = None, cwd: Path | None = None) -> subprocess.Popen:
+    """Start ``celery -A tracker worker`` (prefork pool) as a subprocess.
+
+    Args:
+        env: the process environment (DJANGO_SETTINGS_MODULE, DATABASE_URL, MONGO_URL, ...).
+        log: file receiving the worker's log.
+        name: node name prefix; the node is ``<name>@<host name>``.
+        concurrency: worker processes.
+        queues: queues to consume (default ALL_QUEUES).
+        cwd: working directory.
+
+    Returns:
+        The Popen; its node name is ``node_name(name)``.
+    """
+    log.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "celery", "-A", "tracker", "worker",
+           "-Q", ",".join(queues or ALL_QUEUES), "--pool", "prefork", "-c", str(concurrency),
+           "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "-l", "INFO",
+           "-f", str(log)]
+    return subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+
+
+def start_beat(env: dict[str, str], log: Path, pidfile: Path,
+               cwd: Path | None = None) -> subprocess.Popen:
+    """Start ``celery -A tracker beat`` with django-celery-beat's database scheduler.
+
+    Returns:
+        The Popen. ``pidfile`` guards against a second beat from the same data folder.
+    """
+    log.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "celery", "-A", "tracker", "beat", "-l", "INFO",
+           "-f", str(log), "--pidfile", str(pidfile),
+           "--scheduler", "django_celery_beat.schedulers:DatabaseScheduler"]
+    return subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+
+
+def node_name(name: str) -> str:
+    """The full node name Celery gives ``<name>@%h`` on this machine."""
+    return f"{name}@{socket.gethostname()}"
+
+
+def wait_until_ready(app, proc: subprocess.Popen, name: str, log: Path,
+                     timeout: float = READY_TIMEOUT) -> None:
+    """Wait until worker ``name`` answers a ping through the broker of Celery ``app``.
+
+    Raises:
+        RuntimeError: the process exited or did not answer within ``timeout`` seconds; the
+            message holds the tail of its log.
+    """
+    deadline = time.monotonic() + timeout
+    while not app.control.ping(destination=[node_name(name)], timeout=1.0):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            tail = log.read_text(errors="replace")[-3000:] if log.exists() else "(no log)"
+            raise RuntimeError(f"Celery worker {name} did not start (exit {proc.poll()}):\n{tail}")
+
+
+def stop(proc: subprocess.Popen, timeout: float = 30.0) -> None:
+    """SIGTERM ``proc`` (a warm shutdown for Celery), then SIGKILL after ``timeout`` seconds."""
+    if proc.poll() is None:
+        proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def child_env(**overrides: str) -> dict[str, str]:
+    """The current environment with DJANGO_SETTINGS_MODULE set and ``overrides`` applied."""
+    return {**os.environ, "DJANGO_SETTINGS_MODULE": "tracker.settings", **overrides}
