@@ -1,0 +1,267 @@
+"""Benchmark corpora built from the real text in ``../shared/data``.
+
+Two corpora, each split into indexed works, negatives and host texts:
+
+- ``novels``: chapters of classical Chinese novels (``novels_dev.jsonl.gz``). Works are a few
+  chapters from each of many novels; the negatives are other chapters of the same novels (same
+  names, same style) and chapters of novels not indexed at all; host texts (the unrelated pages
+  that receive a 300-character excerpt) are chapters of further unindexed novels.
+- ``news``: People's Daily, January 1998 (``peoples_daily_199801_dev.jsonl.gz``), one record per
+  paragraph and no article boundaries, so consecutive paragraphs are grouped into news-length
+  documents; the negatives and hosts are documents of the same month that are not indexed.
+
+Sampling is deterministic for a given seed. Upstream the novels hold exact and near duplicate
+chapters (see the data README), and a negative that really shares a passage with a work would be
+a true match, so every candidate is screened with character 12-gram shingles: a work may share
+at most ``WORK_OVERLAP`` of its 12-grams with the works taken before it; a negative or host may
+share at most ``NEGATIVE_OVERLAP`` of its 12-grams with all works and no run of ``PASSAGE``
+characters (the news repeat titles and stock phrases, so a stricter rule leaves too few).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data"
+NOVELS_FILE = "novels_dev.jsonl.gz"
+NEWS_FILE = "peoples_daily_199801_dev.jsonl.gz"
+
+CHAPTER_CHARS = (1000, 12000)  # chapter length kept, characters (5th-95th percentile ~ 630-9000)
+NEWS_CHARS = (500, 2000)  # target document length drawn uniformly in this range, characters
+MAX_WORKS_PER_NOVEL = 3  # so that most indexed novels have unindexed chapters left as negatives
+SHINGLE = 12  # characters; long enough that stock phrases of the novels do not count as copying
+WORK_OVERLAP = 0.05  # a work sharing more than this share of its 12-grams is a duplicate
+NEGATIVE_OVERLAP = 0.02  # scattered shared stock phrases are tolerated in a negative ...
+PASSAGE = 40  # ... but no copied passage of this many characters
+
+_SPACE = re.compile(r"\s+")
+
+
+class CorpusError(ValueError):
+    """Raised when the data folder is missing or holds too little text for the sizes asked."""
+
+
+@dataclass(frozen=True)
+class Doc:
+    """One text of a corpus.
+
+    Attributes:
+        id: unique id (the upstream record id, or ``pd-NNNN`` for grouped news paragraphs).
+        text: the text, characters as stored upstream.
+        group: the novel's title for chapters, ``"news"`` for news documents.
+    """
+
+    id: str
+    text: str
+    group: str
+
+
+@dataclass
+class Corpus:
+    """A benchmark corpus.
+
+    Attributes:
+        name: ``"novels"`` or ``"news"``.
+        works: the documents that every detector indexes.
+        negatives: kind -> documents that must match no work (``"same_novel"`` and ``"unrelated"``
+            for the novels, ``"unrelated"`` for the news).
+        hosts: unrelated documents used as the surrounding page of the excerpt edit.
+    """
+
+    name: str
+    works: list[Doc]
+    negatives: dict[str, list[Doc]] = field(default_factory=dict)
+    hosts: list[Doc] = field(default_factory=list)
+
+
+def _shingles(text: str, size: int) -> set[int]:
+    flat = _SPACE.sub("", text)
+    return {hash(flat[i:i + size]) for i in range(max(1, len(flat) - size + 1))}
+
+
+class _OverlapGuard:
+    """What a text shares with the accepted works: its 12-gram share and any 40-character run."""
+
+    def __init__(self) -> None:
+        self._seen: set[int] = set()
+        self._passages: set[int] = set()
+
+    def overlap(self, text: str) -> float:
+        shingles = _shingles(text, SHINGLE)
+        return len(shingles & self._seen) / len(shingles)
+
+    def shares_passage(self, text: str) -> bool:
+        return not self._passages.isdisjoint(_shingles(text, PASSAGE))
+
+    def accept(self, text: str) -> None:
+        self._seen |= _shingles(text, SHINGLE)
+        self._passages |= _shingles(text, PASSAGE)
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    if not path.exists():
+        raise CorpusError(f"{path} not found: the benchmark reads ../shared/data "
+                          f"(set --data to another folder)")
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle]
+
+
+def load_chapters(data_dir: Path = DATA_DIR) -> list[Doc]:
+    """Read the novels' chapters whose length is within ``CHAPTER_CHARS``.
+
+    Args:
+        data_dir: folder holding ``novels_dev.jsonl.gz``.
+
+    Returns:
+        Docs in file order, ``group`` = the novel's title.
+
+    Raises:
+        CorpusError: the file is missing.
+    """
+    low, high = CHAPTER_CHARS
+    return [Doc(r["id"], r["text"], r["novel"]) for r in _read_jsonl(data_dir / NOVELS_FILE)
+            if low <= len(r["text"]) <= high]
+
+
+def load_news(data_dir: Path = DATA_DIR, seed: int = 0) -> list[Doc]:
+    """Group People's Daily paragraphs, in reading order, into news-length documents.
+
+    Each document takes consecutive paragraphs until it reaches a length drawn uniformly from
+    ``NEWS_CHARS`` (characters); paragraphs are joined with newlines. The corpus has no article
+    boundaries, so a document may span the end of one article and the start of the next, as a
+    page of a news portal often does.
+
+    Args:
+        data_dir: folder holding ``peoples_daily_199801_dev.jsonl.gz``.
+        seed: seed of the length draws.
+
+    Returns:
+        Docs with ids ``pd-0000``, ``pd-0001``, ... and ``group`` ``"news"``.
+
+    Raises:
+        CorpusError: the file is missing.
+    """
+    rng = random.Random(seed)
+    docs: list[Doc] = []
+    paragraphs: list[str] = []
+    target = rng.randint(*NEWS_CHARS)
+    for record in _read_jsonl(data_dir / NEWS_FILE):
+        text = record["text"].strip()
+        if not text:
+            continue
+        paragraphs.append(text)
+        if sum(map(len, paragraphs)) >= target:
+            docs.append(Doc(f"pd-{len(docs):04d}", "\n".join(paragraphs), "news"))
+            paragraphs, target = [], rng.randint(*NEWS_CHARS)
+    return docs
+
+
+def _take(candidates: list[Doc], count: int, guard: _OverlapGuard, limit: float,
+          accept: bool) -> list[Doc]:
+    taken = []
+    for doc in candidates:
+        if len(taken) == count:
+            break
+        if guard.overlap(doc.text) > limit or (not accept and guard.shares_passage(doc.text)):
+            continue
+        taken.append(doc)
+        if accept:
+            guard.accept(doc.text)
+    return taken
+
+
+def _require(docs: list[Doc], count: int, what: str) -> list[Doc]:
+    if len(docs) < count:
+        raise CorpusError(f"only {len(docs)} {what} available, {count} asked: lower the sizes")
+    return docs
+
+
+def build_novels(works: int, negatives: int, hosts: int, seed: int = 0,
+                 data_dir: Path = DATA_DIR) -> Corpus:
+    """Sample the novels corpus.
+
+    Args:
+        works: number of chapters to index.
+        negatives: number of negatives of each kind (``same_novel``, ``unrelated``).
+        hosts: number of host chapters for the excerpt edit.
+        seed: sampling seed; the same seed gives the same corpus.
+        data_dir: folder of the shared data.
+
+    Returns:
+        The Corpus.
+
+    Raises:
+        CorpusError: the data is missing or too small for the sizes asked.
+    """
+    rng = random.Random(seed)
+    by_novel: dict[str, list[Doc]] = defaultdict(list)
+    for doc in load_chapters(data_dir):
+        by_novel[doc.group].append(doc)
+    novels = sorted(by_novel)
+    rng.shuffle(novels)
+    for chapters in by_novel.values():
+        rng.shuffle(chapters)
+    guard = _OverlapGuard()
+    indexed: list[Doc] = []
+    used_novels: list[str] = []
+    for novel in novels:
+        if len(indexed) >= works:
+            break
+        chapters = by_novel[novel]
+        if len(chapters) < 2:  # no chapter would be left for the same-novel negatives
+            continue
+        share = min(MAX_WORKS_PER_NOVEL, len(chapters) - 1, works - len(indexed))
+        picked = _take(chapters, share, guard, WORK_OVERLAP, accept=True)
+        if picked:
+            indexed.extend(picked)
+            used_novels.append(novel)
+    _require(indexed, works, "distinct chapters")
+    indexed_ids = {doc.id for doc in indexed}
+    same = [doc for novel in used_novels for doc in by_novel[novel] if doc.id not in indexed_ids]
+    rng.shuffle(same)
+    others = [doc for novel in novels if novel not in set(used_novels) for doc in by_novel[novel]]
+    rng.shuffle(others)
+    same_negatives = _require(_take(same, negatives, guard, NEGATIVE_OVERLAP, accept=False),
+                              negatives, "same-novel negative chapters")
+    pool = _take(others, negatives + hosts, guard, NEGATIVE_OVERLAP, accept=False)
+    _require(pool, negatives + hosts, "unrelated chapters")
+    return Corpus("novels", indexed,
+                  {"same_novel": same_negatives, "unrelated": pool[:negatives]},
+                  pool[negatives:])
+
+
+def build_news(works: int, negatives: int, hosts: int, seed: int = 0,
+               data_dir: Path = DATA_DIR) -> Corpus:
+    """Sample the news corpus.
+
+    Args:
+        works: number of news documents to index.
+        negatives: number of unrelated negatives (unindexed documents of the same month).
+        hosts: number of host documents for the excerpt edit.
+        seed: sampling seed.
+        data_dir: folder of the shared data.
+
+    Returns:
+        The Corpus.
+
+    Raises:
+        CorpusError: the data is missing or too small for the sizes asked (about 700 documents
+            exist in total).
+    """
+    rng = random.Random(seed)
+    docs = load_news(data_dir, seed)
+    rng.shuffle(docs)
+    guard = _OverlapGuard()
+    indexed = _require(_take(docs, works, guard, WORK_OVERLAP, accept=True), works,
+                       "distinct news documents")
+    indexed_ids = {doc.id for doc in indexed}
+    rest = [doc for doc in docs if doc.id not in indexed_ids]
+    pool = _require(_take(rest, negatives + hosts, guard, NEGATIVE_OVERLAP, accept=False),
+                    negatives + hosts, "unindexed news documents")
+    return Corpus("news", indexed, {"unrelated": pool[:negatives]}, pool[negatives:])

@@ -1,0 +1,321 @@
+"""Recall, precision and throughput of the engine and its peers on the same real data.
+
+Run from the repository root::
+
+    .venv/bin/python -m bench.run                       # defaults: 300 works, 100 queries/edit
+    .venv/bin/python -m bench.run --works 600 --queries 200 --repeat 5
+    .venv/bin/python -m bench.run --detectors minhash,engine --corpora news --no-redis
+
+For each corpus (novels, news) every detector indexes the same works and answers the same
+queries: ``--queries`` edited copies of works per edit (see ``bench.edits``) and ``--queries``
+negatives per kind (each wrapped in a portal's header/footer like a crawled page). The index and
+the queries are timed ``--repeat`` times on a fresh detector; throughput is the median.
+Results go to standard output as Markdown tables and to ``bench/results/run-<time>.json``.
+Column meanings are in ``bench/README.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as ``python bench/run.py``
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.corpus import DATA_DIR, Corpus, build_news, build_novels
+from bench.edits import EDITS, EditKit, header_footer
+from bench.peers import Detector, factories
+
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+COLUMNS = {"header_footer": "header", "substitute_1": "sub 1%", "substitute_3": "sub 3%",
+           "homophones_5": "homoph 5%", "traditional": "trad", "reorder": "reorder",
+           "delete_10": "del 10%", "excerpt": "excerpt", "combination": "combo"}
+REFERENCE = {"minhash-redis": "engine-redis", "engine-redis": "engine-redis"}  # else "engine"
+
+
+@dataclass(frozen=True)
+class Query:
+    """One benchmark page.
+
+    Attributes:
+        kind: the edit's name, or ``neg:<kind>`` for a negative.
+        expected: the id of the work the page copies; None for a negative.
+        text: the page text.
+    """
+
+    kind: str
+    expected: str | None
+    text: str
+
+
+def build_queries(corpus: Corpus, count: int, seed: int, data_dir: Path) -> list[Query]:
+    """Apply every edit to the same ``count`` sampled works, and wrap the negatives.
+
+    Each page has its own random source seeded by (seed, edit, work id), so a page does not
+    change when other edits or sizes change.
+
+    Args:
+        corpus: the corpus.
+        count: works sampled per edit (at most the number of works).
+        seed: sampling seed.
+        data_dir: folder of the shared data.
+
+    Returns:
+        The positive queries, edit by edit, then the negatives.
+    """
+    kit = EditKit.build([doc.text for doc in corpus.works + corpus.hosts], corpus.hosts,
+                        data_dir)
+    sources = random.Random(seed).sample(corpus.works, min(count, len(corpus.works)))
+    queries = [Query(name, doc.id, edit(doc.text, random.Random(f"{seed}:{name}:{doc.id}"), kit))
+               for name, edit in EDITS.items() for doc in sources]
+    for kind, docs in corpus.negatives.items():
+        queries += [Query(f"neg:{kind}", None,
+                          header_footer(doc.text, random.Random(f"{seed}:neg:{doc.id}"), kit))
+                    for doc in docs]
+    return queries
+
+
+def run_detector(make: Callable[[], Detector], corpus: Corpus, queries: list[Query],
+                 repeat: int) -> dict:
+    """Index the works and answer the queries ``repeat`` times, each on a fresh detector.
+
+    Args:
+        make: a callable returning an empty Detector.
+        corpus: the corpus whose works are indexed.
+        queries: the pages.
+        repeat: number of timed runs (at least 1).
+
+    Returns:
+        ``{"index_s": [seconds per run], "query_s": [...], "results": [set of ids per query,
+        first run], "errors": [message per failed query, first run], "stable": bool}``;
+        ``stable`` says whether later runs returned the same ids.
+
+    Raises:
+        ImportError: the detector's package is missing (the engine before it lands).
+    """
+    index_s, query_s, first, errors, stable = [], [], None, [], True
+    for run in range(repeat):
+        detector = make()
+        try:
+            start = time.perf_counter()
+            for doc in corpus.works:
+                detector.index(doc.id, doc.text)
+            detector.commit()
+            index_s.append(time.perf_counter() - start)
+            results = []
+            start = time.perf_counter()
+            for query in queries:
+                try:
+                    results.append(detector.query(query.text))
+                except Exception as exc:  # a crash on one page must not lose the whole table
+                    results.append(set())
+                    if run == 0:
+                        errors.append(f"{query.kind}: {type(exc).__name__}: {exc}")
+            query_s.append(time.perf_counter() - start)
+        finally:
+            detector.close()
+        if first is None:
+            first = results
+        elif results != first:
+            stable = False
+    return {"index_s": index_s, "query_s": query_s, "results": first, "errors": errors,
+            "stable": stable}
+
+
+def score(queries: list[Query], results: list[set[str]]) -> dict:
+    """Recall per edit and precision over all returned ids.
+
+    Args:
+        queries: the pages.
+        results: the ids returned for each page, same order.
+
+    Returns:
+        ``{"recall": {edit: share of its pages whose work was returned}, "tp": int, "fp": int,
+        "precision": tp / (tp + fp) or None when nothing was returned, "negatives_hit": share
+        of negative pages with any id returned}``. Any returned id other than the page's
+        source work is a false positive, on positive pages as on negatives.
+    """
+    hits: dict[str, list[bool]] = {}
+    tp = fp = 0
+    negatives = negatives_hit = 0
+    for query, found in zip(queries, results, strict=True):
+        if query.expected is None:
+            negatives += 1
+            negatives_hit += bool(found)
+        else:
+            hits.setdefault(query.kind, []).append(query.expected in found)
+        correct = int(query.expected in found)
+        tp += correct
+        fp += len(found) - correct
+    return {"recall": {kind: sum(v) / len(v) for kind, v in hits.items()}, "tp": tp, "fp": fp,
+            "precision": tp / (tp + fp) if tp + fp else None,
+            "negatives_hit": negatives_hit / negatives if negatives else None}
+
+
+def _fmt(value: float | None, digits: int = 2) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def table(corpus: str, rows: dict[str, dict]) -> str:
+    """The Markdown table of one corpus.
+
+    Args:
+        corpus: the corpus name (the table's caption).
+        rows: detector name -> its summary (see ``summarize``).
+
+    Returns:
+        Markdown text, one row per detector.
+    """
+    head = ["detector", *COLUMNS.values(), "precision", "FP", "neg hit", "index docs/s",
+            "query docs/s", "index ×ref", "query ×ref"]
+    lines = [f"**{corpus}**", "", "| " + " | ".join(head) + " |",
+             "|" + "---|" * len(head)]
+    for name, row in rows.items():
+        cells = [name, *(_fmt(row["recall"].get(edit)) for edit in COLUMNS),
+                 _fmt(row["precision"], 3), str(row["fp"]), _fmt(row["negatives_hit"]),
+                 f"{row['index_docs_s']:,.0f}", f"{row['query_docs_s']:,.0f}",
+                 _fmt(row.get("index_vs_ref")), _fmt(row.get("query_vs_ref"))]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def summarize(corpus: Corpus, queries: list[Query], run: dict) -> dict:
+    """Scores and median throughput of one detector on one corpus.
+
+    Args:
+        corpus: the corpus (works, for the indexing rate).
+        queries: the pages.
+        run: the output of ``run_detector``.
+
+    Returns:
+        ``score`` plus ``index_docs_s``, ``query_docs_s``, ``index_chars_s``, ``query_chars_s``
+        (medians over the runs), the raw run times, ``errors`` and ``stable``.
+    """
+    index_s, query_s = statistics.median(run["index_s"]), statistics.median(run["query_s"])
+    work_chars = sum(len(doc.text) for doc in corpus.works)
+    page_chars = sum(len(query.text) for query in queries)
+    return {**score(queries, run["results"]),
+            "index_docs_s": len(corpus.works) / index_s, "query_docs_s": len(queries) / query_s,
+            "index_chars_s": work_chars / index_s, "query_chars_s": page_chars / query_s,
+            "index_s": run["index_s"], "query_s": run["query_s"],
+            "errors": run["errors"][:20], "error_count": len(run["errors"]),
+            "stable": run["stable"]}
+
+
+def add_ratios(rows: dict[str, dict]) -> None:
+    """Add ``index_vs_ref`` and ``query_vs_ref``: the reference engine's docs/s ÷ this row's.
+
+    The reference is ``engine-redis`` for the Redis-backed rows and ``engine`` for the others;
+    a ratio of 10 means the engine is 10 times faster. Rows get no ratio without a reference.
+    """
+    for name, row in rows.items():
+        ref = rows.get(REFERENCE.get(name, "engine"))
+        if ref:
+            row["index_vs_ref"] = ref["index_docs_s"] / row["index_docs_s"]
+            row["query_vs_ref"] = ref["query_docs_s"] / row["query_docs_s"]
+
+
+def _servers(workdir: Path, mongo: bool) -> tuple[list, str, str | None]:
+    from tracker.embedded import start_mongo, start_redis
+
+    services = [start_redis(workdir / "redis", persist=False)]
+    redis_url = services[0].url.rsplit("/", 1)[0] + "/1"
+    mongo_url = None
+    if mongo:
+        services.append(start_mongo(workdir / "mongo", journal=False))
+        mongo_url = services[-1].url
+    return services, redis_url, mongo_url
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options (see ``--help``)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--works", type=int, default=300, help="works indexed per corpus")
+    parser.add_argument("--queries", type=int, default=100,
+                        help="pages per edit, and negatives per kind")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs; medians reported")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--corpora", default="novels,news")
+    parser.add_argument("--detectors", default=None,
+                        help="comma-separated names (default: all available)")
+    parser.add_argument("--no-redis", action="store_true",
+                        help="skip the Redis-backed detectors (no servers started)")
+    parser.add_argument("--data", type=Path, default=DATA_DIR, help="the shared data folder")
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="folder for the JSON")
+    args = parser.parse_args(argv)
+    if min(args.works, args.queries, args.repeat) < 1:
+        parser.error("--works, --queries and --repeat must be at least 1")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; return the exit status (0, or 2 when a named detector is unknown)."""
+    args = parse_args(argv)
+    wanted = args.detectors.split(",") if args.detectors else None
+    use_redis = not args.no_redis and (wanted is None or any("redis" in w for w in wanted))
+    builders = {"novels": build_novels, "news": build_news}
+    report: dict = {"started": datetime.now(UTC).isoformat(timespec="seconds"),
+                    "command": " ".join(sys.argv), "options": {
+                        k: str(v) for k, v in vars(args).items()}, "corpora": {}}
+    services: list = []
+    with tempfile.TemporaryDirectory(prefix="bench-") as workdir:
+        try:
+            redis_url = mongo_url = None
+            if use_redis:
+                mongo = wanted is None or "engine-redis" in wanted
+                services, redis_url, mongo_url = _servers(Path(workdir), mongo)
+            makers = factories(redis_url, mongo_url)
+            unknown = set(wanted or []) - set(makers)
+            if unknown:
+                print(f"unknown detectors: {', '.join(sorted(unknown))}; known: "
+                      f"{', '.join(makers)}", file=sys.stderr)
+                return 2
+            for name in args.corpora.split(","):
+                started = time.perf_counter()
+                corpus = builders[name](args.works, args.queries, args.queries, args.seed,
+                                        args.data)
+                queries = build_queries(corpus, args.queries, args.seed, args.data)
+                print(f"[{name}] {len(corpus.works)} works, {len(queries)} pages, built in "
+                      f"{time.perf_counter() - started:.1f} s", file=sys.stderr)
+                rows: dict[str, dict] = {}
+                for detector, make in makers.items():
+                    if wanted and detector not in wanted:
+                        continue
+                    started = time.perf_counter()
+                    try:
+                        run = run_detector(make, corpus, queries, args.repeat)
+                    except ImportError as exc:
+                        print(f"[{name}] {detector}: skipped ({exc})", file=sys.stderr)
+                        continue
+                    rows[detector] = summarize(corpus, queries, run)
+                    print(f"[{name}] {detector}: {time.perf_counter() - started:.1f} s"
+                          + (f", {rows[detector]['error_count']} query errors"
+                             if rows[detector]["error_count"] else ""), file=sys.stderr)
+                add_ratios(rows)
+                report["corpora"][name] = {
+                    "works": len(corpus.works), "work_chars": sum(len(d.text)
+                                                                  for d in corpus.works),
+                    "pages": len(queries), "detectors": rows}
+                print(table(f"{name}: {len(corpus.works)} works, {args.queries} pages per "
+                            f"edit, medians of {args.repeat} runs", rows) + "\n")
+        finally:
+            for service in services:
+                service.stop()
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / f"run-{datetime.now(UTC):%Y%m%dT%H%M%S}.json"
+    path.write_text(json.dumps(report, ensure_ascii=False, indent=1))
+    print(f"JSON: {path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,179 @@
+"""How the engine's query time grows with its index, in memory and on Redis.
+
+Run from the repository root::
+
+    .venv/bin/python -m bench.scaling                          # 10k ... 1M windows, both backends
+    .venv/bin/python -m bench.scaling --sizes 10000,100000 --backends memory --pages 40
+
+The engine indexes novel chapters (``bench.corpus.load_chapters``, shuffled with the seed) until
+its index holds each size in turn (windows, as counted by ``Engine.add_work``). At each size it
+answers the same pages: half are copies of works indexed before the first size, wrapped in a real
+portal's header/footer (so the expected match exists at every size), half are chapters never
+indexed, wrapped the same way. Every page is queried twice and the second pass is timed; the table
+gives the median and 90th percentile of the per-page time (milliseconds) and the median relative
+to the smallest size. The Redis backend is the platform's: ``RedisIndex`` on an embedded Redis and
+``MongoWorkStore`` on an embedded MongoDB (``tracker.embedded``), both stopped at the end.
+Results go to standard output (Markdown) and to ``bench/results/scaling-<time>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as ``python bench/scaling.py``
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.corpus import DATA_DIR, Doc, load_chapters
+from bench.edits import EditKit, header_footer
+
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+DEFAULT_SIZES = "10000,30000,100000,300000,1000000"
+
+
+def _engine(backend: str, workdir: Path, services: list):
+    from fingerprint import Engine
+
+    if backend == "memory":
+        from fingerprint.index import MemoryIndex
+        from fingerprint.store import MemoryWorkStore
+
+        return Engine(MemoryIndex(), MemoryWorkStore())
+    import pymongo
+    import redis
+
+    from fingerprint.index import RedisIndex
+    from fingerprint.store import MongoWorkStore
+    from tracker.embedded import start_mongo, start_redis
+
+    services.append(start_redis(workdir / "redis", persist=False))
+    services.append(start_mongo(workdir / "mongo", journal=False))
+    client = redis.Redis.from_url(services[-2].url)
+    return Engine(RedisIndex(client, prefix="scaling"),
+                  MongoWorkStore(pymongo.MongoClient(services[-1].url)["bench_scaling"]))
+
+
+def _pages(engine, pages: list[tuple[str | None, str]]) -> tuple[list[float], float]:
+    for _, text in pages:  # warm-up pass: caches, connections, lazy tables
+        engine.match(text)
+    times, found = [], 0
+    for expected, text in pages:
+        start = time.perf_counter()
+        ids = {match.work_id for match in engine.match(text)}
+        times.append((time.perf_counter() - start) * 1000)
+        found += expected in ids if expected else 0
+    positives = sum(1 for expected, _ in pages if expected)
+    return times, found / positives if positives else 0.0
+
+
+def grow(backend: str, works: list[Doc], pages: list[tuple[str | None, str]],
+         sizes: list[int], workdir: Path) -> list[dict]:
+    """Fill one engine up to each size and time the pages there.
+
+    Args:
+        backend: ``"memory"`` or ``"redis"``.
+        works: chapters in indexing order (the positives' sources come first).
+        pages: (expected work id or None, page text).
+        sizes: index sizes in windows, ascending.
+        workdir: folder for the embedded servers' files.
+
+    Returns:
+        One dict per size reached: ``windows``, ``works``, ``chars`` indexed, ``median_ms``,
+        ``p90_ms``, ``recall`` (share of the positive pages whose work was returned) and
+        ``index_s`` (seconds spent indexing since the previous size). Sizes beyond what the
+        corpus can fill are left out.
+    """
+    services: list = []
+    rows = []
+    try:
+        engine = _engine(backend, workdir, services)
+        windows = chars = added = 0
+        for size in sizes:
+            start = time.perf_counter()
+            while windows < size and added < len(works):
+                doc = works[added]
+                windows += engine.add_work(doc.id, doc.text)
+                chars += len(doc.text)
+                added += 1
+            index_s = time.perf_counter() - start
+            if windows < size:
+                print(f"[{backend}] corpus exhausted at {windows:,} windows", file=sys.stderr)
+                break
+            times, recall = _pages(engine, pages)
+            times.sort()
+            rows.append({"windows": windows, "works": added, "chars": chars,
+                         "median_ms": statistics.median(times),
+                         "p90_ms": times[int(0.9 * (len(times) - 1))], "recall": recall,
+                         "index_s": index_s})
+            print(f"[{backend}] {windows:,} windows: {rows[-1]['median_ms']:.2f} ms median, "
+                  f"recall {recall:.2f}, indexed in {index_s:.1f} s", file=sys.stderr)
+    finally:
+        for service in reversed(services):
+            service.stop()
+    return rows
+
+
+def table(results: dict[str, list[dict]]) -> str:
+    """Markdown: one row per size, median/p90 ms per backend and the median ÷ the first size's."""
+    backends = list(results)
+    head = ["windows"] + [f"{b} {col}" for b in backends
+                          for col in ("median ms", "p90 ms", "× first", "recall")]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for step in range(max(len(rows) for rows in results.values())):
+        cells = []
+        windows = ""
+        for backend in backends:
+            rows = results[backend]
+            if step >= len(rows):
+                cells += ["—"] * 4
+                continue
+            row = rows[step]
+            windows = windows or f"{row['windows']:,}"
+            cells += [f"{row['median_ms']:.2f}", f"{row['p90_ms']:.2f}",
+                      f"{row['median_ms'] / rows[0]['median_ms']:.2f}", f"{row['recall']:.2f}"]
+        lines.append("| " + " | ".join([windows, *cells]) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the scaling benchmark; return the exit status."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default=DEFAULT_SIZES, help="index sizes in windows")
+    parser.add_argument("--backends", default="memory,redis")
+    parser.add_argument("--pages", type=int, default=60, help="pages timed at each size")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--data", type=Path, default=DATA_DIR)
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR)
+    args = parser.parse_args(argv)
+    sizes = sorted(int(s) for s in args.sizes.split(","))
+    chapters = load_chapters(args.data)
+    random.Random(args.seed).shuffle(chapters)
+    half = max(1, args.pages // 2)
+    unindexed, works = chapters[:half], chapters[half:]
+    kit = EditKit.build([doc.text for doc in works[:500]], unindexed, args.data)
+    pages = [(doc.id, header_footer(doc.text, random.Random(f"{args.seed}:{doc.id}"), kit))
+             for doc in works[:half]]
+    pages += [(None, header_footer(doc.text, random.Random(f"{args.seed}:{doc.id}"), kit))
+              for doc in unindexed]
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="bench-scaling-") as workdir:
+        for backend in args.backends.split(","):
+            results[backend] = grow(backend, works, pages, sizes, Path(workdir) / backend)
+    print(table(results))
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / f"scaling-{datetime.now(UTC):%Y%m%dT%H%M%S}.json"
+    path.write_text(json.dumps({"command": " ".join(sys.argv), "pages": len(pages),
+                                "results": results}, indent=1))
+    print(f"JSON: {path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
