@@ -44,7 +44,13 @@ class EngineConfig:
     Short texts:
     - short_text_letters: texts with fewer letters are indexed and queried with the
       short-document method (see ``fingerprint.shortdoc``) in addition to windows.
+    - short_k, short_radius: k-gram length (letters) and winnowing radius of those keys.
     - min_text_letters: pages with fewer letters get no matches (too little evidence).
+
+    Query side:
+    - query_sparsity: pages select window starts and short-text k-grams with this many times
+      the works' winnowing radius; their selection inside a copied passage is then a subset of
+      the work's (fewer lookups per page, same hits). Ignored in "fixed" mode.
     """
 
     window_mode: str = "content"
@@ -53,7 +59,7 @@ class EngineConfig:
     anchor_k: int = 5
     letters: str = "bcdfghjklmnqrstwxyz"
     levels: int = 2
-    anchor_bits: int = 0
+    anchor_bits: int = 16
     probe: int = 1
     min_window_hits: int = 1
     max_candidates: int = 20
@@ -65,6 +71,9 @@ class EngineConfig:
     min_score: float = 0.0
     max_seed_repeats: int = 16
     short_text_letters: int = 600
+    short_k: int = 10
+    short_radius: int = 3
+    query_sparsity: int = 2
     min_text_letters: int = 40
 
     def __post_init__(self):
@@ -80,6 +89,8 @@ class EngineConfig:
             raise ValueError("letters must be a non-empty subset of a-z")
         if not 1 <= self.anchor_k <= 12 or not 4 <= self.seed_k <= 12:
             raise ValueError("anchor_k must be in [1, 12] and seed_k in [4, 12]")
+        if self.query_sparsity < 1 or self.short_radius < 1:
+            raise ValueError("query_sparsity and short_radius must be at least 1")
         if self.probe not in (0, 1, 2):
             raise ValueError("probe must be 0, 1 or 2")
 
@@ -92,5 +103,5 @@ class EngineConfig:
         """The parameters that determine window keys (stored with each work)."""
         d = asdict(self)
         keys = ("window_mode", "window_letters", "overlap", "anchor_k", "letters", "levels",
-                "anchor_bits", "short_text_letters")
+                "anchor_bits", "short_text_letters", "short_k", "short_radius")
         return {k: d[k] for k in keys}

@@ -94,28 +94,33 @@ class Engine:
         """Letters of ``text`` with the engine's letter table (see ``fingerprint.letters``)."""
         return self.table.convert(text)
 
-    def starts(self, letters: Letters) -> np.ndarray:
-        """Window start positions (letters) of a letter sequence under this configuration."""
+    def starts(self, letters: Letters, sparsity: int = 1) -> np.ndarray:
+        """Window start positions (letters) of a letter sequence under this configuration
+        (sparsity 1 for works, ``query_sparsity`` for pages; see ``window_starts``)."""
         c = self.config
-        return window_starts(letters.codes, c.window_letters, c.stride, c.window_mode, c.anchor_k)
+        return window_starts(letters.codes, c.window_letters, c.stride, c.window_mode, c.anchor_k,
+                             sparsity)
 
     def postings(self, letters: Letters) -> list[tuple[int, int]]:
         """(key, window number) postings of a work: one exact key per window, plus winnowed
         k-gram keys (numbered after the windows) when the work is shorter than
         ``short_text_letters``."""
+        c = self.config
         starts = self.starts(letters)
         keys = self.quantizer.keys(letters.codes, starts).tolist()
         out = list(zip(keys, range(len(keys)), strict=True))
-        if len(letters) < self.config.short_text_letters:
-            extra = short_keys(letters.codes).tolist()
+        if len(letters) < c.short_text_letters:
+            extra = short_keys(letters.codes, c.short_k, c.short_radius).tolist()
             out.extend(zip(extra, range(len(keys), len(keys) + len(extra)), strict=True))
         return out
 
     def query_keys(self, letters: Letters) -> list[int]:
         """Distinct keys a page looks up: exact and probed window keys, and k-gram keys."""
-        starts = self.starts(letters)
-        keys, _ = self.quantizer.probe_keys(letters.codes, starts, self.config.probe)
-        return np.unique(keys).tolist() + short_keys(letters.codes).tolist()
+        c = self.config
+        starts = self.starts(letters, c.query_sparsity)
+        keys = self.quantizer.probe_keys(letters.codes, starts, c.probe)
+        short = short_keys(letters.codes, c.short_k, c.short_radius * c.query_sparsity)
+        return np.unique(keys).tolist() + short.tolist()
 
     # -- works ----------------------------------------------------------------------------
 

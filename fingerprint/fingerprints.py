@@ -67,87 +67,79 @@ class Quantizer:
 
     letters: subset of a-z (str); window_letters: W; levels: digits per letter; anchor_k and
     anchor_bits: optional k-gram hash bits above the digits. Thresholds come from the reference
-    distribution (see module docstring).
+    distribution (see module docstring). Per letter, tables indexed by count (0..W) give the
+    digit's contribution to the key and the key change of a move to the level below or above
+    (0 when the count is not on that edge of its level).
     """
 
     def __init__(self, letters: str, window_letters: int, levels: int, anchor_k: int = 5,
                  anchor_bits: int = 0):
         freq = reference_frequencies()
-        self.columns = np.array([ord(ch) - 97 for ch in sorted(set(letters))], dtype=np.int64)
+        subset = sorted(set(letters))
+        m = len(subset)
         self.window_letters = window_letters
         self.levels = levels
         self.anchor_k = anchor_k
         self.anchor_bits = anchor_bits
-        m = len(self.columns)
-        cuts = [level_thresholds(window_letters, freq[chr(97 + c)], levels) for c in self.columns]
-        width = max(len(c) for c in cuts)
-        # pad unused cuts with +inf so every letter has the same number of thresholds
-        self.cuts = np.full((m, width), np.inf)
-        for i, c in enumerate(cuts):
-            self.cuts[i, : len(c)] = c
-        self.weights = levels ** np.arange(m - 1, -1, -1, dtype=np.int64)
         self.digit_bits = math.ceil(m * math.log2(levels))
+        # letter code (0..25) -> column 0..m-1, or m for letters outside the subset
+        self.column = np.full(26, m, dtype=np.int64)
+        for j, ch in enumerate(subset):
+            self.column[ord(ch) - 97] = j
+        weights = levels ** np.arange(m - 1, -1, -1, dtype=np.int64)
+        count = np.arange(window_letters + 1)
+        self.cuts = [level_thresholds(window_letters, freq[ch], levels) for ch in subset]
+        digit = np.array([np.searchsorted(c, count) for c in self.cuts], dtype=np.int64)
+        self.value = digit * weights[:, None]  # (m, W + 1)
+        below = np.zeros_like(self.value)
+        below[:, 1:] = self.value[:, :-1]
+        above = np.zeros_like(self.value)
+        above[:, :-1] = self.value[:, 1:]
+        self.down = np.where(count > 0, below - self.value, 0)
+        self.up = np.where(count < window_letters, above - self.value, 0)
+        self._rows = np.arange(m)
 
     def counts(self, codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
-        """Letter counts of each window: (n_windows, n_letters) int32."""
-        onehot = np.zeros((len(codes) + 1, 26), dtype=np.int32)
-        onehot[np.arange(1, len(codes) + 1), codes] = 1
-        cum = np.cumsum(onehot[:, self.columns], axis=0)
-        return cum[starts + self.window_letters] - cum[starts]
-
-    def digits(self, counts: np.ndarray) -> np.ndarray:
-        """Quantized levels (n_windows, n_letters) int64 of window letter counts."""
-        return (counts[:, :, None] > self.cuts[None, :, :]).sum(axis=2).astype(np.int64)
+        """Letter counts of each window: (n_windows, n_letters) int64."""
+        m = len(self._rows)
+        cols = self.column.take(codes)
+        idx = starts[:, None] + np.arange(self.window_letters)
+        flat = (np.arange(len(starts))[:, None] * (m + 1) + cols.take(idx)).ravel()
+        counts = np.bincount(flat, minlength=len(starts) * (m + 1)).reshape(len(starts), m + 1)
+        return counts[:, :m]
 
     def anchor_hashes(self, codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
         """anchor_bits-bit hash (int64) of the first anchor_k letters of each window."""
         if not self.anchor_bits:
             return np.zeros(len(starts), dtype=np.int64)
         h = mix(kgram_codes(codes, self.anchor_k)[starts] ^ 0x5BD1E995)
-        return (h >> np.uint64(64 - self.anchor_bits)).astype(np.int64)
+        return (h >> np.uint64(64 - self.anchor_bits)).astype(np.int64) << self.digit_bits
 
     def keys(self, codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
         """Window keys (n_windows,) int64 for windows [start, start + W) of ``codes``."""
         counts = self.counts(codes, starts)
-        return self._compose(self.digits(counts), self.anchor_hashes(codes, starts))
+        return self.value[self._rows, counts].sum(axis=1) + self.anchor_hashes(codes, starts)
 
-    def _compose(self, digits: np.ndarray, anchors: np.ndarray) -> np.ndarray:
-        return (anchors << self.digit_bits) + digits @ self.weights
+    def probe_keys(self, codes: np.ndarray, starts: np.ndarray, depth: int) -> np.ndarray:
+        """Exact and probed keys of every window (int64 array; the exact keys come first,
+        keys[:n_windows] == self.keys(...)).
 
-    def probe_keys(self, codes: np.ndarray, starts: np.ndarray, depth: int
-                   ) -> tuple[np.ndarray, np.ndarray]:
-        """Exact and probed keys of every window.
-
-        Returns (keys, window) int64 arrays of equal length: each key and the window number it
-        was derived from; the exact keys come first (keys[:n_windows] == self.keys(...)).
         depth 0: exact keys only; 1: plus each single edge-digit move; 2: plus each pair of
         moves on different letters. A digit is on an edge when its count is the lowest count of
         its level (a -1 moves it down) or the highest (a +1 moves it up).
         """
         counts = self.counts(codes, starts)
-        digits = self.digits(counts)
-        base = self._compose(digits, self.anchor_hashes(codes, starts))
-        nw = len(starts)
-        out_keys, out_win = [base], [np.arange(nw, dtype=np.int64)]
-        if depth == 0 or nw == 0:
-            return base, out_win[0]
-        c = counts[:, :, None]
-        down = ((c - 1) < self.cuts[None]) & (c > self.cuts[None])
-        up = ((c + 1) > self.cuts[None]) & (c < self.cuts[None])
-        down = down.any(axis=2)
-        up = up.any(axis=2)
-        # moves: (n_windows, 2m) deltas, 0 where the move is not possible
-        deltas = np.concatenate([np.where(down, -self.weights, 0),
-                                 np.where(up, self.weights, 0)], axis=1)
+        base = self.value[self._rows, counts].sum(axis=1) + self.anchor_hashes(codes, starts)
+        if depth == 0 or len(starts) == 0:
+            return base
+        deltas = np.concatenate([self.down[self._rows, counts], self.up[self._rows, counts]],
+                                axis=1)  # (n_windows, 2m), 0 where no move
         wi, mi = np.nonzero(deltas)
-        out_keys.append(base[wi] + deltas[wi, mi])
-        out_win.append(wi)
+        out = [base, base[wi] + deltas[wi, mi]]
         if depth >= 2:
-            m = len(self.columns)
-            letter = np.concatenate([np.arange(m), np.arange(m)])
+            letter = np.concatenate([self._rows, self._rows])
             pair_ok = letter[:, None] < letter[None, :]
             valid = (deltas[:, :, None] != 0) & (deltas[:, None, :] != 0) & pair_ok[None]
             wi, a, b = np.nonzero(valid)
-            out_keys.append(base[wi] + deltas[wi, a] + deltas[wi, b])
-            out_win.append(wi)
-        return np.concatenate(out_keys), np.concatenate(out_win)
+            out.append(base[wi] + deltas[wi, a] + deltas[wi, b])
+        return np.concatenate(out)

@@ -27,8 +27,11 @@ from pathlib import Path
 import numpy as np
 
 DATA_DIR = Path(__file__).with_name("data")
-BOUNDARY = 64
-LATIN = 32
+# class codes in the lookup array: Han letter 1..26, boundary 32, Latin letter 65..90, so that
+# ``cls & 31`` is the letter (1..26) of both Han and Latin classes and 0 for the others
+BOUNDARY = 32
+LATIN = 64
+_UNICODE_SIZE = 0x110000
 
 
 class EmptyTextError(ValueError):
@@ -71,9 +74,11 @@ class LetterTable:
             tr[97 + ch] = 1 + ch
             tr[65 + ch] = LATIN + 1 + ch
         tr[ord("|")] = BOUNDARY
-        cls = bytearray(table.encode("ascii").translate(bytes(tr)))
-        cls[-1] = 0
-        self.classes = np.frombuffer(bytes(cls), dtype=np.uint8)
+        cls = np.zeros(_UNICODE_SIZE, dtype=np.uint8)
+        raw = table.encode("ascii").translate(bytes(tr))
+        cls[: len(raw)] = np.frombuffer(raw, dtype=np.uint8)
+        # one entry per code point (1.1 MB): no bounds check needed at lookup time
+        self.classes = cls
         self.version = version
 
     def convert(self, text: str) -> Letters:
@@ -85,21 +90,21 @@ class LetterTable:
         if not isinstance(text, str):
             raise TypeError(f"text must be str, not {type(text).__name__}")
         cp = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
-        cls = self.classes[np.minimum(cp, len(self.classes) - 1)]
-        han = (cls >= 1) & (cls <= 26)
-        latin = (cls > LATIN) & (cls < BOUNDARY)
-        emit = han.copy()
-        if latin.any():
-            start = latin.copy()
-            start[1:] &= ~latin[:-1]
-            emit |= start
+        cls = self.classes.take(cp)
+        letter = cls & 31
+        emit = letter.astype(bool)
+        if cls.max(initial=0) > LATIN:  # Latin words: keep only each word's first letter
+            latin = cls > LATIN
+            emit[1:] &= ~(latin[1:] & latin[:-1])
         offsets = np.flatnonzero(emit)
-        codes = (cls[offsets] & 31) - 1
-        bpos = np.flatnonzero(cls == BOUNDARY)
-        bounds = np.unique(np.searchsorted(offsets, bpos))
-        bounds = bounds[(bounds > 0) & (bounds < len(offsets))]
+        codes = letter.take(offsets) - 1
+        bounds = np.searchsorted(offsets, np.flatnonzero(cls == BOUNDARY))
+        if len(bounds):
+            keep = (bounds > 0) & (bounds < len(offsets))
+            keep[1:] &= bounds[1:] != bounds[:-1]
+            bounds = bounds[keep]
         letters = (codes + 97).tobytes().decode("ascii")
-        return Letters(letters, codes, offsets.astype(np.int64), bounds.astype(np.int64), len(text))
+        return Letters(letters, codes, offsets, bounds.astype(np.int64), len(text))
 
 
 @lru_cache(maxsize=1)

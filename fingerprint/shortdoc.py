@@ -15,9 +15,8 @@ Keys live in their own range (bit 63 set), so they never collide with window key
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
-from fingerprint.windows import kgram_codes, mix
+from fingerprint.windows import kgram_codes, local_minima, mix
 
 SHORT_KEY_BIT = np.uint64(1 << 63)
 
@@ -25,14 +24,14 @@ SHORT_KEY_BIT = np.uint64(1 << 63)
 def short_keys(codes: np.ndarray, k: int = 10, radius: int = 3) -> np.ndarray:
     """Winnowed k-gram keys of letter codes (n,) -> sorted unique uint64 array (bit 63 set).
 
-    k: letters per k-gram (<= 12). radius: selection radius (density about 1 / (2*radius + 1)).
+    k: letters per k-gram (<= 12). radius: selection radius (density about 1 / (2*radius + 1));
+    works use a small radius and pages a larger one (a page's selection inside a copied
+    passage is then a subset of the work's).
     Empty when the text has fewer than k letters.
     """
     grams = kgram_codes(codes, k)
     if len(grams) == 0:
         return np.zeros(0, dtype=np.uint64)
     h = mix(grams)
-    pad = np.full(radius, np.iinfo(np.uint64).max, dtype=np.uint64)
-    local_min = sliding_window_view(np.concatenate([pad, h, pad]), 2 * radius + 1).min(axis=1)
-    chosen = h[h == local_min]
+    chosen = h[local_minima(h, radius)]
     return np.unique((chosen >> np.uint64(1)) | SHORT_KEY_BIT)

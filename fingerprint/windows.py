@@ -12,7 +12,6 @@ survive any prefix insertion, against about 2% with fixed offsets).
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 _MIX1 = np.uint64(0x9E3779B97F4A7C15)
 _MIX2 = np.uint64(0xBF58476D1CE4E5B9)
@@ -20,16 +19,22 @@ _MIX2 = np.uint64(0xBF58476D1CE4E5B9)
 
 def kgram_codes(codes: np.ndarray, k: int) -> np.ndarray:
     """Exact k-gram codes: letter codes (0..25, shape (n,)) -> int64 array (n - k + 1,), 5 bits
-    per letter (k <= 12). Empty if n < k."""
+    per letter, first letter highest (k <= 12). Empty if n < k. Built by doubling (2-, 4-,
+    8-grams), a few vector operations whatever k."""
     n = len(codes) - k + 1
     if n <= 0:
         return np.zeros(0, dtype=np.int64)
-    c = codes.astype(np.int64)
-    out = c[:n].copy()
-    for i in range(1, k):
-        out <<= 5
-        out |= c[i : i + n]
-    return out
+    out = None  # the prefix of each k-gram assembled so far
+    have = 0
+    part, size = codes.astype(np.int64), 1
+    while True:
+        if k & size:
+            out = part[:n] if out is None else (out << (5 * size)) | part[have: have + n]
+            have += size
+        if 2 * size > k:
+            return out
+        part = (part[:-size] << (5 * size)) | part[size:]
+        size *= 2
 
 
 def mix(values: np.ndarray) -> np.ndarray:
@@ -41,15 +46,39 @@ def mix(values: np.ndarray) -> np.ndarray:
     return z
 
 
+def local_minima(hashes: np.ndarray, radius: int) -> np.ndarray:
+    """Positions (int64, ascending) whose hash (uint64 array) is the minimum of the hashes
+    within ``radius`` positions on either side (winnowing selection, density about
+    1 / (2 * radius + 1)). A position selected with radius R is also selected with any radius
+    r < R, so a sparser selection on the query side is a subset of a denser one on the index
+    side."""
+    pad = np.full(radius, np.iinfo(np.uint64).max, dtype=np.uint64)
+    local_min = sliding_min(np.concatenate([pad, hashes, pad]), 2 * radius + 1)
+    return np.flatnonzero(hashes == local_min).astype(np.int64)
+
+
+def sliding_min(a: np.ndarray, width: int) -> np.ndarray:
+    """Minimum of every run of ``width`` consecutive values: out[i] = a[i:i + width].min(),
+    shape (len(a) - width + 1,). Doubling (sparse-table) method: O(n log width) in a few
+    vector operations."""
+    out, span = a, 1
+    while span * 2 <= width:
+        out = np.minimum(out[:-span], out[span:])
+        span *= 2
+    return np.minimum(out[: len(a) - width + 1], out[width - span:])
+
+
 def window_starts(codes: np.ndarray, window_letters: int, stride: int, mode: str = "content",
-                  anchor_k: int = 5) -> np.ndarray:
+                  anchor_k: int = 5, sparsity: int = 1) -> np.ndarray:
     """Start positions (letters, int64 array, ascending) of the complete windows of a sequence.
 
     codes: letter codes (n,). A window is [start, start + window_letters); only complete windows
     are returned, so a sequence shorter than window_letters has none.
     mode "fixed": starts 0, stride, 2*stride, ... (Daguan's overlapping windows).
-    mode "content": local minima of the k-gram hash with radius (stride - 1) // 2, which gives on
-    average one start per stride letters (density 1 / (2 * radius + 1)).
+    mode "content": local minima of the k-gram hash with radius sparsity * ((stride - 1) // 2),
+    which gives on average one start per sparsity * stride letters. Works are windowed with
+    sparsity 1 and pages with a larger one: every page start inside a copied passage is then
+    also a start in the work (see ``local_minima``), with fewer lookups per page.
     Raises ValueError for an unknown mode.
     """
     n = len(codes)
@@ -60,9 +89,5 @@ def window_starts(codes: np.ndarray, window_letters: int, stride: int, mode: str
         return np.arange(0, last + 1, stride, dtype=np.int64)
     if mode != "content":
         raise ValueError(f"unknown window mode {mode!r}")
-    h = mix(kgram_codes(codes, anchor_k))
-    radius = max(1, (stride - 1) // 2)
-    pad = np.full(radius, np.iinfo(np.uint64).max, dtype=np.uint64)
-    local_min = sliding_window_view(np.concatenate([pad, h, pad]), 2 * radius + 1).min(axis=1)
-    starts = np.flatnonzero(h == local_min)
-    return starts[starts <= last].astype(np.int64)
+    starts = local_minima(mix(kgram_codes(codes, anchor_k)), sparsity * max(1, (stride - 1) // 2))
+    return starts[starts <= last]
