@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_celery_beat",
     "tracker.core",
+    "crawler",  # crawler issue: Celery tasks, signals, management commands
     "axes",
     *env.list("TRACKER_EXTRA_APPS", default=[]),
 ]
