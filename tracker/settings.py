@@ -130,6 +130,7 @@ LOCALE_PATHS = [BASE_DIR / "tracker" / "locale"]
 TIME_ZONE = env.str("TIME_ZONE", default="Asia/Shanghai")
 USE_I18N = True
 USE_TZ = True
+FORMS_URLFIELD_ASSUME_HTTPS = True  # Django 6's default for URL fields in forms
 
 STATIC_URL = "static/"
 STATIC_ROOT = env.str("STATIC_ROOT", default=str(VAR_DIR / "static"))

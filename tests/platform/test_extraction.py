@@ -1,0 +1,208 @@
+"""Uploads: every accepted format yields its text and chapters; every bad input a clear error."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+
+from tracker.core.extraction import UploadError, extract_file, extract_pasted
+
+
+def _pdf(text: str) -> bytes:
+    """A one-page PDF showing ``text`` (ASCII) in Helvetica, with a correct xref table."""
+    stream = f"BT /F1 18 Tf 72 720 Td ({text}) Tj ET".encode()
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>",
+               b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+               b"/Resources << /Font << /F1 5 0 R >> >> >>",
+               b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1, xref)
+    return bytes(out)
+
+
+def _docx(paragraphs: list[tuple[str, str]], title: str = "") -> bytes:
+    import docx
+
+    document = docx.Document()
+    document.core_properties.title = title
+    for style, text in paragraphs:
+        if style == "h1":
+            document.add_heading(text, level=1)
+        else:
+            document.add_paragraph(text)
+    buf = io.BytesIO()
+    document.save(buf)
+    return buf.getvalue()
+
+
+def _epub(chapters: list[tuple[str, str]]) -> bytes:
+    from ebooklib import epub
+
+    book = epub.EpubBook()
+    book.set_identifier("test-book")
+    book.set_title("测试之书")
+    book.set_language("zh")
+    book.add_author("佚名")
+    items = []
+    for n, (title, body) in enumerate(chapters, 1):
+        item = epub.EpubHtml(title=title, file_name=f"c{n}.xhtml", lang="zh")
+        item.content = f"<html><body><h1>{title}</h1><p>{body}</p></body></html>"
+        book.add_item(item)
+        items.append(item)
+    book.toc = items
+    book.add_item(epub.EpubNcx())
+    book.add_item(epub.EpubNav())
+    book.spine = items
+    buf = io.BytesIO()
+    epub.write_epub(buf, book)
+    return buf.getvalue()
+
+
+def test_txt_utf8_novel_gets_title_author_and_chapters(novel_text):
+    got = extract_file("xiyouji.txt", novel_text.encode("utf-8"))
+    assert got.encoding == "utf-8" and got.format == "txt"
+    assert got.title == "西游记（第一回至第三回）" and got.author == "吴承恩"
+    assert [s["title"][:3] for s in got.sections] == ["第一回", "第二回", "第三回"]
+    for section in got.sections:
+        assert got.text[section["start"]:].startswith(section["title"])
+    assert got.sections[-1]["end"] == len(got.text)
+    assert got.sections[0]["end"] == got.sections[1]["start"]
+
+
+@pytest.mark.parametrize("codec, expected", [("gbk", "gb18030"), ("gb2312", "gb18030"),
+                                             ("gb18030", "gb18030"), ("utf-16", "utf-16")])
+def test_txt_chinese_encodings_are_detected(novel_text, codec, expected):
+    sample = novel_text[:3000]
+    data = sample.encode(codec, errors="ignore")
+    got = extract_file("a.txt", data)
+    assert got.encoding == expected
+    assert got.text == data.decode(codec).strip()
+
+
+def test_txt_big5_traditional_is_detected(novel_text):
+    import opencc
+
+    traditional = opencc.OpenCC("s2t").convert(novel_text[:3000])
+    data = traditional.encode("big5", errors="ignore")
+    got = extract_file("trad.txt", data)
+    assert got.encoding == "big5hkscs"
+    assert got.text == data.decode("big5").strip()
+
+
+def test_html_body_is_extracted_from_a_real_news_page(news_html):
+    got = extract_file("page.html", news_html)
+    assert got.format == "html" and got.encoding == "utf-8"
+    assert "日本现存的唯一一家提供传呼机服务的营运商" in got.text
+    assert "<div" not in got.text and len(got.text) < 2000  # navigation and scripts left out
+
+
+def test_html_in_gbk_without_declared_charset(news_html):
+    page = news_html.decode("utf-8").replace('charset="utf-8"', "").replace("charset=utf-8", "")
+    got = extract_file("page.htm", page.encode("gb18030"))
+    assert got.encoding == "gb18030"
+    assert "日本现存的唯一一家提供传呼机服务的营运商" in got.text
+
+
+def test_docx_headings_become_sections():
+    data = _docx([("h1", "第一章 开端"), ("p", "很久以前，有一座山。"), ("h1", "第二章 发展"),
+                  ("p", "山上有一座庙。")], title="山与庙")
+    got = extract_file("book.docx", data)
+    assert got.title == "山与庙"
+    assert [s["title"] for s in got.sections] == ["第一章 开端", "第二章 发展"]
+    assert got.text[got.sections[1]["start"]:got.sections[1]["end"]].endswith("山上有一座庙。")
+
+
+def test_pdf_text_layer():
+    got = extract_file("doc.pdf", _pdf("Copyright tracking works"))
+    assert got.format == "pdf" and "Copyright tracking works" in got.text
+
+
+def test_epub_spine_documents_become_sections():
+    data = _epub([("第一回 石猴出世", "东胜神洲海外有一国土，名曰傲来国。"),
+                  ("第二回 拜师学艺", "美猴王得了姓名，怡然踊跃。")])
+    got = extract_file("book.epub", data)
+    assert got.title == "测试之书" and got.author == "佚名"
+    assert [s["title"] for s in got.sections] == ["第一回 石猴出世", "第二回 拜师学艺"]
+    assert "怡然踊跃" in got.text[got.sections[1]["start"]:got.sections[1]["end"]]
+
+
+def test_pasted_text_is_normalized_and_split():
+    got = extract_pasted("\ufeff第一章 起\r\n甲乙丙丁。\r\n\r\n\r\n\r\n第二章 承\r\n戊己庚辛。  \r\n")
+    assert got.text == "第一章 起\n甲乙丙丁。\n\n第二章 承\n戊己庚辛。"
+    assert [s["title"] for s in got.sections] == ["第一章 起", "第二章 承"]
+
+
+def _error(name: str, data: bytes) -> UploadError:
+    with pytest.raises(UploadError) as info:
+        extract_file(name, data)
+    return info.value
+
+
+def test_empty_file_and_text_without_letters():
+    assert _error("a.txt", b"").code == "empty"
+    assert _error("a.txt", "。，、 \n\n ——".encode()).code == "empty"
+    with pytest.raises(UploadError) as info:
+        extract_pasted("   \n\t ")
+    assert info.value.code == "empty"
+
+
+def test_too_large(settings):
+    settings.UPLOAD_MAX_BYTES = 1000
+    error = _error("a.txt", "字".encode() * 400)
+    assert error.code == "too_large" and "limit" in str(error)
+
+
+def test_unsupported_suffix_and_foreign_content():
+    assert _error("a.exe", b"MZ\x90\x00").code == "unsupported"
+    error = _error("a.txt", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 100)
+    assert error.code == "unsupported" and ".doc" in str(error)
+    assert _error("a.txt", b"\x89PNG\r\n\x1a\n" + b"\x00" * 50).code == "unsupported"
+
+
+def test_content_must_match_the_name():
+    error = _error("fake.pdf", "这不是PDF，只是文字。".encode())
+    assert error.code == "mismatch" and "plain text" in str(error)
+    assert _error("fake.docx", _pdf("hello")).code == "mismatch"
+    assert _error("fake.epub", _docx([("p", "正文")])).code == "mismatch"
+
+
+def test_corrupt_files():
+    docx_bytes = _docx([("p", "正文内容")])
+    assert _error("broken.docx", docx_bytes[: len(docx_bytes) // 2]).code == "corrupt"
+    assert _error("broken.pdf", b"%PDF-1.4\nthis is not a PDF body at all").code == "corrupt"
+
+
+def test_encrypted_pdf():
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(_pdf("secret text"))))
+    writer.encrypt(user_password="pw", algorithm="RC4-128")
+    buf = io.BytesIO()
+    writer.write(buf)
+    error = _error("locked.pdf", buf.getvalue())
+    assert error.code == "encrypted" and "password" in str(error)
+
+
+def test_archive_bomb_is_refused_before_expansion():
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("word/document.xml", b"\0" * (40 * 1024 * 1024))
+    assert len(buf.getvalue()) < 200_000  # 40 MB compressed into a small file
+    error = _error("bomb.docx", buf.getvalue())
+    assert error.code == "archive_bomb"
+
+
+def test_undecodable_text():
+    data = bytes(range(0x80, 0x100)) * 3  # no supported encoding reads this as text
+    assert _error("noise.txt", data).code in ("encoding", "unsupported")
