@@ -119,22 +119,24 @@ def _template(site: str, html: str) -> SiteTemplate:
                         _unique(t for t in texts if _FOOTER.search(t) and 6 <= len(t) <= 120))
 
 
-def homophone_groups(chars: Iterable[str]) -> dict[str, list[str]]:
-    """Group characters by their default pinyin reading with the tones dropped.
+def homophone_map(chars: Iterable[str]) -> dict[str, list[str]]:
+    """Map each character to the others with the same default pinyin reading, tones dropped.
 
     The reading is pypinyin's first (most common) reading of the character alone, from its
     per-character data (``lazy_pinyin``), so polyphonic characters are grouped by that reading.
 
     Args:
-        chars: distinct CJK characters.
+        chars: distinct CJK characters, most frequent first.
 
     Returns:
-        syllable -> characters with that reading, only syllables with at least two characters.
+        character -> its homophones among ``chars`` (in the given order); characters without a
+        homophone are left out.
     """
     groups: dict[str, list[str]] = defaultdict(list)
     for char in chars:
         groups[lazy_pinyin(char)[0]].append(char)
-    return {syllable: members for syllable, members in groups.items() if len(members) > 1}
+    return {char: [m for m in members if m != char]
+            for members in groups.values() if len(members) > 1 for char in members}
 
 
 @dataclass
@@ -177,12 +179,9 @@ class EditKit:
             raise ValueError("the excerpt edit needs at least one host text")
         counts = Counter(ch for text in texts for ch in _CJK.findall(text))
         common = [(ch, n) for ch, n in counts.most_common() if n >= COMMON_CHAR_MIN]
-        homophones = {}
-        for members in homophone_groups(ch for ch, _ in common).values():
-            for char in members:
-                homophones[char] = [m for m in members if m != char]
-        return cls(load_templates(data_dir), [ch for ch, _ in common], [n for _, n in common],
-                   homophones, hosts, OpenCC("s2t"))
+        chars = [ch for ch, _ in common]
+        return cls(load_templates(data_dir), chars, [n for _, n in common],
+                   homophone_map(chars), hosts, OpenCC("s2t"))
 
 
 def _cjk_positions(text: str) -> list[int]:
@@ -364,8 +363,9 @@ def excerpt(text: str, rng: random.Random, kit: EditKit) -> str:
         kit: the EditKit (host texts).
 
     Returns:
-        The host text with the excerpt inserted as its own paragraph at a line boundary in its
-        middle half (or at the middle sentence end when the host has no inner line break).
+        The host text with the excerpt (which may span paragraphs) inserted as its own paragraph
+        at a line boundary in the host's middle half (or at its middle sentence end when the
+        host has no inner line break).
 
     Raises:
         ValueError: the text is shorter than the excerpt.
@@ -388,7 +388,8 @@ def excerpt(text: str, rng: random.Random, kit: EditKit) -> str:
         breaks = [m.end() for m in re.finditer("[。！？]", host)] or [len(host)]
         breaks = [min(breaks, key=lambda b: abs(b - 2 * quarter))]
     at = rng.choice(breaks)
-    return f"{host[:at]}\n{copied}\n{host[at:]}"
+    before = host[:at] if host[:at].endswith("\n") else host[:at] + "\n"
+    return f"{before}{copied}\n{host[at:]}"
 
 
 def combination(text: str, rng: random.Random, kit: EditKit) -> str:

@@ -1,0 +1,124 @@
+"""The reprint edits change what they claim and nothing else."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from pypinyin import lazy_pinyin
+
+from bench.edits import (
+    EDITS,
+    EXCERPT_CHARS,
+    combination,
+    delete_sentences,
+    excerpt,
+    header_footer,
+    homophone_map,
+    homophones,
+    reorder,
+    sentences,
+    substitute,
+    traditional,
+)
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def changed(before: str, after: str) -> list[int]:
+    assert len(before) == len(after)
+    return [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b]
+
+
+@pytest.mark.parametrize("rate", [0.01, 0.03])
+def test_substitute_replaces_that_share_of_cjk_characters(work_text, kit, rate):
+    out = substitute(work_text, rate, random.Random(1), kit)
+    diffs = changed(work_text, out)
+    assert len(diffs) == round(rate * len(CJK.findall(work_text)))
+    assert all(CJK.match(work_text[i]) and CJK.match(out[i]) for i in diffs)
+
+
+def test_homophones_keep_the_reading(work_text, kit):
+    out = homophones(work_text, 0.05, random.Random(2), kit)
+    diffs = changed(work_text, out)
+    assert len(diffs) == round(0.05 * len(CJK.findall(work_text)))
+    for i in diffs:
+        assert lazy_pinyin(out[i]) == lazy_pinyin(work_text[i])
+
+
+def test_homophone_map_groups_by_toneless_reading():
+    mapping = homophone_map(["是", "事", "市", "中", "人"])
+    assert sorted(mapping["是"]) == ["事", "市"]
+    assert "中" not in mapping and "人" not in mapping
+
+
+def test_sentences_partition_the_text(work_text):
+    pieces = sentences(work_text)
+    assert "".join(pieces) == work_text
+    assert all(p.endswith(("。", "！", "？", "；", "\n", "”")) or p is pieces[-1] for p in pieces)
+
+
+def test_delete_sentences_removes_whole_sentences(work_text, kit):
+    pieces = sentences(work_text)
+    out = delete_sentences(work_text, 0.10, random.Random(3), kit)
+    kept = [p for p in pieces if p in out]
+    assert "".join(kept) == out
+    content = [p for p in pieces if CJK.search(p)]
+    assert len(content) - sum(1 for p in kept if CJK.search(p)) == round(0.1 * len(content))
+
+
+def test_reorder_keeps_the_paragraphs_in_another_order(work_text, kit):
+    out = reorder(work_text, random.Random(4), kit)
+    assert out != work_text
+    assert sorted(out.split("\n")) == sorted(work_text.split("\n"))
+
+
+def test_reorder_cuts_a_single_paragraph_into_blocks(kit):
+    text = "".join(f"这是第{i}句话。" for i in range(120))
+    out = reorder(text, random.Random(5), kit)
+    blocks = out.split("\n")
+    assert len(blocks) >= 3 and out.replace("\n", "") != text
+    assert sorted(sentences("".join(blocks))) == sorted(sentences(text))
+
+
+def test_traditional_converts_characters(work_text, kit):
+    out = traditional(work_text, random.Random(0), kit)
+    assert "發展" in out and "发展" not in out
+
+
+def test_header_footer_surrounds_the_text_with_real_boilerplate(work_text, kit):
+    out = header_footer(work_text, random.Random(6), kit)
+    for paragraph in work_text.split("\n"):
+        assert paragraph in out
+    first, last = out.split("\n")[0], out.split("\n")[-1]
+    assert "新浪首页" in first or "新闻" in first
+    assert last in {"Copyright © 1996-2018 SINA Corporation", "新浪公司 版权所有"}
+    assert len(out) - len(work_text) >= 100
+
+
+def test_excerpt_embeds_300_characters_in_the_host(work_text, kit):
+    out = excerpt(work_text, random.Random(7), kit)
+    host = kit.hosts[0].text
+    assert len(out) == len(host) + EXCERPT_CHARS + 1
+    spots = [i for i in range(len(out) - EXCERPT_CHARS)
+             if out[i:i + EXCERPT_CHARS] in work_text
+             and out[:i] + out[i + EXCERPT_CHARS + 1:] == host]
+    assert spots and out[spots[0] - 1] == "\n"
+
+
+def test_excerpt_rejects_a_short_text(kit):
+    with pytest.raises(ValueError, match="shorter than the excerpt"):
+        excerpt("太短了。", random.Random(0), kit)
+
+
+def test_combination_is_traditional_and_shorter_in_content(work_text, kit):
+    out = combination(work_text, random.Random(8), kit)
+    assert "發展" in out
+    assert "新浪首頁" in out or "新聞" in out
+
+
+def test_every_edit_is_deterministic_for_a_seed(work_text, kit):
+    for name, edit in EDITS.items():
+        assert edit(work_text, random.Random(9), kit) == edit(work_text, random.Random(9), kit), \
+            name
