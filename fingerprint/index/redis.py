@@ -1,37 +1,48 @@
 """RedisIndex: the platform's fingerprint index in Redis, pipelined and batched.
 
-Key layout (``P`` is the prefix, default ``fp``; it may not contain ``{`` or ``}``, so no key
-carries a hash tag and Redis Cluster spreads the posting keys over all hash slots):
+Key layout (``P`` is the prefix, default ``fp``; it may not contain ``{`` or ``}``):
 
-===================  ======  ===========================================================
-key                  type    value
-===================  ======  ===========================================================
-``P:k:<key>``        hash    one field per work holding fingerprint ``<key>`` (decimal):
-                             field = work number (decimal), value = that work's window
-                             numbers, comma-separated decimals (``"17"``, ``"17,230"``).
-                             Document frequency = HLEN; Redis deletes the hash when its last
-                             field goes, so no empty keys remain.
-``P:w:<number>``     hash    the work's record: ``keys`` = its distinct fingerprint keys
-                             packed as little-endian uint64 (exact removal), ``windows`` =
-                             its posting count. Written before the postings, so an add
-                             interrupted by a failure can still be removed exactly.
-``P:ids``            hash    work id -> work number
-``P:names``          hash    work number -> work id (resolved once per number, then cached)
-``P:seq``            string  last work number given (INCR); numbers are never reused
-``P:windows``        string  total postings (INCRBY/DECRBY), for stats
-``P:version``        string  FINGERPRINT_VERSION of the indexed fingerprints
-===================  ======  ===========================================================
+==================  ======  =============================================================
+key                 type    value
+==================  ======  =============================================================
+``P:g:<group>``     hash    the postings of every fingerprint key in the group: field =
+                            the key (decimal), value = its document frequency (uint32)
+                            followed by its postings, each (work number, window) as two
+                            uint32, all little-endian: 4 + 8 * postings bytes. A key's
+                            group is ``(key * 0x9E3779B97F4A7C15 mod 2**64) >> (64 -
+                            log2 groups)`` (Fibonacci hashing spreads the quantized keys
+                            evenly); ``groups`` (a power of two, default 64) is fixed per
+                            index in ``P:groups``.
+``P:w:<number>``    hash    the work's record: ``keys`` = its distinct fingerprint keys
+                            packed as little-endian uint64 (exact removal), ``windows`` =
+                            its posting count. Written before the postings, so an add
+                            interrupted by a failure can still be removed exactly.
+``P:ids``           hash    work id -> work number
+``P:names``         hash    work number -> work id (resolved once per number, then cached)
+``P:seq``           string  last work number given (INCR); numbers are never reused
+``P:windows``       string  total postings (INCRBY/DECRBY), for stats
+``P:groups``        string  number of groups
+``P:version``       string  FINGERPRINT_VERSION of the indexed fingerprints
+==================  ======  =============================================================
 
-Work numbers instead of work ids in the posting hashes keep small hashes in Redis's compact
-ziplist/listpack encoding with integer fields. Every command touches one key, so the layout
-works unchanged on Redis Cluster (redis-py's ``RedisCluster`` pipelines group commands by
-node). Lookup runs a small Lua script per key (one key per call, so cluster-safe) that returns
-nothing for keys whose document frequency exceeds ``max_df``: stop-listed keys are never
-transferred. A lookup of any number of keys costs one round trip per 2,000 keys, plus one
-HMGET on ``P:names`` the first time a work number is seen; an add costs one round trip per
-2,000 distinct keys plus three.
+Why groups: a page looks up about a thousand keys (its windows' keys and their probed
+neighbours), most of them absent. One command per key costs about 14 microseconds of
+redis-py and server time each (HGETALL, measured: 25 ms for 1,831 keys with hiredis), a Lua
+script that checks each key on the server about 10; one HMGET per group costs about 1 microsecond
+per key (1 to 2 ms for 1,831 keys over 16 to 64 groups). So a lookup is one pipelined round
+trip of at most ``groups`` HMGETs, and the stop-list is applied by the client from the 4-byte
+document frequency at the head of each value, without decoding the postings. Adding and
+removing a work run one small Lua script per group (read, append or filter, write back), so
+concurrent writers never lose each other's postings and document frequencies stay exact.
 
-Measured memory: see ``bench/`` and the project notes (``INFO used_memory`` over 100k windows).
+Every command touches one key, so the layout runs unchanged on Redis Cluster (redis-py's
+``RedisCluster`` pipelines group the commands by node); the posting keys spread over
+``groups`` hash slots. For indexes of hundreds of millions of windows, create the index with
+more groups (e.g. 1024) to keep each hash small enough to migrate between nodes.
+Known cost: the postings of a stop-listed key still travel to the client (8 bytes each).
+
+Measured memory (``python -m fingerprint.index.measure``, Redis 6.2): see the project notes.
+The client must return bytes (no ``decode_responses=True``): values are binary.
 Concurrency: any number of readers and writers, but one writer per work id at a time.
 """
 
@@ -41,6 +52,7 @@ import functools
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 
+import numpy as np
 import redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
@@ -55,12 +67,51 @@ from fingerprint.index.base import (
     current_version,
 )
 
-#: Commands per pipeline round trip (keeps each reply a few hundred kB at most).
-BATCH = 2000
+#: Default number of groups (hashes) the posting keys are spread over.
+DEFAULT_GROUPS = 64
+#: Keys per command or script call at most (bounds one reply and one script's time).
+BATCH = 1000
+_FIBONACCI = 0x9E3779B97F4A7C15
+_MASK64 = (1 << 64) - 1
 
-_LOOKUP_LUA = """
-if redis.call('HLEN', KEYS[1]) > tonumber(ARGV[1]) then return 0 end
-return redis.call('HGETALL', KEYS[1])
+# KEYS[1]: a group hash; ARGV: key, postings, key, postings... (postings: packed uint32 pairs
+# of one work). Appends and adds 1 to the key's document frequency.
+_ADD = """
+for i = 1, #ARGV, 2 do
+  local v = redis.call('HGET', KEYS[1], ARGV[i])
+  if v then
+    v = struct.pack('<I4', struct.unpack('<I4', v) + 1) .. string.sub(v, 5) .. ARGV[i + 1]
+  else
+    v = struct.pack('<I4', 1) .. ARGV[i + 1]
+  end
+  redis.call('HSET', KEYS[1], ARGV[i], v)
+end
+return #ARGV / 2
+"""
+# KEYS[1]: a group hash; ARGV[1]: the work number as uint32; ARGV[2..]: keys. Drops the work's
+# postings from each key, subtracts 1 from its document frequency, deletes emptied keys.
+_REMOVE = """
+local work = ARGV[1]
+for i = 2, #ARGV do
+  local v = redis.call('HGET', KEYS[1], ARGV[i])
+  if v then
+    local kept, found = {}, false
+    for p = 5, #v, 8 do
+      if string.sub(v, p, p + 3) == work then
+        found = true
+      else
+        kept[#kept + 1] = string.sub(v, p, p + 7)
+      end
+    end
+    if #kept == 0 then
+      redis.call('HDEL', KEYS[1], ARGV[i])
+    elseif found then
+      redis.call('HSET', KEYS[1], ARGV[i],
+                 struct.pack('<I4', struct.unpack('<I4', v) - 1) .. table.concat(kept))
+    end
+  end
+end
+return #ARGV - 1
 """
 
 
@@ -81,16 +132,20 @@ class RedisIndex:
     """Fingerprint index in Redis (implements :class:`fingerprint.index.base.Index`).
 
     Args:
-        client: a ``redis.Redis`` (or ``redis.RedisCluster``); responses bytes or str.
-        prefix: key prefix (see the module docstring); no ``{``, ``}`` or ``*``.
+        client: a ``redis.Redis`` (or ``redis.RedisCluster``) returning bytes.
+        prefix: key prefix (see the module docstring); no ``{``, ``}``, ``*``, ``?``, ``[``,
+            ``]``.
         max_df: stop-list limit in works (see :mod:`fingerprint.index.base`).
         version: FINGERPRINT_VERSION of the fingerprints; default: the running code's.
+        groups: number of posting hashes (a power of two) for a new index; an existing index
+            keeps the number it was created with.
 
-    The version is checked against ``P:version`` at the first operation.
+    The version and the number of groups are checked against Redis at the first operation.
 
-    Raises (from any operation):
-        IndexUnavailableError: Redis cannot be reached.
-        IndexVersionError: the index holds fingerprints of another version.
+    Raises:
+        ValueError: a bad prefix, max_df or groups, or a client with decode_responses=True.
+        IndexUnavailableError: (any operation) Redis cannot be reached.
+        IndexVersionError: (any operation) the index holds fingerprints of another version.
     """
 
     def __init__(
@@ -99,19 +154,25 @@ class RedisIndex:
         prefix: str = "fp",
         max_df: int = DEFAULT_MAX_DF,
         version: str | None = None,
+        groups: int = DEFAULT_GROUPS,
     ):
         if not prefix or any(c in prefix for c in "{}*?[]"):
             raise ValueError(f"prefix must be non-empty, without {{}}*?[]: {prefix!r}")
         if max_df < 1:
             raise ValueError(f"max_df must be >= 1, got {max_df!r}")
+        if groups < 1 or groups & (groups - 1):
+            raise ValueError(f"groups must be a power of two, got {groups!r}")
+        kwargs = getattr(getattr(client, "connection_pool", None), "connection_kwargs", {})
+        if kwargs.get("decode_responses"):
+            raise ValueError("RedisIndex needs a client returning bytes (decode_responses=False)")
         self.client = client
         self.prefix = prefix
         self.max_df = max_df
+        self.groups = groups
         self._version = version
         self._checked = False
         self._names: dict[int, str] = {}
-        self._sha: str | None = None
-        kwargs = getattr(getattr(client, "connection_pool", None), "connection_kwargs", {})
+        self._sha: dict[str, str] = {}
         self.server = f"{kwargs.get('host', '?')}:{kwargs.get('port', '?')}"
 
     @property
@@ -121,22 +182,62 @@ class RedisIndex:
             self._version = current_version()
         return self._version
 
-    def _key(self, key: int) -> str:
-        return f"{self.prefix}:k:{key}"
+    def group_name(self, key: int) -> str:
+        """Redis key of the hash holding fingerprint ``key``'s postings: ``P:g:<group>``."""
+        return f"{self.prefix}:g:{self._group(key)}"
+
+    def _group(self, key: int) -> int:
+        return ((key * _FIBONACCI) & _MASK64) >> (64 - (self.groups.bit_length() - 1))
 
     def _check_version(self) -> None:
         if self._checked:
             return
-        name = f"{self.prefix}:version"
-        self.client.set(name, self.version, nx=True)
-        stored = _text(self.client.get(name))
-        if stored != self.version:
+        pipe = self.client.pipeline(transaction=False)
+        pipe.set(f"{self.prefix}:version", self.version, nx=True)
+        pipe.set(f"{self.prefix}:groups", self.groups, nx=True)
+        pipe.get(f"{self.prefix}:version")
+        pipe.get(f"{self.prefix}:groups")
+        stored, groups = pipe.execute()[2:]
+        if stored.decode() != self.version:
             raise IndexVersionError(
                 f"Redis index {self.prefix!r} at {self.server} holds fingerprints of version "
-                f"{stored!r}, the running code makes {self.version!r}: clear it and rebuild it "
-                f"from the work store"
+                f"{stored.decode()!r}, the running code makes {self.version!r}: clear it and "
+                f"rebuild it from the work store"
             )
+        self.groups = int(groups)
         self._checked = True
+
+    def _by_group(self, keys) -> list[tuple[int, list[int]]]:
+        """Distinct keys grouped: (group, keys) pairs, at most BATCH keys each.
+
+        ``keys``: a sequence of ints in 0..2**64-1, an ``array('Q')`` or a uint64 ndarray.
+        Vectorized (NumPy wraps uint64 products mod 2**64): a Python loop over 128-bit
+        products cost 3 microseconds per key, more than the Redis round trip.
+        """
+        values = np.unique(np.asarray(keys, dtype=np.uint64))
+        if not len(values):
+            return []
+        groups = (values * np.uint64(_FIBONACCI)) >> np.uint64(
+            64 - (self.groups.bit_length() - 1))
+        order = np.argsort(groups, kind="stable")
+        groups, values = groups[order].tolist(), values[order].tolist()
+        cuts = [0, *(np.flatnonzero(np.diff(groups)) + 1).tolist(), len(values)]
+        return [(groups[lo], values[i:min(i + BATCH, hi)])
+                for lo, hi in zip(cuts, cuts[1:], strict=False) for i in range(lo, hi, BATCH)]
+
+    def _scripts(self, script: str, calls: list[tuple[int, list]]) -> list:
+        """Run ``script`` once per (group, args) in one pipeline; the replies, in order."""
+        sha = self._sha.get(script)
+        if sha is None:
+            sha = self._sha[script] = self.client.script_load(script)
+        pipe = self.client.pipeline(transaction=False)
+        for group, args in calls:
+            pipe.execute_command("EVALSHA", sha, 1, f"{self.prefix}:g:{group}", *args)
+        try:
+            return pipe.execute()
+        except NoScriptError:  # the server restarted or flushed its scripts
+            del self._sha[script]
+            return self._scripts(script, calls)
 
     @_reachable
     def add(self, work_id: str, postings: Iterable[tuple[int, int]]) -> int:
@@ -163,12 +264,15 @@ class RedisIndex:
         pipe.hset(f"{self.prefix}:ids", work_id, number)
         pipe.incrby(f"{self.prefix}:windows", count)
         pipe.execute()
+        calls = []
+        for group, keys in self._by_group(list(by_key)):
+            args = []
+            for key in keys:
+                args += [key, array("I", [v for w in sorted(by_key[key]) for v in (number, w)])
+                         .tobytes()]
+            calls.append((group, args))
         try:
-            items = list(by_key.items())
-            for start in range(0, len(items), BATCH):
-                for key, windows in items[start:start + BATCH]:
-                    pipe.hset(self._key(key), number, ",".join(map(str, sorted(windows))))
-                pipe.execute()
+            self._scripts(_ADD, calls)
         except BaseException:
             try:
                 self.remove(work_id)
@@ -181,6 +285,7 @@ class RedisIndex:
     @_reachable
     def remove(self, work_id: str) -> int:
         """Remove exactly this work's postings; returns how many were removed (0 if absent)."""
+        self._check_version()
         number = self.client.hget(f"{self.prefix}:ids", work_id)
         if number is None:
             return 0
@@ -188,13 +293,12 @@ class RedisIndex:
         record = f"{self.prefix}:w:{number}"
         packed, windows = self.client.hmget(record, ["keys", "windows"])
         keys = array("Q")
-        keys.frombytes(_raw(packed or b""))
-        pipe = self.client.pipeline(transaction=False)
-        for start in range(0, len(keys), BATCH):
-            for key in keys[start:start + BATCH]:
-                pipe.hdel(self._key(key), number)
-            pipe.execute()
+        keys.frombytes(packed or b"")
+        tag = array("I", [number]).tobytes()
+        self._scripts(_REMOVE, [(group, [tag, *group_keys])
+                                for group, group_keys in self._by_group(keys)])
         windows = int(windows or 0)
+        pipe = self.client.pipeline(transaction=False)
         pipe.delete(record)
         pipe.hdel(f"{self.prefix}:names", number)
         pipe.hdel(f"{self.prefix}:ids", work_id)
@@ -205,40 +309,33 @@ class RedisIndex:
 
     @_reachable
     def lookup(self, keys: Sequence[int]) -> dict[int, list[tuple[str, int]]]:
-        """Postings ``(work_id, window)`` per indexed, non-stop-listed key; see Index.lookup."""
+        """Postings ``(work_id, window)`` per indexed, non-stop-listed key; see Index.lookup.
+
+        One pipelined round trip (one HMGET per group), plus one HMGET on ``P:names`` for work
+        numbers this client has not seen yet.
+        """
         self._check_version()
-        unique = list(dict.fromkeys(int(k) for k in keys))
-        found: dict[int, list] = {}
-        for start in range(0, len(unique), BATCH):
-            batch = unique[start:start + BATCH]
-            for key, reply in zip(batch, self._run_lookup(batch), strict=True):
-                if reply:
-                    found[key] = reply
-        numbers = {int(f) for reply in found.values() for f in reply[::2]}
-        self._resolve(numbers - self._names.keys())
+        groups = self._by_group(keys)
+        pipe = self.client.pipeline(transaction=False)
+        for group, group_keys in groups:
+            pipe.hmget(f"{self.prefix}:g:{group}", group_keys)
+        found: dict[int, array] = {}
+        max_df = self.max_df
+        for (_, group_keys), values in zip(groups, pipe.execute(), strict=True):
+            for key, value in zip(group_keys, values, strict=True):
+                if value is not None and int.from_bytes(value[:4], "little") <= max_df:
+                    entries = array("I")
+                    entries.frombytes(value[4:])
+                    found[key] = entries
+        self._resolve({n for entries in found.values() for n in entries[::2]} - self._names.keys())
         names = self._names
         out: dict[int, list[tuple[str, int]]] = {}
-        for key, reply in found.items():
-            hits = []
-            for field, value in zip(reply[::2], reply[1::2], strict=True):
-                work = names.get(int(field))
-                if work is not None:  # None: removed while we looked
-                    hits.extend((work, int(w)) for w in _raw(value).split(b","))
+        for key, entries in found.items():
+            hits = [(names[n], w) for n, w in zip(entries[::2], entries[1::2], strict=True)
+                    if n in names]  # a number missing from names: removed while we looked
             if hits:
                 out[key] = hits
         return out
-
-    def _run_lookup(self, batch: list[int]) -> list:
-        if self._sha is None:
-            self._sha = _text(self.client.script_load(_LOOKUP_LUA))
-        pipe = self.client.pipeline(transaction=False)
-        for key in batch:
-            pipe.execute_command("EVALSHA", self._sha, 1, self._key(key), self.max_df)
-        try:
-            return pipe.execute()
-        except NoScriptError:  # the server restarted or flushed its scripts
-            self._sha = None
-            return self._run_lookup(batch)
 
     def _resolve(self, numbers: set[int]) -> None:
         if not numbers:
@@ -248,7 +345,7 @@ class RedisIndex:
             wanted, self.client.hmget(f"{self.prefix}:names", wanted), strict=True
         ):
             if name is not None:
-                self._names[number] = _text(name)
+                self._names[number] = name.decode()
 
     @_reachable
     def has_work(self, work_id: str) -> bool:
@@ -258,7 +355,7 @@ class RedisIndex:
     @_reachable
     def work_ids(self) -> Iterator[str]:
         """Ids of the indexed works (HSCAN of ``P:ids``; read eagerly, any order)."""
-        return iter([_text(k) for k, _ in self.client.hscan_iter(f"{self.prefix}:ids", count=1000)])
+        return iter([k.decode() for k, _ in self.client.hscan_iter(f"{self.prefix}:ids", count=1000)])
 
     @_reachable
     def clear(self) -> None:
@@ -278,28 +375,28 @@ class RedisIndex:
 
     @_reachable
     def stats(self) -> dict:
-        """Counts: backend "redis", prefix, works, windows, max_df, version (stored, or None
-        when empty), used_memory_bytes (the whole Redis server's, from INFO memory)."""
+        """Counts: backend "redis", prefix, works, windows, keys (distinct fingerprints),
+        groups, max_df, version (stored, or None when empty), used_memory_bytes (the whole
+        Redis server's, from INFO memory)."""
         pipe = self.client.pipeline(transaction=False)
         pipe.hlen(f"{self.prefix}:ids")
         pipe.get(f"{self.prefix}:windows")
         pipe.get(f"{self.prefix}:version")
-        works, windows, version = pipe.execute()
+        pipe.get(f"{self.prefix}:groups")
+        works, windows, version, groups = pipe.execute()
+        self.groups = int(groups or self.groups)
+        for group in range(self.groups):
+            pipe.hlen(f"{self.prefix}:g:{group}")
+        keys = pipe.execute()
         info = self.client.info("memory")
         return {
             "backend": "redis",
             "prefix": self.prefix,
             "works": int(works),
             "windows": int(windows or 0),
+            "keys": sum(keys),
+            "groups": self.groups,
             "max_df": self.max_df,
-            "version": _text(version) if version is not None else None,
+            "version": version.decode() if version is not None else None,
             "used_memory_bytes": info.get("used_memory") if isinstance(info, dict) else None,
         }
-
-
-def _raw(value: bytes | str) -> bytes:
-    return value.encode() if isinstance(value, str) else value
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import random
+import re
+from array import array
+from collections import Counter
 
 import pytest
 import redis
@@ -182,30 +185,46 @@ def test_memory_save_empty(tmp_path):
 # --- RedisIndex specifics ------------------------------------------------------------------
 
 def test_redis_key_layout_and_exact_cleanup(redis_client):
-    index = RedisIndex(redis_client, prefix="lay", version=V)
+    index = RedisIndex(redis_client, prefix="lay", version=V, groups=16)
     index.add("a", [(5, 0), (5, 3), (6, 1)])
     index.add("b", [(5, 2)])
-    number_a = int(redis_client.hget("lay:ids", "a"))
-    assert redis_client.hget("lay:k:5", number_a) == b"0,3"
-    assert redis_client.hlen("lay:k:5") == 2  # document frequency
-    assert redis_client.hget("lay:names", number_a) == b"a"
+    a, b = int(redis_client.hget("lay:ids", "a")), int(redis_client.hget("lay:ids", "b"))
+    assert re.fullmatch(r"lay:g:\d+", index.group_name(5))
+    value = redis_client.hget(index.group_name(5), 5)
+    # document frequency 2, then (work, window) pairs, all uint32 little-endian
+    assert value == array("I", [2, a, 0, a, 3, b, 2]).tobytes()
+    assert redis_client.hget("lay:names", a) == b"a"
     assert redis_client.get("lay:version") == V.encode()
+    assert index.stats()["keys"] == 2
     index.remove("a")
+    assert redis_client.hget(index.group_name(5), 5) == array("I", [1, b, 2]).tobytes()
     index.remove("b")
     left = {k.decode() for k in redis_client.scan_iter("lay:*")}
-    assert left == {"lay:seq", "lay:windows", "lay:version"}
+    assert left == {"lay:seq", "lay:windows", "lay:version", "lay:groups"}
     assert redis_client.get("lay:windows") == b"0"
 
 
+def test_redis_groups_are_even_and_fixed_per_index(redis_client):
+    index = RedisIndex(redis_client, version=V, groups=64)
+    groups = Counter(index.group_name(k) for k in range(0, 2**20, 16))  # low bits all 0
+    assert len(groups) == 64 and min(groups.values()) > 0.8 * (2**16 / 64)
+    index.add("a", [(7, 0)])
+    other = RedisIndex(redis_client, version=V, groups=8)  # adopts the stored 64
+    assert other.lookup([7]) == {7: [("a", 0)]} and other.groups == 64
+    with pytest.raises(ValueError, match="power of two"):
+        RedisIndex(redis_client, groups=12)
+
+
 def test_redis_lookup_spans_batches_and_other_clients(redis_client):
-    writer = RedisIndex(redis_client, prefix="bat", version=V)
-    keys = list(range(BATCH * 2 + 10))
+    writer = RedisIndex(redis_client, prefix="bat", version=V, groups=1)
+    keys = list(range(BATCH * 2 + 10))  # one group: several commands and script calls
     writer.add("long", [(k, k) for k in keys])
     reader = RedisIndex(redis_client, prefix="bat", version=V)  # resolves names itself
     found = reader.lookup(keys)
     assert len(found) == len(keys) and found[BATCH + 1] == [("long", BATCH + 1)]
-    redis_client.script_flush()  # a restarted server forgets the lookup script
-    assert reader.lookup([3]) == {3: [("long", 3)]}
+    redis_client.script_flush()  # a restarted server forgets the scripts
+    assert writer.remove("long") == len(keys)
+    assert reader.lookup(keys) == {}
 
 
 def test_redis_other_version_raises(redis_client):
