@@ -14,7 +14,8 @@ class Outcome(StrEnum):
     HTTP: ``client_error`` (4xx but 429), ``rate_limited`` (429), ``server_error`` (5xx).
     Transport: ``timeout``, ``connection_error``. Limits: ``too_large``, ``content_type``,
     ``redirect_loop``, ``too_many_redirects``. Content: ``extract_failed`` (stored without body
-    text). ``cancelled``: the scan was cancelled before the URL was fetched.
+    text). ``cancelled``: the scan was cancelled before the URL was fetched. ``internal_error``:
+    an unexpected failure of the crawler itself (the worker's log has the traceback).
     """
 
     OK = "ok"
@@ -36,6 +37,7 @@ class Outcome(StrEnum):
     TOO_MANY_REDIRECTS = "too_many_redirects"
     EXTRACT_FAILED = "extract_failed"
     CANCELLED = "cancelled"
+    INTERNAL_ERROR = "internal_error"
 
     @property
     def retryable(self) -> bool:
@@ -45,10 +47,11 @@ class Outcome(StrEnum):
 
     @property
     def is_error(self) -> bool:
-        """True when the URL gave no usable page (counted under the scan's errors by kind)."""
+        """True when the URL gave no usable page text (counted under the scan's errors by kind;
+        extract_failed included: the page is stored, but there is nothing to match)."""
         return self not in _SUCCESS
 
 
 _RETRYABLE = frozenset({Outcome.TIMEOUT, Outcome.CONNECTION_ERROR, Outcome.RATE_LIMITED,
                         Outcome.SERVER_ERROR})
-_SUCCESS = frozenset({Outcome.OK, Outcome.UNCHANGED, Outcome.NOT_MODIFIED, Outcome.EXTRACT_FAILED})
+_SUCCESS = frozenset({Outcome.OK, Outcome.UNCHANGED, Outcome.NOT_MODIFIED})

@@ -10,7 +10,7 @@ fetched), ``final_url``, ``domain``, ``site_id``, ``scan_id`` (last scan that fe
 ``text_hash``, ``title``, ``published``, ``encoding``, ``extraction`` ({method, error}),
 ``version_id`` (current entry in page_versions), ``versions`` (count), ``first_seen``,
 ``links`` (canonical outlinks of the last download: a 304 gives no body, yet the scan must
-still follow the page's links).
+still follow the page's links), ``matched_at`` / ``matched_version`` (last matching).
 
 ``page_versions`` - immutable: one document per distinct body text of a page: ``page_id``,
 ``canonical_url``, ``number`` (1, 2, ...), ``text``, ``title``, ``text_hash``, ``fetched_at``,
@@ -85,6 +85,13 @@ class PageStore:
         """Stored conditional-GET validators of a URL: {'etag'?, 'last_modified'?} (maybe empty)."""
         doc = self.pages.find_one({"canonical_url": canonical_url}, {"validators": 1})
         return dict(doc.get("validators") or {}) if doc else {}
+
+    def mark_matched(self, page_id: str, version_id: str) -> None:
+        """Note that version ``version_id`` of page ``page_id`` was matched now (``matched_at``,
+        ``matched_version``): an unchanged page is matched again only when works were indexed
+        after that time."""
+        self.pages.update_one({"_id": ObjectId(page_id)},
+                              {"$set": {"matched_at": _now(), "matched_version": version_id}})
 
     def record_visit(self, canonical_url: str, *, scan_id, outcome: str, status: int | None,
                      reason: str = "") -> bool:

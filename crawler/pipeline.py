@@ -70,8 +70,9 @@ class StepResult:
     Deferred: ``outcome`` None, ``defer`` seconds, ``next_task`` to re-queue with that countdown.
     Finished: ``outcome`` (Outcome), ``reason``, ``status`` (HTTP or None), ``admitted`` (canonical
     URLs newly admitted at depth + 1: enqueue one task each), ``match`` ((page_id, version_id)
-    of a new or changed page version to match, or None), ``change`` ('new', 'changed',
-    'unchanged', 'no_text' or '').
+    of a new or changed page version to match, or None), ``page`` ((page_id, version_id) of the
+    stored page whatever its change, or None), ``change`` ('new', 'changed', 'unchanged',
+    'no_text' or '').
     """
 
     task: UrlTask
@@ -82,6 +83,7 @@ class StepResult:
     next_task: UrlTask | None = None
     admitted: list[str] = field(default_factory=list)
     match: tuple[str, str] | None = None
+    page: tuple[str, str | None] | None = None
     change: str = ""
 
 
@@ -202,7 +204,8 @@ class Crawler:
             outcome = Outcome.UNCHANGED
         match = (saved.page_id, saved.version_id) if saved.needs_matching else None
         return self._finish(frontier, scan_id, task, outcome, extracted.error or saved.change,
-                            result.status, admitted=admitted, match=match, change=saved.change)
+                            result.status, admitted=admitted, match=match, change=saved.change,
+                            page=(saved.page_id, saved.version_id))
 
     def _unchanged(self, frontier, scan_id, rules, task, result: FetchResult, stored) -> StepResult:
         self.pages.record_visit(task.url, scan_id=scan_id, outcome=result.outcome.value,
@@ -211,7 +214,8 @@ class Crawler:
         admitted = self._admit_links(frontier, scan_id, rules, task, stored.get("links") or [])
         return self._finish(frontier, scan_id, task, result.outcome if result.outcome is Outcome.NOT_MODIFIED
                             else Outcome.UNCHANGED, "same content as stored", result.status,
-                            admitted=admitted, change="unchanged")
+                            admitted=admitted, change="unchanged",
+                            page=(str(stored["_id"]), stored.get("version_id")))
 
     def _admit_links(self, frontier, scan_id, rules, task, links: list[str]) -> list[str]:
         """Admit in-scope links at depth + 1; links into URL traps are recorded once as 'trap'."""

@@ -10,6 +10,7 @@ bytes per write for slow bodies) or a callable returning one. Every request is l
 from __future__ import annotations
 
 import collections
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -21,6 +22,13 @@ import pytest
 from crawler.config import CrawlConfig
 
 FIXTURES = Path(__file__).parent / "fixtures"
+
+# Seen by every crawler built in this session, including the Celery worker subprocess of
+# tests/conftest.py (its environment is copied from this process when it starts): the test
+# sites live on loopback, and failure cases should fail fast.
+os.environ.update({"CRAWLER_ALLOW_ADDRESSES": "127.0.0.1", "CRAWLER_READ_TIMEOUT": "1",
+                   "CRAWLER_RETRY_BASE_SECONDS": "0.2", "CRAWLER_MAX_RETRIES": "2",
+                   "CRAWLER_MAX_BODY_BYTES": str(256 * 1024), "CRAWLER_DEFAULT_DELAY_SECONDS": "0"})
 
 
 @dataclass

@@ -1,0 +1,121 @@
+"""Matching a stored page version with the registered works and recording the matches.
+
+``match_version`` asks the fingerprint engine (``Engine.match``) for the works a page version
+copies, drops those whose rights holder whitelisted the page's domain, and upserts one Match row
+per (page, work): a new row on first sight, else ``last_seen``, scores, passages and the cited
+version are updated (first_seen and the review status stay). Works the page matched before but
+no longer does keep their row, marked ``still_matching = False``: the evidence stays.
+An unchanged page is not matched again (``seen_again`` moves its matches' ``last_seen``) unless
+works were indexed since it last was (``needs_rematch``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from tracker.core.models import Match, ScanRun, WhitelistedDomain, Work
+
+
+@dataclass(frozen=True)
+class MatchReport:
+    """What ``match_version`` recorded: ``found`` (matches recorded for this version), ``new``
+    (of those, new rows), ``whitelisted`` (engine matches dropped by a whitelist), ``dropped``
+    (earlier matches of the page marked no longer matching)."""
+
+    found: int
+    new: int
+    whitelisted: int
+    dropped: int
+
+
+def whitelisted(domain: str, holder_ids) -> set[int]:
+    """Ids of the holders among ``holder_ids`` that whitelisted ``domain`` (str host) or a
+    parent domain of it (a whitelist of example.com covers news.example.com)."""
+    parts = domain.lower().strip(".").split(".")
+    candidates = {".".join(parts[i:]) for i in range(len(parts))}
+    return set(WhitelistedDomain.objects.filter(holder_id__in=list(holder_ids), domain__in=candidates)
+               .values_list("holder_id", flat=True))
+
+
+def main_section(work: Work, passages: list[dict]) -> str:
+    """Title of the work's section holding most matched characters ('' when none)."""
+    if not work.sections:
+        return ""
+    chars: Counter = Counter()
+    for p in passages:
+        section = work.section_at(p["work_start"])
+        if section:
+            chars[section["title"]] += p["work_end"] - p["work_start"]
+    return chars.most_common(1)[0][0] if chars else ""
+
+
+def match_version(engine, page: dict, version: dict, scan: ScanRun | None) -> MatchReport:
+    """Match ``version`` (a page_versions document with ``text``) of ``page`` (its pages
+    document) with every registered work through ``engine`` and record the results.
+
+    Returns a MatchReport. Raises the engine's storage errors (the calling task retries).
+    """
+    found = engine.match(version["text"])
+    works = {str(w.uid): w for w in Work.objects.select_related("holder")
+             .filter(uid__in=[m.work_id for m in found])}
+    allowed_out = whitelisted(page["domain"], {w.holder_id for w in works.values()})
+    now, new, kept, skipped = timezone.now(), 0, [], 0
+    for m in found:
+        work = works.get(m.work_id)
+        if work is None:  # indexed in the engine but deleted from the registry
+            continue
+        if work.holder_id in allowed_out:
+            skipped += 1
+            continue
+        passages = [p.to_dict() for p in m.passages]
+        fields = {"version_id": str(version["_id"]), "url": page["canonical_url"],
+                  "domain": page["domain"], "title": (version.get("title") or "")[:500],
+                  "site_id": page.get("site_id"), "last_scan": scan, "score": m.score,
+                  "containment_page": m.containment_page, "containment_work": m.containment_work,
+                  "passages": passages, "section": main_section(work, passages)[:500],
+                  "last_seen": now, "still_matching": True}
+        new += _upsert(str(page["_id"]), work, fields, scan, now)
+        kept.append(work.pk)
+    dropped = (Match.objects.filter(page_id=str(page["_id"]), still_matching=True)
+               .exclude(work_id__in=kept).update(still_matching=False))
+    return MatchReport(len(kept), new, skipped, dropped)
+
+
+def seen_again(page_id: str, scan: ScanRun | None) -> int:
+    """An unchanged page was visited again: its current matches are still true, so their
+    ``last_seen`` (and ``last_scan``) move to now. Returns the number of matches touched."""
+    return Match.objects.filter(page_id=page_id, still_matching=True).update(
+        last_seen=timezone.now(), last_scan=scan)
+
+
+def needs_rematch(page: dict) -> bool:
+    """True when an unchanged ``page`` (pages document) must be matched again anyway: it never
+    was, or works were indexed after its last matching (they could be in it)."""
+    matched_at = page.get("matched_at")
+    if matched_at is None or page.get("matched_version") != page.get("version_id"):
+        return True
+    if timezone.is_naive(matched_at):  # a MongoClient without tz_aware returns naive UTC
+        matched_at = matched_at.replace(tzinfo=UTC)
+    return Work.objects.filter(indexed_at__gt=matched_at).exists()
+
+
+def _upsert(page_id: str, work: Work, fields: dict, scan, now) -> int:
+    """Insert or update the (page, work) row; returns 1 when a row was created. Two workers
+    racing on one pair meet the unique constraint: the loser updates the winner's row."""
+    for _ in range(2):
+        updated = Match.objects.filter(page_id=page_id, work=work).update(**fields)
+        if updated:
+            return 0
+        try:
+            with transaction.atomic():
+                Match.objects.create(page_id=page_id, work=work, first_seen=now, first_scan=scan,
+                                     **fields)
+            return 1
+        except IntegrityError:
+            continue
+    raise IntegrityError(f"could not record the match of page {page_id} and work {work.pk}")

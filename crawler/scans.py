@@ -1,0 +1,112 @@
+"""Scan runs: start one (at most one per site at a time), finish it, cancel it.
+
+A Redis lock per site (SET NX with a TTL, released by compare-and-delete) makes sure that two
+scans of one site never run together, even when beat and a staff member start one at the same
+moment from different machines: the second is recorded as a ScanRun with status 'skipped' and
+a note naming the running one. The scan finishes when its frontier's pending count drops to zero
+(the task that brings it there calls ``finish``), which copies the Redis counters to the ScanRun.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+
+from django.utils import timezone
+
+from crawler.config import CrawlConfig
+from crawler.outcomes import Outcome
+from crawler.pipeline import Crawler
+from tracker.core.connections import get_mongo_db, get_redis
+from tracker.core.models import ScanRun, ScanStatus, TargetSite
+
+log = logging.getLogger(__name__)
+LOCK_TTL_SECONDS = 12 * 3600  # longest scan we expect; a crashed scan's lock expires after it
+_RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
+
+
+def lock_key(site_id: int) -> str:
+    """Redis key of the one-scan-at-a-time lock of site ``site_id``."""
+    return f"crawl:lock:site:{site_id}"
+
+
+@functools.lru_cache(maxsize=2)
+def _crawler(pid: int) -> Crawler:
+    crawler = Crawler(CrawlConfig.load(), get_redis(), get_mongo_db())
+    crawler.ensure_indexes()
+    return crawler
+
+
+def get_crawler() -> Crawler:
+    """The Crawler of this process (built once per process: clients must not cross a fork)."""
+    return _crawler(os.getpid())
+
+
+def start(site: TargetSite, *, max_pages: int | None = None, trigger: str = "command") -> tuple[ScanRun, list[str]]:
+    """Open a scan run of ``site``: take the site's lock, open the frontier, admit the start URLs.
+
+    ``max_pages`` overrides the site's page limit for this run. Returns (ScanRun, canonical start
+    URLs admitted: the caller enqueues one crawl task each). When another scan of the site holds
+    the lock the ScanRun comes back with status 'skipped' and no URLs. A site without start URLs
+    gives a finished run with a note. Raises ValueError for max_pages < 1.
+    """
+    limit = max_pages if max_pages is not None else site.max_pages
+    if limit < 1:
+        raise ValueError(f"max_pages must be at least 1, got {limit}")
+    scan = ScanRun.objects.create(site=site, trigger=trigger, max_pages=limit)
+    redis = get_redis()
+    if not redis.set(lock_key(site.pk), scan.pk, nx=True, ex=LOCK_TTL_SECONDS):
+        holder = redis.get(lock_key(site.pk))
+        running = holder.decode() if holder else "?"
+        ScanRun.objects.filter(pk=scan.pk).update(
+            status=ScanStatus.SKIPPED, finished_at=timezone.now(),
+            note=f"skipped: scan #{running} of this site is still running")
+        scan.refresh_from_db()
+        log.info("scan of %s skipped: scan #%s running", site, running)
+        return scan, []
+    crawler = get_crawler()
+    crawler.frontier(scan.pk).open(limit, site.max_depth)
+    admitted = crawler.seed(scan.pk, site.rules(), list(site.start_urls))
+    if not admitted:
+        finish(scan.pk, note="no crawlable start URL")
+        scan.refresh_from_db()
+    return scan, admitted
+
+
+def finish(scan_id: int, status: str = ScanStatus.FINISHED, note: str = "") -> bool:
+    """Close scan ``scan_id``: copy its counters from Redis, set the status (cancelled when the
+    scan was cancelled), release the site's lock and free the seen-set.
+
+    Returns False when the scan was already closed (finishing twice is harmless).
+    """
+    crawler = get_crawler()
+    frontier = crawler.frontier(scan_id)
+    state = frontier.state()
+    stats = state.stats
+    errors = {k.removeprefix("outcome:"): v for k, v in sorted(stats.items())
+              if k.startswith("outcome:") and Outcome(k.removeprefix("outcome:")).is_error}
+    final = ScanStatus.CANCELLED if state.cancelled else status
+    closed = ScanRun.objects.filter(pk=scan_id, status=ScanStatus.RUNNING).update(
+        status=final, finished_at=timezone.now(), urls_seen=state.admitted,
+        pages_fetched=stats.get("pages_fetched", 0), pages_new=stats.get("pages_new", 0),
+        pages_changed=stats.get("pages_changed", 0), pages_unchanged=stats.get("pages_unchanged", 0),
+        errors=errors, matches_found=stats.get("matches", 0), matches_new=stats.get("matches_new", 0),
+        note=note)
+    site_id = ScanRun.objects.filter(pk=scan_id).values_list("site_id", flat=True).first()
+    if site_id is not None:
+        get_redis().eval(_RELEASE, 1, lock_key(site_id), str(scan_id))
+    frontier.close()
+    return bool(closed)
+
+
+def cancel(scan: ScanRun) -> None:
+    """Cancel a running scan: queued URLs finish as 'cancelled' without fetching, and the last
+    one closes the run with status 'cancelled'."""
+    get_crawler().frontier(scan.pk).cancel()
+
+
+def progress(scan_id: int) -> tuple[int, int]:
+    """(URLs finished, URLs admitted) of scan ``scan_id`` so far."""
+    state = get_crawler().frontier(scan_id).state()
+    return state.done, state.admitted

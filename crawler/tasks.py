@@ -1,0 +1,146 @@
+"""Celery tasks of the crawler. Queue "crawl": start_scan, crawl_url; queue "match": match_page.
+
+One crawl_url task per admitted URL. A URL that must wait (politeness slot, retry backoff) is
+sent again with a countdown instead of sleeping in the worker. Each finished URL enqueues the
+URLs it admitted and, for a new or changed page, one match_page task; the task that brings the
+scan's pending count to zero closes the scan run. MongoDB or Redis being unreachable makes a
+task retry with backoff (``STORAGE_RETRIES`` times), after which the URL counts as failed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import logging
+
+from celery import shared_task
+
+from crawler import matching, scans
+from crawler.outcomes import Outcome
+from crawler.pipeline import UrlTask
+from tracker.core.connections import storage_errors
+from tracker.core.models import ScanRun, TargetSite
+
+log = logging.getLogger(__name__)
+CRAWL_QUEUE, MATCH_QUEUE = "crawl", "match"
+STORAGE_RETRIES = 5
+STORAGE_BACKOFF_SECONDS = 5.0  # doubled per retry
+
+
+def _backoff(retries: int) -> float:
+    return STORAGE_BACKOFF_SECONDS * (2**retries)
+
+
+@functools.lru_cache(maxsize=64)
+def _rules(scan_id: int):
+    """SiteRules of a scan's site, read once per process and scan (they do not change mid-scan)."""
+    return ScanRun.objects.select_related("site").get(pk=scan_id).site.rules()
+
+
+def enqueue_url(scan_id: int, url: str, depth: int = 0, attempt: int = 0, reserved: bool = False,
+                countdown: float | None = None) -> None:
+    """Send one crawl_url task to the "crawl" queue, after ``countdown`` seconds if given."""
+    crawl_url.apply_async((scan_id, url, depth, attempt, reserved), queue=CRAWL_QUEUE,
+                          countdown=countdown)
+
+
+@shared_task(bind=True, name="crawler.start_scan")
+def start_scan(self, site_id: int, max_pages: int | None = None, trigger: str = "schedule") -> int | None:
+    """Start a scan run of TargetSite ``site_id`` and enqueue its start URLs.
+
+    Returns the ScanRun id (also for a run recorded as skipped), or None when the site does not
+    exist or is disabled and the trigger is the schedule.
+    """
+    site = TargetSite.objects.filter(pk=site_id).first()
+    if site is None or (trigger == "schedule" and not site.enabled):
+        log.info("no scan: site %s missing or disabled", site_id)
+        return None
+    scan, urls = scans.start(site, max_pages=max_pages, trigger=trigger)
+    for url in urls:
+        enqueue_url(scan.pk, url)
+    return scan.pk
+
+
+@shared_task(bind=True, name="crawler.crawl_url", max_retries=STORAGE_RETRIES)
+def crawl_url(self, scan_id: int, url: str, depth: int = 0, attempt: int = 0,
+              reserved: bool = False) -> str:
+    """Crawl one admitted URL of scan ``scan_id`` (see crawler.pipeline.Crawler.step).
+
+    Returns the outcome value, or 'deferred' when the URL was sent again with a countdown.
+    """
+    crawler = scans.get_crawler()
+    try:
+        result = crawler.step(scan_id, _rules(scan_id), UrlTask(url, depth, attempt, reserved))
+        if result.outcome is None:
+            nxt = result.next_task
+            enqueue_url(scan_id, nxt.url, nxt.depth, nxt.attempt, nxt.reserved, countdown=result.defer)
+            return "deferred"
+        for child in result.admitted:
+            enqueue_url(scan_id, child, depth + 1)
+        to_match = _to_match(crawler, scan_id, result)
+        if to_match:
+            crawler.frontier(scan_id).add_pending()
+            match_page.apply_async((scan_id, *to_match), queue=MATCH_QUEUE)
+    except storage_errors() as exc:
+        if self.request.retries < STORAGE_RETRIES:
+            raise self.retry(exc=exc, countdown=_backoff(self.request.retries)) from exc
+        log.error("giving up %s of scan %s: storage unreachable: %s", url, scan_id, exc)
+        crawler.frontier(scan_id).count_outcome(Outcome.CONNECTION_ERROR.value)
+        _done(scan_id)
+        return Outcome.CONNECTION_ERROR.value
+    except Exception:
+        # whatever went wrong, the scan must still be able to finish
+        log.exception("crawling %s of scan %s failed", url, scan_id)
+        crawler.frontier(scan_id).count_outcome(Outcome.INTERNAL_ERROR.value)
+        _done(scan_id)
+        raise
+    _done(scan_id)
+    return result.outcome.value
+
+
+def _to_match(crawler, scan_id: int, result) -> tuple[str, str] | None:
+    """The (page_id, version_id) to match after a finished URL: a new or changed version; or an
+    unchanged page (whose matches are seen again) when works were indexed since its matching."""
+    if result.change != "unchanged" or not result.page:
+        return result.match
+    matching.seen_again(result.page[0], ScanRun.objects.filter(pk=scan_id).first())
+    page = crawler.pages.page(result.page[0])
+    return result.page if page and result.page[1] and matching.needs_rematch(page) else None
+
+
+@shared_task(bind=True, name="crawler.match_page", max_retries=STORAGE_RETRIES)
+def match_page(self, scan_id: int, page_id: str, version_id: str) -> dict:
+    """Match page version ``version_id`` of page ``page_id`` with the registered works and record
+    the matches for scan ``scan_id``. Returns the MatchReport as a dict."""
+    from tracker.core.engine import get_engine
+
+    crawler = scans.get_crawler()
+    frontier = crawler.frontier(scan_id)
+    try:
+        page, version = crawler.pages.page(page_id), crawler.pages.version(version_id)
+        if page is None or version is None:
+            report = matching.MatchReport(0, 0, 0, 0)
+        else:
+            report = matching.match_version(get_engine(), page, version,
+                                            ScanRun.objects.filter(pk=scan_id).first())
+            crawler.pages.mark_matched(page_id, version_id)
+    except storage_errors() as exc:
+        if self.request.retries < STORAGE_RETRIES:
+            raise self.retry(exc=exc, countdown=_backoff(self.request.retries)) from exc
+        log.error("giving up matching %s of scan %s: %s", page_id, scan_id, exc)
+        frontier.count(match_errors=1)
+        _done(scan_id, url_finished=False)
+        return {}
+    except Exception:
+        log.exception("matching %s of scan %s failed", page_id, scan_id)
+        frontier.count(match_errors=1)
+        _done(scan_id, url_finished=False)
+        raise
+    frontier.count(matches=report.found, matches_new=report.new, matches_whitelisted=report.whitelisted)
+    _done(scan_id, url_finished=False)
+    return dataclasses.asdict(report)
+
+
+def _done(scan_id: int, url_finished: bool = True) -> None:
+    if scans.get_crawler().frontier(scan_id).task_done(url_finished) <= 0:
+        scans.finish(scan_id)

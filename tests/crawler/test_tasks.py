@@ -1,0 +1,166 @@
+"""End to end through a real Celery worker (tests/conftest.py's celery_worker): add_site, scan
+--wait, matches; one scan per site at a time; unchanged pages; whitelists; daily schedule."""
+
+import io
+import json
+from pathlib import Path
+
+import opencc
+import pytest
+from django.core.management import CommandError, call_command
+from django.utils import timezone
+
+from crawler import scans
+from crawler.pipeline import Crawler
+from tracker.core.connections import get_redis
+from tracker.core.engine import get_engine
+from tracker.core.models import Match, RightsHolder, ScanRun, TargetSite, WhitelistedDomain, Work
+
+pytestmark = pytest.mark.django_db(transaction=True)
+FIXTURES = Path(__file__).parent / "fixtures"
+CHAPTER = (FIXTURES / "xiyouji-ch1.txt").read_text(encoding="utf-8")
+NEWS = "<html><head><title>本地新闻</title></head><body><article><p>{}</p></article></body></html>".format(
+    "本市今日召开会议，部署下一阶段的交通治理工作，相关部门负责人出席会议并讲话。" * 6)
+
+
+def reprint(text: str) -> str:
+    """The chapter the way a portal reprints it: header, traditional characters, an ad, a
+    changed character, another editor's name."""
+    body = opencc.OpenCC("s2t").convert(text[:2500]).replace("猴", "候", 1)
+    paras = "".join(f"<p>{p}</p>" for p in body.split("\n") if p.strip())
+    return ("<html><head><title>西遊記 第一回 - 好書網</title></head><body><div class='nav'>首頁 | 小說 | 排行</div>"
+            f"<article><h1>西遊記 第一回</h1>{paras[:3000]}<div class='ad'>廣告：手機遊戲大禮包</div>"
+            f"{paras[3000:]}<p>責任編輯：李四</p></article></body></html>")
+
+
+@pytest.fixture
+def work(platform_stores):
+    holder = RightsHolder.objects.create(name="测试出版社")
+    w = Work.objects.create(holder=holder, reference="XYJ-1", title="西游记", author="吴承恩",
+                            kind="novel", length=len(CHAPTER), status="indexed",
+                            sections=[{"title": "第一回", "start": 0, "end": len(CHAPTER)}],
+                            indexed_at=timezone.now())
+    get_engine().add_work(w.engine_id, CHAPTER)
+    return w
+
+
+def serve_site(site, copy_html):
+    site.route("/", site.html(
+        '<a href="/book/1.html?utm_source=feed">1</a><a href="/book/1.html#top">1</a>'
+        '<a href="/news/1.html">n</a><a href="/private/a.html">p</a><a href="/gone.html">g</a>'
+        '<a href="/calendar/2025/01/">c</a><a href="/flaky.html">f</a>'))
+    site.route("/robots.txt", site.Reply(200, {"Content-Type": "text/plain"},
+                                          b"User-agent: *\nDisallow: /private/\n"))
+    site.route("/book/1.html", lambda h: site.html(copy_html[0]))
+    site.route("/news/1.html", site.html(NEWS))
+    site.route("/private/a.html", site.html(NEWS))
+    flaky = iter([site.Reply(503, {}, b"")])
+    site.route("/flaky.html", lambda h: next(flaky, None) or site.html(NEWS.replace("会议", "活动")))
+
+
+def scan(ref, *extra) -> dict:
+    out = io.StringIO()
+    call_command("scan", str(ref), "--wait", "--timeout", "120", *extra, stdout=out, stderr=io.StringIO())
+    return json.loads(out.getvalue())
+
+
+def test_scan_through_workers_records_pages_outcomes_and_matches(celery_worker, site, work):
+    copy_html = [reprint(CHAPTER)]
+    serve_site(site, copy_html)
+    out = io.StringIO()
+    call_command("add_site", "测试站", site.url("/"), "--delay", "0", stdout=out)
+    site_id = int(out.getvalue())
+    assert TargetSite.objects.get(pk=site_id).allowed_domains == ["127.0.0.1"]
+
+    summary = scan(site_id)
+    assert summary["status"] == "finished"
+    assert summary["errors"] == {"client_error": 1, "extract_failed": 1,  # the index: links only
+                                 "robots_disallowed": 1, "trap": 1}
+    assert summary["pages_new"] == 3 and summary["pages_fetched"] == 4
+    assert summary["matches_found"] == 1 and summary["matches_new"] == 1
+    assert site.hits("/book/1.html") == 1 and site.hits("/flaky.html") == 2
+
+    match = Match.objects.get()
+    assert (match.work, match.section, match.review_status) == (work, "第一回", "new")
+    assert match.url == site.url("/book/1.html") and match.domain == "127.0.0.1"
+    assert match.containment_page > 0.5
+    version = Crawler(scans.get_crawler().config, get_redis(), scans.get_crawler().pages.pages.database) \
+        .pages.version(match.version_id)
+    p = match.passages[0]
+    assert "靈根育孕源流出" in version["text"][p["page_start"]:p["page_end"]]
+    assert CHAPTER[p["work_start"]:p["work_end"]].startswith(CHAPTER[p["work_start"]:p["work_start"] + 5])
+
+    listing = io.StringIO()
+    call_command("matches", "--scan", str(summary["scan"]), "--format", "jsonl", stdout=listing)
+    record = json.loads(listing.getvalue().strip())
+    assert (record["work_reference"], record["holder"], record["review_status"]) == ("XYJ-1", "测试出版社", "new")
+    csv_out = io.StringIO()
+    call_command("matches", "--since", "2000-01-01", "--format", "csv", stdout=csv_out)
+    assert csv_out.getvalue().splitlines()[0].startswith("url,domain,title,work_id")
+    assert len(csv_out.getvalue().splitlines()) == 2
+
+    # second scan: nothing changed -> no new row, last_seen moves
+    first_seen, last_seen = match.first_seen, match.last_seen
+    again = scan("测试站")
+    assert again["pages_unchanged"] >= 3 and again["pages_new"] == 0
+    match.refresh_from_db()
+    assert Match.objects.count() == 1 and match.first_seen == first_seen and match.last_seen > last_seen
+
+    # the page drops the copied text: the match stays, with its evidence, no longer matching
+    copy_html[0] = NEWS.replace("交通", "环境")
+    third = scan(site.url("/"))
+    assert third["pages_changed"] == 1
+    match.refresh_from_db()
+    assert not match.still_matching and match.version_id == record["version_id"]
+
+
+def test_whitelisted_domain_gives_no_match(celery_worker, site, work):
+    serve_site(site, [reprint(CHAPTER)])
+    WhitelistedDomain.objects.create(holder=work.holder, domain="127.0.0.1", note="licensed partner")
+    out = io.StringIO()
+    call_command("add_site", "白名单站", site.url("/"), "--delay", "0", stdout=out)
+    summary = scan(int(out.getvalue()))
+    assert summary["status"] == "finished" and summary["matches_found"] == 0
+    assert not Match.objects.exists()
+
+
+def test_one_scan_of_a_site_at_a_time(platform_stores):
+    site = TargetSite.objects.create(name="锁", start_urls=["http://127.0.0.1:9/"])
+    first, urls = scans.start(site, trigger="command")
+    assert first.status == "running" and urls
+    second, none = scans.start(site, trigger="schedule")
+    assert second.status == "skipped" and none == [] and f"#{first.pk}" in second.note
+    with pytest.raises(CommandError, match="still running"):
+        call_command("scan", str(site.pk), stdout=io.StringIO())
+    assert scans.finish(first.pk) and not scans.finish(first.pk)
+    assert ScanRun.objects.filter(site=site, status="skipped").count() == 2
+    third, _ = scans.start(site)
+    assert third.status == "running"
+    scans.finish(third.pk)
+
+
+def test_daily_schedule_follows_the_site(platform_stores):
+    from django_celery_beat.models import PeriodicTask
+
+    site = TargetSite.objects.create(name="日更", start_urls=["http://example.com/"])
+    task = PeriodicTask.objects.get(pk=site.periodic_task_id)
+    assert task.task == "crawler.start_scan" and json.loads(task.args) == [site.pk]
+    assert task.crontab.hour == "3" and task.enabled and task.queue == "crawl"
+    site.enabled = False
+    site.save()
+    assert not PeriodicTask.objects.get(pk=task.pk).enabled
+    site.delete()
+    assert not PeriodicTask.objects.filter(pk=task.pk).exists()
+
+
+def test_commands_reject_bad_input(platform_stores):
+    with pytest.raises(CommandError, match="not an http"):
+        call_command("add_site", "坏", "ftp://x.cn/", stdout=io.StringIO())
+    call_command("add_site", "好", "http://x.cn/", stdout=io.StringIO())
+    with pytest.raises(CommandError, match="exists already"):
+        call_command("add_site", "好", "http://y.cn/", stdout=io.StringIO())
+    with pytest.raises(CommandError, match="no target site"):
+        call_command("scan", "nothing-like-this", stdout=io.StringIO())
+    with pytest.raises(CommandError, match="not a date"):
+        call_command("matches", "--since", "yesterday", stdout=io.StringIO())
+    assert TargetSite.objects.count() == 1
