@@ -205,6 +205,7 @@ def open_backends(args: argparse.Namespace, writing: bool):
         raise BackendError(f"cannot reach MongoDB at {args.mongo}: {exc}") from exc
     try:
         index = RedisIndex(client, prefix=args.prefix, max_df=args.max_df)
+        index.lookup([])  # checks the index's FINGERPRINT_VERSION now (IndexVersionError)
         store = MongoWorkStore(mongo.get_default_database("fingerprint"), args.collection)
         yield index, store, lambda: None, False
     finally:
@@ -278,7 +279,7 @@ def _guarded(call, record: Record, report: Report):
     """
     try:
         return call()
-    except ConnectionError:
+    except (ConnectionError, IndexVersionError):  # the backend, not the record: stop
         raise
     except ValueError as exc:
         report.skip(record.line, "rejected text", f"record {record.id!r}: {exc}")

@@ -230,3 +230,13 @@ def test_server_down_exits_3(servers, tmp_path):
     down_mongo = [*servers[:2], "--mongo", f"mongodb://127.0.0.1:{free_port()}/x"]
     proc = run("query", *down_mongo, PAGES)
     assert proc.returncode == 3 and "cannot reach MongoDB" in proc.stderr
+
+
+def test_redis_index_of_another_version_exits_1(servers, redis_client):
+    redis_client.set("fp:version", "older-scheme")
+    for command, path in (("index", WORKS), ("query", PAGES)):
+        proc = run(command, *servers, path)
+        assert proc.returncode == 1, proc.stderr
+        assert "holds fingerprints of version 'older-scheme'" in proc.stderr
+        assert "Traceback" not in proc.stderr
+    assert redis_client.hlen("fp:ids") == 0
