@@ -55,7 +55,7 @@ from collections.abc import Iterable, Iterator, Sequence
 import numpy as np
 import redis
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from fingerprint.index.base import (
@@ -276,7 +276,7 @@ class RedisIndex:
         except BaseException:
             try:
                 self.remove(work_id)
-            except (RedisConnectionError, RedisTimeoutError):
+            except RedisError:  # keep the original error; the record allows a later remove
                 pass
             raise
         self._names[number] = work_id

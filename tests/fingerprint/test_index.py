@@ -227,6 +227,21 @@ def test_redis_lookup_spans_batches_and_other_clients(redis_client):
     assert reader.lookup(keys) == {}
 
 
+def test_redis_failed_add_leaves_nothing_findable(redis_client):
+    index = RedisIndex(redis_client, prefix="fail", version=V, groups=4)
+    keys = list(range(40))  # spread over the 4 groups
+    broken = index.group_name(keys[0])
+    redis_client.set(broken, "not a hash")  # every script on this group fails (WRONGTYPE)
+    with pytest.raises(redis.exceptions.ResponseError, match="WRONGTYPE"):
+        index.add("w", [(k, 0) for k in keys])
+    others = [k for k in keys if index.group_name(k) != broken]
+    assert len(others) > 20 and index.lookup(others) == {}  # the other groups were cleaned
+    redis_client.delete(broken)
+    index.remove("w")  # the record written first allows exact removal
+    left = {k.decode() for k in redis_client.scan_iter("fail:*")}
+    assert left == {"fail:seq", "fail:windows", "fail:version", "fail:groups"}
+
+
 def test_redis_other_version_raises(redis_client):
     RedisIndex(redis_client, prefix="ver", version="old-1").add("a", [(1, 0)])
     newer = RedisIndex(redis_client, prefix="ver", version=V)
