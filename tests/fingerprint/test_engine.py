@@ -1,0 +1,186 @@
+"""Engine: the API contract, matching under reprint edits, negatives, backends, atomicity."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import redis
+
+from fingerprint import FINGERPRINT_VERSION, EmptyTextError, Engine, EngineConfig, Match
+from fingerprint.index import IndexUnavailableError, MemoryIndex, RedisIndex
+from fingerprint.store import MemoryWorkStore, MongoWorkStore
+from tracker.embedded import free_port
+
+PORTAL = "首页 > 新闻 > 社会\n本站讯 编辑：小王 来源：网络 阅读次数：1024\n"
+
+
+def _index_chapters(engine, chapters, which=(0, 1, 2)):
+    for i in which:
+        engine.add_work(chapters[i]["id"], chapters[i]["text"])
+
+
+def _paragraph_of(text: str, length: int = 300, start: int = 3000) -> tuple[int, str]:
+    """A ``length``-character slice of ``text`` starting at the paragraph after ``start``."""
+    begin = text.index("\n", start) + 1
+    return begin, text[begin:begin + length]
+
+
+def test_excerpt_of_300_characters_from_a_6000_character_chapter_is_found(engine, chapters):
+    _index_chapters(engine, chapters)
+    work = chapters[0]
+    assert len(work["text"]) > 5500
+    begin, excerpt = _paragraph_of(work["text"])
+    page = PORTAL + excerpt + "\n相关阅读：今日天气晴朗，适合出行。热门评论（3）"
+    matches = engine.match(page)
+    assert [m.work_id for m in matches] == [work["id"]]
+    m = matches[0]
+    assert len(m.passages) == 1
+    p = m.passages[0]
+    # offsets are character offsets into both texts as given
+    assert page[p.page_start:p.page_end] == work["text"][p.work_start:p.work_end]
+    # the passage starts at the excerpt's first letter (after its indentation), in both texts
+    lead = p.page_start - len(PORTAL)
+    assert 0 <= lead <= 4 and p.work_start == begin + lead
+    assert p.page_end - p.page_start > 280
+    assert m.containment_page > 0.7
+    assert 0.03 < m.containment_work < 0.08
+    assert m.score == max(m.containment_page, m.containment_work)
+
+
+def test_different_chapters_of_the_same_novel_do_not_match(engine, chapters):
+    _index_chapters(engine, chapters, which=(0, 2))
+    assert engine.match(chapters[1]["text"]) == []
+    assert engine.match(PORTAL + chapters[1]["text"][:2000]) == []
+
+
+@pytest.mark.parametrize("edit", ["site", "sub1", "sub3", "homo5", "trad", "reorder", "del10",
+                                  "combo"])
+def test_a_chapter_is_found_after_each_reprint_edit(engine, chapters, edits, edit):
+    _index_chapters(engine, chapters)
+    text = chapters[1]["text"]
+    page = {
+        "site": lambda: edits.site(text),
+        "sub1": lambda: edits.substitute(text, 0.01),
+        "sub3": lambda: edits.substitute(text, 0.03),
+        "homo5": lambda: edits.homophones(text, 0.05),
+        "trad": lambda: edits.traditional(text),
+        "reorder": lambda: edits.reorder(text),
+        "del10": lambda: edits.delete_sentences(text, 0.10),
+        "combo": lambda: edits.site(edits.traditional(edits.homophones(edits.substitute(
+            edits.delete_sentences(edits.reorder(text), 0.05), 0.01), 0.03))),
+    }[edit]()
+    matches = engine.match(page)
+    assert [m.work_id for m in matches] == [chapters[1]["id"]]
+    m = matches[0]
+    assert m.containment_work > 0.75
+    for p in m.passages:
+        assert 0 <= p.page_start < p.page_end <= len(page)
+        assert 0 <= p.work_start < p.work_end <= len(text)
+
+
+def test_homophones_and_traditional_passages_align_character_by_character(engine, chapters,
+                                                                          edits):
+    _index_chapters(engine, chapters, which=(2,))
+    text = chapters[2]["text"]
+    begin, excerpt = _paragraph_of(text, 400, 1000)
+    page = edits.traditional(edits.homophones(excerpt, 0.05))
+    (m,) = engine.match(page)
+    (p,) = m.passages
+    # the page passage has the same length and position as its source (1:1 character edits)
+    assert p.page_end - p.page_start == p.work_end - p.work_start
+    assert abs(p.work_start - begin - p.page_start) <= 1
+
+
+def test_fixed_mode_finds_copies_but_loses_shifted_windows(chapters):
+    text = chapters[0]["text"]
+    fixed = Engine(MemoryIndex(), MemoryWorkStore(), EngineConfig(window_mode="fixed"))
+    content = Engine(MemoryIndex(), MemoryWorkStore(), EngineConfig())
+    for eng in (fixed, content):
+        eng.add_work("w", text)
+        assert eng.match(text)[0].work_id == "w"
+    shifted = "本站首发，请勿转载。" + text
+    hits_fixed = dict(fixed.candidates(fixed.letters(shifted))).get("w", 0)
+    hits_content = dict(content.candidates(content.letters(shifted))).get("w", 0)
+    assert hits_content > 5 * max(hits_fixed, 1)
+
+
+def test_version_and_letters_are_recorded_with_each_work(engine, chapters):
+    text = chapters[0]["text"]
+    n = engine.add_work("w", text)
+    record = engine.store.get("w")
+    assert record["version"] == FINGERPRINT_VERSION
+    assert record["text"] == text
+    assert len(record["letters"]) == len(record["offsets"]) > 4000
+    assert n == engine.index.stats()["windows"] > 100
+    assert engine.has_work("w") and not engine.has_work("other")
+
+
+def test_empty_and_letterless_texts_raise_and_index_nothing(engine):
+    for text in ("", "１２３４。，！", "    "):
+        with pytest.raises(EmptyTextError):
+            engine.add_work("w", text)
+    assert issubclass(EmptyTextError, ValueError)
+    assert engine.index.stats()["windows"] == 0 and engine.store.count() == 0
+    assert engine.match("") == []
+
+
+def test_bad_arguments_raise_clear_errors(engine):
+    with pytest.raises(ValueError):
+        engine.add_work("", "正文")
+    with pytest.raises(TypeError):
+        engine.add_work("w", b"\xe6\xad\xa3")
+    with pytest.raises(TypeError):
+        engine.match(None)
+
+
+def test_replace_and_remove_a_work(engine, chapters):
+    a, b = chapters[0]["text"], chapters[1]["text"]
+    engine.add_work("w", a)
+    engine.add_work("w", b)  # replaces
+    assert engine.index.stats()["works"] == 1
+    assert [m.work_id for m in engine.match(b)] == ["w"]
+    assert engine.match(a) == []
+    assert engine.remove_work("w") is True
+    assert engine.match(b) == [] and not engine.has_work("w")
+    assert engine.remove_work("w") is False
+
+
+def test_rebuild_index_restores_matching_after_an_index_loss(engine, chapters):
+    _index_chapters(engine, chapters)
+    engine.index.clear()
+    assert engine.match(chapters[0]["text"]) == []
+    assert engine.rebuild_index() == 3
+    assert engine.match(chapters[0]["text"])[0].work_id == chapters[0]["id"]
+
+
+def test_match_to_dict_is_json_ready(engine, chapters):
+    _index_chapters(engine, chapters, which=(1,))
+    (m,) = engine.match(chapters[1]["text"])
+    assert isinstance(m, Match)
+    d = json.loads(json.dumps(m.to_dict()))
+    assert set(d) == {"work_id", "score", "containment_page", "containment_work", "passages"}
+    assert set(d["passages"][0]) == {"page_start", "page_end", "work_start", "work_end"}
+    assert d["score"] == pytest.approx(1.0, abs=0.01)
+
+
+def test_redis_index_and_mongo_store_give_the_same_matches(redis_client, mongo_db, chapters):
+    engine = Engine(RedisIndex(redis_client, prefix="eng"), MongoWorkStore(mongo_db))
+    _index_chapters(engine, chapters)
+    begin, excerpt = _paragraph_of(chapters[2]["text"])
+    page = PORTAL + excerpt
+    memory = Engine(MemoryIndex(), MemoryWorkStore())
+    _index_chapters(memory, chapters)
+    got = engine.match(page)
+    assert [m.to_dict() for m in got] == [m.to_dict() for m in memory.match(page)]
+    assert got[0].work_id == chapters[2]["id"]
+    assert engine.match(chapters[1]["text"])[0].work_id == chapters[1]["id"]
+
+
+def test_add_work_is_atomic_when_the_index_is_down(chapters):
+    down = redis.Redis(host="127.0.0.1", port=free_port(), socket_connect_timeout=0.5)
+    store = MemoryWorkStore()
+    engine = Engine(RedisIndex(down, prefix="eng"), store)
+    with pytest.raises(IndexUnavailableError):
+        engine.add_work("w", chapters[0]["text"])
+    assert store.count() == 0  # no half-indexed work: the record was removed again

@@ -1,0 +1,99 @@
+"""Letters: pinyin first letters, offsets into the original text, boundaries, table data."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+import pytest
+
+from fingerprint import FINGERPRINT_VERSION
+from fingerprint.letters import DATA_DIR, default_table, to_letters
+
+
+def test_han_letters_and_offsets_point_at_their_characters():
+    text = "宝玉笑道：“好妹妹！”"
+    got = to_letters(text)
+    assert got.letters == "byxdhmm"
+    assert [text[i] for i in got.offsets] == list("宝玉笑道好妹妹")
+    assert got.codes.tolist() == [ord(c) - 97 for c in got.letters]
+    assert got.text_length == len(text)
+
+
+def test_offsets_refer_to_the_original_text_when_nfkc_changes_length():
+    # "㍿" (U+337F) is one character that NFKC expands to "株式会社" (4 characters);
+    # full-width Ｌatin and a compatibility ideograph (U+F900) fold to ordinary forms
+    text = "㍿ＡＢＣ公司豈有此理"
+    got = to_letters(text)
+    assert [text[i] for i in got.offsets] == ["㍿", "Ａ", "公", "司", "豈", "有", "此", "理"]
+    assert got.letters[1:4] == "ags"
+    assert got.letters[4] == to_letters("豈").letters
+
+
+def test_latin_words_give_their_first_letter_and_pinyin_matches_han():
+    text = "Hello, Wörld! pin yin 拼音"
+    got = to_letters(text)
+    assert got.letters == "hwpypy"
+    assert [text[i] for i in got.offsets] == ["H", "W", "p", "y", "拼", "音"]
+    assert to_letters("Beijing huanying ni").letters == to_letters("北京欢迎你").letters[:1] + "hn"
+
+
+def test_digits_and_punctuation_give_no_letters_but_mark_boundaries():
+    text = "一二三。１２３，四五！六？"
+    got = to_letters(text)
+    assert got.letters == "yesswl"
+    # boundaries are letter positions where a new sentence starts (after 。 ！ ？)
+    assert got.boundaries.tolist() == [3, 5]
+    assert len(to_letters("１２３，。!?").letters) == 0
+    assert len(to_letters("").letters) == 0
+
+
+def test_astral_surrogate_and_unknown_characters_do_not_break_offsets():
+    text = "\U00020000好\ud800的😀a"
+    got = to_letters(text)
+    assert [text[i] for i in got.offsets] == ["\U00020000", "好", "的", "a"]
+
+
+def test_non_str_input_is_a_type_error():
+    with pytest.raises(TypeError):
+        to_letters(b"bytes")
+
+
+def test_traditional_script_gives_the_same_letters(chapters):
+    from opencc import OpenCC
+
+    simp = chapters[0]["text"]
+    trad = OpenCC("s2t").convert(simp)
+    a, b = to_letters(simp).letters, to_letters(trad).letters
+    assert len(a) == len(b) > 4000
+    differ = sum(x != y for x, y in zip(a, b, strict=True))
+    assert differ / len(a) < 0.002
+
+
+def test_homophones_give_the_same_letters(edits, chapters):
+    text = chapters[1]["text"][:2000]
+    changed = edits.homophones(text, 0.05)
+    assert changed != text
+    assert to_letters(changed).letters == to_letters(text).letters
+
+
+def test_polyphones_get_one_letter_each_from_the_versioned_table():
+    # one letter per character, whatever the context: indexing and querying agree
+    assert to_letters("银行").letters[1] == to_letters("行走").letters[0]
+    table = default_table()
+    assert FINGERPRINT_VERSION.startswith(table.version + "-")
+
+
+def test_letter_table_file_records_its_version_and_measurements():
+    with gzip.open(DATA_DIR / "letter_table.json.gz", "rt", encoding="utf-8") as f:
+        record = json.load(f)
+    assert record["version"] == default_table().version
+    assert 0 < record["measured"]["disagreement_with_phrase_mode"] < 0.05
+    assert set(record["table"]) <= set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ|.")
+
+
+def test_letters_are_only_pinyin_initial_letters_on_chinese_text(chapters):
+    got = to_letters(chapters[2]["text"])
+    assert not set(got.letters) & set("iuv")
+    assert np.all(np.diff(got.offsets) > 0)

@@ -1,0 +1,64 @@
+"""Verification: seed-and-extend alignment of page letters against work letters."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fingerprint.letters import to_letters
+from fingerprint.verify import SeedIndex, _union_length, align
+
+
+def codes_of(text: str) -> np.ndarray:
+    return to_letters(text).codes
+
+
+def test_union_length_merges_overlaps():
+    assert _union_length(np.array([0, 5, 20]), np.array([10, 12, 25])) == 17
+    assert _union_length(np.array([], dtype=np.int64), np.array([], dtype=np.int64)) == 0
+
+
+def test_exact_copy_is_one_passage_covering_everything(chapters):
+    codes = codes_of(chapters[0]["text"][:3000])
+    aln = align(codes, SeedIndex.build(codes, 8))
+    assert aln.passages == [(0, len(codes), 0, len(codes))]
+    assert aln.page_covered == aln.work_covered == len(codes)
+
+
+def test_embedded_excerpt_maps_to_its_place_in_the_work(chapters):
+    work = codes_of(chapters[0]["text"])
+    page = np.concatenate([codes_of(chapters[1]["text"][:400]), work[2000:2250],
+                           codes_of(chapters[2]["text"][:400])])
+    aln = align(page, SeedIndex.build(work, 8))
+    assert len(aln.passages) == 1
+    ps, pe, ws, we = aln.passages[0]
+    offset = len(page) - 250 - len(codes_of(chapters[2]["text"][:400]))
+    assert (ps - offset, pe - offset, ws, we) == (0, 250, 2000, 2250)
+
+
+def test_substituted_letters_keep_one_passage_but_are_not_counted(chapters):
+    work = codes_of(chapters[1]["text"][:2000])
+    page = work.copy()
+    page[::40] = (page[::40] + 1) % 26  # 2.5% substituted, evenly spread
+    aln = align(page, SeedIndex.build(work, 8))
+    assert len(aln.passages) == 1
+    assert aln.passages[0][2] <= 1 and aln.passages[0][3] >= len(work) - 40
+    assert len(work) * 0.9 < aln.page_covered < len(work)
+
+
+def test_reordered_paragraphs_give_passages_at_their_work_positions(chapters):
+    work = codes_of(chapters[2]["text"][:3000])
+    a, b = work[:1200], work[1200:]
+    aln = align(np.concatenate([b, a]), SeedIndex.build(work, 8))
+    assert sorted((p[2], p[3]) for p in aln.passages) == [(0, 1200), (1200, len(work))]
+    assert aln.page_covered == len(work)
+
+
+def test_different_chapters_share_no_passage(chapters):
+    work = codes_of(chapters[0]["text"])
+    aln = align(codes_of(chapters[1]["text"]), SeedIndex.build(work, 8), min_passage=24)
+    assert aln.page_covered < 48
+
+
+def test_short_page_or_work_gives_an_empty_alignment():
+    aln = align(codes_of("你好"), SeedIndex.build(codes_of("你好世界"), 8))
+    assert aln.passages == [] and aln.page_covered == 0
