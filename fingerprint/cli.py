@@ -163,6 +163,9 @@ def _parse(line: bytes, number: int, report: Report) -> Record | None:
     if not isinstance(work_id, str) or not work_id:
         report.skip(number, "missing id", 'needs "id": a non-empty string')
         return None
+    if not work_id.isprintable() or any("\ud800" <= c <= "\udfff" for c in work_id):
+        report.skip(number, "bad id", f"{work_id!r} has control or surrogate characters")
+        return None
     body = obj.get("text")
     if not isinstance(body, str):
         report.skip(number, "missing text", f'record {work_id!r} needs "text": a string')
@@ -347,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_NOTHING
     from fingerprint import Engine, EngineConfig
 
-    report = Report(args.file)
+    report = Report("<stdin>" if args.file == "-" else args.file)
     started = time.perf_counter()
     summary, done, code = "", 0, EXIT_OK
     try:

@@ -114,8 +114,9 @@ def test_gzip_detected_by_magic_bytes_and_stdin(db, tmp_path):
     proc = run("query", "--db", db, packed)
     assert proc.returncode == 0, proc.stderr
     check_matches(matches(proc))
-    from_stdin = run("query", "--db", db, "-", stdin=PAGES.read_bytes())
+    from_stdin = run("query", "--db", db, "-", stdin=PAGES.read_bytes() + b"oops\n")
     assert {(m["page_id"], m["work_id"]) for m in matches(from_stdin)} == EXPECTED
+    assert "<stdin>:6: malformed JSON" in from_stdin.stderr
 
 
 def test_bad_lines_are_reported_and_skipped(tmp_path):
@@ -130,14 +131,15 @@ def test_bad_lines_are_reported_and_skipped(tmp_path):
         b"",                                                 # blank: ignored
         work_line("digits", "1234 5678 !!!"),                # line 8: no letters
         json.dumps({"id": "no-text", "body": "x"}).encode(),  # line 9
-        work_line("ok-2", text[2000:]),                      # line 10
+        b'{"id": "\\ud800", "text": "lone surrogate"}',       # line 10
+        work_line("ok-2", text[2000:]),                      # line 11
     ])
     proc = run("index", "--db", tmp_path / "db", bad)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("indexed 2 works (0 replaced), skipped 7 (")
+    assert proc.stdout.startswith("indexed 2 works (0 replaced), skipped 8 (")
     for line, reason in [(2, "malformed JSON"), (3, "missing id"), (4, "empty text"),
                          (5, "not UTF-8"), (6, "not a JSON object"), (8, "rejected text"),
-                         (9, "missing text")]:
+                         (9, "missing text"), (10, "bad id")]:
         assert f"bad.jsonl:{line}: {reason}" in proc.stderr
     assert "Traceback" not in proc.stderr
     page = write_lines(tmp_path / "page.jsonl", [b"not json", work_line("p", text[:3000])])
