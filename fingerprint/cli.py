@@ -44,6 +44,7 @@ import json
 import os
 import sys
 import time
+import unicodedata
 import zlib
 from collections import Counter
 from collections.abc import Iterator
@@ -163,7 +164,7 @@ def _parse(line: bytes, number: int, report: Report) -> Record | None:
     if not isinstance(work_id, str) or not work_id:
         report.skip(number, "missing id", 'needs "id": a non-empty string')
         return None
-    if not work_id.isprintable() or any("\ud800" <= c <= "\udfff" for c in work_id):
+    if any(unicodedata.category(c) in ("Cc", "Cs") for c in work_id):
         report.skip(number, "bad id", f"{work_id!r} has control or surrogate characters")
         return None
     body = obj.get("text")
