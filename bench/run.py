@@ -84,51 +84,84 @@ def build_queries(corpus: Corpus, count: int, seed: int, data_dir: Path) -> list
     return queries
 
 
-def run_detector(make: Callable[[], Detector], corpus: Corpus, queries: list[Query],
-                 repeat: int) -> dict:
-    """Index the works and answer the queries ``repeat`` times, each on a fresh detector.
+def run_once(make: Callable[[], Detector], corpus: Corpus, queries: list[Query]) -> dict:
+    """Index the works on a fresh detector and answer every page once, timed.
 
     Args:
         make: a callable returning an empty Detector.
         corpus: the corpus whose works are indexed.
         queries: the pages.
-        repeat: number of timed runs (at least 1).
 
     Returns:
-        ``{"index_s": [seconds per run], "query_s": [...], "results": [set of ids per query,
-        first run], "errors": [message per failed query, first run], "stable": bool}``;
-        ``stable`` says whether later runs returned the same ids.
+        ``{"index_s": seconds to index and commit, "query_s": seconds for all pages,
+        "results": [set of ids per page], "errors": [message per page that raised]}``; a page
+        that raises counts as returning nothing.
 
     Raises:
         ImportError: the detector's package is missing (the engine before it lands).
     """
-    index_s, query_s, first, errors, stable = [], [], None, [], True
-    for run in range(repeat):
-        detector = make()
-        try:
-            start = time.perf_counter()
-            for doc in corpus.works:
-                detector.index(doc.id, doc.text)
-            detector.commit()
-            index_s.append(time.perf_counter() - start)
-            results = []
-            start = time.perf_counter()
-            for query in queries:
-                try:
-                    results.append(detector.query(query.text))
-                except Exception as exc:  # a crash on one page must not lose the whole table
-                    results.append(set())
-                    if run == 0:
-                        errors.append(f"{query.kind}: {type(exc).__name__}: {exc}")
-            query_s.append(time.perf_counter() - start)
-        finally:
-            detector.close()
-        if first is None:
-            first = results
-        elif results != first:
-            stable = False
-    return {"index_s": index_s, "query_s": query_s, "results": first, "errors": errors,
-            "stable": stable}
+    detector = make()
+    try:
+        start = time.perf_counter()
+        for doc in corpus.works:
+            detector.index(doc.id, doc.text)
+        detector.commit()
+        index_s = time.perf_counter() - start
+        results, errors = [], []
+        start = time.perf_counter()
+        for query in queries:
+            try:
+                results.append(detector.query(query.text))
+            except Exception as exc:  # a crash on one page must not lose the whole table
+                results.append(set())
+                errors.append(f"{query.kind}: {type(exc).__name__}: {exc}")
+        query_s = time.perf_counter() - start
+    finally:
+        detector.close()
+    return {"index_s": index_s, "query_s": query_s, "results": results, "errors": errors}
+
+
+def run_all(makers: dict[str, Callable[[], Detector]], corpus: Corpus, queries: list[Query],
+            repeat: int) -> dict[str, dict]:
+    """Run every detector ``repeat`` times, interleaved (run 1 of each, then run 2 of each, ...).
+
+    Interleaving keeps the load of the shared machine comparable across detectors, so that the
+    throughput ratios of one run are fair.
+
+    Args:
+        makers: detector name -> constructor of an empty detector.
+        corpus: the corpus.
+        queries: the pages.
+        repeat: number of timed runs per detector (at least 1).
+
+    Returns:
+        name -> ``{"index_s": [seconds per run], "query_s": [...], "results": first run's ids,
+        "errors": first run's errors, "stable": later runs returned the same ids}``. Detectors
+        whose package is missing are left out (reported on standard error).
+    """
+    runs: dict[str, dict] = {}
+    skipped: set[str] = set()
+    for turn in range(repeat):
+        for name, make in makers.items():
+            if name in skipped:
+                continue
+            started = time.perf_counter()
+            try:
+                once = run_once(make, corpus, queries)
+            except ImportError as exc:
+                print(f"[{corpus.name}] {name}: skipped ({exc})", file=sys.stderr)
+                skipped.add(name)
+                continue
+            print(f"[{corpus.name}] {name} run {turn + 1}: {time.perf_counter() - started:.1f} s"
+                  + (f", {len(once['errors'])} page errors" if once["errors"] else ""),
+                  file=sys.stderr)
+            if name not in runs:
+                runs[name] = {**once, "index_s": [], "query_s": [], "stable": True}
+            elif once["results"] != runs[name]["results"]:
+                runs[name]["stable"] = False
+            runs[name]["index_s"].append(once["index_s"])
+            runs[name]["query_s"].append(once["query_s"])
+    return runs
 
 
 def score(queries: list[Query], results: list[set[str]]) -> dict:
@@ -173,7 +206,7 @@ def table(corpus: str, rows: dict[str, dict]) -> str:
         rows: detector name -> its summary (see ``summarize``).
 
     Returns:
-        Markdown text, one row per detector.
+        Markdown text, one row per detector, then a line of characters per second.
     """
     head = ["detector", *COLUMNS.values(), "precision", "FP", "neg hit", "index docs/s",
             "query docs/s", "index ×ref", "query ×ref"]
@@ -185,6 +218,9 @@ def table(corpus: str, rows: dict[str, dict]) -> str:
                  f"{row['index_docs_s']:,.0f}", f"{row['query_docs_s']:,.0f}",
                  _fmt(row.get("index_vs_ref")), _fmt(row.get("query_vs_ref"))]
         lines.append("| " + " | ".join(cells) + " |")
+    speeds = "; ".join(f"{name} {row['index_chars_s'] / 1e6:.2f} / {row['query_chars_s'] / 1e6:.2f}"
+                       for name, row in rows.items())
+    lines += ["", f"Million characters per second, index / query: {speeds}."]
     return "\n".join(lines)
 
 
@@ -194,7 +230,7 @@ def summarize(corpus: Corpus, queries: list[Query], run: dict) -> dict:
     Args:
         corpus: the corpus (works, for the indexing rate).
         queries: the pages.
-        run: the output of ``run_detector``.
+        run: one detector's entry in the output of ``run_all``.
 
     Returns:
         ``score`` plus ``index_docs_s``, ``query_docs_s``, ``index_chars_s``, ``query_chars_s``
@@ -286,20 +322,9 @@ def main(argv: list[str] | None = None) -> int:
                 queries = build_queries(corpus, args.queries, args.seed, args.data)
                 print(f"[{name}] {len(corpus.works)} works, {len(queries)} pages, built in "
                       f"{time.perf_counter() - started:.1f} s", file=sys.stderr)
-                rows: dict[str, dict] = {}
-                for detector, make in makers.items():
-                    if wanted and detector not in wanted:
-                        continue
-                    started = time.perf_counter()
-                    try:
-                        run = run_detector(make, corpus, queries, args.repeat)
-                    except ImportError as exc:
-                        print(f"[{name}] {detector}: skipped ({exc})", file=sys.stderr)
-                        continue
-                    rows[detector] = summarize(corpus, queries, run)
-                    print(f"[{name}] {detector}: {time.perf_counter() - started:.1f} s"
-                          + (f", {rows[detector]['error_count']} query errors"
-                             if rows[detector]["error_count"] else ""), file=sys.stderr)
+                chosen = {k: v for k, v in makers.items() if not wanted or k in wanted}
+                rows = {detector: summarize(corpus, queries, run) for detector, run
+                        in run_all(chosen, corpus, queries, args.repeat).items()}
                 add_ratios(rows)
                 report["corpora"][name] = {
                     "works": len(corpus.works), "work_chars": sum(len(d.text)
