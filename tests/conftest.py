@@ -24,9 +24,12 @@ Fixtures:
         ``.delay()`` as in production; wait for their effect (e.g. ``AsyncResult.get(timeout=)``,
         or poll the database) instead of sleeping a fixed time. Retries of ingestion start
         after 1 s in this worker (TRACKER_INGEST_RETRY_BASE=1).
-    platform_stores: empties the platform's MongoDB database (settings.MONGO_DB) and the Redis
-        fingerprint index keys (settings.FINGERPRINT_INDEX_PREFIX) before and after a test;
-        yields (pymongo Database, redis.Redis). Use it in tests that ingest works.
+    platform_stores: empties the platform's MongoDB database (settings.MONGO_DB) and removes
+        every work from the Redis fingerprint index (settings.FINGERPRINT_INDEX_PREFIX) before
+        and after a test; yields (pymongo Database, redis.Redis). Use it in tests that ingest
+        works. Do not delete the index's keys wholesale in tests that share the session
+        worker: RedisIndex caches work numbers per process, and a reset sequence would reuse
+        them (see test_reindex_rebuilds_the_index_after_a_redis_loss for a private prefix).
 """
 
 from __future__ import annotations
@@ -130,14 +133,16 @@ def redis_client(redis_url):
 def _empty_platform_stores() -> None:
     from django.conf import settings
 
+    from fingerprint.index import RedisIndex
     from tracker.core.connections import get_mongo_db, get_redis
 
     db = get_mongo_db()
     db.client.drop_database(db.name)
-    client = get_redis()
-    keys = list(client.scan_iter(match=f"{settings.FINGERPRINT_INDEX_PREFIX}:*", count=1000))
-    for start in range(0, len(keys), 1000):
-        client.delete(*keys[start:start + 1000])
+    # Remove works one by one rather than deleting the keys: the work-number sequence
+    # survives, so numbers are never reused and no process's cached number -> id goes stale.
+    index = RedisIndex(get_redis(), prefix=settings.FINGERPRINT_INDEX_PREFIX)
+    for work_id in list(index.work_ids()):
+        index.remove(work_id)
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ import uuid
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
+from django.db import models
 from django.http import Http404, HttpResponse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -57,6 +58,7 @@ class RightsHolderAdmin(HolderScopedAdmin):
     list_display = ["name", "contact_person", "email", "phone", "work_count"]
     search_fields = ["name", "contact_person", "email"]
     filter_horizontal = ["users"]
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
     @admin.display(description=_("works"))
     def work_count(self, obj: RightsHolder) -> int:

@@ -1,0 +1,151 @@
+"""Ingestion through a real Celery worker: extract -> fingerprint -> MongoDB -> Redis index."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+
+from tracker import embedded, workers
+from tracker.core import services
+from tracker.core.engine import get_engine, get_store
+from tracker.core.extraction import extract_pasted
+from tracker.core.models import Work, WorkStatus
+from tracker.core.tasks import ingest_work
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _status(work, *wanted):
+    work.refresh_from_db()
+    return work if work.status in wanted else None
+
+
+def _index_keys(client) -> int:
+    return sum(1 for _ in client.scan_iter(match=f"{settings.FINGERPRINT_INDEX_PREFIX}:*"))
+
+
+def test_registered_work_is_indexed_and_found_by_chapter(
+        celery_worker, platform_stores, people, novel_text, wait_for):
+    from fingerprint import FINGERPRINT_VERSION
+
+    extracted = extract_pasted(novel_text)
+    reg = services.register_work(people["press"], "xyj-1-3", extracted, source_name="pasted")
+    assert (reg.outcome, reg.queued) == ("registered", True)
+    work = wait_for(lambda: _status(reg.work, WorkStatus.INDEXED, WorkStatus.FAILED))
+    assert work.status == WorkStatus.INDEXED, work.error
+    assert work.windows > 0 and work.fingerprint_version == FINGERPRINT_VERSION
+    assert work.kind == "novel" and len(work.sections) == 3
+    assert not services.staged_path(work.engine_id, work.sha256).exists()
+    assert get_store().get(work.engine_id)["text"] == extracted.text  # canonical text in Mongo
+    chapter2 = work.sections[1]
+    page = "转载自某网站\n" + extracted.text[chapter2["start"] + 200:chapter2["start"] + 1700]
+    best = get_engine().match(page)[0]
+    assert best.work_id == work.engine_id
+    assert work.section_at(best.passages[0].work_start)["title"].startswith("第二回")
+
+
+def test_ingestion_is_idempotent(celery_worker, platform_stores, people, novel_text, wait_for):
+    _db, redis_client = platform_stores
+    reg = services.register_work(people["press"], "xyj", extract_pasted(novel_text))
+    work = wait_for(lambda: _status(reg.work, WorkStatus.INDEXED))
+    keys = _index_keys(redis_client)
+    again = services.register_work(people["press"], "xyj", extract_pasted(novel_text))
+    assert (again.outcome, again.queued) == ("skipped", False)
+    assert ingest_work.delay(work.pk).get(timeout=60) == "already indexed"
+    assert _index_keys(redis_client) == keys
+    assert list(get_store().ids()) == [work.engine_id]
+
+
+def test_changed_text_replaces_the_postings(celery_worker, platform_stores, people, novel_text,
+                                            wait_for):
+    reg = services.register_work(people["press"], "xyj", extract_pasted(novel_text[:8000]))
+    wait_for(lambda: _status(reg.work, WorkStatus.INDEXED))
+    new = services.register_work(people["press"], "xyj", extract_pasted(novel_text[8000:]))
+    assert new.outcome == "updated" and new.work.pk == reg.work.pk
+    work = wait_for(lambda: _status(new.work, WorkStatus.INDEXED))
+    assert get_store().get(work.engine_id)["text"] == novel_text[8000:].strip()
+    assert not get_engine().match(novel_text[1000:2500])  # the old text is no longer indexed
+
+
+def test_engine_rejection_marks_failed_with_reason(celery_worker, platform_stores, people,
+                                                   wait_for):
+    reg = services.register_work(people["press"], "digits", extract_pasted("12345 67890"))
+    work = wait_for(lambda: _status(reg.work, WorkStatus.FAILED, WorkStatus.INDEXED))
+    assert work.status == WorkStatus.FAILED and "no letters" in work.error
+    assert not get_engine().has_work(work.engine_id)
+
+
+def test_deleting_a_work_removes_its_postings(celery_worker, platform_stores, people,
+                                              novel_text, wait_for):
+    _db, redis_client = platform_stores
+    reg = services.register_work(people["press"], "xyj", extract_pasted(novel_text))
+    work = wait_for(lambda: _status(reg.work, WorkStatus.INDEXED))
+    assert _index_keys(redis_client) > 0
+    work.delete()
+    assert not get_engine().has_work(work.engine_id)
+    assert get_store().get(work.engine_id) is None
+    assert not get_engine().match(novel_text[3000:4500])
+
+
+def test_reindex_rebuilds_the_index_after_a_redis_loss(platform_stores, people, novel_text,
+                                                        settings):
+    # A private index prefix, ingested in this process: wiping it cannot disturb the session
+    # worker's cached work numbers.
+    settings.FINGERPRINT_INDEX_PREFIX = "fp-reindex-test"
+    _db, redis_client = platform_stores
+    reg = services.register_work(people["press"], "xyj", extract_pasted(novel_text), ingest=False)
+    assert services.ingest(reg.work.pk) == "indexed"
+    pending = services.register_work(people["press"], "later", extract_pasted(novel_text[:5000]),
+                                     ingest=False)
+    for key in list(redis_client.scan_iter(match="fp-reindex-test:*")):
+        redis_client.delete(key)  # the index is lost; MongoDB still has the work
+    assert not get_engine().match(novel_text[3000:4500])
+    out = io.StringIO()
+    call_command("reindex", stdout=out)
+    assert "works stored in MongoDB: 1" in out.getvalue()
+    assert "queued again for ingestion: 1" in out.getvalue()  # "later" was never ingested
+    assert get_engine().match(novel_text[9000:10500])[0].work_id == reg.work.engine_id
+    assert Work.objects.get(pk=pending.work.pk).status == WorkStatus.PENDING
+    for key in list(redis_client.scan_iter(match="fp-reindex-test:*")):
+        redis_client.delete(key)
+
+
+def test_mongo_down_work_waits_then_is_indexed(celery_worker, platform_stores, people,
+                                               novel_text, wait_for, tmp_path):
+    """A worker whose MongoDB is down keeps the work waiting, retrying with backoff, and
+    indexes it once MongoDB is up, with nothing lost."""
+    port = embedded.free_port()
+    queue = "ingest-mongo-down"
+    env = workers.child_env(
+        DATABASE_URL=f"sqlite:///{settings.DATABASES['default']['NAME']}",
+        MONGO_URL=f"mongodb://127.0.0.1:{port}", REDIS_URL=settings.REDIS_URL,
+        TRACKER_VAR_DIR=str(settings.VAR_DIR), MEDIA_ROOT=str(settings.MEDIA_ROOT),
+        TRACKER_INGEST_RETRY_BASE="1")
+    log = tmp_path / "worker.log"
+    proc = workers.start_worker(env, log, "mongo-down", concurrency=1, queues=[queue])
+    mongo = None
+    try:
+        from tracker.celery import app
+
+        workers.wait_until_ready(app, proc, "mongo-down", log)
+        reg = services.register_work(people["press"], "xyj", extract_pasted(novel_text),
+                                     ingest=False)
+        ingest_work.apply_async(args=[reg.work.pk], queue=queue)
+        work = wait_for(lambda: _status(reg.work, WorkStatus.WAITING))
+        assert "Waiting for storage" in work.error
+        assert services.staged_path(work.engine_id, work.sha256).exists()  # nothing lost
+        mongo = embedded.start_mongo(tmp_path / "mongo", port=port, journal=False)
+        work = wait_for(lambda: _status(reg.work, WorkStatus.INDEXED), timeout=180)
+        import pymongo
+
+        from fingerprint.store import MongoWorkStore
+
+        store = MongoWorkStore(pymongo.MongoClient(mongo.url)[settings.MONGO_DB])
+        assert store.get(work.engine_id)["text"] == novel_text.strip()
+    finally:
+        workers.stop(proc)
+        if mongo:
+            mongo.stop()
