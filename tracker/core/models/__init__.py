@@ -1,7 +1,7 @@
 """Models of the core app, one module per subject.
 
-holders.py: RightsHolder; works.py: Work. The crawler's modules: sites.py (target sites and scan
-runs) and matches.py (matches and whitelisted domains).
+holders.py: RightsHolder; works.py: Work; sites.py: TargetSite and ScanRun; matches.py: Match
+and WhitelistedDomain (the last two belong to the crawler).
 """
 
 from .holders import RightsHolder
@@ -9,5 +9,5 @@ from .matches import Match, ReviewStatus, WhitelistedDomain
 from .sites import ScanRun, ScanStatus, TargetSite
 from .works import Work, WorkKind, WorkLanguage, WorkStatus
 
-__all__ = ["RightsHolder", "Work", "WorkKind", "WorkLanguage", "WorkStatus", "TargetSite",
-           "ScanRun", "ScanStatus", "Match", "ReviewStatus", "WhitelistedDomain"]
+__all__ = ["Match", "ReviewStatus", "RightsHolder", "ScanRun", "ScanStatus", "TargetSite",
+           "WhitelistedDomain", "Work", "WorkKind", "WorkLanguage", "WorkStatus"]
