@@ -86,6 +86,27 @@ def pytest_configure(config):
     _point_django_at(mongo, redis, _tmp)
 
 
+def pytest_report_header(config):
+    chromium = Path("/usr/bin/chromium")
+    return [f"servers: MongoDB {os.environ.get('MONGO_URL')}  Redis {os.environ.get('REDIS_URL')}",
+            f"browser tests: {'run with ' + str(chromium) if chromium.exists() else 'SKIPPED (no ' + str(chromium) + '; apt-get install chromium fonts-noto-cjk)'}"]
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say plainly what was skipped and why, grouped by reason."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    if not skipped:
+        return
+    reasons: dict[str, int] = {}
+    for report in skipped:
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        reason = reason.removeprefix("Skipped: ")
+        reasons[reason] = reasons.get(reason, 0) + 1
+    terminalreporter.write_sep("=", f"{len(skipped)} tests SKIPPED", yellow=True, bold=True)
+    for reason, count in sorted(reasons.items(), key=lambda item: -item[1]):
+        terminalreporter.write_line(f"  {count:4d} x {reason}")
+
+
 def pytest_unconfigure(config):
     for service in _started:
         service.stop()
