@@ -1,0 +1,20 @@
+# Production image of the copyright-tracking platform: the same image runs the web server
+# (gunicorn), the Celery workers and beat; docker-compose.yml chooses the command.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 \
+    TRACKER_VAR_DIR=/data DJANGO_SETTINGS_MODULE=tracker.settings
+WORKDIR /app
+
+COPY pyproject.toml README.md manage.py ./
+COPY tracker ./tracker
+COPY fingerprint ./fingerprint
+COPY crawler ./crawler
+COPY dashboard ./dashboard
+COPY demo ./demo
+# psycopg: PostgreSQL driver for DATABASE_URL=postgres://... (SQLite needs none).
+RUN pip install -U pip && pip install . "psycopg[binary]>=3.2,<4" \
+    && useradd --create-home --uid 1000 tracker && mkdir -p /data && chown tracker /data
+USER tracker
+EXPOSE 8000
+CMD ["gunicorn", "tracker.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "120"]
