@@ -15,9 +15,12 @@ HOLDER_GROUP = "Rights holders"
 # app label -> codenames for rights holders' users ("*" = every permission of the app).
 HOLDER_PERMISSIONS: dict[str, list[str]] = {
     "core": ["view_rightsholder", "change_rightsholder",
-             "view_work", "add_work", "change_work", "delete_work"],
+             "view_work", "add_work", "change_work", "delete_work",
+             "view_match", "change_match"],  # change_match: review decisions (dashboard)
+    # dashboard: the audit trail (read only) and takedown notices
+    "dashboard": ["view_auditevent", "view_takedownnotice", "change_takedownnotice"],
 }
-STAFF_APPS = ["core", "django_celery_beat", "auth"]
+STAFF_APPS = ["core", "django_celery_beat", "auth", "dashboard", "axes"]
 
 
 def ensure_groups() -> dict[str, int]:

@@ -1,0 +1,31 @@
+"""The dashboard's querysets, narrowed by ``tracker.core.scoping``: staff see every holder's
+data, a holder's users only their own. Every page, export and URL of the dashboard takes its
+rows from here, so an id of another holder's match, notice or event is simply not found (404).
+"""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from tracker.core.scoping import scope
+
+
+def matches_for(user) -> QuerySet:
+    """The matches ``user`` may see, with work and holder joined."""
+    from tracker.core.models import Match
+
+    return scope(Match.objects.select_related("work", "work__holder"), user, "work__holder")
+
+
+def notices_for(user) -> QuerySet:
+    """The takedown notices ``user`` may see, with the holder joined."""
+    from dashboard.models import TakedownNotice
+
+    return scope(TakedownNotice.objects.select_related("holder"), user, "holder")
+
+
+def events_for(user) -> QuerySet:
+    """The audit events ``user`` may see (those about its holders' matches and notices)."""
+    from dashboard.models import AuditEvent
+
+    return scope(AuditEvent.objects.all(), user, "holder")

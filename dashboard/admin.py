@@ -1,0 +1,377 @@
+"""The dashboard's admin pages: match list, evidence view and review, takedown notices, audit
+trail, exports; the overview sits on the admin's index page (templates/admin/index.html).
+
+Every page is a ``HolderScopedAdmin`` (tracker/core/admin.py): staff see everything, a holder's
+users only their holder's rows, and any other id answers 404, in lists, pages and exports.
+"""
+
+from __future__ import annotations
+
+from importlib.util import find_spec
+
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.contrib.admin.options import IncorrectLookupParameters
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponse, HttpResponseBadRequest, HttpResponseRedirect
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from dashboard import exports, notices, report, workflow
+from dashboard.evidence import evidence_context
+from dashboard.filters import DomainFilter, FirstSeenRangeFilter, ScoreFilter
+from dashboard.models import (
+    NOTICE_TRANSITIONS,
+    AuditEvent,
+    NoticeLanguage,
+    NoticeStatus,
+    TakedownNotice,
+)
+from tracker.core.admin import HolderScopedAdmin
+from tracker.core.models import Match, ReviewStatus
+from tracker.core.scoping import sees_all
+
+# The core app registers its admin pages first; this module then takes over the match page.
+if find_spec("tracker.core.admin"):
+    import tracker.core.admin  # noqa: F401
+
+
+def _attachment(content: bytes, content_type: str, filename: str) -> HttpResponse:
+    response = HttpResponse(content, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _badge(value: str, label: str) -> str:
+    return format_html('<span class="dash-badge {}">{}</span>', value, label)
+
+
+class ReasonForm:
+    """Reads the reason (and for notices the language and recipient) of a bulk action."""
+
+    def __init__(self, data):
+        self.reason = (data.get("reason") or "").strip()
+        self.language = data.get("language") or NoticeLanguage.ZH_HANS
+        self.recipient = (data.get("recipient") or "").strip()
+
+
+class MatchAdmin(HolderScopedAdmin):
+    """The match list (filters, search, sort, bulk review, exports) and the evidence view."""
+
+    holder_path = "work__holder"
+    list_display = ["evidence_link", "page", "work_link", "holder_name", "domain", "score_pct",
+                    "page_share", "status_badge", "first_seen", "last_seen"]
+    list_display_links = ["evidence_link"]
+    list_filter = ["review_status", FirstSeenRangeFilter, ScoreFilter, DomainFilter,
+                   ("work__holder", admin.RelatedOnlyFieldListFilter),
+                   ("work", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["url", "title", "work__title", "work__reference"]
+    sortable_by = ["evidence_link", "score_pct", "page_share", "first_seen", "last_seen",
+                   "domain", "status_badge"]
+    ordering = ["-last_seen", "-pk"]
+    list_per_page = 50
+    actions = ["mark_confirmed", "mark_false_positive", "mark_licensed", "draft_notice"]
+
+    # -- list columns -----------------------------------------------------------------------
+    @admin.display(description=gettext_lazy("match"), ordering="pk")
+    def evidence_link(self, obj):
+        return f"#{obj.pk}"
+
+    @admin.display(description=gettext_lazy("page"))
+    def page(self, obj):
+        return format_html('<a class="dash-url" href="{}" target="_blank" rel="noopener '
+                           'noreferrer">{}</a><br><span class="dash-muted">{}</span>',
+                           obj.url, obj.title or obj.url, obj.url if obj.title else "")
+
+    @admin.display(description=gettext_lazy("work"), ordering="work__title")
+    def work_link(self, obj):
+        return obj.work.title
+
+    @admin.display(description=gettext_lazy("rights holder"), ordering="work__holder__name")
+    def holder_name(self, obj):
+        return obj.work.holder.name
+
+    @admin.display(description=gettext_lazy("score"), ordering="score")
+    def score_pct(self, obj):
+        return f"{round(obj.score * 100)}%"
+
+    @admin.display(description=gettext_lazy("of the page"), ordering="containment_page")
+    def page_share(self, obj):
+        return f"{round(obj.containment_page * 100)}%"
+
+    @admin.display(description=gettext_lazy("review status"), ordering="review_status")
+    def status_badge(self, obj):
+        return _badge(obj.review_status, obj.get_review_status_display())
+
+    def get_list_display(self, request):
+        columns = list(super().get_list_display(request))
+        if not sees_all(request.user):
+            columns.remove("holder_name")
+        return columns
+
+    def get_list_filter(self, request):
+        filters = list(super().get_list_filter(request))
+        if not sees_all(request.user):
+            filters = [f for f in filters if not (isinstance(f, tuple)
+                                                  and f[0] == "work__holder")]
+        return filters
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        if not request.user.is_superuser:
+            actions.pop("delete_selected", None)
+        if not self.has_change_permission(request):
+            for name in self.actions:
+                actions.pop(name, None)
+        return actions
+
+    def has_add_permission(self, request):
+        return False  # matches come from scans only
+
+    # -- URLs -------------------------------------------------------------------------------
+    def get_urls(self):
+        wrap = self.admin_site.admin_view
+        return [
+            path("export/<str:fmt>/", wrap(self.export_view), name="core_match_export"),
+            path("<path:object_id>/report/", wrap(self.report_view), name="core_match_report"),
+            *super().get_urls(),
+        ]
+
+    # -- evidence view and review -----------------------------------------------------------
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        match = self.get_object(request, unquote(object_id))  # 404 outside the user's scope
+        if not self.has_view_permission(request, match):
+            raise PermissionDenied
+        if request.method == "POST":
+            if not self.has_change_permission(request, match):
+                raise PermissionDenied
+            try:
+                workflow.review(match, request.POST.get("decision", ""),
+                                request.POST.get("reason", ""), request.user)
+            except workflow.WorkflowError as exc:
+                self.message_user(request, str(exc), messages.ERROR)
+            else:
+                self.message_user(request, _("Decision recorded: %(status)s.") % {
+                    "status": match.get_review_status_display()}, messages.SUCCESS)
+            return HttpResponseRedirect(request.path)
+        context = {
+            **self.admin_site.each_context(request),
+            **evidence_context(match),
+            "opts": self.opts,
+            "title": _("Evidence for match #%(id)s") % {"id": match.pk},
+            "can_review": self.has_change_permission(request, match),
+            "review_choices": [(v, label) for v, label in workflow.review_choices()
+                               if v != ReviewStatus.NEW],
+            "trail": match.audit_events.order_by("-sequence"),
+            "notices": match.takedown_notices.all(),
+            "can_draft": match.review_status == ReviewStatus.CONFIRMED
+            and self.has_change_permission(request, match),
+            "languages": NoticeLanguage.choices,
+        }
+        return TemplateResponse(request, "dashboard/evidence.html", context)
+
+    def report_view(self, request, object_id):
+        """The evidence report of one match, an HTML file to archive."""
+        match = self.get_object(request, unquote(object_id))
+        if not self.has_view_permission(request, match):
+            raise PermissionDenied
+        html = report.render(match, request.user)
+        stamp = timezone.localtime().strftime("%Y%m%d-%H%M")
+        return _attachment(html.encode("utf-8"), "text/html; charset=utf-8",
+                           f"evidence-match-{match.pk}-{stamp}.html")
+
+    # -- exports ----------------------------------------------------------------------------
+    def export_view(self, request, fmt):
+        """The match list as CSV or XLSX with the list's current filters, search and order."""
+        if fmt not in ("csv", "xlsx") or not self.has_view_permission(request):
+            raise PermissionDenied
+        try:
+            changelist = self.get_changelist_instance(request)
+        except IncorrectLookupParameters:
+            return HttpResponseBadRequest(_("These filters are not valid."))
+        queryset = changelist.get_queryset(request).select_related("work", "work__holder")
+        stamp = timezone.localtime().strftime("%Y%m%d-%H%M")
+        if fmt == "csv":
+            return _attachment(exports.to_csv(queryset.iterator()), "text/csv; charset=utf-8",
+                               f"matches-{stamp}.csv")
+        return _attachment(exports.to_xlsx(queryset.iterator()),
+                           "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                           f"matches-{stamp}.xlsx")
+
+    def changelist_view(self, request, extra_context=None):
+        query = request.GET.urlencode()
+        extra_context = {**(extra_context or {}), "export_query": f"?{query}" if query else ""}
+        return super().changelist_view(request, extra_context)
+
+    # -- bulk actions -----------------------------------------------------------------------
+    def _reason_page(self, request, queryset, action: str, heading: str, notice: bool = False):
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts, "title": heading, "queryset": queryset, "action": action,
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME, "notice": notice,
+            "languages": NoticeLanguage.choices,
+            "select_across": request.POST.get("select_across", "0"),
+        }
+        return TemplateResponse(request, "dashboard/action_reason.html", context)
+
+    def _bulk_review(self, request, queryset, decision: str, heading: str):
+        form = ReasonForm(request.POST)
+        if "apply" not in request.POST or not form.reason:
+            if "apply" in request.POST:
+                self.message_user(request, _("Give a reason for the decision."), messages.ERROR)
+            return self._reason_page(request, queryset, request.POST["action"], heading)
+        changed, skipped = workflow.review_many(queryset, decision, form.reason, request.user)
+        self.message_user(request, _("%(n)d matches updated.") % {"n": changed},
+                          messages.SUCCESS)
+        for line in skipped:
+            self.message_user(request, line, messages.WARNING)
+        return None
+
+    @admin.action(description=gettext_lazy("Confirm as infringement"))
+    def mark_confirmed(self, request, queryset):
+        return self._bulk_review(request, queryset, ReviewStatus.CONFIRMED,
+                                 _("Confirm as infringement"))
+
+    @admin.action(description=gettext_lazy("Mark as false positive"))
+    def mark_false_positive(self, request, queryset):
+        return self._bulk_review(request, queryset, ReviewStatus.FALSE_POSITIVE,
+                                 _("Mark as false positive"))
+
+    @admin.action(description=gettext_lazy("Mark as licensed (whitelist the domain)"))
+    def mark_licensed(self, request, queryset):
+        return self._bulk_review(request, queryset, ReviewStatus.LICENSED,
+                                 _("Mark as licensed (whitelist the domain)"))
+
+    @admin.action(description=gettext_lazy("Draft takedown notices"))
+    def draft_notice(self, request, queryset):
+        if "apply" not in request.POST:
+            return self._reason_page(request, queryset, "draft_notice",
+                                     _("Draft takedown notices"), notice=True)
+        form = ReasonForm(request.POST)
+        try:
+            drafted = workflow.draft_notices(queryset.select_related("work__holder"),
+                                             request.user, form.language, form.recipient)
+        except workflow.WorkflowError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+            return None
+        self.message_user(request, _("%(n)d takedown notices drafted.") % {"n": len(drafted)},
+                          messages.SUCCESS)
+        if len(drafted) == 1:
+            return redirect("admin:dashboard_takedownnotice_change", drafted[0].pk)
+        return redirect("admin:dashboard_takedownnotice_changelist")
+
+
+class TakedownNoticeAdmin(HolderScopedAdmin):
+    """Takedown notices: the text, status moves with dates, .docx and .txt downloads."""
+
+    list_display = ["__str__", "holder", "domain", "language", "status_badge", "drafted_at",
+                    "sent_at", "removed_at", "counter_notice_at", "match_count"]
+    list_filter = ["status", "language", ("holder", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["domain", "recipient", "holder__name"]
+    fields = ["holder", "domain", "recipient", "language", "status", "drafted_at", "sent_at",
+              "removed_at", "counter_notice_at", "created_by"]
+    readonly_fields = ["holder", "domain", "language", "status", "drafted_at", "sent_at",
+                       "removed_at", "counter_notice_at", "created_by"]
+    change_form_template = "dashboard/notice_change_form.html"
+
+    @admin.display(description=gettext_lazy("status"), ordering="status")
+    def status_badge(self, obj):
+        return _badge(obj.status, obj.get_status_display())
+
+    @admin.display(description=gettext_lazy("matches"))
+    def match_count(self, obj):
+        return obj.matches.count()
+
+    def has_add_permission(self, request):
+        return False  # drafted from confirmed matches (match list action or evidence view)
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser and (obj is None or obj.status == NoticeStatus.DRAFTED)
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = list(super().get_readonly_fields(request, obj))
+        if obj and obj.status != NoticeStatus.DRAFTED:
+            fields.append("recipient")  # what was sent stays as sent
+        return fields
+
+    def get_urls(self):
+        wrap = self.admin_site.admin_view
+        return [
+            path("<path:object_id>/download/<str:fmt>/", wrap(self.download_view),
+                 name="dashboard_takedownnotice_download"),
+            path("<path:object_id>/status/", wrap(self.status_view),
+                 name="dashboard_takedownnotice_status"),
+            *super().get_urls(),
+        ]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        notice = self.get_object(request, unquote(object_id))
+        extra_context = {
+            **(extra_context or {}),
+            "notice_text": notices.render_text(notice),
+            "transitions": [(s, NoticeStatus(s).label) for s in NOTICE_TRANSITIONS[notice.status]],
+            "trail": notice.audit_events.order_by("-sequence"),
+            "cited": notice.matches.all(),
+        }
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def download_view(self, request, object_id, fmt):
+        """The notice as a .docx or .txt document."""
+        notice = self.get_object(request, unquote(object_id))
+        if not self.has_view_permission(request, notice):
+            raise PermissionDenied
+        name = f"takedown-notice-{notice.pk}-{notice.domain}"
+        if fmt == "docx":
+            return _attachment(notices.render_docx(notice), "application/vnd.openxmlformats-"
+                               "officedocument.wordprocessingml.document", f"{name}.docx")
+        if fmt == "txt":
+            return _attachment(notices.render_text(notice).encode("utf-8"),
+                               "text/plain; charset=utf-8", f"{name}.txt")
+        raise PermissionDenied
+
+    def status_view(self, request, object_id):
+        """POST: move the notice to ``status`` (with an optional ``note``)."""
+        notice = self.get_object(request, unquote(object_id))
+        if request.method != "POST" or not self.has_change_permission(request, notice):
+            raise PermissionDenied
+        try:
+            workflow.advance_notice(notice, request.POST.get("status", ""), request.user,
+                                    request.POST.get("note", ""))
+        except workflow.WorkflowError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+        else:
+            self.message_user(request, _("Notice is now “%(status)s”.") % {
+                "status": notice.get_status_display()}, messages.SUCCESS)
+        return redirect(reverse("admin:dashboard_takedownnotice_change", args=[notice.pk]))
+
+
+class AuditEventAdmin(HolderScopedAdmin):
+    """The audit trail: read only, for everyone who may see the holder's data."""
+
+    list_display = ["sequence", "at", "kind", "username", "subject", "old_state", "new_state",
+                    "reason"]
+    list_filter = ["kind", "new_state"]
+    search_fields = ["subject", "username", "reason"]
+    list_display_links = None
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+if admin.site.is_registered(Match):
+    admin.site.unregister(Match)
+admin.site.register(Match, MatchAdmin)
+admin.site.register(TakedownNotice, TakedownNoticeAdmin)
+admin.site.register(AuditEvent, AuditEventAdmin)

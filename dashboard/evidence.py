@@ -1,0 +1,66 @@
+"""What the evidence view and the evidence report show for one match.
+
+The page side is the stored page version's text exactly as captured (whole, up to
+PAGE_FULL_CHARS); the work side shows WORK_CONTEXT_CHARS characters around each matched
+passage, since a registered novel may run to a million characters.
+"""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext as _
+
+from dashboard import sources, wording
+from dashboard.highlight import SpanError, highlight
+
+PAGE_FULL_CHARS = 200_000  # a page text up to this length is shown whole
+PAGE_CONTEXT_CHARS = 2_000  # else: characters kept around each passage
+WORK_CONTEXT_CHARS = 400  # characters of the work kept around each passage
+
+
+def evidence_context(match) -> dict:
+    """Template context for ``match`` (a core Match).
+
+    Returns:
+        dict: ``match``, ``evidence`` (sources.Evidence), ``page_segments`` and
+        ``work_segments`` (lists of highlight.Segment), ``sentences`` (scores in words),
+        ``sections`` (chapter titles matched), ``passage_count``, ``history`` (page versions,
+        each with ``current``), ``hash_ok`` (the text's SHA-256 equals the hash stored at
+        capture; None when unknown), ``problems`` (translated messages).
+    """
+    evidence = sources.load(match)
+    problems = list(evidence.problems)
+    page_spans = [(ps, pe) for ps, pe, _ws, _we in evidence.passages]
+    work_spans = [(ws, we) for _ps, _pe, ws, we in evidence.passages]
+    page_segments, work_segments = [], []
+    try:
+        if evidence.page_text:
+            context = None if len(evidence.page_text) <= PAGE_FULL_CHARS else PAGE_CONTEXT_CHARS
+            page_segments = highlight(evidence.page_text, page_spans, context)
+        if evidence.work_text:
+            work_segments = highlight(evidence.work_text, work_spans, WORK_CONTEXT_CHARS)
+    except SpanError as exc:
+        problems.append(_("The stored passages do not fit the stored text: %(error)s") % {
+            "error": exc})
+        page_segments = highlight(evidence.page_text, []) if evidence.page_text else []
+        work_segments = []
+    sections = (wording.sections_matched(match.work.sections or [], work_spans)
+                or ([match.section] if match.section else []))
+    version = evidence.version or {}
+    current_id = str(version.get("_id", ""))
+    history = [{**row, "current": str(row.get("_id")) == current_id} for row in evidence.history]
+    stored_hash = version.get("text_hash")
+    return {
+        "match": match,
+        "evidence": evidence,
+        "page_segments": page_segments,
+        "work_segments": work_segments,
+        "sentences": wording.describe(match.containment_page, match.containment_work,
+                                      match.work.title, sections),
+        "sections": sections,
+        "passage_count": len(evidence.passages),
+        "passages_text": wording.passages_count(len(evidence.passages)),
+        "history": history,
+        "hash_ok": (stored_hash == evidence.text_sha256) if stored_hash and evidence.page_text
+        else None,
+        "problems": problems,
+    }

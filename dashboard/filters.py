@@ -1,0 +1,99 @@
+"""List filters of the match list: domain, score band and first-seen date range."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
+
+# (parameter value, label, lowest score, highest score exclusive): bands for reviewers, not
+# thresholds of the engine (those are in fingerprint.EngineConfig).
+SCORE_BANDS = [
+    ("80", _("80% and above"), 0.8, None),
+    ("50", _("50% to 80%"), 0.5, 0.8),
+    ("20", _("20% to 50%"), 0.2, 0.5),
+    ("0", _("below 20%"), None, 0.2),
+]
+
+
+class DomainFilter(admin.SimpleListFilter):
+    """The infringing site's domain, among the domains of the matches the user may see."""
+
+    title = _("domain")
+    parameter_name = "domain"
+    LIMIT = 100  # domains listed (most matches first); others stay reachable by search
+
+    def lookups(self, request, model_admin):
+        from django.db.models import Count
+
+        rows = (model_admin.get_queryset(request).values("domain").annotate(n=Count("pk"))
+                .order_by("-n", "domain")[:self.LIMIT])
+        return [(row["domain"], f"{row['domain']} ({row['n']})") for row in rows]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(domain=self.value()) if self.value() else queryset
+
+
+class ScoreFilter(admin.SimpleListFilter):
+    """The match's score in bands (SCORE_BANDS)."""
+
+    title = _("score")
+    parameter_name = "score"
+
+    def lookups(self, request, model_admin):
+        return [(value, label) for value, label, _low, _high in SCORE_BANDS]
+
+    def queryset(self, request, queryset):
+        for value, _label, low, high in SCORE_BANDS:
+            if self.value() == value:
+                if low is not None:
+                    queryset = queryset.filter(score__gte=low)
+                if high is not None:
+                    queryset = queryset.filter(score__lt=high)
+        return queryset
+
+
+class FirstSeenRangeFilter(admin.ListFilter):
+    """First seen between two local dates (inclusive), typed in two date inputs.
+
+    Parameters ``first_seen_from`` / ``first_seen_to`` as YYYY-MM-DD; a malformed date is
+    ignored and reported in the filter (``self.error``) rather than failing the page.
+    """
+
+    title = _("first seen between")
+    template = "dashboard/filters/date_range.html"
+    parameters = ("first_seen_from", "first_seen_to")
+
+    def __init__(self, request, params, model, model_admin):
+        super().__init__(request, params, model, model_admin)
+        self.values: dict[str, str] = {}
+        self.dates: dict[str, date] = {}
+        self.error = ""
+        for name in self.parameters:
+            if name in params:
+                raw = params.pop(name)
+                value = raw[-1] if isinstance(raw, list) else raw
+                self.values[name] = value
+                try:
+                    self.dates[name] = date.fromisoformat(value)
+                except ValueError:
+                    self.error = _("Not a date: %(value)s (use YYYY-MM-DD)") % {"value": value}
+        self.other_params = [(k, v) for k, v in request.GET.items() if k not in self.parameters]
+
+    def has_output(self):
+        return True
+
+    def expected_parameters(self):
+        return list(self.parameters)
+
+    def choices(self, changelist):
+        return []
+
+    def queryset(self, request, queryset):
+        # __date converts to settings.TIME_ZONE first (USE_TZ), so days are local days.
+        if "first_seen_from" in self.dates:
+            queryset = queryset.filter(first_seen__date__gte=self.dates["first_seen_from"])
+        if "first_seen_to" in self.dates:
+            queryset = queryset.filter(first_seen__date__lte=self.dates["first_seen_to"])
+        return queryset

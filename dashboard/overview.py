@@ -1,0 +1,120 @@
+"""Figures of the overview page, for one user's scope (staff: everything; a holder: its own).
+
+Days are calendar days in settings.TIME_ZONE (Asia/Shanghai by default).
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from django.db.models import Count
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from dashboard.access import matches_for, notices_for
+from tracker.core.scoping import sees_all
+
+DAYS = 90  # matches per day are shown over this many days
+TOP = 10  # rows in the top domains / most copied works
+SCAN_DAYS = 7  # scans of this many last days are listed
+
+
+def per_day(matches, days: int = DAYS, today: date | None = None) -> tuple[list[date], list[int]]:
+    """Count matches by the local date they were first seen.
+
+    Args:
+        matches: a Match queryset (already scoped).
+        days: how many days, ending with ``today``, inclusive.
+        today: the last day (default: today in settings.TIME_ZONE).
+
+    Returns:
+        ``(days list, counts list)``, both of length ``days``, oldest first, zeros filled in.
+    """
+    today = today or timezone.localdate()
+    first = today - timedelta(days=days - 1)
+    zone = timezone.get_current_timezone()
+    rows = (matches.annotate(day=TruncDate("first_seen", tzinfo=zone))
+            .filter(day__gte=first, day__lte=today)
+            .values("day").annotate(n=Count("pk")).order_by())
+    counts = {row["day"]: row["n"] for row in rows}
+    dates = [first + timedelta(days=i) for i in range(days)]
+    return dates, [counts.get(day, 0) for day in dates]
+
+
+def top_domains(matches, limit: int = TOP) -> list[dict]:
+    """``[{"domain": str, "n": matches, "confirmed": confirmed matches}]``, most matches first."""
+    from tracker.core.models import ReviewStatus
+
+    return list(matches.values("domain")
+                .annotate(n=Count("pk"),
+                          confirmed=Count("pk", filter=_status(ReviewStatus.CONFIRMED)))
+                .order_by("-n", "domain")[:limit])
+
+
+def top_works(matches, limit: int = TOP) -> list[dict]:
+    """``[{"work": id, "work__title": str, "work__reference": str, "n": matches,
+    "domains": distinct domains}]``, most matches first."""
+    return list(matches.values("work", "work__title", "work__reference")
+                .annotate(n=Count("pk"), domains=Count("domain", distinct=True))
+                .order_by("-n", "work__title")[:limit])
+
+
+def _status(value):
+    from django.db.models import Q
+
+    return Q(review_status=value)
+
+
+def recent_scans(user, days: int = SCAN_DAYS, limit: int = 20) -> list:
+    """Scan runs started in the last ``days`` days, newest first (ScanRun objects).
+
+    Target sites are the platform's, not a holder's: every user sees the runs, but only
+    staff see their error details (the template checks ``show_errors``).
+    """
+    from tracker.core.models import ScanRun
+
+    since = timezone.now() - timedelta(days=days)
+    return list(ScanRun.objects.select_related("site").filter(started_at__gte=since)
+                .order_by("-started_at")[:limit])
+
+
+def build(user) -> dict:
+    """Everything the overview shows for ``user``.
+
+    Returns:
+        dict with ``per_day`` ({last_30: matches of the last 30 days}), ``chart_per_day``,
+        ``chart_domains``, ``chart_works`` ({labels, values, label} for Chart.js), ``awaiting`` (count of
+        new matches), ``latest`` (up to 8 newest unreviewed Match), ``totals`` (dict of counts),
+        ``domains`` and ``works`` (see top_domains / top_works), ``scans`` (ScanRun list),
+        ``show_errors`` (bool: staff only).
+    """
+    from tracker.core.models import ReviewStatus
+
+    matches = matches_for(user)
+    dates, values = per_day(matches)
+    new = matches.filter(review_status=ReviewStatus.NEW)
+    counts = matches.aggregate(
+        total=Count("pk"), confirmed=Count("pk", filter=_status(ReviewStatus.CONFIRMED)),
+        false_positive=Count("pk", filter=_status(ReviewStatus.FALSE_POSITIVE)),
+        licensed=Count("pk", filter=_status(ReviewStatus.LICENSED)),
+        new=Count("pk", filter=_status(ReviewStatus.NEW)))
+    counts["open_notices"] = notices_for(user).filter(status__in=["drafted", "sent"]).count()
+    domains, works = top_domains(matches), top_works(matches)
+    label = _("matches")
+    return {
+        "per_day": {"last_30": sum(values[-30:])},
+        "awaiting": counts["new"],
+        "latest": list(new.order_by("-first_seen")[:8]),
+        "totals": counts,
+        "domains": domains,
+        "works": works,
+        "chart_per_day": {"labels": [d.strftime("%m-%d") for d in dates], "values": values,
+                          "label": label},
+        "chart_domains": {"labels": [d["domain"] for d in domains],
+                          "values": [d["n"] for d in domains], "label": label},
+        "chart_works": {"labels": [w["work__title"] for w in works],
+                        "values": [w["n"] for w in works], "label": label},
+        "scans": recent_scans(user),
+        "show_errors": sees_all(user),
+    }

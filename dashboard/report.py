@@ -1,0 +1,41 @@
+"""The evidence report of one match: a self-contained HTML file (styles inline, no scripts, no
+external resources) to archive or attach, in the language of the request."""
+
+from __future__ import annotations
+
+from django.contrib.staticfiles import finders
+from django.template.loader import render_to_string
+from django.utils import timezone
+
+from dashboard.evidence import evidence_context
+
+
+def render(match, user) -> str:
+    """The report of ``match`` (a core Match the user may see) made for ``user``.
+
+    Returns:
+        The whole HTML document as a str: facts of the capture (URL, title, fetch time, HTTP
+        status, version, SHA-256 of the stored text), the scores in words, each passage side
+        by side, the whole captured page text with the passages marked, the page's history
+        and the review trail.
+    """
+    context = evidence_context(match)
+    with open(finders.find("dashboard/report.css"), encoding="utf-8") as handle:
+        css = handle.read()
+    context.update({
+        "css": css,
+        "generated_at": timezone.localtime(),
+        "generated_by": user.get_username(),
+        "pairs": _pairs(context["evidence"]),
+        "trail": match.audit_events.order_by("sequence"),
+    })
+    return render_to_string("dashboard/report.html", context)
+
+
+def _pairs(evidence) -> list[dict]:
+    """Each passage's page and work text, for the side-by-side table."""
+    if not (evidence.page_text and evidence.work_text):
+        return []
+    return [{"n": i + 1, "page": evidence.page_text[ps:pe], "work": evidence.work_text[ws:we],
+             "page_at": ps, "work_at": ws}
+            for i, (ps, pe, ws, we) in enumerate(evidence.passages)]

@@ -1,0 +1,92 @@
+"""Where a match's evidence comes from: the page version the crawler stored (MongoDB
+``page_versions``, via ``crawler.pagestore.PageStore``) and the work's text in the engine's
+work store (``tracker.core.services.work_text``). Nothing is fetched from the web again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from crawler.pagestore import PageStore, sha256
+from fingerprint.store.base import StoreUnavailableError
+from tracker.core.connections import get_mongo_db, storage_errors
+from tracker.core.services import work_text
+
+
+@dataclass
+class Evidence:
+    """A match's stored evidence, with what could not be loaded said in ``problems``.
+
+    Attributes:
+        page: the page document (``pages`` collection) or None.
+        version: the page version the match cites (``page_versions``; has ``text``,
+            ``fetched_at``, ``number``, ``text_hash``) or None.
+        history: every version of the page, oldest first, without text.
+        page_text: the captured text ("" when missing).
+        work_text: the work's registered text ("" when missing).
+        text_sha256: hex SHA-256 of ``page_text`` (to compare with the stored ``text_hash``).
+        passages: ``[(page_start, page_end, work_start, work_end)]``, character offsets.
+        problems: human-readable reasons for anything missing (translated by the caller).
+    """
+
+    page: dict | None = None
+    version: dict | None = None
+    history: list[dict] = field(default_factory=list)
+    page_text: str = ""
+    work_text: str = ""
+    text_sha256: str = ""
+    passages: list[tuple[int, int, int, int]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def passages_of(match) -> list[tuple[int, int, int, int]]:
+    """A match's passages as ``(page_start, page_end, work_start, work_end)`` tuples.
+
+    Accepts the stored JSON form, a list of dicts with those four keys (``Passage.to_dict()``).
+
+    Raises:
+        ValueError: a passage lacks one of the keys or holds a non-integer offset.
+    """
+    result = []
+    for i, passage in enumerate(match.passages or []):
+        try:
+            values = tuple(int(passage[key]) for key in
+                           ("page_start", "page_end", "work_start", "work_end"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"passage {i + 1} of match {match.pk} is malformed: {passage!r}") \
+                from exc
+        result.append(values)
+    return result
+
+
+def load(match) -> Evidence:
+    """Load the stored page version, its history and the work's text for ``match``.
+
+    Returns an Evidence whose ``problems`` lists each part that is missing or unreachable
+    (the view shows them); never raises for missing data or a storage outage.
+    """
+    evidence = Evidence()
+    try:
+        evidence.passages = passages_of(match)
+    except ValueError as exc:
+        evidence.problems.append(str(exc))
+    try:
+        store = PageStore(get_mongo_db())
+        evidence.page = store.page(match.page_id) if match.page_id else None
+        evidence.version = store.version(match.version_id) if match.version_id else None
+        if evidence.page:
+            evidence.history = store.history(str(evidence.page["_id"]))
+        text = work_text(match.work)
+    except (*storage_errors(), StoreUnavailableError) as exc:
+        evidence.problems.append(f"MongoDB unreachable: {exc}")
+        return evidence
+    if evidence.version is None:
+        evidence.problems.append("the captured page version is not in the page store")
+    else:
+        evidence.page_text = evidence.version.get("text") or ""
+        evidence.text_sha256 = sha256(evidence.page_text)
+    if text is None:
+        evidence.problems.append("the work's text is not in the work store")
+    else:
+        evidence.work_text = text
+    return evidence

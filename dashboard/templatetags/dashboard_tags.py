@@ -1,0 +1,17 @@
+"""Template tags of the dashboard: the overview block of the admin's index page."""
+
+from __future__ import annotations
+
+from django import template
+
+register = template.Library()
+
+
+@register.inclusion_tag("dashboard/overview.html", takes_context=True)
+def dashboard_overview(context) -> dict:
+    """Render the overview (dashboard.overview.build) for the request's user."""
+    from dashboard import overview
+
+    request = context["request"]
+    return {"o": overview.build(request.user), "request": request,
+            "can_see_scans": request.user.is_active}

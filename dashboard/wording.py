@@ -1,0 +1,83 @@
+"""Scores in words for reviewers: which chapter was copied, how much of the page and the work.
+
+"62% of the page comes from chapter 12 of work X; 8% of the work appears on the page."
+Containment (Broder 1997, "On the resemblance and containment of documents"): the share of one
+text's fingerprints (here: characters, as the engine reports it) found in the other.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+
+def percent(fraction: float) -> str:
+    """Format a fraction in [0, 1] as a whole percentage ("62%"), "<1%" for small non-zero ones.
+
+    Raises:
+        ValueError: ``fraction`` is not a number between 0 and 1.
+    """
+    if not 0.0 <= fraction <= 1.0:
+        raise ValueError(f"a containment must lie between 0 and 1, not {fraction!r}")
+    if 0.0 < fraction < 0.005:
+        return "<1%"
+    return f"{round(fraction * 100)}%"
+
+
+def sections_matched(sections: Sequence[dict], work_spans: Iterable[tuple[int, int]],
+                     limit: int = 3) -> list[str]:
+    """Titles of the work's sections (chapters) holding the matched characters, most first.
+
+    Args:
+        sections: ``Work.sections``: ``[{"title", "start", "end"}]`` in order, character offsets.
+        work_spans: ``(work_start, work_end)`` of each passage, characters.
+        limit: the most titles returned.
+
+    Returns:
+        Up to ``limit`` section titles ordered by matched characters in each, then by position;
+        empty when the work has no sections or no span falls inside one.
+    """
+    covered: Counter[int] = Counter()
+    for start, end in work_spans:
+        for i, section in enumerate(sections):
+            overlap = min(end, section["end"]) - max(start, section["start"])
+            if overlap > 0:
+                covered[i] += overlap
+    ranked = sorted(covered, key=lambda i: (-covered[i], i))[:limit]
+    return [sections[i]["title"] for i in ranked]
+
+
+def describe(containment_page: float, containment_work: float, work_title: str,
+             sections: Sequence[str] = ()) -> list[str]:
+    """Two sentences (translated) saying where the page's text comes from.
+
+    Args:
+        containment_page: share of the page's text found in the work, 0..1.
+        containment_work: share of the work's text found on the page, 0..1.
+        work_title: the work's title.
+        sections: titles of the sections matched (``sections_matched``), may be empty.
+
+    Returns:
+        ``[page sentence, work sentence]``, in the active language.
+
+    Raises:
+        ValueError: a containment outside 0..1.
+    """
+    page, work = percent(containment_page), percent(containment_work)
+    if sections:
+        where = _("“%(sections)s” of “%(title)s”") % {
+            "sections": _(", ").join(sections), "title": work_title}
+    else:
+        where = _("“%(title)s”") % {"title": work_title}
+    return [
+        _("%(share)s of the page comes from %(where)s.") % {"share": page, "where": where},
+        _("%(share)s of the work appears on the page.") % {"share": work},
+    ]
+
+
+def passages_count(count: int) -> str:
+    """"3 matched passages" in the active language, for ``count`` passages (int >= 0)."""
+    return ngettext("%(n)d matched passage", "%(n)d matched passages", count) % {"n": count}

@@ -1,0 +1,124 @@
+"""The dashboard in real headless Chromium (Debian's package, driven by Playwright) against the
+live server: staff's daily path, the pages in Chinese and English, and a holder's scope.
+
+Screenshots go to test-artifacts/ (git-ignored): overview-en.png, overview-zh-hans.png,
+evidence-en.png, evidence-zh-hans.png, notice-en.png.
+"""
+
+import csv
+import io
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+
+def marked_text(page, pane: str, passage: int) -> str:
+    """The text of every mark of ``passage`` in ``pane`` ("page-text" or "work-text")."""
+    return page.eval_on_selector_all(
+        f'#{pane} mark[data-p~="{passage}"]', "marks => marks.map(m => m.textContent).join('')")
+
+
+def test_staff_daily_path(scenario, open_page, browser_login, screenshot):
+    page = open_page("en")
+    browser_login(page, "staff")
+
+    # overview
+    assert page.inner_text("#kpi-awaiting .value") == "3"
+    page.wait_for_function("document.documentElement.dataset.chartsReady === '1'")
+    assert page.locator("#chart-per-day").bounding_box()["height"] > 100
+    assert "timeout: 2" in page.inner_text("#dash-scans")
+    screenshot(page, "overview-en")
+
+    # match list, filtered by domain through the filter sidebar
+    page.goto("/core/match/")
+    assert page.locator("#result_list tbody tr").count() == 3
+    page.click("#changelist-filter a:has-text('copy.example.com')")
+    page.wait_for_load_state("networkidle")
+    rows = page.locator("#result_list tbody tr")
+    assert rows.count() == 1
+    assert "copy.example.com/novel/xyj-2.html" in rows.first.inner_text()
+
+    # export CSV with the current filter
+    with page.expect_download() as download_info:
+        page.click("#dash-export-csv")
+    content = open(download_info.value.path(), encoding="utf-8-sig").read()
+    exported = list(csv.reader(io.StringIO(content)))
+    assert [row[4] for row in exported[1:]] == ["https://copy.example.com/novel/xyj-2.html"]
+
+    # evidence view: the highlighted passages are exactly the matched text, on both sides
+    match = scenario.matches[0]
+    page.click(f"#result_list a:has-text('#{match.pk}')")
+    page.wait_for_selector("#dash-evidence")
+    text = scenario.texts[match.pk]
+    for i, passage in enumerate(scenario.passages[match.pk]):
+        expected = text[passage["page_start"]:passage["page_end"]]
+        assert marked_text(page, "page-text", i) == expected
+        assert marked_text(page, "work-text", i) == scenario.novel_text[
+            passage["work_start"]:passage["work_end"]]
+    assert page.inner_text("[data-role=counter]") == "Passage 1 of 2"
+    page.click("#dash-next")
+    assert page.inner_text("[data-role=counter]") == "Passage 2 of 2"
+    current = page.eval_on_selector_all("#page-text mark.current",
+                                        "ms => ms.map(m => m.textContent).join('')")
+    second = scenario.passages[match.pk][1]
+    assert current == text[second["page_start"]:second["page_end"]]
+    assert "comes from “第二回" in page.inner_text("#dash-summary")
+    page.click("#dash-prev")
+    screenshot(page, "evidence-en")
+
+    # confirm the match, with a reason
+    page.check("input[name=decision][value=confirmed]")
+    page.fill("#id_reason", "Chapter 2 copied without licence")
+    page.click("#dash-decide")
+    page.wait_for_load_state("networkidle")
+    match.refresh_from_db()
+    assert match.review_status == "confirmed"
+    assert "Chapter 2 copied without licence" in page.inner_text("#dash-trail")
+
+    # generate a takedown notice in English, mark it sent, download it
+    page.select_option("#dash-draft select[name=language]", "en")
+    page.click("#dash-draft input[type=submit]")
+    page.wait_for_selector("#dash-notice-text")
+    notice_text = page.inner_text("#dash-notice-text")
+    assert "Notice of Copyright Infringement" in notice_text and match.url in notice_text
+    assert "星河出版社" in notice_text
+    page.click("#dash-notice-move button[value=sent]")
+    page.wait_for_load_state("networkidle")
+    assert "sent" in page.inner_text("#dash-notice-status").lower()
+    screenshot(page, "notice-en")
+    with page.expect_download() as download_info:
+        page.click("#dash-notice-docx")
+    assert download_info.value.suggested_filename.endswith(".docx")
+
+
+def test_pages_read_in_chinese(scenario, open_page, browser_login, screenshot):
+    page = open_page("zh-hans")
+    browser_login(page, "staff")
+    assert page.inner_text("#content h1") == "概览"
+    assert "条新匹配待审核" in page.inner_text("#kpi-awaiting")
+    page.wait_for_function("document.documentElement.dataset.chartsReady === '1'")
+    screenshot(page, "overview-zh-hans")
+
+    match = scenario.matches[0]
+    page.goto(f"/core/match/{match.pk}/change/")
+    assert page.inner_text("[data-role=counter]") == "第 1 处，共 2 处"
+    summary = page.inner_text("#dash-summary")
+    assert "来自《西游记（节选）》的“第二回" in summary
+    assert "抓取时保存的网页文字" in page.inner_text("#dash-evidence")
+    screenshot(page, "evidence-zh-hans")
+
+
+def test_holder_sees_only_its_own(scenario, open_page, browser_login):
+    page = open_page("en")
+    browser_login(page, "holder_b")
+    assert page.inner_text("#kpi-awaiting .value") == "1"
+    assert "copy.example.com" not in page.inner_text("#dash-overview")
+    page.goto("/core/match/")
+    assert page.locator("#result_list tbody tr").count() == 1
+    for other in scenario.matches[:2]:  # holder A's matches, by guessed id
+        for url in (f"/core/match/{other.pk}/change/", f"/core/match/{other.pk}/report/"):
+            response = page.goto(url)
+            assert response.status == 404, url
+    own = scenario.matches[2]
+    assert page.goto(f"/core/match/{own.pk}/change/").status == 200

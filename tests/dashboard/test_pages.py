@@ -1,0 +1,206 @@
+"""The dashboard's pages through Django's test client: overview, match list with filters,
+evidence view, review, notices, exports, reports; and who may see what (ids guessed)."""
+
+import csv
+import io
+
+import pytest
+from django.test import Client
+
+from dashboard import workflow
+
+
+def client_for(user, language="en") -> Client:
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(user)
+    return client
+
+
+def test_overview_counts_for_staff_and_holder(scenario):
+    page = client_for(scenario.users.staff).get("/")
+    assert page.status_code == 200
+    overview = page.context["o"]
+    assert overview["awaiting"] == 3
+    assert sum(overview["chart_per_day"]["values"]) == 3
+    assert len(overview["chart_per_day"]["values"]) == 90
+    assert [d["domain"] for d in overview["domains"]][0] in {
+        "copy.example.com", "mirror.example.net", "news-copy.example.org"}
+    assert overview["works"][0]["work__title"] == "西游记（节选）"
+    assert overview["works"][0]["n"] == 2
+    assert len(overview["scans"]) == 2 and overview["show_errors"]
+    html = page.content.decode()
+    assert "timeout: 2" in html
+
+    holder = client_for(scenario.users.holder_b).get("/")
+    overview = holder.context["o"]
+    assert overview["awaiting"] == 1
+    assert [w["work__title"] for w in overview["works"]] == [scenario.news.title]
+    assert [d["domain"] for d in overview["domains"]] == ["news-copy.example.org"]
+    assert not overview["show_errors"] and "timeout: 2" not in holder.content.decode()
+
+
+def listed(response) -> list[int]:
+    return sorted(m.pk for m in response.context["cl"].result_list)
+
+
+@pytest.mark.parametrize("query,expected", [
+    ("", [0, 1, 2]),
+    ("domain=copy.example.com", [0]),
+    ("score=0", [2]),
+    ("score=20", [1]),
+    ("score=80", [0]),
+    ("q=mirror", [1]),
+    ("q=西游记第二回", [0]),
+    ("review_status__exact=confirmed", []),
+    ("first_seen_from=2000-01-01&first_seen_to=2100-01-01", [0, 1, 2]),
+])
+def test_match_list_filters(scenario, query, expected):
+    response = client_for(scenario.users.staff).get(f"/core/match/?{query}")
+    assert response.status_code == 200
+    assert listed(response) == sorted(scenario.matches[i].pk for i in expected)
+
+
+def test_match_list_date_range_excludes_older(scenario):
+    from django.utils import timezone
+
+    since = (timezone.localdate() - timezone.timedelta(days=5)).isoformat()
+    response = client_for(scenario.users.staff).get(f"/core/match/?first_seen_from={since}")
+    assert listed(response) == sorted([scenario.matches[0].pk, scenario.matches[2].pk])
+
+
+def test_bad_date_is_reported_not_fatal(scenario):
+    response = client_for(scenario.users.staff).get("/core/match/?first_seen_from=yesterday")
+    assert response.status_code == 200
+    assert "Not a date: yesterday" in response.content.decode()
+
+
+def test_holder_sees_only_its_matches_and_no_holder_filter(scenario):
+    response = client_for(scenario.users.holder_a).get("/core/match/")
+    assert listed(response) == sorted(m.pk for m in scenario.matches[:2])
+    assert "news-copy.example.org" not in response.content.decode()
+
+
+def test_evidence_view_shows_stored_text_with_passages(scenario):
+    match = scenario.matches[0]
+    response = client_for(scenario.users.holder_a).get(f"/core/match/{match.pk}/change/")
+    assert response.status_code == 200
+    context = response.context
+    marked = [s.text for s in context["page_segments"] if s.passages]
+    text = scenario.texts[match.pk]
+    assert marked == [text[p["page_start"]:p["page_end"]] for p in scenario.passages[match.pk]]
+    assert context["sections"] == ["第二回　悟彻菩提真妙理　断魔归本合元神"]
+    assert context["hash_ok"] is True
+    assert context["sentences"][0].startswith(
+        f"{round(match.containment_page * 100)}% of the page comes from “第二回")
+
+
+def test_review_through_the_evidence_view(scenario):
+    match = scenario.matches[0]
+    client = client_for(scenario.users.holder_a)
+    url = f"/core/match/{match.pk}/change/"
+    response = client.post(url, {"decision": "confirmed", "reason": ""}, follow=True)
+    assert "Give a reason" in response.content.decode()
+    client.post(url, {"decision": "confirmed", "reason": "整章照搬"})
+    match.refresh_from_db()
+    assert match.review_status == "confirmed"
+    assert match.audit_events.get().username == "holder_a"
+
+
+def test_bulk_review_asks_for_a_reason_then_applies(scenario):
+    client = client_for(scenario.users.staff)
+    ids = [m.pk for m in scenario.matches[:2]]
+    form = {"action": "mark_false_positive", "_selected_action": ids}
+    page = client.post("/core/match/", form)
+    assert page.status_code == 200 and "Reason" in page.content.decode()
+    client.post("/core/match/", {**form, "apply": "1", "reason": "引用，合理使用"})
+    statuses = {m.pk: m.review_status for m in scenario.matches[0].__class__.objects.all()}
+    assert [statuses[i] for i in ids] == ["false_positive", "false_positive"]
+
+
+def test_export_csv_follows_the_filters(scenario):
+    response = client_for(scenario.users.staff).get(
+        "/core/match/export/csv/?domain=copy.example.com")
+    assert response["Content-Type"].startswith("text/csv")
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    assert rows[0][:2] == ["match id", "rights holder"]
+    assert [r[4] for r in rows[1:]] == ["https://copy.example.com/novel/xyj-2.html"]
+
+
+def test_export_xlsx(scenario):
+    from openpyxl import load_workbook
+
+    response = client_for(scenario.users.holder_b).get("/core/match/export/xlsx/")
+    sheet = load_workbook(io.BytesIO(response.content)).active
+    values = [[c.value for c in row] for row in sheet.iter_rows()]
+    assert len(values) == 2 and values[1][4] == scenario.matches[2].url
+
+
+def test_evidence_report_is_self_contained(scenario):
+    match = scenario.matches[0]
+    response = client_for(scenario.users.staff, "zh-hans").get(f"/core/match/{match.pk}/report/")
+    html = response.content.decode()
+    assert response["Content-Disposition"].startswith("attachment")
+    assert "<script" not in html and "<link" not in html
+    assert "证据报告" in html and match.url in html
+    first = scenario.passages[match.pk][0]
+    assert scenario.texts[match.pk][first["page_start"]:first["page_end"]] in html
+
+
+def test_notice_pages_and_downloads(scenario):
+    match = scenario.matches[0]
+    workflow.review(match, "confirmed", "copy", scenario.users.staff)
+    client = client_for(scenario.users.holder_a)
+    response = client.post("/core/match/", {"action": "draft_notice", "apply": "1",
+                                            "_selected_action": [match.pk], "language": "en"})
+    notice = match.takedown_notices.get()
+    assert response.status_code == 302 and response.url.endswith(f"/{notice.pk}/change/")
+    page = client.get(response.url)
+    assert "Notice of Copyright Infringement" in page.content.decode()
+    client.post(f"/dashboard/takedownnotice/{notice.pk}/status/", {"status": "sent"})
+    notice.refresh_from_db()
+    assert notice.status == "sent" and notice.sent_at
+    docx = client.get(f"/dashboard/takedownnotice/{notice.pk}/download/docx/")
+    assert docx.status_code == 200 and docx.content[:2] == b"PK"
+
+
+GUESSED = [
+    "/core/match/{m}/change/", "/core/match/{m}/report/", "/dashboard/takedownnotice/{n}/change/",
+    "/dashboard/takedownnotice/{n}/download/docx/", "/dashboard/takedownnotice/{n}/download/txt/",
+]
+
+
+def test_other_holders_objects_answer_404_everywhere(scenario):
+    other = scenario.matches[2]  # holder B's
+    workflow.review(other, "confirmed", "copy", scenario.users.staff)
+    notice, = workflow.draft_notices([other], scenario.users.staff)
+    intruder = client_for(scenario.users.holder_a)
+    for url in GUESSED:
+        assert intruder.get(url.format(m=other.pk, n=notice.pk)).status_code == 404, url
+    before = other.review_status
+    assert intruder.post(f"/core/match/{other.pk}/change/",
+                         {"decision": "false_positive", "reason": "x"}).status_code == 404
+    assert intruder.post(f"/dashboard/takedownnotice/{notice.pk}/status/",
+                         {"status": "sent"}).status_code == 404
+    intruder.post("/core/match/", {"action": "mark_false_positive", "apply": "1",
+                                   "reason": "x", "_selected_action": [other.pk]})
+    other.refresh_from_db()
+    assert other.review_status == before
+    exported = intruder.get(f"/core/match/export/csv/?q={other.url}").content.decode("utf-8-sig")
+    assert other.url not in exported
+    trail = intruder.get("/dashboard/auditevent/").content.decode()
+    assert other.url not in trail
+    owner = client_for(scenario.users.holder_b)
+    for url in GUESSED:
+        assert owner.get(url.format(m=other.pk, n=notice.pk)).status_code == 200, url
+
+
+def test_audit_trail_admin_is_read_only(scenario):
+    event = workflow.review(scenario.matches[0], "confirmed", "copy", scenario.users.staff)
+    client = client_for(scenario.users.staff)
+    assert client.get("/dashboard/auditevent/").status_code == 200
+    assert client.get("/dashboard/auditevent/add/").status_code == 403
+    assert client.post(f"/dashboard/auditevent/{event.pk}/delete/").status_code == 403
+    response = client.post(f"/dashboard/auditevent/{event.pk}/change/", {"reason": "edited"})
+    assert response.status_code in (200, 403)
+    event.refresh_from_db()
+    assert event.reason == "copy"

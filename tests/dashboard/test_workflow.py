@@ -1,0 +1,157 @@
+"""Review workflow, append-only audit trail, takedown notices (against the real MongoDB)."""
+
+import io
+
+import pytest
+from django.db import connection
+
+from dashboard import notices, workflow
+from dashboard.models import AuditEvent, AuditTrailError, NoticeStatus, verify_chain
+
+
+def test_review_records_who_when_why(scenario):
+    match = scenario.matches[0]
+    event = workflow.review(match, "confirmed", "整章照搬，无授权", scenario.users.staff)
+    match.refresh_from_db()
+    assert match.review_status == "confirmed"
+    assert (event.old_state, event.new_state, event.username) == ("new", "confirmed", "staff")
+    assert event.reason == "整章照搬，无授权" and event.match_id == match.pk
+    assert event.holder_id == scenario.a.pk and event.subject == match.url
+
+
+@pytest.mark.parametrize("decision,reason,message", [
+    ("confirmed", "  ", "Give a reason"), ("stolen", "x", "Unknown review status")])
+def test_bad_decisions_change_nothing(scenario, decision, reason, message):
+    match = scenario.matches[0]
+    with pytest.raises(workflow.WorkflowError, match=message):
+        workflow.review(match, decision, reason, scenario.users.staff)
+    match.refresh_from_db()
+    assert match.review_status == "new" and not AuditEvent.objects.exists()
+
+
+def test_same_decision_twice_is_refused(scenario):
+    match = scenario.matches[0]
+    workflow.review(match, "confirmed", "copy", scenario.users.staff)
+    with pytest.raises(workflow.WorkflowError, match="already"):
+        workflow.review(match, "confirmed", "again", scenario.users.staff)
+    assert AuditEvent.objects.count() == 1
+
+
+def test_licensed_whitelists_the_domain_for_the_holder(scenario):
+    from tracker.core.models import WhitelistedDomain
+
+    match = scenario.matches[1]
+    workflow.review(match, "licensed", "合作伙伴，已授权转载", scenario.users.holder_a)
+    entry = WhitelistedDomain.objects.get()
+    assert (entry.holder, entry.domain) == (scenario.a, "mirror.example.net")
+    workflow.review(match, "confirmed", "授权已过期", scenario.users.holder_a)
+    workflow.review(match, "licensed", "续约", scenario.users.holder_a)
+    assert WhitelistedDomain.objects.count() == 1  # idempotent
+
+
+def test_audit_events_cannot_be_changed_or_deleted(scenario):
+    event = workflow.review(scenario.matches[0], "confirmed", "copy", scenario.users.staff)
+    event.reason = "edited"
+    with pytest.raises(AuditTrailError):
+        event.save()
+    with pytest.raises(AuditTrailError):
+        event.delete()
+    with pytest.raises(AuditTrailError):
+        AuditEvent.objects.filter(pk=event.pk).update(reason="edited")
+    with pytest.raises(AuditTrailError):
+        AuditEvent.objects.all().delete()
+    assert AuditEvent.objects.get().reason == "copy"
+
+
+def test_chain_finds_an_edit_made_behind_djangos_back(scenario):
+    staff = scenario.users.staff
+    workflow.review(scenario.matches[0], "confirmed", "copy", staff)
+    second = workflow.review(scenario.matches[1], "false_positive", "quotation", staff)
+    workflow.review(scenario.matches[2], "confirmed", "copy", staff)
+    assert verify_chain() is None
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {AuditEvent._meta.db_table} SET reason = %s WHERE id = %s",
+                       ["licensed after all", second.pk])
+    assert verify_chain() == second.sequence
+
+
+def test_deleting_a_match_keeps_its_trail(scenario):
+    match = scenario.matches[0]
+    workflow.review(match, "confirmed", "copy", scenario.users.staff)
+    match.delete()
+    event = AuditEvent.objects.get()
+    assert event.subject == "https://copy.example.com/novel/xyj-2.html"
+    assert verify_chain() is None
+
+
+def test_notices_only_from_confirmed_matches(scenario):
+    with pytest.raises(workflow.WorkflowError, match="Only confirmed"):
+        workflow.draft_notices(scenario.matches[:1], scenario.users.staff)
+
+
+def confirm_all(scenario):
+    for match in scenario.matches:
+        workflow.review(match, "confirmed", "copy", scenario.users.staff)
+
+
+def test_one_notice_per_holder_and_domain(scenario):
+    confirm_all(scenario)
+    drafted = workflow.draft_notices(scenario.matches, scenario.users.staff, "zh-hans")
+    assert sorted((n.holder.name, n.domain) for n in drafted) == sorted([
+        ("星河出版社", "copy.example.com"), ("星河出版社", "mirror.example.net"),
+        ("晨光文化传媒", "news-copy.example.org")])
+    assert all(n.status == NoticeStatus.DRAFTED for n in drafted)
+
+
+def test_chinese_notice_holds_what_a_valid_notice_needs(scenario):
+    confirm_all(scenario)
+    notice, = workflow.draft_notices(scenario.matches[:1], scenario.users.staff, "zh-hans")
+    text = notices.render_text(notice)
+    match, passages = scenario.matches[0], scenario.passages[scenario.matches[0].pk]
+    page_text = scenario.texts[match.pk]
+    first = passages[0]
+    for needed in ["侵权内容删除通知书", "星河出版社", "李明", "legal@xinghe.example",
+                   "北京市朝阳区建国路 88 号", "《西游记（节选）》", "吴承恩", match.url,
+                   "取证时间", "信息网络传播权保护条例", "承担法律责任",
+                   "".join(page_text[first["page_start"]:first["page_end"]].split())[:40]]:
+        assert needed in text.replace(" ", "") or needed in text, needed
+
+
+def test_english_notice_and_docx(scenario):
+    from docx import Document
+
+    confirm_all(scenario)
+    notice, = workflow.draft_notices(scenario.matches[2:], scenario.users.staff, "en",
+                                     recipient="abuse@news-copy.example.org")
+    text = notices.render_text(notice)
+    for needed in ["Notice of Copyright Infringement", "To: abuse@news-copy.example.org",
+                   "晨光文化传媒", "rights@chenguang.example", scenario.matches[2].url,
+                   "Captured:", "good faith belief", "penalty of perjury"]:
+        assert needed in text, needed
+    document = Document(io.BytesIO(notices.render_docx(notice)))
+    paragraphs = [p.text for p in document.paragraphs]
+    assert paragraphs[0] == "Notice of Copyright Infringement and Request for Removal"
+    assert any(scenario.matches[2].url in p for p in paragraphs)
+
+
+def test_notice_snapshot_is_frozen_when_drafted(scenario):
+    confirm_all(scenario)
+    notice, = workflow.draft_notices(scenario.matches[:1], scenario.users.staff)
+    scenario.a.address = "新地址"
+    scenario.a.save()
+    assert "北京市朝阳区建国路 88 号" in notices.render_text(notice)
+
+
+def test_notice_status_moves_are_dated_and_recorded(scenario):
+    confirm_all(scenario)
+    notice, = workflow.draft_notices(scenario.matches[:1], scenario.users.staff)
+    with pytest.raises(workflow.WorkflowError, match="cannot become"):
+        workflow.advance_notice(notice, NoticeStatus.REMOVED, scenario.users.staff)
+    workflow.advance_notice(notice, NoticeStatus.SENT, scenario.users.staff, "emailed")
+    assert notice.status == "sent" and notice.sent_at is not None
+    workflow.advance_notice(notice, NoticeStatus.COUNTER, scenario.users.staff)
+    assert notice.counter_notice_at is not None and notice.removed_at is None
+    with pytest.raises(workflow.WorkflowError):
+        workflow.advance_notice(notice, NoticeStatus.REMOVED, scenario.users.staff)
+    states = list(notice.audit_events.order_by("sequence").values_list("old_state", "new_state"))
+    assert states == [("", "drafted"), ("drafted", "sent"), ("sent", "counter_notice")]
