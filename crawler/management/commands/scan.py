@@ -1,6 +1,7 @@
 """manage.py scan SITE [--max-pages N] [--wait]"""
 
 import json
+import sys
 import time
 
 from django.core.management.base import BaseCommand, CommandError
@@ -35,7 +36,7 @@ class Command(BaseCommand):
         for url in urls:
             enqueue_url(scan.pk, url)
         if opts["wait"] and scan.status == ScanStatus.RUNNING:
-            scan = wait_for(scan.pk, opts["timeout"], self.stderr)
+            scan = wait_for(scan.pk, opts["timeout"], sys.stderr)
         self.stdout.write(json.dumps(scan.summary(), ensure_ascii=False, indent=1))
         if scan.status == ScanStatus.SKIPPED:
             raise CommandError(scan.note)
@@ -43,7 +44,8 @@ class Command(BaseCommand):
 
 def wait_for(scan_id: int, timeout: float, stream) -> ScanRun:
     """Poll scan ``scan_id`` until it is no longer running, drawing a tqdm bar of URLs done out of
-    URLs admitted on ``stream``. Returns the ScanRun. Raises CommandError after ``timeout`` s."""
+    URLs admitted on ``stream`` (a text file such as sys.stderr, not Django's OutputWrapper, which
+    would end every redraw with a newline). Returns the ScanRun. Raises CommandError after ``timeout`` s."""
     deadline = time.monotonic() + timeout
     with tqdm(total=0, unit="url", file=stream, desc=f"scan #{scan_id}") as bar:
         while True:

@@ -1,0 +1,187 @@
+"""Build demo/site/: a small static site of real pages for the demo scan (run once; output committed).
+
+    python demo/build_site.py /path/to/news_html_dev.tar.gz
+
+Pages:
+- news/: 8 real Chinese news pages, the GeneralNewsExtractor test pages (GPL-3.0) as shipped in
+  news_html_dev.tar.gz, copied byte for byte: they match no demo work.
+- reprint/: pages that reprint the demo works (demo/works/) the way real sites do: a portal
+  header and footer, ads between paragraphs, the editor's or reporter's name changed, a few
+  characters changed, one chapter only, traditional characters in Big5, a GBK page that declares
+  no charset, full-width digits turned into ASCII.
+- private/: a reprint under a folder robots.txt disallows: a polite crawler never sees it.
+- index.html (links to everything, plus a calendar link that is a crawler trap), sitemap.xml,
+  feed.xml (RSS 2.0), robots.txt.
+Traditional characters come from opencc-python-reimplemented (s2t).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import sys
+import tarfile
+from datetime import UTC, datetime
+from email.utils import format_datetime
+from pathlib import Path
+
+import opencc
+
+DEMO = Path(__file__).resolve().parent
+WORKS, SITE = DEMO / "works", DEMO / "site"
+NEWS_PAGES = ["tests/baijiahao/1.html", "tests/cjddsb/1.html", "tests/stcn/1.html", "tests/qq/qq.html",
+              "tests/csdn/1.html", "tests/xds/1.html", "tests/zyyfy/1.html", "tests/thepaper/3.html"]
+CHANGED_CHARACTERS = {"猴": "候", "石": "实", "仙": "先"}  # homophones, as reposts do
+ADS = ["【广告】手游新服开启，登录即送VIP礼包", "【推广】本地装修公司限时五折优惠，点击咨询",
+       "【广告】新用户注册领取百元话费"]
+
+
+def chapters(path: Path, encoding: str) -> list[tuple[str, str]]:
+    """(heading, body) of each chapter of a demo work file (headings are lines '第X回 ...')."""
+    text = path.read_bytes().decode(encoding)
+    parts = re.split(r"(?m)^(第[一二三四五六七八九十百]+回[^\n]*)\n", text)
+    return [(parts[i].strip(), parts[i + 1].strip()) for i in range(1, len(parts) - 1, 2)]
+
+
+def paragraphs(text: str) -> list[str]:
+    return [p.strip() for p in text.split("\n") if p.strip()]
+
+
+def portal(title: str, body_html: str, site_name: str, charset: str | None = "utf-8") -> str:
+    """A page in the layout of a portal: navigation, the article, related links, footer."""
+    meta = f'<meta charset="{charset}">' if charset else ""
+    return (f"<!DOCTYPE html>\n<html><head>{meta}<title>{html.escape(title)}_{site_name}</title></head>\n"
+            f"<body><div class=\"top\"><a href=\"/\">{site_name}首页</a> | <a href=\"/\">新闻</a> | "
+            f"<a href=\"/\">小说</a> | <a href=\"/\">排行榜</a> | <a href=\"/\">登录</a></div>\n"
+            f"<div class=\"main\"><article><h1>{html.escape(title)}</h1>\n{body_html}\n</article></div>\n"
+            f"<div class=\"side\"><h3>热门推荐</h3><ul><li><a href=\"/\">今日热点</a></li>"
+            f"<li><a href=\"/\">精彩专题</a></li></ul></div>\n"
+            f"<div class=\"footer\">版权所有 © {site_name} | 联系我们 | 网站地图</div></body></html>\n")
+
+
+def with_ads(paras: list[str], every: int = 4) -> str:
+    out = []
+    for i, p in enumerate(paras):
+        out.append(f"<p>{html.escape(p)}</p>")
+        if i % every == every - 1:
+            out.append(f'<div class="ad">{ADS[(i // every) % len(ADS)]}</div>')
+    return "\n".join(out)
+
+
+def change_characters(text: str, limit: int = 3) -> str:
+    for old, new in CHANGED_CHARACTERS.items():
+        text = text.replace(old, new, limit)
+    return text
+
+
+def build_reprints() -> list[dict]:
+    """Write the reprint pages; returns [{path, title, what}] for the index, sitemap and feed."""
+    s2t = opencc.OpenCC("s2t")
+    xyj = chapters(WORKS / "xiyouji-01-03.txt", "utf-8")
+    hlm = chapters(WORKS / "hongloumeng-01-02.txt", "gb18030")
+    news = {json.loads(line)["id"]: json.loads(line)
+            for line in (WORKS / "renmin-ribao-199801.jsonl").read_text(encoding="utf-8").splitlines()}
+    pages = []
+
+    def write(rel: str, content: bytes, title: str, what: str):
+        path = SITE / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+        pages.append({"path": "/" + rel, "title": title, "what": what})
+
+    heading, body = xyj[0]
+    paras = paragraphs(change_characters(body)) + ["（本章完，未完待续）", "责任编辑：赵六"]
+    write("reprint/xiyouji-01.html", portal(f"西游记 {heading}", with_ads(paras), "好书连载网").encode(),
+          f"西游记 {heading}", "chapter 1 only, ads, three homophones changed, an editor added")
+
+    heading, body = xyj[1]
+    trad = s2t.convert(heading), paragraphs(s2t.convert(body)) + ["責任編輯：錢七"]
+    write("reprint/xiyouji-02-big5.html",
+          portal(f"西遊記 {trad[0]}", with_ads(trad[1], 5), "臺灣書城", "big5")
+          .encode("big5", "xmlcharrefreplace"), f"西遊記 {trad[0]}",
+          "chapter 2 in traditional characters, encoded Big5 (meta charset)")
+
+    heading, body = hlm[0]
+    half = paragraphs(body)
+    half = half[: max(3, len(half) // 2)] + ["整理：网友书虫"]
+    write("reprint/hongloumeng-01.html", portal(f"红楼梦 {heading}", with_ads(half, 3), "古典文学吧", None)
+          .encode("gbk", "xmlcharrefreplace"), f"红楼梦 {heading}",
+          "first half of chapter 1, GBK bytes without any charset declaration")
+
+    item = news["pd199801-00026"]
+    text = item["text"].replace("本报记者何加正", "本网记者王明").replace("新华社记者陈雁、", "")
+    write("reprint/news-concert.html", portal(item["title"], with_ads(paragraphs(text) + ["来源：本站综合 编辑：周八"], 3),
+                                               "今日资讯网").encode(), item["title"],
+          "People's Daily article reprinted whole, reporter names changed, source line replaced")
+
+    item = news["pd199801-00090"]
+    digits = str.maketrans("０１２３４５６７８９％", "0123456789%")
+    text = item["text"].translate(digits)
+    cut = paragraphs(text)
+    write("reprint/news-huaihe.html", portal(item["title"], with_ads(cut[: max(2, len(cut) * 2 // 3)] +
+                                                                  ["（编辑：吴九）"], 2), "环保在线").encode(),
+          item["title"], "two thirds of a People's Daily article, full-width digits made ASCII")
+
+    heading, body = xyj[2]
+    write("private/draft-xiyouji-03.html", portal(f"西游记 {heading}", with_ads(paragraphs(body)), "好书连载网").encode(),
+          f"西游记 {heading}", "a reprint in a folder robots.txt disallows (never fetched)")
+    return pages
+
+
+def build_news(tar_path: Path) -> list[dict]:
+    """Copy the real news pages out of the tarball; returns [{path, title, what}]."""
+    pages = []
+    with tarfile.open(tar_path) as tar:
+        index = {json.loads(line)["id"]: json.loads(line)
+                 for line in tar.extractfile("news_html/index.jsonl").read().decode().splitlines()}
+        for member in NEWS_PAGES:
+            name = member.split("/", 1)[1].replace("/", "-")
+            (SITE / "news").mkdir(parents=True, exist_ok=True)
+            (SITE / "news" / name).write_bytes(tar.extractfile(f"news_html/{member}").read())
+            pages.append({"path": f"/news/{name}", "title": index[member]["html_title"],
+                          "what": f"real news page ({index[member]['site']}), GeneralNewsExtractor test page"})
+    return pages
+
+
+def build_index(pages: list[dict]) -> None:
+    links = "\n".join(f'<li><a href="{p["path"]}?utm_source=index&amp;spm=demo.1">{html.escape(p["title"])}</a></li>'
+                      for p in pages)
+    body = (f"<ul>\n{links}\n</ul>\n<p><a href=\"/calendar/2026/01/\">活动日历</a> | "
+            f"<a href=\"/feed.xml\">RSS</a> | <a href=\"/sitemap.xml\">网站地图</a> | "
+            f"<a href=\"https://www.example.com/\">友情链接</a></p>")
+    (SITE / "index.html").write_text(portal("示例转载站 Demo reprint site", body, "示例转载站"), encoding="utf-8")
+    urls = "\n".join(f"  <url><loc>{{BASE}}{p['path']}</loc></url>" for p in pages if not p["path"].startswith("/private"))
+    (SITE / "sitemap.xml").write_text(
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        f"{urls}\n</urlset>\n", encoding="utf-8")
+    now = format_datetime(datetime(2026, 1, 1, tzinfo=UTC))
+    items = "\n".join(f"  <item><title>{html.escape(p['title'])}</title><link>{{BASE}}{p['path']}</link>"
+                      f"<pubDate>{now}</pubDate></item>" for p in pages if p["path"].startswith("/reprint"))
+    (SITE / "feed.xml").write_text(
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel><title>示例转载站</title>'
+        f"<link>{{BASE}}/</link><description>demo feed</description>\n{items}\n</channel></rss>\n", encoding="utf-8")
+    (SITE / "robots.txt").write_text("User-agent: *\nDisallow: /private/\n", encoding="utf-8")
+    table = "\n".join(f"| `{p['path']}` | {p['what']} |" for p in pages)
+    (SITE / "SOURCES.md").write_text(
+        "# The demo site (built by demo/build_site.py; served by `python manage.py demo_site`)\n\n"
+        "| page | what |\n|---|---|\n" + table + "\n\n"
+        "Sources: `news/` are test pages of GeneralNewsExtractor (github.com/GeneralNewsExtractor/"
+        "GeneralNewsExtractor, GPL-3.0), unchanged. `reprint/` and `private/` are made from the demo works "
+        "(demo/works/SOURCES.md: public-domain novels, People's Daily 1998 from the PKU corpus). "
+        "`sitemap.xml` and `feed.xml` hold `{BASE}`, replaced by the server with its own address.\n",
+        encoding="utf-8")
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print(__doc__)
+        return 2
+    pages = build_news(Path(argv[1])) + build_reprints()
+    build_index(pages)
+    print(f"{len(pages)} pages written under {SITE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
