@@ -9,9 +9,10 @@ Collections (``C`` is the collection name, default ``works_fp``):
   offsets) are cut into :data:`CHUNK` byte pieces ``{"work", "gen", "field", "n", "data"}``;
   the main document keeps ``{"__chunked__": kind, ...}`` in their place.
 
-A put writes the new chunks under a fresh ``gen`` first, then replaces the main document,
-then deletes the chunks of older generations, so a reader never sees a half-written work and
-a crash leaves at most orphan chunks, removed by the next put or delete of that work.
+A put writes the new chunks under a fresh ``gen`` first, then replaces the main document
+(``chunked`` says whether it has chunks), then deletes the chunks of older generations, so a
+reader never sees a half-written work, and a small work costs one write. A crash between the
+two writes leaves orphan chunks, removed by the next chunked put or the delete of that work.
 """
 
 from __future__ import annotations
@@ -94,9 +95,13 @@ class MongoWorkStore:
         if chunks:
             self._ensure_indexes()
             self.chunks.insert_many(chunks, ordered=True)
-        self.works.replace_one({"_id": work_id}, {"_id": work_id, "gen": gen, "record": encoded},
-                               upsert=True)
-        self.chunks.delete_many({"work": work_id, "gen": {"$ne": gen}})
+        old = self.works.find_one_and_replace(
+            {"_id": work_id},
+            {"_id": work_id, "gen": gen, "chunked": bool(chunks), "record": encoded},
+            projection={"chunked": True}, upsert=True,
+        )
+        if chunks or (old is not None and old.get("chunked")):
+            self.chunks.delete_many({"work": work_id, "gen": {"$ne": gen}})
 
     @_reachable
     def get(self, work_id: str) -> dict | None:
