@@ -4,12 +4,15 @@
 ``StepResult`` that either defers the URL (politeness slot or retry backoff: the caller re-queues
 it with a countdown) or finishes it with an Outcome, the canonical links it admitted to the
 frontier (the caller enqueues one task each) and the page version to match, if any. Every
-finished URL is recorded in the crawl log and counted in the scan's counters.
+finished URL is recorded in the crawl log and counted in the scan's counters, with the time
+spent per stage in milliseconds (ms_fetch: download; ms_extract: decoding, extraction, links;
+ms_store: MongoDB), summed over all workers.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 
 from crawler.config import CrawlConfig
@@ -157,7 +160,7 @@ class Crawler:
         validators = (stored or {}).get("validators") or {}
         result = self.fetcher.fetch(task.url, etag=validators.get("etag"),
                                     last_modified=validators.get("last_modified"))
-        frontier.count(requests=1)
+        frontier.count(requests=1, ms_fetch=_ms(result.elapsed))
         if result.outcome.retryable:
             if result.outcome is Outcome.RATE_LIMITED and result.retry_after:
                 self.politeness.push_back(host_of(task.url), result.retry_after)
@@ -184,11 +187,13 @@ class Crawler:
                                 admitted=admitted)
         if stored and stored.get("content_hash") == sha256(result.body):
             return self._unchanged(frontier, scan_id, rules, task, result, stored)
+        started = time.perf_counter()
         decoded = decode_body(result.body, result.headers.get("content-type"))
         extracted = extract(decoded.text, result.kind, result.final_url)
         links = []
         if result.kind == "html":
             links = _canonical_all(html_links(decoded.text, result.final_url))
+        extracted_at = time.perf_counter()
         saved = self.pages.save(
             canonical_url=task.url, url=task.url, final_url=result.final_url,
             domain=host_of(result.final_url), site_id=rules.site_id, scan_id=scan_id,
@@ -197,7 +202,8 @@ class Crawler:
             body=result.body, text=extracted.text, title=extracted.title, published=extracted.date,
             encoding=f"{decoded.encoding} ({decoded.source})",
             extraction={"method": extracted.method, "error": extracted.error}, links=links)
-        frontier.count(**{f"pages_{saved.change}": 1})
+        frontier.count(**{f"pages_{saved.change}": 1, "ms_extract": _ms(extracted_at - started),
+                          "ms_store": _ms(time.perf_counter() - extracted_at)})
         admitted = self._admit_links(frontier, scan_id, rules, task, links)
         outcome = Outcome.OK if extracted.ok else Outcome.EXTRACT_FAILED
         if extracted.ok and saved.change == "unchanged":
@@ -244,6 +250,10 @@ class Crawler:
                         attempts=task.attempt + 1, depth=task.depth)
         frontier.count_outcome(outcome.value)
         return StepResult(task, outcome=outcome, reason=reason, status=status, **kw)
+
+
+def _ms(seconds: float) -> int:
+    return int(round(seconds * 1000))
 
 
 def _canonical_all(urls: list[str]) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
+import time
 
 from celery import shared_task
 
@@ -117,6 +118,7 @@ def match_page(self, scan_id: int, page_id: str, version_id: str) -> dict:
     crawler = scans.get_crawler()
     frontier = crawler.frontier(scan_id)
     try:
+        started = time.perf_counter()
         page, version = crawler.pages.page(page_id), crawler.pages.version(version_id)
         if page is None or version is None:
             report = matching.MatchReport(0, 0, 0, 0)
@@ -136,7 +138,8 @@ def match_page(self, scan_id: int, page_id: str, version_id: str) -> dict:
         frontier.count(match_errors=1)
         _done(scan_id, url_finished=False)
         raise
-    frontier.count(matches=report.found, matches_new=report.new, matches_whitelisted=report.whitelisted)
+    frontier.count(matches=report.found, matches_new=report.new, matches_whitelisted=report.whitelisted,
+                   pages_matched=1, ms_match=int((time.perf_counter() - started) * 1000))
     _done(scan_id, url_finished=False)
     return dataclasses.asdict(report)
 

@@ -123,6 +123,7 @@ class ScanRun(models.Model):
             e.g. {"timeout": 2, "robots_disallowed": 1}).
         matches_found: matches recorded or confirmed again in this scan; matches_new: of those,
             pages and works never matched before.
+        stage_seconds: {"fetch", "extract", "store", "match": seconds summed over all workers}.
         note: why a scan was skipped, failed or cancelled.
     """
 
@@ -142,6 +143,7 @@ class ScanRun(models.Model):
     errors = models.JSONField(_("errors by kind"), default=dict, blank=True)
     matches_found = models.PositiveIntegerField(_("matches found"), default=0)
     matches_new = models.PositiveIntegerField(_("new matches"), default=0)
+    stage_seconds = models.JSONField(_("time per stage (seconds)"), default=dict, blank=True)
     note = models.TextField(_("note"), blank=True)
 
     class Meta:
@@ -163,5 +165,6 @@ class ScanRun(models.Model):
             "urls_seen": self.urls_seen, "pages_fetched": self.pages_fetched,
             "pages_new": self.pages_new, "pages_changed": self.pages_changed,
             "pages_unchanged": self.pages_unchanged, "errors": self.errors,
-            "matches_found": self.matches_found, "matches_new": self.matches_new, "note": self.note,
+            "matches_found": self.matches_found, "matches_new": self.matches_new,
+            "stage_seconds": self.stage_seconds, "note": self.note,
         }
