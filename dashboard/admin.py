@@ -140,6 +140,8 @@ class MatchAdmin(HolderScopedAdmin):
         return [
             path("export/<str:fmt>/", wrap(self.export_view), name="core_match_export"),
             path("<path:object_id>/report/", wrap(self.report_view), name="core_match_report"),
+            path("<path:object_id>/report/pdf/", wrap(self.report_view), {"pdf": True},
+                 name="core_match_report_pdf"),
             *super().get_urls(),
         ]
 
@@ -176,15 +178,20 @@ class MatchAdmin(HolderScopedAdmin):
         }
         return TemplateResponse(request, "dashboard/evidence.html", context)
 
-    def report_view(self, request, object_id):
-        """The evidence report of one match, an HTML file to archive."""
+    def report_view(self, request, object_id, pdf=False):
+        """The evidence report of one match, an HTML (or PDF) file to archive."""
         match = self.get_object(request, unquote(object_id))
         if not self.has_view_permission(request, match):
             raise PermissionDenied
-        html = report.render(match, request.user)
-        stamp = timezone.localtime().strftime("%Y%m%d-%H%M")
-        return _attachment(html.encode("utf-8"), "text/html; charset=utf-8",
-                           f"evidence-match-{match.pk}-{stamp}.html")
+        name = f"evidence-match-{match.pk}-{timezone.localtime().strftime('%Y%m%d-%H%M')}"
+        if pdf:
+            try:
+                return _attachment(report.render_pdf(match, request.user), "application/pdf",
+                                   f"{name}.pdf")
+            except report.PdfUnavailableError as exc:
+                return HttpResponse(str(exc), status=503, content_type="text/plain")
+        return _attachment(report.render(match, request.user).encode("utf-8"),
+                           "text/html; charset=utf-8", f"{name}.html")
 
     # -- exports ----------------------------------------------------------------------------
     def export_view(self, request, fmt):

@@ -1,5 +1,7 @@
 """The evidence report of one match: a self-contained HTML file (styles inline, no scripts, no
-external resources) to archive or attach, in the language of the request."""
+external resources) to archive or attach, in the language of the request; the same as PDF
+through WeasyPrint (which needs the Pango library and a CJK font, e.g. Debian's fonts-noto-cjk).
+"""
 
 from __future__ import annotations
 
@@ -30,6 +32,23 @@ def render(match, user) -> str:
         "trail": match.audit_events.order_by("sequence"),
     })
     return render_to_string("dashboard/report.html", context)
+
+
+class PdfUnavailableError(RuntimeError):
+    """WeasyPrint or the system libraries it needs (Pango) are not installed here."""
+
+
+def render_pdf(match, user) -> bytes:
+    """The report of ``match`` as PDF bytes (A4), laid out by WeasyPrint from ``render``.
+
+    Raises:
+        PdfUnavailableError: WeasyPrint cannot be imported (missing package or Pango).
+    """
+    try:
+        import weasyprint
+    except (ImportError, OSError) as exc:
+        raise PdfUnavailableError(f"PDF output needs WeasyPrint and Pango: {exc}") from exc
+    return weasyprint.HTML(string=render(match, user)).write_pdf()
 
 
 def _pairs(evidence) -> list[dict]:

@@ -122,3 +122,32 @@ def test_holder_sees_only_its_own(scenario, open_page, browser_login):
             assert response.status == 404, url
     own = scenario.matches[2]
     assert page.goto(f"/core/match/{own.pk}/change/").status == 200
+
+
+def test_holder_uploads_a_work_that_only_it_sees(scenario, open_page, browser_login,
+                                                 celery_worker):
+    import time
+
+    from tracker.core.models import Work
+
+    page = open_page("zh-hans")
+    browser_login(page, "holder_b")
+    page.goto("/core/work/add/")
+    page.fill("#id_title", "晨光专栏：西游记读后")
+    page.fill("#id_text", scenario.novel_text[:800])
+    page.click("input[name=_save]")
+    page.wait_for_load_state("networkidle")
+    assert "晨光专栏：西游记读后" in page.inner_text("#result_list")
+    work = Work.objects.get(title="晨光专栏：西游记读后")
+    assert work.holder == scenario.b
+    deadline = time.monotonic() + 60  # the real worker ingests it; wait so nothing is left queued
+    while work.status == "pending" and time.monotonic() < deadline:
+        time.sleep(0.5)
+        work.refresh_from_db()
+    assert work.status == "indexed", work.error
+
+    other = open_page("en")
+    browser_login(other, "holder_a")
+    other.goto("/core/work/")
+    assert "晨光专栏" not in other.inner_text("#content")
+    assert other.goto(f"/core/work/{work.pk}/change/").status == 404

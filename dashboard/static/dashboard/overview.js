@@ -42,7 +42,7 @@
     if (!d || !canvas || !d.labels.length) { return; }
     new Chart(canvas, {
       type: "bar",
-      data: { labels: d.labels, datasets: [{ label: d.label, data: d.values, backgroundColor: color }] },
+      data: { labels: d.labels, datasets: [{ label: d.label, data: d.values, backgroundColor: color, maxBarThickness: 26 }] },
       options: {
         indexAxis: "y",
         maintainAspectRatio: false,
