@@ -27,6 +27,7 @@ import redis
 
 from fingerprint import Engine
 from fingerprint.index import MemoryIndex, RedisIndex
+from fingerprint.index.memory import _as_list
 from tracker import embedded
 
 
@@ -119,7 +120,7 @@ def df_profile(works, limits=(10, 100, 1000)) -> dict:
     for limit in limits:
         stopped = [k for k, d in df.items() if d > limit]
         out[f"df>{limit}"] = {"keys_share": round(len(stopped) / keys, 4),
-                              "postings_share": round(sum(len(index._post[k]) for k in stopped)
+                              "postings_share": round(sum(len(_as_list(index._post[k])) for k in stopped)
                                                       / windows, 4)}
     return out
 

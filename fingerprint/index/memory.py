@@ -1,7 +1,9 @@
 """MemoryIndex: the in-process fingerprint index, saved to and loaded from a directory.
 
-Layout in memory (about 100 bytes per window in CPython, measured by the benchmark):
-  - ``_post``: key -> list of packed postings ``work_number << 32 | window``;
+Layout in memory (CPython heap, ``python -m fingerprint.index.measure``):
+  - ``_post``: key -> its packed posting ``work_number << 32 | window`` (an int) when it has
+    one, else the list of them: most keys have one posting, and a bare int saves the list
+    (about 64 of the 170 bytes per window a list costs);
   - ``_df``: key -> document frequency, only for keys held by two works or more;
   - ``_keys_of``: work number -> the distinct keys it used (``array('Q')``), so removal is exact.
 
@@ -50,7 +52,7 @@ class MemoryIndex:
             raise ValueError(f"max_df must be >= 1, got {max_df!r}")
         self.max_df = max_df
         self._version = version
-        self._post: dict[int, list[int]] = {}
+        self._post: dict[int, int | list[int]] = {}
         self._df: dict[int, int] = {}
         self._keys_of: dict[int, array] = {}
         self._ids: list[str | None] = []
@@ -86,10 +88,13 @@ class MemoryIndex:
             packed = [base | w for w in windows]
             held = post.get(key)
             if held is None:
-                post[key] = packed
+                post[key] = packed[0] if len(packed) == 1 else packed
             else:
                 df[key] = df.get(key, 1) + 1
-                held.extend(packed)
+                if type(held) is int:
+                    post[key] = [held, *packed]
+                else:
+                    held.extend(packed)
         self._keys_of[number] = array("Q", by_key)
         self._windows += len(seen)
         return len(seen)
@@ -103,11 +108,11 @@ class MemoryIndex:
         removed = 0
         post, df = self._post, self._df
         for key in self._keys_of.pop(number):
-            held = post[key]
+            held = _as_list(post[key])
             kept = [p for p in held if p >> 32 != number]
             removed += len(held) - len(kept)
             if kept:
-                post[key] = kept
+                post[key] = kept[0] if len(kept) == 1 else kept
                 left = df.pop(key) - 1
                 if left > 1:
                     df[key] = left
@@ -124,7 +129,10 @@ class MemoryIndex:
             held = post.get(key)
             if held is None or key in out or df.get(key, 1) > max_df:
                 continue
-            out[key] = [(ids[p >> 32], p & _LOW) for p in held]
+            if type(held) is int:
+                out[key] = [(ids[held >> 32], held & _LOW)]
+            else:
+                out[key] = [(ids[p >> 32], p & _LOW) for p in held]
         return out
 
     def has_work(self, work_id: str) -> bool:
@@ -166,12 +174,14 @@ class MemoryIndex:
         live = {n: i for i, n in enumerate(sorted(self._keys_of))}  # compact work numbers
         keys = np.fromiter(sorted(self._post), dtype=np.uint64, count=len(self._post))
         counts = np.fromiter(
-            (len(self._post[k]) for k in keys.tolist()), dtype=np.int64, count=len(keys)
+            (len(_as_list(self._post[k])) for k in keys.tolist()), dtype=np.int64,
+            count=len(keys)
         )
         offsets = np.zeros(len(keys) + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
         packed = np.fromiter(
-            (p for k in keys.tolist() for p in self._post[k]), dtype=np.uint64, count=self._windows
+            (p for k in keys.tolist() for p in _as_list(self._post[k])), dtype=np.uint64,
+            count=self._windows
         )
         remap = np.zeros(len(self._ids) or 1, dtype=np.uint32)
         for old, new in live.items():
@@ -235,7 +245,10 @@ class MemoryIndex:
         packed = ((works.astype(np.uint64) << np.uint64(32)) | data["windows"]).tolist()
         bounds = offsets.tolist()
         key_list = keys.tolist()
-        self._post = {k: packed[bounds[i]:bounds[i + 1]] for i, k in enumerate(key_list)}
+        self._post = {
+            k: packed[bounds[i]] if bounds[i + 1] - bounds[i] == 1 else packed[bounds[i]:bounds[i + 1]]
+            for i, k in enumerate(key_list)
+        }
         self._windows = len(packed)
         # distinct (key, work) pairs give the document frequencies and each work's keys
         key_of_posting = np.repeat(np.arange(len(keys)), np.diff(offsets))
@@ -249,3 +262,7 @@ class MemoryIndex:
             n: array("Q", work_keys[cuts[n]:cuts[n + 1]].tobytes()) for n in range(len(ids))
         }
 
+
+def _as_list(held: int | list[int]) -> list[int]:
+    """The packed postings of one key as a list (a key with one posting holds a bare int)."""
+    return [held] if type(held) is int else held
