@@ -158,8 +158,8 @@ def longest_sentences(text: str, count: int = NSHASH_SENTENCES) -> list[str]:
     Returns:
         Up to ``count`` distinct sentences, longest first (ties in text order).
     """
-    pieces = {_SPACE.sub("", piece) for piece in _SENTENCE_END.split(text)}
-    return sorted((p for p in pieces if p), key=len, reverse=True)[:count]
+    pieces = dict.fromkeys(_SPACE.sub("", piece) for piece in _SENTENCE_END.split(text))
+    return sorted((p for p in pieces if p), key=len, reverse=True)[:count]  # stable: text order
 
 
 class NSHashDetector:

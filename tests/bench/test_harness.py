@@ -75,3 +75,8 @@ def test_missing_data_is_a_clear_error(tmp_path):
 def test_too_little_text_for_the_sizes_is_a_clear_error(tmp_path, paragraphs):
     with pytest.raises(CorpusError, match="asked: lower the sizes"):
         build_news(50, 10, 10, data_dir=write_news(tmp_path, paragraphs, 2))
+
+
+def test_longest_sentences_break_ties_in_text_order():
+    text = "甲乙丙。丁戊己。庚辛壬。癸子丑。寅卯辰。巳午未。"
+    assert longest_sentences(text) == ["甲乙丙", "丁戊己", "庚辛壬", "癸子丑", "寅卯辰"]
