@@ -61,6 +61,8 @@ def _point_django_at(mongo: str, redis_url: str, tmp: Path) -> None:
     settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = redis_url
     settings.VAR_DIR = var
     settings.MEDIA_ROOT = str(var / "media")
+    settings.STATIC_ROOT = str(var / "static")
+    (var / "static").mkdir(exist_ok=True)
     settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = str(tmp / "test-db.sqlite3")
     app.conf.update(broker_url=redis_url, result_backend=redis_url)
 

@@ -181,8 +181,9 @@ def start_redis(datadir: Path | str, port: int | None = None, persist: bool = Tr
     Args:
         datadir: folder for ``dump.rdb``, ``redis.log`` and ``redis.pid``; created.
         port: TCP port; a free one when None.
-        persist: True saves snapshots (``save 60 1``) so a second ``make run`` keeps the index;
-            False keeps everything in memory (tests).
+        persist: True keeps the data across restarts (so a second ``make run`` keeps the index):
+            an append-only file synced every second plus snapshots (``save 60 1``), as
+            production's Redis does; False keeps everything in memory (tests).
 
     Returns:
         The running Service, URL database 0. A server already running from this datadir is reused.
@@ -200,8 +201,10 @@ def start_redis(datadir: Path | str, port: int | None = None, persist: bool = Tr
     port = port or free_port()
     args = [redis_server_path(), "--port", str(port), "--bind", "127.0.0.1",
             "--daemonize", "yes", "--dir", str(datadir), "--logfile", str(log),
-            "--pidfile", str(pidfile), "--save", "60 1" if persist else "",
-            "--appendonly", "no"]
+            "--pidfile", str(pidfile)]
+    # Each word of a directive is its own argument: "--save", "60 1" would set no save point.
+    args += (["--save", "60", "1", "--appendonly", "yes", "--appendfsync", "everysec"]
+             if persist else ["--save", "", "--appendonly", "no"])
     result = subprocess.run(args, capture_output=True, text=True)
     if result.returncode != 0:
         raise EmbeddedServerError(f"redis-server failed to start (exit {result.returncode}): "

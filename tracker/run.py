@@ -10,6 +10,7 @@ the same data.
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -19,12 +20,48 @@ from tracker import embedded, workers
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
+class RunError(RuntimeError):
+    """`make run` cannot start: another run uses the data folder, or the port is taken."""
+
+
+def _take_run_lock(var: Path) -> Path:
+    """Write VAR/run.pid, refusing when a live `make run` already holds it."""
+    var.mkdir(parents=True, exist_ok=True)
+    lock = var / "run.pid"
+    try:
+        pid = int(lock.read_text())
+        os.kill(pid, 0)
+        if pid != os.getpid():
+            raise RunError(f"another `make run` (pid {pid}) is using {var}; stop it first "
+                           "(Ctrl-C in its terminal) or set TRACKER_VAR_DIR to another folder")
+    except (OSError, ValueError):
+        pass  # no lock, or its process is gone
+    lock.write_text(str(os.getpid()))
+    return lock
+
+
+def _check_port(port: int) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError as exc:
+            raise RunError(f"port {port} on 127.0.0.1 is in use ({exc.strerror}); set "
+                           "TRACKER_PORT to a free port") from exc
+
+
 def main() -> int:
-    """Run the platform until Ctrl-C. Returns the process exit status (0: stopped by Ctrl-C)."""
+    """Run the platform until Ctrl-C. Returns the process exit status (0: stopped by Ctrl-C,
+    2: could not start)."""
     var = Path(os.environ.get("TRACKER_VAR_DIR", BASE_DIR / "var")).resolve()
     os.environ["TRACKER_VAR_DIR"] = str(var)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tracker.settings")
-    port = os.environ.get("TRACKER_PORT", "8000")
+    port = int(os.environ.get("TRACKER_PORT", "8000"))
+    try:
+        lock = _take_run_lock(var)
+        _check_port(port)
+    except RunError as exc:
+        print(f"make run: {exc}", file=sys.stderr)
+        return 2
     services: list[embedded.Service] = []
     procs: list[subprocess.Popen] = []
     try:
@@ -41,7 +78,11 @@ def main() -> int:
         from django.core.management import call_command
 
         django.setup()
+        from django.conf import settings
+
         from tracker.celery import app
+
+        Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
 
         call_command("migrate", interactive=False, verbosity=0)
         env = workers.child_env()
@@ -63,11 +104,15 @@ def main() -> int:
     except KeyboardInterrupt:
         print("\nStopping...", flush=True)
         return 0
+    except (embedded.EmbeddedServerError, RuntimeError) as exc:
+        print(f"make run: {exc}", file=sys.stderr)
+        return 1
     finally:
         for proc in reversed(procs):
             workers.stop(proc)
         for service in reversed(services):
             service.stop()
+        lock.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":

@@ -305,3 +305,21 @@ def reindex(prune: bool = False) -> dict:
         for engine_id in report["orphans"]:
             report["pruned"] += bool(engine.remove_work(engine_id))
     return report
+
+
+def index_gaps() -> list[int]:
+    """Ids of works marked indexed whose engine id is missing from the Redis index (after a
+    Redis loss, or an index cleared by a fingerprint version change).
+
+    Raises:
+        StorageUnavailable: Redis is unreachable.
+    """
+    from fingerprint.index import RedisIndex
+
+    try:
+        present = set(RedisIndex(get_redis(), prefix=settings.FINGERPRINT_INDEX_PREFIX)
+                      .work_ids())
+    except storage_errors() as exc:
+        raise StorageUnavailable(f"Redis unreachable: {exc}") from exc
+    return [pk for pk, uid in Work.objects.filter(status=WorkStatus.INDEXED)
+            .values_list("pk", "uid") if str(uid) not in present]

@@ -7,16 +7,24 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.utils.module_loading import import_string
 
+from tracker.core import services
 from tracker.core.demo import ensure_demo_accounts
 
 
 class Command(BaseCommand):
-    help = ("Create the demo accounts (once), run the demo's main job (settings.DEMO_STEPS: "
+    help = ("Create the demo accounts (once), rebuild the Redis index if it lost works, run "
+            "the demo's main job (settings.DEMO_STEPS: "
             "ingestion of the demo works, then the crawler's scan when installed) and print a "
             "summary. Needs a running Celery worker.")
 
     def handle(self, *args, **options):
         figures = ensure_demo_accounts(self.stdout)
+        gaps = services.index_gaps()
+        if gaps:  # e.g. Redis lost its data since the last run: rebuild from MongoDB
+            self.stdout.write(f"{len(gaps)} indexed works are missing from the Redis index: "
+                              "rebuilding it from MongoDB (manage.py reindex)")
+            report = services.reindex()
+            figures["index rebuilt (works)"] = report["stored"]
         for path in settings.DEMO_STEPS:
             self.stdout.write(f"== {path}")
             figures.update(import_string(path)(self.stdout))
