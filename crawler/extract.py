@@ -20,6 +20,8 @@ MIN_TEXT_CHARS = 20  # shorter than one sentence: nothing worth matching
 # htmldate without its "extensive" dateparser fallback: that fallback took 23 of 33 s crawling
 # the demo site (measured with cProfile), for dates the metadata and URL patterns already give
 _DATE_PARAMS = set_date_params(extensive=False)
+# fast=True skips trafilatura's readability/jusText comparison: on the 35 GeneralNewsExtractor
+# pages it gave the same 74,386 characters 22% faster; our own fallbacks below remain
 _BLANKS = re.compile(r"[ \t\u3000\xa0]+")
 _LINES = re.compile(r"\n\s*\n+")
 
@@ -69,7 +71,7 @@ def extract(document: str, kind: str = "html", url: str | None = None) -> Extrac
         return Extracted("", None, None, "trafilatura", f"parse_error: {type(exc).__name__}: {exc}")
     # trafilatura prunes the tree it is given: each method gets the string and parses its own
     doc = trafilatura.bare_extraction(document, url=url, favor_recall=True, with_metadata=True,
-                                      include_comments=False, include_tables=True,
+                                      include_comments=False, include_tables=True, fast=True,
                                       date_extraction_params=_DATE_PARAMS)
     title = (doc.title if doc else None) or _html_title(tree)
     date = doc.date if doc else None

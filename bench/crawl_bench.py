@@ -1,0 +1,214 @@
+"""Crawler benchmark: pages per second crawled, extracted and matched against the loopback demo
+site, with 1, 2 and 4 Celery worker processes, and the time spent per stage.
+
+    .venv/bin/python bench/crawl_bench.py                       # --mirrors 20 --workers 1,2,4
+    .venv/bin/python bench/crawl_bench.py --mirrors 40 --workers 2 --repeat 3
+
+Everything is real and local: the script starts its own MongoDB and Redis (tracker/embedded.py)
+and a Django database in a temporary folder, registers the demo works (demo/works/) with the
+fingerprint engine, serves demo/site/ on 127.0.0.1 ``--mirrors`` times over (``/m<k>/...`` is
+a copy of the site: the same real pages under distinct URLs, so a scan has mirrors x 13 pages),
+and for each worker count starts ``celery worker -Q crawl,match -c N`` and runs one scan of the
+whole mirror through it with the politeness delay off. Between runs the page store, crawl log
+and crawl keys are emptied, so every run fetches, extracts and matches every page.
+
+Reported per run: wall time from the scan's start to its end; pages/s fetched (HTTP 200 HTML,
+feeds excluded), extracted (pages with body text) and matched (match tasks done); the
+scan's stage times (fetch, extract = decode + trafilatura + links, store = MongoDB, match =
+engine + recording), summed over the worker processes, in milliseconds per page. The machine is
+shared: with --repeat the median run is reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+SITE = ROOT / "demo" / "site"
+PAGES = sorted(str(p.relative_to(SITE)) for p in SITE.rglob("*.html")
+               if not str(p.relative_to(SITE)).startswith(("private", "index")))
+
+
+class MirrorHandler(SimpleHTTPRequestHandler):
+    """Serves demo/site under /m<k>/ for k < mirrors, and an index at / linking every copy."""
+
+    mirrors = 1
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        if self.path in ("/", "/index.html"):
+            links = "".join(f'<li><a href="/m{k}/{p}">{k}/{p}</a></li>'
+                            for k in range(self.mirrors) for p in PAGES)
+            body = f"<html><body><h1>mirror index</h1><ul>{links}</ul></body></html>".encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        if self.path.startswith("/m") and "/" in self.path[1:]:
+            self.path = "/" + self.path[1:].split("/", 1)[1]
+        super().do_GET()
+
+
+def serve_mirror(mirrors: int):
+    handler = type("Mirror", (MirrorHandler,), {"mirrors": mirrors})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), lambda *a: handler(*a, directory=str(SITE)))
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, args=(0.2,), daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def setup_environment(tmp: Path):
+    """Start MongoDB and Redis, point Django at them and at a fresh SQLite file, migrate."""
+    from tracker import embedded
+
+    mongo = embedded.start_mongo(tmp / "mongo", journal=False)
+    redis = embedded.start_redis(tmp / "redis", persist=False)
+    os.environ.update({
+        "DJANGO_SETTINGS_MODULE": "tracker.settings", "TRACKER_VAR_DIR": str(tmp / "var"),
+        "DATABASE_URL": f"sqlite:///{tmp / 'bench.sqlite3'}", "MONGO_URL": mongo.url,
+        "REDIS_URL": redis.url, "MONGO_DB": "crawlbench", "CRAWLER_ALLOW_ADDRESSES": "127.0.0.1",
+        "CRAWLER_DEFAULT_DELAY_SECONDS": "0", "LOG_LEVEL": "WARNING"})
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    return [mongo, redis]
+
+
+def register_works() -> int:
+    """Register the demo works straight into the engine and the Work table; returns how many."""
+    from django.utils import timezone
+
+    from tracker.core.engine import get_engine
+    from tracker.core.models import RightsHolder, Work
+
+    works = ROOT / "demo" / "works"
+    texts = {"XYJ": (works / "xiyouji-01-03.txt").read_text(encoding="utf-8"),
+             "HLM": (works / "hongloumeng-01-02.txt").read_bytes().decode("gb18030")}
+    for line in (works / "renmin-ribao-199801.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        texts[record["id"]] = record["text"]
+    holder, _ = RightsHolder.objects.get_or_create(name="bench holder")
+    engine = get_engine()
+    for ref, text in texts.items():
+        work, _ = Work.objects.get_or_create(holder=holder, reference=ref, defaults={
+            "title": ref, "length": len(text), "status": "indexed", "indexed_at": timezone.now()})
+        engine.add_work(work.engine_id, text)
+    return len(texts)
+
+
+def reset_crawl_state() -> None:
+    from tracker.core.connections import get_mongo_db, get_redis
+    from tracker.core.models import Match
+
+    db = get_mongo_db()
+    for name in ("pages", "page_versions", "crawl_log"):
+        db.drop_collection(name)
+    redis = get_redis()
+    for key in redis.scan_iter(match="crawl:*", count=1000):
+        redis.delete(key)
+    Match.objects.all().delete()
+
+
+def run_once(site, workers: int, tmp: Path, timeout: float) -> dict:
+    """One scan of the mirror through a fresh worker with ``workers`` processes."""
+    from crawler import scans
+    from crawler.management.commands.scan import wait_for
+    from crawler.tasks import enqueue_url
+    from tracker import workers as procs
+    from tracker.celery import app
+
+    reset_crawl_state()
+    scans._crawler.cache_clear()
+    name = f"bench-{uuid.uuid4().hex[:6]}"
+    log = tmp / f"worker-{workers}.log"
+    proc = procs.start_worker(procs.child_env(), log, name, concurrency=workers,
+                              queues=["crawl", "match"], cwd=ROOT)
+    try:
+        procs.wait_until_ready(app, proc, name, log)
+        started = time.monotonic()
+        scan, urls = scans.start(site, trigger="bench")
+        for url in urls:
+            enqueue_url(scan.pk, url)
+        scan = wait_for(scan.pk, timeout, open(os.devnull, "w"))
+        wall = time.monotonic() - started
+    finally:
+        procs.stop(proc)
+    stats = scans.get_crawler().frontier(scan.pk).state().stats
+    html_pages = stats.get("pages_new", 0) + stats.get("pages_changed", 0) + stats.get("pages_no_text", 0)
+    extracted = stats.get("pages_new", 0) + stats.get("pages_changed", 0)
+    matched = stats.get("pages_matched", 0)
+    per_page = {stage: round(stats.get(f"ms_{stage}", 0) / max(1, n), 1) for stage, n in (
+        ("fetch", stats.get("requests", 0)), ("extract", html_pages), ("store", html_pages),
+        ("match", matched))}
+    return {"workers": workers, "status": scan.status, "wall_s": round(wall, 2),
+            "pages": html_pages, "extracted": extracted, "matched": matched,
+            "matches": stats.get("matches", 0), "errors": scan.errors,
+            "pages_per_s": round(html_pages / wall, 2), "extracted_per_s": round(extracted / wall, 2),
+            "matched_per_s": round(matched / wall, 2), "ms_per_page": per_page}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mirrors", type=int, default=20, help="copies of the demo site (13 pages each)")
+    parser.add_argument("--workers", default="1,2,4", help="worker process counts, comma-separated")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per worker count (median reported)")
+    parser.add_argument("--timeout", type=float, default=1800.0, help="seconds one scan may take")
+    args = parser.parse_args(argv)
+    counts = [int(x) for x in args.workers.split(",")]
+    tmp = Path(tempfile.mkdtemp(prefix="crawl-bench-"))
+    services = setup_environment(tmp)
+    server, base = serve_mirror(args.mirrors)
+    try:
+        from crawler.sites import register_site
+
+        n_works = register_works()
+        site, _ = register_site("bench mirror", [base + "/"], delay_seconds=0, update=True,
+                                max_pages=args.mirrors * len(PAGES) + 10, max_depth=1,
+                                path_patterns=[r"^/$", r"^/m\d+/(news|reprint)/[\w-]+\.html$"])
+        print(f"demo site x{args.mirrors}: {args.mirrors * len(PAGES)} pages; {n_works} works indexed; "
+              f"machine: {os.cpu_count()} cores", flush=True)
+        rows = []
+        for workers in counts:
+            runs = [run_once(site, workers, tmp, args.timeout) for _ in range(args.repeat)]
+            row = sorted(runs, key=lambda r: r["wall_s"])[len(runs) // 2]
+            row["wall_s_all"] = [r["wall_s"] for r in runs]
+            rows.append(row)
+            print(json.dumps(row, ensure_ascii=False), flush=True)
+        print("\n| workers | pages | wall s | pages/s crawled | extracted/s | matched/s | "
+              "fetch ms/page | extract ms/page | store ms/page | match ms/page | matches |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            ms = r["ms_per_page"]
+            print(f"| {r['workers']} | {r['pages']} | {r['wall_s']} | {r['pages_per_s']} | "
+                  f"{r['extracted_per_s']} | {r['matched_per_s']} | {ms['fetch']} | {ms['extract']} | "
+                  f"{ms['store']} | {ms['match']} | {r['matches']} |")
+        out = ROOT / "bench" / "results"
+        out.mkdir(exist_ok=True)
+        (out / "crawl_bench.json").write_text(json.dumps(rows, ensure_ascii=False, indent=1))
+        print(f"\nsaved to {out / 'crawl_bench.json'}")
+    finally:
+        server.shutdown()
+        for service in services:
+            service.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""Admin pages of the crawler's models: target sites (staff), scan runs (read-only, cancellable)
+and whitelisted domains (each rights holder its own, through HolderScopedAdmin).
+
+A site's schedule is its django-celery-beat Periodic task (linked from the site's page), edited
+there; "Scan now" starts a run through the workers at once.
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
+
+from crawler import scans
+from crawler.tasks import enqueue_url
+from tracker.core.admin import HolderScopedAdmin
+from tracker.core.models import ScanRun, ScanStatus, TargetSite, WhitelistedDomain
+
+
+@admin.register(TargetSite)
+class TargetSiteAdmin(admin.ModelAdmin):
+    """Target sites: what to crawl and how politely; actions start a scan or toggle the schedule."""
+
+    list_display = ["name", "enabled", "first_start_url", "max_pages", "max_depth", "delay_seconds",
+                    "last_scan"]
+    list_filter = ["enabled"]
+    search_fields = ["name", "start_urls"]
+    readonly_fields = ["schedule_link", "created_at", "updated_at"]
+    actions = ["scan_now", "enable", "disable"]
+
+    @admin.display(description=_("start URL"))
+    def first_start_url(self, site):
+        return site.start_urls[0] if site.start_urls else ""
+
+    @admin.display(description=_("last scan"))
+    def last_scan(self, site):
+        run = site.scans.order_by("-started_at").first()
+        return f"{run.started_at:%Y-%m-%d %H:%M} {run.get_status_display()}" if run else "-"
+
+    @admin.display(description=_("schedule"))
+    def schedule_link(self, site):
+        if not site.periodic_task_id:
+            return "-"
+        url = reverse("admin:django_celery_beat_periodictask_change", args=[site.periodic_task_id])
+        return format_html('<a href="{}">{}</a>', url, site.periodic_task)
+
+    @admin.action(description=_("Scan now"))
+    def scan_now(self, request, queryset):
+        for site in queryset:
+            run, urls = scans.start(site, trigger="admin")
+            for url in urls:
+                enqueue_url(run.pk, url)
+            level = messages.WARNING if run.status == ScanStatus.SKIPPED else messages.INFO
+            self.message_user(request, f"{site}: scan #{run.pk} {run.get_status_display()} {run.note}", level)
+
+    @admin.action(description=_("Enable daily scans"))
+    def enable(self, request, queryset):
+        for site in queryset:
+            site.enabled = True
+            site.save()
+
+    @admin.action(description=_("Disable daily scans"))
+    def disable(self, request, queryset):
+        for site in queryset:
+            site.enabled = False
+            site.save()
+
+
+@admin.register(ScanRun)
+class ScanRunAdmin(admin.ModelAdmin):
+    """Scan runs as recorded: figures, errors by kind, time per stage. Read-only; running scans
+    can be cancelled."""
+
+    list_display = ["pk", "site", "status", "trigger", "started_at", "finished_at", "urls_seen",
+                    "pages_fetched", "pages_new", "pages_changed", "pages_unchanged", "error_total",
+                    "matches_found"]
+    list_filter = ["status", "trigger", "site"]
+    date_hierarchy = "started_at"
+    actions = ["cancel"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description=_("errors"))
+    def error_total(self, run):
+        return sum(run.errors.values()) if run.errors else 0
+
+    @admin.action(description=_("Cancel the selected running scans"))
+    def cancel(self, request, queryset):
+        running = queryset.filter(status=ScanStatus.RUNNING)
+        for run in running:
+            scans.cancel(run)
+        self.message_user(request, f"{running.count()} scan(s) cancelled")
+
+
+@admin.register(WhitelistedDomain)
+class WhitelistedDomainAdmin(HolderScopedAdmin):
+    """Domains where a holder's works may appear: no match is recorded there."""
+
+    list_display = ["domain", "holder", "note", "created_at"]
+    list_filter = ["holder"]
+    search_fields = ["domain", "note"]

@@ -1,0 +1,49 @@
+"""Admin pages of the crawler's models: staff see sites and scans; a holder sees only its own
+whitelisted domains; "Scan now" records a run."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+
+from tracker.core.models import RightsHolder, ScanRun, TargetSite, WhitelistedDomain
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff(client):
+    user = get_user_model().objects.create_superuser("boss", "boss@example.com", "x")
+    client.force_login(user)
+    return client
+
+
+def test_staff_pages_and_scan_now(staff, platform_stores):
+    site = TargetSite.objects.create(name="站点", start_urls=["http://127.0.0.1:9/"])
+    assert staff.get("/core/targetsite/").status_code == 200
+    page = staff.get(f"/core/targetsite/{site.pk}/change/")
+    assert page.status_code == 200 and "periodictask" in page.content.decode()
+    staff.post("/core/targetsite/", {"action": "scan_now", "_selected_action": [site.pk]})
+    run = ScanRun.objects.get(site=site)
+    assert run.trigger == "admin" and run.status == "running"
+    assert staff.get("/core/scanrun/").status_code == 200
+    staff.post("/core/scanrun/", {"action": "cancel", "_selected_action": [run.pk]})
+    from crawler import scans
+
+    assert scans.get_crawler().frontier(run.pk).state().cancelled
+    scans.finish(run.pk)
+    assert ScanRun.objects.get(pk=run.pk).status == "cancelled"
+
+
+def test_holder_sees_only_its_whitelist(client):
+    mine, other = RightsHolder.objects.create(name="甲"), RightsHolder.objects.create(name="乙")
+    user = get_user_model().objects.create_user("h", "h@example.com", "x", is_staff=True)
+    user.user_permissions.add(*Permission.objects.filter(codename__endswith="whitelisteddomain"))
+    mine.users.add(user)
+    own = WhitelistedDomain.objects.create(holder=mine, domain="Mine.Example.com")
+    theirs = WhitelistedDomain.objects.create(holder=other, domain="theirs.example.com")
+    assert own.domain == "mine.example.com"
+    client.force_login(user)
+    listing = client.get("/core/whitelisteddomain/").content.decode()
+    assert "mine.example.com" in listing and "theirs.example.com" not in listing
+    assert client.get(f"/core/whitelisteddomain/{theirs.pk}/change/").status_code == 404
+    assert client.get("/core/targetsite/").status_code == 403
