@@ -5,6 +5,7 @@ route them. Results must equal MemoryIndex's on the same operations."""
 from __future__ import annotations
 
 import random
+import socket
 import subprocess
 import time
 
@@ -13,17 +14,34 @@ import redis
 from redis.cluster import RedisCluster
 
 from fingerprint.index import MemoryIndex, RedisIndex
-from tracker.embedded import free_port, redis_server_path
+from tracker.embedded import redis_server_path
 
 V = "test-v1"
 SLOTS = 16384
+
+
+def cluster_port() -> int:
+    """A free port below 55536 whose cluster bus port (port + 10000) is free too.
+
+    An ephemeral port from the kernel (up to 60999) would put the bus port past 65535 and the
+    node would refuse to start.
+    """
+    for port in random.sample(range(20000, 55000), 200):
+        try:
+            for candidate in (port, port + 10000):
+                with socket.socket() as sock:
+                    sock.bind(("127.0.0.1", candidate))
+        except OSError:
+            continue
+        return port
+    raise RuntimeError("no free port pair for a cluster node")
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     """A RedisCluster client on three fresh cluster-mode redis-server processes."""
     folder = tmp_path_factory.mktemp("cluster")
-    ports = [free_port() for _ in range(3)]
+    ports = [cluster_port() for _ in range(3)]
     procs = [subprocess.Popen(
         [redis_server_path(), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder),
          "--cluster-enabled", "yes", "--cluster-config-file", f"nodes-{port}.conf",
