@@ -39,6 +39,7 @@ RESULTS_DIR = Path(__file__).resolve().parent / "results"
 COLUMNS = {"header_footer": "header", "substitute_1": "sub 1%", "substitute_3": "sub 3%",
            "homophones_5": "homoph 5%", "traditional": "trad", "reorder": "reorder",
            "delete_10": "del 10%", "excerpt": "excerpt", "combination": "combo"}
+MISTAKES = 10  # wrong pages listed per kind and detector in the JSON, for diagnosis
 REFERENCE = {"minhash-redis": "engine-redis", "engine-redis": "engine-redis"}  # else "engine"
 
 
@@ -174,12 +175,16 @@ def score(queries: list[Query], results: list[set[str]]) -> dict:
     Returns:
         ``{"recall": {edit: share of its pages whose work was returned}, "tp": int, "fp": int,
         "precision": tp / (tp + fp) or None when nothing was returned, "negatives_hit": share
-        of negative pages with any id returned}``. Any returned id other than the page's
-        source work is a false positive, on positive pages as on negatives.
+        of negative pages with any id returned, "mistakes": up to ``MISTAKES`` pages per kind
+        that missed their work or returned a wrong one, as {"kind", "expected", "returned"}}``.
+        Any returned id other than the page's source work is a false positive, on positive
+        pages as on negatives.
     """
     hits: dict[str, list[bool]] = {}
     tp = fp = 0
     negatives = negatives_hit = 0
+    mistakes: list[dict] = []
+    listed: dict[str, int] = {}
     for query, found in zip(queries, results, strict=True):
         if query.expected is None:
             negatives += 1
@@ -189,9 +194,15 @@ def score(queries: list[Query], results: list[set[str]]) -> dict:
         correct = int(query.expected in found)
         tp += correct
         fp += len(found) - correct
+        wrong = (query.expected is not None and not correct) or len(found) > correct
+        if wrong and listed.get(query.kind, 0) < MISTAKES:
+            listed[query.kind] = listed.get(query.kind, 0) + 1
+            mistakes.append({"kind": query.kind, "expected": query.expected,
+                             "returned": sorted(found)})
     return {"recall": {kind: sum(v) / len(v) for kind, v in hits.items()}, "tp": tp, "fp": fp,
             "precision": tp / (tp + fp) if tp + fp else None,
-            "negatives_hit": negatives_hit / negatives if negatives else None}
+            "negatives_hit": negatives_hit / negatives if negatives else None,
+            "mistakes": mistakes}
 
 
 def _fmt(value: float | None, digits: int = 2) -> str:
@@ -258,6 +269,54 @@ def add_ratios(rows: dict[str, dict]) -> None:
         if ref:
             row["index_vs_ref"] = ref["index_docs_s"] / row["index_docs_s"]
             row["query_vs_ref"] = ref["query_docs_s"] / row["query_docs_s"]
+
+
+def targets(corpora: dict[str, dict]) -> str:
+    """The issue's targets checked against this run's engine rows (Markdown list).
+
+    Args:
+        corpora: corpus name -> {"detectors": name -> summary}.
+
+    Returns:
+        One line per target with each corpus' figure; targets whose rows are missing are
+        left out.
+    """
+    lines = []
+
+    def each(figure) -> str:
+        parts = []
+        for name, corpus in corpora.items():
+            value = figure(corpus["detectors"])
+            if value is not None:
+                parts.append(f"{name} {value}")
+        return ", ".join(parts)
+
+    def worst_recall(rows):
+        if "engine" not in rows:
+            return None
+        edit, value = min(rows["engine"]["recall"].items(), key=lambda item: item[1])
+        return f"{value:.2f} ({COLUMNS[edit]})"
+
+    def ratio(row, key):
+        return lambda rows: (f"{rows[row]['query_vs_ref']:.2f}×" if row in rows
+                             and "query_vs_ref" in rows[row] and key in rows else None)
+
+    checks = [
+        ("engine recall >= 0.98 on every edit: lowest", worst_recall),
+        ("engine precision >= 0.99", lambda rows: _fmt(rows["engine"]["precision"], 3)
+         if "engine" in rows else None),
+        ("engine query docs/s >= 10 × minhash", ratio("minhash", "engine")),
+        ("engine-redis query docs/s >= 5 × minhash-redis", ratio("minhash-redis",
+                                                                "engine-redis")),
+        ("engine indexing (letters, windows, index, store) >= 2M characters/s",
+         lambda rows: f"{rows['engine']['index_chars_s'] / 1e6:.2f}M" if "engine" in rows
+         else None),
+    ]
+    for label, figure in checks:
+        text = each(figure)
+        if text:
+            lines.append(f"- {label}: {text}")
+    return "Targets (issue 2), this run:\n" + "\n".join(lines) if lines else ""
 
 
 def _servers(workdir: Path, mongo: bool) -> tuple[list, str, str | None]:
@@ -335,6 +394,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             for service in services:
                 service.stop()
+    print(targets(report["corpora"]))
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / f"run-{datetime.now(UTC):%Y%m%dT%H%M%S}.json"
     path.write_text(json.dumps(report, ensure_ascii=False, indent=1))
