@@ -99,7 +99,8 @@ def scan_demo_site(stdout) -> dict:
     """Demo step: serve demo/site (on DEMO_SITE_PORT, default 8931, 0 = any free port, unless
     something already answers there, e.g. ``manage.py demo_site`` started by `make run`), register it as the target
     site "示例转载站 (demo)" (start URLs: the index, sitemap.xml, feed.xml), scan it through the
-    workers, print the summary to ``stdout`` and return it (dict; see ScanRun.summary).
+    workers, print the scan's summary (ScanRun.summary) to ``stdout`` and return its main
+    figures for the demo's closing summary (dict: label -> value).
     """
     from crawler import scans
     from crawler.management.commands.scan import wait_for
@@ -124,7 +125,10 @@ def scan_demo_site(stdout) -> dict:
         summary = scan.summary()
         stdout.write(f"Demo scan done in {time.monotonic() - started:.1f} s:\n"
                      + json.dumps(summary, ensure_ascii=False, indent=1))
-        return summary
+        return {"demo scan": f"#{scan.pk} {scan.status}", "pages fetched": scan.pages_fetched,
+                "new or changed pages": scan.pages_new + scan.pages_changed,
+                "unchanged pages": scan.pages_unchanged, "URLs refused or failed": scan.errors,
+                "matches found": scan.matches_found, "new matches": scan.matches_new}
     finally:
         if server:
             server.stop()

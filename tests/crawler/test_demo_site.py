@@ -69,11 +69,12 @@ def test_demo_step_finds_every_reprint(celery_worker, platform_stores, monkeypat
         engine.add_work(work.engine_id, text)
     monkeypatch.setenv("DEMO_SITE_PORT", "0")  # any free port
     out = io.StringIO()
-    summary = scan_demo_site(out)
-    assert summary["status"] == "finished"
+    figures = scan_demo_site(out)
+    summary = json.loads(out.getvalue().split(":\n", 1)[1])
+    assert summary["status"] == "finished" and figures["demo scan"].endswith("finished")
     assert summary["errors"] == {"robots_disallowed": 1, "trap": 1}
     found = {(m.work.reference, m.url.rsplit("/", 1)[1]) for m in Match.objects.select_related("work")}
     assert found == {("XYJ", "xiyouji-01.html"), ("XYJ", "xiyouji-02-big5.html"),
                      ("HLM", "hongloumeng-01.html"), ("pd199801-00026", "news-concert.html"),
                      ("pd199801-00090", "news-huaihe.html")}
-    assert summary["matches_found"] == 5
+    assert summary["matches_found"] == 5 == figures["matches found"]
