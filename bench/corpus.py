@@ -112,11 +112,13 @@ def _read_jsonl(path: Path) -> list[dict]:
         return [json.loads(line) for line in handle]
 
 
-def load_chapters(data_dir: Path = DATA_DIR) -> list[Doc]:
-    """Read the novels' chapters whose length is within ``CHAPTER_CHARS``.
+def load_chapters(data_dir: Path = DATA_DIR,
+                  chars: tuple[int, int] = CHAPTER_CHARS) -> list[Doc]:
+    """Read the novels' chapters whose length is within ``chars``.
 
     Args:
         data_dir: folder holding ``novels_dev.jsonl.gz``.
+        chars: (shortest, longest) chapter kept, characters.
 
     Returns:
         Docs in file order, ``group`` = the novel's title.
@@ -124,7 +126,7 @@ def load_chapters(data_dir: Path = DATA_DIR) -> list[Doc]:
     Raises:
         CorpusError: the file is missing.
     """
-    low, high = CHAPTER_CHARS
+    low, high = chars
     return [Doc(r["id"], r["text"], r["novel"]) for r in _read_jsonl(data_dir / NOVELS_FILE)
             if low <= len(r["text"]) <= high]
 
