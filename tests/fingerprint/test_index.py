@@ -198,9 +198,12 @@ def test_redis_key_layout_and_exact_cleanup(redis_client):
     assert index.stats()["keys"] == 2
     index.remove("a")
     assert redis_client.hget(index.group_name(5), 5) == array("I", [1, b, 2]).tobytes()
+    assert redis_client.object("encoding", index.group_name(5)) == b"hashtable"
     index.remove("b")
-    left = {k.decode() for k in redis_client.scan_iter("lay:*")}
+    assert index.stats()["keys"] == 0
+    left = {k.decode() for k in redis_client.scan_iter("lay:*") if b":g:" not in k}
     assert left == {"lay:seq", "lay:windows", "lay:version", "lay:groups"}
+    assert all(set(redis_client.hkeys(k)) == {b""} for k in redis_client.scan_iter("lay:g:*"))
     assert redis_client.get("lay:windows") == b"0"
 
 
@@ -238,7 +241,8 @@ def test_redis_failed_add_leaves_nothing_findable(redis_client):
     assert len(others) > 20 and index.lookup(others) == {}  # the other groups were cleaned
     redis_client.delete(broken)
     index.remove("w")  # the record written first allows exact removal
-    left = {k.decode() for k in redis_client.scan_iter("fail:*")}
+    assert index.stats()["keys"] == 0
+    left = {k.decode() for k in redis_client.scan_iter("fail:*") if b":g:" not in k}
     assert left == {"fail:seq", "fail:windows", "fail:version", "fail:groups"}
 
 
