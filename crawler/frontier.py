@@ -120,6 +120,10 @@ class Frontier:
         """Count one URL with ``outcome`` (an Outcome value) under 'outcome:<value>'."""
         self.redis.hincrby(self.stats_key, f"outcome:{outcome}", 1)
 
+    def cancelled(self) -> bool:
+        """True once ``cancel`` was called (one HGET: checked before every fetch)."""
+        return self.redis.hget(self.meta_key, "cancelled") in (b"1", "1")
+
     def cancel(self) -> None:
         """Flag the scan cancelled: tasks still queued finish without fetching."""
         self.redis.hset(self.meta_key, "cancelled", 1)

@@ -140,7 +140,7 @@ class Crawler:
         pymongo.errors.PyMongoError), which the calling task retries.
         """
         frontier = self.frontier(scan_id)
-        if frontier.state().cancelled:
+        if frontier.cancelled():
             return self._finish(frontier, scan_id, task, Outcome.CANCELLED, "scan cancelled")
         trap = self._trap(task.url)
         if trap:

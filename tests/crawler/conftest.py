@@ -128,6 +128,19 @@ def site():
     server.server_close()
 
 
+@pytest.fixture(autouse=True)
+def _no_crawl_state_left(request):
+    """After a test on the platform's Redis, drop its crawl keys (site locks, frontiers, robots
+    and politeness state): site ids are reused by the next test's fresh database."""
+    yield
+    if "platform_stores" in request.fixturenames:
+        from tracker.core.connections import get_redis
+
+        redis = get_redis()
+        for key in redis.scan_iter(match="crawl:*", count=1000):
+            redis.delete(key)
+
+
 @pytest.fixture
 def config() -> CrawlConfig:
     """Tight limits so failure cases happen fast; loopback allowed; no politeness delay."""

@@ -36,6 +36,7 @@ def test_pending_counts_down_to_zero_and_counters(redis_client):
     f.count_outcome("ok")
     state = f.state()
     assert state.done == 2 and state.stats == {"pages_new": 2, "outcome:ok": 1}
+    assert not f.cancelled()
     assert f.mark_seen("trap") and not f.mark_seen("trap")
 
 
@@ -43,6 +44,6 @@ def test_cancel_and_bad_limits(redis_client):
     f = Frontier(redis_client, 3)
     f.open(5, 0)
     f.cancel()
-    assert f.state().cancelled
+    assert f.state().cancelled and f.cancelled()
     with pytest.raises(ValueError):
         f.open(0, 1)

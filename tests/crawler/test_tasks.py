@@ -11,8 +11,6 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from crawler import scans
-from crawler.pipeline import Crawler
-from tracker.core.connections import get_redis
 from tracker.core.engine import get_engine
 from tracker.core.models import Match, RightsHolder, ScanRun, TargetSite, WhitelistedDomain, Work
 
@@ -84,8 +82,7 @@ def test_scan_through_workers_records_pages_outcomes_and_matches(celery_worker, 
     assert (match.work, match.section, match.review_status) == (work, "第一回", "new")
     assert match.url == site.url("/book/1.html") and match.domain == "127.0.0.1"
     assert match.containment_page > 0.5
-    version = Crawler(scans.get_crawler().config, get_redis(), scans.get_crawler().pages.pages.database) \
-        .pages.version(match.version_id)
+    version = scans.get_crawler().pages.version(match.version_id)
     p = match.passages[0]
     assert "靈根育孕源流出" in version["text"][p["page_start"]:p["page_end"]]
     assert CHAPTER[p["work_start"]:p["work_end"]].startswith(CHAPTER[p["work_start"]:p["work_start"] + 5])
