@@ -43,10 +43,10 @@ def work(platform_stores):
 
 
 def serve_site(site, copy_html):
-    site.route("/", site.html(
-        '<a href="/book/1.html?utm_source=feed">1</a><a href="/book/1.html#top">1</a>'
-        '<a href="/news/1.html">n</a><a href="/private/a.html">p</a><a href="/gone.html">g</a>'
-        '<a href="/calendar/2025/01/">c</a><a href="/flaky.html">f</a>'))
+    links = ["/book/1.html?utm_source=feed", "/book/1.html#top", "/news/1.html", "/private/a.html",
+             "/gone.html", "/calendar/2025/01/", "/flaky.html", "/busy.html", "/gbk.html", "/big5.html",
+             "/doc.pdf", "/slow.html", "/big.html", "/loop.html", "/evil.html"]
+    site.route("/", site.html("".join(f'<a href="{u}">{i}</a>' for i, u in enumerate(links))))
     site.route("/robots.txt", site.Reply(200, {"Content-Type": "text/plain"},
                                           b"User-agent: *\nDisallow: /private/\n"))
     site.route("/book/1.html", lambda h: site.html(copy_html[0]))
@@ -54,6 +54,18 @@ def serve_site(site, copy_html):
     site.route("/private/a.html", site.html(NEWS))
     flaky = iter([site.Reply(503, {}, b"")])
     site.route("/flaky.html", lambda h: next(flaky, None) or site.html(NEWS.replace("会议", "活动")))
+    busy = iter([site.Reply(429, {"Retry-After": "1"}, b"")])
+    site.route("/busy.html", lambda h: next(busy, None) or site.html(NEWS.replace("会议", "论坛")))
+    site.route("/gbk.html", site.Reply(200, {"Content-Type": "text/html"},
+                                       NEWS.replace("本市", "本县").encode("gbk")))
+    site.route("/big5.html", site.Reply(200, {"Content-Type": "text/html"},
+                                        (FIXTURES / "big5_no_charset.html").read_bytes()))
+    site.route("/doc.pdf", site.Reply(200, {"Content-Type": "application/pdf"}, b"%PDF-1.4"))
+    site.route("/slow.html", site.Reply(200, {"Content-Type": "text/html"}, b"<p>x</p>", delay=2.0))
+    site.route("/big.html", site.Reply(200, {"Content-Type": "text/html"}, b"<p>" + b"x" * 300_000))
+    site.route("/loop.html", site.Reply(302, {"Location": "/loop.html?again=1"}))
+    site.route("/loop.html?again=1", site.Reply(302, {"Location": "/loop.html"}))
+    site.route("/evil.html", site.Reply(302, {"Location": "http://192.168.1.1/router"}))
 
 
 def scan(ref, *extra) -> dict:
@@ -72,11 +84,18 @@ def test_scan_through_workers_records_pages_outcomes_and_matches(celery_worker, 
 
     summary = scan(site_id)
     assert summary["status"] == "finished"
-    assert summary["errors"] == {"client_error": 1, "extract_failed": 1,  # the index: links only
-                                 "robots_disallowed": 1, "trap": 1}
-    assert summary["pages_new"] == 3 and summary["pages_fetched"] == 4
+    assert summary["errors"] == {"client_error": 1, "content_type": 1, "extract_failed": 1,  # index
+                                 "redirect_loop": 1, "robots_disallowed": 1, "ssrf_refused": 1,
+                                 "timeout": 1, "too_large": 1, "trap": 1}
+    assert summary["pages_new"] == 6 and summary["pages_fetched"] == 7
     assert summary["matches_found"] == 1 and summary["matches_new"] == 1
     assert site.hits("/book/1.html") == 1 and site.hits("/flaky.html") == 2
+    log = {e["url"].removeprefix(site.base): e for e in scans.get_crawler().log.entries(summary["scan"])}
+    assert (log["/busy.html"]["outcome"], log["/busy.html"]["attempts"]) == ("ok", 2)  # after Retry-After
+    assert (log["/slow.html"]["outcome"], log["/slow.html"]["attempts"]) == ("timeout", 3)
+    assert (log["/gone.html"]["outcome"], log["/gone.html"]["attempts"]) == ("client_error", 1)
+    gbk = scans.get_crawler().pages.get(site.url("/gbk.html"))
+    assert gbk["encoding"] == "gb18030 (detected)" and gbk["title"] == "本地新闻"
 
     match = Match.objects.get()
     assert (match.work, match.section, match.review_status) == (work, "第一回", "new")
@@ -85,7 +104,8 @@ def test_scan_through_workers_records_pages_outcomes_and_matches(celery_worker, 
     version = scans.get_crawler().pages.version(match.version_id)
     p = match.passages[0]
     assert "靈根育孕源流出" in version["text"][p["page_start"]:p["page_end"]]
-    assert CHAPTER[p["work_start"]:p["work_end"]].startswith(CHAPTER[p["work_start"]:p["work_start"] + 5])
+    work_start = opencc.OpenCC("s2t").convert(CHAPTER[p["work_start"] + 4:p["work_start"] + 10])
+    assert work_start in version["text"][p["page_start"]:p["page_end"]]
 
     listing = io.StringIO()
     call_command("matches", "--scan", str(summary["scan"]), "--format", "jsonl", stdout=listing)
