@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backends", default="memory,redis")
     parser.add_argument("--pages", type=int, default=60,
                         help="pages timed at each size (half copies, half unrelated)")
-    parser.add_argument("--passes", type=int, default=3, help="timed passes per size")
+    parser.add_argument("--passes", type=int, default=5, help="timed passes per size")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data", type=Path, default=DATA_DIR)
     parser.add_argument("--out", type=Path, default=RESULTS_DIR)
