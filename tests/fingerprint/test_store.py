@@ -89,8 +89,16 @@ def test_memory_save_load(tmp_path):
     store.put("空", {"text": ""})
     store.save(tmp_path / "works")
     loaded = MemoryWorkStore.load(tmp_path / "works")
-    assert sorted(loaded.ids()) == ["w1", "空"]
+    assert sorted(loaded.ids()) == ["w1", "空"] and loaded.count() == 2
     assert_same(sample_record(), loaded.get("w1"))
+    # saving into the folder it was loaded from: undecoded records are copied as they are
+    loaded.put("new", {"text": "新"})
+    assert loaded.delete("空") is True
+    loaded.save(tmp_path / "works")
+    again = MemoryWorkStore.load(tmp_path / "works")
+    assert list(again.ids()) == ["w1", "new"]
+    assert_same(sample_record(), again.get("w1"))
+    assert again.get("new") == {"text": "新"} and again.get("空") is None
 
 
 def test_memory_load_missing_or_corrupt(tmp_path):
