@@ -1,16 +1,21 @@
 """Index backends: MemoryIndex and RedisIndex behave the same (add, replace, remove, stop-list,
-lookup), MemoryIndex saves and loads, RedisIndex keeps its documented key layout."""
+lookup), MemoryIndex saves and loads, RedisIndex keeps its documented key layout and runs on a
+real three-node Redis Cluster (cluster-mode redis-server processes started here)."""
 
 from __future__ import annotations
 
 import json
 import random
 import re
+import socket
+import subprocess
+import time
 from array import array
 from collections import Counter
 
 import pytest
 import redis
+from redis.cluster import RedisCluster
 
 from fingerprint.index import (
     Index,
@@ -20,7 +25,7 @@ from fingerprint.index import (
     RedisIndex,
 )
 from fingerprint.index.redis import BATCH
-from tracker.embedded import free_port
+from tracker.embedded import free_port, redis_server_path
 
 V = "test-v1"
 
@@ -114,22 +119,29 @@ def test_clear(make_index):
     assert index.lookup([1]) == {} and list(index.work_ids()) == []
 
 
+def replay_random_operations(rng, memory, other, steps, make_postings) -> None:
+    """Apply the same random adds and removes to both indexes, checking their answers agree."""
+    works = [f"w{i}" for i in range(12)]
+    for _ in range(steps):
+        work = rng.choice(works)
+        if rng.random() < 0.25:
+            assert memory.remove(work) == other.remove(work)
+        else:
+            postings = make_postings()
+            assert memory.add(work, postings) == other.add(work, postings)
+    assert sorted(memory.work_ids()) == sorted(other.work_ids())
+    for name in ("windows", "keys"):
+        assert memory.stats()[name] == other.stats()[name]
+
+
 def test_backends_agree_on_random_operations(redis_client):
     rng = random.Random(7)
     memory = MemoryIndex(max_df=3, version=V)
     red = RedisIndex(redis_client, prefix="r", max_df=3, version=V)
-    works = [f"w{i}" for i in range(12)]
-    for _ in range(60):
-        work = rng.choice(works)
-        if rng.random() < 0.25:
-            assert memory.remove(work) == red.remove(work)
-        else:
-            postings = [(rng.randrange(40), rng.randrange(50)) for _ in range(rng.randrange(1, 15))]
-            assert memory.add(work, postings) == red.add(work, postings)
+    replay_random_operations(rng, memory, red, 60, lambda: [
+        (rng.randrange(40), rng.randrange(50)) for _ in range(rng.randrange(1, 15))])
     keys = list(range(40))
     assert as_sets(memory.lookup(keys)) == as_sets(red.lookup(keys))
-    assert sorted(memory.work_ids()) == sorted(red.work_ids())
-    assert memory.stats()["windows"] == red.stats()["windows"]
 
 
 # --- MemoryIndex save / load -------------------------------------------------------------
@@ -268,3 +280,85 @@ def test_redis_down_gives_connection_error():
         index.add("a", [(1, 0)])
     with pytest.raises(ConnectionError):
         index.lookup([1])
+
+
+# --- RedisIndex on Redis Cluster ----------------------------------------------------------
+
+SLOTS = 16384
+
+
+def cluster_port() -> int:
+    """A free port below 55536 whose cluster bus port (port + 10000) is free too.
+
+    An ephemeral port from the kernel (up to 60999) would put the bus port past 65535 and the
+    node would refuse to start.
+    """
+    for port in random.sample(range(20000, 55000), 200):
+        try:
+            for candidate in (port, port + 10000):
+                with socket.socket() as sock:
+                    sock.bind(("127.0.0.1", candidate))
+        except OSError:
+            continue
+        return port
+    raise RuntimeError("no free port pair for a cluster node")
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """A RedisCluster client on three fresh cluster-mode redis-server processes."""
+    folder = tmp_path_factory.mktemp("cluster")
+    ports = [cluster_port() for _ in range(3)]
+    procs = [subprocess.Popen(
+        [redis_server_path(), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder),
+         "--cluster-enabled", "yes", "--cluster-config-file", f"nodes-{port}.conf",
+         "--save", "", "--appendonly", "no", "--logfile", str(folder / f"{port}.log")])
+        for port in ports]
+    try:
+        nodes = [redis.Redis(port=port) for port in ports]
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                for node in nodes:
+                    node.ping()
+                break
+            except redis.ConnectionError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        bounds = [0, SLOTS // 3, 2 * SLOTS // 3, SLOTS]
+        for node, start, end in zip(nodes, bounds, bounds[1:], strict=False):
+            node.execute_command("CLUSTER ADDSLOTS", *range(start, end))
+        for port in ports[1:]:
+            nodes[0].execute_command("CLUSTER MEET", "127.0.0.1", port)
+        deadline = time.monotonic() + 60  # the nodes agree after about 5 s
+        while not all(node.execute_command("CLUSTER INFO")["cluster_state"] == "ok"
+                      and len(node.execute_command("CLUSTER NODES")) == 3 for node in nodes):
+            if time.monotonic() > deadline:
+                raise TimeoutError("the test cluster did not reach cluster_state:ok")
+            time.sleep(0.1)
+        client = RedisCluster(host="127.0.0.1", port=ports[0])
+        yield client
+        client.close()
+    finally:
+        for proc in procs:
+            proc.terminate()
+            proc.wait(timeout=15)
+
+
+def test_cluster_matches_memory_index(cluster):
+    """Every command and script of RedisIndex stays within one hash slot, and RedisCluster
+    routes them: a three-node cluster answers like MemoryIndex."""
+    rng = random.Random(11)
+    memory = MemoryIndex(max_df=3, version=V)
+    red = RedisIndex(cluster, prefix="c", max_df=3, version=V, groups=16)
+    replay_random_operations(rng, memory, red, 80, lambda: [
+        *((rng.getrandbits(64), rng.randrange(50)) for _ in range(5)),
+        *((rng.randrange(30), rng.randrange(50)) for _ in range(10))])
+    keys = list(memory._post) + [rng.getrandbits(64) for _ in range(100)]
+    assert as_sets(memory.lookup(keys)) == as_sets(red.lookup(keys))
+    # the posting groups really are spread over the nodes
+    owners = {cluster.get_node_from_key(red.group_name(k)).name for k in range(64)}
+    assert len(owners) == 3
+    red.clear()
+    assert red.lookup(keys) == {} and list(red.work_ids()) == []
