@@ -222,7 +222,7 @@ def evaluate(config: EngineConfig, data: dict, n_queries: int, edits=EDITS, seed
     rng = random.Random(seed)
     result = {"recall": {}, "key_hits": {}, "index_chars_per_s": index_chars / t_index,
               "windows": engine.index.stats()["windows"]}
-    tp = fp = 0
+    tp = fp = n_keys = 0
     false_by: Counter = Counter()
     n_q = cand = 0
     q_time = q_chars = 0.0
@@ -241,6 +241,7 @@ def evaluate(config: EngineConfig, data: dict, n_queries: int, edits=EDITS, seed
                 matches = engine.match(q)
                 q_time += time.perf_counter() - t
                 letters = engine.letters(q)
+                n_keys += len(engine.query_keys(letters))
                 cands = dict(engine.candidates(letters)) if len(letters) >= 40 else {}
                 cand += len(cands)
                 hits.append(cands.get(wid, 0))
@@ -269,6 +270,7 @@ def evaluate(config: EngineConfig, data: dict, n_queries: int, edits=EDITS, seed
     result["false_matches"] = fp
     result["false_by"] = {k: v for k, v in false_by.items() if v}
     result["candidates_per_query"] = cand / n_q
+    result["keys_per_kchar"] = n_keys / q_chars * 1000
     result["query_docs_per_s"] = n_q / q_time
     result["query_chars_per_s"] = q_chars / q_time
     return result
@@ -292,7 +294,11 @@ def speed(config: EngineConfig, data: dict) -> dict:
 
 
 SWEEPS = {
-    "window": [{"window_letters": w} for w in (32, 40, 48, 64, 80)],
+    "budget": [{"probe": p, "window_letters": w, "overlap": o, "query_sparsity": q}
+               for p, w, o, q in ((1, 48, 0.5, 2), (0, 32, 0.5, 1), (0, 32, 0.5, 2),
+                                  (0, 32, 0.75, 2), (0, 48, 0.5, 1), (0, 48, 0.75, 2),
+                                  (0, 48, 0.75, 1), (0, 64, 0.75, 2), (0, 40, 0.5, 1))],
+    "window": [{"window_letters": w} for w in (24, 28, 32, 40, 48, 64)],
     "levels": [{"levels": v} for v in (2, 3, 4)],
     "letters": [{"letters": s} for s in ("bcdfghjklmnqrstwxyz", "bcdfghjlmqstwxyz",
                                           "bcdghjlsxyz", "abcdefghjklmnopqrstwxyz")],
@@ -315,7 +321,7 @@ def summary(name: str, r: dict) -> str:
     return (f"{name:40s} mean recall {mean:.3f}  worst {worst}={rec[worst]:.2f}  mean p10 hits "
             f"{low:.1f}  precision "
             f"{r['precision']:.4f} (false {r['false_matches']})  cand/q "
-            f"{r['candidates_per_query']:.1f}  query {r['query_docs_per_s']:.0f} docs/s")
+            f"{r['candidates_per_query']:.1f}  keys/1000 chars {r['keys_per_kchar']:.0f}  query {r['query_docs_per_s']:.0f} docs/s")
 
 
 def main(argv=None):

@@ -1,11 +1,12 @@
 """Chinese near-duplicate detection with pinyin first-letter window fingerprints.
 
 Public API (docs/engine-api.md): Engine, EngineConfig, Match, Passage, FINGERPRINT_VERSION,
-EmptyTextError. Index and store backends live in ``fingerprint.index`` and ``fingerprint.store``.
+EmptyTextError, TextTooLargeError. Index and store backends live in ``fingerprint.index`` and ``fingerprint.store``.
 """
 
 from fingerprint.config import EngineConfig
 from fingerprint.engine import FINGERPRINT_VERSION, Engine, Match, Passage
-from fingerprint.letters import EmptyTextError
+from fingerprint.letters import EmptyTextError, TextTooLargeError
 
-__all__ = ["FINGERPRINT_VERSION", "EmptyTextError", "Engine", "EngineConfig", "Match", "Passage"]
+__all__ = ["FINGERPRINT_VERSION", "EmptyTextError", "Engine", "EngineConfig", "Match", "Passage",
+           "TextTooLargeError"]

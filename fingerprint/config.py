@@ -47,6 +47,11 @@ class EngineConfig:
     - short_k, short_radius: k-gram length (letters) and winnowing radius of those keys.
     - min_text_letters: pages with fewer letters get no matches (too little evidence).
 
+    Limits:
+    - max_text_chars: add_work and match raise TextTooLargeError on longer texts (characters).
+      10M characters is ten times a long novel (红楼梦 is about 0.9M); indexing 10M characters
+      takes about 20 s and 1 GB here, so a 50 MB upload is refused rather than half-processed.
+
     Query side:
     - query_sparsity: pages select window starts and short-text k-grams with this many times
       the works' winnowing radius; their selection inside a copied passage is then a subset of
@@ -54,13 +59,13 @@ class EngineConfig:
     """
 
     window_mode: str = "content"
-    window_letters: int = 48
+    window_letters: int = 32
     overlap: float = 0.5
     anchor_k: int = 5
     letters: str = "bcdfghjklmnqrstwxyz"
     levels: int = 2
     anchor_bits: int = 16
-    probe: int = 1
+    probe: int = 0
     min_window_hits: int = 1
     max_candidates: int = 20
     seed_k: int = 8
@@ -75,6 +80,7 @@ class EngineConfig:
     short_radius: int = 3
     query_sparsity: int = 2
     min_text_letters: int = 40
+    max_text_chars: int = 10_000_000
 
     def __post_init__(self):
         if self.window_mode not in WINDOW_MODES:
@@ -89,6 +95,8 @@ class EngineConfig:
             raise ValueError("letters must be a non-empty subset of a-z")
         if not 1 <= self.anchor_k <= 12 or not 4 <= self.seed_k <= 12:
             raise ValueError("anchor_k must be in [1, 12] and seed_k in [4, 12]")
+        if not self.anchor_k <= self.short_k <= min(12, 2 * self.anchor_k):
+            raise ValueError("short_k must be in [anchor_k, min(12, 2 * anchor_k)]")
         if self.query_sparsity < 1 or self.short_radius < 1:
             raise ValueError("query_sparsity and short_radius must be at least 1")
         if self.probe not in (0, 1, 2):

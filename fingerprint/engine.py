@@ -10,6 +10,8 @@ character offsets in both texts.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import Counter, OrderedDict
 from dataclasses import asdict, dataclass, field
 
@@ -17,13 +19,22 @@ import numpy as np
 
 from fingerprint.config import EngineConfig
 from fingerprint.fingerprints import Quantizer
-from fingerprint.letters import EmptyTextError, Letters, default_table
+from fingerprint.letters import EmptyTextError, Letters, TextTooLargeError, default_table
 from fingerprint.shortdoc import short_keys
 from fingerprint.verify import SeedIndex, align
-from fingerprint.windows import window_starts
+from fingerprint.windows import kgram_codes, local_minima, mix, window_starts
 
-SCHEME_VERSION = "fp1"
-FINGERPRINT_VERSION = f"{default_table().version}-{SCHEME_VERSION}"
+SCHEME_VERSION = "fp2"  # bump when the key computation changes in code
+
+
+def _scheme_digest(config: EngineConfig) -> str:
+    raw = json.dumps(config.scheme(), sort_keys=True).encode()
+    return hashlib.sha1(raw).hexdigest()[:6]
+
+
+#: Letter-table version, scheme version and a digest of the default key parameters, e.g.
+#: "lt1-fp2-3fa2c1": any change to the table, the code or the defaults changes it.
+FINGERPRINT_VERSION = f"{default_table().version}-{SCHEME_VERSION}-{_scheme_digest(EngineConfig())}"
 
 
 @dataclass
@@ -91,36 +102,46 @@ class Engine:
     # -- fingerprinting -------------------------------------------------------------------
 
     def letters(self, text: str) -> Letters:
-        """Letters of ``text`` with the engine's letter table (see ``fingerprint.letters``)."""
+        """Letters of ``text`` with the engine's letter table (see ``fingerprint.letters``).
+        Raises TypeError when text is not a str, TextTooLargeError when it is longer than
+        ``max_text_chars`` characters."""
+        if isinstance(text, str) and len(text) > self.config.max_text_chars:
+            raise TextTooLargeError(f"text of {len(text)} characters is longer than "
+                                    f"max_text_chars={self.config.max_text_chars}")
         return self.table.convert(text)
 
-    def starts(self, letters: Letters, sparsity: int = 1) -> np.ndarray:
-        """Window start positions (letters) of a letter sequence under this configuration
-        (sparsity 1 for works, ``query_sparsity`` for pages; see ``window_starts``)."""
+    def _layout(self, letters: Letters, sparsity: int, short_radius: int
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(anchor hashes, window starts, short keys) of a letter sequence."""
         c = self.config
-        return window_starts(letters.codes, c.window_letters, c.stride, c.window_mode, c.anchor_k,
-                             sparsity)
+        grams = kgram_codes(letters.codes, c.anchor_k)
+        hashes = mix(grams)
+        starts = window_starts(letters.codes, c.window_letters, c.stride, c.window_mode,
+                               c.anchor_k, sparsity, hashes)
+        short = short_keys(grams, c.anchor_k, local_minima(hashes, short_radius), c.short_k)
+        return hashes, starts, short
 
     def postings(self, letters: Letters) -> list[tuple[int, int]]:
         """(key, window number) postings of a work: one exact key per window, plus winnowed
         k-gram keys (numbered after the windows) when the work is shorter than
         ``short_text_letters``."""
         c = self.config
-        starts = self.starts(letters)
-        keys = self.quantizer.keys(letters.codes, starts).tolist()
+        hashes, starts, short = self._layout(letters, 1, c.short_radius)
+        keys = self.quantizer.keys(letters.codes, starts, hashes).tolist()
         out = list(zip(keys, range(len(keys)), strict=True))
         if len(letters) < c.short_text_letters:
-            extra = short_keys(letters.codes, c.short_k, c.short_radius).tolist()
+            extra = short.tolist()
             out.extend(zip(extra, range(len(keys), len(keys) + len(extra)), strict=True))
         return out
 
     def query_keys(self, letters: Letters) -> list[int]:
-        """Distinct keys a page looks up: exact and probed window keys, and k-gram keys."""
+        """Keys a page looks up (duplicates possible): exact and probed window keys, and k-gram keys (both
+        selected ``query_sparsity`` times sparser than in works)."""
         c = self.config
-        starts = self.starts(letters, c.query_sparsity)
-        keys = self.quantizer.probe_keys(letters.codes, starts, c.probe)
-        short = short_keys(letters.codes, c.short_k, c.short_radius * c.query_sparsity)
-        return np.unique(keys).tolist() + short.tolist()
+        hashes, starts, short = self._layout(letters, c.query_sparsity,
+                                             c.short_radius * c.query_sparsity)
+        keys = self.quantizer.probe_keys(letters.codes, starts, c.probe, hashes)
+        return keys.tolist() + short.tolist()
 
     # -- works ----------------------------------------------------------------------------
 
@@ -131,7 +152,8 @@ class Engine:
         the postings are indexed; if indexing fails, the work is removed from index and store
         and the error re-raised, so no postings of it remain.
         Raises ValueError on an empty work_id, TypeError when text is not a str,
-        EmptyTextError (a ValueError) when the text has no letters.
+        EmptyTextError (a ValueError) when the text has no letters, TextTooLargeError (a
+        ValueError) when it is longer than ``max_text_chars``; nothing is stored then.
         """
         if not isinstance(work_id, str) or not work_id:
             raise ValueError(f"work_id must be a non-empty str, got {work_id!r}")
@@ -209,19 +231,17 @@ class Engine:
     # -- matching -------------------------------------------------------------------------
 
     def candidates(self, letters: Letters) -> list[tuple[str, int]]:
-        """(work_id, key hits) of the works worth verifying, most hits first."""
+        """(work_id, postings hit) of the works worth verifying, most hits first."""
         hits = self.index.lookup(self.query_keys(letters))
-        per_work: Counter[str] = Counter()
-        for postings in hits.values():
-            for work_id in {w for w, _ in postings}:
-                per_work[work_id] += 1
+        per_work = Counter(w for postings in hits.values() for w, _ in postings)
         c = self.config
         return [(w, n) for w, n in per_work.most_common(c.max_candidates)
                 if n >= c.min_window_hits]
 
     def match(self, text: str) -> list[Match]:
         """Works found in ``text`` (str), best score first; [] when none or when the text has
-        fewer than ``min_text_letters`` letters. Raises TypeError when text is not a str."""
+        fewer than ``min_text_letters`` letters. Raises TypeError when text is not a str,
+        TextTooLargeError when it is longer than ``max_text_chars``."""
         letters = self.letters(text)
         c = self.config
         if len(letters) < c.min_text_letters:

@@ -28,6 +28,7 @@ import numpy as np
 from fingerprint.windows import kgram_codes, mix
 
 DATA_DIR = Path(__file__).with_name("data")
+BATCH_WINDOWS = 65536
 
 
 @lru_cache(maxsize=1)
@@ -100,27 +101,42 @@ class Quantizer:
         self._rows = np.arange(m)
 
     def counts(self, codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
-        """Letter counts of each window: (n_windows, n_letters) int64."""
+        """Letter counts of each window: (n_windows, n_letters) int64. Windows are counted in
+        batches of BATCH_WINDOWS so that memory stays bounded on very long texts."""
         m = len(self._rows)
         cols = self.column.take(codes)
-        idx = starts[:, None] + np.arange(self.window_letters)
-        flat = (np.arange(len(starts))[:, None] * (m + 1) + cols.take(idx)).ravel()
-        counts = np.bincount(flat, minlength=len(starts) * (m + 1)).reshape(len(starts), m + 1)
-        return counts[:, :m]
+        offsets = np.arange(self.window_letters)
+        parts = []
+        for lo in range(0, max(len(starts), 1), BATCH_WINDOWS):
+            batch = starts[lo:lo + BATCH_WINDOWS]
+            flat = (np.arange(len(batch))[:, None] * (m + 1) + cols.take(batch[:, None] + offsets))
+            counts = np.bincount(flat.ravel(), minlength=len(batch) * (m + 1))
+            parts.append(counts.reshape(len(batch), m + 1)[:, :m])
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
-    def anchor_hashes(self, codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
-        """anchor_bits-bit hash (int64) of the first anchor_k letters of each window."""
+    def anchor_values(self, codes: np.ndarray, starts: np.ndarray,
+                      hashes: np.ndarray | None = None) -> np.ndarray:
+        """The key's anchor part per window (int64): the low ``anchor_bits`` bits of the
+        window's first anchor_k-gram hash (``hashes`` = mix(kgram_codes(codes, anchor_k)),
+        computed when not given), shifted above the digits; zeros when anchor_bits is 0. Low
+        bits, because content-defined starts are chosen for small (high-bit) hash values."""
         if not self.anchor_bits:
             return np.zeros(len(starts), dtype=np.int64)
-        h = mix(kgram_codes(codes, self.anchor_k)[starts] ^ 0x5BD1E995)
-        return (h >> np.uint64(64 - self.anchor_bits)).astype(np.int64) << self.digit_bits
+        if hashes is None:
+            hashes = mix(kgram_codes(codes, self.anchor_k))
+        low = hashes[starts] & np.uint64((1 << self.anchor_bits) - 1)
+        return low.astype(np.int64) << self.digit_bits
 
-    def keys(self, codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
-        """Window keys (n_windows,) int64 for windows [start, start + W) of ``codes``."""
+    def keys(self, codes: np.ndarray, starts: np.ndarray, hashes: np.ndarray | None = None
+             ) -> np.ndarray:
+        """Window keys (n_windows,) int64 for windows [start, start + W) of ``codes``
+        (``hashes``: see anchor_values)."""
         counts = self.counts(codes, starts)
-        return self.value[self._rows, counts].sum(axis=1) + self.anchor_hashes(codes, starts)
+        return self.value[self._rows, counts].sum(axis=1) + self.anchor_values(codes, starts,
+                                                                                 hashes)
 
-    def probe_keys(self, codes: np.ndarray, starts: np.ndarray, depth: int) -> np.ndarray:
+    def probe_keys(self, codes: np.ndarray, starts: np.ndarray, depth: int,
+                   hashes: np.ndarray | None = None) -> np.ndarray:
         """Exact and probed keys of every window (int64 array; the exact keys come first,
         keys[:n_windows] == self.keys(...)).
 
@@ -129,7 +145,8 @@ class Quantizer:
         its level (a -1 moves it down) or the highest (a +1 moves it up).
         """
         counts = self.counts(codes, starts)
-        base = self.value[self._rows, counts].sum(axis=1) + self.anchor_hashes(codes, starts)
+        base = self.value[self._rows, counts].sum(axis=1) + self.anchor_values(codes, starts,
+                                                                                 hashes)
         if depth == 0 or len(starts) == 0:
             return base
         deltas = np.concatenate([self.down[self._rows, counts], self.up[self._rows, counts]],

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -38,27 +37,45 @@ class EmptyTextError(ValueError):
     """Raised when a text yields no letters at all (empty, digits or punctuation only)."""
 
 
-@dataclass(frozen=True)
+class TextTooLargeError(ValueError):
+    """Raised when a text is longer than the engine accepts (``EngineConfig.max_text_chars``)."""
+
+
 class Letters:
     """Letter sequence of one text.
 
-    letters: str of a-z, one per Han character or Latin word.
     codes: np.uint8 array (n_letters,), letter codes 0..25 (a..z).
-    offsets: np.int64 array (n_letters,), index (characters) of each letter's source character in
-        the original text.
-    boundaries: np.int64 array, sorted unique letter positions where a sentence starts (letter
-        index just after sentence punctuation), excluding 0 and n_letters.
+    offsets: np.int64 array (n_letters,), index (characters) of each letter's source character
+        in the original text.
     text_length: length of the original text in characters.
+    letters (computed on first use): str of a-z, one per Han character or Latin word.
+    boundaries (computed on first use): np.int64 array, sorted unique letter positions where a
+        sentence starts (letter index just after sentence punctuation), excluding 0 and
+        n_letters.
     """
 
-    letters: str
-    codes: np.ndarray
-    offsets: np.ndarray
-    boundaries: np.ndarray
-    text_length: int
+    def __init__(self, codes: np.ndarray, offsets: np.ndarray, text_length: int,
+                 classes: np.ndarray | None = None):
+        self.codes = codes
+        self.offsets = offsets
+        self.text_length = text_length
+        self._classes = classes  # per-character classes, kept to find boundaries lazily
 
     def __len__(self) -> int:
-        return len(self.letters)
+        return len(self.codes)
+
+    @cached_property
+    def letters(self) -> str:
+        return (self.codes + 97).tobytes().decode("ascii")
+
+    @cached_property
+    def boundaries(self) -> np.ndarray:
+        if self._classes is None:
+            return np.zeros(0, dtype=np.int64)
+        bounds = np.searchsorted(self.offsets, np.flatnonzero(self._classes == BOUNDARY))
+        keep = (bounds > 0) & (bounds < len(self.offsets))
+        keep[1:] &= bounds[1:] != bounds[:-1]
+        return bounds[keep].astype(np.int64)
 
 
 class LetterTable:
@@ -97,14 +114,7 @@ class LetterTable:
             latin = cls > LATIN
             emit[1:] &= ~(latin[1:] & latin[:-1])
         offsets = np.flatnonzero(emit)
-        codes = letter.take(offsets) - 1
-        bounds = np.searchsorted(offsets, np.flatnonzero(cls == BOUNDARY))
-        if len(bounds):
-            keep = (bounds > 0) & (bounds < len(offsets))
-            keep[1:] &= bounds[1:] != bounds[:-1]
-            bounds = bounds[keep]
-        letters = (codes + 97).tobytes().decode("ascii")
-        return Letters(letters, codes, offsets, bounds.astype(np.int64), len(text))
+        return Letters(letter.take(offsets) - 1, offsets, len(text), cls)
 
 
 @lru_cache(maxsize=1)

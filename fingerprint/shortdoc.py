@@ -2,8 +2,10 @@
 
 A text of 150 to 500 characters has only a handful of letter-count windows, and substitutions
 break a large share of them, so short works are also indexed under exact letter k-grams
-selected by winnowing (Schleimer, Wilkerson, Aiken, SIGMOD 2003): the k-gram at each position
-whose hash is the minimum within ``radius`` positions on either side. Every page computes the
+selected by winnowing (Schleimer, Wilkerson, Aiken, SIGMOD 2003): the k-gram starting at each
+position whose anchor hash (the same rolling hash that places content-defined windows) is the
+minimum within a radius on either side; works use a small radius, pages a larger one, so the
+page's selection inside a copied passage is a subset of the work's. Every page computes the
 same selection, so a short work embedded anywhere in a page is found through any k-gram that
 survived the edits (a k-gram of first letters is unchanged by homophones and by traditional
 script). This plays the part of design.md's short-document method (its "15 longest words" need
@@ -16,22 +18,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from fingerprint.windows import kgram_codes, local_minima, mix
-
 SHORT_KEY_BIT = np.uint64(1 << 63)
 
 
-def short_keys(codes: np.ndarray, k: int = 10, radius: int = 3) -> np.ndarray:
-    """Winnowed k-gram keys of letter codes (n,) -> sorted unique uint64 array (bit 63 set).
+def short_keys(grams: np.ndarray, gram_k: int, positions: np.ndarray, k: int = 10
+               ) -> np.ndarray:
+    """Keys of the exact k-grams starting at ``positions`` (winnowing selections, see
+    ``fingerprint.windows.local_minima``) -> sorted unique uint64 array: the k-gram's 5-bit
+    letter codes (so under 2**60) with bit 63 set.
 
-    k: letters per k-gram (<= 12). radius: selection radius (density about 1 / (2*radius + 1));
-    works use a small radius and pages a larger one (a page's selection inside a copied
-    passage is then a subset of the work's).
-    Empty when the text has fewer than k letters.
+    grams: the sequence's gram_k-gram codes (``kgram_codes(codes, gram_k)``); each k-gram
+    (gram_k <= k <= 2 * gram_k) is assembled from two overlapping gram_k-grams at the selected
+    positions only. Positions too close to the end for a whole k-gram are skipped.
+    Raises ValueError unless gram_k <= k <= 2 * gram_k.
     """
-    grams = kgram_codes(codes, k)
-    if len(grams) == 0:
-        return np.zeros(0, dtype=np.uint64)
-    h = mix(grams)
-    chosen = h[local_minima(h, radius)]
-    return np.unique((chosen >> np.uint64(1)) | SHORT_KEY_BIT)
+    if not gram_k <= k <= 2 * gram_k:
+        raise ValueError(f"k must be in [{gram_k}, {2 * gram_k}], got {k}")
+    tail = k - gram_k
+    p = positions[positions + tail < len(grams)]
+    low = grams[p + tail] & ((1 << (5 * tail)) - 1)
+    chosen = (grams[p] << (5 * tail)) | low
+    return np.unique(chosen.astype(np.uint64) | SHORT_KEY_BIT)

@@ -2,11 +2,12 @@
 
 Seed-and-extend (the scheme of BLAST, Altschul et al. 1990, on letter k-grams): every exact
 k-gram shared by page and work is a seed (i in the page, j in the work, diagonal d = j - i).
-Seeds on one diagonal no more than ``max_gap`` letters apart form a run (a substituted or
-homophone-changed letter only breaks the k-grams that contain it); runs whose page and work
-gaps are both within [-max_shift, max_gap] chain into one passage (insertions and deletions of
-up to max_gap letters). Overlapping passages on the page keep the longest. Coverage counts the
-letters inside seeds, so substituted letters are not counted as matched.
+Seeds on one diagonal no more than ``max_gap`` letters apart form a run (a substituted letter
+only breaks the k-grams that contain it); runs shorter than 1.5 k letters are dropped as chance
+seeds (repeated names, stock phrases); runs whose page and work gaps are both within
+[-max_shift, max_gap] chain into one passage (insertions and deletions of up to max_gap
+letters). Overlapping passages on the page keep the longest. Matched letters are the letters
+inside seeds, so substituted letters are not counted.
 """
 
 from __future__ import annotations
@@ -23,11 +24,14 @@ class SeedIndex:
     """Sorted k-gram codes of a work's letters, prepared once per work.
 
     codes: sorted int64 k-gram codes (n - k + 1,); positions: their letter positions (int64);
-    n_letters: letters in the work; k: k-gram length in letters.
+    repeats: for each sorted entry, how many equal codes start there (int64; meaningful at the
+    first entry of each group of equal codes); n_letters: letters in the work; k: k-gram
+    length in letters.
     """
 
     codes: np.ndarray
     positions: np.ndarray
+    repeats: np.ndarray
     n_letters: int
     k: int
 
@@ -36,7 +40,11 @@ class SeedIndex:
         """Index the k-grams of letter codes (n,) -> SeedIndex."""
         grams = kgram_codes(codes, k)
         order = np.argsort(grams, kind="stable")
-        return cls(grams[order], order.astype(np.int64), len(codes), k)
+        sorted_grams = grams[order]
+        first = np.flatnonzero(np.diff(sorted_grams, prepend=-1, append=-1) != 0)
+        repeats = np.zeros(len(grams) + 1, dtype=np.int64)
+        repeats[first[:-1]] = np.diff(first)
+        return cls(sorted_grams, order.astype(np.int64), repeats, len(codes), k)
 
 
 @dataclass(frozen=True)
@@ -44,8 +52,8 @@ class Alignment:
     """Result of aligning a page against one work.
 
     passages: list of (page_start, page_end, work_start, work_end) in letters, end exclusive,
-    ordered by page position. page_covered / work_covered: letters inside seeds of the kept
-    passages on each side.
+    ordered by page position. page_covered / work_covered: matched letters (inside seeds) of
+    the kept passages on each side.
     """
 
     passages: list[tuple[int, int, int, int]]
@@ -53,81 +61,86 @@ class Alignment:
     work_covered: int
 
 
-def _seed_pairs(page_grams: np.ndarray, work: SeedIndex, max_repeats: int
-                ) -> tuple[np.ndarray, np.ndarray]:
-    lo = np.searchsorted(work.codes, page_grams, "left")
-    hi = np.searchsorted(work.codes, page_grams, "right")
-    cnt = hi - lo
+EMPTY = Alignment([], 0, 0)
+
+
+def seed_pairs(page_grams: np.ndarray, work: SeedIndex, max_repeats: int
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """All (page position, work position) pairs of equal k-grams (two int64 arrays), skipping
+    k-grams that occur more than ``max_repeats`` times in the work."""
+    lo = np.searchsorted(work.codes, page_grams)
+    lo_c = np.minimum(lo, len(work.codes) - 1)
+    cnt = np.where(work.codes[lo_c] == page_grams, work.repeats[lo], 0)
     ok = (cnt > 0) & (cnt <= max_repeats)
-    if not ok.any():
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty
-    cnt, lo = cnt[ok], lo[ok]
-    i = np.repeat(np.flatnonzero(ok), cnt)
+    i = np.flatnonzero(ok)
+    cnt, lo = cnt[i], lo[i]
+    if len(i) == 0 or cnt.max() == 1:
+        return i, work.positions[lo]
     first = np.repeat(np.cumsum(cnt) - cnt, cnt)
-    j = work.positions[np.repeat(lo, cnt) + np.arange(len(i)) - first]
-    return i, j
+    i = np.repeat(i, cnt)
+    return i, work.positions[np.repeat(lo, cnt) + np.arange(len(i)) - first]
 
 
-def _union_length(starts: np.ndarray, ends: np.ndarray) -> int:
-    """Total length of the union of intervals [starts, ends)."""
-    if len(starts) == 0:
-        return 0
-    order = np.argsort(starts, kind="stable")
-    s, e = starts[order], np.maximum.accumulate(ends[order])
-    gaps = np.maximum(s[1:] - e[:-1], 0)
-    return int(e[-1] - s[0] - gaps.sum())
+def _union_length(starts: list[int], ends: list[int]) -> int:
+    """Total length of the union of intervals [starts, ends) (few intervals)."""
+    total, reach = 0, None
+    for s, e in sorted(zip(starts, ends, strict=True)):
+        if reach is None or s >= reach:
+            total += e - s
+            reach = e
+        elif e > reach:
+            total += e - reach
+            reach = e
+    return total
 
 
 def align(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, max_shift: int = 12,
           min_passage: int = 24, max_repeats: int = 16) -> Alignment:
     """Align page letter codes (n,) against a prepared work; see the module docstring.
 
-    Returns an Alignment (empty passages when nothing is shared). Passages shorter than
-    ``min_passage`` page letters are dropped.
+    Returns an Alignment (empty passages when nothing is shared). Passages with fewer than
+    ``min_passage`` matched letters are dropped.
     """
     k = work.k
-    i, j = _seed_pairs(kgram_codes(page_codes, k), work, max_repeats)
+    if len(work.codes) == 0:
+        return EMPTY
+    i, j = seed_pairs(kgram_codes(page_codes, k), work, max_repeats)
     if len(i) == 0:
-        return Alignment([], 0, 0)
+        return EMPTY
     d = j - i
     order = np.lexsort((i, d))
     i, d = i[order], d[order]
-    brk = np.flatnonzero((np.diff(d) != 0) | (np.diff(i) > max_gap)) + 1
-    run_start = np.concatenate([[0], brk])
-    run_end = np.concatenate([brk, [len(i)]])
-    # runs: page start/end (letters), diagonal, seed slice
-    runs = sorted(zip(i[run_start].tolist(), (i[run_end - 1] + k).tolist(), d[run_start].tolist(),
-                      run_start.tolist(), run_end.tolist(), strict=True))
-    chains: list[list] = []  # [page_start, page_end, work_start, work_end, [(seed slices)]]
-    for ps, pe, dd, a, b in runs:
-        ws, we = ps + dd, pe + dd
-        best = None
+    new_run = np.ones(len(i), dtype=bool)
+    new_run[1:] = (d[1:] != d[:-1]) | (i[1:] - i[:-1] > max_gap)
+    first = np.flatnonzero(new_run)
+    last = np.append(first[1:], len(i)) - 1
+    # matched letters of a run: the union of its seeds [i, i + k), seeds sorted by i
+    step = np.minimum(np.diff(i, append=0), k)
+    step[last] = k
+    cover = np.add.reduceat(step, first)
+    ps, pe = i[first], i[last] + k
+    keep = np.flatnonzero(pe - ps >= k + k // 2)
+    if len(keep) == 0:
+        return EMPTY
+    runs = sorted(zip(ps[keep].tolist(), pe[keep].tolist(), d[first[keep]].tolist(),
+                      cover[keep].tolist(), strict=True))
+    chains: list[list[int]] = []  # [page_start, page_end, work_start, work_end, matched]
+    for s, e, dd, cov in runs:
+        ws, we = s + dd, e + dd
         for ch in reversed(chains[-8:]):
-            gp, gw = ps - ch[1], ws - ch[3]
-            if -max_shift <= gp <= max_gap and -max_shift <= gw <= max_gap:
-                best = ch
+            if -max_shift <= s - ch[1] <= max_gap and -max_shift <= ws - ch[3] <= max_gap:
+                ch[1], ch[3], ch[4] = max(ch[1], e), max(ch[3], we), ch[4] + cov
                 break
-        if best is None:
-            chains.append([ps, pe, ws, we, [(a, b)]])
         else:
-            best[1], best[3] = max(best[1], pe), max(best[3], we)
-            best[4].append((a, b))
-    chains = [c for c in chains if c[1] - c[0] >= min_passage]
-    chains.sort(key=lambda c: c[0] - c[1])
-    kept: list[list] = []
-    for ch in chains:
-        if all(ch[1] <= o[0] or ch[0] >= o[1] or _overlap(ch, o) * 2 < ch[1] - ch[0] for o in kept):
+            chains.append([s, e, ws, we, cov])
+    kept: list[list[int]] = []
+    for ch in sorted((c for c in chains if c[4] >= min_passage), key=lambda c: c[0] - c[1]):
+        if all(2 * (min(ch[1], o[1]) - max(ch[0], o[0])) < ch[1] - ch[0] for o in kept):
             kept.append(ch)
     if not kept:
-        return Alignment([], 0, 0)
-    sl = np.concatenate([np.arange(a, b) for ch in kept for a, b in ch[4]])
-    pi = i[sl]
-    page_cov = _union_length(pi, pi + k)
-    work_cov = _union_length(pi + d[sl], pi + d[sl] + k)
+        return EMPTY
     kept.sort()
+    matched = sum(c[4] for c in kept)
+    page_cov = min(matched, _union_length([c[0] for c in kept], [c[1] for c in kept]))
+    work_cov = min(matched, _union_length([c[2] for c in kept], [c[3] for c in kept]))
     return Alignment([(c[0], c[1], c[2], c[3]) for c in kept], page_cov, work_cov)
-
-
-def _overlap(a: list, b: list) -> int:
-    return max(0, min(a[1], b[1]) - max(a[0], b[0]))

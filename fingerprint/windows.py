@@ -69,25 +69,34 @@ def sliding_min(a: np.ndarray, width: int) -> np.ndarray:
 
 
 def window_starts(codes: np.ndarray, window_letters: int, stride: int, mode: str = "content",
-                  anchor_k: int = 5, sparsity: int = 1) -> np.ndarray:
+                  anchor_k: int = 5, sparsity: int = 1, hashes: np.ndarray | None = None
+                  ) -> np.ndarray:
     """Start positions (letters, int64 array, ascending) of the complete windows of a sequence.
 
     codes: letter codes (n,). A window is [start, start + window_letters); only complete windows
     are returned, so a sequence shorter than window_letters has none.
     mode "fixed": starts 0, stride, 2*stride, ... (Daguan's overlapping windows).
-    mode "content": local minima of the k-gram hash with radius sparsity * ((stride - 1) // 2),
-    which gives on average one start per sparsity * stride letters. Works are windowed with
-    sparsity 1 and pages with a larger one: every page start inside a copied passage is then
-    also a start in the work (see ``local_minima``), with fewer lookups per page.
+    mode "content": local minima of the anchor_k-gram hash (``hashes`` = mix(kgram_codes(codes,
+    anchor_k)), computed when not given) with radius sparsity * ((stride - 1) // 2), which gives
+    on average one start per sparsity * stride letters. Works are windowed with sparsity 1 and
+    pages with a larger one: every page start inside a copied passage is then also a start in
+    the work (see ``local_minima``), with fewer lookups per page.
     Raises ValueError for an unknown mode.
     """
-    n = len(codes)
-    last = n - window_letters
+    last = len(codes) - window_letters
     if last < 0:
         return np.zeros(0, dtype=np.int64)
     if mode == "fixed":
         return np.arange(0, last + 1, stride, dtype=np.int64)
     if mode != "content":
         raise ValueError(f"unknown window mode {mode!r}")
-    starts = local_minima(mix(kgram_codes(codes, anchor_k)), sparsity * max(1, (stride - 1) // 2))
+    if hashes is None:
+        hashes = mix(kgram_codes(codes, anchor_k))
+    starts = local_minima(hashes, content_radius(stride, sparsity))
     return starts[starts <= last]
+
+
+def content_radius(stride: int, sparsity: int = 1) -> int:
+    """Winnowing radius (letters) giving about one content-defined start per sparsity * stride
+    letters."""
+    return sparsity * max(1, (stride - 1) // 2)

@@ -7,7 +7,14 @@ import json
 import pytest
 import redis
 
-from fingerprint import FINGERPRINT_VERSION, EmptyTextError, Engine, EngineConfig, Match
+from fingerprint import (
+    FINGERPRINT_VERSION,
+    EmptyTextError,
+    Engine,
+    EngineConfig,
+    Match,
+    TextTooLargeError,
+)
 from fingerprint.index import IndexUnavailableError, MemoryIndex, RedisIndex
 from fingerprint.store import MemoryWorkStore, MongoWorkStore
 from tracker.embedded import free_port
@@ -123,6 +130,17 @@ def test_empty_and_letterless_texts_raise_and_index_nothing(engine):
     assert issubclass(EmptyTextError, ValueError)
     assert engine.index.stats()["windows"] == 0 and engine.store.count() == 0
     assert engine.match("") == []
+
+
+def test_texts_over_the_size_limit_are_refused_before_any_work(chapters):
+    engine = Engine(MemoryIndex(), MemoryWorkStore(), EngineConfig(max_text_chars=5000))
+    with pytest.raises(TextTooLargeError):
+        engine.add_work("w", chapters[0]["text"])
+    with pytest.raises(TextTooLargeError):
+        engine.match(chapters[0]["text"])
+    assert engine.store.count() == 0 and engine.index.stats()["windows"] == 0
+    engine.add_work("w", chapters[0]["text"][:5000])
+    assert engine.match(chapters[0]["text"][:5000])[0].work_id == "w"
 
 
 def test_bad_arguments_raise_clear_errors(engine):

@@ -3,22 +3,30 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from fingerprint import Engine, EngineConfig
 from fingerprint.index import MemoryIndex
 from fingerprint.letters import to_letters
 from fingerprint.shortdoc import SHORT_KEY_BIT, short_keys
 from fingerprint.store import MemoryWorkStore
+from fingerprint.windows import kgram_codes, local_minima, mix
 
 
-def test_short_keys_have_bit_63_and_sparser_selection_is_a_subset(daily):
+def test_short_keys_are_the_k_grams_at_the_selected_positions(daily):
     codes = to_letters(daily["short"][0]).codes
-    work = short_keys(codes, 10, 3)
-    page = short_keys(codes, 10, 9)
+    g5 = kgram_codes(codes, 5)
+    hashes = mix(g5)
+    work = short_keys(g5, 5, local_minima(hashes, 3), 10)
+    page = short_keys(g5, 5, local_minima(hashes, 9), 10)
     assert len(work) > 20 and 0 < len(page) < len(work)
     assert np.all(work & SHORT_KEY_BIT)
     assert set(page.tolist()) <= set(work.tolist())
-    assert len(short_keys(codes[:9], 10, 3)) == 0
+    grams = kgram_codes(codes, 10)
+    assert set((work & ~SHORT_KEY_BIT).tolist()) <= set(grams.tolist())
+    assert len(short_keys(kgram_codes(codes[:9], 5), 5, np.array([0, 3]), 10)) == 0
+    with pytest.raises(ValueError):
+        short_keys(g5, 5, np.array([0]), 11)
 
 
 def _engine_with_short_works(daily) -> Engine:

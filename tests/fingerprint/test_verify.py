@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from fingerprint.letters import to_letters
-from fingerprint.verify import SeedIndex, _union_length, align
+from fingerprint.verify import SeedIndex, _union_length, align, seed_pairs
+from fingerprint.windows import kgram_codes
 
 
 def codes_of(text: str) -> np.ndarray:
@@ -13,8 +14,18 @@ def codes_of(text: str) -> np.ndarray:
 
 
 def test_union_length_merges_overlaps():
-    assert _union_length(np.array([0, 5, 20]), np.array([10, 12, 25])) == 17
-    assert _union_length(np.array([], dtype=np.int64), np.array([], dtype=np.int64)) == 0
+    assert _union_length([20, 0, 5], [25, 10, 12]) == 17
+    assert _union_length([0, 2], [10, 5]) == 10
+    assert _union_length([], []) == 0
+
+
+def test_seed_pairs_finds_every_equal_k_gram_including_repeats():
+    work = SeedIndex.build(np.array([1, 2, 3, 1, 2, 3, 4], dtype=np.uint8), 2)
+    page = kgram_codes(np.array([2, 3, 1, 2, 9], dtype=np.uint8), 2)
+    i, j = seed_pairs(page, work, max_repeats=16)
+    assert sorted(zip(i.tolist(), j.tolist(), strict=True)) == [(0, 1), (0, 4), (1, 2), (2, 0), (2, 3)]
+    i, j = seed_pairs(page, work, max_repeats=1)
+    assert sorted(zip(i.tolist(), j.tolist(), strict=True)) == [(1, 2)]
 
 
 def test_exact_copy_is_one_passage_covering_everything(chapters):
