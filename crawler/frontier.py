@@ -13,6 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 KEY_TTL_SECONDS = 7 * 24 * 3600  # a scan's keys outlive any scan; expire if a run is abandoned
+# a scan with no task finished for this long is abandoned (a worker died holding its tasks);
+# far above the longest legitimate pause: politeness horizon 60 s, retry backoff 300 s
+STALE_SECONDS = 3600
 
 _ADMIT = """
 local max_pages = tonumber(redis.call('HGET', KEYS[2], 'max_pages') or '0')
@@ -61,6 +64,7 @@ class Frontier:
         self.redis = redis
         base = f"{prefix}:{scan_id}"
         self.seen_key, self.meta_key, self.stats_key = f"{base}:seen", f"{base}:meta", f"{base}:stats"
+        self.alive_key = f"{base}:alive"
         self._admit = redis.register_script(_ADMIT)
 
     def open(self, max_pages: int, max_depth: int) -> None:
@@ -73,6 +77,7 @@ class Frontier:
                                           "admitted": 0, "pending": 0, "done": 0, "cancelled": 0})
         for key in (self.meta_key, self.seen_key, self.stats_key):
             pipe.expire(key, KEY_TTL_SECONDS)
+        pipe.set(self.alive_key, 1, ex=STALE_SECONDS)
         pipe.execute()
 
     def admit(self, urls: list[str], depth: int) -> dict[str, str]:
@@ -105,9 +110,14 @@ class Frontier:
         """
         pipe = self.redis.pipeline()
         pipe.hincrby(self.meta_key, "pending", -1)
+        pipe.set(self.alive_key, 1, ex=STALE_SECONDS)
         if url_finished:
             pipe.hincrby(self.meta_key, "done", 1)
         return int(pipe.execute()[0])
+
+    def alive(self) -> bool:
+        """False when no task of the scan finished for STALE_SECONDS (or it was never opened)."""
+        return bool(self.redis.exists(self.alive_key))
 
     def count(self, **counters: int) -> None:
         """Add to the scan's counters, e.g. ``count(pages_new=1)``; names are free-form str."""
@@ -139,7 +149,7 @@ class Frontier:
     def close(self, keep_seconds: int = 24 * 3600) -> None:
         """Free the seen-set now and keep the counters ``keep_seconds`` longer for reports."""
         pipe = self.redis.pipeline()
-        pipe.delete(self.seen_key)
+        pipe.delete(self.seen_key, self.alive_key)
         pipe.expire(self.meta_key, keep_seconds)
         pipe.expire(self.stats_key, keep_seconds)
         pipe.execute()

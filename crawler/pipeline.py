@@ -26,7 +26,7 @@ from crawler.outcomes import Outcome
 from crawler.pagestore import PageStore, sha256
 from crawler.politeness import Politeness
 from crawler.robots import RobotsCache
-from crawler.urls import InvalidURL, canonical_url, host_of, in_domains, trap_reason
+from crawler.urls import InvalidURL, canonical_url, host_of, in_domains, origin_of, trap_reason
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,8 @@ class Crawler:
         return Frontier(self.redis, scan_id)
 
     def seed(self, scan_id, rules: SiteRules, start_urls: list[str]) -> list[str]:
-        """Admit a site's start URLs at depth 0 to an opened frontier.
+        """Admit a site's start URLs at depth 0 to an opened frontier, with the in-scope
+        sitemaps that the robots.txt of their origins lists (``Sitemap:`` lines).
 
         Returns the canonical URLs admitted (enqueue one task each). Start URLs that are invalid
         or out of scope are recorded in the crawl log with that outcome.
@@ -130,6 +131,9 @@ class Crawler:
                              "start URL outside the allowed domains or path patterns")
                 continue
             good.append(canon)
+        for origin in dict.fromkeys(origin_of(u) for u in good):
+            good.extend(u for u in _canonical_all(self.robots.policy(origin + "/").sitemaps)
+                        if rules.in_scope(u))
         verdicts = frontier.admit(good, 0)
         return [u for u, v in verdicts.items() if v == "admitted"]
 

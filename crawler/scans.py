@@ -3,7 +3,8 @@
 A Redis lock per site (SET NX with a TTL, released by compare-and-delete) makes sure that two
 scans of one site never run together, even when beat and a staff member start one at the same
 moment from different machines: the second is recorded as a ScanRun with status 'skipped' and
-a note naming the running one. The scan finishes when its frontier's pending count drops to zero
+a note naming the running one. A scan whose worker died (no task finished for an hour) does not
+block its site: the next start closes it as failed and takes over. The scan finishes when its frontier's pending count drops to zero
 (the task that brings it there calls ``finish``), which copies the Redis counters to the ScanRun.
 """
 
@@ -56,7 +57,7 @@ def start(site: TargetSite, *, max_pages: int | None = None, trigger: str = "com
         raise ValueError(f"max_pages must be at least 1, got {limit}")
     scan = ScanRun.objects.create(site=site, trigger=trigger, max_pages=limit)
     redis = get_redis()
-    if not redis.set(lock_key(site.pk), scan.pk, nx=True, ex=LOCK_TTL_SECONDS):
+    if not _lock(redis, site.pk, scan.pk):
         holder = redis.get(lock_key(site.pk))
         running = holder.decode() if holder else "?"
         ScanRun.objects.filter(pk=scan.pk).update(
@@ -72,6 +73,18 @@ def start(site: TargetSite, *, max_pages: int | None = None, trigger: str = "com
         finish(scan.pk, note="no crawlable start URL")
         scan.refresh_from_db()
     return scan, admitted
+
+
+def _lock(redis, site_id: int, scan_id: int) -> bool:
+    """Take the site's lock for ``scan_id``; a lock held by an abandoned scan (no task finished
+    for frontier.STALE_SECONDS: its worker died) is taken over, that scan closed as failed."""
+    if redis.set(lock_key(site_id), scan_id, nx=True, ex=LOCK_TTL_SECONDS):
+        return True
+    holder = redis.get(lock_key(site_id))
+    if holder is None or get_crawler().frontier(int(holder)).alive():
+        return False
+    finish(int(holder), ScanStatus.FAILED, note="abandoned: no progress for an hour (a worker died?)")
+    return bool(redis.set(lock_key(site_id), scan_id, nx=True, ex=LOCK_TTL_SECONDS))
 
 
 def finish(scan_id: int, status: str = ScanStatus.FINISHED, note: str = "") -> bool:

@@ -33,9 +33,12 @@ def build_site(site):
              "/big.html", "/feed.xml", "/sitemap.xml", "/empty.html", "mailto:x@y.cn"]
     index = "<html><body>" + "".join(f'<a href="{u}">link</a>' for u in links) + "</body></html>"
     site.route("/", site.html(index))
-    site.route("/robots.txt", site.Reply(200, {"Content-Type": "text/plain"},
-                                          b"User-agent: *\nDisallow: /private/\n"))
-    site.route("/news/1.html", site.html(article("新闻一"), ETag='"n1"'))
+    site.route("/robots.txt", site.Reply(200, {"Content-Type": "text/plain"}, (
+        f"User-agent: *\nDisallow: /private/\nSitemap: {site.url('/robots-sitemap.xml')}\n").encode()))
+    site.route("/robots-sitemap.xml", site.Reply(200, {"Content-Type": "application/xml"}, (
+        '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f'<url><loc>{site.url("/news/4.html")}</loc></url></urlset>').encode()))
+    site.route("/news/4.html", site.html(article("新闻四")))
     site.route("/news/1.html", lambda h: site.Reply(304, {"ETag": '"n1"'})
                if h.headers.get("If-None-Match") == '"n1"' else site.html(article("新闻一"), ETag='"n1"'))
     site.route("/news/2.html", site.html(article("新闻二")))
@@ -80,6 +83,7 @@ def test_scan_records_a_specific_outcome_for_every_case(site, crawler, scan_driv
         "/doc.pdf": "content_type", "/gone.html": "client_error", "/loop.html": "redirect_loop",
         "/evil.html": "ssrf_refused", "/slow.html": "timeout", "/big.html": "too_large",
         "/feed.xml": "ok", "/sitemap.xml": "ok", "/empty.html": "extract_failed",
+        "/robots-sitemap.xml": "ok", "/news/4.html": "ok",  # found through robots.txt
     }
     assert {u: e["outcome"] for u, e in log.items()} == expected
     assert log["/flaky.html"]["attempts"] == 2 and log["/busy.html"]["attempts"] == 2
@@ -95,7 +99,7 @@ def test_scan_records_a_specific_outcome_for_every_case(site, crawler, scan_driv
     assert "台北看守所" in crawler.pages.version(big5["version_id"])["text"]
     assert results[site.url("/news/1.html")].match is not None
     stats = crawler.frontier(101).state().stats
-    assert stats["outcome:ok"] == 10 and stats["retries"] >= 4
+    assert stats["outcome:ok"] == 12 and stats["retries"] >= 4
 
 
 def test_second_scan_uses_304_and_hashes_and_still_follows_links(site, crawler, scan_driver):

@@ -11,6 +11,7 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from crawler import scans
+from tracker.core.connections import get_redis
 from tracker.core.engine import get_engine
 from tracker.core.models import Match, RightsHolder, ScanRun, TargetSite, WhitelistedDomain, Work
 
@@ -153,7 +154,12 @@ def test_one_scan_of_a_site_at_a_time(platform_stores):
     assert ScanRun.objects.filter(site=site, status="skipped").count() == 2
     third, _ = scans.start(site)
     assert third.status == "running"
-    scans.finish(third.pk)
+    get_redis().delete(scans.get_crawler().frontier(third.pk).alive_key)  # its worker died an hour ago
+    fourth, _ = scans.start(site)
+    assert fourth.status == "running"
+    third.refresh_from_db()
+    assert third.status == "failed" and third.note.startswith("abandoned")
+    scans.finish(fourth.pk)
 
 
 def test_daily_schedule_follows_the_site(platform_stores):
