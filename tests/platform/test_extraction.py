@@ -6,8 +6,16 @@ import io
 import zipfile
 
 import pytest
+from django.utils import translation
 
 from tracker.core.extraction import UploadError, extract_file, extract_pasted
+
+
+@pytest.fixture(autouse=True)
+def english():
+    """Messages in English here; test_messages_follow_the_language checks the Chinese ones."""
+    with translation.override("en"):
+        yield
 
 
 def _pdf(text: str) -> bytes:
@@ -192,6 +200,12 @@ def test_encrypted_pdf():
     writer.write(buf)
     error = _error("locked.pdf", buf.getvalue())
     assert error.code == "encrypted" and "password" in str(error)
+
+
+def test_messages_follow_the_language():
+    with translation.override("zh-hans"):
+        error = _error("fake.pdf", "这不是PDF，只是文字。".encode())
+    assert "扩展名是 .pdf，但内容是纯文本" in str(error)
 
 
 def test_archive_bomb_is_refused_before_expansion():

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from django.utils.translation import gettext as _
 from tqdm import tqdm
 
 from . import services
@@ -70,15 +71,16 @@ def iter_items(path: Path, skipped: list[tuple[str, str]]) -> Iterator[Item]:
             rel = file.relative_to(path).as_posix()
             yield from _items_of(rel, file.read_bytes, skipped)
     elif path.suffix.lower() == ".zip":
-        archive = open_zip(path.read_bytes(), "ZIP archive")
+        archive = open_zip(path.read_bytes(), "ZIP")
         for info in archive.infolist():
             if not info.is_dir():
                 yield from _items_of(info.filename, lambda i=info: archive.read(i), skipped)
     elif path.suffix.lower() in (".jsonl", ".ndjson") or path.suffix.lower() in SUFFIXES:
         yield from _items_of(path.name, path.read_bytes, skipped, single=True)
     else:
-        raise UploadError("unsupported", f"{path}: give a folder, a .zip, a .jsonl file or a "
-                          f"work file ({', '.join(sorted(SUFFIXES))})")
+        raise UploadError("unsupported", _("%(path)s: give a folder, a .zip, a .jsonl file or "
+                                           "a work file (%(types)s)") % {
+            "path": path, "types": " ".join(sorted(SUFFIXES))})
 
 
 def _items_of(rel: str, read: Callable[[], bytes], skipped, single: bool = False):

@@ -6,6 +6,7 @@ import io
 import zipfile
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from .errors import UploadError
 
@@ -13,7 +14,7 @@ MAX_ENTRIES = 10_000
 RATIO_MIN_BYTES = 1024 * 1024  # entries smaller than this (uncompressed) skip the ratio test
 
 
-def open_zip(data: bytes, what: str = "archive") -> zipfile.ZipFile:
+def open_zip(data: bytes, what: str = "") -> zipfile.ZipFile:
     """Open ``data`` as a ZIP after checking what its entries would expand to.
 
     The declared sizes are checked before anything is decompressed; Python's zipfile never
@@ -23,7 +24,7 @@ def open_zip(data: bytes, what: str = "archive") -> zipfile.ZipFile:
 
     Args:
         data: the file's bytes.
-        what: the name of the format for messages ("DOCX", "EPUB", "ZIP archive").
+        what: the name of the format for messages ("DOCX", "EPUB", "ZIP"); default "ZIP".
 
     Returns:
         An open zipfile.ZipFile over an in-memory copy of ``data``.
@@ -33,23 +34,30 @@ def open_zip(data: bytes, what: str = "archive") -> zipfile.ZipFile:
         UploadError("archive_bomb"): too many entries, too large once expanded, or an entry
             expands more than the allowed ratio.
     """
+    what = what or "ZIP"
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = archive.infolist()
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
-        raise UploadError("corrupt", f"The {what} is damaged and cannot be opened ({exc}).") from exc
+        raise UploadError("corrupt", _("The %(what)s file is damaged and cannot be opened "
+                                       "(%(error)s).") % {"what": what, "error": exc}) from exc
     if len(infos) > MAX_ENTRIES:
-        raise UploadError("archive_bomb", f"The {what} holds {len(infos)} files; at most "
-                          f"{MAX_ENTRIES} are accepted.")
+        raise UploadError("archive_bomb", _("The %(what)s file holds %(n)d files; at most "
+                                            "%(max)d are accepted.") % {
+            "what": what, "n": len(infos), "max": MAX_ENTRIES})
     total = sum(info.file_size for info in infos)
     if total > settings.ARCHIVE_MAX_UNCOMPRESSED_BYTES:
-        raise UploadError("archive_bomb", f"The {what} would expand to {total / 2**20:.0f} MB, "
-                          f"more than the {settings.ARCHIVE_MAX_UNCOMPRESSED_BYTES / 2**20:.0f} MB "
-                          "allowed: refused as a possible archive bomb.")
+        raise UploadError("archive_bomb", _(
+            "The %(what)s file would expand to %(mb).0f MB, more than the %(max).0f MB allowed: "
+            "refused as a possible archive bomb.") % {
+            "what": what, "mb": total / 2**20,
+            "max": settings.ARCHIVE_MAX_UNCOMPRESSED_BYTES / 2**20})
     for info in infos:
         if info.file_size >= RATIO_MIN_BYTES and \
                 info.file_size > settings.ARCHIVE_MAX_RATIO * max(info.compress_size, 1):
-            raise UploadError("archive_bomb", f"{info.filename!r} in the {what} expands "
-                              f"{info.file_size // max(info.compress_size, 1)} times, more than "
-                              f"{settings.ARCHIVE_MAX_RATIO}: refused as a possible archive bomb.")
+            raise UploadError("archive_bomb", _(
+                "%(name)s in the %(what)s file expands %(ratio)d times, more than %(max)d: "
+                "refused as a possible archive bomb.") % {
+                "name": info.filename, "what": what, "max": settings.ARCHIVE_MAX_RATIO,
+                "ratio": info.file_size // max(info.compress_size, 1)})
     return archive

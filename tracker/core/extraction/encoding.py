@@ -12,6 +12,7 @@ from __future__ import annotations
 import codecs
 
 from charset_normalizer import from_bytes
+from django.utils.translation import gettext as _
 
 from .errors import UploadError
 
@@ -39,8 +40,9 @@ def decode_text(data: bytes) -> tuple[str, str]:
             try:
                 return data.decode(name), name
             except UnicodeDecodeError as exc:
-                raise UploadError("encoding", f"The file starts with a {name} byte-order mark "
-                                  f"but is not valid {name}: {exc}") from exc
+                raise UploadError("encoding", _(
+                    "The file starts with a %(codec)s byte-order mark but is not valid "
+                    "%(codec)s: %(error)s") % {"codec": name, "error": exc}) from exc
     try:
         return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
@@ -51,8 +53,9 @@ def decode_text(data: bytes) -> tuple[str, str]:
             return data.decode(guess), guess
         except UnicodeDecodeError:
             pass
-    raise UploadError("encoding", "Could not tell the text's encoding: it is not UTF-8, "
-                      "GB18030/GBK/GB2312 or Big5. Save the file as UTF-8 and upload it again.")
+    raise UploadError("encoding", _("Could not tell the text's encoding: it is not UTF-8, "
+                                    "GB18030/GBK/GB2312 or Big5. Save the file as UTF-8 and "
+                                    "upload it again."))
 
 
 def detect_chinese_encoding(data: bytes) -> str | None:

@@ -10,8 +10,10 @@ import io
 import re
 import warnings
 
+from django.utils.translation import gettext as _
+
 from .archives import open_zip
-from .chapters import find_sections, join_sections  # noqa: F401  (find_sections re-used by upload)
+from .chapters import find_sections, join_sections
 from .encoding import decode_text, detect_chinese_encoding
 from .errors import UploadError
 from .result import Extracted
@@ -78,7 +80,8 @@ def read_docx(data: bytes) -> Extracted:
     try:
         document = docx.Document(io.BytesIO(data))
     except (PackageNotFoundError, KeyError, ValueError, SyntaxError) as exc:
-        raise UploadError("corrupt", f"The DOCX file is damaged and cannot be read ({exc}).") from exc
+        raise UploadError("corrupt", _("The %(what)s file is damaged and cannot be opened "
+                                       "(%(error)s).") % {"what": "DOCX", "error": exc}) from exc
     paragraphs = [(p.style.name if p.style is not None else "", p.text)
                   for p in document.paragraphs]
     props = document.core_properties
@@ -113,16 +116,19 @@ def read_pdf(data: bytes) -> Extracted:
             warnings.simplefilter("ignore")
             reader = PdfReader(io.BytesIO(data))
             if reader.is_encrypted and not reader.decrypt(""):
-                raise UploadError("encrypted", "The PDF is encrypted with a password. Remove the "
-                                  "password (print to a new PDF) and upload it again.")
+                raise UploadError("encrypted", _("The PDF is encrypted with a password. Remove "
+                                                 "the password (print to a new PDF) and upload "
+                                                 "it again."))
             pages = [page.extract_text() or "" for page in reader.pages]
             meta = reader.metadata
     except (FileNotDecryptedError, DependencyError) as exc:
-        raise UploadError("encrypted", f"The PDF is encrypted and cannot be read ({exc}).") from exc
+        raise UploadError("encrypted", _("The PDF is encrypted and cannot be read (%(error)s).")
+                          % {"error": exc}) from exc
     except UploadError:
         raise
     except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, OSError) as exc:
-        raise UploadError("corrupt", f"The PDF is damaged and cannot be read ({exc}).") from exc
+        raise UploadError("corrupt", _("The %(what)s file is damaged and cannot be opened "
+                                       "(%(error)s).") % {"what": "PDF", "error": exc}) from exc
     text = normalize("\n".join(pages))
     return Extracted(text=text, format="pdf", sections=find_sections(text),
                      title=str(meta.title or "") if meta else "",
@@ -146,7 +152,8 @@ def read_epub(data: bytes) -> Extracted:
             book = epub.read_epub(io.BytesIO(data), options={"ignore_ncx": True})
     except (epub.EpubException, KeyError, ValueError, AttributeError, OSError,
             SyntaxError) as exc:
-        raise UploadError("corrupt", f"The EPUB is damaged and cannot be read ({exc}).") from exc
+        raise UploadError("corrupt", _("The %(what)s file is damaged and cannot be opened "
+                                       "(%(error)s).") % {"what": "EPUB", "error": exc}) from exc
     parts = []
     for item_id, _linear in book.spine:
         item = book.get_item_with_id(item_id)

@@ -6,9 +6,12 @@ import re
 from pathlib import PurePath
 
 from django.conf import settings
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from . import formats
 from .archives import open_zip
+from .chapters import find_sections
 from .errors import UploadError
 from .result import Extracted
 
@@ -18,10 +21,12 @@ SUFFIXES = {".txt": "txt", ".text": "txt", ".docx": "docx", ".pdf": "pdf",
 READERS = {"txt": formats.read_txt, "html": formats.read_html, "docx": formats.read_docx,
            "pdf": formats.read_pdf, "epub": formats.read_epub}
 # Magic bytes of formats people upload by mistake -> what to tell them.
-_FOREIGN = [(b"\xd0\xcf\x11\xe0", "a Word 97-2003 (.doc) or other old Office file: save it as "
-             ".docx"), (b"Rar!", "a RAR archive"), (b"7z\xbc\xaf", "a 7-Zip archive"),
-            (b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"),
-            (b"GIF8", "a GIF image"), (b"\x1f\x8b", "a gzip archive"), (b"{\\rtf", "an RTF file")]
+_FOREIGN = [(b"\xd0\xcf\x11\xe0", gettext_lazy("a Word 97-2003 (.doc) or other old Office file: save "
+                                        "it as .docx")),
+            (b"Rar!", gettext_lazy("a RAR archive")), (b"7z\xbc\xaf", gettext_lazy("a 7-Zip archive")),
+            (b"\x89PNG", gettext_lazy("an image")), (b"\xff\xd8\xff", gettext_lazy("an image")),
+            (b"GIF8", gettext_lazy("an image")), (b"\x1f\x8b", gettext_lazy("a gzip archive")),
+            (b"{\\rtf", gettext_lazy("an RTF file"))]
 _HTML_RE = re.compile(rb"<(?:!doctype\s+html|html|head|body|meta|title|p|div|article)[\s>/]",
                       re.IGNORECASE)
 
@@ -55,7 +60,7 @@ def sniff(data: bytes) -> str:
             return f"foreign: {what}"
     head = data[:4096]
     if b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return "foreign: a binary file, not text"
+        return "foreign: " + _("a binary file, not text")
     return "html" if _HTML_RE.search(head) else "txt"
 
 
@@ -79,17 +84,20 @@ def extract_file(name: str, data: bytes) -> Extracted:
     suffix = PurePath(name).suffix.lower()
     declared = SUFFIXES.get(suffix)
     if declared is None:
-        raise UploadError("unsupported", f"{name!r}: files of type {suffix or '(no suffix)'} are "
-                          f"not accepted; use one of {', '.join(supported_suffixes())}.")
+        raise UploadError("unsupported", _("%(name)s: files of type %(type)s are not accepted; "
+                                           "use one of %(types)s.") % {
+            "name": name, "type": suffix or "(-)", "types": " ".join(supported_suffixes())})
     if not data:
-        raise UploadError("empty", f"{name!r} is empty.")
+        raise UploadError("empty", _("%(name)s is empty.") % {"name": name})
     found = sniff(data)
     if found.startswith("foreign: "):
-        raise UploadError("unsupported", f"{name!r} is {found[9:]}, not a {suffix} file.")
+        raise UploadError("unsupported", _("%(name)s is %(what)s, not a %(type)s file.") % {
+            "name": name, "what": found[9:], "type": suffix})
     text_like = {"txt", "html"}
     if found != declared and not (found in text_like and declared in text_like):
-        raise UploadError("mismatch", f"{name!r} is named {suffix} but its content is "
-                          f"{_describe(found)}. Rename it or upload the right file.")
+        raise UploadError("mismatch", _("%(name)s is named %(type)s but its content is "
+                                        "%(what)s. Rename it or upload the right file.") % {
+            "name": name, "type": suffix, "what": _describe(found)})
     extracted = READERS[declared](data)
     _check_text(extracted.text, name)
     return extracted
@@ -103,24 +111,24 @@ def extract_pasted(text: str) -> Extracted:
     """
     _check_size(len(text.encode("utf-8")))
     clean = formats.normalize(text)
-    _check_text(clean, "The pasted text")
+    _check_text(clean, _("The pasted text"))
     return Extracted(text=clean, format="pasted",
-                     sections=formats.find_sections(clean))
+                     sections=find_sections(clean))
 
 
 def _describe(found: str) -> str:
-    return {"pdf": "a PDF", "docx": "a Word document (.docx)", "epub": "an EPUB book",
-            "zip": "a ZIP archive", "html": "an HTML page", "txt": "plain text"}[found]
+    return {"pdf": _("a PDF"), "docx": _("a Word document (.docx)"), "epub": _("an EPUB book"),
+            "zip": _("a ZIP archive"), "html": _("an HTML page"), "txt": _("plain text")}[found]
 
 
 def _check_size(size: int) -> None:
     limit = settings.UPLOAD_MAX_BYTES
     if size > limit:
-        raise UploadError("too_large", f"The upload is {size / 2**20:.1f} MB; the limit is "
-                          f"{limit / 2**20:.0f} MB.")
+        raise UploadError("too_large", _("The file is %(size).1f MB; the limit is %(mb)d MB.")
+                          % {"size": size / 2**20, "mb": limit // 2**20})
 
 
 def _check_text(text: str, what: str) -> None:
     if not any(ch.isalnum() for ch in text):
-        raise UploadError("empty", f"{what} contains no text (no letters or digits"
-                          " were found; a scanned PDF has no text layer).")
+        raise UploadError("empty", _("%(what)s contains no text (no letters or digits were "
+                                     "found; a scanned PDF has no text layer).") % {"what": what})

@@ -4,7 +4,7 @@ summary. Run by `make run`; safe to run again (it continues where the last run s
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, no_translations
 from django.utils.module_loading import import_string
 
 from tracker.core import services
@@ -17,6 +17,7 @@ class Command(BaseCommand):
             "ingestion of the demo works, then the crawler's scan when installed) and print a "
             "summary. Needs a running Celery worker.")
 
+    @no_translations  # command-line output in English, as its summary labels
     def handle(self, *args, **options):
         figures = ensure_demo_accounts(self.stdout)
         gaps = services.index_gaps()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from tracker.core.extraction import UploadError
 from tracker.core.importing import import_path
@@ -28,6 +28,7 @@ class Command(BaseCommand):
                             help="fingerprint in this process instead of queueing Celery tasks")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
+    @no_translations  # command-line output in English, as its summary labels
     def handle(self, *args, path: Path, holder: str, kind, now: bool, no_progress: bool,
                **options):
         owner, created = RightsHolder.objects.get_or_create(name=holder.strip())

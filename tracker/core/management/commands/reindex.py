@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from tracker.core import services
 
@@ -16,6 +16,7 @@ class Command(BaseCommand):
         parser.add_argument("--prune", action="store_true",
                             help="remove stored works that have no row in the database")
 
+    @no_translations  # command-line output in English, as its summary labels
     def handle(self, *args, prune: bool, **options):
         try:
             report = services.reindex(prune=prune)
