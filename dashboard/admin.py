@@ -69,6 +69,7 @@ class MatchAdmin(HolderScopedAdmin):
                     "page_share", "status_badge", "first_seen", "last_seen"]
     list_display_links = ["evidence_link"]
     list_filter = ["review_status", FirstSeenRangeFilter, ScoreFilter, DomainFilter,
+                   "still_matching",
                    ("work__holder", admin.RelatedOnlyFieldListFilter),
                    ("work", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["url", "title", "work__title", "work__reference"]
@@ -361,9 +362,17 @@ class TakedownNoticeAdmin(HolderScopedAdmin):
 class AuditEventAdmin(HolderScopedAdmin):
     """The audit trail: read only, for everyone who may see the holder's data."""
 
-    list_display = ["sequence", "at", "kind", "username", "subject", "old_state", "new_state",
+    list_display = ["sequence", "at", "kind", "username", "subject", "from_state", "to_state",
                     "reason"]
     list_filter = ["kind", "new_state"]
+
+    @admin.display(description=gettext_lazy("from"), ordering="old_state")
+    def from_state(self, obj):
+        return obj.old_label
+
+    @admin.display(description=gettext_lazy("to"), ordering="new_state")
+    def to_state(self, obj):
+        return obj.new_label
     search_fields = ["subject", "username", "reason"]
     list_display_links = None
 

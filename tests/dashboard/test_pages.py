@@ -218,3 +218,23 @@ def test_audit_trail_admin_is_read_only(scenario):
     assert response.status_code in (200, 403)
     event.refresh_from_db()
     assert event.reason == "copy"
+
+
+def test_evidence_view_says_what_is_missing(scenario, platform_stores):
+    mongo, _redis = platform_stores
+    match = scenario.matches[0]
+    mongo["page_versions"].delete_many({})
+    response = client_for(scenario.users.staff).get(f"/core/match/{match.pk}/change/")
+    assert response.status_code == 200
+    assert "the captured page version is not in the page store" in response.content.decode()
+    assert response.context["page_segments"] == []
+
+
+def test_evidence_view_with_passages_past_the_text(scenario):
+    match = scenario.matches[0]
+    match.passages = [{"page_start": 0, "page_end": 10**6, "work_start": 0, "work_end": 5}]
+    match.save()
+    response = client_for(scenario.users.staff).get(f"/core/match/{match.pk}/change/")
+    assert response.status_code == 200
+    assert "do not fit the stored text" in response.content.decode()
+    assert "".join(s.text for s in response.context["page_segments"]) == scenario.texts[match.pk]
