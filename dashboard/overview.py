@@ -69,14 +69,25 @@ def _status(value):
 def recent_scans(user, days: int = SCAN_DAYS, limit: int = 20) -> list:
     """Scan runs started in the last ``days`` days, newest first (ScanRun objects).
 
-    Target sites are the platform's, not a holder's: every user sees the runs, but only
-    staff see their error details (the template checks ``show_errors``).
+    Target sites are the platform's, not a holder's, so every user sees the runs; each run gets
+    ``shown_matches``: its ``matches_found`` for staff, for a holder's users only the matches of
+    their own works last seen in that scan (another holder's figures are not shown). Only
+    staff see error details (the template checks ``show_errors``).
     """
     from tracker.core.models import ScanRun
 
     since = timezone.now() - timedelta(days=days)
-    return list(ScanRun.objects.select_related("site").filter(started_at__gte=since)
-                .order_by("-started_at")[:limit])
+    scans = list(ScanRun.objects.select_related("site").filter(started_at__gte=since)
+                 .order_by("-started_at")[:limit])
+    if sees_all(user):
+        for scan in scans:
+            scan.shown_matches = scan.matches_found
+        return scans
+    own = dict(matches_for(user).filter(last_scan__in=scans).values("last_scan")
+               .annotate(n=Count("pk")).values_list("last_scan", "n"))
+    for scan in scans:
+        scan.shown_matches = own.get(scan.pk, 0)
+    return scans
 
 
 def build(user) -> dict:

@@ -232,8 +232,8 @@ def scenario(db, platform_stores, make_user):
          0.15),
     ]
     site = TargetSite.objects.create(name="demo")
-    ScanRun.objects.create(site=site, status="finished", pages_fetched=40, matches_found=3,
-                           started_at=now - timedelta(hours=5))
+    scan = ScanRun.objects.create(site=site, status="finished", pages_fetched=40,
+                                  matches_found=3, started_at=now - timedelta(hours=5))
     ScanRun.objects.create(site=site, status="failed", pages_fetched=3,
                            errors={"timeout": 2, "robots": 1},
                            started_at=now - timedelta(hours=2))
@@ -246,7 +246,8 @@ def scenario(db, platform_stores, make_user):
             work=work, page_id=page_id, version_id=version_id, url=url,
             domain=url.split("/")[2], title=title, score=score,
             containment_page=copied / len(text), containment_work=copied / len(source),
-            passages=spans, first_seen=now - timedelta(days=days_ago), last_seen=now)
+            passages=spans, first_seen=now - timedelta(days=days_ago), last_seen=now,
+            site=site, first_scan=scan, last_scan=scan)
         matches.append(match)
         texts[match.pk], passages[match.pk] = text, spans
     users = SimpleNamespace(staff=make_user("staff", staff_role=True),
