@@ -1,10 +1,11 @@
 """`make run`: the whole platform on one machine, data under TRACKER_VAR_DIR (default ./var).
 
 Starts MongoDB and Redis (tracker.embedded; skipped when MONGO_URL / REDIS_URL are set), a
-Celery worker (all queues) and beat, applies migrations, runs ``manage.py demo`` (demo accounts,
-demo works, the main job, a summary), then serves the dashboard on http://127.0.0.1:8000
-(TRACKER_PORT) until Ctrl-C, and stops everything it started. A second run continues with
-the same data.
+Celery worker (all queues) and beat, the bundled demo site on http://127.0.0.1:8931
+(DEMO_SITE_PORT), applies migrations, runs ``manage.py demo`` (demo accounts, demo works, the
+main job: a scan of the demo site, a summary), then serves the dashboard on
+http://127.0.0.1:8000 (TRACKER_PORT) until Ctrl-C, and stops everything it started. A second
+run continues with the same data.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from tracker import embedded, workers
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+DEMO_SITE_PORT = 8931  # the bundled demo site (crawler/demo.py), served while `make run` runs
 
 
 class RunError(RuntimeError):
@@ -85,8 +87,14 @@ def main() -> int:
         Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
 
         call_command("migrate", interactive=False, verbosity=0)
+        # The demo site is served on loopback, which the crawler's SSRF guard refuses unless told.
+        os.environ.setdefault("CRAWLER_ALLOW_ADDRESSES", "127.0.0.1")
         env = workers.child_env()
         logs = var / "log"
+        site_port = os.environ.setdefault("DEMO_SITE_PORT", str(DEMO_SITE_PORT))
+        procs.append(subprocess.Popen(
+            [sys.executable, str(BASE_DIR / "manage.py"), "demo_site", "--port", site_port],
+            env=env, cwd=BASE_DIR, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL))
         worker = workers.start_worker(env, logs / "celery-worker.log", "run-worker",
                                       cwd=BASE_DIR)
         procs.append(worker)

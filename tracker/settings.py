@@ -169,8 +169,10 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # `python manage.py demo` runs these callables in order (dotted paths; each takes stdout and
-# returns a dict for the summary): the main job of `make run`.
-DEMO_STEPS = env.list("TRACKER_DEMO_STEPS", default=["tracker.core.demo.ingest_demo_works"])
+# returns a dict for the summary): the main job of `make run`: register and index the demo
+# works, then scan the bundled demo site for reprints of them.
+DEMO_STEPS = env.list("TRACKER_DEMO_STEPS", default=["tracker.core.demo.ingest_demo_works",
+                                                     "crawler.demo.scan_demo_site"])
 DEMO_WORKS_DIR = BASE_DIR / "demo" / "works"
 
 LOGGING = {
