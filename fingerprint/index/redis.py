@@ -42,7 +42,10 @@ Every command touches one key, so the layout runs unchanged on Redis Cluster (re
 more groups (e.g. 1024) to keep each hash small enough to migrate between nodes.
 Known cost: the postings of a stop-listed key still travel to the client (8 bytes each).
 
-Measured memory (``python -m fingerprint.index.measure``, Redis 6.2): see the project notes.
+Measured (``python -m fingerprint.index.measure --windows 100000|1000000``, Redis 6.2, real
+novel chapters): 101 bytes per window of ``INFO used_memory`` at 100k and 1M windows, of which
+86 to 88 in the posting hashes (``MEMORY USAGE``); 104 to 107 with random 64-bit keys (one key
+per window). Tested on a three-node Redis Cluster (``tests/fingerprint/test_index.py``).
 The client must return bytes (no ``decode_responses=True``): values are binary.
 Concurrency: any number of readers and writers, but one writer per work id at a time.
 """
