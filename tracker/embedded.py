@@ -198,6 +198,7 @@ def start_redis(datadir: Path | str, port: int | None = None, persist: bool = Tr
     if pid and portfile.exists():
         port = int(portfile.read_text())
         return Service("redis", f"redis://127.0.0.1:{port}/0", pid, datadir)
+    pidfile.unlink(missing_ok=True)  # a stale pid from an earlier run must not be taken as ours
     port = port or free_port()
     args = [redis_server_path(), "--port", str(port), "--bind", "127.0.0.1",
             "--daemonize", "yes", "--dir", str(datadir), "--logfile", str(log),
@@ -210,8 +211,11 @@ def start_redis(datadir: Path | str, port: int | None = None, persist: bool = Tr
         raise EmbeddedServerError(f"redis-server failed to start (exit {result.returncode}): "
                                   f"{result.stderr[-1500:]}")
     _wait_for_port(port, "redis-server", log)
+    # The daemonized server writes its pidfile after it listens: wait for a complete, live pid.
     deadline = time.monotonic() + STARTUP_TIMEOUT
-    while not pidfile.exists() and time.monotonic() < deadline:
+    while (pid := _read_pid(pidfile)) is None:
+        if time.monotonic() > deadline:
+            raise EmbeddedServerError(f"redis-server on port {port} wrote no pid to {pidfile}")
         time.sleep(0.05)
     portfile.write_text(str(port))
-    return Service("redis", f"redis://127.0.0.1:{port}/0", int(pidfile.read_text()), datadir)
+    return Service("redis", f"redis://127.0.0.1:{port}/0", pid, datadir)
