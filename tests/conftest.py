@@ -8,6 +8,8 @@ points the already-loaded settings (MONGO_URL, REDIS_URL, Celery's broker and re
 TRACKER_VAR_DIR, MEDIA_ROOT and the test database's file) at the session's servers and folder.
 Code reaches the services through ``tracker.core.connections`` (settings read at call time).
 
+Set TRACKER_TEST_KEEP=1 to keep the session folder (worker log, test database) afterwards.
+
 Database. The Django test database is an SQLite *file* in the session folder (not ":memory:"),
 so that a Celery worker subprocess can open it too. Tests that involve the worker must use
 ``transactional_db`` or ``@pytest.mark.django_db(transaction=True)``: with the plain ``db``
@@ -24,6 +26,8 @@ Fixtures:
         ``.delay()`` as in production; wait for their effect (e.g. ``AsyncResult.get(timeout=)``,
         or poll the database) instead of sleeping a fixed time. Retries of ingestion start
         after 1 s in this worker (TRACKER_INGEST_RETRY_BASE=1).
+    idle_worker: the same worker with the queues purged and tasks left by earlier tests revoked
+        or finished; use it when leftover tasks could act on this test's rows.
     platform_stores: empties the platform's MongoDB database (settings.MONGO_DB) and removes
         every work from the Redis fingerprint index (settings.FINGERPRINT_INDEX_PREFIX) before
         and after a test; yields (pymongo Database, redis.Redis). Use it in tests that ingest
@@ -112,7 +116,9 @@ def pytest_terminal_summary(terminalreporter):
 def pytest_unconfigure(config):
     for service in _started:
         service.stop()
-    if _tmp:
+    if _tmp and os.environ.get("TRACKER_TEST_KEEP"):
+        print(f"\nsession folder kept (TRACKER_TEST_KEEP): {_tmp}")
+    elif _tmp:
         shutil.rmtree(_tmp, ignore_errors=True)
 
 
@@ -208,3 +214,38 @@ def celery_worker(django_db_setup, django_db_blocker):
         yield workers.node_name(name)
     finally:
         workers.stop(proc)
+
+
+@pytest.fixture
+def idle_worker(celery_worker):
+    """The session's worker with nothing left from earlier tests: queued messages purged,
+    reserved and scheduled (countdown/retry) tasks revoked (the worker drops them when they
+    fall due), running tasks finished.
+
+    Use it instead of ``celery_worker`` when earlier tests may leave tasks behind: after a
+    transactional test the database is emptied and SQLite gives the same ids again, so a
+    leftover task would act on this test's rows.
+
+    Yields:
+        The worker's node name (str).
+
+    Raises:
+        RuntimeError: tasks were still running after 60 seconds.
+    """
+    import time
+
+    from tracker.celery import app
+
+    app.control.purge()
+    inspect = app.control.inspect(destination=[celery_worker], timeout=2.0)
+    for listing in (inspect.reserved() or {}, inspect.scheduled() or {}):
+        for tasks in listing.values():
+            for task in tasks:
+                app.control.revoke(task.get("id") or task["request"]["id"])
+    deadline = time.monotonic() + 60
+    while any((inspect.active() or {}).values()):
+        if time.monotonic() > deadline:
+            raise RuntimeError("the Celery worker still runs tasks of earlier tests")
+        time.sleep(0.2)
+    app.control.purge()
+    yield celery_worker
