@@ -181,15 +181,15 @@ def load(n_novels: int, per_novel: int, n_news: int, n_short: int, seed: int = 7
             by_novel[rec["novel"]].append(rec)
     novels = sorted(n for n, chs in by_novel.items() if len(chs) >= per_novel + 4)
     novels = rng.sample(novels, n_novels)
-    works, negs = [], []
+    works, neg_ids = [], []
     seen_texts = set()
     for name in novels:
         chs = by_novel[name]
         for rec in chs[:per_novel]:
             works.append((rec["id"], rec["text"][:8000]))
             seen_texts.add(rec["text"][:200])
-        negs += [r["text"][:8000] for r in chs[per_novel:per_novel + 2]
-                 if r["text"][:200] not in seen_texts]
+        neg_ids += [(r["id"].rsplit("/", 1)[0], r["text"][:8000])
+                    for r in chs[per_novel:per_novel + 2] if r["text"][:200] not in seen_texts]
     paras = [r["text"] for r in read_jsonl("peoples_daily_199801_dev.jsonl.gz")]
     n = len(paras)
     # disjoint slices: news works, news negatives, short works, short negatives, filler
@@ -199,7 +199,8 @@ def load(n_novels: int, per_novel: int, n_news: int, n_short: int, seed: int = 7
     filler = paras[cut[4]:]
     return {
         "novel_works": works,
-        "novel_negatives": negs,
+        "novel_negatives": [t for _, t in neg_ids],
+        "novel_negative_ids": neg_ids,
         "news_works": [(f"news-{i}", t) for i, t in enumerate(news[:n_news])],
         "news_negatives": news_neg[: n_news // 2],
         "short_works": [(f"short-{i}", t) for i, t in enumerate(shorts[:n_short])],
@@ -313,6 +314,67 @@ SWEEPS = {
 }
 
 
+def precision_grid(data: dict, n_queries: int, seed: int = 5) -> None:
+    """Matches as a function of the verification thresholds (min_passage_letters,
+    min_matched_letters), verification alone: every negative (other chapters of the indexed
+    novels, unindexed news and short texts) is aligned against every work of its novel, or 40
+    random works of its kind, bypassing the candidate search; hard positives (300-character
+    excerpts with 2% substitutions, 5% homophones, traditional script) against their candidates.
+    Alignment uses the lowest thresholds, then each threshold pair is applied as Engine.verify
+    does. Prints false matches (no real
+    shared passage, see shares_text) and positives lost."""
+    from fingerprint.verify import align
+
+    engine = Engine(MemoryIndex(), MemoryWorkStore(), EngineConfig())
+    c = engine.config
+    all_works = data["novel_works"] + data["news_works"] + data["short_works"]
+    for wid, text in all_works:
+        engine.add_work(wid, text)
+    texts = dict(all_works)
+    editor = Editor(seed, data["filler"])
+    rng = random.Random(seed)
+    rows = []  # (false match?, the positive's source?, passage matched letters, work letters)
+
+    def collect(page: str, source: str, truth: str | None, against: list[str]) -> None:
+        letters = engine.letters(page)
+        for wid in against:
+            prep = engine._prepared(wid)
+            aln = align(letters.codes, prep.seeds, c.max_gap, c.max_shift, 1, c.max_seed_repeats)
+            if aln.matched:
+                rows.append((wid != truth and not shares_text(source, texts[wid]), wid == truth,
+                             aln.matched, prep.seeds.n_letters))
+
+    by_novel = defaultdict(list)
+    for wid, _ in data["novel_works"]:
+        by_novel[wid.rsplit("/", 1)[0]].append(wid)
+    negatives = data["novel_negatives"] + data["news_negatives"] + data["short_negatives"]
+    for novel, text in data["novel_negative_ids"]:
+        collect(text, text, None, by_novel[novel])
+    for kind in ("news", "short"):
+        ids = [w for w, _ in data[f"{kind}_works"]]
+        for text in data[f"{kind}_negatives"]:
+            collect(text, text, None, rng.sample(ids, 40))
+    for wid, text in rng.sample(data["novel_works"] + data["news_works"], n_queries):
+        page = EDITS["excerpt+mix"](editor, text)
+        collect(page, text, wid, [w for w, _ in engine.candidates(engine.letters(page))])
+    print(f"{len(negatives)} negatives, {n_queries} hard excerpt positives, {len(rows)} alignments "
+          "with a passage")
+    false_sizes = sorted(sum(r[2]) for r in rows if r[0])
+    true_sizes = sorted(sum(r[2]) for r in rows if r[1])
+    print(f"  matched letters, false pairs: max {false_sizes[-1] if false_sizes else 0}, top 5 "
+          f"{false_sizes[-5:]}; true excerpt pairs: min {true_sizes[:5]}")
+    for min_passage in (16, 24, 32):
+        for min_matched in (24, 32, 48, 64):
+            false = found = 0
+            for is_false, is_source, matched, n_work in rows:
+                total = sum(x for x in matched if x >= min_passage)
+                ok = total >= max(c.min_text_letters, min(min_matched, int(0.8 * n_work)))
+                false += ok and is_false
+                found += ok and is_source
+            print(f"  min_passage {min_passage:3d}  min_matched {min_matched:3d}:  false matches "
+                  f"{false:3d}  excerpt positives lost {n_queries - found:3d}")
+
+
 def summary(name: str, r: dict) -> str:
     rec = r["recall"]
     worst = min(rec, key=rec.get)
@@ -333,6 +395,7 @@ def main(argv=None):
     ap.add_argument("--short", type=int, default=150)
     ap.add_argument("--queries", type=int, default=40)
     ap.add_argument("--set", action="append", default=[], help="override: name=value")
+    ap.add_argument("--precision", action="store_true", help="threshold grid (precision_grid)")
     args = ap.parse_args(argv)
     data = load(args.novels, args.per_novel, args.news, args.short)
     base = EngineConfig()
@@ -343,6 +406,9 @@ def main(argv=None):
           f"{len(data['short_works'])} short; negatives: {len(data['novel_negatives'])} "
           f"same-novel chapters, {len(data['news_negatives'])} news, "
           f"{len(data['short_negatives'])} short", flush=True)
+    if args.precision:
+        precision_grid(data, args.queries)
+        return
     if args.sweep:
         for override in SWEEPS[args.sweep]:
             r = evaluate(replace(base, **override), data, args.queries)

@@ -6,7 +6,8 @@ Seeds on one diagonal no more than ``max_gap`` letters apart form a run (a subst
 only breaks the k-grams that contain it); runs shorter than 1.5 k letters are dropped as chance
 seeds (repeated names, stock phrases); runs whose page and work gaps are both within
 [-max_shift, max_gap] chain into one passage (insertions and deletions of up to max_gap
-letters). Overlapping passages on the page keep the longest. Matched letters are the letters
+letters); letters a run shares with its chain on either side (a phrase repeated in the page or
+the work) count once. Overlapping passages on the page keep the longest. Matched letters are the letters
 inside seeds, so substituted letters are not counted.
 """
 
@@ -52,16 +53,17 @@ class Alignment:
     """Result of aligning a page against one work.
 
     passages: list of (page_start, page_end, work_start, work_end) in letters, end exclusive,
-    ordered by page position. page_covered / work_covered: matched letters (inside seeds) of
-    the kept passages on each side.
+    ordered by page position. matched: matched letters of each passage. page_covered /
+    work_covered: matched letters (inside seeds) of the kept passages on each side.
     """
 
     passages: list[tuple[int, int, int, int]]
+    matched: list[int]
     page_covered: int
     work_covered: int
 
 
-EMPTY = Alignment([], 0, 0)
+EMPTY = Alignment([], [], 0, 0)
 
 
 def seed_pairs(page_grams: np.ndarray, work: SeedIndex, max_repeats: int
@@ -129,6 +131,8 @@ def align(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, max_shift:
         ws, we = s + dd, e + dd
         for ch in reversed(chains[-8:]):
             if -max_shift <= s - ch[1] <= max_gap and -max_shift <= ws - ch[3] <= max_gap:
+                # letters already matched on either side (a repeated phrase) count once
+                cov = max(0, min(cov, e - max(s, ch[1]), we - max(ws, ch[3])))
                 ch[1], ch[3], ch[4] = max(ch[1], e), max(ch[3], we), ch[4] + cov
                 break
         else:
@@ -143,4 +147,5 @@ def align(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, max_shift:
     matched = sum(c[4] for c in kept)
     page_cov = min(matched, _union_length([c[0] for c in kept], [c[1] for c in kept]))
     work_cov = min(matched, _union_length([c[2] for c in kept], [c[3] for c in kept]))
-    return Alignment([(c[0], c[1], c[2], c[3]) for c in kept], page_cov, work_cov)
+    return Alignment([(c[0], c[1], c[2], c[3]) for c in kept], [c[4] for c in kept], page_cov,
+                     work_cov)
