@@ -130,7 +130,7 @@ def run_once(site, workers: int, tmp: Path, timeout: float) -> dict:
     """One scan of the mirror through a fresh worker with ``workers`` processes."""
     from crawler import scans
     from crawler.management.commands.scan import wait_for
-    from crawler.tasks import enqueue_url
+    from crawler.tasks import launch
     from tracker import workers as procs
     from tracker.celery import app
 
@@ -143,9 +143,7 @@ def run_once(site, workers: int, tmp: Path, timeout: float) -> dict:
     try:
         procs.wait_until_ready(app, proc, name, log)
         started = time.monotonic()
-        scan, urls = scans.start(site, trigger="bench")
-        for url in urls:
-            enqueue_url(scan.pk, url)
+        scan = launch(site, trigger="bench")
         scan = wait_for(scan.pk, timeout, open(os.devnull, "w"))
         wall = time.monotonic() - started
     finally:

@@ -13,7 +13,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from crawler import scans
-from crawler.tasks import enqueue_url
+from crawler.tasks import launch
 from tracker.core.admin import HolderScopedAdmin
 from tracker.core.models import ScanRun, ScanStatus, TargetSite, WhitelistedDomain
 
@@ -48,9 +48,7 @@ class TargetSiteAdmin(admin.ModelAdmin):
     @admin.action(description=_("Scan now"))
     def scan_now(self, request, queryset):
         for site in queryset:
-            run, urls = scans.start(site, trigger="admin")
-            for url in urls:
-                enqueue_url(run.pk, url)
+            run = launch(site, trigger="admin")
             level = messages.WARNING if run.status == ScanStatus.SKIPPED else messages.INFO
             self.message_user(request, f"{site}: scan #{run.pk} {run.get_status_display()} {run.note}", level)
 

@@ -102,10 +102,9 @@ def scan_demo_site(stdout) -> dict:
     workers, print the scan's summary (ScanRun.summary) to ``stdout`` and return its main
     figures for the demo's closing summary (dict: label -> value).
     """
-    from crawler import scans
     from crawler.management.commands.scan import wait_for
     from crawler.sites import register_site
-    from crawler.tasks import enqueue_url
+    from crawler.tasks import launch
 
     port = int(os.environ.get("DEMO_SITE_PORT", DEFAULT_PORT))
     url = f"http://127.0.0.1:{port}"
@@ -117,9 +116,7 @@ def scan_demo_site(stdout) -> dict:
                                 path_patterns=PATH_PATTERNS)
         stdout.write(f"Scanning the demo site {url}/ (target site #{site.pk}) through the workers ...")
         started = time.monotonic()
-        scan, urls = scans.start(site, trigger="demo")
-        for u in urls:
-            enqueue_url(scan.pk, u)
+        scan = launch(site, trigger="demo")
         if scan.status == "running":
             scan = wait_for(scan.pk, SCAN_TIMEOUT_SECONDS, sys.stderr)
         summary = scan.summary()

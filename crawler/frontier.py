@@ -10,6 +10,8 @@ Lua scripts, hence atomic across workers.
 
 from __future__ import annotations
 
+import json
+import uuid
 from dataclasses import dataclass
 
 KEY_TTL_SECONDS = 7 * 24 * 3600  # a scan's keys outlive any scan; expire if a run is abandoned
@@ -67,18 +69,24 @@ class Frontier:
         self.alive_key = f"{base}:alive"
         self._admit = redis.register_script(_ADMIT)
 
-    def open(self, max_pages: int, max_depth: int) -> None:
+    def open(self, max_pages: int, max_depth: int, context: dict | None = None) -> str:
         """Start the scan's frontier with a page budget (int >= 1) and a depth limit (int >= 0:
-        0 = only the start URLs). Raises ValueError on other values."""
+        0 = only the start URLs); ``context`` (JSON-ready dict) is kept for every worker (the
+        site's crawl rules). Returns the run's token (str): tasks carry it, and a task whose
+        token is not the open frontier's (left over from a closed run, or from a database whose
+        ids were reused) is dropped. Raises ValueError on bad limits."""
         if max_pages < 1 or max_depth < 0:
             raise ValueError(f"max_pages must be >= 1 and max_depth >= 0, got {max_pages}, {max_depth}")
+        token = uuid.uuid4().hex
         pipe = self.redis.pipeline()
         pipe.hset(self.meta_key, mapping={"max_pages": max_pages, "max_depth": max_depth,
-                                          "admitted": 0, "pending": 0, "done": 0, "cancelled": 0})
+                                          "admitted": 0, "pending": 0, "done": 0, "cancelled": 0,
+                                          "context": json.dumps(context or {}), "token": token})
         for key in (self.meta_key, self.seen_key, self.stats_key):
             pipe.expire(key, KEY_TTL_SECONDS)
         pipe.set(self.alive_key, 1, ex=STALE_SECONDS)
         pipe.execute()
+        return token
 
     def admit(self, urls: list[str], depth: int) -> dict[str, str]:
         """Offer canonical ``urls`` (list of str) found at link ``depth`` (int).
@@ -130,6 +138,16 @@ class Frontier:
         """Count one URL with ``outcome`` (an Outcome value) under 'outcome:<value>'."""
         self.redis.hincrby(self.stats_key, f"outcome:{outcome}", 1)
 
+    def accepts(self, token: str) -> bool:
+        """True when ``token`` is the token of this frontier's open run."""
+        current = self.redis.hget(self.meta_key, "token")
+        return bool(token) and current is not None and current.decode() == token
+
+    def context(self) -> dict:
+        """The ``context`` given to ``open`` ({} when none, or when the frontier is gone)."""
+        raw = self.redis.hget(self.meta_key, "context")
+        return json.loads(raw) if raw else {}
+
     def cancelled(self) -> bool:
         """True once ``cancel`` was called (one HGET: checked before every fetch)."""
         return self.redis.hget(self.meta_key, "cancelled") in (b"1", "1")
@@ -140,7 +158,8 @@ class Frontier:
 
     def state(self) -> FrontierState:
         """Return a FrontierState snapshot (zeros when the frontier was never opened)."""
-        meta = {k.decode(): int(v) for k, v in self.redis.hgetall(self.meta_key).items()}
+        meta = {k.decode(): int(v) for k, v in self.redis.hgetall(self.meta_key).items()
+                if k not in (b"context", b"token")}
         stats = {k.decode(): int(v) for k, v in self.redis.hgetall(self.stats_key).items()}
         return FrontierState(meta.get("admitted", 0), meta.get("pending", 0), meta.get("done", 0),
                              bool(meta.get("cancelled", 0)), meta.get("max_pages", 0),
@@ -150,6 +169,7 @@ class Frontier:
         """Free the seen-set now and keep the counters ``keep_seconds`` longer for reports."""
         pipe = self.redis.pipeline()
         pipe.delete(self.seen_key, self.alive_key)
+        pipe.hset(self.meta_key, "token", "")  # tasks still queued for this run are dropped
         pipe.expire(self.meta_key, keep_seconds)
         pipe.expire(self.stats_key, keep_seconds)
         pipe.execute()

@@ -75,7 +75,7 @@ def match_version(engine, page: dict, version: dict, scan: ScanRun | None) -> Ma
         passages = [p.to_dict() for p in m.passages]
         fields = {"version_id": str(version["_id"]), "url": page["canonical_url"],
                   "domain": page["domain"], "title": (version.get("title") or "")[:500],
-                  "site_id": page.get("site_id"), "last_scan": scan, "score": m.score,
+                  "site_id": scan.site_id if scan else None, "last_scan": scan, "score": m.score,
                   "containment_page": m.containment_page, "containment_work": m.containment_work,
                   "passages": passages, "section": main_section(work, passages)[:500],
                   "last_seen": now, "still_matching": True}

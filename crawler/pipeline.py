@@ -11,6 +11,7 @@ ms_store: MongoDB), summed over all workers.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from dataclasses import dataclass, field
@@ -44,6 +45,16 @@ class SiteRules:
     allowed_domains: tuple[str, ...]
     path_patterns: tuple[str, ...] = ()
     delay_seconds: float | None = None
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict of the rules (``from_dict`` reads it back)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> SiteRules:
+        """SiteRules from ``to_dict``'s output. Raises TypeError/KeyError on other dicts."""
+        return cls(data["site_id"], tuple(data["allowed_domains"]), tuple(data["path_patterns"]),
+                   data["delay_seconds"])
 
     def in_scope(self, url: str) -> bool:
         """True when ``url`` is on an allowed domain and matches a path pattern (if any)."""

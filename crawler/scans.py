@@ -44,12 +44,14 @@ def get_crawler() -> Crawler:
     return _crawler(os.getpid())
 
 
-def start(site: TargetSite, *, max_pages: int | None = None, trigger: str = "command") -> tuple[ScanRun, list[str]]:
+def start(site: TargetSite, *, max_pages: int | None = None,
+          trigger: str = "command") -> tuple[ScanRun, list[str], str]:
     """Open a scan run of ``site``: take the site's lock, open the frontier, admit the start URLs.
 
     ``max_pages`` overrides the site's page limit for this run. Returns (ScanRun, canonical start
-    URLs admitted: the caller enqueues one crawl task each). When another scan of the site holds
-    the lock the ScanRun comes back with status 'skipped' and no URLs. A site without start URLs
+    URLs admitted, the run's token): the caller enqueues one crawl task per URL with the token
+    (crawler.tasks.launch does all this). When another scan of the site holds the lock the
+    ScanRun comes back with status 'skipped', no URLs and no token. A site without start URLs
     gives a finished run with a note. Raises ValueError for max_pages < 1.
     """
     limit = max_pages if max_pages is not None else site.max_pages
@@ -65,14 +67,15 @@ def start(site: TargetSite, *, max_pages: int | None = None, trigger: str = "com
             note=f"skipped: scan #{running} of this site is still running")
         scan.refresh_from_db()
         log.info("scan of %s skipped: scan #%s running", site, running)
-        return scan, []
+        return scan, [], ""
     crawler = get_crawler()
-    crawler.frontier(scan.pk).open(limit, site.max_depth)
-    admitted = crawler.seed(scan.pk, site.rules(), list(site.start_urls))
+    rules = site.rules()
+    token = crawler.frontier(scan.pk).open(limit, site.max_depth, {"rules": rules.to_dict()})
+    admitted = crawler.seed(scan.pk, rules, list(site.start_urls))
     if not admitted:
         finish(scan.pk, note="no crawlable start URL")
         scan.refresh_from_db()
-    return scan, admitted
+    return scan, admitted, token
 
 
 def _lock(redis, site_id: int, scan_id: int) -> bool:

@@ -10,19 +10,18 @@ task retry with backoff (``STORAGE_RETRIES`` times), after which the URL counts 
 from __future__ import annotations
 
 import dataclasses
-import functools
-import logging
 import time
 
 from celery import shared_task
+from celery.utils.log import get_task_logger
 
 from crawler import matching, scans
 from crawler.outcomes import Outcome
-from crawler.pipeline import UrlTask
+from crawler.pipeline import SiteRules, UrlTask
 from tracker.core.connections import storage_errors
 from tracker.core.models import ScanRun, TargetSite
 
-log = logging.getLogger(__name__)
+log = get_task_logger(__name__)  # into the worker's log file (-f), with the task id
 CRAWL_QUEUE, MATCH_QUEUE = "crawl", "match"
 STORAGE_RETRIES = 5
 STORAGE_BACKOFF_SECONDS = 5.0  # doubled per retry
@@ -32,17 +31,28 @@ def _backoff(retries: int) -> float:
     return STORAGE_BACKOFF_SECONDS * (2**retries)
 
 
-@functools.lru_cache(maxsize=64)
-def _rules(scan_id: int):
-    """SiteRules of a scan's site, read once per process and scan (they do not change mid-scan)."""
-    return ScanRun.objects.select_related("site").get(pk=scan_id).site.rules()
+def _rules(scan_id: int) -> SiteRules:
+    """The crawl rules of a scan's site, as frozen in the frontier when the scan started."""
+    return SiteRules.from_dict(scans.get_crawler().frontier(scan_id).context()["rules"])
 
 
-def enqueue_url(scan_id: int, url: str, depth: int = 0, attempt: int = 0, reserved: bool = False,
-                countdown: float | None = None) -> None:
-    """Send one crawl_url task to the "crawl" queue, after ``countdown`` seconds if given."""
-    crawl_url.apply_async((scan_id, url, depth, attempt, reserved), queue=CRAWL_QUEUE,
+def enqueue_url(scan_id: int, token: str, url: str, depth: int = 0, attempt: int = 0,
+                reserved: bool = False, countdown: float | None = None) -> None:
+    """Send one crawl_url task of run ``token`` to the "crawl" queue, after ``countdown`` s."""
+    crawl_url.apply_async((scan_id, url, depth, attempt, reserved, token), queue=CRAWL_QUEUE,
                           countdown=countdown)
+
+
+def launch(site: TargetSite, *, max_pages: int | None = None, trigger: str = "command") -> ScanRun:
+    """Start a scan run of ``site`` (crawler.scans.start) and send its start URLs to the workers.
+
+    Returns the ScanRun: 'running', or 'skipped' when another scan of the site runs, or
+    'finished' at once when no start URL could be crawled. Raises ValueError for max_pages < 1.
+    """
+    scan, urls, token = scans.start(site, max_pages=max_pages, trigger=trigger)
+    for url in urls:
+        enqueue_url(scan.pk, token, url)
+    return scan
 
 
 @shared_task(bind=True, name="crawler.start_scan")
@@ -56,32 +66,34 @@ def start_scan(self, site_id: int, max_pages: int | None = None, trigger: str = 
     if site is None or (trigger == "schedule" and not site.enabled):
         log.info("no scan: site %s missing or disabled", site_id)
         return None
-    scan, urls = scans.start(site, max_pages=max_pages, trigger=trigger)
-    for url in urls:
-        enqueue_url(scan.pk, url)
-    return scan.pk
+    return launch(site, max_pages=max_pages, trigger=trigger).pk
 
 
 @shared_task(bind=True, name="crawler.crawl_url", max_retries=STORAGE_RETRIES)
 def crawl_url(self, scan_id: int, url: str, depth: int = 0, attempt: int = 0,
-              reserved: bool = False) -> str:
+              reserved: bool = False, token: str = "") -> str:
     """Crawl one admitted URL of scan ``scan_id`` (see crawler.pipeline.Crawler.step).
 
-    Returns the outcome value, or 'deferred' when the URL was sent again with a countdown.
+    Returns the outcome value, 'deferred' when the URL was sent again with a countdown, or
+    'stale' when ``token`` is not the scan's open run (the task is dropped uncounted).
     """
     crawler = scans.get_crawler()
+    if not crawler.frontier(scan_id).accepts(token):
+        log.info("dropping %s: scan %s is not open for this run", url, scan_id)
+        return "stale"
     try:
         result = crawler.step(scan_id, _rules(scan_id), UrlTask(url, depth, attempt, reserved))
         if result.outcome is None:
             nxt = result.next_task
-            enqueue_url(scan_id, nxt.url, nxt.depth, nxt.attempt, nxt.reserved, countdown=result.defer)
+            enqueue_url(scan_id, token, nxt.url, nxt.depth, nxt.attempt, nxt.reserved,
+                        countdown=result.defer)
             return "deferred"
         for child in result.admitted:
-            enqueue_url(scan_id, child, depth + 1)
+            enqueue_url(scan_id, token, child, depth + 1)
         to_match = _to_match(crawler, scan_id, result)
         if to_match:
             crawler.frontier(scan_id).add_pending()
-            match_page.apply_async((scan_id, *to_match), queue=MATCH_QUEUE)
+            match_page.apply_async((scan_id, *to_match, token), queue=MATCH_QUEUE)
     except storage_errors() as exc:
         if self.request.retries < STORAGE_RETRIES:
             raise self.retry(exc=exc, countdown=_backoff(self.request.retries)) from exc
@@ -110,13 +122,15 @@ def _to_match(crawler, scan_id: int, result) -> tuple[str, str] | None:
 
 
 @shared_task(bind=True, name="crawler.match_page", max_retries=STORAGE_RETRIES)
-def match_page(self, scan_id: int, page_id: str, version_id: str) -> dict:
+def match_page(self, scan_id: int, page_id: str, version_id: str, token: str = "") -> dict:
     """Match page version ``version_id`` of page ``page_id`` with the registered works and record
-    the matches for scan ``scan_id``. Returns the MatchReport as a dict."""
+    the matches for scan ``scan_id``. Returns the MatchReport as a dict ({} for a stale task)."""
     from tracker.core.engine import get_engine
 
     crawler = scans.get_crawler()
     frontier = crawler.frontier(scan_id)
+    if not frontier.accepts(token):
+        return {}
     try:
         started = time.perf_counter()
         page, version = crawler.pages.page(page_id), crawler.pages.version(version_id)

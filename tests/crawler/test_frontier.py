@@ -47,3 +47,14 @@ def test_cancel_and_bad_limits(redis_client):
     assert f.state().cancelled and f.cancelled()
     with pytest.raises(ValueError):
         f.open(0, 1)
+
+
+def test_tokens_tell_runs_apart(redis_client):
+    f = Frontier(redis_client, 9)
+    token = f.open(5, 1, {"rules": {"site_id": 1}})
+    assert f.accepts(token) and not f.accepts("") and not f.accepts("0" * 32)
+    assert f.context() == {"rules": {"site_id": 1}}
+    again = f.open(5, 1)  # the same id opened again (ids reused): the old run's tasks are stale
+    assert again != token and not f.accepts(token) and f.accepts(again)
+    f.close()
+    assert not f.accepts(again)

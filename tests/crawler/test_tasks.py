@@ -144,18 +144,18 @@ def test_whitelisted_domain_gives_no_match(celery_worker, site, work):
 
 def test_one_scan_of_a_site_at_a_time(platform_stores):
     site = TargetSite.objects.create(name="锁", start_urls=["http://127.0.0.1:9/"])
-    first, urls = scans.start(site, trigger="command")
-    assert first.status == "running" and urls
-    second, none = scans.start(site, trigger="schedule")
-    assert second.status == "skipped" and none == [] and f"#{first.pk}" in second.note
+    first, urls, token = scans.start(site, trigger="command")
+    assert first.status == "running" and urls and token
+    second, none, no_token = scans.start(site, trigger="schedule")
+    assert second.status == "skipped" and none == [] == list(no_token) and f"#{first.pk}" in second.note
     with pytest.raises(CommandError, match="still running"):
         call_command("scan", str(site.pk), stdout=io.StringIO())
     assert scans.finish(first.pk) and not scans.finish(first.pk)
     assert ScanRun.objects.filter(site=site, status="skipped").count() == 2
-    third, _ = scans.start(site)
+    third, _, _ = scans.start(site)
     assert third.status == "running"
     get_redis().delete(scans.get_crawler().frontier(third.pk).alive_key)  # its worker died an hour ago
-    fourth, _ = scans.start(site)
+    fourth, _, _ = scans.start(site)
     assert fourth.status == "running"
     third.refresh_from_db()
     assert third.status == "failed" and third.note.startswith("abandoned")

@@ -9,7 +9,7 @@ from tqdm import tqdm
 
 from crawler import scans
 from crawler.sites import SiteNotFound, find_site
-from crawler.tasks import enqueue_url
+from crawler.tasks import launch
 from tracker.core.models import ScanRun, ScanStatus
 
 
@@ -30,11 +30,9 @@ class Command(BaseCommand):
         except SiteNotFound as exc:
             raise CommandError(str(exc)) from exc
         try:
-            scan, urls = scans.start(site, max_pages=opts["max_pages"], trigger="command")
+            scan = launch(site, max_pages=opts["max_pages"], trigger="command")
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
-        for url in urls:
-            enqueue_url(scan.pk, url)
         if opts["wait"] and scan.status == ScanStatus.RUNNING:
             scan = wait_for(scan.pk, opts["timeout"], sys.stderr)
         self.stdout.write(json.dumps(scan.summary(), ensure_ascii=False, indent=1))
