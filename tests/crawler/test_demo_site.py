@@ -51,7 +51,7 @@ def test_sitemap_and_feed_carry_the_servers_address(demo):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_demo_step_finds_every_reprint(celery_worker, platform_stores, monkeypatch):
+def test_demo_step_finds_every_reprint(idle_worker, platform_stores, monkeypatch):
     from django.utils import timezone
 
     from tracker.core.engine import get_engine

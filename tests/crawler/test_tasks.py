@@ -1,4 +1,4 @@
-"""End to end through a real Celery worker (tests/conftest.py's celery_worker): add_site, scan
+"""End to end through a real Celery worker (tests/conftest.py's idle_worker): add_site, scan
 --wait, matches; one scan per site at a time; unchanged pages; whitelists; daily schedule."""
 
 import io
@@ -75,7 +75,7 @@ def scan(ref, *extra) -> dict:
     return json.loads(out.getvalue())
 
 
-def test_scan_through_workers_records_pages_outcomes_and_matches(celery_worker, site, work):
+def test_scan_through_workers_records_pages_outcomes_and_matches(idle_worker, site, work):
     copy_html = [reprint(CHAPTER)]
     serve_site(site, copy_html)
     out = io.StringIO()
@@ -132,7 +132,7 @@ def test_scan_through_workers_records_pages_outcomes_and_matches(celery_worker, 
     assert not match.still_matching and match.version_id == record["version_id"]
 
 
-def test_whitelisted_domain_gives_no_match(celery_worker, site, work):
+def test_whitelisted_domain_gives_no_match(idle_worker, site, work):
     serve_site(site, [reprint(CHAPTER)])
     WhitelistedDomain.objects.create(holder=work.holder, domain="127.0.0.1", note="licensed partner")
     out = io.StringIO()
