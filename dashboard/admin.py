@@ -48,6 +48,15 @@ def _attachment(content: bytes, content_type: str, filename: str) -> HttpRespons
     return response
 
 
+def _short_time(moment) -> str:
+    """A datetime as its local date for list columns, the full local time as a tooltip."""
+    if not moment:
+        return "—"
+    local = timezone.localtime(moment)
+    return format_html('<span title="{}">{}</span>', local.isoformat(sep=" ", timespec="seconds"),
+                       local.strftime("%Y-%m-%d"))
+
+
 def _badge(value: str, label: str) -> str:
     return format_html('<span class="dash-badge {}">{}</span>', value, label)
 
@@ -65,16 +74,16 @@ class MatchAdmin(HolderScopedAdmin):
     """The match list (filters, search, sort, bulk review, exports) and the evidence view."""
 
     holder_path = "work__holder"
-    list_display = ["evidence_link", "page", "work_link", "holder_name", "domain", "score_pct",
-                    "page_share", "status_badge", "first_seen", "last_seen"]
+    list_display = ["evidence_link", "page", "work_link", "holder_name", "score_pct",
+                    "status_badge", "first_seen_at", "last_seen_at"]
     list_display_links = ["evidence_link"]
     list_filter = ["review_status", FirstSeenRangeFilter, ScoreFilter, DomainFilter,
                    "still_matching",
                    ("work__holder", admin.RelatedOnlyFieldListFilter),
                    ("work", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["url", "title", "work__title", "work__reference"]
-    sortable_by = ["evidence_link", "score_pct", "page_share", "first_seen", "last_seen",
-                   "domain", "status_badge"]
+    sortable_by = ["evidence_link", "score_pct", "first_seen_at", "last_seen_at",
+                   "status_badge", "work_link", "holder_name"]
     ordering = ["-last_seen", "-pk"]
     list_per_page = 50
     actions = ["mark_confirmed", "mark_false_positive", "mark_licensed", "draft_notice"]
@@ -102,13 +111,17 @@ class MatchAdmin(HolderScopedAdmin):
     def score_pct(self, obj):
         return f"{round(obj.score * 100)}%"
 
-    @admin.display(description=gettext_lazy("of the page"), ordering="containment_page")
-    def page_share(self, obj):
-        return f"{round(obj.containment_page * 100)}%"
-
     @admin.display(description=gettext_lazy("review status"), ordering="review_status")
     def status_badge(self, obj):
         return _badge(obj.review_status, obj.get_review_status_display())
+
+    @admin.display(description=gettext_lazy("first seen"), ordering="first_seen")
+    def first_seen_at(self, obj):
+        return _short_time(obj.first_seen)
+
+    @admin.display(description=gettext_lazy("last seen"), ordering="last_seen")
+    def last_seen_at(self, obj):
+        return _short_time(obj.last_seen)
 
     def get_list_display(self, request):
         columns = list(super().get_list_display(request))
@@ -214,7 +227,8 @@ class MatchAdmin(HolderScopedAdmin):
 
     def changelist_view(self, request, extra_context=None):
         query = request.GET.urlencode()
-        extra_context = {**(extra_context or {}), "export_query": f"?{query}" if query else ""}
+        extra_context = {**(extra_context or {}), "export_query": f"?{query}" if query else "",
+                         "title": _("Matches found")}
         return super().changelist_view(request, extra_context)
 
     # -- bulk actions -----------------------------------------------------------------------

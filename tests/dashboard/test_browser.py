@@ -108,6 +108,11 @@ def test_pages_read_in_chinese(scenario, open_page, browser_login, screenshot):
     assert "抓取时保存的网页文字" in page.inner_text("#dash-evidence")
     screenshot(page, "evidence-zh-hans")
 
+    page.goto("/core/match/")
+    assert page.inner_text("#content h1") == "发现的匹配"
+    assert page.locator("#result_list tbody tr").count() == 3
+    screenshot(page, "match-list-zh-hans")
+
 
 def test_holder_sees_only_its_own(scenario, open_page, browser_login):
     page = open_page("en")
