@@ -34,8 +34,10 @@ class EngineConfig:
     - max_candidates: at most this many works (most hits first) are verified per query.
 
     Verification (alignment of page letters against work letters):
-    - seed_k: letters per exact seed k-gram; max_gap: letters allowed between seeds on one
-      diagonal of a passage; max_shift: diagonal drift (letters) merged into one passage.
+    - seed_k: letters per exact seed k-gram; seed_stride: the page's k-grams are looked up at
+      every seed_stride-th position (the work's are all indexed), then runs are extended
+      letter by letter; max_gap: letters allowed between seeds on one diagonal of a passage;
+      max_shift: diagonal drift (letters) merged into one passage.
     - min_passage_letters: a passage shorter than this (letters) is dropped.
     - min_matched_letters: a match needs at least this many page letters covered.
     - min_score: and at least this overall score (0..1).
@@ -69,6 +71,7 @@ class EngineConfig:
     min_window_hits: int = 1
     max_candidates: int = 20
     seed_k: int = 8
+    seed_stride: int = 4
     max_gap: int = 24
     max_shift: int = 12
     min_passage_letters: int = 24
@@ -97,6 +100,8 @@ class EngineConfig:
             raise ValueError("anchor_k must be in [1, 12] and seed_k in [4, 12]")
         if not self.anchor_k <= self.short_k <= min(12, 2 * self.anchor_k):
             raise ValueError("short_k must be in [anchor_k, min(12, 2 * anchor_k)]")
+        if not 1 <= self.seed_stride <= self.seed_k:
+            raise ValueError("seed_stride must be in [1, seed_k]")
         if self.query_sparsity < 1 or self.short_radius < 1:
             raise ValueError("query_sparsity and short_radius must be at least 1")
         if self.probe not in (0, 1, 2):

@@ -130,7 +130,7 @@ class Engine:
         keys = self.quantizer.keys(letters.codes, starts, hashes).tolist()
         out = list(zip(keys, range(len(keys)), strict=True))
         if len(letters) < c.short_text_letters:
-            extra = short.tolist()
+            extra = np.unique(short).tolist()
             out.extend(zip(extra, range(len(keys), len(keys) + len(extra)), strict=True))
         return out
 
@@ -262,7 +262,7 @@ class Engine:
             return None
         c = self.config
         aln = align(letters.codes, prep.seeds, c.max_gap, c.max_shift, c.min_passage_letters,
-                    c.max_seed_repeats)
+                    c.max_seed_repeats, c.seed_stride)
         n_work = prep.seeds.n_letters
         need = max(c.min_text_letters, min(c.min_matched_letters, int(0.8 * n_work)))
         if aln.page_covered < need:

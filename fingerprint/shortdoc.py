@@ -24,8 +24,8 @@ SHORT_KEY_BIT = np.uint64(1 << 63)
 def short_keys(grams: np.ndarray, gram_k: int, positions: np.ndarray, k: int = 10
                ) -> np.ndarray:
     """Keys of the exact k-grams starting at ``positions`` (winnowing selections, see
-    ``fingerprint.windows.local_minima``) -> sorted unique uint64 array: the k-gram's 5-bit
-    letter codes (so under 2**60) with bit 63 set.
+    ``fingerprint.windows.local_minima``) -> uint64 array (in position order, repeats kept):
+    the k-gram's 5-bit letter codes (so under 2**60) with bit 63 set.
 
     grams: the sequence's gram_k-gram codes (``kgram_codes(codes, gram_k)``); each k-gram
     (gram_k <= k <= 2 * gram_k) is assembled from two overlapping gram_k-grams at the selected
@@ -38,4 +38,4 @@ def short_keys(grams: np.ndarray, gram_k: int, positions: np.ndarray, k: int = 1
     p = positions[positions + tail < len(grams)]
     low = grams[p + tail] & ((1 << (5 * tail)) - 1)
     chosen = (grams[p] << (5 * tail)) | low
-    return np.unique(chosen.astype(np.uint64) | SHORT_KEY_BIT)
+    return chosen.astype(np.uint64) | SHORT_KEY_BIT

@@ -1,14 +1,15 @@
 """Verification: align a page's letters against a work's letters and measure containment.
 
 Seed-and-extend (the scheme of BLAST, Altschul et al. 1990, on letter k-grams): every exact
-k-gram shared by page and work is a seed (i in the page, j in the work, diagonal d = j - i).
+k-gram shared by page and work is a seed (i in the page, j in the work, diagonal d = j - i);
+the page is sampled every ``seed_stride`` positions, the work completely.
 Seeds on one diagonal no more than ``max_gap`` letters apart form a run (a substituted letter
 only breaks the k-grams that contain it); runs shorter than 1.5 k letters are dropped as chance
 seeds (repeated names, stock phrases); runs whose page and work gaps are both within
 [-max_shift, max_gap] chain into one passage (insertions and deletions of up to max_gap
 letters); letters a run shares with its chain on either side (a phrase repeated in the page or
-the work) count once. Overlapping passages on the page keep the longest. Matched letters are the letters
-inside seeds, so substituted letters are not counted.
+the work) count once. Overlapping passages on the page keep the longest. Matched letters are
+the equal letters along each run's diagonal, so substituted letters are not counted.
 """
 
 from __future__ import annotations
@@ -26,15 +27,20 @@ class SeedIndex:
 
     codes: sorted int64 k-gram codes (n - k + 1,); positions: their letter positions (int64);
     repeats: for each sorted entry, how many equal codes start there (int64; meaningful at the
-    first entry of each group of equal codes); n_letters: letters in the work; k: k-gram
+    first entry of each group of equal codes); letters: the work's letter codes (n,); k: k-gram
     length in letters.
     """
 
     codes: np.ndarray
     positions: np.ndarray
     repeats: np.ndarray
-    n_letters: int
+    letters: np.ndarray
     k: int
+
+    @property
+    def n_letters(self) -> int:
+        """Letters in the work."""
+        return len(self.letters)
 
     @classmethod
     def build(cls, codes: np.ndarray, k: int) -> SeedIndex:
@@ -45,7 +51,7 @@ class SeedIndex:
         first = np.flatnonzero(np.diff(sorted_grams, prepend=-1, append=-1) != 0)
         repeats = np.zeros(len(grams) + 1, dtype=np.int64)
         repeats[first[:-1]] = np.diff(first)
-        return cls(sorted_grams, order.astype(np.int64), repeats, len(codes), k)
+        return cls(sorted_grams, order.astype(np.int64), repeats, codes, k)
 
 
 @dataclass(frozen=True)
@@ -96,19 +102,44 @@ def _union_length(starts: list[int], ends: list[int]) -> int:
     return total
 
 
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenation of arange(start, start + length) for each pair (int64 arrays)."""
+    total = int(lengths.sum())
+    offsets = np.repeat(np.cumsum(lengths) - lengths - starts, lengths)
+    return np.arange(total) - offsets
+
+
+def _extension(page: np.ndarray, work: np.ndarray, edge: np.ndarray, d: np.ndarray,
+               step: int, reach: int) -> np.ndarray:
+    """How many letters (0..reach) each run extends from page position ``edge`` in direction
+    ``step`` (-1 left, +1 right) while page and work letters on its diagonal d stay equal."""
+    t = edge[:, None] + step * np.arange(reach)[None, :]
+    ok = (t >= 0) & (t < len(page)) & (t + d[:, None] >= 0) & (t + d[:, None] < len(work))
+    tc = np.where(ok, t, 0)
+    ok &= page[tc] == work[np.where(ok, t + d[:, None], 0)]
+    return np.cumprod(ok, axis=1).sum(axis=1)
+
+
 def align(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, max_shift: int = 12,
-          min_passage: int = 24, max_repeats: int = 16) -> Alignment:
+          min_passage: int = 24, max_repeats: int = 16, seed_stride: int = 4) -> Alignment:
     """Align page letter codes (n,) against a prepared work; see the module docstring.
 
+    Seeds are taken at every ``seed_stride``-th page position only (every work k-gram is
+    indexed, so any exact match of k + seed_stride - 1 letters still has a seed); runs are then
+    extended letter by letter to their true ends, and a run's matched letters are counted by
+    comparing page and work letters along its diagonal.
     Returns an Alignment (empty passages when nothing is shared). Passages with fewer than
     ``min_passage`` matched letters are dropped.
     """
     k = work.k
     if len(work.codes) == 0:
         return EMPTY
-    i, j = seed_pairs(kgram_codes(page_codes, k), work, max_repeats)
+    grams = kgram_codes(page_codes, k)
+    sampled = np.arange(0, len(grams), seed_stride)
+    i, j = seed_pairs(grams[sampled], work, max_repeats)
     if len(i) == 0:
         return EMPTY
+    i = sampled[i]
     d = j - i
     order = np.lexsort((i, d))
     i, d = i[order], d[order]
@@ -116,16 +147,20 @@ def align(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, max_shift:
     new_run[1:] = (d[1:] != d[:-1]) | (i[1:] - i[:-1] > max_gap)
     first = np.flatnonzero(new_run)
     last = np.append(first[1:], len(i)) - 1
-    # matched letters of a run: the union of its seeds [i, i + k), seeds sorted by i
-    step = np.minimum(np.diff(i, append=0), k)
-    step[last] = k
-    cover = np.add.reduceat(step, first)
-    ps, pe = i[first], i[last] + k
+    d = d[first]
+    wcodes = work.letters
+    reach = seed_stride - 1
+    ps = i[first] - _extension(page_codes, wcodes, i[first] - 1, d, -1, reach)
+    pe = i[last] + k + _extension(page_codes, wcodes, i[last] + k, d, 1, reach)
     keep = np.flatnonzero(pe - ps >= k + k // 2)
     if len(keep) == 0:
         return EMPTY
-    runs = sorted(zip(ps[keep].tolist(), pe[keep].tolist(), d[first[keep]].tolist(),
-                      cover[keep].tolist(), strict=True))
+    ps, pe, d = ps[keep], pe[keep], d[keep]
+    # matched letters of a run: equal letters along its diagonal (substitutions not counted)
+    idx = _ranges(ps, pe - ps)
+    equal = page_codes[idx] == wcodes[idx + np.repeat(d, pe - ps)]
+    cover = np.add.reduceat(equal, np.cumsum(pe - ps) - (pe - ps))
+    runs = sorted(zip(ps.tolist(), pe.tolist(), d.tolist(), cover.tolist(), strict=True))
     chains: list[list[int]] = []  # [page_start, page_end, work_start, work_end, matched]
     for s, e, dd, cov in runs:
         ws, we = s + dd, e + dd

@@ -15,6 +15,7 @@ import numpy as np
 
 _MIX1 = np.uint64(0x9E3779B97F4A7C15)
 _MIX2 = np.uint64(0xBF58476D1CE4E5B9)
+_MAX64 = np.uint64(2**64 - 1)
 
 
 def kgram_codes(codes: np.ndarray, k: int) -> np.ndarray:
@@ -52,7 +53,7 @@ def local_minima(hashes: np.ndarray, radius: int) -> np.ndarray:
     1 / (2 * radius + 1)). A position selected with radius R is also selected with any radius
     r < R, so a sparser selection on the query side is a subset of a denser one on the index
     side."""
-    pad = np.full(radius, np.iinfo(np.uint64).max, dtype=np.uint64)
+    pad = np.full(radius, _MAX64, dtype=np.uint64)
     local_min = sliding_min(np.concatenate([pad, hashes, pad]), 2 * radius + 1)
     return np.flatnonzero(hashes == local_min).astype(np.int64)
 

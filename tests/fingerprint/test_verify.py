@@ -73,3 +73,24 @@ def test_different_chapters_share_no_passage(chapters):
 def test_short_page_or_work_gives_an_empty_alignment():
     aln = align(codes_of("你好"), SeedIndex.build(codes_of("你好世界"), 8))
     assert aln.passages == [] and aln.page_covered == 0
+
+
+def test_a_stock_phrase_repeated_in_the_page_does_not_add_up_to_a_passage(daily):
+    # found by bench.run: "有中国特色的社会主义文化" twice in a page, once in the work, chained
+    # into a 26-letter "passage"; shared letters now count once
+    phrase = "建设有中国特色的社会主义文化"
+    work = codes_of(daily["news"][0][:600] + phrase + daily["news"][0][600:1200])
+    page = codes_of(daily["news"][1][:300] + phrase + "的标准，经过三层过滤。其次是指" + phrase[2:]
+                    + daily["news"][1][300:600])
+    aln = align(page, SeedIndex.build(work, 8), min_passage=24)
+    assert aln.passages == [] and aln.page_covered == 0
+
+
+def test_sampled_seeds_give_the_same_coverage_as_every_seed(chapters):
+    work = codes_of(chapters[0]["text"])
+    page = work[500:3500].copy()
+    page[::33] = (page[::33] + 1) % 26
+    full = align(page, SeedIndex.build(work, 8), seed_stride=1)
+    sampled = align(page, SeedIndex.build(work, 8), seed_stride=4)
+    assert sampled.passages == full.passages
+    assert sampled.page_covered == full.page_covered == len(page) - len(page[::33])
