@@ -43,14 +43,15 @@ def whitelisted(domain: str, holder_ids) -> set[int]:
 
 
 def main_section(work: Work, passages: list[dict]) -> str:
-    """Title of the work's section holding most matched characters ('' when none)."""
-    if not work.sections:
-        return ""
+    """Title of the work's section (chapter) holding most matched characters ('' when none):
+    each passage's characters are credited to the sections they overlap (a passage's edges are
+    approximate and may spill a few characters into the neighbouring chapter)."""
     chars: Counter = Counter()
     for p in passages:
-        section = work.section_at(p["work_start"])
-        if section:
-            chars[section["title"]] += p["work_end"] - p["work_start"]
+        for section in work.sections or []:
+            overlap = min(p["work_end"], section["end"]) - max(p["work_start"], section["start"])
+            if overlap > 0:
+                chars[section["title"]] += overlap
     return chars.most_common(1)[0][0] if chars else ""
 
 

@@ -187,3 +187,15 @@ def test_commands_reject_bad_input(platform_stores):
     with pytest.raises(CommandError, match="not a date"):
         call_command("matches", "--since", "yesterday", stdout=io.StringIO())
     assert TargetSite.objects.count() == 1
+
+
+def test_main_section_credits_overlaps(platform_stores):
+    from crawler.matching import main_section
+
+    holder = RightsHolder.objects.create(name="章节")
+    work = Work(holder=holder, reference="N", title="N", sections=[
+        {"title": "第一回", "start": 0, "end": 100}, {"title": "第二回", "start": 100, "end": 300}])
+    # starts 4 characters before chapter 2, as engine passages may
+    assert main_section(work, [{"page_start": 0, "page_end": 196, "work_start": 96, "work_end": 292}]) == "第二回"
+    assert main_section(work, []) == ""
+    assert main_section(Work(holder=holder, reference="M", title="M"), [{"work_start": 0, "work_end": 5}]) == ""
