@@ -24,7 +24,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from dashboard import exports, notices, report, workflow
-from dashboard.evidence import evidence_context
+from dashboard.evidence import evidence_context, web_href
 from dashboard.filters import DomainFilter, FirstSeenRangeFilter, ScoreFilter
 from dashboard.models import (
     NOTICE_TRANSITIONS,
@@ -97,7 +97,7 @@ class MatchAdmin(HolderScopedAdmin):
     def page(self, obj):
         return format_html('<a class="dash-url" href="{}" target="_blank" rel="noopener '
                            'noreferrer">{}</a><br><span class="dash-muted">{}</span>',
-                           obj.url, obj.title or obj.url, obj.url if obj.title else "")
+                           web_href(obj.url), obj.title or obj.url, obj.url if obj.title else "")
 
     @admin.display(description=gettext_lazy("work"), ordering="work__title")
     def work_link(self, obj):

@@ -17,11 +17,18 @@ PAGE_CONTEXT_CHARS = 2_000  # else: characters kept around each passage
 WORK_CONTEXT_CHARS = 400  # characters of the work kept around each passage
 
 
+def web_href(url: str) -> str:
+    """``url`` when it is an http(s) URL, else "" (a crawled page's URL is shown as text but
+    never linked as ``javascript:`` or ``data:``)."""
+    return url if url.lower().startswith(("http://", "https://")) else ""
+
+
 def evidence_context(match) -> dict:
     """Template context for ``match`` (a core Match).
 
     Returns:
-        dict: ``match``, ``evidence`` (sources.Evidence), ``page_segments`` and
+        dict: ``match``, ``page_href`` (the URL to link, "" unless http(s)), ``evidence``
+        (sources.Evidence), ``page_segments`` and
         ``work_segments`` (lists of highlight.Segment), ``sentences`` (scores in words),
         ``sections`` (chapter titles matched), ``passage_count``, ``history`` (page versions,
         each with ``current``), ``hash_ok`` (the text's SHA-256 equals the hash stored at
@@ -51,6 +58,7 @@ def evidence_context(match) -> dict:
     stored_hash = version.get("text_hash")
     return {
         "match": match,
+        "page_href": web_href(match.url),
         "evidence": evidence,
         "page_segments": page_segments,
         "work_segments": work_segments,

@@ -86,3 +86,12 @@ def test_formula_cells_are_neutralized(value):
 def test_plain_cells_are_kept():
     assert safe("https://a.example/") == "https://a.example/"
     assert safe(0.5) == 0.5
+
+
+@pytest.mark.parametrize("url,href", [
+    ("https://a.example/x", "https://a.example/x"), ("HTTP://A.example/", "HTTP://A.example/"),
+    ("javascript:alert(1)", ""), ("data:text/html,<b>x</b>", "")])
+def test_only_web_urls_become_links(url, href):
+    from dashboard.evidence import web_href
+
+    assert web_href(url) == href
