@@ -375,6 +375,42 @@ def precision_grid(data: dict, n_queries: int, seed: int = 5) -> None:
                   f"{false:3d}  excerpt positives lost {n_queries - found:3d}")
 
 
+def length_grid(data: dict, n_queries: int, seed: int = 9) -> None:
+    """Recall and false matches of short works by length: for each length L (characters),
+    n_queries People's Daily texts cut to L characters are indexed next to the usual works;
+    queries are each copied inside a portal page (site edit), with 3% substitutions, and with
+    5% homophones + traditional script; negatives are other texts of length L in a portal
+    page. Prints one line per L."""
+    half = len(data["filler"]) // 2
+    texts = group(data["filler"][half:], 320, 10**9)  # disjoint from the editor's page noise
+    rng = random.Random(seed)
+    rng.shuffle(texts)
+    editor = Editor(seed, data["filler"][:half])
+    for length in (30, 50, 80, 120, 150, 200, 300):
+        engine = Engine(MemoryIndex(), MemoryWorkStore(), EngineConfig())
+        for wid, text in data["novel_works"] + data["news_works"]:
+            engine.add_work(wid, text)
+        works = [(f"L{length}-{i}", t[:length]) for i, t in enumerate(texts[:n_queries])]
+        negs = [t[:length] for t in texts[n_queries:2 * n_queries]]
+        for wid, text in works:
+            engine.add_work(wid, text)
+        recall = {}
+        for edit in ("site", "sub3", "homo5+trad"):
+            found = 0
+            for wid, text in works:
+                q = {"site": lambda t: editor.site(t),
+                     "sub3": lambda t: editor.site(editor.substitute(t, 0.03)),
+                     "homo5+trad": lambda t: editor.site(editor.traditional(
+                         editor.homophones(t, 0.05)))}[edit](text)
+                found += wid in {m.work_id for m in engine.match(q)}
+            recall[edit] = found / len(works)
+        false = sum(len(engine.match(editor.site(t))) for t in negs)
+        letters = sum(len(engine.letters(t)) for _, t in works) / len(works)
+        print(f"  {length:4d} chars ({letters:5.1f} letters): recall " +
+              "  ".join(f"{k} {v:.2f}" for k, v in recall.items()) +
+              f"   false matches {false} / {len(negs)} negatives", flush=True)
+
+
 def summary(name: str, r: dict) -> str:
     rec = r["recall"]
     worst = min(rec, key=rec.get)
@@ -396,6 +432,7 @@ def main(argv=None):
     ap.add_argument("--queries", type=int, default=40)
     ap.add_argument("--set", action="append", default=[], help="override: name=value")
     ap.add_argument("--precision", action="store_true", help="threshold grid (precision_grid)")
+    ap.add_argument("--lengths", action="store_true", help="short works by length (length_grid)")
     args = ap.parse_args(argv)
     data = load(args.novels, args.per_novel, args.news, args.short)
     base = EngineConfig()
@@ -408,6 +445,9 @@ def main(argv=None):
           f"{len(data['short_negatives'])} short", flush=True)
     if args.precision:
         precision_grid(data, args.queries)
+        return
+    if args.lengths:
+        length_grid(data, args.queries)
         return
     if args.sweep:
         for override in SWEEPS[args.sweep]:

@@ -152,7 +152,8 @@ class Engine:
         the postings are indexed; if indexing fails, the work is removed from index and store
         and the error re-raised, so no postings of it remain.
         Raises ValueError on an empty work_id, TypeError when text is not a str,
-        EmptyTextError (a ValueError) when the text has no letters, TextTooLargeError (a
+        EmptyTextError (a ValueError) when the text has no letters or fewer than
+        ``min_text_letters`` (such a work could never be matched), TextTooLargeError (a
         ValueError) when it is longer than ``max_text_chars``; nothing is stored then.
         """
         if not isinstance(work_id, str) or not work_id:
@@ -160,6 +161,10 @@ class Engine:
         letters = self.letters(text)
         if len(letters) == 0:
             raise EmptyTextError(f"work {work_id!r}: text has no letters (no Han or Latin text)")
+        if len(letters) < self.config.min_text_letters:
+            raise EmptyTextError(
+                f"work {work_id!r}: only {len(letters)} letters; a work needs at least "
+                f"min_text_letters={self.config.min_text_letters} to ever be matched")
         postings = self.postings(letters)
         record = {
             "text": text,

@@ -124,7 +124,7 @@ def test_version_and_letters_are_recorded_with_each_work(engine, chapters):
 
 
 def test_empty_and_letterless_texts_raise_and_index_nothing(engine):
-    for text in ("", "１２３４。，！", "    "):
+    for text in ("", "１２３４。，！", "    ", "床前明月光，疑是地上霜。举头望明月，低头思故乡。"):
         with pytest.raises(EmptyTextError):
             engine.add_work("w", text)
     assert issubclass(EmptyTextError, ValueError)
