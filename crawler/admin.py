@@ -7,6 +7,7 @@ there; "Scan now" starts a run through the workers at once.
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
 from django.urls import reverse
 from django.utils.html import format_html
@@ -18,10 +19,37 @@ from tracker.core.admin import HolderScopedAdmin
 from tracker.core.models import ScanRun, ScanStatus, TargetSite, WhitelistedDomain
 
 
+class LinesField(forms.CharField):
+    """A list of strings edited as one item per line (the model keeps a JSON list)."""
+
+    widget = forms.Textarea(attrs={"rows": 4, "cols": 80})
+
+    def prepare_value(self, value):
+        return "\n".join(value) if isinstance(value, list) else value
+
+    def to_python(self, value):
+        return [line.strip() for line in (value or "").splitlines() if line.strip()]
+
+
+class TargetSiteForm(forms.ModelForm):
+    """Start URLs, allowed domains and path patterns one per line."""
+
+    start_urls = LinesField(label=_("start URLs"), help_text=_("Pages, sitemaps or RSS/Atom feeds, one per line."))
+    allowed_domains = LinesField(label=_("allowed domains"), required=False,
+                                 help_text=_("One host per line; empty: the start URLs' hosts."))
+    path_patterns = LinesField(label=_("path patterns"), required=False,
+                               help_text=_("Regular expressions, one per line; empty: every path."))
+
+    class Meta:
+        model = TargetSite
+        fields = "__all__"
+
+
 @admin.register(TargetSite)
 class TargetSiteAdmin(admin.ModelAdmin):
     """Target sites: what to crawl and how politely; actions start a scan or toggle the schedule."""
 
+    form = TargetSiteForm
     list_display = ["name", "enabled", "first_start_url", "max_pages", "max_depth", "delay_seconds",
                     "last_scan"]
     list_filter = ["enabled"]

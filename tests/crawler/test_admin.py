@@ -26,6 +26,18 @@ def test_staff_pages_and_scan_now(staff, platform_stores):
     run = ScanRun.objects.get(site=site)
     assert run.trigger == "admin" and run.status == "running"
     assert staff.get("/core/scanrun/").status_code == 200
+    added = staff.post("/core/targetsite/add/", {
+        "name": "新站", "start_urls": "http://news.example.cn/\nhttp://news.example.cn/rss.xml\n",
+        "allowed_domains": "", "path_patterns": "^/news/\n[", "max_depth": 3, "max_pages": 100,
+        "delay_seconds": 2, "enabled": "on", "notes": ""})
+    assert list(added.context["adminform"].form.errors) == ["path_patterns"]  # "[" is no regex
+    staff.post("/core/targetsite/add/", {
+        "name": "新站", "start_urls": "http://news.example.cn/\nhttp://news.example.cn/rss.xml\n",
+        "allowed_domains": "", "path_patterns": "^/news/", "max_depth": 3, "max_pages": 100,
+        "delay_seconds": 2, "enabled": "on", "notes": ""})
+    new = TargetSite.objects.get(name="新站")
+    assert new.start_urls == ["http://news.example.cn/", "http://news.example.cn/rss.xml"]
+    assert new.allowed_domains == ["news.example.cn"] and new.periodic_task is not None
     staff.post("/core/scanrun/", {"action": "cancel", "_selected_action": [run.pk]})
     from crawler import scans
 
