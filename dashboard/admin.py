@@ -7,14 +7,17 @@ users only their holder's rows, and any other id answers 404, in lists, pages an
 
 from __future__ import annotations
 
-from importlib.util import find_spec
-
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
-from django.http import HttpResponse, HttpResponseBadRequest, HttpResponseRedirect
+from django.http import (
+    HttpResponse,
+    HttpResponseBadRequest,
+    HttpResponseRedirect,
+    StreamingHttpResponse,
+)
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -33,13 +36,9 @@ from dashboard.models import (
     NoticeStatus,
     TakedownNotice,
 )
-from tracker.core.admin import HolderScopedAdmin
+from tracker.core.admin import HolderScopedAdmin  # also registers the core pages first
 from tracker.core.models import Match, ReviewStatus
 from tracker.core.scoping import sees_all
-
-# The core app registers its admin pages first; this module then takes over the match page.
-if find_spec("tracker.core.admin"):
-    import tracker.core.admin  # noqa: F401
 
 
 def _attachment(content: bytes, content_type: str, filename: str) -> HttpResponse:
@@ -219,8 +218,10 @@ class MatchAdmin(HolderScopedAdmin):
         queryset = changelist.get_queryset(request).select_related("work", "work__holder")
         stamp = timezone.localtime().strftime("%Y%m%d-%H%M")
         if fmt == "csv":
-            return _attachment(exports.to_csv(queryset.iterator()), "text/csv; charset=utf-8",
-                               f"matches-{stamp}.csv")
+            response = StreamingHttpResponse(exports.csv_chunks(queryset.iterator()),
+                                             content_type="text/csv; charset=utf-8")
+            response["Content-Disposition"] = f'attachment; filename="matches-{stamp}.csv"'
+            return response
         return _attachment(exports.to_xlsx(queryset.iterator()),
                            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
                            f"matches-{stamp}.xlsx")

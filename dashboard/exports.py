@@ -51,14 +51,20 @@ def safe(value):
     return value
 
 
-def to_csv(matches: Iterable) -> bytes:
-    """CSV bytes: UTF-8 with a byte-order mark (so Excel reads Chinese), a heading row first."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(columns())
+class _Line:
+    """A file-like sink for csv.writer that hands back what was written."""
+
+    def write(self, text: str) -> str:
+        return text
+
+
+def csv_chunks(matches: Iterable) -> Iterator[bytes]:
+    """The CSV as a stream of UTF-8 byte chunks, one per row, the first with a byte-order mark
+    (so Excel reads Chinese) and the heading row; rows are read from ``matches`` lazily."""
+    writer = csv.writer(_Line())
+    yield ("\ufeff" + writer.writerow(columns())).encode("utf-8")
     for row in rows(matches):
-        writer.writerow([safe(value) for value in row])
-    return buffer.getvalue().encode("utf-8-sig")
+        yield writer.writerow([safe(value) for value in row]).encode("utf-8")
 
 
 def to_xlsx(matches: Iterable) -> bytes:
