@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fingerprint import Engine, EngineConfig  # noqa: E402
+from fingerprint import EmptyTextError, Engine, EngineConfig  # noqa: E402
 from fingerprint.index import MemoryIndex  # noqa: E402
 from fingerprint.store import MemoryWorkStore  # noqa: E402
 
@@ -375,25 +375,29 @@ def precision_grid(data: dict, n_queries: int, seed: int = 5) -> None:
                   f"{false:3d}  excerpt positives lost {n_queries - found:3d}")
 
 
-def length_grid(data: dict, n_queries: int, seed: int = 9) -> None:
+def length_grid(data: dict, n_queries: int, config: EngineConfig, seed: int = 9) -> None:
     """Recall and false matches of short works by length: for each length L (characters),
     n_queries People's Daily texts cut to L characters are indexed next to the usual works;
     queries are each copied inside a portal page (site edit), with 3% substitutions, and with
     5% homophones + traditional script; negatives are other texts of length L in a portal
-    page. Prints one line per L."""
+    page. Works the engine refuses (too few letters) count as not found. Prints one line per
+    L."""
     half = len(data["filler"]) // 2
     texts = group(data["filler"][half:], 320, 10**9)  # disjoint from the editor's page noise
     rng = random.Random(seed)
     rng.shuffle(texts)
     editor = Editor(seed, data["filler"][:half])
     for length in (30, 50, 80, 120, 150, 200, 300):
-        engine = Engine(MemoryIndex(), MemoryWorkStore(), EngineConfig())
+        engine = Engine(MemoryIndex(), MemoryWorkStore(), config)
         for wid, text in data["novel_works"] + data["news_works"]:
             engine.add_work(wid, text)
         works = [(f"L{length}-{i}", t[:length]) for i, t in enumerate(texts[:n_queries])]
         negs = [t[:length] for t in texts[n_queries:2 * n_queries]]
         for wid, text in works:
-            engine.add_work(wid, text)
+            try:
+                engine.add_work(wid, text)
+            except EmptyTextError:
+                pass
         recall = {}
         for edit in ("site", "sub3", "homo5+trad"):
             found = 0
@@ -447,7 +451,7 @@ def main(argv=None):
         precision_grid(data, args.queries)
         return
     if args.lengths:
-        length_grid(data, args.queries)
+        length_grid(data, args.queries, base)
         return
     if args.sweep:
         for override in SWEEPS[args.sweep]:

@@ -1,4 +1,33 @@
-"""Engine parameters (EngineConfig) with the defaults chosen by ``bench/tune_engine.py``."""
+"""Engine parameters (EngineConfig) with the defaults chosen by ``bench/tune_engine.py``.
+
+Why these defaults (``.venv/bin/python bench/tune_engine.py --queries 30 --sweep NAME``; 300
+novel chapters, 150 news and 150 short People's Daily texts indexed; 30 queries per edit and
+set, 12 edits including a 300-character excerpt with 3% substitutions; 190 negatives; "p10
+hits" = 10th percentile over queries of the source work's key hits, the recall margin; keys =
+lookups per 1,000 page characters). Recall saturates at 1.00 for most settings, so the choice
+is made on the margin and on the lookups a page costs:
+
+- window_letters (probe 0, sparsity 2): 24: p10 34.3, 94 keys; 32: 25.2, 85 keys, recall
+  1.000; 40: 20.2, recall 0.997; 48: 16.3, 0.994 (news excerpt+3% 0.90); 64: 11.4, 0.988.
+  32 is the largest window that keeps every edit at 1.00.
+- probe (W=32): 0: p10 25.2 with 85 keys; 1: 26.4 with 380; 2: 27.0 with 1,958. Probing the
+  quantization-boundary neighbours buys 5% more hits for 4.5x the lookups; small overlapping
+  windows already absorb the flips, so probing is off by default (kept as an option).
+- levels (W=32): 2: p10 25.2; 3: 24.4; 4: 24.1. More levels only add boundaries to flip.
+- letters: 19 (no a, e, i, o, p, u, v): 25.2; 16: 25.3; 11: 25.6 but 1.2 candidates per query
+  instead of 0.9; all 23 pinyin initials: 25.0.
+- anchor_bits (W=48): 0: 16 candidates per query to verify, 2 false matches; 8: 1.3; 16: 0.9.
+- query_sparsity (W=48): 1: p10 32.0; 2: 17.2; 3: 11.1 (recall 0.997); 4: 8.3 (0.995).
+- window_mode "fixed" (Daguan): mean recall 0.695, excerpt 0.00; "content": 0.998.
+- short_radius (``--lengths``, by page radius = 2 x short_radius): 3: 120-character texts
+  1.00 on every edit, 92 keys per 1,000 page characters; 5: 0.98 with 3% substitutions, 60
+  keys; 8: 0.97, 45 keys; 150 characters and more 1.00 with all three. 5: a third fewer
+  lookups on every page for a 2% loss on texts shorter than the 150-character target.
+- min_matched_letters: 32, 48, 64 recall 1.00; 96 loses short texts (0.93). Verification
+  alone (``--precision``: 230 negatives aligned against every chapter of their novel or 40
+  works): the best false pair matches 30 letters, the worst true 300-character excerpt
+  (2% substituted, 5% homophones, traditional) 211: the 48-letter threshold sits between.
+"""
 
 from __future__ import annotations
 
@@ -50,8 +79,9 @@ class EngineConfig:
     - min_text_letters: pages with fewer letters get no matches, works with fewer letters are
       refused (EmptyTextError), and a match needs at least this many matched letters. Measured
       (``bench/tune_engine.py --lengths``, People's Daily texts inside a portal page, 60 per
-      length, no false match at any length): 120 characters and more: recall 1.00 (exact,
-      3% substituted, 5% homophones + traditional); 80: 0.78-0.92; 50: 0.43-0.55; 30: 0.
+      length, no false match at any length): 150 characters and more: recall 1.00 (exact,
+      3% substituted, 5% homophones + traditional); 120: 0.98-1.00; 80: 0.73-0.92;
+      50: 0.38-0.52; 30: 0 (refused as a work).
 
     Limits:
     - max_text_chars: add_work and match raise TextTooLargeError on longer texts (characters).
@@ -62,6 +92,11 @@ class EngineConfig:
     - query_sparsity: pages select window starts and short-text k-grams with this many times
       the works' winnowing radius; their selection inside a copied passage is then a subset of
       the work's (fewer lookups per page, same hits). Ignored in "fixed" mode.
+    - dense_page_letters: pages with fewer letters select as densely as works (sparsity 1):
+      twice the lookups on a short page is cheap, and a short page is where a copied text has
+      the fewest windows (a 300-character excerpt with 3% substituted in a 1,500-character
+      page: 1 miss in 40 with sparsity 2, none with 1). Kept at 1,000 letters (about 1,150
+      characters) so that ordinary news pages keep the sparse, cheaper selection.
     """
 
     window_mode: str = "content"
@@ -84,8 +119,9 @@ class EngineConfig:
     max_seed_repeats: int = 16
     short_text_letters: int = 600
     short_k: int = 10
-    short_radius: int = 3
+    short_radius: int = 5
     query_sparsity: int = 2
+    dense_page_letters: int = 1000
     min_text_letters: int = 40
     max_text_chars: int = 10_000_000
 

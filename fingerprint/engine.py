@@ -135,11 +135,12 @@ class Engine:
         return out
 
     def query_keys(self, letters: Letters) -> list[int]:
-        """Keys a page looks up (duplicates possible): exact and probed window keys, and k-gram keys (both
-        selected ``query_sparsity`` times sparser than in works)."""
+        """Keys a page looks up (duplicates possible): exact and probed window keys, and k-gram
+        keys, both selected ``query_sparsity`` times sparser than in works on pages of at least
+        ``dense_page_letters`` letters, as densely as in works on shorter ones."""
         c = self.config
-        hashes, starts, short = self._layout(letters, c.query_sparsity,
-                                             c.short_radius * c.query_sparsity)
+        sparsity = c.query_sparsity if len(letters) >= c.dense_page_letters else 1
+        hashes, starts, short = self._layout(letters, sparsity, c.short_radius * sparsity)
         keys = self.quantizer.probe_keys(letters.codes, starts, c.probe, hashes)
         return keys.tolist() + short.tolist()
 

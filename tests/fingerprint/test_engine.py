@@ -202,3 +202,12 @@ def test_add_work_is_atomic_when_the_index_is_down(chapters):
     with pytest.raises(IndexUnavailableError):
         engine.add_work("w", chapters[0]["text"])
     assert store.count() == 0  # no half-indexed work: the record was removed again
+
+
+def test_short_pages_look_up_denser_keys_than_long_ones(engine, chapters):
+    text = chapters[0]["text"]
+    short, long = engine.letters(text[:900]), engine.letters(text)
+    assert len(short) < engine.config.dense_page_letters <= len(long)
+    per_letter_short = len(engine.query_keys(short)) / len(short)
+    per_letter_long = len(engine.query_keys(long)) / len(long)
+    assert per_letter_short > 1.5 * per_letter_long
