@@ -109,15 +109,19 @@ def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return np.arange(total) - offsets
 
 
-def _extension(page: np.ndarray, work: np.ndarray, edge: np.ndarray, d: np.ndarray,
-               step: int, reach: int) -> np.ndarray:
-    """How many letters (0..reach) each run extends from page position ``edge`` in direction
-    ``step`` (-1 left, +1 right) while page and work letters on its diagonal d stay equal."""
-    t = edge[:, None] + step * np.arange(reach)[None, :]
-    ok = (t >= 0) & (t < len(page)) & (t + d[:, None] >= 0) & (t + d[:, None] < len(work))
-    tc = np.where(ok, t, 0)
-    ok &= page[tc] == work[np.where(ok, t + d[:, None], 0)]
-    return np.cumprod(ok, axis=1).sum(axis=1)
+def _extensions(page: np.ndarray, work: np.ndarray, first: np.ndarray, end: np.ndarray,
+                d: np.ndarray, reach: int) -> tuple[np.ndarray, np.ndarray]:
+    """How many letters (0..reach) each run extends to the left of page position ``first`` and
+    to the right from ``end`` (exclusive) while page and work letters on its diagonal d stay
+    equal -> (left, right) int arrays."""
+    n = len(first)
+    step = np.arange(1, reach + 1)
+    t = np.concatenate([first[:, None] - step, end[:, None] - 1 + step])
+    dd = np.concatenate([d, d])[:, None]
+    ok = (t >= 0) & (t < len(page)) & (t + dd >= 0) & (t + dd < len(work))
+    ok &= page[np.where(ok, t, 0)] == work[np.where(ok, t + dd, 0)]
+    ext = np.cumprod(ok, axis=1).sum(axis=1)
+    return ext[:n], ext[n:]
 
 
 def align(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, max_shift: int = 12,
@@ -150,8 +154,10 @@ def align(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, max_shift:
     d = d[first]
     wcodes = work.letters
     reach = seed_stride - 1
-    ps = i[first] - _extension(page_codes, wcodes, i[first] - 1, d, -1, reach)
-    pe = i[last] + k + _extension(page_codes, wcodes, i[last] + k, d, 1, reach)
+    ps, pe = i[first], i[last] + k
+    if reach:
+        left, right = _extensions(page_codes, wcodes, ps, pe, d, reach)
+        ps, pe = ps - left, pe + right
     keep = np.flatnonzero(pe - ps >= k + k // 2)
     if len(keep) == 0:
         return EMPTY
