@@ -172,6 +172,7 @@ class Engine:
             "letters": letters.letters,
             "offsets": letters.offsets.astype(np.uint32),
             "version": FINGERPRINT_VERSION,
+            "letter_table": self.table.version,
             "scheme": self.config.scheme(),
             "windows": len(postings),
         }
@@ -202,17 +203,38 @@ class Engine:
         return self.index.has_work(work_id)
 
     def rebuild_index(self) -> int:
-        """Re-index every stored work from its text with the current configuration and
-        FINGERPRINT_VERSION (after a Redis loss or a version change); returns the works
-        re-indexed. Records of an older version are rewritten."""
+        """Re-index every stored work with the current configuration (after a Redis loss or a
+        FINGERPRINT_VERSION change); returns the works re-indexed.
+
+        Records whose letters were made by the current letter table are re-indexed from their
+        stored letters (the store is not rewritten); older ones are re-added from their text.
+        A stored work the current rules refuse (EmptyTextError) is left in the store
+        unindexed and not counted. Raises the index's or store's connection errors.
+        """
         n = 0
-        for work_id in self.store.ids():
+        for work_id in list(self.store.ids()):
             record = self.store.get(work_id)
             if record is None:
                 continue
-            self.add_work(work_id, record["text"])
+            try:
+                if record.get("letter_table") == self.table.version:
+                    self._cache.pop(work_id, None)
+                    self.index.add(work_id, self.postings(self._record_letters(record)))
+                else:
+                    self.add_work(work_id, record["text"])
+            except EmptyTextError:
+                continue
             n += 1
         return n
+
+    def _record_letters(self, record: dict) -> Letters:
+        """Letters of a stored work: from its stored letters and offsets when the current letter
+        table made them, else converted again from its text."""
+        if record.get("letter_table") != self.table.version:
+            return self.letters(record["text"])
+        codes = np.frombuffer(record["letters"].encode("ascii"), dtype=np.uint8) - 97
+        offsets = np.asarray(record["offsets"], dtype=np.int64)
+        return Letters(codes, offsets, len(record["text"]))
 
     def _prepared(self, work_id: str) -> _Prepared | None:
         prep = self._cache.get(work_id)
@@ -222,13 +244,9 @@ class Engine:
         record = self.store.get(work_id)
         if record is None:
             return None
-        if record.get("version") == FINGERPRINT_VERSION:
-            codes = np.frombuffer(record["letters"].encode("ascii"), dtype=np.uint8) - 97
-            offsets = np.asarray(record["offsets"], dtype=np.int64)
-        else:
-            letters = self.letters(record["text"])
-            codes, offsets = letters.codes, letters.offsets
-        prep = _Prepared(SeedIndex.build(codes, self.config.seed_k), offsets, len(record["text"]))
+        letters = self._record_letters(record)
+        prep = _Prepared(SeedIndex.build(letters.codes, self.config.seed_k), letters.offsets,
+                         letters.text_length)
         self._cache[work_id] = prep
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)

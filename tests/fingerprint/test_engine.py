@@ -166,10 +166,24 @@ def test_replace_and_remove_a_work(engine, chapters):
 
 def test_rebuild_index_restores_matching_after_an_index_loss(engine, chapters):
     _index_chapters(engine, chapters)
+    windows = engine.index.stats()["windows"]
     engine.index.clear()
     assert engine.match(chapters[0]["text"]) == []
     assert engine.rebuild_index() == 3
+    assert engine.index.stats()["windows"] == windows
     assert engine.match(chapters[0]["text"])[0].work_id == chapters[0]["id"]
+
+
+def test_rebuild_index_reconverts_records_of_another_letter_table(engine, chapters):
+    engine.add_work("w", chapters[1]["text"])
+    record = dict(engine.store.get("w"), letter_table="lt0", letters="", offsets=[])
+    engine.store.put("w", record)
+    engine.index.clear()
+    engine._cache.clear()
+    assert engine.rebuild_index() == 1
+    assert engine.store.get("w")["letter_table"] == engine.table.version
+    (m,) = engine.match(chapters[1]["text"][:2000])
+    assert m.passages[0].work_start < 5
 
 
 def test_match_to_dict_is_json_ready(engine, chapters):
