@@ -95,20 +95,25 @@ def run_once(make: Callable[[], Detector], corpus: Corpus, queries: list[Query])
 
     Returns:
         ``{"index_s": seconds to index and commit, "query_s": seconds for all pages,
-        "results": [set of ids per page], "errors": [message per page that raised]}``; a page
-        that raises counts as returning nothing.
+        "results": [set of ids per page], "errors": [message per refused work or page that
+        raised]}``; a page that raises counts as returning nothing, a work refused with a
+        ValueError (e.g. EmptyTextError) is skipped and so never found.
 
     Raises:
         ImportError: the detector's package is missing (the engine before it lands).
     """
     detector = make()
     try:
+        errors = []
         start = time.perf_counter()
         for doc in corpus.works:
-            detector.index(doc.id, doc.text)
+            try:
+                detector.index(doc.id, doc.text)
+            except ValueError as exc:  # a work the detector refuses (too short): never found
+                errors.append(f"index {doc.id}: {type(exc).__name__}: {exc}")
         detector.commit()
         index_s = time.perf_counter() - start
-        results, errors = [], []
+        results = []
         start = time.perf_counter()
         for query in queries:
             try:
@@ -154,7 +159,7 @@ def run_all(makers: dict[str, Callable[[], Detector]], corpus: Corpus, queries: 
                 skipped.add(name)
                 continue
             print(f"[{corpus.name}] {name} run {turn + 1}: {time.perf_counter() - started:.1f} s"
-                  + (f", {len(once['errors'])} page errors" if once["errors"] else ""),
+                  + (f", {len(once['errors'])} errors" if once["errors"] else ""),
                   file=sys.stderr)
             if name not in runs:
                 runs[name] = {**once, "index_s": [], "query_s": [], "stable": True}

@@ -90,7 +90,8 @@ def grow(backend: str, works: list[Doc], pages: list[tuple[str | None, str]],
         passes: timed passes over the pages; a page's time is its median over the passes.
 
     Returns:
-        One dict per size reached: ``windows``, ``works``, ``chars`` indexed; ``copy_ms`` and
+        One dict per size reached: ``windows``, ``works`` (taken, including the few refused
+        as too short), ``chars`` indexed; ``copy_ms`` and
         ``unrelated_ms``, the median time (milliseconds) of the copying and of the unrelated
         pages (kept apart: an unrelated page has few candidates and returns much sooner, so a
         median over the mix would jump between the two groups); ``mean_ms`` over all pages;
@@ -106,9 +107,12 @@ def grow(backend: str, works: list[Doc], pages: list[tuple[str | None, str]],
             start = time.perf_counter()
             while windows < size and added < len(works):
                 doc = works[added]
-                windows += engine.add_work(doc.id, doc.text)
-                chars += len(doc.text)
                 added += 1
+                try:
+                    windows += engine.add_work(doc.id, doc.text)
+                except ValueError:  # EmptyTextError: too few letters for the engine to index
+                    continue
+                chars += len(doc.text)
             index_s = time.perf_counter() - start
             if windows < size:
                 print(f"[{backend}] corpus exhausted at {windows:,} windows", file=sys.stderr)
