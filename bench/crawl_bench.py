@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -168,6 +169,7 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", default="1,2,4", help="worker process counts, comma-separated")
     parser.add_argument("--repeat", type=int, default=1, help="runs per worker count (median reported)")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds one scan may take")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder (worker logs)")
     args = parser.parse_args(argv)
     counts = [int(x) for x in args.workers.split(",")]
     tmp = Path(tempfile.mkdtemp(prefix="crawl-bench-"))
@@ -205,6 +207,8 @@ def main(argv=None) -> int:
         server.shutdown()
         for service in services:
             service.stop()
+        if not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 

@@ -102,6 +102,8 @@ def finish(scan_id: int, status: str = ScanStatus.FINISHED, note: str = "") -> b
     stats = state.stats
     errors = {k.removeprefix("outcome:"): v for k, v in sorted(stats.items())
               if k.startswith("outcome:") and Outcome(k.removeprefix("outcome:")).is_error}
+    if stats.get("match_errors"):  # pages fetched but not matched (engine or storage failure)
+        errors["match_failed"] = stats["match_errors"]
     final = ScanStatus.CANCELLED if state.cancelled else status
     closed = ScanRun.objects.filter(pk=scan_id, status=ScanStatus.RUNNING).update(
         status=final, finished_at=timezone.now(), urls_seen=state.admitted,

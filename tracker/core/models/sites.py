@@ -120,7 +120,8 @@ class ScanRun(models.Model):
             feeds and sitemaps included); pages_new / pages_changed: pages whose text was new or
             changed (these are matched); pages_unchanged: 304 answers or the same content.
         errors: {outcome: count} of the URLs that gave no page (crawler.outcomes.Outcome values,
-            e.g. {"timeout": 2, "robots_disallowed": 1}).
+            e.g. {"timeout": 2, "robots_disallowed": 1}), plus "match_failed": pages that could
+            not be matched (engine or storage failure; the worker log says why).
         matches_found: matches recorded or confirmed again in this scan; matches_new: of those,
             pages and works never matched before.
         stage_seconds: {"fetch", "extract", "store", "match": seconds summed over all workers}.
