@@ -199,3 +199,18 @@ def test_main_section_credits_overlaps(platform_stores):
     assert main_section(work, [{"page_start": 0, "page_end": 196, "work_start": 96, "work_end": 292}]) == "第二回"
     assert main_section(work, []) == ""
     assert main_section(Work(holder=holder, reference="M", title="M"), [{"work_start": 0, "work_end": 5}]) == ""
+
+
+def test_finish_copies_counters_and_match_failures(platform_stores):
+    site = TargetSite.objects.create(name="计数", start_urls=["http://127.0.0.1:9/"])
+    scan, urls, _ = scans.start(site)
+    frontier = scans.get_crawler().frontier(scan.pk)
+    frontier.count(pages_fetched=3, pages_new=2, pages_unchanged=1, match_errors=2, matches=1, ms_fetch=1500)
+    frontier.count_outcome("timeout")
+    frontier.count_outcome("ok")
+    assert scans.finish(scan.pk)
+    scan.refresh_from_db()
+    assert (scan.status, scan.pages_fetched, scan.pages_new, scan.pages_unchanged, scan.matches_found) == \
+        ("finished", 3, 2, 1, 1)
+    assert scan.errors == {"timeout": 1, "match_failed": 2} and scan.stage_seconds["fetch"] == 1.5
+    assert scan.urls_seen == len(urls) and not get_redis().exists(scans.lock_key(site.pk))
