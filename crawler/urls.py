@@ -5,7 +5,9 @@ host, default port dropped, path percent-encoding normalized, fragment dropped, 
 sorted, and tracking arguments (``utm_*``, ``spm``, ``from`` ...) removed. The normalization is
 w3lib's ``canonicalize_url`` (the one Scrapy uses for its request fingerprints); the tracking list
 is ours, from the arguments Chinese portals and ad networks append (Taobao/Alibaba ``spm``,
-Baidu ``bd_*``, WeChat ``scene``/``chksm``, Google ``gclid``, Facebook ``fbclid``).
+Baidu ``bd_*``, WeChat ``scene``/``chksm``, Google ``gclid``, Facebook ``fbclid``). Names that
+some sites use to select content (``source``, ``src``, ``id``, ``page``) are kept: merging two
+pages into one key would hide one of them.
 """
 
 from __future__ import annotations
@@ -19,10 +21,10 @@ from w3lib.url import canonicalize_url, safe_url_string
 
 TRACKING_PARAMS = frozenset(
     {
-        "spm", "from", "scm", "share_token", "share_from", "sharer", "source", "src", "ref",
-        "refer", "referer", "fbclid", "gclid", "dclid", "msclkid", "yclid", "mc_cid", "mc_eid",
-        "igshid", "_hsenc", "_hsmi", "scene", "chksm", "isappinstalled", "wfr", "timestamp",
-        "vd_source", "share_source", "share_medium", "tt_from", "utm_source", "_ga",
+        "spm", "from", "scm", "share_token", "share_from", "sharer", "ref", "refer", "referer",
+        "fbclid", "gclid", "dclid", "msclkid", "yclid", "mc_cid", "mc_eid", "igshid", "_hsenc",
+        "_hsmi", "scene", "chksm", "isappinstalled", "wfr", "vd_source", "share_source",
+        "share_medium", "tt_from", "_ga",
     }
 )
 TRACKING_PREFIXES = ("utm_", "bd_", "hmsr", "hmpl", "hmcu", "hmkw", "hmci", "pk_", "mtm_")
