@@ -34,7 +34,11 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         if opts["wait"] and scan.status == ScanStatus.RUNNING:
-            scan = wait_for(scan.pk, opts["timeout"], sys.stderr)
+            try:
+                scan = wait_for(scan.pk, opts["timeout"], sys.stderr)
+            except KeyboardInterrupt:
+                raise CommandError(f"stopped waiting: scan #{scan.pk} goes on in the workers "
+                                   "(cancel it in the admin under Scan runs)") from None
         self.stdout.write(json.dumps(scan.summary(), ensure_ascii=False, indent=1))
         if scan.status == ScanStatus.SKIPPED:
             raise CommandError(scan.note)
