@@ -11,9 +11,11 @@ run continues with the same data.
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from tracker import embedded, workers
@@ -51,9 +53,26 @@ def _check_port(port: int) -> None:
                            "TRACKER_PORT to a free port") from exc
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _supervise(procs: dict[str, subprocess.Popen]) -> int:
+    """Wait until one of ``procs`` (name -> process) exits; say which and return its status."""
+    while True:
+        for name, proc in procs.items():
+            if proc.poll() is not None:
+                print(f"make run: the {name} exited with status {proc.returncode}; stopping "
+                      "everything (its log is under TRACKER_VAR_DIR/log)", file=sys.stderr)
+                return proc.returncode or 1
+        time.sleep(1)
+
+
 def main() -> int:
-    """Run the platform until Ctrl-C. Returns the process exit status (0: stopped by Ctrl-C,
-    2: could not start)."""
+    """Run the platform until Ctrl-C (SIGINT) or SIGTERM. Returns the process exit status
+    (0: stopped by the user, 1: a part failed or exited, 2: could not start)."""
+    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     var = Path(os.environ.get("TRACKER_VAR_DIR", BASE_DIR / "var")).resolve()
     os.environ["TRACKER_VAR_DIR"] = str(var)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tracker.settings")
@@ -92,14 +111,16 @@ def main() -> int:
         env = workers.child_env()
         logs = var / "log"
         site_port = os.environ.setdefault("DEMO_SITE_PORT", str(DEMO_SITE_PORT))
-        procs.append(subprocess.Popen(
+        site = subprocess.Popen(
             [sys.executable, str(BASE_DIR / "manage.py"), "demo_site", "--port", site_port],
-            env=env, cwd=BASE_DIR, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL))
+            env=env, cwd=BASE_DIR, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        procs.append(site)
         worker = workers.start_worker(env, logs / "celery-worker.log", "run-worker",
                                       cwd=BASE_DIR)
         procs.append(worker)
-        procs.append(workers.start_beat(env, logs / "celery-beat.log", var / "celery-beat.pid",
-                                        cwd=BASE_DIR))
+        beat = workers.start_beat(env, logs / "celery-beat.log", var / "celery-beat.pid",
+                                  cwd=BASE_DIR)
+        procs.append(beat)
         workers.wait_until_ready(app, worker, "run-worker", logs / "celery-worker.log")
         print(f"Celery worker and beat running (logs in {logs})", flush=True)
         call_command("demo")
@@ -108,7 +129,7 @@ def main() -> int:
                                   cwd=BASE_DIR)
         procs.append(server)
         print(f"\nDashboard: http://127.0.0.1:{port}/  (Ctrl-C stops everything)", flush=True)
-        return server.wait()
+        return _supervise({"web server": server, "Celery worker": worker, "Celery beat": beat})
     except KeyboardInterrupt:
         print("\nStopping...", flush=True)
         return 0
