@@ -2,7 +2,7 @@
 live server: staff's daily path, the pages in Chinese and English, and a holder's scope.
 
 Screenshots go to test-artifacts/ (git-ignored): overview-en.png, overview-zh-hans.png,
-evidence-en.png, evidence-zh-hans.png, notice-en.png.
+evidence-en.png, evidence-zh-hans.png, match-list-zh-hans.png, notice-en.png, notice-zh-hans.png.
 """
 
 import csv
@@ -112,6 +112,18 @@ def test_pages_read_in_chinese(scenario, open_page, browser_login, screenshot):
     assert page.inner_text("#content h1") == "发现的匹配"
     assert page.locator("#result_list tbody tr").count() == 3
     screenshot(page, "match-list-zh-hans")
+
+    page.goto(f"/core/match/{match.pk}/change/")
+    page.check("input[name=decision][value=confirmed]")
+    page.fill("#id_reason", "第二回整章转载，未获授权")
+    page.click("#dash-decide")
+    page.wait_for_selector("#dash-draft")
+    page.select_option("#dash-draft select[name=language]", "zh-hans")
+    page.click("#dash-draft input[type=submit]")
+    notice_text = page.inner_text("#dash-notice-text")
+    assert notice_text.startswith("侵权内容删除通知书")
+    assert "信息网络传播权保护条例" in notice_text and "北京市朝阳区建国路 88 号" in notice_text
+    screenshot(page, "notice-zh-hans")
 
 
 def test_holder_sees_only_its_own(scenario, open_page, browser_login):
