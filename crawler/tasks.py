@@ -116,7 +116,9 @@ def _to_match(crawler, scan_id: int, result) -> tuple[str, str] | None:
     unchanged page (whose matches are seen again) when works were indexed since its matching."""
     if result.change != "unchanged" or not result.page:
         return result.match
-    matching.seen_again(result.page[0], ScanRun.objects.filter(pk=scan_id).first())
+    still = matching.seen_again(result.page[0], ScanRun.objects.filter(pk=scan_id).first())
+    if still:
+        crawler.frontier(scan_id).count(matches=still)
     page = crawler.pages.page(result.page[0])
     return result.page if page and result.page[1] and matching.needs_rematch(page) else None
 

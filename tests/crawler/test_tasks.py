@@ -121,6 +121,7 @@ def test_scan_through_workers_records_pages_outcomes_and_matches(idle_worker, si
     first_seen, last_seen = match.first_seen, match.last_seen
     again = scan("测试站")
     assert again["pages_unchanged"] >= 3 and again["pages_new"] == 0
+    assert again["matches_found"] == 1 and again["matches_new"] == 0  # seen again, not matched again
     match.refresh_from_db()
     assert Match.objects.count() == 1 and match.first_seen == first_seen and match.last_seen > last_seen
 
