@@ -2,8 +2,8 @@
 
 Pipeline: text -> letters (``fingerprint.letters``) -> windows (``fingerprint.windows``) ->
 window keys (``fingerprint.fingerprints``; plus winnowed k-gram keys for short works,
-``fingerprint.shortdoc``) -> index postings. A page's keys (with multi-probe neighbours) are
-looked up, works with enough hits become candidates, and each candidate is verified by aligning
+``fingerprint.shortdoc``) -> index postings. A page's keys (and, with ``probe`` > 0, their
+quantization neighbours) are looked up, works with enough hits become candidates, and each candidate is verified by aligning
 the page's letters with the work's (``fingerprint.verify``); passages are mapped back to
 character offsets in both texts.
 """
@@ -86,7 +86,10 @@ class Engine:
 
     index: a ``fingerprint.index.Index`` (MemoryIndex, RedisIndex); store: a
     ``fingerprint.store.WorkStore`` (MemoryWorkStore, MongoWorkStore); config: EngineConfig.
-    Keeps an LRU cache of prepared works for verification (``cache_size`` works).
+    Keeps an LRU cache of prepared works for verification (``cache_size`` works). Not
+    thread-safe: one Engine per thread or process (Celery workers are processes).
+    A non-default fingerprinting configuration (``EngineConfig.scheme()``) makes other keys:
+    give it its own index (the scheme is recorded with each work).
     """
 
     def __init__(self, index, store, config: EngineConfig | None = None, cache_size: int = 4096):

@@ -12,6 +12,14 @@ script). This plays the part of design.md's short-document method (its "15 longe
 a word segmenter; letter k-grams need none).
 
 Keys live in their own range (bit 63 set), so they never collide with window keys (< 2**63).
+
+Measured (``bench/tune_engine.py --lengths``: People's Daily texts cut to each length, 60 per
+length, copied inside a portal page, exact / 3% substituted / 5% homophones + traditional):
+150 characters and more 1.00 on all three, 120: 0.98-1.00, 80: 0.73-0.92, 50: 0.38-0.52, and
+no false match at any length. Below min_text_letters (40 letters, about 45 characters) the
+engine does nothing: such a page gets no match and such a work is refused (EmptyTextError):
+too few letters to tell a copy from a stock phrase. Known miss: verse whose short lines are
+shuffled (each line under the 24-letter minimum passage).
 """
 
 from __future__ import annotations
