@@ -24,6 +24,9 @@ key                 type    value
 ``P:windows``       string  total postings (INCRBY/DECRBY), for stats
 ``P:groups``        string  number of groups
 ``P:version``       string  FINGERPRINT_VERSION of the indexed fingerprints
+``P:epoch``         string  random token set when the index is created; a client that sees
+                            it change (Redis lost its data, or ``clear``) forgets its cached
+                            work numbers, which the new ``P:seq`` gives out again
 ==================  ======  =============================================================
 
 Why groups: a page looks up about a thousand keys (its windows' keys and their probed
@@ -53,6 +56,7 @@ Concurrency: any number of readers and writers, but one writer per work id at a 
 from __future__ import annotations
 
 import functools
+import uuid
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 
@@ -180,6 +184,7 @@ class RedisIndex:
         self._version = version
         self._checked = False
         self._names: dict[int, str] = {}
+        self._epoch: bytes | None = None
         self._sha: dict[str, str] = {}
         self.server = f"{kwargs.get('host', '?')}:{kwargs.get('port', '?')}"
 
@@ -197,15 +202,23 @@ class RedisIndex:
     def _group(self, key: int) -> int:
         return ((key * _FIBONACCI) & _MASK64) >> (64 - (self.groups.bit_length() - 1))
 
-    def _check_version(self) -> None:
-        if self._checked:
+    def _check_version(self, force: bool = False) -> None:
+        """Create or check ``P:version``, ``P:groups`` and ``P:epoch`` (one round trip).
+
+        Cached after the first success unless ``force``; writers force it so that an index
+        lost by Redis is re-created with a new epoch before any work number is given out.
+        """
+        if self._checked and not force:
             return
         pipe = self.client.pipeline(transaction=False)
         pipe.set(f"{self.prefix}:version", self.version, nx=True)
         pipe.set(f"{self.prefix}:groups", self.groups, nx=True)
+        pipe.set(f"{self.prefix}:epoch", uuid.uuid4().hex, nx=True)
         pipe.get(f"{self.prefix}:version")
         pipe.get(f"{self.prefix}:groups")
-        stored, groups = pipe.execute()[2:]
+        pipe.get(f"{self.prefix}:epoch")
+        stored, groups, epoch = pipe.execute()[3:]
+        self._see_epoch(epoch)
         if stored.decode() != self.version:
             raise IndexVersionError(
                 f"Redis index {self.prefix!r} at {self.server} holds fingerprints of version "
@@ -214,6 +227,12 @@ class RedisIndex:
             )
         self.groups = int(groups)
         self._checked = True
+
+    def _see_epoch(self, epoch: bytes | None) -> None:
+        """Forget cached work numbers when the index's epoch is not the one they came from."""
+        if epoch != self._epoch:
+            self._names.clear()
+            self._epoch = epoch
 
     def _by_group(self, keys) -> list[tuple[int, list[int]]]:
         """Distinct keys grouped: (group, keys) pairs, at most BATCH keys each.
@@ -260,7 +279,7 @@ class RedisIndex:
         for key, window in postings:
             check_posting(key, window)
             by_key.setdefault(int(key), set()).add(int(window))
-        self._check_version()
+        self._check_version(force=True)
         if self.client.hexists(f"{self.prefix}:ids", work_id):
             self.remove(work_id)
         number = int(self.client.incr(f"{self.prefix}:seq"))
@@ -293,7 +312,7 @@ class RedisIndex:
     @_reachable
     def remove(self, work_id: str) -> int:
         """Remove exactly this work's postings; returns how many were removed (0 if absent)."""
-        self._check_version()
+        self._check_version(force=True)
         number = self.client.hget(f"{self.prefix}:ids", work_id)
         if number is None:
             return 0
@@ -325,11 +344,16 @@ class RedisIndex:
         self._check_version()
         groups = self._by_group(keys)
         pipe = self.client.pipeline(transaction=False)
+        pipe.get(f"{self.prefix}:epoch")
         for group, group_keys in groups:
             pipe.hmget(f"{self.prefix}:g:{group}", group_keys)
+        epoch, *replies = pipe.execute()
+        if epoch != self._epoch:  # Redis lost the index or it was cleared: numbers restart
+            self._see_epoch(epoch)
+            self._checked = False
         found: dict[int, array] = {}
         max_df = self.max_df
-        for (_, group_keys), values in zip(groups, pipe.execute(), strict=True):
+        for (_, group_keys), values in zip(groups, replies, strict=True):
             for key, value in zip(group_keys, values, strict=True):
                 if value is not None and int.from_bytes(value[:4], "little") <= max_df:
                     entries = array("I")

@@ -214,9 +214,22 @@ def test_redis_key_layout_and_exact_cleanup(redis_client):
     index.remove("b")
     assert index.stats()["keys"] == 0
     left = {k.decode() for k in redis_client.scan_iter("lay:*") if b":g:" not in k}
-    assert left == {"lay:seq", "lay:windows", "lay:version", "lay:groups"}
+    assert left == {"lay:seq", "lay:windows", "lay:version", "lay:groups", "lay:epoch"}
     assert all(set(redis_client.hkeys(k)) == {b""} for k in redis_client.scan_iter("lay:g:*"))
     assert redis_client.get("lay:windows") == b"0"
+
+
+def test_redis_loss_does_not_misattribute_cached_work_numbers(redis_client):
+    """A long-lived reader caches work number -> id; after Redis loses the index, the numbers
+    are given out again from 1 and the reader must not name the old work."""
+    writer = RedisIndex(redis_client, prefix="loss", version=V)
+    reader = RedisIndex(redis_client, prefix="loss", version=V)
+    writer.add("old-work", [(7, 0)])
+    assert as_sets(reader.lookup([7])) == {7: [("old-work", 0)]}
+    redis_client.flushdb()  # the Redis server lost its data
+    writer.add("new-work", [(7, 4)])
+    assert int(redis_client.hget("loss:ids", "new-work")) == 1  # the same number again
+    assert as_sets(reader.lookup([7])) == {7: [("new-work", 4)]}
 
 
 def test_redis_groups_are_even_and_fixed_per_index(redis_client):
@@ -255,7 +268,7 @@ def test_redis_failed_add_leaves_nothing_findable(redis_client):
     index.remove("w")  # the record written first allows exact removal
     assert index.stats()["keys"] == 0
     left = {k.decode() for k in redis_client.scan_iter("fail:*") if b":g:" not in k}
-    assert left == {"fail:seq", "fail:windows", "fail:version", "fail:groups"}
+    assert left == {"fail:seq", "fail:windows", "fail:version", "fail:groups", "fail:epoch"}
 
 
 def test_redis_other_version_raises(redis_client):
