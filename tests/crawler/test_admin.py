@@ -3,9 +3,10 @@ whitelisted domains; "Scan now" records a run."""
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
+from django.contrib.auth.models import Group
 
 from tracker.core.models import RightsHolder, ScanRun, TargetSite, WhitelistedDomain
+from tracker.core.roles import HOLDER_GROUP, ensure_groups
 
 pytestmark = pytest.mark.django_db
 
@@ -49,7 +50,8 @@ def test_staff_pages_and_scan_now(staff, platform_stores):
 def test_holder_sees_only_its_whitelist(client):
     mine, other = RightsHolder.objects.create(name="甲"), RightsHolder.objects.create(name="乙")
     user = get_user_model().objects.create_user("h", "h@example.com", "x", is_staff=True)
-    user.user_permissions.add(*Permission.objects.filter(codename__endswith="whitelisteddomain"))
+    ensure_groups()  # the "Rights holders" role must carry the whitelist permissions
+    user.groups.add(Group.objects.get(name=HOLDER_GROUP))
     mine.users.add(user)
     own = WhitelistedDomain.objects.create(holder=mine, domain="Mine.Example.com")
     theirs = WhitelistedDomain.objects.create(holder=other, domain="theirs.example.com")

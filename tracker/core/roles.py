@@ -16,7 +16,10 @@ HOLDER_GROUP = "Rights holders"
 HOLDER_PERMISSIONS: dict[str, list[str]] = {
     "core": ["view_rightsholder", "change_rightsholder",
              "view_work", "add_work", "change_work", "delete_work",
-             "view_match", "change_match"],  # change_match: review decisions (dashboard)
+             "view_match", "change_match",  # change_match: review decisions (dashboard)
+             # their own sites and licensed partners, where pages never become matches
+             "view_whitelisteddomain", "add_whitelisteddomain",
+             "change_whitelisteddomain", "delete_whitelisteddomain"],
     # dashboard: the audit trail (read only) and takedown notices
     "dashboard": ["view_auditevent", "view_takedownnotice", "change_takedownnotice"],
 }
