@@ -15,8 +15,9 @@ and crawl keys are emptied, so every run fetches, extracts and matches every pag
 Reported per run: wall time from the scan's start to its end; pages/s fetched (HTTP 200 HTML,
 feeds excluded), extracted (pages with body text) and matched (match tasks done); the
 scan's stage times (fetch, extract = decode + trafilatura + links, store = MongoDB, match =
-engine + recording), summed over the worker processes, in milliseconds per page. The machine is
-shared: with --repeat the median run is reported.
+engine + recording), summed over the worker processes, in milliseconds per page (wall time in
+each process, so waiting for a CPU counts). The machine is shared: with --repeat the runs of the
+worker counts are interleaved and the median run of each is reported.
 """
 
 from __future__ import annotations
@@ -184,13 +185,16 @@ def main(argv=None) -> int:
                                 path_patterns=[r"^/$", r"^/m\d+/(news|reprint)/[\w-]+\.html$"])
         print(f"demo site x{args.mirrors}: {args.mirrors * len(PAGES)} pages; {n_works} works indexed; "
               f"machine: {os.cpu_count()} cores", flush=True)
+        runs: dict[int, list[dict]] = {w: [] for w in counts}
+        for _ in range(args.repeat):  # interleaved, so that a change of load hits every count alike
+            for workers in counts:
+                runs[workers].append(run_once(site, workers, tmp, args.timeout))
+                print(json.dumps(runs[workers][-1], ensure_ascii=False), flush=True)
         rows = []
         for workers in counts:
-            runs = [run_once(site, workers, tmp, args.timeout) for _ in range(args.repeat)]
-            row = sorted(runs, key=lambda r: r["wall_s"])[len(runs) // 2]
-            row["wall_s_all"] = [r["wall_s"] for r in runs]
+            row = sorted(runs[workers], key=lambda r: r["wall_s"])[len(runs[workers]) // 2]
+            row["wall_s_all"] = [r["wall_s"] for r in runs[workers]]
             rows.append(row)
-            print(json.dumps(row, ensure_ascii=False), flush=True)
         print("\n| workers | pages | wall s | pages/s crawled | extracted/s | matched/s | "
               "fetch ms/page | extract ms/page | store ms/page | match ms/page | matches |")
         print("|---|---|---|---|---|---|---|---|---|---|---|")
