@@ -79,6 +79,7 @@ class _Prepared:
     seeds: SeedIndex
     offsets: np.ndarray
     text_length: int
+    revision: str  # the store's revision of the record this was built from
 
 
 class Engine:
@@ -86,8 +87,10 @@ class Engine:
 
     index: a ``fingerprint.index.Index`` (MemoryIndex, RedisIndex); store: a
     ``fingerprint.store.WorkStore`` (MemoryWorkStore, MongoWorkStore); config: EngineConfig.
-    Keeps an LRU cache of prepared works for verification (``cache_size`` works). Not
-    thread-safe: one Engine per thread or process (Celery workers are processes).
+    Keeps an LRU cache of prepared works for verification (``cache_size`` works); an entry is
+    used only while its work's store revision (``WorkStore.revisions``, one call per page with
+    candidates) is unchanged, so a work re-added by another process is never verified against its
+    old text. Not thread-safe: one Engine per thread or process (Celery workers are processes).
     A non-default fingerprinting configuration (``EngineConfig.scheme()``) makes other keys:
     give it its own index (the scheme is recorded with each work).
     """
@@ -239,17 +242,25 @@ class Engine:
         offsets = np.asarray(record["offsets"], dtype=np.int64)
         return Letters(codes, offsets, len(record["text"]))
 
-    def _prepared(self, work_id: str) -> _Prepared | None:
+    def _prepared(self, work_id: str, revision: str | None) -> _Prepared | None:
+        """The prepared work of store revision ``revision`` (None: not stored), from the cache
+        when it holds that revision, else built from the stored record."""
+        if revision is None:
+            self._cache.pop(work_id, None)
+            return None
         prep = self._cache.get(work_id)
-        if prep is not None:
+        if prep is not None and prep.revision == revision:
             self._cache.move_to_end(work_id)
             return prep
         record = self.store.get(work_id)
         if record is None:
+            self._cache.pop(work_id, None)
             return None
         letters = self._record_letters(record)
+        # labelled with the revision read before the record: if a put came in between, the
+        # record is newer than its label and the next page prepares it again (never the reverse)
         prep = _Prepared(SeedIndex.build(letters.codes, self.config.seed_k), letters.offsets,
-                         letters.text_length)
+                         letters.text_length, revision)
         self._cache[work_id] = prep
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
@@ -274,8 +285,10 @@ class Engine:
         if len(letters) < c.min_text_letters:
             return []
         out = []
-        for work_id, _ in self.candidates(letters):
-            m = self.verify(letters, work_id)
+        work_ids = [w for w, _ in self.candidates(letters)]
+        revisions = self.store.revisions(work_ids) if work_ids else {}
+        for work_id in work_ids:
+            m = self._verify(letters, work_id, revisions.get(work_id))
             if m is not None:
                 out.append(m)
         out.sort(key=lambda m: (-m.score, m.work_id))
@@ -284,7 +297,10 @@ class Engine:
     def verify(self, letters: Letters, work_id: str) -> Match | None:
         """Align a page's letters with one stored work; a Match when it passes the thresholds,
         else None (also when the work is not stored)."""
-        prep = self._prepared(work_id)
+        return self._verify(letters, work_id, self.store.revisions([work_id]).get(work_id))
+
+    def _verify(self, letters: Letters, work_id: str, revision: str | None) -> Match | None:
+        prep = self._prepared(work_id, revision)
         if prep is None:
             return None
         c = self.config

@@ -12,10 +12,11 @@ decoding every work (measured: a full decode costs about 0.07 s per million char
 
 from __future__ import annotations
 
+import itertools
 import mmap
 import os
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import bson
@@ -34,12 +35,18 @@ class MemoryWorkStore:
 
     Records put are kept as given (not copied); records loaded are decoded on each ``get``
     (callers cache what they reuse, as the Engine does). Not thread-safe for writers.
+    Revisions are serial numbers of this store object (loaded records get one at load).
     """
 
     def __init__(self):
         # a dict record, or (offset, length) of its BSON document in self._file
         self._records: dict[str, dict | tuple[int, int]] = {}
+        self._revisions: dict[str, str] = {}
+        self._serial = itertools.count(1)
         self._file: mmap.mmap | None = None
+
+    def _revise(self, work_id: str) -> None:
+        self._revisions[work_id] = str(next(self._serial))
 
     def put(self, work_id: str, record: dict) -> None:
         """Store or replace a record. Raises ValueError on an empty work_id, TypeError when
@@ -48,6 +55,7 @@ class MemoryWorkStore:
         if not isinstance(record, dict):
             raise TypeError(f"record must be a dict, got {type(record).__name__}")
         self._records[work_id] = record
+        self._revise(work_id)
 
     def get(self, work_id: str) -> dict | None:
         """The record, or None.
@@ -66,8 +74,14 @@ class MemoryWorkStore:
             return codec.decode(doc["record"])
         return record
 
+    def revisions(self, work_ids: Iterable[str]) -> dict[str, str]:
+        """{work_id: revision} of the given ids that are stored (a dict lookup each)."""
+        revs = self._revisions
+        return {w: revs[w] for w in work_ids if w in revs}
+
     def delete(self, work_id: str) -> bool:
         """Delete a record; True when there was one."""
+        self._revisions.pop(work_id, None)
         return self._records.pop(work_id, None) is not None
 
     def ids(self) -> Iterator[str]:
@@ -114,6 +128,7 @@ class MemoryWorkStore:
         while pos < size:
             work_id, length = _head(store._file, pos, size)
             store._records[work_id] = (pos, length)
+            store._revise(work_id)
             pos += length
         if len(store._records) != manifest["works"]:
             raise ValueError(f"{path}: works.bson does not match manifest.json (interrupted save?)")

@@ -225,3 +225,28 @@ def test_short_pages_look_up_denser_keys_than_long_ones(engine, chapters):
     per_letter_short = len(engine.query_keys(short)) / len(short)
     per_letter_long = len(engine.query_keys(long)) / len(long)
     assert per_letter_short > 1.5 * per_letter_long
+
+
+def test_a_work_re_added_by_another_process_is_verified_against_its_new_text(
+        redis_client, mongo_db, chapters):
+    # two Celery workers: separate Engines, stores and indexes over one MongoDB and one Redis
+    a = Engine(RedisIndex(redis_client, prefix="eng"), MongoWorkStore(mongo_db))
+    b = Engine(RedisIndex(redis_client, prefix="eng"), MongoWorkStore(mongo_db))
+    old = chapters[0]["text"]
+    b.add_work("x", old)
+    kept, dropped = old[1500:2300], old[3500:4300]
+    assert [m.work_id for m in a.match(PORTAL + kept + "\n" + dropped)] == ["x"]  # a caches x
+    # x re-uploaded through b: another chapter first, then only the first 2,500 characters
+    prefix = chapters[1]["text"] + "\n"
+    new = prefix + old[:2500]
+    b.add_work("x", new)
+    page = PORTAL + kept + "\n" + dropped
+    (m,) = a.match(page)
+    assert m.passages
+    for p in m.passages:  # offsets into the new text, and only the part it still has
+        assert page[p.page_start:p.page_end] == new[p.work_start:p.work_end]
+        assert p.work_start >= len(prefix)
+        assert p.page_end <= len(PORTAL) + len(kept)
+    assert m.passages[0].work_start - len(prefix) < 1500 + 5
+    assert a.match(PORTAL + dropped) == []
+    assert a.match(PORTAL + chapters[1]["text"][:2000])[0].work_id == "x"

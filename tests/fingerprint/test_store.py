@@ -72,6 +72,21 @@ def test_replace_delete_ids_count(store):
     assert list(store.ids()) == ["b"] and store.count() == 1
 
 
+def test_revisions_change_with_every_put_only(store):
+    assert store.revisions([]) == {} and store.revisions(["missing"]) == {}
+    store.put("a", {"text": "甲"})
+    store.put("b", {"text": "乙"})
+    first = store.revisions(["a", "b", "missing"])
+    assert set(first) == {"a", "b"} and all(isinstance(r, str) for r in first.values())
+    assert store.revisions(iter(["b", "a"])) == first  # stable while nothing is put
+    store.get("a")
+    store.put("a", {"text": "甲"})  # the same record again is a new revision
+    second = store.revisions(["a", "b"])
+    assert second["a"] != first["a"] and second["b"] == first["b"]
+    store.delete("a")
+    assert store.revisions(["a", "b"]) == {"b": first["b"]}
+
+
 def test_bad_records_rejected(store):
     with pytest.raises(ValueError, match="work_id"):
         store.put("", {"text": "x"})
@@ -90,6 +105,7 @@ def test_memory_save_load(tmp_path):
     store.save(tmp_path / "works")
     loaded = MemoryWorkStore.load(tmp_path / "works")
     assert sorted(loaded.ids()) == ["w1", "空"] and loaded.count() == 2
+    assert set(loaded.revisions(["w1", "空", "x"])) == {"w1", "空"}
     assert_same(sample_record(), loaded.get("w1"))
     # saving into the folder it was loaded from: undecoded records are copied as they are
     loaded.put("new", {"text": "新"})
