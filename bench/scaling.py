@@ -10,9 +10,10 @@ its index holds each size in turn (windows, as counted by ``Engine.add_work``). 
 answers the same pages: half are copies of works indexed before the first size, wrapped in a real
 portal's header/footer (so the expected match exists at every size), half are chapters never
 indexed, wrapped the same way. After one untimed pass every page is timed ``--passes`` times and
-its median kept (the machine is shared and noisy); the table gives, for the copying pages and
-for the unrelated ones apart, the median over the pages (milliseconds) and its ratio to the
-median at the smallest size. The Redis backend is the platform's: ``RedisIndex`` on an embedded Redis and
+its median kept; the whole growth is done ``--repeat`` times from an empty index and each figure
+is the median over those runs (the machine is shared and noisy). The table gives, for the
+copying pages and for the unrelated ones apart, the median over the pages (milliseconds) and its
+ratio to the same figure at the smallest size. The Redis backend is the platform's: ``RedisIndex`` on an embedded Redis and
 ``MongoWorkStore`` on an embedded MongoDB (``tracker.embedded``), both stopped at the end.
 Results go to standard output (Markdown) and to ``bench/results/scaling-<time>.json``.
 """
@@ -134,6 +135,28 @@ def grow(backend: str, works: list[Doc], pages: list[tuple[str | None, str]],
     return rows
 
 
+def combine(runs: list[list[dict]]) -> list[dict]:
+    """Merge repeated growths of one backend: per size, the median of each timing over the runs.
+
+    Args:
+        runs: the outputs of ``grow`` for the same backend, pages and sizes.
+
+    Returns:
+        One dict per size reached by every run: the first run's counts, ``copy_ms``,
+        ``unrelated_ms``, ``mean_ms`` and ``index_s`` as medians over the runs, ``recall`` the
+        lowest, and ``runs`` holding each run's (copy_ms, unrelated_ms).
+    """
+    merged = []
+    for rows in zip(*runs, strict=False):
+        row = dict(rows[0])
+        for key in ("copy_ms", "unrelated_ms", "mean_ms", "index_s"):
+            row[key] = statistics.median(r[key] for r in rows)
+        row["recall"] = min(r["recall"] for r in rows)
+        row["runs"] = [(r["copy_ms"], r["unrelated_ms"]) for r in rows]
+        merged.append(row)
+    return merged
+
+
 COLUMNS = ("copy ms", "× first", "unrelated ms", "× first", "recall")
 
 
@@ -167,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=60,
                         help="pages timed at each size (half copies, half unrelated)")
     parser.add_argument("--passes", type=int, default=5, help="timed passes per size")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="growths from empty per backend; medians over them")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data", type=Path, default=DATA_DIR)
     parser.add_argument("--out", type=Path, default=RESULTS_DIR)
@@ -188,8 +213,9 @@ def main(argv: list[str] | None = None) -> int:
     results = {}
     with tempfile.TemporaryDirectory(prefix="bench-scaling-") as workdir:
         for backend in args.backends.split(","):
-            results[backend] = grow(backend, works, pages, sizes, Path(workdir) / backend,
-                                   args.passes)
+            results[backend] = combine([
+                grow(backend, works, pages, sizes, Path(workdir) / f"{backend}-{run}", args.passes)
+                for run in range(args.repeat)])
     print(table(results))
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / f"scaling-{datetime.now(UTC):%Y%m%dT%H%M%S}.json"
