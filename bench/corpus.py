@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import random
 import re
 from collections import defaultdict
@@ -35,6 +36,7 @@ NEWS_FILE = "peoples_daily_199801_dev.jsonl.gz"
 CHAPTER_CHARS = (1000, 12000)  # chapter length kept, characters (5th-95th percentile ~ 630-9000)
 NEWS_CHARS = (500, 2000)  # target document length drawn uniformly in this range, characters
 MAX_WORKS_PER_NOVEL = 3  # so that most indexed novels have unindexed chapters left as negatives
+# (raised to 1.5 x works / novels when more works are asked than that allows)
 SHINGLE = 12  # characters; long enough that stock phrases of the novels do not count as copying
 WORK_OVERLAP = 0.05  # a work sharing more than this share of its 12-grams is a duplicate
 NEGATIVE_OVERLAP = 0.02  # scattered shared stock phrases are tolerated in a negative ...
@@ -212,13 +214,13 @@ def build_novels(works: int, negatives: int, hosts: int, seed: int = 0,
     guard = _OverlapGuard()
     indexed: list[Doc] = []
     used_novels: list[str] = []
-    for novel in novels:
+    eligible = [novel for novel in novels if len(by_novel[novel]) >= 2]
+    quota = max(MAX_WORKS_PER_NOVEL, math.ceil(1.5 * works / max(1, len(eligible))))
+    for novel in eligible:  # a novel with one chapter leaves none for the same-novel negatives
         if len(indexed) >= works:
             break
         chapters = by_novel[novel]
-        if len(chapters) < 2:  # no chapter would be left for the same-novel negatives
-            continue
-        share = min(MAX_WORKS_PER_NOVEL, len(chapters) - 1, works - len(indexed))
+        share = min(quota, len(chapters) - 1, works - len(indexed))
         picked = _take(chapters, share, guard, WORK_OVERLAP, accept=True)
         if picked:
             indexed.extend(picked)

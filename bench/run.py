@@ -31,7 +31,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as ``python bench/run.py``
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.corpus import DATA_DIR, Corpus, build_news, build_novels
+from bench.corpus import DATA_DIR, Corpus, CorpusError, build_news, build_novels
 from bench.edits import EDITS, EditKit, header_footer
 from bench.peers import Detector, factories
 
@@ -358,7 +358,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark; return the exit status (0, or 2 when a named detector is unknown)."""
+    """Run the benchmark; return the exit status (0; 2 for an unknown detector, or data missing
+    or too small for the sizes asked)."""
     args = parse_args(argv)
     wanted = args.detectors.split(",") if args.detectors else None
     use_redis = not args.no_redis and (wanted is None or any("redis" in w for w in wanted))
@@ -381,8 +382,12 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
             for name in args.corpora.split(","):
                 started = time.perf_counter()
-                corpus = builders[name](args.works, args.queries, args.queries, args.seed,
-                                        args.data)
+                try:
+                    corpus = builders[name](args.works, args.queries, args.queries, args.seed,
+                                            args.data)
+                except CorpusError as exc:
+                    print(f"[{name}] {exc}", file=sys.stderr)
+                    return 2
                 queries = build_queries(corpus, args.queries, args.seed, args.data)
                 print(f"[{name}] {len(corpus.works)} works, {len(queries)} pages, built in "
                       f"{time.perf_counter() - started:.1f} s", file=sys.stderr)
