@@ -11,6 +11,7 @@ character offsets in both texts.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 from collections import Counter, OrderedDict
 from dataclasses import asdict, dataclass, field
@@ -269,12 +270,13 @@ class Engine:
     # -- matching -------------------------------------------------------------------------
 
     def candidates(self, letters: Letters) -> list[tuple[str, int]]:
-        """(work_id, postings hit) of the works worth verifying, most hits first."""
+        """(work_id, postings hit) of the works worth verifying, most hits first, ties by
+        work id (so every index backend, whatever its key order, gives the same list)."""
         hits = self.index.lookup(self.query_keys(letters))
         per_work = Counter(w for postings in hits.values() for w, _ in postings)
         c = self.config
-        return [(w, n) for w, n in per_work.most_common(c.max_candidates)
-                if n >= c.min_window_hits]
+        best = heapq.nsmallest(c.max_candidates, per_work.items(), key=lambda wn: (-wn[1], wn[0]))
+        return [(w, n) for w, n in best if n >= c.min_window_hits]
 
     def match(self, text: str) -> list[Match]:
         """Works found in ``text`` (str), best score first; [] when none or when the text has

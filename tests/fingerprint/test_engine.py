@@ -250,3 +250,12 @@ def test_a_work_re_added_by_another_process_is_verified_against_its_new_text(
     assert m.passages[0].work_start - len(prefix) < 1500 + 5
     assert a.match(PORTAL + dropped) == []
     assert a.match(PORTAL + chapters[1]["text"][:2000])[0].work_id == "x"
+
+
+def test_candidates_with_equal_hits_are_ordered_by_work_id(chapters):
+    engine = Engine(MemoryIndex(), MemoryWorkStore(), EngineConfig(max_candidates=1))
+    text = chapters[0]["text"]
+    engine.add_work("b", text)  # indexed first: first in the index's postings
+    engine.add_work("a", text)
+    (only,) = engine.candidates(engine.letters(text[:1500]))
+    assert only[0] == "a"

@@ -286,6 +286,15 @@ def test_redis_prefix_without_hash_tags(redis_client):
         RedisIndex(redis_client, prefix="{fp}")
 
 
+def test_redis_prefix_with_percent_and_han_characters(redis_client):
+    # lookups write the protocol by hand: byte lengths of UTF-8 names, a literal "%"
+    index = RedisIndex(redis_client, prefix="指纹%d%s", version=V, groups=4)
+    index.add("作品", [(k, k % 7) for k in range(1, 200)])
+    assert redis_client.exists("指纹%d%s:epoch".encode())
+    found = index.lookup([3, 150, 1000])
+    assert found == {3: [("作品", 3)], 150: [("作品", 3)]}
+
+
 def test_redis_down_gives_connection_error():
     client = redis.Redis(host="127.0.0.1", port=free_port(), socket_connect_timeout=2)
     index = RedisIndex(client, version=V)
