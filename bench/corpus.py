@@ -12,10 +12,12 @@ Two corpora, each split into indexed works, negatives and host texts:
 
 Sampling is deterministic for a given seed. Upstream the novels hold exact and near duplicate
 chapters (see the data README), and a negative that really shares a passage with a work would be
-a true match, so every candidate is screened with character 12-gram shingles: a work may share
-at most ``WORK_OVERLAP`` of its 12-grams with the works taken before it; a negative or host may
-share at most ``NEGATIVE_OVERLAP`` of its 12-grams with all works and no run of ``PASSAGE``
-characters (the news repeat titles and stock phrases, so a stricter rule leaves too few).
+a true match, so every candidate is screened with character shingles: no work, negative or host
+may share a run of ``PASSAGE`` characters with a work taken before it (a chapter-opening poem
+repeated in two chapters of a novel is a real shared passage, which the engine rightly matches);
+a work may share at most ``WORK_OVERLAP`` of its 12-grams with the works taken before it, a
+negative or host at most ``NEGATIVE_OVERLAP`` with all works (the news repeat titles and stock
+phrases, so a stricter rule leaves too few).
 """
 
 from __future__ import annotations
@@ -172,7 +174,7 @@ def _take(candidates: list[Doc], count: int, guard: _OverlapGuard, limit: float,
     for doc in candidates:
         if len(taken) == count:
             break
-        if guard.overlap(doc.text) > limit or (not accept and guard.shares_passage(doc.text)):
+        if guard.overlap(doc.text) > limit or guard.shares_passage(doc.text):
             continue
         taken.append(doc)
         if accept:
