@@ -102,26 +102,40 @@ def _union_length(starts: list[int], ends: list[int]) -> int:
     return total
 
 
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Concatenation of arange(start, start + length) for each pair (int64 arrays)."""
-    total = int(lengths.sum())
-    offsets = np.repeat(np.cumsum(lengths) - lengths - starts, lengths)
-    return np.arange(total) - offsets
+def _runs(page: bytes, work: bytes, page_codes: np.ndarray, work_codes: np.ndarray,
+          starts: list[int], ends: list[int], diagonals: list[int], reach: int, min_len: int
+          ) -> list[tuple[int, int, int, int]]:
+    """Extend each run [start, end) on its diagonal d by up to ``reach`` letters on either side
+    while page and work letters stay equal, drop runs shorter than ``min_len`` letters, and
+    count each run's matched letters (equal letters along its diagonal) -> sorted list of
+    (page_start, page_end, d, matched).
 
-
-def _extensions(page: np.ndarray, work: np.ndarray, first: np.ndarray, end: np.ndarray,
-                d: np.ndarray, reach: int) -> tuple[np.ndarray, np.ndarray]:
-    """How many letters (0..reach) each run extends to the left of page position ``first`` and
-    to the right from ``end`` (exclusive) while page and work letters on its diagonal d stay
-    equal -> (left, right) int arrays."""
-    n = len(first)
-    step = np.arange(1, reach + 1)
-    t = np.concatenate([first[:, None] - step, end[:, None] - 1 + step])
-    dd = np.concatenate([d, d])[:, None]
-    ok = (t >= 0) & (t < len(page)) & (t + dd >= 0) & (t + dd < len(work))
-    ok &= page[np.where(ok, t, 0)] == work[np.where(ok, t + dd, 0)]
-    ext = np.cumprod(ok, axis=1).sum(axis=1)
-    return ext[:n], ext[n:]
+    page / work: the letter codes as bytes (for cheap letter comparisons); page_codes /
+    work_codes: the same as uint8 arrays (to count the equal letters of a run that is not an
+    exact copy). A page has a handful of runs per candidate (median 4 on the news pages of
+    ``bench.run``), so plain Python per run beats a dozen numpy calls on tiny arrays.
+    """
+    n_page, n_work = len(page), len(work)
+    out = []
+    for s, e, d in zip(starts, ends, diagonals, strict=True):
+        for _ in range(reach):  # run starts at a valid seed, so s - 1 < n_page and s - 1 + d < n_work
+            t = s - 1
+            if t < 0 or t + d < 0 or page[t] != work[t + d]:
+                break
+            s = t
+        for _ in range(reach):  # and its last letter is valid, so e + d >= 0
+            if e >= n_page or e + d >= n_work or page[e] != work[e + d]:
+                break
+            e += 1
+        if e - s < min_len:
+            continue
+        if page[s:e] == work[s + d:e + d]:
+            out.append((s, e, d, e - s))
+        else:
+            equal = page_codes[s:e] == work_codes[s + d:e + d]
+            out.append((s, e, d, int(np.count_nonzero(equal))))
+    out.sort()
+    return out
 
 
 def align(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, max_shift: int = 12,
@@ -151,22 +165,12 @@ def align(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, max_shift:
     new_run[1:] = (d[1:] != d[:-1]) | (i[1:] - i[:-1] > max_gap)
     first = np.flatnonzero(new_run)
     last = np.append(first[1:], len(i)) - 1
-    d = d[first]
-    wcodes = work.letters
-    reach = seed_stride - 1
-    ps, pe = i[first], i[last] + k
-    if reach:
-        left, right = _extensions(page_codes, wcodes, ps, pe, d, reach)
-        ps, pe = ps - left, pe + right
-    keep = np.flatnonzero(pe - ps >= k + k // 2)
-    if len(keep) == 0:
+    page_codes = page_codes.astype(np.uint8, copy=False)
+    wcodes = work.letters.astype(np.uint8, copy=False)
+    runs = _runs(page_codes.tobytes(), wcodes.tobytes(), page_codes, wcodes, i[first].tolist(),
+                 (i[last] + k).tolist(), d[first].tolist(), seed_stride - 1, k + k // 2)
+    if not runs:
         return EMPTY
-    ps, pe, d = ps[keep], pe[keep], d[keep]
-    # matched letters of a run: equal letters along its diagonal (substitutions not counted)
-    idx = _ranges(ps, pe - ps)
-    equal = page_codes[idx] == wcodes[idx + np.repeat(d, pe - ps)]
-    cover = np.add.reduceat(equal, np.cumsum(pe - ps) - (pe - ps))
-    runs = sorted(zip(ps.tolist(), pe.tolist(), d.tolist(), cover.tolist(), strict=True))
     chains: list[list[int]] = []  # [page_start, page_end, work_start, work_end, matched]
     for s, e, dd, cov in runs:
         ws, we = s + dd, e + dd
