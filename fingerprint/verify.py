@@ -77,11 +77,12 @@ def seed_pairs(page_grams: np.ndarray, work: SeedIndex, max_repeats: int
     """All (page position, work position) pairs of equal k-grams (two int64 arrays), skipping
     k-grams that occur more than ``max_repeats`` times in the work."""
     lo = np.searchsorted(work.codes, page_grams)
-    lo_c = np.minimum(lo, len(work.codes) - 1)
-    cnt = np.where(work.codes[lo_c] == page_grams, work.repeats[lo], 0)
-    ok = (cnt > 0) & (cnt <= max_repeats)
+    # lo is the first of its group of equal codes, so repeats[lo] is the group's size
+    ok = work.codes.take(lo, mode="clip") == page_grams
+    ok &= work.repeats.take(lo) <= max_repeats
     i = np.flatnonzero(ok)
-    cnt, lo = cnt[i], lo[i]
+    lo = lo[i]
+    cnt = work.repeats.take(lo)
     if len(i) == 0 or cnt.max() == 1:
         return i, work.positions[lo]
     first = np.repeat(np.cumsum(cnt) - cnt, cnt)
@@ -161,10 +162,9 @@ def align(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, max_shift:
     d = j - i
     order = np.lexsort((i, d))
     i, d = i[order], d[order]
-    new_run = np.ones(len(i), dtype=bool)
-    new_run[1:] = (d[1:] != d[:-1]) | (i[1:] - i[:-1] > max_gap)
-    first = np.flatnonzero(new_run)
-    last = np.append(first[1:], len(i)) - 1
+    cut = np.flatnonzero((d[1:] != d[:-1]) | (i[1:] - i[:-1] > max_gap)) + 1
+    first = np.concatenate(([0], cut))
+    last = np.concatenate((cut, [len(i)])) - 1
     page_codes = page_codes.astype(np.uint8, copy=False)
     wcodes = work.letters.astype(np.uint8, copy=False)
     runs = _runs(page_codes.tobytes(), wcodes.tobytes(), page_codes, wcodes, i[first].tolist(),
