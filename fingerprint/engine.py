@@ -15,6 +15,8 @@ import heapq
 import json
 from collections import Counter, OrderedDict
 from dataclasses import asdict, dataclass, field
+from itertools import chain
+from operator import itemgetter
 
 import numpy as np
 
@@ -23,7 +25,7 @@ from fingerprint.fingerprints import Quantizer
 from fingerprint.letters import EmptyTextError, Letters, TextTooLargeError, default_table
 from fingerprint.shortdoc import short_keys
 from fingerprint.verify import SeedIndex, align
-from fingerprint.windows import kgram_codes, local_minima, mix, window_starts
+from fingerprint.windows import content_radius, kgram_codes, mix, window_starts, winnow
 
 SCHEME_VERSION = "fp2"  # bump when the key computation changes in code
 
@@ -123,10 +125,10 @@ class Engine:
         c = self.config
         grams = kgram_codes(letters.codes, c.anchor_k)
         hashes = mix(grams)
+        minima, chosen = winnow(hashes, (content_radius(c.stride, sparsity), short_radius))
         starts = window_starts(letters.codes, c.window_letters, c.stride, c.window_mode,
-                               c.anchor_k, sparsity, hashes)
-        short = short_keys(grams, c.anchor_k, local_minima(hashes, short_radius), c.short_k)
-        return hashes, starts, short
+                               c.anchor_k, sparsity, hashes, minima)
+        return hashes, starts, short_keys(grams, c.anchor_k, chosen, c.short_k)
 
     def postings(self, letters: Letters) -> list[tuple[int, int]]:
         """(key, window number) postings of a work: one exact key per window, plus winnowed
@@ -273,7 +275,7 @@ class Engine:
         """(work_id, postings hit) of the works worth verifying, most hits first, ties by
         work id (so every index backend, whatever its key order, gives the same list)."""
         hits = self.index.lookup(self.query_keys(letters))
-        per_work = Counter(w for postings in hits.values() for w, _ in postings)
+        per_work = Counter(map(itemgetter(0), chain.from_iterable(hits.values())))
         c = self.config
         best = heapq.nsmallest(c.max_candidates, per_work.items(), key=lambda wn: (-wn[1], wn[0]))
         return [(w, n) for w, n in best if n >= c.min_window_hits]

@@ -99,6 +99,8 @@ class Quantizer:
         self.down = np.where(count > 0, below - self.value, 0)
         self.up = np.where(count < window_letters, above - self.value, 0)
         self._rows = np.arange(m)
+        self._flat_value = self.value.ravel()  # value[l, c] at l * (W + 1) + c
+        self._row_base = self._rows * (window_letters + 1)
 
     def counts(self, codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
         """Letter counts of each window: (n_windows, n_letters) int64. Windows are counted in
@@ -127,13 +129,15 @@ class Quantizer:
         low = hashes[starts] & np.uint64((1 << self.anchor_bits) - 1)
         return low.astype(np.int64) << self.digit_bits
 
+    def _digits(self, counts: np.ndarray) -> np.ndarray:
+        """The digit part of each window's key from its letter counts (n_windows, m) -> int64."""
+        return self._flat_value.take(counts + self._row_base).sum(axis=1)
+
     def keys(self, codes: np.ndarray, starts: np.ndarray, hashes: np.ndarray | None = None
              ) -> np.ndarray:
         """Window keys (n_windows,) int64 for windows [start, start + W) of ``codes``
         (``hashes``: see anchor_values)."""
-        counts = self.counts(codes, starts)
-        return self.value[self._rows, counts].sum(axis=1) + self.anchor_values(codes, starts,
-                                                                                 hashes)
+        return self._digits(self.counts(codes, starts)) + self.anchor_values(codes, starts, hashes)
 
     def probe_keys(self, codes: np.ndarray, starts: np.ndarray, depth: int,
                    hashes: np.ndarray | None = None) -> np.ndarray:
@@ -145,8 +149,7 @@ class Quantizer:
         its level (a -1 moves it down) or the highest (a +1 moves it up).
         """
         counts = self.counts(codes, starts)
-        base = self.value[self._rows, counts].sum(axis=1) + self.anchor_values(codes, starts,
-                                                                                 hashes)
+        base = self._digits(counts) + self.anchor_values(codes, starts, hashes)
         if depth == 0 or len(starts) == 0:
             return base
         deltas = np.concatenate([self.down[self._rows, counts], self.up[self._rows, counts]],

@@ -53,25 +53,36 @@ def local_minima(hashes: np.ndarray, radius: int) -> np.ndarray:
     1 / (2 * radius + 1)). A position selected with radius R is also selected with any radius
     r < R, so a sparser selection on the query side is a subset of a denser one on the index
     side."""
-    pad = np.full(radius, _MAX64, dtype=np.uint64)
-    local_min = sliding_min(np.concatenate([pad, hashes, pad]), 2 * radius + 1)
-    return np.flatnonzero(hashes == local_min).astype(np.int64)
+    return winnow(hashes, (radius,))[0]
 
 
-def sliding_min(a: np.ndarray, width: int) -> np.ndarray:
-    """Minimum of every run of ``width`` consecutive values: out[i] = a[i:i + width].min(),
-    shape (len(a) - width + 1,). Doubling (sparse-table) method: O(n log width) in a few
-    vector operations."""
-    out, span = a, 1
-    while span * 2 <= width:
-        out = np.minimum(out[:-span], out[span:])
+def winnow(hashes: np.ndarray, radii: tuple[int, ...]) -> list[np.ndarray]:
+    """``local_minima(hashes, r)`` for each radius r (at least 1) in ``radii``, sharing one
+    padding and one doubling table (a page selects both its window starts and its short-text
+    k-grams from the same hashes) -> list of int64 position arrays, in the order of radii."""
+    big = max(radii)
+    pad = np.full(big, _MAX64, dtype=np.uint64)
+    padded = np.concatenate([pad, hashes, pad])
+    n = len(hashes)
+    # levels[s] = minimum of padded[x:x + s] at every x (s a power of two)
+    levels, span = {1: padded}, 1
+    while span * 2 <= 2 * big + 1:
+        levels[span * 2] = np.minimum(levels[span][:-span], levels[span][span:])
         span *= 2
-    return np.minimum(out[: len(a) - width + 1], out[width - span:])
+    out = []
+    for r in radii:
+        width = 2 * r + 1
+        span = 1 << (width.bit_length() - 1)
+        lo = big - r  # the window of position p starts at padded[p + lo]
+        level = levels[span]
+        local_min = np.minimum(level[lo:lo + n], level[lo + width - span:lo + width - span + n])
+        out.append(np.flatnonzero(hashes == local_min))
+    return out
 
 
 def window_starts(codes: np.ndarray, window_letters: int, stride: int, mode: str = "content",
-                  anchor_k: int = 5, sparsity: int = 1, hashes: np.ndarray | None = None
-                  ) -> np.ndarray:
+                  anchor_k: int = 5, sparsity: int = 1, hashes: np.ndarray | None = None,
+                  minima: np.ndarray | None = None) -> np.ndarray:
     """Start positions (letters, int64 array, ascending) of the complete windows of a sequence.
 
     codes: letter codes (n,). A window is [start, start + window_letters); only complete windows
@@ -79,7 +90,8 @@ def window_starts(codes: np.ndarray, window_letters: int, stride: int, mode: str
     mode "fixed": starts 0, stride, 2*stride, ... (Daguan's overlapping windows).
     mode "content": local minima of the anchor_k-gram hash (``hashes`` = mix(kgram_codes(codes,
     anchor_k)), computed when not given) with radius sparsity * ((stride - 1) // 2), which gives
-    on average one start per sparsity * stride letters. Works are windowed with sparsity 1 and
+    on average one start per sparsity * stride letters (``minima``: that selection, when
+    already computed with ``winnow``). Works are windowed with sparsity 1 and
     pages with a larger one: every page start inside a copied passage is then also a start in
     the work (see ``local_minima``), with fewer lookups per page.
     Raises ValueError for an unknown mode.
@@ -91,10 +103,11 @@ def window_starts(codes: np.ndarray, window_letters: int, stride: int, mode: str
         return np.arange(0, last + 1, stride, dtype=np.int64)
     if mode != "content":
         raise ValueError(f"unknown window mode {mode!r}")
-    if hashes is None:
-        hashes = mix(kgram_codes(codes, anchor_k))
-    starts = local_minima(hashes, content_radius(stride, sparsity))
-    return starts[starts <= last]
+    if minima is None:
+        if hashes is None:
+            hashes = mix(kgram_codes(codes, anchor_k))
+        minima = local_minima(hashes, content_radius(stride, sparsity))
+    return minima[minima <= last]
 
 
 def content_radius(stride: int, sparsity: int = 1) -> int:
