@@ -113,7 +113,7 @@ class LetterTable:
         if cls.max(initial=0) > LATIN:  # Latin words: keep only each word's first letter
             latin = cls > LATIN
             emit[1:] &= ~(latin[1:] & latin[:-1])
-        offsets = np.flatnonzero(emit)
+        offsets = emit.nonzero()[0]
         return Letters(letter.take(offsets) - 1, offsets, len(text), cls)
 
 

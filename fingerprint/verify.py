@@ -80,7 +80,7 @@ def seed_pairs(page_grams: np.ndarray, work: SeedIndex, max_repeats: int
     # lo is the first of its group of equal codes, so repeats[lo] is the group's size
     ok = work.codes.take(lo, mode="clip") == page_grams
     ok &= work.repeats.take(lo) <= max_repeats
-    i = np.flatnonzero(ok)
+    i = ok.nonzero()[0]
     lo = lo[i]
     cnt = work.repeats.take(lo)
     if len(i) == 0 or cnt.max() == 1:
@@ -162,7 +162,7 @@ def align(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, max_shift:
     d = j - i
     order = np.lexsort((i, d))
     i, d = i[order], d[order]
-    cut = np.flatnonzero((d[1:] != d[:-1]) | (i[1:] - i[:-1] > max_gap)) + 1
+    cut = ((d[1:] != d[:-1]) | (i[1:] - i[:-1] > max_gap)).nonzero()[0] + 1
     first = np.concatenate(([0], cut))
     last = np.concatenate((cut, [len(i)])) - 1
     page_codes = page_codes.astype(np.uint8, copy=False)

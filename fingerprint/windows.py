@@ -60,10 +60,10 @@ def winnow(hashes: np.ndarray, radii: tuple[int, ...]) -> list[np.ndarray]:
     """``local_minima(hashes, r)`` for each radius r (at least 1) in ``radii``, sharing one
     padding and one doubling table (a page selects both its window starts and its short-text
     k-grams from the same hashes) -> list of int64 position arrays, in the order of radii."""
-    big = max(radii)
-    pad = np.full(big, _MAX64, dtype=np.uint64)
-    padded = np.concatenate([pad, hashes, pad])
-    n = len(hashes)
+    big, n = max(radii), len(hashes)
+    padded = np.empty(n + 2 * big, dtype=np.uint64)
+    padded[:big] = padded[big + n:] = _MAX64
+    padded[big:big + n] = hashes
     # levels[s] = minimum of padded[x:x + s] at every x (s a power of two)
     levels, span = {1: padded}, 1
     while span * 2 <= 2 * big + 1:
@@ -76,7 +76,7 @@ def winnow(hashes: np.ndarray, radii: tuple[int, ...]) -> list[np.ndarray]:
         lo = big - r  # the window of position p starts at padded[p + lo]
         level = levels[span]
         local_min = np.minimum(level[lo:lo + n], level[lo + width - span:lo + width - span + n])
-        out.append(np.flatnonzero(hashes == local_min))
+        out.append((hashes == local_min).nonzero()[0])
     return out
 
 
