@@ -153,12 +153,10 @@ def align(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, max_shift:
     k = work.k
     if len(work.codes) == 0:
         return EMPTY
-    grams = kgram_codes(page_codes, k)
-    sampled = np.arange(0, len(grams), seed_stride)
-    i, j = seed_pairs(grams[sampled], work, max_repeats)
+    i, j = seed_pairs(kgram_codes(page_codes, k)[::seed_stride], work, max_repeats)
     if len(i) == 0:
         return EMPTY
-    i = sampled[i]
+    i = i * seed_stride
     d = j - i
     order = np.lexsort((i, d))
     i, d = i[order], d[order]
