@@ -1,7 +1,8 @@
 """One HTTP fetch with every limit enforced and the reason of any failure recorded.
 
 ``Fetcher.fetch`` makes one attempt (redirects followed by hand so that each hop passes the SSRF
-guard and loop detection) and returns a ``FetchResult``; it never raises for network or HTTP
+guard, loop detection and the caller's ``check_hop``: the pipeline's admission checks of scope,
+traps, robots.txt and the seen-set) and returns a ``FetchResult``; it never raises for network or HTTP
 trouble and never sleeps. Whether and when to try again is ``retry_delay``'s answer, which the
 Celery task turns into a re-queue with a countdown, so no worker waits on a slow host.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import email.utils
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from urllib.parse import urljoin
@@ -29,6 +31,9 @@ XML_TYPES = frozenset({"application/xml", "text/xml", "application/rss+xml", "ap
 KEPT_HEADERS = ("content-type", "content-length", "content-language", "etag", "last-modified",
                 "date", "server", "location", "retry-after", "x-robots-tag")
 _CHUNK_BYTES = 64 * 1024
+
+# check_hop(canonical target URL) -> None to follow the redirect, or (Outcome, reason) to stop
+HopCheck = Callable[[str], "tuple[Outcome, str] | None"]
 
 
 @dataclass
@@ -149,13 +154,18 @@ class Fetcher:
         self.session.close()
 
     def fetch(self, url: str, *, etag: str | None = None, last_modified: str | None = None,
-              kinds: frozenset[str] = frozenset({"html", "text", "xml"})) -> FetchResult:
+              kinds: frozenset[str] = frozenset({"html", "text", "xml"}),
+              check_hop: HopCheck | None = None) -> FetchResult:
         """Fetch ``url`` once, following up to ``config.max_redirects`` redirects by hand.
 
         ``etag`` / ``last_modified``: stored validators, sent as If-None-Match /
         If-Modified-Since (a 304 gives outcome not_modified). ``kinds``: the body kinds accepted
-        (see ``kind_of``); others give content_type without reading the body. Returns a
-        FetchResult; does not raise for network, HTTP or limit failures.
+        (see ``kind_of``); others give content_type without reading the body. ``check_hop``:
+        called with the canonical URL of every redirect target after the loop and SSRF checks
+        and before any request to it; it returns None to follow the hop or (Outcome, reason) to
+        stop there, and the fetch then ends with that outcome and the redirect's status (the
+        target is never requested; ``final_url`` is the refused target, as for an SSRF refusal).
+        Returns a FetchResult; does not raise for network, HTTP or limit failures.
         """
         started = time.monotonic()
         headers = {}
@@ -163,7 +173,7 @@ class Fetcher:
             headers["If-None-Match"] = etag
         if last_modified:
             headers["If-Modified-Since"] = last_modified
-        current, seen, hops = url, set(), []
+        current, seen, hops, status = url, set(), [], None
 
         def done(outcome, reason="", **kw):
             return FetchResult(url=url, final_url=current, outcome=outcome, reason=reason,
@@ -171,8 +181,13 @@ class Fetcher:
 
         for _ in range(self.config.max_redirects + 1):
             try:
-                seen.add(canonical_url(current))
+                key = canonical_url(current)
+                seen.add(key)
                 check_url(current, self._allow)
+                if hops and check_hop is not None:
+                    refusal = check_hop(key)
+                    if refusal is not None:
+                        return done(refusal[0], refusal[1], status=status)
                 response = self.session.get(
                     current, headers=headers, stream=True, allow_redirects=False,
                     timeout=(self.config.connect_timeout, self.config.read_timeout))

@@ -107,6 +107,10 @@ class Frontier:
         trap). Returns True the first time, so the refusal is recorded once per scan."""
         return bool(self.redis.sadd(self.seen_key, url))
 
+    def is_seen(self, url: str) -> bool:
+        """True when canonical ``url`` (str) is in the scan's seen-set (admitted or marked seen)."""
+        return bool(self.redis.sismember(self.seen_key, url))
+
     def add_pending(self, n: int = 1) -> None:
         """Count ``n`` more pending tasks that are not URL admissions (e.g. a match task)."""
         self.redis.hincrby(self.meta_key, "pending", n)

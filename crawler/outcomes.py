@@ -13,7 +13,11 @@ class Outcome(StrEnum):
     ``invalid_url``, ``out_of_scope``, ``trap``, ``robots_disallowed``, ``ssrf_refused``.
     HTTP: ``client_error`` (4xx but 429), ``rate_limited`` (429), ``server_error`` (5xx).
     Transport: ``timeout``, ``connection_error``. Limits: ``too_large``, ``content_type``,
-    ``redirect_loop``, ``too_many_redirects``. Content: ``extract_failed`` (stored without body
+    ``redirect_loop``, ``too_many_redirects``. Redirect hops refused before they are requested
+    (the same admission checks as a link): ``redirect_out_of_scope`` (target outside the allowed
+    domains or path patterns), ``redirect_trap``, ``redirect_robots_disallowed`` (robots.txt of
+    the target's origin), ``redirect_seen`` (target already in the scan's seen-set: its page is
+    crawled under its own URL, so this is not counted as an error). Content: ``extract_failed`` (stored without body
     text). ``cancelled``: the scan was cancelled before the URL was fetched. ``internal_error``:
     an unexpected failure of the crawler itself (the worker's log has the traceback).
     """
@@ -35,6 +39,10 @@ class Outcome(StrEnum):
     CONTENT_TYPE = "content_type"
     REDIRECT_LOOP = "redirect_loop"
     TOO_MANY_REDIRECTS = "too_many_redirects"
+    REDIRECT_OUT_OF_SCOPE = "redirect_out_of_scope"
+    REDIRECT_TRAP = "redirect_trap"
+    REDIRECT_ROBOTS_DISALLOWED = "redirect_robots_disallowed"
+    REDIRECT_SEEN = "redirect_seen"
     EXTRACT_FAILED = "extract_failed"
     CANCELLED = "cancelled"
     INTERNAL_ERROR = "internal_error"
@@ -48,8 +56,9 @@ class Outcome(StrEnum):
     @property
     def is_error(self) -> bool:
         """True when the URL gave no usable page text (counted under the scan's errors by kind;
-        extract_failed included: the page is stored, but there is nothing to match)."""
-        return self not in _SUCCESS
+        extract_failed included: the page is stored, but there is nothing to match). A
+        ``redirect_seen`` is not an error: the page it leads to is crawled under its own URL."""
+        return self not in _SUCCESS and self is not Outcome.REDIRECT_SEEN
 
 
 _RETRYABLE = frozenset({Outcome.TIMEOUT, Outcome.CONNECTION_ERROR, Outcome.RATE_LIMITED,

@@ -3,7 +3,8 @@
 Two collections:
 
 ``pages`` - one document per canonical URL (unique index): ``canonical_url``, ``url`` (as
-fetched), ``final_url``, ``domain``, ``site_id``, ``scan_id`` (last scan that fetched it),
+asked; after redirects ``canonical_url`` is the final URL's canonical form), ``final_url``
+(exact URL that answered), ``domain``, ``site_id``, ``scan_id`` (last scan that fetched it),
 ``status`` (HTTP), ``outcome``, ``reason``, ``headers`` (those that matter), ``validators``
 ({etag, last_modified} for conditional GET), ``fetched_at`` (last successful download),
 ``checked_at`` (last visit, including 304s), ``content_hash`` (SHA-256 of the body bytes),

@@ -7,6 +7,21 @@ frontier (the caller enqueues one task each) and the page version to match, if a
 finished URL is recorded in the crawl log and counted in the scan's counters, with the time
 spent per stage in milliseconds (ms_fetch: download; ms_extract: decoding, extraction, links;
 ms_store: MongoDB), summed over all workers.
+
+Redirects. Every redirect hop must pass the admission checks of a link before it is requested:
+allowed domains and path patterns, trap defence, the robots.txt of the target's origin (the
+shared RobotsCache), and the scan's seen-set. ``Crawler.step`` gives the Fetcher a ``check_hop``
+callback that runs them; a refused hop ends the URL with ``redirect_out_of_scope``,
+``redirect_trap``, ``redirect_robots_disallowed`` or ``redirect_seen`` and the target is never
+requested. Design: a callback rather than handing the target back to the frontier as a new URL,
+because the fetcher must keep following redirects for robots.txt itself (not a frontier URL),
+the existing loop, redirect-count and SSRF checks stay where they are, and the page budget and
+depth are not spent on hops. Limitation: a hop to another allowed host (a subdomain) is one
+request without a politeness slot of its own. A page reached through redirects is stored under
+the canonical form of its final URL (``canonical_url``; ``url`` keeps the URL asked for,
+``final_url`` the exact final URL); that canonical URL is added to the seen-set at the moment of
+storing, and if another task got it first (a race after the hop check) the page is not stored
+twice: the URL ends as ``redirect_seen``.
 """
 
 from __future__ import annotations
@@ -20,7 +35,7 @@ from crawler.config import CrawlConfig
 from crawler.crawllog import CrawlLog
 from crawler.decode import decode_body
 from crawler.extract import extract
-from crawler.fetch import Fetcher, FetchResult, retry_delay
+from crawler.fetch import Fetcher, FetchResult, HopCheck, retry_delay
 from crawler.frontier import Frontier
 from crawler.links import html_links, xml_links
 from crawler.outcomes import Outcome
@@ -86,7 +101,8 @@ class StepResult:
     URLs newly admitted at depth + 1: enqueue one task each), ``match`` ((page_id, version_id)
     of a new or changed page version to match, or None), ``page`` ((page_id, version_id) of the
     stored page whatever its change, or None), ``change`` ('new', 'changed', 'unchanged',
-    'no_text' or '').
+    'no_text' or ''), ``final_url`` (the canonical URL the page was stored under when redirects
+    led there, else '').
     """
 
     task: UrlTask
@@ -99,6 +115,7 @@ class StepResult:
     match: tuple[str, str] | None = None
     page: tuple[str, str | None] | None = None
     change: str = ""
+    final_url: str = ""
 
 
 class Crawler:
@@ -174,7 +191,8 @@ class Crawler:
         stored = self.pages.get(task.url)
         validators = (stored or {}).get("validators") or {}
         result = self.fetcher.fetch(task.url, etag=validators.get("etag"),
-                                    last_modified=validators.get("last_modified"))
+                                    last_modified=validators.get("last_modified"),
+                                    check_hop=self._hop_check(frontier, rules, task))
         frontier.count(requests=1, ms_fetch=_ms(result.elapsed))
         if result.outcome.retryable:
             if result.outcome is Outcome.RATE_LIMITED and result.retry_after:
@@ -187,6 +205,14 @@ class Crawler:
                                   status=result.status)
         if result.outcome is Outcome.NOT_MODIFIED and stored:
             return self._unchanged(frontier, scan_id, rules, task, result, stored)
+        if result.outcome is Outcome.OK and result.redirects:
+            key = canonical_url(result.final_url)
+            if key != task.url:
+                if not frontier.mark_seen(key):
+                    return self._finish(frontier, scan_id, task, Outcome.REDIRECT_SEEN,
+                                        f"redirected to {key}, already admitted in this scan",
+                                        result.status)
+                return self._process(frontier, scan_id, rules, task, result, self.pages.get(key), key)
         if result.outcome is not Outcome.OK:
             if stored:
                 self.pages.record_visit(task.url, scan_id=scan_id, outcome=result.outcome.value,
@@ -194,14 +220,40 @@ class Crawler:
             return self._finish(frontier, scan_id, task, result.outcome, result.reason, result.status)
         return self._process(frontier, scan_id, rules, task, result, stored)
 
-    def _process(self, frontier, scan_id, rules, task, result: FetchResult, stored) -> StepResult:
+    def _hop_check(self, frontier, rules: SiteRules, task: UrlTask) -> HopCheck:
+        """The Fetcher's ``check_hop`` for ``task``: a function taking a redirect target's canonical
+        URL (str) and returning None when it passes the admission checks of a link (scope, trap,
+        robots.txt of its origin, not yet in the scan's seen-set), else (Outcome, reason)."""
+
+        def check(url: str) -> tuple[Outcome, str] | None:
+            if not rules.in_scope(url):
+                return (Outcome.REDIRECT_OUT_OF_SCOPE,
+                        f"redirect to {url}: outside the allowed domains or path patterns")
+            trap = self._trap(url)
+            if trap:
+                return Outcome.REDIRECT_TRAP, f"redirect to {url}: {trap}"
+            policy = self.robots.policy(url)
+            if not policy.allowed(url):
+                return Outcome.REDIRECT_ROBOTS_DISALLOWED, f"redirect to {url}: robots.txt ({policy.reason})"
+            if url != task.url and frontier.is_seen(url):
+                return Outcome.REDIRECT_SEEN, f"redirect to {url}, already admitted in this scan"
+            return None
+
+        return check
+
+    def _process(self, frontier, scan_id, rules, task, result: FetchResult, stored,
+                 key: str | None = None) -> StepResult:
+        """Store and extract a fetched page under canonical URL ``key`` (default ``task.url``;
+        the final URL's canonical form after redirects); returns the finished StepResult."""
+        key = key or task.url
+        final = key if key != task.url else ""
         frontier.count(pages_fetched=1)
         if result.kind == "xml":
             admitted = self._admit_links(frontier, scan_id, rules, task, xml_links(result.body, result.final_url))
             return self._finish(frontier, scan_id, task, Outcome.OK, "feed or sitemap", result.status,
                                 admitted=admitted)
         if stored and stored.get("content_hash") == sha256(result.body):
-            return self._unchanged(frontier, scan_id, rules, task, result, stored)
+            return self._unchanged(frontier, scan_id, rules, task, result, stored, key)
         started = time.perf_counter()
         decoded = decode_body(result.body, result.headers.get("content-type"))
         extracted = extract(decoded.text, result.kind, result.final_url)
@@ -210,7 +262,7 @@ class Crawler:
             links = _canonical_all(html_links(decoded.text, result.final_url))
         extracted_at = time.perf_counter()
         saved = self.pages.save(
-            canonical_url=task.url, url=task.url, final_url=result.final_url,
+            canonical_url=key, url=task.url, final_url=result.final_url,
             domain=host_of(result.final_url), site_id=rules.site_id, scan_id=scan_id,
             status=result.status, outcome=(Outcome.OK if extracted.ok else Outcome.EXTRACT_FAILED).value,
             reason=extracted.error or "", headers=result.headers, validators=result.validators,
@@ -226,17 +278,22 @@ class Crawler:
         match = (saved.page_id, saved.version_id) if saved.needs_matching else None
         return self._finish(frontier, scan_id, task, outcome, extracted.error or saved.change,
                             result.status, admitted=admitted, match=match, change=saved.change,
-                            page=(saved.page_id, saved.version_id))
+                            page=(saved.page_id, saved.version_id), final_url=final)
 
-    def _unchanged(self, frontier, scan_id, rules, task, result: FetchResult, stored) -> StepResult:
-        self.pages.record_visit(task.url, scan_id=scan_id, outcome=result.outcome.value,
+    def _unchanged(self, frontier, scan_id, rules, task, result: FetchResult, stored,
+                   key: str | None = None) -> StepResult:
+        """Record a visit without new content of the page stored under ``key`` (default
+        ``task.url``) and admit its stored links; returns the finished StepResult."""
+        key = key or task.url
+        self.pages.record_visit(key, scan_id=scan_id, outcome=result.outcome.value,
                                 status=result.status)
         frontier.count(pages_unchanged=1)
         admitted = self._admit_links(frontier, scan_id, rules, task, stored.get("links") or [])
         return self._finish(frontier, scan_id, task, result.outcome if result.outcome is Outcome.NOT_MODIFIED
                             else Outcome.UNCHANGED, "same content as stored", result.status,
                             admitted=admitted, change="unchanged",
-                            page=(str(stored["_id"]), stored.get("version_id")))
+                            page=(str(stored["_id"]), stored.get("version_id")),
+                            final_url=key if key != task.url else "")
 
     def _admit_links(self, frontier, scan_id, rules, task, links: list[str]) -> list[str]:
         """Admit in-scope links at depth + 1; links into URL traps are recorded once as 'trap'."""

@@ -141,3 +141,20 @@ def test_closed_port_is_a_connection_error(fetcher):
     sock.close()
     result = fetcher.fetch(f"http://127.0.0.1:{port}/")
     assert result.outcome is Outcome.CONNECTION_ERROR and result.outcome.retryable
+
+
+def test_check_hop_refusal_stops_before_the_target_is_requested(site, fetcher):
+    site.route("/from", site.Reply(302, {"Location": "/to?utm_source=x"}))
+    site.route("/to", site.html("<p>target</p>"))
+    asked = []
+
+    def refuse(url):
+        asked.append(url)
+        return Outcome.REDIRECT_OUT_OF_SCOPE, "no"
+
+    result = fetcher.fetch(site.url("/from"), check_hop=refuse)
+    assert (result.outcome, result.reason, result.status) == (Outcome.REDIRECT_OUT_OF_SCOPE, "no", 302)
+    assert asked == [site.url("/to")]  # canonical: tracking argument dropped
+    assert site.hits("/from") == 1 and not any(p.startswith("/to") for p, _ in site.requests)
+    result = fetcher.fetch(site.url("/from"), check_hop=lambda url: None)
+    assert result.outcome is Outcome.OK and result.body == b"<p>target</p>"

@@ -1,6 +1,7 @@
 """Whole scans of a loopback site through crawler.pipeline (no Celery): each case ends in its
 recorded outcome in the crawl log, pages land in the page store, a second scan uses 304s."""
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -150,3 +151,89 @@ def test_cancelled_scan_stops_fetching(site, crawler):
     crawler.frontier(8).cancel()
     assert crawler.step(8, rules_for(site), UrlTask(site.url("/a.html"))).outcome is Outcome.CANCELLED
     assert site.hits("/a.html") == 0
+
+
+def redirect_site(site):
+    """Pages that redirect: into robots.txt's /private/, off the allowed domains (to localhost,
+    the same server under another host name), within the site, and to a linked page."""
+    def robots(h):
+        # the same server as http://localhost:port has its own robots.txt: only /local-only/ is off
+        off = "/local-only/" if h.headers.get("Host", "").startswith("localhost") else "/private/"
+        return site.Reply(200, {"Content-Type": "text/plain"}, f"User-agent: *\nDisallow: {off}\n".encode())
+
+    port = site.base.rsplit(":", 1)[1]
+    site.route("/robots.txt", robots)
+    site.route("/", site.html("".join(f'<a href="{u}">x</a>' for u in (
+        "/to-private.html", "/to-other-domain.html", "/moved.html", "/old.html", "/news/new.html",
+        "/to-local-only.html"))))
+    site.route("/to-private.html", site.Reply(302, {"Location": "/private/secret.html"}))
+    site.route("/private/secret.html", site.html(article("秘密")))
+    site.route("/to-other-domain.html", site.Reply(301, {"Location": f"http://localhost:{port}/news/x.html"}))
+    site.route("/news/x.html", site.html(article("别处")))
+    site.route("/moved.html", site.Reply(301, {"Location": "/news/target.html?utm_source=wx#top"}))
+    site.route("/news/target.html", site.html(article("搬家后的新闻")))
+    site.route("/old.html", site.Reply(302, {"Location": "/news/new.html"}))
+    site.route("/news/new.html", site.html(article("新的新闻")))
+    site.route("/to-local-only.html", site.Reply(302, {"Location": f"http://localhost:{port}/local-only/p.html"}))
+    site.route("/local-only/p.html", site.html(article("本地")))
+
+
+@pytest.fixture
+def loopback_crawler(config, redis_client, mongo_db):
+    """A Crawler whose SSRF guard also lets ::1 through, so that "localhost" reaches the test
+    server whichever address it resolves to (its redirects must be refused by scope, not SSRF)."""
+    c = Crawler(dataclasses.replace(config, allow_addresses=("127.0.0.1", "::1")), redis_client, mongo_db)
+    c.ensure_indexes()
+    yield c
+    c.fetcher.close()
+
+
+def test_redirect_hops_pass_the_admission_checks_of_a_link(site, loopback_crawler, scan_driver):
+    crawler = loopback_crawler
+    redirect_site(site)
+    scan_driver(crawler, 31, rules_for(site), [site.url("/")])
+    log = {e["url"].removeprefix(site.base): e for e in crawler.log.entries(31)}
+    assert log["/to-private.html"]["outcome"] == "redirect_robots_disallowed"
+    assert site.hits("/private/secret.html") == 0
+    assert log["/to-other-domain.html"]["outcome"] == "redirect_out_of_scope"
+    assert "localhost" in log["/to-other-domain.html"]["reason"]
+    assert site.hits("/news/x.html") == 0
+    # the hop may not leave the allowed domains even though the server is the same
+    assert log["/to-local-only.html"]["outcome"] == "redirect_out_of_scope"
+    assert not any("localhost" in u for u in log)  # refused hops are not crawled as URLs
+    assert crawler.frontier(31).state().stats["outcome:redirect_out_of_scope"] == 2
+
+
+def test_redirect_uses_the_robots_txt_of_the_target_host(site, loopback_crawler):
+    crawler = loopback_crawler
+    redirect_site(site)
+    rules = SiteRules(site_id=1, allowed_domains=("127.0.0.1", "localhost"))
+    crawler.frontier(32).open(10, 1)
+    result = crawler.step(32, rules, UrlTask(site.url("/to-local-only.html")))
+    assert result.outcome is Outcome.REDIRECT_ROBOTS_DISALLOWED
+    assert site.hits("/local-only/p.html") == 0
+    result = crawler.step(32, rules, UrlTask(site.url("/to-other-domain.html")))
+    assert result.outcome is Outcome.OK  # allowed by localhost's robots.txt
+    assert result.final_url == site.url("/news/x.html").replace("127.0.0.1", "localhost")
+
+
+def test_redirect_within_the_site_stores_the_page_once_under_its_final_url(site, crawler, scan_driver):
+    redirect_site(site)
+    for scan in (33, 34):  # the second scan finds the same page unchanged, still one document
+        results = scan_driver(crawler, scan, rules_for(site), [site.url("/")])
+        moved = results[site.url("/moved.html")]
+        assert moved.final_url == site.url("/news/target.html")
+        page = crawler.pages.get(site.url("/news/target.html"))
+        assert page["url"] == site.url("/moved.html")
+        assert page["final_url"] == site.url("/news/target.html?utm_source=wx#top")  # exactly as redirected
+        assert moved.page[0] == str(page["_id"])
+        # linked directly and through /old.html: one fetch, one document under its own URL
+        assert results[site.url("/old.html")].outcome is Outcome.REDIRECT_SEEN
+        assert site.hits("/news/new.html") == scan - 32
+    assert moved.outcome is Outcome.UNCHANGED
+    assert crawler.pages.get(site.url("/moved.html")) is None and crawler.pages.get(site.url("/old.html")) is None
+    assert crawler.pages.pages.count_documents({"canonical_url": site.url("/news/target.html")}) == 1
+    assert crawler.pages.versions.count_documents({"canonical_url": site.url("/news/target.html")}) == 1
+    assert crawler.pages.pages.count_documents({"url": site.url("/news/new.html")}) == 1
+    errors = {e["outcome"] for e in crawler.log.entries(34)}
+    assert "redirect_seen" in errors and not Outcome.REDIRECT_SEEN.is_error
