@@ -82,7 +82,9 @@ class _Prepared:
     seeds: SeedIndex
     offsets: np.ndarray
     text_length: int
-    revision: str  # the store's revision of the record this was built from
+    # ("index", index revision) or ("store", store revision): a revision of the record this was
+    # built from or of an older one, never of a newer one (see Engine._prepared)
+    revision: tuple[str, str]
 
 
 class Engine:
@@ -91,9 +93,12 @@ class Engine:
     index: a ``fingerprint.index.Index`` (MemoryIndex, RedisIndex); store: a
     ``fingerprint.store.WorkStore`` (MemoryWorkStore, MongoWorkStore); config: EngineConfig.
     Keeps an LRU cache of prepared works for verification (``cache_size`` works); an entry is
-    used only while its work's store revision (``WorkStore.revisions``, one call per page with
-    candidates) is unchanged, so a work re-added by another process is never verified against its
-    old text. Not thread-safe: one Engine per thread or process (Celery workers are processes).
+    used only while its work's revision is unchanged, so a work re-added by another process is
+    never verified against its old text. The revision comes with the lookup when the index
+    reports one (``RevisedIndex.lookup_revisions``: MemoryIndex, RedisIndex; no store call),
+    else from the store (``WorkStore.revisions``, one call per page with candidates); see
+    ``_prepared`` for why the index's revision is enough. Not thread-safe: one Engine per thread
+    or process (Celery workers are processes).
     A non-default fingerprinting configuration (``EngineConfig.scheme()``) makes other keys:
     give it its own index (the scheme is recorded with each work).
     """
@@ -245,9 +250,30 @@ class Engine:
         offsets = np.asarray(record["offsets"], dtype=np.int64)
         return Letters(codes, offsets, len(record["text"]))
 
-    def _prepared(self, work_id: str, revision: str | None) -> _Prepared | None:
-        """The prepared work of store revision ``revision`` (None: not stored), from the cache
-        when it holds that revision, else built from the stored record."""
+    def _prepared(self, work_id: str, revision: tuple[str, str] | None) -> _Prepared | None:
+        """The prepared work for ``revision`` (None: not stored), from the cache when its entry
+        is labelled ``revision``, else built from the record the store holds now and labelled
+        ``revision``; None when the store holds no record.
+
+        ``revision``: ``("store", r)`` with r the store's revision (``WorkStore.revisions``)
+        read before this call, or ``("index", r)`` with r the index's revision of the work
+        (``RevisedIndex.lookup_revisions``) from the lookup that made it a candidate.
+
+        Invariant: a label names the record the entry was built from or an older one, never a
+        newer one; an entry is reused only while its label is the current revision, so it is
+        never older than the record of the current revision.
+        Store labels: the revision is read before the record. Index labels: ``add_work`` puts
+        the record in the store before ``index.add`` gives the work its new revision, so when a
+        lookup shows revision r, the record of the add that made r is already stored, and the
+        record read afterwards here is that one or a newer one. A re-add (through any process)
+        gives a new index revision once its postings are being written (they replace the old
+        ones, removed first), so the next page with that work sees the new revision and
+        prepares the work again; between the put and the add, pages still match the old
+        postings and may be verified against either text. This holds when every add of a work
+        to the index follows the put of its record in this store (all writers use ``Engine``
+        over the same index and store), and, for RedisIndex, when Redis never rolls ``P:seq``
+        back without a new ``P:epoch`` (see ``fingerprint.index.redis``).
+        """
         if revision is None:
             self._cache.pop(work_id, None)
             return None
@@ -274,7 +300,20 @@ class Engine:
     def candidates(self, letters: Letters) -> list[tuple[str, int]]:
         """(work_id, postings hit) of the works worth verifying, most hits first, ties by
         work id (so every index backend, whatever its key order, gives the same list)."""
-        hits = self.index.lookup(self.query_keys(letters))
+        return self._rank(self.index.lookup(self.query_keys(letters)))
+
+    def _lookup(self, letters: Letters
+                ) -> tuple[dict[int, list[tuple[str, int]]], dict[str, str] | None]:
+        """(postings of the page's query keys, {work_id: index revision} or None when the
+        index does not report revisions, i.e. has no ``lookup_revisions``)."""
+        keys = self.query_keys(letters)
+        lookup_revisions = getattr(self.index, "lookup_revisions", None)
+        if lookup_revisions is None:
+            return self.index.lookup(keys), None
+        return lookup_revisions(keys)
+
+    def _rank(self, hits: dict[int, list[tuple[str, int]]]) -> list[tuple[str, int]]:
+        """``candidates`` from the postings of a lookup (key -> [(work_id, window)])."""
         per_work = Counter(map(itemgetter(0), chain.from_iterable(hits.values())))
         c = self.config
         best = heapq.nsmallest(c.max_candidates, per_work.items(), key=lambda wn: (-wn[1], wn[0]))
@@ -289,8 +328,14 @@ class Engine:
         if len(letters) < c.min_text_letters:
             return []
         out = []
-        work_ids = [w for w, _ in self.candidates(letters)]
-        revisions = self.store.revisions(work_ids) if work_ids else {}
+        hits, index_revisions = self._lookup(letters)
+        work_ids = [w for w, _ in self._rank(hits)]
+        if index_revisions is not None:
+            revisions = {w: ("index", index_revisions[w]) for w in work_ids}
+        elif work_ids:
+            revisions = {w: ("store", r) for w, r in self.store.revisions(work_ids).items()}
+        else:
+            revisions = {}
         for work_id in work_ids:
             m = self._verify(letters, work_id, revisions.get(work_id))
             if m is not None:
@@ -301,9 +346,11 @@ class Engine:
     def verify(self, letters: Letters, work_id: str) -> Match | None:
         """Align a page's letters with one stored work; a Match when it passes the thresholds,
         else None (also when the work is not stored)."""
-        return self._verify(letters, work_id, self.store.revisions([work_id]).get(work_id))
+        revision = self.store.revisions([work_id]).get(work_id)
+        return self._verify(letters, work_id, None if revision is None else ("store", revision))
 
-    def _verify(self, letters: Letters, work_id: str, revision: str | None) -> Match | None:
+    def _verify(self, letters: Letters, work_id: str, revision: tuple[str, str] | None
+                ) -> Match | None:
         prep = self._prepared(work_id, revision)
         if prep is None:
             return None

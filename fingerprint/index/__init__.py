@@ -8,6 +8,7 @@ from fingerprint.index.base import (
     Index,
     IndexUnavailableError,
     IndexVersionError,
+    RevisedIndex,
 )
 from fingerprint.index.memory import MemoryIndex
 from fingerprint.index.redis import RedisIndex
@@ -19,4 +20,5 @@ __all__ = [
     "IndexVersionError",
     "MemoryIndex",
     "RedisIndex",
+    "RevisedIndex",
 ]

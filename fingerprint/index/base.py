@@ -112,6 +112,34 @@ class Index(Protocol):
         ...
 
 
+@runtime_checkable
+class RevisedIndex(Index, Protocol):
+    """An :class:`Index` that also reports, with the same lookup, a revision of each work found.
+
+    Optional: the Engine uses ``lookup_revisions`` when the index has it and otherwise reads the
+    candidates' revisions from the work store (``WorkStore.revisions``, one more round trip).
+    Implemented by MemoryIndex and RedisIndex.
+    """
+
+    def lookup_revisions(
+        self, keys: Sequence[int]
+    ) -> tuple[dict[int, list[tuple[str, int]]], dict[str, str]]:
+        """``lookup(keys)`` and the index revision of every work in its postings.
+
+        Args:
+            keys: fingerprint keys (duplicates allowed).
+
+        Returns:
+            tuple: (postings, revisions): postings exactly as ``lookup`` returns them;
+            revisions maps each work_id found in them to an opaque str that changes with
+            every ``add`` of that id (it differs from the revisions of all earlier adds of
+            that id, also across a ``clear`` or a data loss of a server backend) and stays the
+            same otherwise. A work seen under two adds in one lookup (a re-add racing the
+            lookup) gets the revision of the later add.
+        """
+        ...
+
+
 def current_version() -> str:
     """The running code's FINGERPRINT_VERSION (imported late: the engine imports this package)."""
     from fingerprint import FINGERPRINT_VERSION

@@ -19,6 +19,7 @@ import json
 import os
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import count
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +36,8 @@ from fingerprint.index.files import read_manifest, write_atomic, write_manifest
 FORMAT = "fingerprint-memory-index"
 FORMAT_VERSION = 1
 _LOW = 0xFFFFFFFF
+#: Process-wide serial of index instances (and of their ``clear``): the first part of revisions.
+_EPOCHS = count()
 
 
 class MemoryIndex:
@@ -58,6 +61,9 @@ class MemoryIndex:
         self._ids: list[str | None] = []
         self._number: dict[str, int] = {}
         self._windows = 0
+        # work numbers are never reused within an epoch (``_ids`` only grows); ``clear`` starts
+        # a new one, so "epoch:number" is a revision no other add in this process had
+        self._epoch = next(_EPOCHS)
 
     @property
     def version(self) -> str:
@@ -134,6 +140,18 @@ class MemoryIndex:
             else:
                 out[key] = [(ids[p >> 32], p & _LOW) for p in held]
         return out
+
+    def lookup_revisions(
+        self, keys: Sequence[int]
+    ) -> tuple[dict[int, list[tuple[str, int]]], dict[str, str]]:
+        """``(lookup(keys), {work_id: revision})`` for the works in those postings; see
+        RevisedIndex.lookup_revisions. The revision is ``"<epoch>:<work number>"``: the work
+        number is new at every add, the epoch is new for every instance and every ``clear``
+        (a process-wide serial)."""
+        out = self.lookup(keys)
+        number, epoch = self._number, self._epoch
+        works = {w for hits in out.values() for w, _ in hits}
+        return out, {w: f"{epoch}:{number[w]}" for w in works}
 
     def has_work(self, work_id: str) -> bool:
         """True when the work has postings here."""

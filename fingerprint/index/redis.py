@@ -26,7 +26,9 @@ key                 type    value
 ``P:version``       string  FINGERPRINT_VERSION of the indexed fingerprints
 ``P:epoch``         string  random token set when the index is created; a client that sees
                             it change (Redis lost its data, or ``clear``) forgets its cached
-                            work numbers, which the new ``P:seq`` gives out again
+                            work numbers, which the new ``P:seq`` gives out again;
+                            ``"<epoch>:<number>"`` is a work's revision
+                            (``lookup_revisions``)
 ==================  ======  =============================================================
 
 Why groups: a page looks up hundreds to thousands of keys (its windows' keys and their probed
@@ -381,6 +383,35 @@ class RedisIndex:
         plain ``redis.Redis``, a redis-py pipeline otherwise), plus one HMGET on ``P:names`` for
         work numbers this client has not seen yet.
         """
+        return self._lookup(keys)[0]
+
+    @_reachable
+    def lookup_revisions(
+        self, keys: Sequence[int]
+    ) -> tuple[dict[int, list[tuple[str, int]]], dict[str, str]]:
+        """``(lookup(keys), {work_id: revision})`` in the same round trips as ``lookup``; see
+        RevisedIndex.lookup_revisions.
+
+        The revision is ``"<epoch>:<work number>"`` with the ``P:epoch`` read in the lookup's
+        round trip: every add takes a new number from ``P:seq`` (never reused), and a Redis
+        data loss or ``clear`` makes a new epoch, after which ``P:seq`` counts again (a restore
+        of an older snapshot keeping the epoch would reuse numbers: the cached number -> id
+        map assumes that never happens either). Of two numbers of one work in one lookup (a
+        re-add racing it), the larger (later) one.
+        """
+        out, numbers = self._lookup(keys)
+        epoch = self._epoch.decode() if self._epoch is not None else "-"
+        names = self._names
+        revisions = {}
+        for number in sorted(numbers):  # ascending: a work's larger (later) number wins
+            name = names.get(number)
+            if name is not None:
+                revisions[name] = f"{epoch}:{number}"
+        return out, revisions
+
+    def _lookup(self, keys: Sequence[int]) -> tuple[dict[int, list[tuple[str, int]]], set[int]]:
+        """(postings as ``lookup`` returns them, the work numbers in the postings read); the
+        numbers not in ``self._names`` afterwards were removed while we looked."""
         self._check_version()
         groups = self._by_group(keys)
         if self._packed:
@@ -404,7 +435,8 @@ class RedisIndex:
                     entries = array("I")
                     entries.frombytes(value[4:])
                     found[key] = entries
-        self._resolve({n for entries in found.values() for n in entries[::2]} - self._names.keys())
+        numbers = {n for entries in found.values() for n in entries[::2]}
+        self._resolve(numbers - self._names.keys())
         names = self._names
         out: dict[int, list[tuple[str, int]]] = {}
         for key, entries in found.items():
@@ -412,7 +444,7 @@ class RedisIndex:
                     if n in names]  # a number missing from names: removed while we looked
             if hits:
                 out[key] = hits
-        return out
+        return out, numbers
 
     def _send_packed(self, groups: list[tuple[int, list[int]]]) -> list:
         """[epoch, HMGET reply per group]: the lookup's commands written in the Redis protocol

@@ -8,7 +8,9 @@ those; tuples may come back as lists); see :mod:`fingerprint.store.codec`.
 
 Each put gives the stored record a new *revision* (an opaque str chosen by the store), so a
 process that caches something derived from a record (the Engine's prepared works) can tell,
-with one cheap ``revisions`` call, whether another process has replaced the record since.
+with one cheap ``revisions`` call, whether another process has replaced the record since (the
+Engine does so when its index reports no revisions of its own, see
+``fingerprint.index.base.RevisedIndex``).
 """
 
 from __future__ import annotations

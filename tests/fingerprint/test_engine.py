@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import pytest
 import redis
@@ -20,6 +21,47 @@ from fingerprint.store import MemoryWorkStore, MongoWorkStore
 from tracker.embedded import free_port
 
 PORTAL = "首页 > 新闻 > 社会\n本站讯 编辑：小王 来源：网络 阅读次数：1024\n"
+
+
+class CountingMongoWorkStore(MongoWorkStore):
+    """A MongoWorkStore that counts its ``revisions`` and ``get`` calls."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.calls = Counter()
+
+    def revisions(self, work_ids):
+        self.calls["revisions"] += 1
+        return super().revisions(work_ids)
+
+    def get(self, work_id):
+        self.calls["get"] += 1
+        return super().get(work_id)
+
+
+class CountingMemoryWorkStore(MemoryWorkStore):
+    """A MemoryWorkStore that counts its ``revisions`` calls."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = Counter()
+
+    def revisions(self, work_ids):
+        self.calls["revisions"] += 1
+        return super().revisions(work_ids)
+
+
+class PlainIndex:
+    """An index with only the Index protocol (no ``lookup_revisions``): a MemoryIndex behind."""
+
+    def __init__(self):
+        self._inner = MemoryIndex()
+        self.max_df, self.version = self._inner.max_df, self._inner.version
+
+    def __getattr__(self, name):
+        if name == "lookup_revisions":
+            raise AttributeError(name)
+        return getattr(self._inner, name)
 
 
 def _index_chapters(engine, chapters, which=(0, 1, 2)):
@@ -230,7 +272,7 @@ def test_short_pages_look_up_denser_keys_than_long_ones(engine, chapters):
 def test_a_work_re_added_by_another_process_is_verified_against_its_new_text(
         redis_client, mongo_db, chapters):
     # two Celery workers: separate Engines, stores and indexes over one MongoDB and one Redis
-    a = Engine(RedisIndex(redis_client, prefix="eng"), MongoWorkStore(mongo_db))
+    a = Engine(RedisIndex(redis_client, prefix="eng"), CountingMongoWorkStore(mongo_db))
     b = Engine(RedisIndex(redis_client, prefix="eng"), MongoWorkStore(mongo_db))
     old = chapters[0]["text"]
     b.add_work("x", old)
@@ -250,6 +292,37 @@ def test_a_work_re_added_by_another_process_is_verified_against_its_new_text(
     assert m.passages[0].work_start - len(prefix) < 1500 + 5
     assert a.match(PORTAL + dropped) == []
     assert a.match(PORTAL + chapters[1]["text"][:2000])[0].work_id == "x"
+    # the re-add was seen through the index's revisions, not the store's
+    assert a.store.calls["revisions"] == 0 and a.store.calls["get"] == 2
+
+
+def test_match_on_a_redis_index_reads_no_store_revisions(redis_client, mongo_db, chapters):
+    store = CountingMongoWorkStore(mongo_db)
+    engine = Engine(RedisIndex(redis_client, prefix="eng"), store)
+    _index_chapters(engine, chapters)
+    for _ in range(2):  # the second round uses the prepared works cached by the first
+        for chapter in chapters:
+            page = PORTAL + _paragraph_of(chapter["text"])[1]
+            assert [m.work_id for m in engine.match(page)] == [chapter["id"]]
+    assert engine.match(PORTAL + "今日天气晴朗，适合出行。" * 20) == []
+    assert store.calls["revisions"] == 0 and store.calls["get"] == 3
+
+
+@pytest.mark.parametrize("index", ["memory", "plain"])
+def test_engines_sharing_an_index_and_store_see_each_others_re_adds(chapters, index):
+    # MemoryIndex reports revisions; an index without lookup_revisions falls back to the store's
+    shared = MemoryIndex() if index == "memory" else PlainIndex()
+    store = CountingMemoryWorkStore()
+    a, b = Engine(shared, store), Engine(shared, store)
+    old, other = chapters[0]["text"], chapters[1]["text"]
+    b.add_work("x", old)
+    page = PORTAL + old[1500:2300]
+    assert [m.work_id for m in a.match(page)] == ["x"]  # a caches x
+    b.add_work("x", other + "\n" + old[1000:2500])
+    (m,) = a.match(page)
+    for p in m.passages:  # offsets into the new text
+        assert p.work_start >= len(other)
+    assert store.calls["revisions"] == (0 if index == "memory" else 2)
 
 
 def test_candidates_with_equal_hits_are_ordered_by_work_id(chapters):

@@ -23,6 +23,7 @@ from fingerprint.index import (
     IndexVersionError,
     MemoryIndex,
     RedisIndex,
+    RevisedIndex,
 )
 from fingerprint.index.redis import BATCH
 from tracker.embedded import free_port, redis_server_path
@@ -46,6 +47,26 @@ def as_sets(found):
 def test_backends_implement_the_protocol(redis_client):
     assert isinstance(MemoryIndex(version=V), Index)
     assert isinstance(RedisIndex(redis_client, version=V), Index)
+
+
+def test_lookup_revisions_change_with_every_add_of_a_work(make_index):
+    index = make_index()
+    assert isinstance(index, RevisedIndex)
+    index.add("a", [(10, 0), (11, 1)])
+    index.add("b", [(10, 5)])
+    found, revisions = index.lookup_revisions([10, 11, 12])
+    assert as_sets(found) == as_sets(index.lookup([10, 11, 12]))
+    assert set(revisions) == {"a", "b"} and revisions["a"] != revisions["b"]
+    assert index.lookup_revisions([11])[1] == {"a": revisions["a"]}  # only the works found
+    seen = set(revisions.values())
+    index.add("a", [(10, 0), (11, 1)])  # the same postings again: a new revision all the same
+    again = index.lookup_revisions([10])[1]
+    assert again["b"] == revisions["b"] and again["a"] not in seen
+    seen.add(again["a"])
+    index.clear()
+    index.add("a", [(10, 0), (11, 1)])  # numbers may restart after a clear, revisions do not
+    assert index.lookup_revisions([10])[1]["a"] not in seen
+    assert index.lookup_revisions([99]) == ({}, {})
 
 
 def test_add_and_lookup(make_index):
