@@ -4,11 +4,12 @@ from pathlib import Path
 
 from crawler.extract import extract, normalize_text
 
-FIXTURES = Path(__file__).parent / "fixtures"
+# The demo site's byte-for-byte copy of a GeneralNewsExtractor test page (demo/site/SOURCES.md).
+NEWS_PAGE = Path(__file__).parents[2] / "demo" / "site" / "news" / "cjddsb-1.html"
 
 
 def test_real_news_page_gives_body_title_and_date():
-    page = (FIXTURES / "news_cjddsb.html").read_text(encoding="utf-8")
+    page = NEWS_PAGE.read_text(encoding="utf-8")
     result = extract(page, "html", "http://www.cjddsb.com/a.html")
     assert result.ok and result.method == "trafilatura"
     assert result.title.startswith("常德市金融系统积极开展")
