@@ -1,6 +1,6 @@
-"""The dashboard's querysets, narrowed by ``tracker.core.scoping``: staff see every holder's
-data, a holder's users only their own. Every page, export and URL of the dashboard takes its
-rows from here, so an id of another holder's match, notice or event is simply not found (404).
+"""The overview's querysets, narrowed by ``tracker.core.scoping``: staff see every holder's
+data, a holder's users only their own. The admin pages, exports and URLs scope the same way
+through ``tracker.core.admin.HolderScopedAdmin``, so another holder's id is not found (404).
 """
 
 from __future__ import annotations
@@ -23,9 +23,3 @@ def notices_for(user) -> QuerySet:
 
     return scope(TakedownNotice.objects.select_related("holder"), user, "holder")
 
-
-def events_for(user) -> QuerySet:
-    """The audit events ``user`` may see (those about its holders' matches and notices)."""
-    from dashboard.models import AuditEvent
-
-    return scope(AuditEvent.objects.all(), user, "holder")

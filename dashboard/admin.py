@@ -12,6 +12,7 @@ from django.contrib.admin import helpers
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
+from django.db.models import Count
 from django.http import (
     HttpResponse,
     HttpResponseBadRequest,
@@ -86,6 +87,10 @@ class MatchAdmin(HolderScopedAdmin):
     ordering = ["-last_seen", "-pk"]
     list_per_page = 50
     actions = ["mark_confirmed", "mark_false_positive", "mark_licensed", "draft_notice"]
+
+    def get_queryset(self, request):
+        # Columns, actions, exports and the evidence view all read the work and its holder.
+        return super().get_queryset(request).select_related("work", "work__holder")
 
     # -- list columns -----------------------------------------------------------------------
     @admin.display(description=gettext_lazy("match"), ordering="pk")
@@ -215,7 +220,7 @@ class MatchAdmin(HolderScopedAdmin):
             changelist = self.get_changelist_instance(request)
         except IncorrectLookupParameters:
             return HttpResponseBadRequest(_("These filters are not valid."))
-        queryset = changelist.get_queryset(request).select_related("work", "work__holder")
+        queryset = changelist.get_queryset(request)
         stamp = timezone.localtime().strftime("%Y%m%d-%H%M")
         if fmt == "csv":
             response = StreamingHttpResponse(exports.csv_chunks(queryset.iterator()),
@@ -278,8 +283,8 @@ class MatchAdmin(HolderScopedAdmin):
                                      _("Draft takedown notices"), notice=True)
         form = ReasonForm(request.POST)
         try:
-            drafted = workflow.draft_notices(queryset.select_related("work__holder"),
-                                             request.user, form.language, form.recipient)
+            drafted = workflow.draft_notices(queryset, request.user, form.language,
+                                             form.recipient)
         except workflow.WorkflowError as exc:
             self.message_user(request, str(exc), messages.ERROR)
             return None
@@ -303,13 +308,16 @@ class TakedownNoticeAdmin(HolderScopedAdmin):
                        "removed_at", "counter_notice_at", "created_by"]
     change_form_template = "dashboard/notice_change_form.html"
 
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(match_total=Count("matches"))
+
     @admin.display(description=gettext_lazy("status"), ordering="status")
     def status_badge(self, obj):
         return _badge(obj.status, obj.get_status_display())
 
-    @admin.display(description=gettext_lazy("matches"))
+    @admin.display(description=gettext_lazy("matches"), ordering="match_total")
     def match_count(self, obj):
-        return obj.matches.count()
+        return obj.match_total
 
     def has_add_permission(self, request):
         return False  # drafted from confirmed matches (match list action or evidence view)
