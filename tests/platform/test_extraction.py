@@ -131,6 +131,16 @@ def test_docx_headings_become_sections():
     assert got.text[got.sections[1]["start"]:got.sections[1]["end"]].endswith("山上有一座庙。")
 
 
+def test_docx_section_offsets_survive_blank_paragraphs_and_trailing_spaces():
+    data = _docx([("h1", "第一章 开端"), ("p", "甲乙丙  "), ("p", ""), ("p", ""), ("p", ""),
+                  ("p", "丁戊 结束  "), ("h1", "第二章 发展"), ("p", "己庚辛。")])
+    got = extract_file("book.docx", data)
+    first, second = got.sections
+    assert got.text[first["start"]:].startswith("第一章 开端")
+    assert got.text[first["start"]:first["end"]].endswith("丁戊 结束")
+    assert got.text[second["start"]:second["end"]] == "第二章 发展\n己庚辛。"
+
+
 def test_pdf_text_layer():
     got = extract_file("doc.pdf", _pdf("Copyright tracking works"))
     assert got.format == "pdf" and "Copyright tracking works" in got.text

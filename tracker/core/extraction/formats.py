@@ -92,8 +92,9 @@ def read_docx(data: bytes) -> Extracted:
                 parts.append((line, line + "\n"))
             else:
                 parts[-1] = (parts[-1][0], parts[-1][1] + line + "\n")
-        text, sections = join_sections(parts)
-        text = normalize(text)
+        # Normalized per chapter, as in read_epub: normalizing the joined text would shift
+        # the section offsets join_sections computed.
+        text, sections = join_sections([(title, normalize(body)) for title, body in parts])
     else:
         text = normalize("\n".join(line for _, line in paragraphs))
         sections = find_sections(text)
