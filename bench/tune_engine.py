@@ -335,10 +335,13 @@ def precision_grid(data: dict, n_queries: int, seed: int = 5) -> None:
     rng = random.Random(seed)
     rows = []  # (false match?, the positive's source?, passage matched letters, work letters)
 
+    # Works are added once here and never replaced: one cache label serves every lookup.
+    tuning_revision = ("tuning", "as added")
+
     def collect(page: str, source: str, truth: str | None, against: list[str]) -> None:
         letters = engine.letters(page)
         for wid in against:
-            prep = engine._prepared(wid)
+            prep = engine._prepared(wid, tuning_revision)
             aln = align(letters.codes, prep.seeds, c.max_gap, c.max_shift, 1, c.max_seed_repeats)
             if aln.matched:
                 rows.append((wid != truth and not shares_text(source, texts[wid]), wid == truth,

@@ -22,6 +22,7 @@ import numpy as np
 
 from fingerprint.config import EngineConfig
 from fingerprint.fingerprints import Quantizer
+from fingerprint.index.base import check_work_id
 from fingerprint.letters import EmptyTextError, Letters, TextTooLargeError, default_table
 from fingerprint.shortdoc import short_keys
 from fingerprint.verify import SeedIndex, align
@@ -171,8 +172,7 @@ class Engine:
         ``min_text_letters`` (such a work could never be matched), TextTooLargeError (a
         ValueError) when it is longer than ``max_text_chars``; nothing is stored then.
         """
-        if not isinstance(work_id, str) or not work_id:
-            raise ValueError(f"work_id must be a non-empty str, got {work_id!r}")
+        check_work_id(work_id)
         letters = self.letters(text)
         if len(letters) == 0:
             raise EmptyTextError(f"work {work_id!r}: text has no letters (no Han or Latin text)")
