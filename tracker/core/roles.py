@@ -24,6 +24,8 @@ HOLDER_PERMISSIONS: dict[str, list[str]] = {
     "dashboard": ["view_auditevent", "view_takedownnotice", "change_takedownnotice"],
 }
 STAFF_APPS = ["core", "django_celery_beat", "auth", "dashboard", "axes"]
+#: Apps whose permissions the two roles hold.
+ROLE_APPS = frozenset(STAFF_APPS) | HOLDER_PERMISSIONS.keys()
 
 
 def ensure_groups() -> dict[str, int]:

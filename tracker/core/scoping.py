@@ -8,7 +8,6 @@ answer 404, as if they did not exist.
 from __future__ import annotations
 
 from django.db.models import QuerySet
-from django.http import Http404
 
 from .models import RightsHolder
 
@@ -47,14 +46,3 @@ def scope(queryset: QuerySet, user, holder_path: str = "holder") -> QuerySet:
     field = f"{holder_path}__in" if holder_path else "pk__in"
     return queryset.filter(**{field: holders_for(user).values("pk")})
 
-
-def get_scoped_or_404(queryset: QuerySet, user, holder_path: str = "holder", **lookup):
-    """Return the one object of ``scope(queryset, user, holder_path)`` matching ``lookup``.
-
-    Raises:
-        Http404: no such object, or it belongs to another holder.
-    """
-    try:
-        return scope(queryset, user, holder_path).get(**lookup)
-    except queryset.model.DoesNotExist as exc:
-        raise Http404("No such object.") from exc

@@ -19,8 +19,9 @@ def _forget_deleted_work(sender, instance: Work, **kwargs) -> None:
 
 @receiver(post_migrate)
 def _ensure_roles(sender, **kwargs) -> None:
-    if sender.label != "core":
-        return
     from . import roles
 
-    roles.ensure_groups()
+    # Each app's permissions exist only after its own post_migrate (auth's handler runs first):
+    # refresh the groups after every app they draw permissions from, not only after core.
+    if sender.label in roles.ROLE_APPS:
+        roles.ensure_groups()
