@@ -41,8 +41,12 @@ from crawler.links import html_links, xml_links
 from crawler.outcomes import Outcome
 from crawler.pagestore import PageStore, sha256
 from crawler.politeness import Politeness
-from crawler.robots import RobotsCache
+from crawler.robots import RobotsCache, RobotsPolicy
 from crawler.urls import InvalidURL, canonical_url, host_of, in_domains, origin_of, trap_reason
+
+# A redirect hop refused by a check of a task's own URL records the redirect's outcome.
+_AS_REDIRECT = {Outcome.TRAP: Outcome.REDIRECT_TRAP,
+                Outcome.ROBOTS_DISALLOWED: Outcome.REDIRECT_ROBOTS_DISALLOWED}
 
 
 @dataclass(frozen=True)
@@ -174,13 +178,9 @@ class Crawler:
         frontier = self.frontier(scan_id)
         if frontier.cancelled():
             return self._finish(frontier, scan_id, task, Outcome.CANCELLED, "scan cancelled")
-        trap = self._trap(task.url)
-        if trap:
-            return self._finish(frontier, scan_id, task, Outcome.TRAP, trap)
-        policy = self.robots.policy(task.url)
-        if not policy.allowed(task.url):
-            return self._finish(frontier, scan_id, task, Outcome.ROBOTS_DISALLOWED,
-                                f"robots.txt ({policy.reason})")
+        refusal, policy = self._trap_or_robots(task.url)
+        if refusal:
+            return self._finish(frontier, scan_id, task, *refusal)
         if not task.reserved:
             delay = self.config.default_delay_seconds if rules.delay_seconds is None else rules.delay_seconds
             delay = max(delay, policy.crawl_delay or 0.0)
@@ -192,7 +192,7 @@ class Crawler:
         validators = (stored or {}).get("validators") or {}
         result = self.fetcher.fetch(task.url, etag=validators.get("etag"),
                                     last_modified=validators.get("last_modified"),
-                                    check_hop=self._hop_check(frontier, rules, task))
+                                    check_hop=self._hop_check(frontier, rules))
         frontier.count(requests=1, ms_fetch=_ms(result.elapsed))
         if result.outcome.retryable:
             if result.outcome is Outcome.RATE_LIMITED and result.retry_after:
@@ -220,22 +220,35 @@ class Crawler:
             return self._finish(frontier, scan_id, task, result.outcome, result.reason, result.status)
         return self._process(frontier, scan_id, rules, task, result, stored)
 
-    def _hop_check(self, frontier, rules: SiteRules, task: UrlTask) -> HopCheck:
-        """The Fetcher's ``check_hop`` for ``task``: a function taking a redirect target's canonical
-        URL (str) and returning None when it passes the admission checks of a link (scope, trap,
-        robots.txt of its origin, not yet in the scan's seen-set), else (Outcome, reason)."""
+    def _trap_or_robots(self, url: str) -> tuple[tuple[Outcome, str] | None, RobotsPolicy | None]:
+        """The checks every URL passes before it is fetched, a task's own or a redirect hop's.
+
+        Returns ``(refusal, policy)``: refusal is None or ``(Outcome.TRAP | ROBOTS_DISALLOWED,
+        reason)``; policy is the robots.txt policy of the URL's origin (None when a trap
+        refused it first), whose Crawl-delay the caller may need.
+        """
+        trap = self._trap(url)
+        if trap:
+            return (Outcome.TRAP, trap), None
+        policy = self.robots.policy(url)
+        if not policy.allowed(url):
+            return (Outcome.ROBOTS_DISALLOWED, f"robots.txt ({policy.reason})"), policy
+        return None, policy
+
+    def _hop_check(self, frontier, rules: SiteRules) -> HopCheck:
+        """The Fetcher's ``check_hop``: a function taking a redirect target's canonical URL
+        (str) and returning None when it passes the admission checks of a link (scope, trap,
+        robots.txt of its origin, not yet in the scan's seen-set), else (Outcome, reason).
+        The fetcher refuses a redirect back to the task's own URL as a loop before asking."""
 
         def check(url: str) -> tuple[Outcome, str] | None:
             if not rules.in_scope(url):
                 return (Outcome.REDIRECT_OUT_OF_SCOPE,
                         f"redirect to {url}: outside the allowed domains or path patterns")
-            trap = self._trap(url)
-            if trap:
-                return Outcome.REDIRECT_TRAP, f"redirect to {url}: {trap}"
-            policy = self.robots.policy(url)
-            if not policy.allowed(url):
-                return Outcome.REDIRECT_ROBOTS_DISALLOWED, f"redirect to {url}: robots.txt ({policy.reason})"
-            if url != task.url and frontier.is_seen(url):
+            refusal, _ = self._trap_or_robots(url)
+            if refusal:
+                return _AS_REDIRECT[refusal[0]], f"redirect to {url}: {refusal[1]}"
+            if frontier.is_seen(url):
                 return Outcome.REDIRECT_SEEN, f"redirect to {url}, already admitted in this scan"
             return None
 
