@@ -207,8 +207,7 @@ def celery_worker(django_db_setup, django_db_blocker):
         REDIS_URL=settings.REDIS_URL, TRACKER_VAR_DIR=str(settings.VAR_DIR),
         MEDIA_ROOT=str(settings.MEDIA_ROOT), TRACKER_INGEST_RETRY_BASE="1")
     log = Path(settings.VAR_DIR) / "celery-worker.log"
-    proc = workers.start_worker(env, log, name, queues=settings.CELERY_QUEUES_ALL,
-                                cwd=settings.BASE_DIR)
+    proc = workers.start_worker(env, log, name, cwd=settings.BASE_DIR)
     try:
         workers.wait_until_ready(app, proc, name, log)
         yield workers.node_name(name)

@@ -1,7 +1,7 @@
 """The Celery application: broker and options come from Django settings (``CELERY_*``).
 
 Queues: ``default``, ``ingest`` (works' fingerprinting), ``crawl`` and ``match`` (the crawler);
-``settings.CELERY_QUEUES_ALL`` lists them. Start a worker with
+``tracker.workers.ALL_QUEUES`` lists them. Start a worker with
 ``celery -A tracker worker -Q default,ingest,crawl,match`` and beat with ``celery -A tracker beat``.
 """
 

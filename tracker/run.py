@@ -18,10 +18,10 @@ import sys
 import time
 from pathlib import Path
 
+from crawler import demo
 from tracker import embedded, workers
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-DEMO_SITE_PORT = 8931  # the bundled demo site (crawler/demo.py), served while `make run` runs
 
 
 class RunError(RuntimeError):
@@ -110,7 +110,7 @@ def main() -> int:
         os.environ.setdefault("CRAWLER_ALLOW_ADDRESSES", "127.0.0.1")
         env = workers.child_env()
         logs = var / "log"
-        site_port = os.environ.setdefault("DEMO_SITE_PORT", str(DEMO_SITE_PORT))
+        site_port = os.environ.setdefault("DEMO_SITE_PORT", str(demo.DEFAULT_PORT))
         site = subprocess.Popen(
             [sys.executable, str(BASE_DIR / "manage.py"), "demo_site", "--port", site_port],
             env=env, cwd=BASE_DIR, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL)

@@ -159,8 +159,6 @@ CELERY_RESULT_EXPIRES = 24 * 3600  # seconds
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {"tracker.core.tasks.*": {"queue": "ingest"}}
-# Queues a worker of `make run` and of the tests consumes; production runs one worker per group.
-CELERY_QUEUES_ALL = ["default", "ingest", "crawl", "match"]
 CELERY_TASK_ACKS_LATE = True  # a task whose worker dies is delivered again: nothing is lost
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

@@ -12,7 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-ALL_QUEUES = ["default", "ingest", "crawl", "match"]  # = settings.CELERY_QUEUES_ALL
+# Queues a worker of `make run` and of the tests consumes; production runs one worker per group.
+ALL_QUEUES = ["default", "ingest", "crawl", "match"]
 READY_TIMEOUT = 90.0  # seconds; a worker answers a ping in about 3 s on an idle machine
 
 
