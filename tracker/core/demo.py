@@ -104,12 +104,9 @@ def ingest_demo_works(stdout) -> dict:
 
 def index_size() -> int:
     """Number of works in the Redis fingerprint index (RedisIndex.work_ids())."""
-    from fingerprint.index import RedisIndex
+    from .engine import get_engine
 
-    from .connections import get_redis
-
-    return sum(1 for _ in RedisIndex(get_redis(), prefix=settings.FINGERPRINT_INDEX_PREFIX)
-               .work_ids())
+    return sum(1 for _ in get_engine().index.work_ids())
 
 
 def wait_for_ingestion(works, timeout: float, stdout) -> dict[str, int]:

@@ -30,6 +30,4 @@ def get_engine():
 
 def get_store():
     """Return the engine's ``fingerprint.store.MongoWorkStore`` on the platform's database."""
-    from fingerprint.store import MongoWorkStore
-
-    return MongoWorkStore(get_mongo_db())
+    return get_engine().store

@@ -314,11 +314,8 @@ def index_gaps() -> list[int]:
     Raises:
         StorageUnavailable: Redis is unreachable.
     """
-    from fingerprint.index import RedisIndex
-
     try:
-        present = set(RedisIndex(get_redis(), prefix=settings.FINGERPRINT_INDEX_PREFIX)
-                      .work_ids())
+        present = set(get_engine().index.work_ids())
     except storage_errors() as exc:
         raise StorageUnavailable(f"Redis unreachable: {exc}") from exc
     return [pk for pk, uid in Work.objects.filter(status=WorkStatus.INDEXED)
