@@ -321,8 +321,7 @@ class RedisIndex:
             check_posting(key, window)
             by_key.setdefault(int(key), set()).add(int(window))
         self._check_version(force=True)
-        if self.client.hexists(f"{self.prefix}:ids", work_id):
-            self.remove(work_id)
+        self._remove(work_id)
         number = int(self.client.incr(f"{self.prefix}:seq"))
         count = sum(len(w) for w in by_key.values())
         pipe = self.client.pipeline(transaction=False)
@@ -343,7 +342,7 @@ class RedisIndex:
             self._scripts(_ADD, calls)
         except BaseException:
             try:
-                self.remove(work_id)
+                self._remove(work_id)
             except RedisError:  # keep the original error; the record allows a later remove
                 pass
             raise
@@ -354,6 +353,10 @@ class RedisIndex:
     def remove(self, work_id: str) -> int:
         """Remove exactly this work's postings; returns how many were removed (0 if absent)."""
         self._check_version(force=True)
+        return self._remove(work_id)
+
+    def _remove(self, work_id: str) -> int:
+        """``remove`` once the index's version and epoch have been checked."""
         number = self.client.hget(f"{self.prefix}:ids", work_id)
         if number is None:
             return 0
