@@ -6,6 +6,7 @@ See :mod:`fingerprint.index.base` for the protocol and the stop-list.
 from fingerprint.index.base import (
     DEFAULT_MAX_DF,
     Index,
+    IndexLayoutError,
     IndexUnavailableError,
     IndexVersionError,
     RevisedIndex,
@@ -16,6 +17,7 @@ from fingerprint.index.redis import RedisIndex
 __all__ = [
     "DEFAULT_MAX_DF",
     "Index",
+    "IndexLayoutError",
     "IndexUnavailableError",
     "IndexVersionError",
     "MemoryIndex",

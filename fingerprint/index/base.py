@@ -38,6 +38,14 @@ class IndexVersionError(RuntimeError):
     """
 
 
+class IndexLayoutError(IndexVersionError):
+    """The index was written in an older storage layout (Redis keys or saved files) that this
+    code no longer reads; the message says how to rebuild it (``manage.py reindex`` for Redis,
+    ``python -m fingerprint index`` for a saved MemoryIndex). A subclass of
+    IndexVersionError: whoever rebuilds an index of another fingerprint version rebuilds this
+    one too."""
+
+
 class IndexUnavailableError(ConnectionError):
     """The index server (Redis) cannot be reached; the message names the server."""
 

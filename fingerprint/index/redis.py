@@ -1,29 +1,33 @@
-"""RedisIndex: the platform's fingerprint index in Redis, pipelined and batched.
+"""RedisIndex: the platform's fingerprint index in Redis, in a compact bucketed layout (v2).
 
 Key layout (``P`` is the prefix, default ``fp``; it may not contain ``{`` or ``}``):
 
 ==================  ======  =============================================================
 key                 type    value
 ==================  ======  =============================================================
-``P:g:<group>``     hash    the postings of every fingerprint key in the group: field =
-                            the key (decimal), value = its document frequency (uint32)
-                            followed by its postings, each (work number, window) as two
-                            uint32, all little-endian: 4 + 8 * postings bytes; plus the
-                            field ``""`` (1 kB, forces the hashtable encoding). A key's
-                            group is ``(key * 0x9E3779B97F4A7C15 mod 2**64) >> (64 -
-                            log2 groups)`` (Fibonacci hashing spreads the quantized keys
-                            evenly); ``groups`` (a power of two, default 64) is fixed per
-                            index in ``P:groups``.
-``P:w:<number>``    hash    the work's record: ``keys`` = its distinct fingerprint keys
-                            packed as little-endian uint64 (exact removal), ``windows`` =
-                            its posting count. Written before the postings, so an add
+``P:g:<group>``     hash    one group of posting buckets (see below): field ``<bucket>``
+                            (decimal) = the bucket's narrow postings, 9 bytes each; field
+                            ``w<bucket>`` = its wide postings, 14 bytes each; field ``""``
+                            = ``"L:S:W:N"`` padded with spaces to 80 bytes: the group's
+                            bucket level L and split pointer S (linear hashing), its wide
+                            and total posting counts. The padding keeps the hash in Redis's
+                            hashtable encoding (O(1) per HMGET field; the compact encoding
+                            of small hashes is scanned linearly, 5 times slower lookups
+                            measured at 20k windows).
+``P:ids``           hash    work id -> the work's record: varints (number, postings,
+                            count of hints, hints delta-coded); a hint is ``group << 26 |
+                            (x mod 2**24) << 2 | kinds`` (bit 0: narrow postings, bit 1:
+                            wide ones), enough to find the work's buckets at any level,
+                            so removal is exact. Written before the postings, so an add
                             interrupted by a failure can still be removed exactly.
-``P:ids``           hash    work id -> work number
 ``P:names``         hash    work number -> work id (resolved once per number, then cached)
 ``P:seq``           string  last work number given (INCR); numbers are never reused
 ``P:windows``       string  total postings (INCRBY/DECRBY), for stats
-``P:groups``        string  number of groups
+``P:groups``        string  number of groups (a power of two, 1 to 64)
 ``P:version``       string  FINGERPRINT_VERSION of the indexed fingerprints
+``P:layout``        string  layout version (:data:`LAYOUT`); an index without it but with
+                            ``P:version`` is in the first layout (a hash field per key) and
+                            is refused with :class:`IndexLayoutError`
 ``P:epoch``         string  random token set when the index is created; a client that sees
                             it change (Redis lost its data, or ``clear``) forgets its cached
                             work numbers, which the new ``P:seq`` gives out again;
@@ -31,52 +35,56 @@ key                 type    value
                             (``lookup_revisions``)
 ==================  ======  =============================================================
 
-Why groups: a page looks up hundreds to thousands of keys (its windows' keys and their probed
-neighbours; 587 on average, median 173, 90th percentile 2,730 in the measurement below), most
-of them absent. One command per key costs about 14 microseconds of redis-py and server time each
-(HGETALL, measured: 25 ms for 1,831 keys with hiredis); one HMGET per group about 1 microsecond
-per key. So a lookup is one round trip: a GET of ``P:epoch`` and at most ``groups`` HMGETs, and
-the stop-list is applied by the client from the 4-byte document frequency at the head of each
-value, without decoding the postings. On a plain ``redis.Redis`` the lookup writes these
-commands in the Redis protocol (RESP) itself and sends them on one pooled connection: redis-py's
-pipeline spends about 10 microseconds of Python per command (argument packing, command stack,
-reply callbacks), which made 64 groups cost 1.8 times 16. On ``RedisCluster`` it keeps the
-pipeline, which sends each HMGET to the node of its slot. One Lua script per page over all groups
-(one EVALSHA) was measured too and rejected: the server spends about 1 ms in it (every HMGET reply
-becomes a Lua table, every key a Lua string), and a script may touch only one slot of a cluster.
-Adding and removing a work run one small Lua script per group (read, append or filter, write
-back), so concurrent writers never lose each other's postings and document frequencies stay
-exact.
+Addressing. A key k (64 bits) is split into ``hi = k >> 36`` and ``lo = k mod 2**36``; ``lo``
+is mixed by a bijection of 36-bit numbers (multiplication by an odd constant mod 2**36, then
+``y ^= y >> 18``; the xorshift-multiply idea of Stafford's "variant 13" mixer and of
+SplitMix64, restricted to 36 bits). The group is the top ``log2 groups`` bits of the mixed
+``lo``; the rest of it, below ``hi``, forms the group-local key ``x`` (k is recovered from
+group and x). Within a group, buckets are addressed by linear hashing (Litwin, "Linear hashing:
+a new tool for file and table addressing", VLDB 1980): bucket ``x mod 2**L``, or ``x mod
+2**(L+1)`` when that is below the split pointer S. After an add, while the group holds more than
+:data:`LOAD` postings per bucket on average, bucket S is split into S and S + 2**L (each posting
+moves by bit L of its x) and S advances; so buckets stay small at any index size and a lookup
+reads about LOAD postings per key, whatever the size of the index.
 
-Every command touches one key, so the layout runs unchanged on Redis Cluster (redis-py's
-``RedisCluster`` pipelines group the commands by node); the posting keys spread over
-``groups`` hash slots. For indexes of hundreds of millions of windows, create the index with
-more groups (e.g. 1024) to keep each hash small enough to migrate between nodes.
-Known cost: the postings of a stop-listed key still travel to the client (8 bytes each).
+Postings. A bucket at level l stores per posting ``r = x >> l`` (the bits of x its address
+does not give), the work number and the window, little-endian. A *narrow* posting (the key is
+below 2**36 and the window below 2**24: every window key of the default configuration, whose
+keys have 35 bits) takes 3 + 3 + 3 = 9 bytes: r is below 2**24 because the group and bucket
+bits (at least 12 of the 36, :data:`MIN_BUCKETS`) are not stored. Other postings (short-text
+k-gram keys with bit 63 set, or huge windows) are *wide*: 7 + 3 + 4 = 14 bytes, in the
+``w<bucket>`` field. Work numbers have 3 bytes: an index gives out at most
+:data:`MAX_WORK_NUMBER` numbers per epoch (adds, re-adds included); past that, ``add`` asks for
+a rebuild (``clear`` and re-index restart the numbering). The document frequency of a key is
+the number of distinct works among its postings, counted by the client (postings of a key always
+come back together), so it is exact after any add or remove.
 
-Measured (``python -m fingerprint.index.measure --windows 100000|1000000``, Redis 6.2, real
-novel chapters): 101 bytes per window of ``INFO used_memory`` at 100k and 1M windows, of which
-86 to 88 in the posting hashes (``MEMORY USAGE``); 104 to 107 with random 64-bit keys (one key
-per window). Lookup, milliseconds per page, median / mean over 7 runs interleaved query by query
-in one process (100,447 windows of 393 chapters, the keys of 200 later chapters as pages,
-Redis 6.2.14, hiredis, 2 cores shared with other jobs; script in the commit message of this
-change): 64 groups, pipelined 1.38 / 1.95, one script 1.04 / 1.87, hand-packed 0.81 / 1.34;
-16 groups 0.76 / 1.39, 0.77 / 1.61, 0.55 / 1.11. ``fingerprint.index.measure`` (same data, 5
-runs, two runs each, noisy) gave 454 and 605 lookups/s before, 1,119 and 854 after. 64 groups
-stay the default: a hash holds 1/64 of the postings (about 14 MB at 10M windows, 88 bytes of
-posting hash per window), small enough for a cluster to migrate its slot in one piece.
-Tested on a three-node Redis Cluster (``tests/fingerprint/test_index.py``).
-The client must return bytes (no ``decode_responses=True``): values are binary.
-Concurrency: any number of readers and writers, but one writer per work id at a time.
+Round trips. A lookup is one round trip: a GET of ``P:epoch`` and one HMGET per group of the
+meta field and the query keys' bucket fields (on a plain ``redis.Redis`` written in the Redis
+protocol by hand and sent on one pooled connection: redis-py's pipeline spends about 10
+microseconds of Python per command; on ``RedisCluster`` a pipeline, which sends each HMGET to
+the node of its slot). The client caches each group's (L, S); when the meta field of a reply
+shows another level or split pointer (a writer split a bucket since), or wide postings it did
+not ask for, that group alone is read again. Matching, the stop-list and decoding are NumPy
+passes over all the returned buckets together. Adding and removing a work run one Lua script
+per group (append, or filter by the 3-byte work number, then split), so concurrent writers
+never lose each other's postings. Every command and script touches one key, so the layout runs
+unchanged on Redis Cluster (tested on a three-node cluster, ``tests/fingerprint/test_index.py``).
+A group holds 1/groups of the postings (about 2 MB at 10M windows with 64 groups), small
+enough for a cluster to migrate its slot in one piece.
+
+Memory (``python -m bench.scale``, figures in the README): about 12 bytes of ``used_memory``
+per window (9 per posting, the rest bucket fields and work records). The client must return
+bytes (no ``decode_responses=True``). Concurrency: any number of readers and writers, but one
+writer per work id at a time.
 """
 
 from __future__ import annotations
 
 import functools
 import uuid
-from array import array
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import chain, compress
+from itertools import chain
 
 import numpy as np
 import redis
@@ -86,63 +94,154 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from fingerprint.index.base import (
     DEFAULT_MAX_DF,
+    IndexLayoutError,
     IndexUnavailableError,
     IndexVersionError,
     check_posting,
     check_work_id,
     current_version,
 )
+from fingerprint.index.packing import varint_decode, varint_encode
 
-#: Default number of groups (hashes) the posting keys are spread over.
+#: Layout version written to ``P:layout`` (1 = a hash field per key, before it was recorded).
+LAYOUT = "2"
+#: Default number of groups (hashes) the buckets are spread over (a power of two, at most 64).
 DEFAULT_GROUPS = 64
-#: Keys per command or script call at most (bounds one reply and one script's time).
+#: Buckets of all groups together in a new index (2**12): with ``groups`` groups, each starts
+#: at level 12 - log2(groups), which keeps the stored remainder of a narrow key within 3 bytes.
+MIN_BUCKETS = 4096
+#: Highest bucket level (2**23 buckets per group); removal hints keep 24 bits of x.
+MAX_LEVEL = 23
+#: Average postings per bucket above which a group splits a bucket. Measured on real chapters
+#: (``python -m bench.scale``): 24 keeps bucket overhead near 2 bytes per posting while a
+#: lookup reads about 24 postings (216 bytes) per key.
+LOAD = 24
+#: Work numbers are 3 bytes in a posting: at most this many adds per epoch.
+MAX_WORK_NUMBER = 2**24 - 1
+#: Postings per add script call at most (bounds one script's time and arguments).
 BATCH = 1000
-_FIBONACCI = 0x9E3779B97F4A7C15
-_MASK64 = (1 << 64) - 1
-_UNFIBONACCI = pow(_FIBONACCI, -1, 1 << 64)
+_NARROW, _WIDE = 9, 14
+_MIX = 0x9E3779B97  # odd 36-bit multiplier (the top bits of the golden ratio, as Fibonacci
+# hashing uses; Knuth, TAOCP vol. 3, 6.4)
+_M36 = (1 << 36) - 1
+_M24 = (1 << 24) - 1
+_META_WIDTH = 80
 
-# KEYS[1]: a group hash; ARGV: key, postings, key, postings... (postings: packed uint32 pairs
-# of one work). Appends and adds 1 to the key's document frequency. The field "" holds a value
-# longer than hash-max-listpack-value (64 bytes by default): Redis then keeps the hash in its
-# hashtable encoding, where each HMGET field costs O(1), instead of the compact encoding of
-# small hashes, scanned linearly (5 times slower lookups measured at 20k windows, 64 groups).
+# KEYS[1]: a group hash. ARGV: min level, max level, load, narrow limit of xh (2**(12-gbits)),
+# work number, then (xh, xl, window) per posting, where x = xh * 2**24 + xl. Appends each
+# posting to its bucket, then splits buckets while the group is over its load.
 _ADD = """
-redis.call('HSETNX', KEYS[1], '', string.rep('-', 1024))
-for i = 1, #ARGV, 2 do
-  local v = redis.call('HGET', KEYS[1], ARGV[i])
-  if v then
-    v = struct.pack('<I4', struct.unpack('<I4', v) + 1) .. string.sub(v, 5) .. ARGV[i + 1]
+local K = KEYS[1]
+local minlevel, maxlevel, load = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local narrowlimit, work = tonumber(ARGV[4]), tonumber(ARGV[5])
+local L, S, W, N = minlevel, 0, 0, 0
+local meta = redis.call('HGET', K, '')
+if meta then
+  local a, b, c, d = string.match(meta, '^(%d+):(%d+):(%d+):(%d+)')
+  L, S, W, N = tonumber(a), tonumber(b), tonumber(c), tonumber(d)
+end
+local function le(n, k)
+  local t = {}
+  for i = 1, k do local byte = n % 256; t[i] = byte; n = (n - byte) / 256 end
+  return string.char(unpack(t))
+end
+local w3 = le(work, 3)
+local parts = {}
+local added = 0
+for i = 6, #ARGV, 3 do
+  local xh, xl, win = tonumber(ARGV[i]), tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])
+  local lvl = L
+  local b = xl % 2 ^ L
+  if b < S then lvl = L + 1; b = xl % 2 ^ lvl end
+  local r = xh * 2 ^ (24 - lvl) + (xl - xl % 2 ^ lvl) / 2 ^ lvl
+  local field
+  if xh < narrowlimit and win < 16777216 then
+    field = tostring(b)
+    local t = parts[field] or {}; parts[field] = t
+    t[#t + 1] = le(r, 3) .. w3 .. le(win, 3)
   else
-    v = struct.pack('<I4', 1) .. ARGV[i + 1]
+    field = 'w' .. b
+    local t = parts[field] or {}; parts[field] = t
+    t[#t + 1] = le(r, 7) .. w3 .. le(win, 4)
+    W = W + 1
   end
-  redis.call('HSET', KEYS[1], ARGV[i], v)
+  added = added + 1
 end
-return #ARGV / 2
+for field, t in pairs(parts) do
+  redis.call('HSET', K, field, (redis.call('HGET', K, field) or '') .. table.concat(t))
+end
+N = N + added
+local function split(field, size, rbytes, target)
+  local v = redis.call('HGET', K, field)
+  if not v then return end
+  local stay, move = {}, {}
+  for p = 1, #v, size do
+    local r, f = 0, 1
+    for q = p, p + rbytes - 1 do r = r + string.byte(v, q) * f; f = f * 256 end
+    local bit = r % 2
+    local entry = le((r - bit) / 2, rbytes) .. string.sub(v, p + rbytes, p + size - 1)
+    if bit == 0 then stay[#stay + 1] = entry else move[#move + 1] = entry end
+  end
+  if #stay > 0 then redis.call('HSET', K, field, table.concat(stay))
+  else redis.call('HDEL', K, field) end
+  if #move > 0 then redis.call('HSET', K, target, table.concat(move)) end
+end
+while L < maxlevel and N > load * (2 ^ L + S) do
+  split(tostring(S), 9, 3, tostring(S + 2 ^ L))
+  if W > 0 then split('w' .. S, 14, 7, 'w' .. (S + 2 ^ L)) end
+  S = S + 1
+  if S == 2 ^ L then L = L + 1; S = 0 end
+end
+meta = string.format('%d:%d:%d:%d:', L, S, W, N)
+redis.call('HSET', K, '', meta .. string.rep(' ', 80 - #meta))
+return added
 """
-# KEYS[1]: a group hash; ARGV[1]: the work number as uint32; ARGV[2..]: keys. Drops the work's
-# postings from each key, subtracts 1 from its document frequency, deletes emptied keys.
+# KEYS[1]: a group hash. ARGV: min level, the work number as 3 bytes, then the work's hints in
+# this group, ``(x mod 2**24) * 4 + kinds``. Drops the work's postings from those buckets.
 _REMOVE = """
-local work = ARGV[1]
-for i = 2, #ARGV do
-  local v = redis.call('HGET', KEYS[1], ARGV[i])
-  if v then
-    local kept, found = {}, false
-    for p = 5, #v, 8 do
-      if string.sub(v, p, p + 3) == work then
-        found = true
-      else
-        kept[#kept + 1] = string.sub(v, p, p + 7)
-      end
-    end
-    if #kept == 0 then
-      redis.call('HDEL', KEYS[1], ARGV[i])
-    elseif found then
-      redis.call('HSET', KEYS[1], ARGV[i],
-                 struct.pack('<I4', struct.unpack('<I4', v) - 1) .. table.concat(kept))
-    end
+local K = KEYS[1]
+local meta = redis.call('HGET', K, '')
+if not meta then return 0 end
+local a, b, c, d = string.match(meta, '^(%d+):(%d+):(%d+):(%d+)')
+local L, S, W, N = tonumber(a), tonumber(b), tonumber(c), tonumber(d)
+local tag = ARGV[2]
+local seen = {}
+local removed, wide = 0, 0
+local function filter(field, size, at)
+  local v = redis.call('HGET', K, field)
+  if not v then return 0 end
+  local kept, gone = {}, 0
+  for p = 1, #v, size do
+    if string.sub(v, p + at, p + at + 2) == tag then gone = gone + 1
+    else kept[#kept + 1] = string.sub(v, p, p + size - 1) end
+  end
+  if gone > 0 then
+    if #kept > 0 then redis.call('HSET', K, field, table.concat(kept))
+    else redis.call('HDEL', K, field) end
+  end
+  return gone
+end
+for i = 3, #ARGV do
+  local h = tonumber(ARGV[i])
+  local kinds = h % 4
+  local xl = (h - kinds) / 4
+  local bucket = xl % 2 ^ L
+  if bucket < S then bucket = xl % 2 ^ (L + 1) end
+  if kinds % 2 == 1 and not seen[bucket] then
+    seen[bucket] = true
+    removed = removed + filter(tostring(bucket), 9, 3)
+  end
+  if kinds >= 2 and not seen['w' .. bucket] then
+    seen['w' .. bucket] = true
+    local gone = filter('w' .. bucket, 14, 7)
+    removed = removed + gone
+    wide = wide + gone
   end
 end
-return #ARGV - 1
+W, N = W - wide, N - removed
+meta = string.format('%d:%d:%d:%d:', L, S, W, N)
+redis.call('HSET', K, '', meta .. string.rep(' ', 80 - #meta))
+return removed
 """
 
 
@@ -172,6 +271,15 @@ def _reachable(method):
     return wrapper
 
 
+def _little(rows: np.ndarray, start: int, width: int) -> np.ndarray:
+    """uint64 of the little-endian unsigned integers in columns start..start+width-1 of a
+    2-D uint8 array (one integer per row)."""
+    out = np.zeros(len(rows), dtype=np.uint64)
+    for i in range(width):
+        out |= rows[:, start + i].astype(np.uint64) << np.uint64(8 * i)
+    return out
+
+
 class RedisIndex:
     """Fingerprint index in Redis (implements :class:`fingerprint.index.base.Index`).
 
@@ -181,15 +289,19 @@ class RedisIndex:
             ``]``.
         max_df: stop-list limit in works (see :mod:`fingerprint.index.base`).
         version: FINGERPRINT_VERSION of the fingerprints; default: the running code's.
-        groups: number of posting hashes (a power of two) for a new index; an existing index
-            keeps the number it was created with.
+        groups: number of group hashes (a power of two, 1 to 64) for a new index; an existing
+            index keeps the number it was created with.
+        load: average postings per bucket above which this client's adds split a bucket
+            (default :data:`LOAD`; small values only make tests split early).
 
-    The version and the number of groups are checked against Redis at the first operation.
+    The layout, version and number of groups are checked against Redis at the first operation.
 
     Raises:
-        ValueError: a bad prefix, max_df or groups, or a client with decode_responses=True.
+        ValueError: a bad prefix, max_df, groups or load, or a client with
+            decode_responses=True.
         IndexUnavailableError: (any operation) Redis cannot be reached.
-        IndexVersionError: (any operation) the index holds fingerprints of another version.
+        IndexVersionError: (any operation but ``clear``) the index holds fingerprints of another
+            version; IndexLayoutError (a subclass) when it is in an older layout.
     """
 
     def __init__(
@@ -199,28 +311,40 @@ class RedisIndex:
         max_df: int = DEFAULT_MAX_DF,
         version: str | None = None,
         groups: int = DEFAULT_GROUPS,
+        load: int = LOAD,
     ):
         if not prefix or any(c in prefix for c in "{}*?[]"):
             raise ValueError(f"prefix must be non-empty, without {{}}*?[]: {prefix!r}")
-        if max_df < 1:
-            raise ValueError(f"max_df must be >= 1, got {max_df!r}")
-        if groups < 1 or groups & (groups - 1):
-            raise ValueError(f"groups must be a power of two, got {groups!r}")
+        if max_df < 1 or load < 1:
+            raise ValueError(f"max_df and load must be >= 1, got {max_df!r}, {load!r}")
+        if groups < 1 or groups & (groups - 1) or groups > 64:
+            raise ValueError(f"groups must be a power of two from 1 to 64, got {groups!r}")
         kwargs = getattr(getattr(client, "connection_pool", None), "connection_kwargs", {})
         if kwargs.get("decode_responses"):
             raise ValueError("RedisIndex needs a client returning bytes (decode_responses=False)")
         self.client = client
         self.prefix = prefix
         self.max_df = max_df
-        self.groups = groups
+        self.load = load
         self._version = version
         self._checked = False
         self._names: dict[int, str] = {}
         self._epoch: bytes | None = None
         self._sha: dict[str, str] = {}
+        self._set_groups(groups)
         # RedisCluster (not a redis.Redis) routes each command to its node: keep its pipeline
         self._packed = isinstance(client, redis.Redis)
         self.server = f"{kwargs.get('host', '?')}:{kwargs.get('port', '?')}"
+
+    def _set_groups(self, groups: int) -> None:
+        """Adopt a number of groups: the derived bit widths and a fresh cache of group levels."""
+        self.groups = groups
+        self._gbits = groups.bit_length() - 1
+        self._min_level = (MIN_BUCKETS.bit_length() - 1) - self._gbits
+        # cached per group: level L, split pointer S, whether it holds wide postings
+        self._level = np.full(groups, self._min_level, dtype=np.int64)
+        self._split = np.zeros(groups, dtype=np.int64)
+        self._wide = np.zeros(groups, dtype=bool)
 
     @property
     def version(self) -> str:
@@ -230,68 +354,83 @@ class RedisIndex:
         return self._version
 
     def group_name(self, key: int) -> str:
-        """Redis key of the hash holding fingerprint ``key``'s postings: ``P:g:<group>``."""
-        return f"{self.prefix}:g:{self._group(key)}"
+        """Redis key of the hash holding fingerprint ``key``'s bucket: ``P:g:<group>``."""
+        group, _ = self._address(np.array([key], dtype=np.uint64))
+        return f"{self.prefix}:g:{int(group[0])}"
 
-    def _group(self, key: int) -> int:
-        return ((key * _FIBONACCI) & _MASK64) >> (64 - (self.groups.bit_length() - 1))
+    def _address(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(group as int64, group-local key x as uint64) of uint64 keys (module docstring)."""
+        low = 36 - self._gbits
+        y = ((keys & np.uint64(_M36)) * np.uint64(_MIX)) & np.uint64(_M36)
+        y ^= y >> np.uint64(18)
+        group = (y >> np.uint64(low)).astype(np.int64)
+        x = ((keys >> np.uint64(36)) << np.uint64(low)) | (y & np.uint64((1 << low) - 1))
+        return group, x
+
+    @_reachable
+    def check(self) -> None:
+        """Create the index's bookkeeping keys if it is new, or check its layout and version
+        (one or two round trips).
+
+        Raises:
+            IndexLayoutError: the index under this prefix is in an older layout.
+            IndexVersionError: it holds fingerprints of another FINGERPRINT_VERSION.
+        """
+        self._check_version(force=True)
 
     def _check_version(self, force: bool = False) -> None:
-        """Create or check ``P:version``, ``P:groups`` and ``P:epoch`` (one round trip).
+        """Create or check ``P:layout``, ``P:version``, ``P:groups`` and ``P:epoch``.
 
         Cached after the first success unless ``force``; writers force it so that an index
         lost by Redis is re-created with a new epoch before any work number is given out.
         """
         if self._checked and not force:
             return
+        p = self.prefix
         pipe = self.client.pipeline(transaction=False)
-        pipe.set(f"{self.prefix}:version", self.version, nx=True)
-        pipe.set(f"{self.prefix}:groups", self.groups, nx=True)
-        pipe.set(f"{self.prefix}:epoch", uuid.uuid4().hex, nx=True)
-        pipe.get(f"{self.prefix}:version")
-        pipe.get(f"{self.prefix}:groups")
-        pipe.get(f"{self.prefix}:epoch")
-        stored, groups, epoch = pipe.execute()[3:]
+        pipe.get(f"{p}:layout")
+        pipe.get(f"{p}:version")
+        layout, stored = pipe.execute()
+        if layout is None and stored is not None:
+            older = (f" and holds fingerprints of version {stored.decode()!r}"
+                     if stored.decode() != self.version else "")
+            raise IndexLayoutError(
+                f"Redis index {p!r} at {self.server} is in the old layout (one hash field per "
+                f"fingerprint, layout 1){older}; this code reads layout {LAYOUT}: rebuild it "
+                f"from the work store with `manage.py reindex` (or clear() and "
+                f"Engine.rebuild_index())")
+        if layout is not None and layout.decode() != LAYOUT:
+            raise IndexLayoutError(
+                f"Redis index {p!r} at {self.server} has layout {layout.decode()!r}, this code "
+                f"reads layout {LAYOUT}: rebuild it with `manage.py reindex`")
+        pipe.set(f"{p}:version", self.version, nx=True)
+        pipe.set(f"{p}:groups", self.groups, nx=True)
+        pipe.set(f"{p}:layout", LAYOUT, nx=True)
+        pipe.set(f"{p}:epoch", uuid.uuid4().hex, nx=True)
+        pipe.get(f"{p}:version")
+        pipe.get(f"{p}:groups")
+        pipe.get(f"{p}:epoch")
+        stored, groups, epoch = pipe.execute()[4:]
         self._see_epoch(epoch)
         if stored.decode() != self.version:
             raise IndexVersionError(
-                f"Redis index {self.prefix!r} at {self.server} holds fingerprints of version "
+                f"Redis index {p!r} at {self.server} holds fingerprints of version "
                 f"{stored.decode()!r}, the running code makes {self.version!r}: clear it and "
-                f"rebuild it from the work store"
+                f"rebuild it from the work store (`manage.py reindex`)"
             )
-        self.groups = int(groups)
+        if int(groups) != self.groups:
+            self._set_groups(int(groups))
         self._checked = True
 
     def _see_epoch(self, epoch: bytes | None) -> None:
-        """Forget cached work numbers when the index's epoch is not the one they came from."""
+        """Forget cached work numbers and group levels when the index's epoch is not the one
+        they came from."""
         if epoch != self._epoch:
             self._names.clear()
+            self._level[:] = self._min_level
+            self._split[:] = 0
+            self._wide[:] = False
             self._epoch = epoch
-
-    def _by_group(self, keys) -> list[tuple[int, list[int]]]:
-        """Distinct keys grouped: (group, keys) pairs, at most BATCH keys each.
-
-        ``keys``: a sequence of ints in 0..2**64-1, an ``array('Q')`` or a uint64 ndarray.
-        Vectorized (NumPy wraps uint64 products mod 2**64): a Python loop over 128-bit
-        products cost 3 microseconds per key, more than the Redis round trip. The Fibonacci
-        hash is a bijection of the uint64 range (the multiplier is odd) whose top bits are the
-        group, so one sort of the distinct hashes both deduplicates and groups the keys, which
-        come back by multiplying with the inverse; within a group they are in hash order.
-        """
-        hashes = np.sort(np.asarray(keys, dtype=np.uint64) * np.uint64(_FIBONACCI))
-        if not len(hashes):
-            return []
-        # sort + first-of-run masks: np.unique cost 49 us for 587 keys, this 10 (measured)
-        hashes = hashes[np.concatenate(([True], hashes[1:] != hashes[:-1]))]
-        groups = hashes >> np.uint64(64 - (self.groups.bit_length() - 1))
-        starts = np.flatnonzero(np.concatenate(([True], groups[1:] != groups[:-1])))
-        cuts = [*starts.tolist(), len(hashes)]
-        bounds = zip(groups[starts].tolist(), cuts, cuts[1:], strict=False)
-        if len(hashes) > BATCH:  # a group may need several commands
-            bounds = [(group, i, min(i + BATCH, hi)) for group, lo, hi in bounds
-                      for i in range(lo, hi, BATCH)]
-        values = (hashes * np.uint64(_UNFIBONACCI)).tolist()
-        return [(group, values[lo:hi]) for group, lo, hi in bounds]
 
     def _scripts(self, script: str, calls: list[tuple[int, list]]) -> list:
         """Run ``script`` once per (group, args) in one pipeline; the replies, in order."""
@@ -314,30 +453,51 @@ class RedisIndex:
         On a failure after the first write, the postings written are removed when Redis can
         still be reached; otherwise the work's record stays, and ``remove(work_id)`` or a new
         ``add`` of the same id cleans up exactly.
+
+        Raises (besides Index.add's): RuntimeError when the index has given out
+        :data:`MAX_WORK_NUMBER` work numbers (rebuild it: ``clear`` and re-index).
         """
         check_work_id(work_id)
-        by_key: dict[int, set[int]] = {}
+        pairs = set()
         for key, window in postings:
             check_posting(key, window)
-            by_key.setdefault(int(key), set()).add(int(window))
+            pairs.add((int(key), int(window)))
+        ordered = sorted(pairs)
+        keys = np.fromiter((k for k, _ in ordered), dtype=np.uint64, count=len(ordered))
+        windows = np.fromiter((w for _, w in ordered), dtype=np.int64, count=len(ordered))
         self._check_version(force=True)
         self._remove(work_id)
         number = int(self.client.incr(f"{self.prefix}:seq"))
-        count = sum(len(w) for w in by_key.values())
+        if number > MAX_WORK_NUMBER:
+            raise RuntimeError(
+                f"Redis index {self.prefix!r} has given out {MAX_WORK_NUMBER} work numbers; "
+                f"rebuild it (clear, then `manage.py reindex`) to number the works again")
+        group, x = self._address(keys)
+        wide = ((x >> np.uint64(36 - self._gbits)) > 0) | (windows >= 1 << 24)
+        base = (group.astype(np.uint64) << np.uint64(26)) | ((x & np.uint64(_M24)) << np.uint64(2))
+        hints, where = np.unique(base, return_inverse=True)
+        kinds = np.zeros(len(hints), dtype=np.uint64)  # a key may have postings of both kinds
+        np.bitwise_or.at(kinds, where, np.where(wide, 2, 1).astype(np.uint64))
+        hints |= kinds
+        count = len(ordered)
+        record = varint_encode([number, count, len(hints)]) + varint_encode(
+            np.diff(hints, prepend=np.uint64(0)) if len(hints) else [])
         pipe = self.client.pipeline(transaction=False)
-        pipe.hset(f"{self.prefix}:w:{number}",
-                  mapping={"keys": array("Q", by_key).tobytes(), "windows": count})
+        pipe.hset(f"{self.prefix}:ids", work_id, record)
         pipe.hset(f"{self.prefix}:names", number, work_id)
-        pipe.hset(f"{self.prefix}:ids", work_id, number)
         pipe.incrby(f"{self.prefix}:windows", count)
         pipe.execute()
         calls = []
-        for group, keys in self._by_group(list(by_key)):
-            args = []
-            for key in keys:
-                args += [key, array("I", [v for w in sorted(by_key[key]) for v in (number, w)])
-                         .tobytes()]
-            calls.append((group, args))
+        head = [self._min_level, MAX_LEVEL, self.load, 1 << (12 - self._gbits), number]
+        order = np.argsort(group, kind="stable")
+        cuts = np.flatnonzero(np.diff(group[order])) + 1
+        for part in np.split(order, cuts) if len(order) else []:
+            xs, ws = x[part], windows[part]
+            args = list(chain.from_iterable(zip(
+                (xs >> np.uint64(24)).tolist(), (xs & np.uint64(_M24)).tolist(), ws.tolist(),
+                strict=True)))
+            for i in range(0, len(args), 3 * BATCH):
+                calls.append((int(group[part[0]]), head + args[i:i + 3 * BATCH]))
         try:
             self._scripts(_ADD, calls)
         except BaseException:
@@ -356,21 +516,25 @@ class RedisIndex:
         return self._remove(work_id)
 
     def _remove(self, work_id: str) -> int:
-        """``remove`` once the index's version and epoch have been checked."""
-        number = self.client.hget(f"{self.prefix}:ids", work_id)
-        if number is None:
+        """``remove`` once the index's layout, version and epoch have been checked."""
+        record = self.client.hget(f"{self.prefix}:ids", work_id)
+        if record is None:
             return 0
-        number = int(number)
-        record = f"{self.prefix}:w:{number}"
-        packed, windows = self.client.hmget(record, ["keys", "windows"])
-        keys = array("Q")
-        keys.frombytes(packed or b"")
-        tag = array("I", [number]).tobytes()
-        self._scripts(_REMOVE, [(group, [tag, *group_keys])
-                                for group, group_keys in self._by_group(keys)])
-        windows = int(windows or 0)
+        values = varint_decode(record)
+        number, windows, n = (int(v) for v in values[:3])
+        hints = np.cumsum(values[3:3 + n], dtype=np.uint64)
+        group = (hints >> np.uint64(26)).astype(np.int64)
+        local = (hints & np.uint64((1 << 26) - 1)).tolist()
+        tag = number.to_bytes(3, "little")
+        calls = []
+        order = np.argsort(group, kind="stable")
+        cuts = np.flatnonzero(np.diff(group[order])) + 1
+        for part in np.split(order, cuts) if len(order) else []:
+            hs = [local[i] for i in part.tolist()]
+            for i in range(0, len(hs), BATCH):
+                calls.append((int(group[part[0]]), [self._min_level, tag, *hs[i:i + BATCH]]))
+        self._scripts(_REMOVE, calls)
         pipe = self.client.pipeline(transaction=False)
-        pipe.delete(record)
         pipe.hdel(f"{self.prefix}:names", number)
         pipe.hdel(f"{self.prefix}:ids", work_id)
         pipe.decrby(f"{self.prefix}:windows", windows)
@@ -383,7 +547,8 @@ class RedisIndex:
         """Postings ``(work_id, window)`` per indexed, non-stop-listed key; see Index.lookup.
 
         One round trip of a GET of ``P:epoch`` and one HMGET per group (packed by hand on a
-        plain ``redis.Redis``, a redis-py pipeline otherwise), plus one HMGET on ``P:names`` for
+        plain ``redis.Redis``, a redis-py pipeline otherwise), one more for the groups whose
+        buckets split since this client last read them, plus one HMGET on ``P:names`` for
         work numbers this client has not seen yet.
         """
         return self._lookup(keys)[0]
@@ -412,64 +577,193 @@ class RedisIndex:
                 revisions[name] = f"{epoch}:{number}"
         return out, revisions
 
+    def _plan(self, group: np.ndarray, x: np.ndarray, pending: list[int] | None):
+        """The HMGETs of one lookup round, for the ``pending`` groups (None: all).
+
+        Returns:
+            (commands, narrow, wide, r): commands = [(group, field names)] in sending order;
+            narrow and wide = (key positions, field numbers in the round's flattened replies)
+            of the keys to match against the narrow and the wide fields; r = every key's
+            remainder at its bucket's level (uint64).
+        """
+        one = np.uint64(1)
+        level = self._level[group].astype(np.uint64)
+        bucket = x & ((one << level) - one)
+        level += (bucket < self._split[group].astype(np.uint64)).astype(np.uint64)
+        bucket = x & ((one << level) - one)
+        r = x >> level
+        pos = (np.arange(len(group)) if pending is None
+               else np.flatnonzero(np.isin(group, pending)))
+        code = (group[pos].astype(np.uint64) << np.uint64(32)) | bucket[pos]
+        uniq, inverse = np.unique(code, return_inverse=True)
+        ugroup = (uniq >> np.uint64(32)).astype(np.int64)
+        names = list(map(str, (uniq & np.uint64(0xFFFFFFFF)).tolist()))
+        starts = np.flatnonzero(np.concatenate(([True], ugroup[1:] != ugroup[:-1])))
+        bounds = [*starts.tolist(), len(uniq)]
+        wide_groups = self._wide[ugroup[starts]].tolist()
+        commands = []
+        if not any(wide_groups):
+            for g, lo, hi in zip(ugroup[starts].tolist(), bounds, bounds[1:], strict=False):
+                commands.append((g, names[lo:hi]))
+            empty = np.zeros(0, dtype=np.int64)
+            return commands, (pos, inverse), (empty, empty), r
+        # fields of a group: its narrow buckets, then (if it holds wide postings) the same
+        # buckets' wide fields; field numbers run over all commands in order
+        narrow_no = np.zeros(len(uniq), dtype=np.int64)
+        wide_no = np.full(len(uniq), -1, dtype=np.int64)
+        at = 0
+        for g, lo, hi, w in zip(ugroup[starts].tolist(), bounds, bounds[1:], wide_groups,
+                                strict=False):
+            part = names[lo:hi]
+            narrow_no[lo:hi] = np.arange(at, at + hi - lo)
+            at += hi - lo
+            if w:
+                wide_no[lo:hi] = np.arange(at, at + hi - lo)
+                at += hi - lo
+                part = part + ["w" + n for n in part]
+            commands.append((g, part))
+        in_wide = wide_no[inverse] >= 0
+        return commands, (pos, narrow_no[inverse]), (pos[in_wide], wide_no[inverse][in_wide]), r
+
     def _lookup(self, keys: Sequence[int]) -> tuple[dict[int, list[tuple[str, int]]], set[int]]:
         """(postings as ``lookup`` returns them, the work numbers in the postings read); the
         numbers not in ``self._names`` afterwards were removed while we looked."""
         self._check_version()
-        groups = self._by_group(keys)
-        if self._packed:
-            epoch, *replies = self._send_packed(groups)
-        else:
-            pipe = self.client.pipeline(transaction=False)
-            pipe.get(f"{self.prefix}:epoch")
-            for group, group_keys in groups:
-                pipe.hmget(f"{self.prefix}:g:{group}", group_keys)
-            epoch, *replies = pipe.execute()
-        if epoch != self._epoch:  # Redis lost the index or it was cleared: numbers restart
-            self._see_epoch(epoch)
-            self._checked = False
-        found: dict[int, array] = {}
-        max_df = self.max_df
-        for (_, group_keys), values in zip(groups, replies, strict=True):
-            # most keys are absent (None); values are never empty (a 4-byte df at least)
-            for key, value in zip(compress(group_keys, values), filter(None, values),
-                                  strict=True):
-                if int.from_bytes(value[:4], "little") <= max_df:
-                    entries = array("I")
-                    entries.frombytes(value[4:])
-                    found[key] = entries
-        numbers = {n for entries in found.values() for n in entries[::2]}
+        u = np.unique(np.asarray(keys, dtype=np.uint64))
+        if not len(u):
+            return {}, set()
+        group, x = self._address(u)
+        pending = None
+        hits = []  # (key positions, work numbers, windows) per round and kind
+        for _attempt in range(8):
+            commands, narrow, wide, r = self._plan(group, x, pending)
+            epoch, replies = self._send(commands)
+            if epoch != self._epoch:  # Redis lost the index or it was cleared: numbers restart
+                self._see_epoch(epoch)
+                self._checked = False
+            retry, fresh, flat = [], [], []
+            levels, splits, wides = self._level, self._split, self._wide
+            for (g, _), values in zip(commands, replies, strict=True):
+                meta = values[0]
+                if meta is None:
+                    level, split, wide_here = self._min_level, 0, False
+                else:
+                    head = meta.split(b":", 3)
+                    level, split, wide_here = int(head[0]), int(head[1]), head[2] != b"0"
+                if level != levels[g] or split != splits[g] or (wide_here and not wides[g]):
+                    levels[g], splits[g], wides[g] = level, split, wide_here
+                    retry.append(g)
+                    fresh.append(False)
+                else:
+                    wides[g] = wide_here
+                    fresh.append(True)
+                flat += values[1:]
+            if retry:  # drop the stale groups' fields, read them again below
+                ok = np.repeat(fresh, [len(names) for _, names in commands])
+                narrow = tuple(a[ok[narrow[1]]] for a in narrow)
+                wide = tuple(a[ok[wide[1]]] for a in wide)
+            hits.append(self._match(*narrow, r, flat, _NARROW, 3))
+            if len(wide[0]):
+                hits.append(self._match(*wide, r, flat, _WIDE, 7))
+            if not retry:
+                break
+            pending = retry
+        hit_key, hit_work, hit_window = (np.concatenate(parts) for parts in zip(*hits, strict=True))
+        # stop-list: the document frequency of a key = distinct works among its postings
+        if len(hit_key):
+            pairs = np.unique(hit_key.astype(np.uint64) << np.uint64(24) | hit_work)
+            df = np.bincount((pairs >> np.uint64(24)).astype(np.int64), minlength=len(u))
+            allowed = df[hit_key] <= self.max_df
+            if not allowed.all():
+                hit_key, hit_work, hit_window = (hit_key[allowed], hit_work[allowed],
+                                                 hit_window[allowed])
+        numbers = set(hit_work.tolist())
         self._resolve(numbers - self._names.keys())
         names = self._names
         out: dict[int, list[tuple[str, int]]] = {}
-        for key, entries in found.items():
-            hits = [(names[n], w) for n, w in zip(entries[::2], entries[1::2], strict=True)
-                    if n in names]  # a number missing from names: removed while we looked
-            if hits:
-                out[key] = hits
+        ukeys = u.tolist()
+        for k, n, w in zip(hit_key.tolist(), hit_work.tolist(), hit_window.tolist(), strict=True):
+            name = names.get(n)
+            if name is not None:  # a number missing from names: removed while we looked
+                out.setdefault(ukeys[k], []).append((name, w))
         return out, numbers
 
-    def _send_packed(self, groups: list[tuple[int, list[int]]]) -> list:
-        """[epoch, HMGET reply per group]: the lookup's commands written in the Redis protocol
-        (RESP) here and sent on one pooled connection, their replies read by redis-py's parser.
+    @staticmethod
+    def _match(pos: np.ndarray, field: np.ndarray, r: np.ndarray, flat: list, size: int,
+               rbytes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(key position, work number, window) of every posting in the fetched fields whose r
+        equals that of a query key asking for the same field.
+
+        Args:
+            pos, field: the query keys' positions and the numbers of their fields in ``flat``.
+            r: every key's remainder (uint64, indexed by position). flat: the round's field
+                replies (bytes or None). size, rbytes: bytes per posting and of its r.
+        """
+        used, slot = np.unique(field, return_inverse=True)
+        values = [flat[f] or b"" for f in used.tolist()]
+        lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+        rows = np.frombuffer(b"".join(values), dtype=np.uint8).reshape(-1, size)
+        if not len(rows):
+            empty = np.zeros(0, dtype=np.uint64)
+            return np.zeros(0, dtype=np.int64), empty, empty
+        # a (field, r) pair names one key: one code per pair, the field's slot above r's bits
+        # (r < 2**24 narrow, < 2**52 wide; a lookup of over 4096 wide fields goes in parts)
+        rbits = 24 if rbytes == 3 else 52
+        span = 1 << (64 - rbits)
+        entry_slot = np.repeat(np.arange(len(values), dtype=np.int64), lengths // size)
+        entry_r = _little(rows, 0, rbytes)
+        outs = []
+        for first in range(0, len(values), span):  # one pass unless a huge wide lookup
+            if len(values) <= span:
+                keys_in, rows_in = np.arange(len(pos)), np.arange(len(rows))
+            else:
+                keys_in = np.flatnonzero((slot >= first) & (slot < first + span))
+                rows_in = np.flatnonzero((entry_slot >= first) & (entry_slot < first + span))
+            key_code = ((slot[keys_in] - first).astype(np.uint64) << np.uint64(rbits)) \
+                | r[pos[keys_in]]
+            order = np.argsort(key_code)
+            key_code = key_code[order]
+            entry_code = ((entry_slot[rows_in] - first).astype(np.uint64) << np.uint64(rbits)) \
+                | entry_r[rows_in]
+            at = np.minimum(np.searchsorted(key_code, entry_code), len(key_code) - 1)
+            sel = np.flatnonzero(key_code[at] == entry_code)
+            hit_rows = rows[rows_in[sel]]
+            outs.append((pos[keys_in[order[at[sel]]]], _little(hit_rows, rbytes, 3),
+                         _little(hit_rows, rbytes + 3, size - rbytes - 3)))
+        return tuple(np.concatenate(parts) for parts in zip(*outs, strict=True))
+
+    def _send(self, commands: list[tuple[int, list[str]]]) -> tuple[bytes | None, list]:
+        """(``P:epoch``, the HMGET reply of each command): one round trip."""
+        if self._packed:
+            epoch, *replies = self._send_packed(commands)
+            return epoch, replies
+        pipe = self.client.pipeline(transaction=False)
+        pipe.get(f"{self.prefix}:epoch")
+        for group, names in commands:
+            pipe.hmget(f"{self.prefix}:g:{group}", ["", *names])
+        epoch, *replies = pipe.execute()
+        return epoch, replies
+
+    def _send_packed(self, commands: list[tuple[int, list[str]]]) -> list:
+        """[epoch, HMGET reply per command]: the lookup's commands written in the Redis
+        protocol (RESP) here and sent on one pooled connection, their replies read by
+        redis-py's parser.
 
         Skips redis-py's per-command pipeline work (argument encoding, command stack, reply
-        callbacks): measured 0.81 instead of 1.38 ms per lookup, median (module docstring).
+        callbacks): measured 0.81 instead of 1.38 ms per lookup, median, in the first layout.
         A failure closes the connection (replies may be pending on it) and is re-raised.
         """
-        # one %-template (a header per command, "$len\r\nkey\r\n" per key) filled in one
-        # formatting of all keys: no Python-level loop per key
         template = [_resp_head("GET", f"{self.prefix}:epoch", 0)]
-        template += [_resp_head("HMGET", f"{self.prefix}:g:{group}", len(group_keys))
-                     for group, group_keys in groups]
-        fields = list(map(str, chain.from_iterable(group_keys for _, group_keys in groups)))
+        template += [_resp_head("HMGET", f"{self.prefix}:g:{group}", len(names) + 1)
+                     for group, names in commands]
+        fields = list(chain.from_iterable(["", *names] for _, names in commands))
         packed = ("".join(template) % tuple(chain.from_iterable(
             zip(map(len, fields), fields, strict=True)))).encode()
         pool = self.client.connection_pool
         conn = pool.get_connection()
         try:
             conn.send_packed_command([packed])
-            return [conn.read_response() for _ in range(len(groups) + 1)]
+            return [conn.read_response() for _ in range(len(commands) + 1)]
         except BaseException:
             conn.disconnect()
             raise
@@ -493,12 +787,14 @@ class RedisIndex:
 
     @_reachable
     def work_ids(self) -> Iterator[str]:
-        """Ids of the indexed works (HSCAN of ``P:ids``; read eagerly, any order)."""
-        return iter([k.decode() for k, _ in self.client.hscan_iter(f"{self.prefix}:ids", count=1000)])
+        """Ids of the indexed works (HSCAN of ``P:names``; read eagerly, any order)."""
+        return iter([v.decode() for _, v in
+                     self.client.hscan_iter(f"{self.prefix}:names", count=1000)])
 
     @_reachable
     def clear(self) -> None:
-        """Delete every key under the prefix (SCAN + UNLINK) and set ``P:version`` to ``version``."""
+        """Delete every key under the prefix (SCAN + UNLINK), in any layout, and create an empty
+        index of the current layout holding ``version``."""
         pipe = self.client.pipeline(transaction=False)
         pending = 0
         for name in self.client.scan_iter(match=f"{self.prefix}:*", count=1000):
@@ -514,27 +810,29 @@ class RedisIndex:
 
     @_reachable
     def stats(self) -> dict:
-        """Counts: backend "redis", prefix, works, windows, keys (distinct fingerprints),
-        groups, max_df, version (stored, or None when empty), used_memory_bytes (the whole
-        Redis server's, from INFO memory)."""
+        """Counts: backend "redis", prefix, works, windows (postings), buckets (bucket fields),
+        groups, layout, max_df, version (stored, or None when empty), used_memory_bytes (the
+        whole Redis server's, from INFO memory)."""
         pipe = self.client.pipeline(transaction=False)
         pipe.hlen(f"{self.prefix}:ids")
         pipe.get(f"{self.prefix}:windows")
         pipe.get(f"{self.prefix}:version")
         pipe.get(f"{self.prefix}:groups")
-        works, windows, version, groups = pipe.execute()
-        self.groups = int(groups or self.groups)
-        for group in range(self.groups):
+        pipe.get(f"{self.prefix}:layout")
+        works, windows, version, groups, layout = pipe.execute()
+        groups = int(groups or self.groups)
+        for group in range(groups):
             pipe.hlen(f"{self.prefix}:g:{group}")
-        keys = [n - 1 for n in pipe.execute() if n]  # minus the "" field of each group
+        buckets = sum(max(n - 1, 0) for n in pipe.execute())  # minus the meta field
         info = self.client.info("memory")
         return {
             "backend": "redis",
             "prefix": self.prefix,
             "works": int(works),
             "windows": int(windows or 0),
-            "keys": sum(keys),
-            "groups": self.groups,
+            "buckets": buckets,
+            "groups": groups,
+            "layout": layout.decode() if layout is not None else None,
             "max_df": self.max_df,
             "version": version.decode() if version is not None else None,
             "used_memory_bytes": info.get("used_memory") if isinstance(info, dict) else None,

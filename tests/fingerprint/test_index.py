@@ -5,26 +5,30 @@ real three-node Redis Cluster (cluster-mode redis-server processes started here)
 from __future__ import annotations
 
 import json
+import multiprocessing
 import random
-import re
 import socket
 import subprocess
+import threading
 import time
 from array import array
 from collections import Counter
 
+import numpy as np
 import pytest
 import redis
 from redis.cluster import RedisCluster
 
 from fingerprint.index import (
     Index,
+    IndexLayoutError,
     IndexUnavailableError,
     IndexVersionError,
     MemoryIndex,
     RedisIndex,
     RevisedIndex,
 )
+from fingerprint.index.packing import varint_decode
 from fingerprint.index.redis import BATCH
 from tracker.embedded import free_port, redis_server_path
 
@@ -151,8 +155,7 @@ def replay_random_operations(rng, memory, other, steps, make_postings) -> None:
             postings = make_postings()
             assert memory.add(work, postings) == other.add(work, postings)
     assert sorted(memory.work_ids()) == sorted(other.work_ids())
-    for name in ("windows", "keys"):
-        assert memory.stats()[name] == other.stats()[name]
+    assert memory.stats()["windows"] == other.stats()["windows"]
 
 
 def test_backends_agree_on_random_operations(redis_client):
@@ -217,27 +220,166 @@ def test_memory_save_empty(tmp_path):
 
 # --- RedisIndex specifics ------------------------------------------------------------------
 
+BOOKKEEPING = {"seq", "windows", "version", "groups", "layout", "epoch"}
+
+
+def left_keys(client, prefix: str) -> set[str]:
+    """Keys under ``prefix:`` other than the group hashes, without the prefix."""
+    return {k.decode().split(":", 1)[1] for k in client.scan_iter(f"{prefix}:*")
+            if b":g:" not in k}
+
+
 def test_redis_key_layout_and_exact_cleanup(redis_client):
     index = RedisIndex(redis_client, prefix="lay", version=V, groups=16)
     index.add("a", [(5, 0), (5, 3), (6, 1)])
     index.add("b", [(5, 2)])
-    a, b = int(redis_client.hget("lay:ids", "a")), int(redis_client.hget("lay:ids", "b"))
-    assert re.fullmatch(r"lay:g:\d+", index.group_name(5))
-    value = redis_client.hget(index.group_name(5), 5)
-    # document frequency 2, then (work, window) pairs, all uint32 little-endian
-    assert value == array("I", [2, a, 0, a, 3, b, 2]).tobytes()
+    group, x = index._address(np.array([5], dtype=np.uint64))
+    assert index.group_name(5) == f"lay:g:{int(group[0])}"
+    level = 12 - 4  # 4096 buckets over 16 groups
+    bucket, r = int(x[0]) % 2**level, int(x[0]) >> level
+    value = redis_client.hget(index.group_name(5), str(bucket))
+    entries = [value[i:i + 9] for i in range(0, len(value), 9)]
+    # narrow postings: r, work number, window, 3 bytes each, little-endian
+    a, b = (work_number(redis_client, "lay", w) for w in ("a", "b"))
+    assert sorted(entries) == sorted(
+        r.to_bytes(3, "little") + n.to_bytes(3, "little") + w.to_bytes(3, "little")
+        for n, w in ((a, 0), (a, 3), (b, 2)))
+    meta = redis_client.hget(index.group_name(5), "")
+    assert meta.split(b":")[:2] == [str(level).encode(), b"0"] and len(meta) == 80
     assert redis_client.hget("lay:names", a) == b"a"
     assert redis_client.get("lay:version") == V.encode()
-    assert index.stats()["keys"] == 2
+    assert redis_client.get("lay:layout") == b"2"
     index.remove("a")
-    assert redis_client.hget(index.group_name(5), 5) == array("I", [1, b, 2]).tobytes()
+    value = redis_client.hget(index.group_name(5), str(bucket))
+    assert value == r.to_bytes(3, "little") + b.to_bytes(3, "little") + (2).to_bytes(3, "little")
     assert redis_client.object("encoding", index.group_name(5)) == b"hashtable"
+    assert index.lookup([5, 6]) == {5: [("b", 2)]}
     index.remove("b")
-    assert index.stats()["keys"] == 0
-    left = {k.decode() for k in redis_client.scan_iter("lay:*") if b":g:" not in k}
-    assert left == {"lay:seq", "lay:windows", "lay:version", "lay:groups", "lay:epoch"}
+    assert index.stats()["buckets"] == 0 and index.stats()["windows"] == 0
+    assert left_keys(redis_client, "lay") == BOOKKEEPING
     assert all(set(redis_client.hkeys(k)) == {b""} for k in redis_client.scan_iter("lay:g:*"))
-    assert redis_client.get("lay:windows") == b"0"
+
+
+def work_number(client, prefix: str, work_id: str) -> int:
+    """The work number in the work's ``P:ids`` record (its first varint)."""
+    return int(varint_decode(client.hget(f"{prefix}:ids", work_id))[0])
+
+
+def test_redis_buckets_split_and_stay_exact(redis_client):
+    """With a load of 1 posting per bucket, adds split buckets over and over (linear
+    hashing); lookups by this and by another client, stop-list and removals stay exact."""
+    rng = random.Random(3)
+    memory = MemoryIndex(max_df=3, version=V)
+    red = RedisIndex(redis_client, prefix="split", max_df=3, version=V, groups=4, load=1)
+    replay_random_operations(rng, memory, red, 60, lambda: [
+        *((rng.randrange(20000), rng.randrange(500)) for _ in range(rng.randrange(1, 1500))),
+        (rng.getrandbits(64), rng.randrange(2**32))])
+    metas = [redis_client.hget(f"split:g:{g}", "").split(b":") for g in range(4)]
+    # each group started at level 10 (4096 buckets over 4 groups) and has split since
+    assert all((int(m[0]), int(m[1])) > (10, 0) for m in metas)
+    keys = list(memory._post) + list(range(20000))
+    other = RedisIndex(redis_client, prefix="split", version=V, max_df=3)  # stale levels
+    assert as_sets(memory.lookup(keys)) == as_sets(red.lookup(keys)) \
+        == as_sets(other.lookup(keys))
+    for work in list(memory.work_ids()):
+        assert memory.remove(work) == red.remove(work)
+    assert red.lookup(keys) == {} and red.stats()["windows"] == 0
+    assert all(set(redis_client.hkeys(k)) == {b""} for k in redis_client.scan_iter("split:g:*"))
+
+
+def _add_works(url: str, prefix: str, first: int) -> None:
+    """Child process: add works first..first+19 with load 1 (a split after nearly every add)."""
+    client = redis.Redis.from_url(url)
+    index = RedisIndex(client, prefix=prefix, version=V, groups=2, load=1)
+    for n in range(first, first + 20):
+        index.add(f"w{n}", concurrent_postings(n))
+
+
+def concurrent_postings(n: int) -> list[tuple[int, int]]:
+    """Postings of work n in the concurrency test: keys shared by all works, plus its own."""
+    rng = random.Random(n)
+    return [(rng.randrange(6000), w) for w in range(300)] + [(10**6 + n, 0)]
+
+
+def test_redis_concurrent_writers_lose_nothing(redis_client):
+    """Two processes add different works to the same buckets while those buckets split: every
+    posting of both is found, with exact document frequencies."""
+    url = redis_client.connection_pool.connection_kwargs
+    url = f"redis://{url['host']}:{url['port']}/{url.get('db', 0)}"
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_add_works, args=(url, "conc", first)) for first in (0, 20)]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(120)
+        assert proc.exitcode == 0
+    memory = MemoryIndex(version=V, max_df=5)
+    for n in range(40):
+        memory.add(f"w{n}", concurrent_postings(n))
+    red = RedisIndex(redis_client, prefix="conc", version=V, max_df=5)
+    keys = list(range(6000)) + [10**6 + n for n in range(40)]
+    assert as_sets(red.lookup(keys)) == as_sets(memory.lookup(keys))
+    assert red.stats()["windows"] == memory.stats()["windows"]
+    assert red.stats()["buckets"] > 4096  # the buckets did split under both writers
+
+
+def test_redis_work_removed_while_looked_up(redis_client):
+    """Readers racing a writer that removes and re-adds works never crash and never name a
+    work for postings it does not have."""
+    writer = RedisIndex(redis_client, prefix="race", version=V, load=1)
+    reader = RedisIndex(redis_client, prefix="race", version=V)
+    postings = {f"w{n}": [(k, n) for k in range(n * 50, n * 50 + 400)] for n in range(8)}
+    for work, ps in postings.items():
+        writer.add(work, ps)
+    errors, stop = [], threading.Event()
+
+    def read():
+        try:
+            while not stop.is_set():
+                for key, hits in reader.lookup(range(0, 800)).items():
+                    for work, window in hits:
+                        assert (key, window) in set(postings[work]), (key, work, window)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    thread = threading.Thread(target=read)
+    thread.start()
+    try:
+        for _ in range(3):
+            for work, ps in postings.items():
+                writer.remove(work)
+                writer.add(work, ps)
+    finally:
+        stop.set()
+        thread.join(30)
+    assert errors == []
+    assert len(reader.lookup(range(800))) == 750
+
+
+def test_redis_old_layout_is_refused_until_rebuilt(redis_client):
+    """An index written by the first layout (a hash field per key, no P:layout) is refused
+    with a message naming the rebuild; clear() then gives an empty index of the new layout."""
+    # the first layout's keys, as its RedisIndex wrote them for one work with key 5 window 0
+    redis_client.set("old:version", V)
+    redis_client.set("old:groups", 64)
+    redis_client.set("old:epoch", "e1")
+    redis_client.set("old:seq", 1)
+    redis_client.set("old:windows", 1)
+    redis_client.hset("old:ids", "a", 1)
+    redis_client.hset("old:names", 1, "a")
+    redis_client.hset("old:w:1", mapping={"keys": array("Q", [5]).tobytes(), "windows": 1})
+    redis_client.hset("old:g:7", mapping={"": "-" * 1024,
+                                          "5": array("I", [1, 1, 0]).tobytes()})
+    index = RedisIndex(redis_client, prefix="old", version=V)
+    for call in (lambda: index.lookup([5]), lambda: index.add("b", [(1, 0)]), index.check):
+        with pytest.raises(IndexLayoutError, match="old layout.*reindex"):
+            call()
+    assert isinstance(IndexLayoutError("x"), IndexVersionError)  # rebuilt like a version change
+    assert redis_client.hget("old:g:7", "5") is not None  # nothing was touched
+    index.clear()
+    index.add("a", [(5, 0)])
+    assert index.lookup([5]) == {5: [("a", 0)]}
+    assert redis_client.get("old:layout") == b"2"
 
 
 def test_redis_loss_does_not_misattribute_cached_work_numbers(redis_client):
@@ -249,7 +391,7 @@ def test_redis_loss_does_not_misattribute_cached_work_numbers(redis_client):
     assert as_sets(reader.lookup([7])) == {7: [("old-work", 0)]}
     redis_client.flushdb()  # the Redis server lost its data
     writer.add("new-work", [(7, 4)])
-    assert int(redis_client.hget("loss:ids", "new-work")) == 1  # the same number again
+    assert work_number(redis_client, "loss", "new-work") == 1  # the same number again
     assert as_sets(reader.lookup([7])) == {7: [("new-work", 4)]}
 
 
@@ -260,8 +402,9 @@ def test_redis_groups_are_even_and_fixed_per_index(redis_client):
     index.add("a", [(7, 0)])
     other = RedisIndex(redis_client, version=V, groups=8)  # adopts the stored 64
     assert other.lookup([7]) == {7: [("a", 0)]} and other.groups == 64
-    with pytest.raises(ValueError, match="power of two"):
-        RedisIndex(redis_client, groups=12)
+    for bad in (12, 128):
+        with pytest.raises(ValueError, match="power of two"):
+            RedisIndex(redis_client, groups=bad)
 
 
 def test_redis_lookup_spans_batches_and_other_clients(redis_client):
@@ -287,9 +430,8 @@ def test_redis_failed_add_leaves_nothing_findable(redis_client):
     assert len(others) > 20 and index.lookup(others) == {}  # the other groups were cleaned
     redis_client.delete(broken)
     index.remove("w")  # the record written first allows exact removal
-    assert index.stats()["keys"] == 0
-    left = {k.decode() for k in redis_client.scan_iter("fail:*") if b":g:" not in k}
-    assert left == {"fail:seq", "fail:windows", "fail:version", "fail:groups", "fail:epoch"}
+    assert index.stats()["buckets"] == 0
+    assert left_keys(redis_client, "fail") == BOOKKEEPING
 
 
 def test_redis_other_version_raises(redis_client):
@@ -405,3 +547,15 @@ def test_cluster_matches_memory_index(cluster):
     assert len(owners) == 3
     red.clear()
     assert red.lookup(keys) == {} and list(red.work_ids()) == []
+
+
+def test_varint_round_trip_and_truncation():
+    from fingerprint.index.packing import varint_encode
+
+    values = [0, 1, 127, 128, 16383, 16384, 2**35 + 3, 2**63, 2**64 - 1]
+    data = varint_encode(values)
+    assert len(data) == 1 + 1 + 1 + 2 + 2 + 3 + 6 + 10 + 10
+    assert varint_decode(data).tolist() == values
+    assert varint_encode([]) == b"" and varint_decode(b"").tolist() == []
+    with pytest.raises(ValueError, match="ends inside"):
+        varint_decode(data[:-1])
