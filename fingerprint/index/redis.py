@@ -638,9 +638,11 @@ class RedisIndex:
         for _attempt in range(8):
             commands, narrow, wide, r = self._plan(group, x, pending)
             epoch, replies = self._send(commands)
-            if epoch != self._epoch:  # Redis lost the index or it was cleared: numbers restart
-                self._see_epoch(epoch)
-                self._checked = False
+            if epoch != self._epoch:  # Redis lost the index, or it was cleared or replaced:
+                self._see_epoch(epoch)  # numbers restart; check the layout again, then read
+                self._check_version(force=True)  # every group again with fresh levels
+                hits, pending = [], None
+                continue
             retry, fresh, flat = [], [], []
             levels, splits, wides = self._level, self._split, self._wide
             for (g, _), values in zip(commands, replies, strict=True):

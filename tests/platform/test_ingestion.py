@@ -113,6 +113,35 @@ def test_reindex_rebuilds_the_index_after_a_redis_loss(platform_stores, people, 
         redis_client.delete(key)
 
 
+def test_reindex_rebuilds_an_index_of_the_old_layout(platform_stores, people, novel_text,
+                                                     settings):
+    """An index written in the first Redis layout (a hash field per fingerprint) is refused
+    with a message naming `manage.py reindex`, which clears and rebuilds it from MongoDB."""
+    from fingerprint import FINGERPRINT_VERSION
+    from fingerprint.index import IndexLayoutError
+
+    settings.FINGERPRINT_INDEX_PREFIX = "fp-layout-test"
+    _db, redis_client = platform_stores
+    reg = services.register_work(people["press"], "xyj", extract_pasted(novel_text), ingest=False)
+    assert services.ingest(reg.work.pk) == "indexed"
+    for key in list(redis_client.scan_iter(match="fp-layout-test:*")):
+        redis_client.delete(key)
+    # the first layout's bookkeeping and one posting hash, as it wrote them
+    redis_client.set("fp-layout-test:version", FINGERPRINT_VERSION)
+    redis_client.set("fp-layout-test:groups", 64)
+    redis_client.hset("fp-layout-test:ids", reg.work.engine_id, 1)
+    redis_client.hset("fp-layout-test:g:3", mapping={"": "-" * 1024, "12345": b"\1\0\0\0"})
+    with pytest.raises(IndexLayoutError, match="reindex"):
+        get_engine().match(novel_text[3000:4500])
+    out = io.StringIO()
+    call_command("reindex", stdout=out)
+    assert "old layout" in out.getvalue() and "works stored in MongoDB: 1" in out.getvalue()
+    assert redis_client.get("fp-layout-test:layout") == b"2"
+    assert get_engine().match(novel_text[9000:10500])[0].work_id == reg.work.engine_id
+    for key in list(redis_client.scan_iter(match="fp-layout-test:*")):
+        redis_client.delete(key)
+
+
 def test_mongo_down_work_waits_then_is_indexed(celery_worker, platform_stores, people,
                                                novel_text, wait_for, tmp_path):
     """A worker whose MongoDB is down keeps the work waiting, retrying with backoff, and

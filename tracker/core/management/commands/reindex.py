@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
+from fingerprint.index import IndexVersionError
 from tracker.core import services
+from tracker.core.engine import get_engine
 
 
 class Command(BaseCommand):
@@ -18,6 +20,13 @@ class Command(BaseCommand):
 
     @no_translations  # command-line output in English, as its summary labels
     def handle(self, *args, prune: bool, **options):
+        try:
+            get_engine().index.check()
+        except IndexVersionError as exc:  # another fingerprint version or an older layout
+            self.stdout.write(f"{exc}\nclearing the index and rebuilding it from MongoDB")
+            get_engine().index.clear()
+        except ConnectionError as exc:  # IndexUnavailableError
+            raise CommandError(f"storage unreachable: {exc}") from exc
         try:
             report = services.reindex(prune=prune)
         except services.StorageUnavailable as exc:
