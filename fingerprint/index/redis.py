@@ -15,11 +15,12 @@ key                 type    value
                             of small hashes is scanned linearly, 5 times slower lookups
                             measured at 20k windows).
 ``P:ids``           hash    work id -> the work's record: varints (number, postings,
-                            count of hints, hints delta-coded); a hint is ``group << 26 |
-                            (x mod 2**24) << 2 | kinds`` (bit 0: narrow postings, bit 1:
-                            wide ones), enough to find the work's buckets at any level,
-                            so removal is exact. Written before the postings, so an add
-                            interrupted by a failure can still be removed exactly.
+                            hint bits B, then for its narrow and its wide keys: count,
+                            hints delta-coded); a hint is ``group << B | (x mod 2**B)``,
+                            which names the key's bucket (or, after the group grew past
+                            level B - 1, a few candidates), so removal is exact. Written
+                            before the postings, so an add interrupted by a failure can
+                            still be removed exactly.
 ``P:names``         hash    work number -> work id (resolved once per number, then cached)
 ``P:seq``           string  last work number given (INCR); numbers are never reused
 ``P:windows``       string  total postings (INCRBY/DECRBY), for stats
@@ -110,8 +111,12 @@ DEFAULT_GROUPS = 64
 #: Buckets of all groups together in a new index (2**12): with ``groups`` groups, each starts
 #: at level 12 - log2(groups), which keeps the stored remainder of a narrow key within 3 bytes.
 MIN_BUCKETS = 4096
-#: Highest bucket level (2**23 buckets per group); removal hints keep 24 bits of x.
+#: Highest bucket level (2**23 buckets per group); the Lua scripts get x's low 24 bits apart.
 MAX_LEVEL = 23
+#: Levels a group may grow by after a work is added before removing that work reads more
+#: than one bucket per key (then 2, 4, ... candidates, still exact): hints keep the bits of
+#: the deepest level + 1 + HINT_SLACK. Each level more costs a hint about 1 bit.
+HINT_SLACK = 2
 #: Average postings per bucket above which a group splits a bucket. Measured on real chapters
 #: (``python -m bench.scale``): 24 keeps bucket overhead near 2 bytes per posting while a
 #: lookup reads about 24 postings (216 bytes) per key.
@@ -196,18 +201,21 @@ meta = string.format('%d:%d:%d:%d:', L, S, W, N)
 redis.call('HSET', K, '', meta .. string.rep(' ', 80 - #meta))
 return added
 """
-# KEYS[1]: a group hash. ARGV: min level, the work number as 3 bytes, then the work's hints in
-# this group, ``(x mod 2**24) * 4 + kinds``. Drops the work's postings from those buckets.
+# KEYS[1]: a group hash. ARGV: hint bits B, kind (1 narrow, 2 wide), the work number as 3
+# bytes, then the work's hints in this group (x mod 2**B). Drops the work's postings from every
+# bucket such a key can be in now: one when the group's level + 1 <= B, else 2**(level+1-B).
 _REMOVE = """
 local K = KEYS[1]
 local meta = redis.call('HGET', K, '')
 if not meta then return 0 end
 local a, b, c, d = string.match(meta, '^(%d+):(%d+):(%d+):(%d+)')
 local L, S, W, N = tonumber(a), tonumber(b), tonumber(c), tonumber(d)
-local tag = ARGV[2]
+local B, wide, tag = tonumber(ARGV[1]), ARGV[2] == '2', ARGV[3]
+local size, at, prefix = 9, 3, ''
+if wide then size, at, prefix = 14, 7, 'w' end
 local seen = {}
-local removed, wide = 0, 0
-local function filter(field, size, at)
+local removed = 0
+local function filter(field)
   local v = redis.call('HGET', K, field)
   if not v then return 0 end
   local kept, gone = {}, 0
@@ -221,24 +229,22 @@ local function filter(field, size, at)
   end
   return gone
 end
-for i = 3, #ARGV do
+local variants = 1
+if L + 1 > B then variants = 2 ^ (L + 1 - B) end
+for i = 4, #ARGV do
   local h = tonumber(ARGV[i])
-  local kinds = h % 4
-  local xl = (h - kinds) / 4
-  local bucket = xl % 2 ^ L
-  if bucket < S then bucket = xl % 2 ^ (L + 1) end
-  if kinds % 2 == 1 and not seen[bucket] then
-    seen[bucket] = true
-    removed = removed + filter(tostring(bucket), 9, 3)
-  end
-  if kinds >= 2 and not seen['w' .. bucket] then
-    seen['w' .. bucket] = true
-    local gone = filter('w' .. bucket, 14, 7)
-    removed = removed + gone
-    wide = wide + gone
+  for j = 0, variants - 1 do
+    local xl = h + j * 2 ^ B
+    local bucket = xl % 2 ^ L
+    if bucket < S then bucket = xl % 2 ^ (L + 1) end
+    if not seen[bucket] then
+      seen[bucket] = true
+      removed = removed + filter(prefix .. bucket)
+    end
   end
 end
-W, N = W - wide, N - removed
+if wide then W = W - removed end
+N = N - removed
 meta = string.format('%d:%d:%d:%d:', L, S, W, N)
 redis.call('HSET', K, '', meta .. string.rep(' ', 80 - #meta))
 return removed
@@ -446,6 +452,19 @@ class RedisIndex:
             del self._sha[script]
             return self._scripts(script, calls)
 
+    def _hint_bits(self) -> int:
+        """Bits of x a new work record keeps per key (removal hints): enough to name one
+        bucket at the deepest level any group reaches, plus :data:`HINT_SLACK` levels of
+        growth; reads every group's meta (one round trip) to know the levels."""
+        pipe = self.client.pipeline(transaction=False)
+        for group in range(self.groups):
+            pipe.hget(f"{self.prefix}:g:{group}", "")
+        deepest = self._min_level
+        for meta in pipe.execute(raise_on_error=False):  # a broken group fails in the scripts
+            if isinstance(meta, bytes):
+                deepest = max(deepest, int(meta.split(b":", 1)[0]))
+        return min(deepest + 1 + HINT_SLACK, MAX_LEVEL + 1)
+
     @_reachable
     def add(self, work_id: str, postings: Iterable[tuple[int, int]]) -> int:
         """Index a work's ``(key, window)`` postings, replacing its old ones; see Index.add.
@@ -474,14 +493,14 @@ class RedisIndex:
                 f"rebuild it (clear, then `manage.py reindex`) to number the works again")
         group, x = self._address(keys)
         wide = ((x >> np.uint64(36 - self._gbits)) > 0) | (windows >= 1 << 24)
-        base = (group.astype(np.uint64) << np.uint64(26)) | ((x & np.uint64(_M24)) << np.uint64(2))
-        hints, where = np.unique(base, return_inverse=True)
-        kinds = np.zeros(len(hints), dtype=np.uint64)  # a key may have postings of both kinds
-        np.bitwise_or.at(kinds, where, np.where(wide, 2, 1).astype(np.uint64))
-        hints |= kinds
+        bits = self._hint_bits()
         count = len(ordered)
-        record = varint_encode([number, count, len(hints)]) + varint_encode(
-            np.diff(hints, prepend=np.uint64(0)) if len(hints) else [])
+        record = varint_encode([number, count, bits])
+        for kind in (~wide, wide):  # narrow hints, then wide ones
+            hints = np.unique((group[kind].astype(np.uint64) << np.uint64(bits))
+                              | (x[kind] & np.uint64((1 << bits) - 1)))
+            record += varint_encode([len(hints)]) + varint_encode(
+                np.diff(hints, prepend=np.uint64(0)))
         pipe = self.client.pipeline(transaction=False)
         pipe.hset(f"{self.prefix}:ids", work_id, record)
         pipe.hset(f"{self.prefix}:names", number, work_id)
@@ -521,18 +540,20 @@ class RedisIndex:
         if record is None:
             return 0
         values = varint_decode(record)
-        number, windows, n = (int(v) for v in values[:3])
-        hints = np.cumsum(values[3:3 + n], dtype=np.uint64)
-        group = (hints >> np.uint64(26)).astype(np.int64)
-        local = (hints & np.uint64((1 << 26) - 1)).tolist()
+        number, windows, bits = (int(v) for v in values[:3])
         tag = number.to_bytes(3, "little")
-        calls = []
-        order = np.argsort(group, kind="stable")
-        cuts = np.flatnonzero(np.diff(group[order])) + 1
-        for part in np.split(order, cuts) if len(order) else []:
-            hs = [local[i] for i in part.tolist()]
-            for i in range(0, len(hs), BATCH):
-                calls.append((int(group[part[0]]), [self._min_level, tag, *hs[i:i + BATCH]]))
+        calls, at = [], 3
+        for kind in (1, 2):  # narrow hints, then wide ones
+            n = int(values[at])
+            hints = np.cumsum(values[at + 1:at + 1 + n], dtype=np.uint64)
+            at += 1 + n
+            group = (hints >> np.uint64(bits)).astype(np.int64)
+            local = (hints & np.uint64((1 << bits) - 1)).tolist()
+            cuts = [0, *(np.flatnonzero(np.diff(group)) + 1).tolist(), len(local)]
+            for lo, hi in zip(cuts, cuts[1:], strict=False):  # hints are sorted by group
+                for i in range(lo, hi, BATCH):
+                    calls.append((int(group[lo]), [bits, kind, tag,
+                                                   *local[i:min(i + BATCH, hi)]]))
         self._scripts(_REMOVE, calls)
         pipe = self.client.pipeline(transaction=False)
         pipe.hdel(f"{self.prefix}:names", number)
