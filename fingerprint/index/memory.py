@@ -1,16 +1,30 @@
 """MemoryIndex: the in-process fingerprint index, saved to and loaded from a directory.
 
-Layout in memory (CPython heap, ``python -m fingerprint.index.measure``):
+Layout in memory while it is being changed (CPython heap, ``python -m bench.index_measure``):
   - ``_post``: key -> its packed posting ``work_number << 32 | window`` (an int) when it has
     one, else the list of them: most keys have one posting, and a bare int saves the list
     (about 64 of the 170 bytes per window a list costs);
   - ``_df``: key -> document frequency, only for keys held by two works or more;
   - ``_keys_of``: work number -> the distinct keys it used (``array('Q')``), so removal is exact.
 
-On disk (``save(dir)``): a CSR layout in NumPy ``.npy`` files, 16 bytes per window plus 16
-bytes per distinct key: ``keys.npy`` (uint64, sorted), ``offsets.npy`` (int64, len keys + 1),
-``works.npy`` and ``windows.npy`` (uint32 per posting), ``ids.json`` (work number -> id) and
-``manifest.json`` (format, FINGERPRINT_VERSION, counts, max_df), written last.
+On disk (``save(dir)``, format 2), postings sorted by key, about 6 bytes per window at 1M
+windows and more (figures in the README, ``python -m bench.scale``):
+  - ``lows.npy``, ``uppers.npy``: the keys below 2**40 (every window key of the default
+    configuration) in Elias-Fano form (Elias, JACM 1974; Fano, MIT 1971; as in Vigna,
+    "Quasi-succinct indices", WSDM 2013): the low ``low_bits`` bits of each key in an array of
+    that width (0, 8, 16 or 32 bits, whichever makes the files smallest), the rest in unary in
+    a bit vector (one set bit per key at ``high + rank``), about 2 bits per key;
+  - ``wide_keys.npy``: the other keys (uint64, e.g. short-text keys with bit 63 set);
+  - ``postings.npy``: per posting ``work << window_bits | window`` (uint32 when the widest
+    work number and window fit in 32 bits, else uint64), in key order, narrow keys first;
+  - ``ids.json`` (work number -> id) and ``manifest.json`` (format, FINGERPRINT_VERSION, bit
+    widths, counts, max_df), written last.
+
+``load`` reads these with one array read each and rebuilds the sorted key array (a few NumPy
+passes, about 0.1 s per million windows): lookups then run on the arrays (binary search), with
+no per-key Python object, so ``python -m fingerprint query`` starts quickly on a large index.
+The first ``add``, ``remove`` or ``clear`` on a loaded index turns the arrays into the dicts
+above (seconds per million windows) and changes those.
 """
 
 from __future__ import annotations
@@ -26,6 +40,7 @@ import numpy as np
 
 from fingerprint.index.base import (
     DEFAULT_MAX_DF,
+    IndexLayoutError,
     IndexVersionError,
     check_posting,
     check_work_id,
@@ -34,20 +49,26 @@ from fingerprint.index.base import (
 from fingerprint.index.files import read_manifest, write_atomic, write_manifest
 
 FORMAT = "fingerprint-memory-index"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: Keys below this are stored in Elias-Fano form on disk, the others as plain uint64.
+NARROW_KEYS = 1 << 40
 _LOW = 0xFFFFFFFF
+_LOW_BITS = (0, 8, 16, 32)
+_UINT = {0: None, 8: np.uint8, 16: np.uint16, 32: np.uint32}
+_ARRAYS = ("lows", "uppers", "wide_keys", "postings")
 #: Process-wide serial of index instances (and of their ``clear``): the first part of revisions.
 _EPOCHS = count()
 
 
 class MemoryIndex:
-    """Dict-based fingerprint index (implements :class:`fingerprint.index.base.Index`).
+    """In-process fingerprint index (implements :class:`fingerprint.index.base.Index`).
 
     Args:
         max_df: stop-list limit in works (see :mod:`fingerprint.index.base`).
         version: FINGERPRINT_VERSION of the fingerprints; default: the running code's.
 
-    Not thread-safe: one writer, or readers only.
+    Not thread-safe: one writer, or readers only. See the module docstring for the two forms
+    it keeps its postings in (dicts while changed, sorted arrays after ``load``).
     """
 
     def __init__(self, max_df: int = DEFAULT_MAX_DF, version: str | None = None):
@@ -61,6 +82,8 @@ class MemoryIndex:
         self._ids: list[str | None] = []
         self._number: dict[str, int] = {}
         self._windows = 0
+        # after load: (sorted keys per posting, work numbers, windows), until the first change
+        self._arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         # work numbers are never reused within an epoch (``_ids`` only grows); ``clear`` starts
         # a new one, so "epoch:number" is a revision no other add in this process had
         self._epoch = next(_EPOCHS)
@@ -82,6 +105,7 @@ class MemoryIndex:
             if (key, window) not in seen:
                 seen.add((key, window))
                 by_key.setdefault(int(key), []).append(int(window))
+        self._thaw()
         number = self._number.get(work_id)
         if number is not None:
             self.remove(work_id)
@@ -107,9 +131,10 @@ class MemoryIndex:
 
     def remove(self, work_id: str) -> int:
         """Remove exactly this work's postings; returns how many were removed (0 if absent)."""
-        number = self._number.pop(work_id, None)
-        if number is None:
+        if work_id not in self._number:
             return 0
+        self._thaw()
+        number = self._number.pop(work_id)
         self._ids[number] = None
         removed = 0
         post, df = self._post, self._df
@@ -129,6 +154,8 @@ class MemoryIndex:
 
     def lookup(self, keys: Sequence[int]) -> dict[int, list[tuple[str, int]]]:
         """Postings ``(work_id, window)`` per indexed, non-stop-listed key; see Index.lookup."""
+        if self._arrays is not None:
+            return self._lookup_arrays(keys)
         out: dict[int, list[tuple[str, int]]] = {}
         post, df, ids, max_df = self._post, self._df, self._ids, self.max_df
         for key in keys:
@@ -139,6 +166,31 @@ class MemoryIndex:
                 out[key] = [(ids[held >> 32], held & _LOW)]
             else:
                 out[key] = [(ids[p >> 32], p & _LOW) for p in held]
+        return out
+
+    def _lookup_arrays(self, keys: Sequence[int]) -> dict[int, list[tuple[str, int]]]:
+        """``lookup`` on the sorted arrays of a loaded index (binary search per key)."""
+        sorted_keys, works, windows = self._arrays
+        query = np.unique(np.asarray(keys, dtype=np.uint64))
+        lo = np.searchsorted(sorted_keys, query, side="left")
+        hi = np.searchsorted(sorted_keys, query, side="right")
+        found = np.flatnonzero(hi > lo)
+        if not len(found):
+            return {}
+        query, lo, counts = query[found], lo[found], (hi - lo)[found]
+        which = np.repeat(np.arange(len(query)), counts)
+        at = np.arange(len(which)) - np.repeat(np.cumsum(counts) - counts, counts) \
+            + np.repeat(lo, counts)
+        hit_works = works[at].astype(np.int64)
+        if counts.max() > 1:  # stop-list: distinct works among a key's postings
+            pairs = np.unique(which * (len(self._ids) + 1) + hit_works)
+            df = np.bincount(pairs // (len(self._ids) + 1), minlength=len(query))
+            keep = df[which] <= self.max_df
+            which, at, hit_works = which[keep], at[keep], hit_works[keep]
+        ids, out = self._ids, {}
+        query_list = query.tolist()
+        for q, n, w in zip(which.tolist(), hit_works.tolist(), windows[at].tolist(), strict=True):
+            out.setdefault(query_list[q], []).append((ids[n], w))
         return out
 
     def lookup_revisions(
@@ -168,15 +220,45 @@ class MemoryIndex:
     def stats(self) -> dict:
         """Counts: backend "memory", works, windows, keys (distinct), stop_listed (keys with
         df > max_df), max_df, version."""
+        if self._arrays is not None:
+            keys, stop_listed = self._array_key_counts()
+        else:
+            keys = len(self._post)
+            stop_listed = sum(1 for d in self._df.values() if d > self.max_df)
         return {
             "backend": "memory",
             "works": len(self._number),
             "windows": self._windows,
-            "keys": len(self._post),
-            "stop_listed": sum(1 for d in self._df.values() if d > self.max_df),
+            "keys": keys,
+            "stop_listed": stop_listed,
             "max_df": self.max_df,
             "version": self.version,
         }
+
+    def _array_key_counts(self) -> tuple[int, int]:
+        """(distinct keys, keys with df > max_df) of the loaded arrays."""
+        sorted_keys, works, _ = self._arrays
+        if not len(sorted_keys):
+            return 0, 0
+        starts = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1])))
+        key_no = np.cumsum(np.concatenate(([False], sorted_keys[1:] != sorted_keys[:-1])))
+        pairs = np.unique(key_no * (len(self._ids) + 1) + works)
+        df = np.bincount(pairs // (len(self._ids) + 1), minlength=len(starts))
+        return len(starts), int((df > self.max_df).sum())
+
+    def _postings_sorted(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(keys, work numbers, windows) of every posting, sorted by key then work, window."""
+        if self._arrays is not None:
+            return self._arrays
+        keys = np.fromiter(sorted(self._post), dtype=np.uint64, count=len(self._post))
+        counts = np.fromiter(
+            (len(_as_list(self._post[k])) for k in keys.tolist()), dtype=np.int64,
+            count=len(keys))
+        packed = np.fromiter(
+            (p for k in keys.tolist() for p in sorted(_as_list(self._post[k]))),
+            dtype=np.uint64, count=self._windows)
+        return (np.repeat(keys, counts), (packed >> np.uint64(32)).astype(np.int64),
+                (packed & np.uint64(_LOW)).astype(np.int64))
 
     def save(self, directory: str | os.PathLike) -> None:
         """Write the index to ``directory`` (created if missing), replacing a previous save.
@@ -189,34 +271,32 @@ class MemoryIndex:
         """
         path = Path(directory)
         path.mkdir(parents=True, exist_ok=True)
-        live = {n: i for i, n in enumerate(sorted(self._keys_of))}  # compact work numbers
-        keys = np.fromiter(sorted(self._post), dtype=np.uint64, count=len(self._post))
-        counts = np.fromiter(
-            (len(_as_list(self._post[k])) for k in keys.tolist()), dtype=np.int64,
-            count=len(keys)
-        )
-        offsets = np.zeros(len(keys) + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
-        packed = np.fromiter(
-            (p for k in keys.tolist() for p in _as_list(self._post[k])), dtype=np.uint64,
-            count=self._windows
-        )
-        remap = np.zeros(len(self._ids) or 1, dtype=np.uint32)
-        for old, new in live.items():
-            remap[old] = new
+        keys, works, windows = self._postings_sorted()
+        live = sorted(self._number.values())  # compact the work numbers: 0..works-1
+        remap = np.zeros(len(self._ids) or 1, dtype=np.int64)
+        remap[live] = np.arange(len(live))
+        works = remap[works]
+        window_bits = int(windows.max()).bit_length() if len(windows) else 0
+        work_bits = max(len(live) - 1, 0).bit_length()
+        dtype = np.uint32 if window_bits + work_bits <= 32 else np.uint64
+        narrow = int(np.searchsorted(keys, np.uint64(NARROW_KEYS)))
+        low_bits, lows, uppers = _elias_fano(keys[:narrow])
         arrays = {
-            "keys": keys,
-            "offsets": offsets,
-            "works": remap[(packed >> np.uint64(32)).astype(np.int64)],
-            "windows": (packed & np.uint64(_LOW)).astype(np.uint32),
+            "lows": lows,
+            "uppers": uppers,
+            "wide_keys": keys[narrow:],
+            "postings": ((works.astype(np.uint64) << np.uint64(window_bits))
+                         | windows.astype(np.uint64)).astype(dtype),
         }
         for name, data in arrays.items():
             write_atomic(path / f"{name}.npy", lambda f, d=data: np.save(f, d, allow_pickle=False))
         ids = [self._ids[n] for n in live]
         write_atomic(path / "ids.json",
                      lambda f: f.write(json.dumps(ids, ensure_ascii=False).encode()))
+        distinct, _ = _distinct_keys(keys)
         write_manifest(path, FORMAT, FORMAT_VERSION, fingerprint_version=self.version,
-                       works=len(ids), windows=self._windows, keys=len(keys), max_df=self.max_df)
+                       works=len(ids), windows=len(keys), keys=distinct, narrow=narrow,
+                       low_bits=low_bits, window_bits=window_bits, max_df=self.max_df)
 
     @classmethod
     def load(
@@ -230,14 +310,17 @@ class MemoryIndex:
             version: the FINGERPRINT_VERSION expected; default: the running code's.
 
         Returns:
-            MemoryIndex.
+            MemoryIndex, answering lookups from the saved arrays until it is changed.
 
         Raises:
             FileNotFoundError: no index in ``directory``.
+            IndexLayoutError: the index was saved in an older format (run ``python -m
+                fingerprint index`` again to rebuild it from the saved works).
             IndexVersionError: the index holds fingerprints of another FINGERPRINT_VERSION.
             ValueError: the files are not a complete index of this format.
         """
         path = Path(directory)
+        _check_format(path)
         manifest = read_manifest(path, FORMAT, FORMAT_VERSION, "fingerprint index")
         expected = version or current_version()
         if manifest["fingerprint_version"] != expected:
@@ -246,39 +329,102 @@ class MemoryIndex:
                 f", the running code makes {expected!r}: rebuild the index from the work store"
             )
         index = cls(max_df or manifest["max_df"], version=expected)
-        data = {n: np.load(path / f"{n}.npy", allow_pickle=False) for n in
-                ("keys", "offsets", "works", "windows")}
+        data = {n: np.load(path / f"{n}.npy", allow_pickle=False) for n in _ARRAYS}
         ids = json.loads((path / "ids.json").read_text())
-        if (len(data["keys"]), len(data["works"]), len(ids)) != (
-            manifest["keys"], manifest["windows"], manifest["works"]
+        narrow = manifest["narrow"]
+        if (len(data["postings"]), narrow + len(data["wide_keys"]), len(ids)) != (
+            manifest["windows"], manifest["windows"], manifest["works"]
         ):
             raise ValueError(f"{path}: index files do not match manifest.json (interrupted save?)")
-        index._fill(ids, data)
+        keys = np.concatenate([
+            _elias_fano_decode(manifest["low_bits"], data["lows"], data["uppers"], narrow),
+            data["wide_keys"].astype(np.uint64)])
+        postings = data["postings"].astype(np.uint64)
+        shift = np.uint64(manifest["window_bits"])
+        works = (postings >> shift).astype(np.int64)
+        windows = (postings & ((np.uint64(1) << shift) - np.uint64(1))).astype(np.int64)
+        index._ids = list(ids)
+        index._number = {w: i for i, w in enumerate(ids)}
+        index._windows = len(keys)
+        index._arrays = (keys, works, windows)
         return index
 
-    def _fill(self, ids: list[str], data: dict[str, np.ndarray]) -> None:
-        keys, offsets, works = data["keys"], data["offsets"], data["works"]
-        self._ids = list(ids)
-        self._number = {w: i for i, w in enumerate(ids)}
-        packed = ((works.astype(np.uint64) << np.uint64(32)) | data["windows"]).tolist()
-        bounds = offsets.tolist()
-        key_list = keys.tolist()
+    def _thaw(self) -> None:
+        """Turn the arrays of a loaded index into the dicts that ``add`` and ``remove`` change
+        (see the module docstring); no-op when there are none."""
+        if self._arrays is None:
+            return
+        keys, works, windows = self._arrays
+        self._arrays = None
+        packed = ((works.astype(np.uint64) << np.uint64(32)) | windows.astype(np.uint64)).tolist()
+        distinct, starts = _distinct_keys(keys)
+        bounds = [*starts.tolist(), len(keys)]
+        key_list = keys[starts].tolist()
         self._post = {
             k: packed[bounds[i]] if bounds[i + 1] - bounds[i] == 1 else packed[bounds[i]:bounds[i + 1]]
             for i, k in enumerate(key_list)
         }
-        self._windows = len(packed)
         # distinct (key, work) pairs give the document frequencies and each work's keys
-        key_of_posting = np.repeat(np.arange(len(keys)), np.diff(offsets))
-        pairs = np.unique(works.astype(np.int64) * max(len(keys), 1) + key_of_posting)
-        pair_work, pair_key = np.divmod(pairs, max(len(keys), 1))
-        df = np.bincount(pair_key, minlength=len(keys))
+        key_of_posting = np.repeat(np.arange(distinct), np.diff(bounds))
+        pairs = np.unique(works * max(distinct, 1) + key_of_posting)
+        pair_work, pair_key = np.divmod(pairs, max(distinct, 1))
+        df = np.bincount(pair_key, minlength=distinct)
         self._df = {key_list[i]: int(df[i]) for i in np.flatnonzero(df > 1).tolist()}
-        cuts = np.searchsorted(pair_work, np.arange(len(ids) + 1))
-        work_keys = keys[pair_key]
-        self._keys_of = {
-            n: array("Q", work_keys[cuts[n]:cuts[n + 1]].tobytes()) for n in range(len(ids))
-        }
+        cuts = np.searchsorted(pair_work, np.arange(len(self._ids) + 1))
+        work_keys = keys[starts][pair_key]
+        self._keys_of = {n: array("Q", work_keys[cuts[n]:cuts[n + 1]].tobytes())
+                         for n in self._number.values()}
+
+
+def _distinct_keys(keys: np.ndarray) -> tuple[int, np.ndarray]:
+    """(number of distinct keys, index of each one's first posting) of sorted uint64 keys."""
+    if not len(keys):
+        return 0, np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    return len(starts), starts
+
+
+def _elias_fano(keys: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    """Elias-Fano form of sorted uint64 keys (module docstring): (low bits, lows, uppers).
+
+    The low width is the one of 0, 8, 16, 32 bits that makes lows + uppers smallest; uppers is
+    a little-endian bit vector (uint8) with bit ``(key >> low_bits) + rank`` set per key.
+    """
+    n = len(keys)
+    top = int(keys[-1]) if n else 0
+    low_bits = min(_LOW_BITS, key=lambda b: n * b + n + (top >> b) + 1)
+    lows = (keys & np.uint64((1 << low_bits) - 1)).astype(_UINT[low_bits]) if low_bits \
+        else np.zeros(0, dtype=np.uint8)
+    bits = np.zeros((top >> low_bits) + n + 1 if n else 0, dtype=np.uint8)
+    bits[(keys >> np.uint64(low_bits)).astype(np.int64) + np.arange(n)] = 1
+    return low_bits, lows, np.packbits(bits, bitorder="little")
+
+
+def _elias_fano_decode(low_bits: int, lows: np.ndarray, uppers: np.ndarray, n: int
+                       ) -> np.ndarray:
+    """Inverse of :func:`_elias_fano`: the n sorted keys (uint64).
+
+    Raises:
+        ValueError: the arrays do not hold n keys.
+    """
+    ones = np.flatnonzero(np.unpackbits(uppers, bitorder="little"))
+    if len(ones) != n or (low_bits and len(lows) != n):
+        raise ValueError("index files do not match manifest.json (interrupted save?)")
+    keys = (ones - np.arange(n)).astype(np.uint64) << np.uint64(low_bits)
+    return keys | lows.astype(np.uint64) if low_bits else keys
+
+
+def _check_format(path: Path) -> None:
+    """Raise IndexLayoutError when ``path`` holds a MemoryIndex of an older format."""
+    try:
+        manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # missing or unreadable: read_manifest says so
+    if manifest.get("format") == FORMAT and manifest.get("format_version", 0) < FORMAT_VERSION:
+        raise IndexLayoutError(
+            f"fingerprint index in {path} was saved in format {manifest.get('format_version')}, "
+            f"this code reads format {FORMAT_VERSION}: run `python -m fingerprint index` again "
+            f"to rebuild it from the saved works")
 
 
 def _as_list(held: int | list[int]) -> list[int]:

@@ -9,10 +9,12 @@ import multiprocessing
 import random
 import socket
 import subprocess
+import sys
 import threading
 import time
 from array import array
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -216,6 +218,65 @@ def test_memory_load_missing_or_inconsistent(tmp_path):
 def test_memory_save_empty(tmp_path):
     MemoryIndex(version=V).save(tmp_path)
     assert MemoryIndex.load(tmp_path, version=V).stats()["works"] == 0
+
+
+def test_memory_loaded_arrays_answer_like_the_dicts(tmp_path):
+    """A loaded index answers from its sorted arrays (narrow keys in Elias-Fano form, wide
+    keys plain) exactly as the index that was saved, stop-list included; a change after the
+    load works on the dicts again."""
+    rng = random.Random(5)
+    index = MemoryIndex(max_df=3, version=V)
+    for n in range(40):
+        index.add(f"w{n}", [(rng.randrange(5000), rng.randrange(3000)) for _ in range(200)]
+                  + [(rng.getrandbits(64), rng.randrange(2**32)), (2**40 + n % 3, 7)])
+    for n in range(0, 40, 7):
+        index.remove(f"w{n}")
+    index.save(tmp_path)
+    loaded = MemoryIndex.load(tmp_path, version=V)
+    keys = list(index._post) + list(range(5000)) + [2**40, 2**40 + 1, 2**64 - 1]
+    assert loaded._arrays is not None
+    assert as_sets(loaded.lookup(keys)) == as_sets(index.lookup(keys))
+    assert as_sets(loaded.lookup_revisions(keys)[0]) == as_sets(index.lookup(keys))
+    assert loaded.stats() == index.stats() and loaded.stats()["stop_listed"] > 0
+    loaded.add("new", [(1, 1)])
+    index.add("new", [(1, 1)])
+    assert loaded._arrays is None
+    assert as_sets(loaded.lookup(keys)) == as_sets(index.lookup(keys))
+
+
+def test_memory_saved_index_is_small(tmp_path):
+    """100,000 postings of 35-bit keys (the default window keys' width) over 500 works take
+    at most 8 bytes per posting on disk, all files included."""
+    rng = random.Random(9)
+    index = MemoryIndex(version=V)
+    for n in range(500):
+        index.add(f"work-{n}", [(rng.getrandbits(35), w) for w in range(200)])
+    index.save(tmp_path)
+    size = sum(f.stat().st_size for f in tmp_path.iterdir())
+    assert size / index.stats()["windows"] <= 8
+
+
+def test_memory_index_of_the_old_format_is_refused_then_rebuilt(tmp_path):
+    """A folder saved by the first format (CSR arrays, manifest format_version 1) is refused
+    with a message naming the rebuild; `python -m fingerprint index` rebuilds it."""
+    old = tmp_path / "db" / "index"
+    old.mkdir(parents=True)
+    (old / "manifest.json").write_text(json.dumps({
+        "format": "fingerprint-memory-index", "format_version": 1, "fingerprint_version": V,
+        "works": 0, "windows": 0, "keys": 0, "max_df": 100}))
+    with pytest.raises(IndexLayoutError, match="format 1.*python -m fingerprint index"):
+        MemoryIndex.load(old, version=V)
+    works = tmp_path / "works.jsonl"
+    text = "\n".join(f"第{n}回 甄士隐梦幻识通灵 贾雨村风尘怀闺秀 此开卷第一回也 作者自云 曾历过一番梦幻之后"
+                     f" 故将真事隐去 而借通灵之说 撰此石头记一书也 {n}" for n in range(20))
+    works.write_text(json.dumps({"id": "hlm-1", "text": text}, ensure_ascii=False) + "\n")
+    proc = subprocess.run([sys.executable, "-m", "fingerprint", "index", "--db",
+                           str(tmp_path / "db"), str(works)], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parents[2], timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "format 1" in proc.stderr
+    assert json.loads((old / "manifest.json").read_text())["format_version"] == 2
+    assert MemoryIndex.load(old).has_work("hlm-1")
 
 
 # --- RedisIndex specifics ------------------------------------------------------------------
