@@ -21,7 +21,7 @@ from typing import Protocol, runtime_checkable
 #: Default stop-list limit, in works. A copied passage is shared by the original work and its
 #: few legitimate editions, far fewer than 100; a key in more than 100 works is boilerplate or
 #: a chance collision, and with at most 100 works per key a lookup stays bounded. Measured with
-#: the engine's keys (``python -m fingerprint.index.measure --windows 1000000``): over 1M
+#: the engine's keys (``python -m bench.index_measure --windows 1000000``): over 1M
 #: windows of 6,124 novel chapters no key is in more than 10 works, so the limit costs no
 #: recall on ordinary text and only removes boilerplate.
 DEFAULT_MAX_DF = 100

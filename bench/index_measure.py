@@ -1,8 +1,8 @@
-"""Measure the index backends: memory per window, add and lookup throughput.
+"""Measure the index backends alone (no engine): memory per window, add and lookup throughput.
 
 Run by hand (not a test)::
 
-    .venv/bin/python -m fingerprint.index.measure --windows 100000 --runs 5
+    .venv/bin/python -m bench.index_measure --windows 100000 --runs 5
 
 Works are real chapters (``--novels``, JSON Lines with ``id`` and ``text``, gzip ok), turned
 into postings by the default Engine, taken in file order until ``--windows`` postings; the
@@ -27,7 +27,6 @@ import redis
 
 from fingerprint import Engine
 from fingerprint.index import MemoryIndex, RedisIndex
-from fingerprint.index.memory import _as_list
 from tracker import embedded
 
 
@@ -92,7 +91,7 @@ def memory_bytes(works) -> float:
 
 
 def redis_bytes(client: redis.Redis, works) -> dict:
-    """INFO used_memory growth per window, and MEMORY USAGE of the posting hashes per window."""
+    """INFO used_memory growth per window, and MEMORY USAGE of the group hashes per window."""
     client.flushall()
     before = client.info("memory")["used_memory"]
     index = RedisIndex(client, prefix="fp")
@@ -106,22 +105,22 @@ def redis_bytes(client: redis.Redis, works) -> dict:
     postings_bytes = sum(pipe.execute())
     return {"used_memory_bytes_per_window": round(used / stats["windows"], 1),
             "posting_hashes_bytes_per_window": round(postings_bytes / stats["windows"], 1),
-            "keys": stats["keys"], "windows": stats["windows"]}
+            "buckets": stats["buckets"], "windows": stats["windows"]}
 
 
 def df_profile(works, limits=(10, 100, 1000)) -> dict:
     """Share of keys and of postings above each document-frequency limit."""
-    index = MemoryIndex()
+    index = MemoryIndex(max_df=2**31)  # no stop-list: lookup returns every key's postings
     for work_id, postings in works:
         index.add(work_id, postings)
-    df = index._df  # keys held by >= 2 works
-    keys, windows = len(index._post), index.stats()["windows"]
+    stats = index.stats()
+    shared = index.lookup(list(index._df))  # the keys held by two works or more
     out = {}
     for limit in limits:
-        stopped = [k for k, d in df.items() if d > limit]
-        out[f"df>{limit}"] = {"keys_share": round(len(stopped) / keys, 4),
-                              "postings_share": round(sum(len(_as_list(index._post[k])) for k in stopped)
-                                                      / windows, 4)}
+        stopped = [k for k, d in index._df.items() if d > limit]
+        out[f"df>{limit}"] = {"keys_share": round(len(stopped) / stats["keys"], 4),
+                              "postings_share": round(sum(len(shared[k]) for k in stopped)
+                                                      / stats["windows"], 4)}
     return out
 
 
