@@ -116,6 +116,9 @@ def register_works() -> int:
 
 
 def reset_crawl_state() -> None:
+    """Drop the crawled pages, the crawl log, the crawl keys in Redis and the matches, then
+    recreate the page store's and crawl log's indexes (dropped with their collections)."""
+    from crawler import scans
     from tracker.core.connections import get_mongo_db, get_redis
     from tracker.core.models import Match
 
@@ -126,27 +129,28 @@ def reset_crawl_state() -> None:
     for key in redis.scan_iter(match="crawl:*", count=1000):
         redis.delete(key)
     Match.objects.all().delete()
+    scans.get_crawler().ensure_indexes()
 
 
 def run_once(site, workers: int, tmp: Path, timeout: float) -> dict:
     """One scan of the mirror through a fresh worker with ``workers`` processes."""
+    from django.conf import settings
+
     from crawler import scans
-    from crawler.management.commands.scan import wait_for
     from crawler.tasks import launch
     from tracker import workers as procs
     from tracker.celery import app
 
     reset_crawl_state()
-    scans._crawler.cache_clear()
     name = f"bench-{uuid.uuid4().hex[:6]}"
     log = tmp / f"worker-{workers}.log"
     proc = procs.start_worker(procs.child_env(), log, name, concurrency=workers,
-                              queues=["crawl", "match"], cwd=ROOT)
+                              queues=[settings.QUEUE_CRAWL, settings.QUEUE_MATCH], cwd=ROOT)
     try:
         procs.wait_until_ready(app, proc, name, log)
         started = time.monotonic()
         scan = launch(site, trigger="bench")
-        scan = wait_for(scan.pk, timeout, open(os.devnull, "w"))
+        scan = scans.wait_for(scan.pk, timeout, open(os.devnull, "w"))
         wall = time.monotonic() - started
     finally:
         procs.stop(proc)

@@ -1,14 +1,14 @@
-"""Crawler settings: one frozen dataclass, read from Django settings or the environment.
+"""Crawler settings: one frozen dataclass holding every limit of the crawl library, with defaults.
 
-Every limit the crawler enforces lives here so that tests, the demo and production differ only
-in configuration. ``CrawlConfig.load()`` takes, for each field, Django's ``settings.CRAWLER[NAME]``
-when Django is configured, else the environment variable ``CRAWLER_<NAME>``, else the default.
+Tests, the demo and production differ only in configuration. The library reads no settings
+itself: the Django side builds the configuration from ``settings.CRAWLER`` (the environment
+variables ``CRAWLER_<NAME>``) with ``CrawlConfig.from_mapping``; tests construct it directly.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 
@@ -59,37 +59,25 @@ class CrawlConfig:
         if not self.user_agent:
             object.__setattr__(self, "user_agent", _default_user_agent(self.contact_url))
 
-    def with_(self, **changes) -> CrawlConfig:
-        """Return a copy with ``changes`` applied (dataclasses.replace; unknown names raise TypeError)."""
-        return dataclasses.replace(self, **changes)
-
     @classmethod
-    def load(cls) -> CrawlConfig:
-        """Build the configuration from Django settings, the environment and the defaults.
+    def from_mapping(cls, values: Mapping[str, object]) -> CrawlConfig:
+        """Build a configuration from ``values``: field name in upper case (``MAX_BODY_BYTES``)
+        -> value, a str (as read from the environment) or a value of the field's type; fields
+        not named keep their defaults. Tuple fields take a comma-separated str or a sequence.
 
-        Returns a CrawlConfig. Raises ValueError naming the setting when a value does not
-        convert to the field's type (for example ``CRAWLER_MAX_BODY_BYTES=big``).
+        The Django side passes ``settings.CRAWLER`` (filled from the ``CRAWLER_<NAME>``
+        environment variables, see crawler.scans.crawl_config); the library reads nothing itself.
+
+        Returns a CrawlConfig. Raises ValueError naming the setting when a name is not a field
+        or a value does not convert to the field's type (``MAX_BODY_BYTES=big``).
         """
-        overrides = _django_overrides()
-        values = {}
-        for f in dataclasses.fields(cls):
-            name = f.name.upper()
-            raw = overrides.get(name, os.environ.get(f"CRAWLER_{name}"))
-            if raw is None:
-                continue
-            values[f.name] = _convert(f.name, f.type, raw)
-        return cls(**values)
-
-
-def _django_overrides() -> dict:
-    try:
-        from django.conf import settings
-
-        if settings.configured:
-            return dict(getattr(settings, "CRAWLER", {}) or {})
-    except ImportError:
-        pass
-    return {}
+        fields = {f.name.upper(): f for f in dataclasses.fields(cls)}
+        unknown = sorted(set(values) - fields.keys())
+        if unknown:
+            raise ValueError(f"unknown crawler setting {', '.join(unknown)}; known: "
+                             f"{', '.join(sorted(fields))}")
+        return cls(**{fields[name].name: _convert(name, fields[name].type, raw)
+                      for name, raw in values.items()})
 
 
 def _convert(name: str, type_name: str, raw):
@@ -104,4 +92,4 @@ def _convert(name: str, type_name: str, raw):
             return float(raw)
         return str(raw)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"crawler setting {name.upper()}: cannot use {raw!r} ({exc})") from exc
+        raise ValueError(f"crawler setting {name}: cannot use {raw!r} ({exc})") from exc

@@ -26,7 +26,6 @@ from pathlib import Path
 SITE_DIR = Path(__file__).resolve().parent.parent / "demo" / "site"
 DEMO_SITE_NAME = "示例转载站 (demo)"
 DEFAULT_PORT = 8931
-SCAN_TIMEOUT_SECONDS = 600.0
 # the site's own pages; the real news pages link to their original sites' paths, which would
 # only be 404s here
 PATH_PATTERNS = [r"^/$", r"^/(news|reprint|private)/[\w-]+\.html$", r"^/(sitemap|feed)\.xml$", r"^/calendar/"]
@@ -102,7 +101,9 @@ def scan_demo_site(stdout) -> dict:
     workers, print the scan's summary (ScanRun.summary) to ``stdout`` and return its main
     figures for the demo's closing summary (dict: label -> value).
     """
-    from crawler.management.commands.scan import wait_for
+    from django.conf import settings
+
+    from crawler.scans import wait_for
     from crawler.sites import register_site
     from crawler.tasks import launch
 
@@ -118,7 +119,7 @@ def scan_demo_site(stdout) -> dict:
         started = time.monotonic()
         scan = launch(site, trigger="demo")
         if scan.status == "running":
-            scan = wait_for(scan.pk, SCAN_TIMEOUT_SECONDS, sys.stderr)
+            scan = wait_for(scan.pk, settings.DEMO_SCAN_TIMEOUT_SECONDS, sys.stderr)
         summary = scan.summary()
         stdout.write(f"Demo scan done in {time.monotonic() - started:.1f} s:\n"
                      + json.dumps(summary, ensure_ascii=False, indent=1))

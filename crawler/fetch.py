@@ -10,7 +10,6 @@ Celery task turns into a re-queue with a countdown, so no worker waits on a slow
 from __future__ import annotations
 
 import email.utils
-import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from urllib.parse import urljoin
 import requests
 import urllib3
 
+from crawler.backoff import backoff_delay
 from crawler.config import CrawlConfig
 from crawler.outcomes import Outcome
 from crawler.ssrf import GuardedAdapter, RefusedAddress, check_url, parse_allow_list
@@ -96,15 +96,13 @@ def retry_delay(result: FetchResult, attempt: int, config: CrawlConfig) -> float
     ``attempt`` counts from 0 (the first try). Retries only retryable outcomes, at most
     ``config.max_retries`` times. The wait is the server's Retry-After when given (giving up if it
     exceeds ``retry_max_seconds``: we must not come back sooner), else exponential backoff
-    ``retry_base_seconds * 2**attempt`` with up to 25% jitter, capped at ``retry_max_seconds``
-    ("Exponential Backoff and Jitter", AWS Architecture Blog, 2015).
+    from ``retry_base_seconds``, capped at ``retry_max_seconds`` (``crawler.backoff.backoff_delay``).
     """
     if not result.outcome.retryable or attempt >= config.max_retries:
         return None
     if result.retry_after is not None:
         return result.retry_after if result.retry_after <= config.retry_max_seconds else None
-    delay = config.retry_base_seconds * (2**attempt)
-    return min(config.retry_max_seconds, delay * (1 + 0.25 * random.random()))
+    return backoff_delay(attempt, config.retry_base_seconds, config.retry_max_seconds)
 
 
 def media_type(content_type: str | None) -> str:

@@ -13,8 +13,11 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import time
 
+from django.conf import settings
 from django.utils import timezone
+from tqdm import tqdm
 
 from crawler.config import CrawlConfig
 from crawler.outcomes import Outcome
@@ -23,7 +26,6 @@ from tracker.core.connections import get_mongo_db, get_redis
 from tracker.core.models import ScanRun, ScanStatus, TargetSite
 
 log = logging.getLogger(__name__)
-LOCK_TTL_SECONDS = 12 * 3600  # longest scan we expect; a crashed scan's lock expires after it
 _RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
 
 
@@ -32,9 +34,15 @@ def lock_key(site_id: int) -> str:
     return f"crawl:lock:site:{site_id}"
 
 
+def crawl_config() -> CrawlConfig:
+    """The crawl library's configuration from ``settings.CRAWLER`` (the ``CRAWLER_<NAME>``
+    environment variables; defaults in CrawlConfig). Raises ValueError naming a bad setting."""
+    return CrawlConfig.from_mapping(settings.CRAWLER)
+
+
 @functools.lru_cache(maxsize=2)
 def _crawler(pid: int) -> Crawler:
-    crawler = Crawler(CrawlConfig.load(), get_redis(), get_mongo_db())
+    crawler = Crawler(crawl_config(), get_redis(), get_mongo_db())
     crawler.ensure_indexes()
     return crawler
 
@@ -81,13 +89,13 @@ def start(site: TargetSite, *, max_pages: int | None = None,
 def _lock(redis, site_id: int, scan_id: int) -> bool:
     """Take the site's lock for ``scan_id``; a lock held by an abandoned scan (no task finished
     for frontier.STALE_SECONDS: its worker died) is taken over, that scan closed as failed."""
-    if redis.set(lock_key(site_id), scan_id, nx=True, ex=LOCK_TTL_SECONDS):
+    if redis.set(lock_key(site_id), scan_id, nx=True, ex=settings.SCAN_LOCK_TTL_SECONDS):
         return True
     holder = redis.get(lock_key(site_id))
     if holder is None or get_crawler().frontier(int(holder)).alive():
         return False
     finish(int(holder), ScanStatus.FAILED, note="abandoned: no progress for an hour (a worker died?)")
-    return bool(redis.set(lock_key(site_id), scan_id, nx=True, ex=LOCK_TTL_SECONDS))
+    return bool(redis.set(lock_key(site_id), scan_id, nx=True, ex=settings.SCAN_LOCK_TTL_SECONDS))
 
 
 def finish(scan_id: int, status: str = ScanStatus.FINISHED, note: str = "") -> bool:
@@ -130,3 +138,28 @@ def progress(scan_id: int) -> tuple[int, int]:
     """(URLs finished, URLs admitted) of scan ``scan_id`` so far."""
     state = get_crawler().frontier(scan_id).state()
     return state.done, state.admitted
+
+
+def wait_for(scan_id: int, timeout: float, stream, poll_seconds: float = 0.5) -> ScanRun:
+    """Poll scan ``scan_id`` every ``poll_seconds`` until it is no longer running, drawing a tqdm
+    bar of URLs done out of URLs admitted on ``stream`` (a text file such as sys.stderr, not
+    Django's OutputWrapper, which would end every redraw with a newline).
+
+    Returns the ScanRun. Raises TimeoutError when it still runs after ``timeout`` seconds (it
+    goes on in the workers).
+    """
+    deadline = time.monotonic() + timeout
+    with tqdm(total=0, unit="url", file=stream, desc=f"scan #{scan_id}") as bar:
+        while True:
+            scan = ScanRun.objects.get(pk=scan_id)
+            if scan.status != ScanStatus.RUNNING:
+                bar.total = bar.n = scan.urls_seen
+                bar.refresh()
+                return scan
+            done, admitted = progress(scan_id)
+            bar.total, bar.n = admitted, done
+            bar.refresh()
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"scan #{scan_id} still running after {timeout:.0f} s; "
+                                   "it goes on in the workers")
+            time.sleep(poll_seconds)

@@ -1,7 +1,7 @@
 """Daily scans with django-celery-beat: one PeriodicTask per target site, kept in step with it.
 
 When a TargetSite is saved, its PeriodicTask is created (default: every day at
-``DEFAULT_HOUR``:00 in the platform's time zone, a crontab so scans run at a quiet hour) or
+``settings.SCAN_DEFAULT_HOUR``:00 in the platform's time zone, a crontab so scans run at a quiet hour) or
 updated (enabled flag, arguments); staff change the timing in the admin's Periodic tasks and
 it is kept. Deleting the site deletes its task.
 """
@@ -14,7 +14,6 @@ from django.conf import settings
 from django.db.models.signals import post_delete, post_save
 
 TASK_NAME = "crawler.start_scan"
-DEFAULT_HOUR = 3  # 03:00 local time: the target sites' quiet hours (China Standard Time)
 
 
 def sync(site) -> object:
@@ -30,14 +29,14 @@ def sync(site) -> object:
     task = site.periodic_task
     if task is None:
         crontab, _ = CrontabSchedule.objects.get_or_create(
-            minute="0", hour=str(DEFAULT_HOUR), day_of_week="*", day_of_month="*",
+            minute="0", hour=str(settings.SCAN_DEFAULT_HOUR), day_of_week="*", day_of_month="*",
             month_of_year="*", timezone=settings.TIME_ZONE)
         task = PeriodicTask(crontab=crontab)
     task.name = f"scan {site.name} (#{site.pk})"[:200]
     task.task = TASK_NAME
     task.args = json.dumps([site.pk])
     task.kwargs = json.dumps({"trigger": "schedule"})
-    task.queue = "crawl"
+    task.queue = settings.QUEUE_CRAWL
     task.enabled = site.enabled
     task.description = f"Daily scan of target site {site.name}"
     task.save()

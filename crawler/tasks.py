@@ -1,10 +1,12 @@
-"""Celery tasks of the crawler. Queue "crawl": start_scan, crawl_url; queue "match": match_page.
+"""Celery tasks of the crawler: start_scan and crawl_url on settings.QUEUE_CRAWL, match_page on
+settings.QUEUE_MATCH (settings.CELERY_TASK_ROUTES).
 
 One crawl_url task per admitted URL. A URL that must wait (politeness slot, retry backoff) is
 sent again with a countdown instead of sleeping in the worker. Each finished URL enqueues the
 URLs it admitted and, for a new or changed page, one match_page task; the task that brings the
 scan's pending count to zero closes the scan run. MongoDB or Redis being unreachable makes a
-task retry with backoff (``STORAGE_RETRIES`` times), after which the URL counts as failed.
+task retry with backoff (``settings.CRAWL_STORAGE_RETRIES`` times, delays from
+``crawler.backoff.backoff_delay``), after which the URL counts as failed.
 """
 
 from __future__ import annotations
@@ -14,21 +16,22 @@ import time
 
 from celery import shared_task
 from celery.utils.log import get_task_logger
+from django.conf import settings
 
 from crawler import matching, scans
+from crawler.backoff import backoff_delay
 from crawler.outcomes import Outcome
 from crawler.pipeline import SiteRules, UrlTask
 from tracker.core.connections import storage_errors
 from tracker.core.models import ScanRun, TargetSite
 
 log = get_task_logger(__name__)  # into the worker's log file (-f), with the task id
-CRAWL_QUEUE, MATCH_QUEUE = "crawl", "match"
-STORAGE_RETRIES = 5
-STORAGE_BACKOFF_SECONDS = 5.0  # doubled per retry
 
 
-def _backoff(retries: int) -> float:
-    return STORAGE_BACKOFF_SECONDS * (2**retries)
+def _retry_delay(retries: int) -> float:
+    """Seconds before retry ``retries + 1`` of a task that found MongoDB or Redis down."""
+    return backoff_delay(retries, settings.CRAWL_RETRY_BASE_SECONDS,
+                         settings.STORAGE_RETRY_MAX_SECONDS)
 
 
 def _rules(scan_id: int) -> SiteRules:
@@ -38,9 +41,8 @@ def _rules(scan_id: int) -> SiteRules:
 
 def enqueue_url(scan_id: int, token: str, url: str, depth: int = 0, attempt: int = 0,
                 reserved: bool = False, countdown: float | None = None) -> None:
-    """Send one crawl_url task of run ``token`` to the "crawl" queue, after ``countdown`` s."""
-    crawl_url.apply_async((scan_id, url, depth, attempt, reserved, token), queue=CRAWL_QUEUE,
-                          countdown=countdown)
+    """Send one crawl_url task of run ``token`` to the workers, after ``countdown`` seconds."""
+    crawl_url.apply_async((scan_id, url, depth, attempt, reserved, token), countdown=countdown)
 
 
 def launch(site: TargetSite, *, max_pages: int | None = None, trigger: str = "command") -> ScanRun:
@@ -69,7 +71,7 @@ def start_scan(self, site_id: int, max_pages: int | None = None, trigger: str = 
     return launch(site, max_pages=max_pages, trigger=trigger).pk
 
 
-@shared_task(bind=True, name="crawler.crawl_url", max_retries=STORAGE_RETRIES)
+@shared_task(bind=True, name="crawler.crawl_url", max_retries=settings.CRAWL_STORAGE_RETRIES)
 def crawl_url(self, scan_id: int, url: str, depth: int = 0, attempt: int = 0,
               reserved: bool = False, token: str = "") -> str:
     """Crawl one admitted URL of scan ``scan_id`` (see crawler.pipeline.Crawler.step).
@@ -93,10 +95,10 @@ def crawl_url(self, scan_id: int, url: str, depth: int = 0, attempt: int = 0,
         to_match = _to_match(crawler, scan_id, result)
         if to_match:
             crawler.frontier(scan_id).add_pending()
-            match_page.apply_async((scan_id, *to_match, token), queue=MATCH_QUEUE)
+            match_page.apply_async((scan_id, *to_match, token))
     except storage_errors() as exc:
-        if self.request.retries < STORAGE_RETRIES:
-            raise self.retry(exc=exc, countdown=_backoff(self.request.retries)) from exc
+        if self.request.retries < settings.CRAWL_STORAGE_RETRIES:
+            raise self.retry(exc=exc, countdown=_retry_delay(self.request.retries)) from exc
         log.error("giving up %s of scan %s: storage unreachable: %s", url, scan_id, exc)
         crawler.frontier(scan_id).count_outcome(Outcome.CONNECTION_ERROR.value)
         _done(scan_id)
@@ -123,7 +125,7 @@ def _to_match(crawler, scan_id: int, result) -> tuple[str, str] | None:
     return result.page if page and result.page[1] and matching.needs_rematch(page) else None
 
 
-@shared_task(bind=True, name="crawler.match_page", max_retries=STORAGE_RETRIES)
+@shared_task(bind=True, name="crawler.match_page", max_retries=settings.CRAWL_STORAGE_RETRIES)
 def match_page(self, scan_id: int, page_id: str, version_id: str, token: str = "") -> dict:
     """Match page version ``version_id`` of page ``page_id`` with the registered works and record
     the matches for scan ``scan_id``. Returns the MatchReport as a dict ({} for a stale task)."""
@@ -143,8 +145,8 @@ def match_page(self, scan_id: int, page_id: str, version_id: str, token: str = "
                                             ScanRun.objects.filter(pk=scan_id).first())
             crawler.pages.mark_matched(page_id, version_id)
     except storage_errors() as exc:
-        if self.request.retries < STORAGE_RETRIES:
-            raise self.retry(exc=exc, countdown=_backoff(self.request.retries)) from exc
+        if self.request.retries < settings.CRAWL_STORAGE_RETRIES:
+            raise self.retry(exc=exc, countdown=_retry_delay(self.request.retries)) from exc
         log.error("giving up matching %s of scan %s: %s", page_id, scan_id, exc)
         frontier.count(match_errors=1)
         _done(scan_id, url_finished=False)

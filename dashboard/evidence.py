@@ -1,20 +1,18 @@
 """What the evidence view and the evidence report show for one match.
 
 The page side is the stored page version's text exactly as captured (whole, up to
-PAGE_FULL_CHARS); the work side shows WORK_CONTEXT_CHARS characters around each matched
-passage, since a registered novel may run to a million characters.
+settings.EVIDENCE_PAGE_FULL_CHARS characters); the work side shows
+settings.EVIDENCE_WORK_CONTEXT_CHARS characters around each matched passage, since a
+registered novel may run to a million characters.
 """
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.utils.translation import gettext as _
 
 from dashboard import sources, wording
 from dashboard.highlight import SpanError, highlight
-
-PAGE_FULL_CHARS = 200_000  # a page text up to this length is shown whole
-PAGE_CONTEXT_CHARS = 2_000  # else: characters kept around each passage
-WORK_CONTEXT_CHARS = 400  # characters of the work kept around each passage
 
 
 def web_href(url: str) -> str:
@@ -41,10 +39,12 @@ def evidence_context(match) -> dict:
     page_segments, work_segments = [], []
     try:
         if evidence.page_text:
-            context = None if len(evidence.page_text) <= PAGE_FULL_CHARS else PAGE_CONTEXT_CHARS
+            context = (None if len(evidence.page_text) <= settings.EVIDENCE_PAGE_FULL_CHARS
+                       else settings.EVIDENCE_PAGE_CONTEXT_CHARS)
             page_segments = highlight(evidence.page_text, page_spans, context)
         if evidence.work_text:
-            work_segments = highlight(evidence.work_text, work_spans, WORK_CONTEXT_CHARS)
+            work_segments = highlight(evidence.work_text, work_spans,
+                                      settings.EVIDENCE_WORK_CONTEXT_CHARS)
     except SpanError as exc:
         problems.append(_("The stored passages do not fit the stored text: %(error)s") % {
             "error": exc})

@@ -1,8 +1,8 @@
 """The Celery application: broker and options come from Django settings (``CELERY_*``).
 
-Queues: ``default``, ``ingest`` (works' fingerprinting), ``crawl`` and ``match`` (the crawler);
-``tracker.workers.ALL_QUEUES`` lists them. Start a worker with
-``celery -A tracker worker -Q default,ingest,crawl,match`` and beat with ``celery -A tracker beat``.
+Queues and task routes are named in settings (``QUEUE_*``, ``WORKER_QUEUES``,
+``CELERY_TASK_ROUTES``): fingerprinting works, crawling, matching. Start a worker with
+``celery -A tracker worker -Q <queues>`` and beat with ``celery -A tracker beat``.
 """
 
 from __future__ import annotations

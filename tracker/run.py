@@ -95,6 +95,9 @@ def main() -> int:
         print(f"MongoDB {os.environ['MONGO_URL']}   Redis {os.environ['REDIS_URL']}   "
               f"data in {var}", flush=True)
 
+        # The demo site is served on loopback, which the crawler's SSRF guard refuses unless told
+        # (settings.CRAWLER reads it when Django starts, the workers inherit it).
+        os.environ.setdefault("CRAWLER_ALLOW_ADDRESSES", "127.0.0.1")
         import django
         from django.core.management import call_command
 
@@ -106,8 +109,6 @@ def main() -> int:
         Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
 
         call_command("migrate", interactive=False, verbosity=0)
-        # The demo site is served on loopback, which the crawler's SSRF guard refuses unless told.
-        os.environ.setdefault("CRAWLER_ALLOW_ADDRESSES", "127.0.0.1")
         env = workers.child_env()
         logs = var / "log"
         site_port = os.environ.setdefault("DEMO_SITE_PORT", str(demo.DEFAULT_PORT))

@@ -9,6 +9,7 @@ can point the settings at the servers it starts after Django is configured.
 
 from __future__ import annotations
 
+import os
 import secrets
 from pathlib import Path
 
@@ -157,8 +158,18 @@ CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL)
 CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default=REDIS_URL)
 CELERY_RESULT_EXPIRES = 24 * 3600  # seconds
 CELERY_TIMEZONE = TIME_ZONE
-CELERY_TASK_DEFAULT_QUEUE = "default"
-CELERY_TASK_ROUTES = {"tracker.core.tasks.*": {"queue": "ingest"}}
+# Celery queues, named here only: "ingest" fingerprints works, "crawl" fetches pages (and starts
+# scans), "match" matches stored pages with the works; production runs one worker group per
+# queue (docker-compose.yml), `make run` and the tests one worker on WORKER_QUEUES.
+QUEUE_DEFAULT, QUEUE_INGEST, QUEUE_CRAWL, QUEUE_MATCH = "default", "ingest", "crawl", "match"
+WORKER_QUEUES = [QUEUE_DEFAULT, QUEUE_INGEST, QUEUE_CRAWL, QUEUE_MATCH]
+CELERY_TASK_DEFAULT_QUEUE = QUEUE_DEFAULT
+CELERY_TASK_ROUTES = {
+    "tracker.core.tasks.*": {"queue": QUEUE_INGEST},
+    "crawler.start_scan": {"queue": QUEUE_CRAWL},
+    "crawler.crawl_url": {"queue": QUEUE_CRAWL},
+    "crawler.match_page": {"queue": QUEUE_MATCH},
+}
 CELERY_TASK_ACKS_LATE = True  # a task whose worker dies is delivered again: nothing is lost
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -186,5 +197,54 @@ if not DEBUG and env.bool("TRACKER_SECURE_COOKIES", default=False):
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
 
-# Ingestion retries while MongoDB or Redis is down: first delay in seconds, doubled per attempt.
-INGEST_RETRY_BASE = env.float("TRACKER_INGEST_RETRY_BASE", default=5.0)
+# ---- Limits, timeouts, retries and lock lifetimes of the Django side, each named once here ----
+# (The Django-free libraries keep theirs in their config dataclasses: fingerprint.EngineConfig,
+# crawler.config.CrawlConfig, the latter filled from CRAWLER below.)
+#
+# Retries while MongoDB or Redis is unreachable, all through crawler.backoff.backoff_delay (the
+# delay doubles per attempt from the base, stops at STORAGE_RETRY_MAX_SECONDS, and up to a
+# quarter of it is taken off at random). Ingesting or removing a work retries without limit
+# (the work shows "waiting for storage"); a crawl or match task CRAWL_STORAGE_RETRIES times,
+# after which its URL counts as failed.
+INGEST_RETRY_BASE_SECONDS = env.float("TRACKER_INGEST_RETRY_BASE", default=5.0)  # seconds
+CRAWL_RETRY_BASE_SECONDS = env.float("TRACKER_CRAWL_RETRY_BASE", default=5.0)  # seconds
+STORAGE_RETRY_MAX_SECONDS = env.float("TRACKER_STORAGE_RETRY_MAX", default=600.0)  # seconds
+CRAWL_STORAGE_RETRIES = env.int("TRACKER_CRAWL_STORAGE_RETRIES", default=5)  # retries
+# A MongoDB call gives up on an unreachable server after MONGO_SERVER_TIMEOUT_MS milliseconds;
+# a Redis connection after REDIS_CONNECT_TIMEOUT_SECONDS, a Redis command after
+# REDIS_SOCKET_TIMEOUT_SECONDS; an idle Redis connection is checked every
+# REDIS_HEALTH_CHECK_SECONDS before use.
+MONGO_SERVER_TIMEOUT_MS = env.int("TRACKER_MONGO_TIMEOUT_MS", default=5000)
+REDIS_CONNECT_TIMEOUT_SECONDS = env.float("TRACKER_REDIS_CONNECT_TIMEOUT", default=5.0)
+REDIS_SOCKET_TIMEOUT_SECONDS = env.float("TRACKER_REDIS_TIMEOUT", default=30.0)
+REDIS_HEALTH_CHECK_SECONDS = 30
+# Redis locks: one ingestion of a work at a time (lives at most INGEST_LOCK_TTL_SECONDS: a long
+# novel takes seconds; a second ingestion waits INGEST_LOCK_WAIT_SECONDS for it, then retries),
+# one scan of a site at a time (SCAN_LOCK_TTL_SECONDS: the longest scan expected; a crashed
+# scan's lock expires after it).
+INGEST_LOCK_TTL_SECONDS = env.int("TRACKER_INGEST_LOCK_TTL", default=900)
+INGEST_LOCK_WAIT_SECONDS = env.int("TRACKER_INGEST_LOCK_WAIT", default=60)
+SCAN_LOCK_TTL_SECONDS = env.int("TRACKER_SCAN_LOCK_TTL", default=12 * 3600)
+# A new target site is scanned daily at this hour (0-23) of TIME_ZONE: the sites' quiet hours.
+SCAN_DEFAULT_HOUR = env.int("TRACKER_SCAN_HOUR", default=3)
+# Seconds `make run` and the tests wait for a Celery worker to answer a ping (about 3 s idle).
+WORKER_READY_TIMEOUT_SECONDS = env.float("TRACKER_WORKER_READY_TIMEOUT", default=90.0)
+# Seconds `manage.py demo` waits for the workers to index the demo works, and for its scan.
+DEMO_INGEST_TIMEOUT_SECONDS = env.float("TRACKER_DEMO_INGEST_TIMEOUT", default=600.0)
+DEMO_SCAN_TIMEOUT_SECONDS = env.float("TRACKER_DEMO_SCAN_TIMEOUT", default=600.0)
+# Seconds `manage.py scan --wait` waits for the scan by default (--timeout).
+SCAN_WAIT_TIMEOUT_SECONDS = 3600.0
+# Evidence view: a page text up to EVIDENCE_PAGE_FULL_CHARS characters is shown whole, a longer
+# one EVIDENCE_PAGE_CONTEXT_CHARS characters around each passage; the work (a novel may run to a
+# million characters) EVIDENCE_WORK_CONTEXT_CHARS characters around each passage.
+EVIDENCE_PAGE_FULL_CHARS = 200_000
+EVIDENCE_PAGE_CONTEXT_CHARS = 2_000
+EVIDENCE_WORK_CONTEXT_CHARS = 400
+# Crawl library settings: CrawlConfig field NAME (upper case) -> value, each taken from the
+# environment variable CRAWLER_<NAME> when set (crawler/README.md lists them; the dataclass holds
+# the defaults). An unknown CRAWLER_ name or a bad value stops the crawler with its name.
+CRAWLER = {name.removeprefix("CRAWLER_"): value for name, value in os.environ.items()
+           if name.startswith("CRAWLER_")}
+
+# Audit trail: tries of AuditEvent.record when two writers race for the next sequence number.
+AUDIT_RECORD_ATTEMPTS = 5

@@ -1,6 +1,7 @@
 """Starting Celery worker and beat processes for `make run` and the test suite.
 
-No Django import at module level: the runner calls this before Django is configured.
+No Django import at module level: the runner imports this before Django is configured. The
+functions that read settings (queues, ready timeout) are called after it is.
 """
 
 from __future__ import annotations
@@ -12,10 +13,6 @@ import sys
 import time
 from pathlib import Path
 
-# Queues a worker of `make run` and of the tests consumes; production runs one worker per group.
-ALL_QUEUES = ["default", "ingest", "crawl", "match"]
-READY_TIMEOUT = 90.0  # seconds; a worker answers a ping in about 3 s on an idle machine
-
 
 def start_worker(env: dict[str, str], log: Path, name: str, concurrency: int = 2,
                  queues: list[str] | None = None, cwd: Path | None = None) -> subprocess.Popen:
@@ -26,15 +23,17 @@ def start_worker(env: dict[str, str], log: Path, name: str, concurrency: int = 2
         log: file receiving the worker's log.
         name: node name prefix; the node is ``<name>@<host name>``.
         concurrency: worker processes.
-        queues: queues to consume (default ALL_QUEUES).
+        queues: queues to consume (default settings.WORKER_QUEUES: all of them).
         cwd: working directory.
 
     Returns:
         The Popen; its node name is ``node_name(name)``.
     """
+    from django.conf import settings
+
     log.parent.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "celery", "-A", "tracker", "worker",
-           "-Q", ",".join(queues or ALL_QUEUES), "--pool", "prefork", "-c", str(concurrency),
+           "-Q", ",".join(queues or settings.WORKER_QUEUES), "--pool", "prefork", "-c", str(concurrency),
            "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "-l", "INFO",
            "-f", str(log)]
     return subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
@@ -62,13 +61,18 @@ def node_name(name: str) -> str:
 
 
 def wait_until_ready(app, proc: subprocess.Popen, name: str, log: Path,
-                     timeout: float = READY_TIMEOUT) -> None:
-    """Wait until worker ``name`` answers a ping through the broker of Celery ``app``.
+                     timeout: float | None = None) -> None:
+    """Wait until worker ``name`` answers a ping through the broker of Celery ``app``, at most
+    ``timeout`` seconds (default settings.WORKER_READY_TIMEOUT_SECONDS).
 
     Raises:
         RuntimeError: the process exited or did not answer within ``timeout`` seconds; the
             message holds the tail of its log.
     """
+    from django.conf import settings
+
+    if timeout is None:
+        timeout = settings.WORKER_READY_TIMEOUT_SECONDS
     deadline = time.monotonic() + timeout
     while not app.control.ping(destination=[node_name(name)], timeout=1.0):
         if proc.poll() is not None or time.monotonic() > deadline:

@@ -18,17 +18,21 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 
 from crawler.config import CrawlConfig
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
-# Seen by every crawler built in this session, including the Celery worker subprocess of
-# tests/conftest.py (its environment is copied from this process when it starts): the test
+# Seen by every crawler built in this session: in this process through settings.CRAWLER (read
+# from the environment before this file is loaded), in the Celery worker subprocess of
+# tests/conftest.py through its environment (copied from this process when it starts). The test
 # sites live on loopback, and failure cases should fail fast.
-os.environ.update({"CRAWLER_ALLOW_ADDRESSES": "127.0.0.1", "CRAWLER_READ_TIMEOUT": "1",
-                   "CRAWLER_RETRY_BASE_SECONDS": "0.2", "CRAWLER_MAX_RETRIES": "2",
-                   "CRAWLER_MAX_BODY_BYTES": str(256 * 1024), "CRAWLER_DEFAULT_DELAY_SECONDS": "0"})
+_CRAWLER_TEST_SETTINGS = {"ALLOW_ADDRESSES": "127.0.0.1", "READ_TIMEOUT": "1",
+                          "RETRY_BASE_SECONDS": "0.2", "MAX_RETRIES": "2",
+                          "MAX_BODY_BYTES": str(256 * 1024), "DEFAULT_DELAY_SECONDS": "0"}
+os.environ.update({f"CRAWLER_{name}": value for name, value in _CRAWLER_TEST_SETTINGS.items()})
+settings.CRAWLER = {**settings.CRAWLER, **_CRAWLER_TEST_SETTINGS}
 
 
 @dataclass

@@ -1,6 +1,7 @@
 """The bundled demo site (demo/site/): served by crawler.demo, crawled end to end, and the
 demo step of `make run` through a real worker finding every reprint of the demo works."""
 
+import dataclasses
 import io
 import json
 from pathlib import Path
@@ -21,7 +22,7 @@ def demo():
 
 
 def test_demo_site_crawls_with_robots_trap_encodings_and_304(demo, config, redis_client, mongo_db, scan_driver):
-    crawler = Crawler(config.with_(max_body_bytes=1024 * 1024), redis_client, mongo_db)
+    crawler = Crawler(dataclasses.replace(config, max_body_bytes=1024 * 1024), redis_client, mongo_db)
     crawler.ensure_indexes()
     rules = SiteRules(1, ("127.0.0.1",), tuple(PATH_PATTERNS))
     starts = [demo.url + "/", demo.url + "/sitemap.xml", demo.url + "/feed.xml"]

@@ -1,5 +1,6 @@
 """One fetch against a real loopback server (crawler.fetch): every limit gives its named outcome."""
 
+import dataclasses
 import socket
 
 import pytest
@@ -64,7 +65,7 @@ def test_response_slower_than_read_timeout(site, fetcher):
 
 
 def test_body_that_drips_past_the_total_time_limit(site, config):
-    fetcher = Fetcher(config.with_(max_fetch_seconds=0.5))
+    fetcher = Fetcher(dataclasses.replace(config, max_fetch_seconds=0.5))
     site.route("/drip", site.Reply(200, {"Content-Type": "text/html"}, b"x" * 40, chunk=4, chunk_delay=0.2))
     result = fetcher.fetch(site.url("/drip"))
     assert result.outcome is Outcome.TIMEOUT and "download over" in result.reason

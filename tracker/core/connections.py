@@ -15,26 +15,25 @@ import pymongo
 import redis
 from django.conf import settings
 
-SERVER_TIMEOUT_MS = 5000  # how long a MongoDB call waits for an unreachable server (milliseconds)
-
 
 @lru_cache(maxsize=8)
 def _mongo_client(url: str, pid: int) -> pymongo.MongoClient:
-    return pymongo.MongoClient(url, serverSelectionTimeoutMS=SERVER_TIMEOUT_MS,
-                               connectTimeoutMS=SERVER_TIMEOUT_MS, tz_aware=True)
+    return pymongo.MongoClient(url, serverSelectionTimeoutMS=settings.MONGO_SERVER_TIMEOUT_MS,
+                               connectTimeoutMS=settings.MONGO_SERVER_TIMEOUT_MS, tz_aware=True)
 
 
 @lru_cache(maxsize=8)
 def _redis_client(url: str, pid: int) -> redis.Redis:
-    return redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=30,
-                                health_check_interval=30)
+    return redis.Redis.from_url(url, socket_connect_timeout=settings.REDIS_CONNECT_TIMEOUT_SECONDS,
+                                socket_timeout=settings.REDIS_SOCKET_TIMEOUT_SECONDS,
+                                health_check_interval=settings.REDIS_HEALTH_CHECK_SECONDS)
 
 
 def get_mongo_db() -> pymongo.database.Database:
     """Return the platform's MongoDB database (``settings.MONGO_DB`` on ``settings.MONGO_URL``).
 
     No network call is made here; pymongo raises ``pymongo.errors.PyMongoError`` subclasses
-    (e.g. ServerSelectionTimeoutError after 5 s) on the first operation if the server is down.
+    (e.g. ServerSelectionTimeoutError after settings.MONGO_SERVER_TIMEOUT_MS) on the first operation if the server is down.
     """
     return _mongo_client(settings.MONGO_URL, os.getpid())[settings.MONGO_DB]
 

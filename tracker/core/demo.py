@@ -26,7 +26,6 @@ DEMO_HOLDER_DETAILS = {
     "phone": "+86 10 0000 0000", "address": "北京市东城区示例路 1 号 (demo address)",
 }
 STAFF_USER, HOLDER_USER = "admin", "holder"
-INGEST_TIMEOUT = 600.0  # seconds the demo waits for the workers to index its works
 
 
 def accounts_file():
@@ -79,7 +78,7 @@ def ensure_demo_accounts(stdout) -> dict:
 
 def ingest_demo_works(stdout) -> dict:
     """Register the demo works (demo/works) for the demo holder and wait until the Celery
-    workers have indexed them (at most INGEST_TIMEOUT seconds).
+    workers have indexed them (at most settings.DEMO_INGEST_TIMEOUT_SECONDS).
 
     Returns:
         {"demo works registered", "updated", "unchanged", "failed to import", "indexed",
@@ -90,7 +89,7 @@ def ingest_demo_works(stdout) -> dict:
     for ref, reason in summary.failed:
         stdout.write(f"  demo work {ref} failed: {reason}")
     works = Work.objects.filter(holder=holder)
-    counts = wait_for_ingestion(works, INGEST_TIMEOUT, stdout)
+    counts = wait_for_ingestion(works, settings.DEMO_INGEST_TIMEOUT_SECONDS, stdout)
     return {"demo works registered": len(summary.registered),
             "updated": len(summary.updated),
             "unchanged": sum(reason == "unchanged" for _, reason in summary.skipped),

@@ -31,8 +31,6 @@ from .extraction import Extracted
 from .models import RightsHolder, Work, WorkKind, WorkLanguage, WorkStatus
 
 log = logging.getLogger(__name__)
-LOCK_TIMEOUT = 900  # seconds a work's ingestion lock lives at most (a long novel takes seconds)
-LOCK_WAIT = 60  # seconds a second ingestion of the same work waits for the lock
 
 
 class StorageUnavailable(ConnectionError):
@@ -175,7 +173,7 @@ def ingest(work_id: int) -> str:
 
     Raises:
         StorageUnavailable: MongoDB or Redis is unreachable, or the work's lock stayed taken
-            for LOCK_WAIT seconds; retry later (the work is unchanged).
+            for settings.INGEST_LOCK_WAIT_SECONDS; retry later (the work is unchanged).
     """
     from fingerprint import FINGERPRINT_VERSION
 
@@ -183,8 +181,9 @@ def ingest(work_id: int) -> str:
     if work is None:
         return "gone"
     try:
-        lock = get_redis().lock(f"tracker:ingest-lock:{work.engine_id}", timeout=LOCK_TIMEOUT,
-                                blocking_timeout=LOCK_WAIT)
+        lock = get_redis().lock(f"tracker:ingest-lock:{work.engine_id}",
+                                timeout=settings.INGEST_LOCK_TTL_SECONDS,
+                                blocking_timeout=settings.INGEST_LOCK_WAIT_SECONDS)
         if not lock.acquire():
             raise StorageUnavailable(f"work {work.engine_id} is being ingested by another task")
     except storage_errors() as exc:

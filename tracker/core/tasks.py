@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-import random
-
 from celery import shared_task
 from django.conf import settings
 
-from . import services
+from crawler.backoff import backoff_delay
 
-RETRY_MAX_DELAY = 600  # seconds between two attempts at most
+from . import services
 
 
 def backoff(retries: int) -> float:
-    """Seconds before attempt ``retries + 1``: exponential from settings.INGEST_RETRY_BASE
-    seconds, doubled per attempt, capped at RETRY_MAX_DELAY, with up to 20% random jitter so
-    that waiting works do not all hit a recovering server at once."""
-    delay = min(RETRY_MAX_DELAY, settings.INGEST_RETRY_BASE * 2 ** retries)
-    return delay * (1 + random.random() / 5)
+    """Seconds before attempt ``retries + 1`` while storage is down: crawler.backoff.backoff_delay
+    from settings.INGEST_RETRY_BASE_SECONDS, at most settings.STORAGE_RETRY_MAX_SECONDS."""
+    return backoff_delay(retries, settings.INGEST_RETRY_BASE_SECONDS,
+                         settings.STORAGE_RETRY_MAX_SECONDS)
 
 
 @shared_task(bind=True, name="tracker.core.tasks.ingest_work", max_retries=None)

@@ -2,15 +2,14 @@
 
 import json
 import sys
-import time
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
-from tqdm import tqdm
 
 from crawler import scans
 from crawler.sites import SiteNotFound, find_site
 from crawler.tasks import launch
-from tracker.core.models import ScanRun, ScanStatus
+from tracker.core.models import ScanStatus
 
 
 class Command(BaseCommand):
@@ -21,7 +20,7 @@ class Command(BaseCommand):
         parser.add_argument("site", help="id, name or start URL of a registered target site")
         parser.add_argument("--max-pages", type=int, default=None)
         parser.add_argument("--wait", action="store_true", help="wait for the scan to finish")
-        parser.add_argument("--timeout", type=float, default=3600.0,
+        parser.add_argument("--timeout", type=float, default=settings.SCAN_WAIT_TIMEOUT_SECONDS,
                             help="with --wait: give up waiting after this many seconds")
 
     def handle(self, *args, **opts):
@@ -35,7 +34,9 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         if opts["wait"] and scan.status == ScanStatus.RUNNING:
             try:
-                scan = wait_for(scan.pk, opts["timeout"], sys.stderr)
+                scan = scans.wait_for(scan.pk, opts["timeout"], sys.stderr)
+            except TimeoutError as exc:
+                raise CommandError(str(exc)) from exc
             except KeyboardInterrupt:
                 raise CommandError(f"stopped waiting: scan #{scan.pk} goes on in the workers "
                                    "(cancel it in the admin under Scan runs)") from None
@@ -43,23 +44,3 @@ class Command(BaseCommand):
         if scan.status == ScanStatus.SKIPPED:
             raise CommandError(scan.note)
 
-
-def wait_for(scan_id: int, timeout: float, stream) -> ScanRun:
-    """Poll scan ``scan_id`` until it is no longer running, drawing a tqdm bar of URLs done out of
-    URLs admitted on ``stream`` (a text file such as sys.stderr, not Django's OutputWrapper, which
-    would end every redraw with a newline). Returns the ScanRun. Raises CommandError after ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    with tqdm(total=0, unit="url", file=stream, desc=f"scan #{scan_id}") as bar:
-        while True:
-            scan = ScanRun.objects.get(pk=scan_id)
-            if scan.status != ScanStatus.RUNNING:
-                bar.total = bar.n = scan.urls_seen
-                bar.refresh()
-                return scan
-            done, admitted = scans.progress(scan_id)
-            bar.total, bar.n = admitted, done
-            bar.refresh()
-            if time.monotonic() > deadline:
-                raise CommandError(f"scan #{scan_id} still running after {timeout:.0f} s; "
-                                   "it goes on in the workers")
-            time.sleep(0.5)
