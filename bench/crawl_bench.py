@@ -119,8 +119,8 @@ def reset_crawl_state() -> None:
     """Drop the crawled pages, the crawl log, the crawl keys in Redis and the matches, then
     recreate the page store's and crawl log's indexes (dropped with their collections)."""
     from crawler import scans
+    from crawler.models import Match
     from tracker.core.connections import get_mongo_db, get_redis
-    from tracker.core.models import Match
 
     db = get_mongo_db()
     for name in ("pages", "page_versions", "crawl_log"):

@@ -14,9 +14,9 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from crawler import scans
+from crawler.models import ScanRun, ScanStatus, TargetSite, WhitelistedDomain
 from crawler.tasks import launch
 from tracker.core.admin import HolderScopedAdmin
-from tracker.core.models import ScanRun, ScanStatus, TargetSite, WhitelistedDomain
 
 
 class LinesField(forms.CharField):

@@ -18,7 +18,8 @@ from datetime import UTC
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from tracker.core.models import Match, ScanRun, WhitelistedDomain, Work
+from crawler.models import Match, ScanRun, WhitelistedDomain
+from tracker.core.models import Work
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,10 @@ from django.utils import timezone
 from tqdm import tqdm
 
 from crawler.config import CrawlConfig
+from crawler.models import ScanRun, ScanStatus, TargetSite
 from crawler.outcomes import Outcome
 from crawler.pipeline import Crawler
 from tracker.core.connections import get_mongo_db, get_redis
-from tracker.core.models import ScanRun, ScanStatus, TargetSite
 
 log = logging.getLogger(__name__)
 _RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"

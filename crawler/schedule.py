@@ -24,7 +24,7 @@ def sync(site) -> object:
     """
     from django_celery_beat.models import CrontabSchedule, PeriodicTask
 
-    from tracker.core.models import TargetSite
+    from crawler.models import TargetSite
 
     task = site.periodic_task
     if task is None:
@@ -60,7 +60,7 @@ def _on_delete(sender, instance, **kwargs):
 
 def connect() -> None:
     """Connect the TargetSite post_save / post_delete handlers (called by CrawlerConfig.ready)."""
-    from tracker.core.models import TargetSite
+    from crawler.models import TargetSite
 
     post_save.connect(_on_save, sender=TargetSite, dispatch_uid="crawler.schedule.save")
     post_delete.connect(_on_delete, sender=TargetSite, dispatch_uid="crawler.schedule.delete")

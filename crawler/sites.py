@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 
+from crawler.models import TargetSite
 from crawler.urls import InvalidURL, canonical_url
-from tracker.core.models import TargetSite
 
 
 class SiteNotFound(LookupError):

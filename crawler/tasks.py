@@ -20,10 +20,10 @@ from django.conf import settings
 
 from crawler import matching, scans
 from crawler.backoff import backoff_delay
+from crawler.models import ScanRun, TargetSite
 from crawler.outcomes import Outcome
 from crawler.pipeline import SiteRules, UrlTask
 from tracker.core.connections import storage_errors
-from tracker.core.models import ScanRun, TargetSite
 
 log = get_task_logger(__name__)  # into the worker's log file (-f), with the task id
 

@@ -12,7 +12,7 @@ from tracker.core.scoping import scope
 
 def matches_for(user) -> QuerySet:
     """The matches ``user`` may see, with work and holder joined."""
-    from tracker.core.models import Match
+    from crawler.models import Match
 
     return scope(Match.objects.select_related("work", "work__holder"), user, "work__holder")
 

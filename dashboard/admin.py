@@ -27,18 +27,18 @@ from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from crawler.models import Match, ReviewStatus
 from dashboard import exports, notices, report, workflow
 from dashboard.evidence import evidence_context, web_href
 from dashboard.filters import DomainFilter, FirstSeenRangeFilter, ScoreFilter
 from dashboard.models import (
     NOTICE_TRANSITIONS,
-    AuditEvent,
     NoticeLanguage,
     NoticeStatus,
     TakedownNotice,
 )
 from tracker.core.admin import HolderScopedAdmin  # also registers the core pages first
-from tracker.core.models import Match, ReviewStatus
+from tracker.core.models import AuditEvent
 from tracker.core.scoping import sees_all
 
 
@@ -156,10 +156,10 @@ class MatchAdmin(HolderScopedAdmin):
     def get_urls(self):
         wrap = self.admin_site.admin_view
         return [
-            path("export/<str:fmt>/", wrap(self.export_view), name="core_match_export"),
-            path("<path:object_id>/report/", wrap(self.report_view), name="core_match_report"),
+            path("export/<str:fmt>/", wrap(self.export_view), name="crawler_match_export"),
+            path("<path:object_id>/report/", wrap(self.report_view), name="crawler_match_report"),
             path("<path:object_id>/report/pdf/", wrap(self.report_view), {"pdf": True},
-                 name="core_match_report_pdf"),
+                 name="crawler_match_report_pdf"),
             *super().get_urls(),
         ]
 
@@ -188,7 +188,7 @@ class MatchAdmin(HolderScopedAdmin):
             "can_review": self.has_change_permission(request, match),
             "review_choices": [(v, label) for v, label in workflow.review_choices()
                                if v != ReviewStatus.NEW],
-            "trail": match.audit_events.order_by("-sequence"),
+            "trail": AuditEvent.objects.about(match).order_by("-sequence"),
             "notices": match.takedown_notices.all(),
             "can_draft": match.review_status == ReviewStatus.CONFIRMED
             and self.has_change_permission(request, match),
@@ -347,7 +347,7 @@ class TakedownNoticeAdmin(HolderScopedAdmin):
             **(extra_context or {}),
             "notice_text": notices.render_text(notice),
             "transitions": [(s, NoticeStatus(s).label) for s in NOTICE_TRANSITIONS[notice.status]],
-            "trail": notice.audit_events.order_by("-sequence"),
+            "trail": AuditEvent.objects.about(notice).order_by("-sequence"),
             "cited": notice.matches.all(),
         }
         return super().change_view(request, object_id, form_url, extra_context)

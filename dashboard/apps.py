@@ -5,8 +5,15 @@ from django.utils.translation import gettext_lazy as _
 
 
 class DashboardConfig(AppConfig):
-    """Customizes the admin site (titles, overview on the index page) when Django starts."""
+    """Customizes the admin site (titles, overview on the index page) when Django starts, and
+    names the states of notice events in the audit trail."""
 
     name = "dashboard"
     verbose_name = _("Infringement handling")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from dashboard.models import NoticeStatus
+        from tracker.core.models import AuditEvent, register_state_labels
+
+        register_state_labels(AuditEvent.Kind.NOTICE, NoticeStatus)

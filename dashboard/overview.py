@@ -44,7 +44,7 @@ def per_day(matches, days: int = DAYS, today: date | None = None) -> tuple[list[
 
 def top_domains(matches, limit: int = TOP) -> list[dict]:
     """``[{"domain": str, "n": matches, "confirmed": confirmed matches}]``, most matches first."""
-    from tracker.core.models import ReviewStatus
+    from crawler.models import ReviewStatus
 
     return list(matches.values("domain")
                 .annotate(n=Count("pk"),
@@ -74,7 +74,7 @@ def recent_scans(user, days: int = SCAN_DAYS, limit: int = 20) -> list:
     their own works last seen in that scan (another holder's figures are not shown). Only
     staff see error details (the template checks ``show_errors``).
     """
-    from tracker.core.models import ScanRun
+    from crawler.models import ScanRun
 
     since = timezone.now() - timedelta(days=days)
     scans = list(ScanRun.objects.select_related("site").filter(started_at__gte=since)
@@ -100,7 +100,7 @@ def build(user) -> dict:
         ``domains`` and ``works`` (see top_domains / top_works), ``scans`` (ScanRun list),
         ``show_errors`` (bool: staff only).
     """
-    from tracker.core.models import ReviewStatus
+    from crawler.models import ReviewStatus
 
     matches = matches_for(user)
     dates, values = per_day(matches)

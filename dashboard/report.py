@@ -10,6 +10,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from dashboard.evidence import evidence_context
+from tracker.core.models import AuditEvent
 
 
 def render(match, user) -> str:
@@ -29,7 +30,7 @@ def render(match, user) -> str:
         "generated_at": timezone.localtime(),
         "generated_by": user.get_username(),
         "pairs": _pairs(context["evidence"]),
-        "trail": match.audit_events.order_by("sequence"),
+        "trail": AuditEvent.objects.about(match).order_by("sequence"),
     })
     return render_to_string("dashboard/report.html", context)
 

@@ -18,11 +18,11 @@ from dashboard import notices
 from dashboard.models import (
     NOTICE_DATE_FIELDS,
     NOTICE_TRANSITIONS,
-    AuditEvent,
     NoticeLanguage,
     NoticeStatus,
     TakedownNotice,
 )
+from tracker.core.models import AuditEvent
 
 
 class WorkflowError(ValueError):
@@ -32,7 +32,7 @@ class WorkflowError(ValueError):
 
 def review_choices():
     """The decisions a reviewer can take: ``[(value, label)]`` of the crawler's review statuses."""
-    from tracker.core.models import ReviewStatus
+    from crawler.models import ReviewStatus
 
     return [(value, label) for value, label in ReviewStatus.choices]
 
@@ -52,7 +52,7 @@ def review(match, decision: str, reason: str, user) -> AuditEvent:
     Raises:
         WorkflowError: empty reason, unknown decision, or the match already has that status.
     """
-    from tracker.core.models import Match, ReviewStatus
+    from crawler.models import Match, ReviewStatus
 
     reason = (reason or "").strip()
     if not reason:
@@ -70,7 +70,7 @@ def review(match, decision: str, reason: str, user) -> AuditEvent:
         if decision == ReviewStatus.LICENSED:
             whitelist(locked.work.holder, locked.domain, user, reason)
         event = AuditEvent.record(kind=AuditEvent.Kind.REVIEW, user=user,
-                                  holder=locked.work.holder, match=locked, subject=locked.url,
+                                  holder=locked.work.holder, target=locked, subject=locked.url,
                                   old_state=old, new_state=decision, reason=reason)
     match.review_status = decision
     return event
@@ -82,7 +82,7 @@ def whitelist(holder, domain: str, user, reason: str):
     Returns:
         The crawler's whitelist entry (created or existing).
     """
-    from tracker.core.models import WhitelistedDomain
+    from crawler.models import WhitelistedDomain
 
     entry, _created = WhitelistedDomain.objects.get_or_create(
         holder=holder, domain=domain.lower(), defaults={"note": reason[:500]})
@@ -126,7 +126,7 @@ def draft_notices(matches, user, language: str = NoticeLanguage.ZH_HANS,
     Raises:
         WorkflowError: no match given, a match not confirmed, or an unknown language.
     """
-    from tracker.core.models import ReviewStatus
+    from crawler.models import ReviewStatus
 
     matches = list(matches)
     if not matches:
@@ -149,7 +149,7 @@ def draft_notices(matches, user, language: str = NoticeLanguage.ZH_HANS,
                 created_by=user, content=notices.snapshot(holder, domain, group))
             notice.matches.set(group)
             AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=user, holder=holder,
-                              notice=notice, subject=str(notice), old_state="",
+                              target=notice, subject=str(notice), old_state="",
                               new_state=NoticeStatus.DRAFTED,
                               reason=", ".join(m.url for m in group))
         drafted.append(notice)
@@ -177,7 +177,7 @@ def advance_notice(notice: TakedownNotice, status: str, user, note: str = "") ->
         setattr(locked, NOTICE_DATE_FIELDS[status], timezone.now())
         locked.save(update_fields=["status", NOTICE_DATE_FIELDS[status]])
         event = AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=user, holder=locked.holder,
-                                  notice=locked, subject=str(locked), old_state=old,
+                                  target=locked, subject=str(locked), old_state=old,
                                   new_state=status, reason=note.strip())
     notice.refresh_from_db()
     return event

@@ -5,7 +5,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
-from tracker.core.models import RightsHolder, ScanRun, TargetSite, WhitelistedDomain
+from crawler.models import ScanRun, TargetSite, WhitelistedDomain
+from tracker.core.models import RightsHolder
 from tracker.core.roles import HOLDER_GROUP, ensure_groups
 
 pytestmark = pytest.mark.django_db
@@ -20,26 +21,26 @@ def staff(client):
 
 def test_staff_pages_and_scan_now(staff, platform_stores):
     site = TargetSite.objects.create(name="站点", start_urls=["http://127.0.0.1:9/"])
-    assert staff.get("/core/targetsite/").status_code == 200
-    page = staff.get(f"/core/targetsite/{site.pk}/change/")
+    assert staff.get("/crawler/targetsite/").status_code == 200
+    page = staff.get(f"/crawler/targetsite/{site.pk}/change/")
     assert page.status_code == 200 and "periodictask" in page.content.decode()
-    staff.post("/core/targetsite/", {"action": "scan_now", "_selected_action": [site.pk]})
+    staff.post("/crawler/targetsite/", {"action": "scan_now", "_selected_action": [site.pk]})
     run = ScanRun.objects.get(site=site)
     assert run.trigger == "admin" and run.status == "running"
-    assert staff.get("/core/scanrun/").status_code == 200
-    added = staff.post("/core/targetsite/add/", {
+    assert staff.get("/crawler/scanrun/").status_code == 200
+    added = staff.post("/crawler/targetsite/add/", {
         "name": "新站", "start_urls": "http://news.example.cn/\nhttp://news.example.cn/rss.xml\n",
         "allowed_domains": "", "path_patterns": "^/news/\n[", "max_depth": 3, "max_pages": 100,
         "delay_seconds": 2, "enabled": "on", "notes": ""})
     assert list(added.context["adminform"].form.errors) == ["path_patterns"]  # "[" is no regex
-    staff.post("/core/targetsite/add/", {
+    staff.post("/crawler/targetsite/add/", {
         "name": "新站", "start_urls": "http://news.example.cn/\nhttp://news.example.cn/rss.xml\n",
         "allowed_domains": "", "path_patterns": "^/news/", "max_depth": 3, "max_pages": 100,
         "delay_seconds": 2, "enabled": "on", "notes": ""})
     new = TargetSite.objects.get(name="新站")
     assert new.start_urls == ["http://news.example.cn/", "http://news.example.cn/rss.xml"]
     assert new.allowed_domains == ["news.example.cn"] and new.periodic_task is not None
-    staff.post("/core/scanrun/", {"action": "cancel", "_selected_action": [run.pk]})
+    staff.post("/crawler/scanrun/", {"action": "cancel", "_selected_action": [run.pk]})
     from crawler import scans
 
     assert scans.get_crawler().frontier(run.pk).state().cancelled
@@ -57,7 +58,7 @@ def test_holder_sees_only_its_whitelist(client):
     theirs = WhitelistedDomain.objects.create(holder=other, domain="theirs.example.com")
     assert own.domain == "mine.example.com"
     client.force_login(user)
-    listing = client.get("/core/whitelisteddomain/").content.decode()
+    listing = client.get("/crawler/whitelisteddomain/").content.decode()
     assert "mine.example.com" in listing and "theirs.example.com" not in listing
-    assert client.get(f"/core/whitelisteddomain/{theirs.pk}/change/").status_code == 404
-    assert client.get("/core/targetsite/").status_code == 403
+    assert client.get(f"/crawler/whitelisteddomain/{theirs.pk}/change/").status_code == 404
+    assert client.get("/crawler/targetsite/").status_code == 403

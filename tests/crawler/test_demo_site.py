@@ -55,8 +55,9 @@ def test_sitemap_and_feed_carry_the_servers_address(demo):
 def test_demo_step_finds_every_reprint(idle_worker, platform_stores, monkeypatch):
     from django.utils import timezone
 
+    from crawler.models import Match
     from tracker.core.engine import get_engine
-    from tracker.core.models import Match, RightsHolder, Work
+    from tracker.core.models import RightsHolder, Work
 
     engine, holder = get_engine(), RightsHolder.objects.create(name="示例出版社")
     texts = {"XYJ": (WORKS / "xiyouji-01-03.txt").read_text(encoding="utf-8"),

@@ -11,9 +11,10 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from crawler import scans
+from crawler.models import Match, ScanRun, TargetSite, WhitelistedDomain
 from tracker.core.connections import get_redis
 from tracker.core.engine import get_engine
-from tracker.core.models import Match, RightsHolder, ScanRun, TargetSite, WhitelistedDomain, Work
+from tracker.core.models import RightsHolder, Work
 
 pytestmark = pytest.mark.django_db(transaction=True)
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -199,8 +199,9 @@ def scenario(db, platform_stores, make_user):
 
     from django.utils import timezone
 
+    from crawler.models import Match, ScanRun, TargetSite
     from tracker.core.engine import get_engine
-    from tracker.core.models import Match, RightsHolder, ScanRun, TargetSite, Work
+    from tracker.core.models import RightsHolder, Work
 
     a = RightsHolder.objects.create(name="星河出版社", contact_person="李明",
                                     email="legal@xinghe.example", phone="+86 10 5555 0101",

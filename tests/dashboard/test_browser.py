@@ -31,7 +31,7 @@ def test_staff_daily_path(scenario, open_page, browser_login, screenshot):
     screenshot(page, "overview-en")
 
     # match list, filtered by domain through the filter sidebar
-    page.goto("/core/match/")
+    page.goto("/crawler/match/")
     assert page.locator("#result_list tbody tr").count() == 3
     page.click("#changelist-filter a:has-text('copy.example.com')")
     page.wait_for_load_state("networkidle")
@@ -101,19 +101,19 @@ def test_pages_read_in_chinese(scenario, open_page, browser_login, screenshot):
     screenshot(page, "overview-zh-hans")
 
     match = scenario.matches[0]
-    page.goto(f"/core/match/{match.pk}/change/")
+    page.goto(f"/crawler/match/{match.pk}/change/")
     assert page.inner_text("[data-role=counter]") == "第 1 处，共 2 处"
     summary = page.inner_text("#dash-summary")
     assert "来自《西游记（节选）》的“第二回" in summary
     assert "抓取时保存的网页文字" in page.inner_text("#dash-evidence")
     screenshot(page, "evidence-zh-hans")
 
-    page.goto("/core/match/")
+    page.goto("/crawler/match/")
     assert page.inner_text("#content h1") == "发现的匹配"
     assert page.locator("#result_list tbody tr").count() == 3
     screenshot(page, "match-list-zh-hans")
 
-    page.goto(f"/core/match/{match.pk}/change/")
+    page.goto(f"/crawler/match/{match.pk}/change/")
     page.check("input[name=decision][value=confirmed]")
     page.fill("#id_reason", "第二回整章转载，未获授权")
     page.click("#dash-decide")
@@ -131,14 +131,14 @@ def test_holder_sees_only_its_own(scenario, open_page, browser_login):
     browser_login(page, "holder_b")
     assert page.inner_text("#kpi-awaiting .value") == "1"
     assert "copy.example.com" not in page.inner_text("#dash-overview")
-    page.goto("/core/match/")
+    page.goto("/crawler/match/")
     assert page.locator("#result_list tbody tr").count() == 1
     for other in scenario.matches[:2]:  # holder A's matches, by guessed id
-        for url in (f"/core/match/{other.pk}/change/", f"/core/match/{other.pk}/report/"):
+        for url in (f"/crawler/match/{other.pk}/change/", f"/crawler/match/{other.pk}/report/"):
             response = page.goto(url)
             assert response.status == 404, url
     own = scenario.matches[2]
-    assert page.goto(f"/core/match/{own.pk}/change/").status == 200
+    assert page.goto(f"/crawler/match/{own.pk}/change/").status == 200
 
 
 def test_holder_uploads_a_work_that_only_it_sees(scenario, open_page, browser_login,

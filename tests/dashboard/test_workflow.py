@@ -6,7 +6,8 @@ import pytest
 from django.db import connection
 
 from dashboard import notices, workflow
-from dashboard.models import AuditEvent, AuditTrailError, NoticeStatus, verify_chain
+from dashboard.models import NoticeStatus
+from tracker.core.models import AuditEvent, AuditTrailError, verify_chain
 
 
 def test_review_records_who_when_why(scenario):
@@ -15,7 +16,7 @@ def test_review_records_who_when_why(scenario):
     match.refresh_from_db()
     assert match.review_status == "confirmed"
     assert (event.old_state, event.new_state, event.username) == ("new", "confirmed", "staff")
-    assert event.reason == "整章照搬，无授权" and event.match_id == match.pk
+    assert event.reason == "整章照搬，无授权" and event.target == match
     assert event.holder_id == scenario.a.pk and event.subject == match.url
 
 
@@ -38,7 +39,7 @@ def test_same_decision_twice_is_refused(scenario):
 
 
 def test_licensed_whitelists_the_domain_for_the_holder(scenario):
-    from tracker.core.models import WhitelistedDomain
+    from crawler.models import WhitelistedDomain
 
     match = scenario.matches[1]
     workflow.review(match, "licensed", "合作伙伴，已授权转载", scenario.users.holder_a)
@@ -153,5 +154,5 @@ def test_notice_status_moves_are_dated_and_recorded(scenario):
     assert notice.counter_notice_at is not None and notice.removed_at is None
     with pytest.raises(workflow.WorkflowError):
         workflow.advance_notice(notice, NoticeStatus.REMOVED, scenario.users.staff)
-    states = list(notice.audit_events.order_by("sequence").values_list("old_state", "new_state"))
+    states = list(AuditEvent.objects.about(notice).order_by("sequence").values_list("old_state", "new_state"))
     assert states == [("", "drafted"), ("drafted", "sent"), ("sent", "counter_notice")]

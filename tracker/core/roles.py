@@ -14,16 +14,17 @@ HOLDER_GROUP = "Rights holders"
 
 # app label -> codenames for rights holders' users ("*" = every permission of the app).
 HOLDER_PERMISSIONS: dict[str, list[str]] = {
+    # their holders, their works, the audit trail (read only)
     "core": ["view_rightsholder", "change_rightsholder",
-             "view_work", "add_work", "change_work", "delete_work",
-             "view_match", "change_match",  # change_match: review decisions (dashboard)
-             # their own sites and licensed partners, where pages never become matches
-             "view_whitelisteddomain", "add_whitelisteddomain",
-             "change_whitelisteddomain", "delete_whitelisteddomain"],
-    # dashboard: the audit trail (read only) and takedown notices
-    "dashboard": ["view_auditevent", "view_takedownnotice", "change_takedownnotice"],
+             "view_work", "add_work", "change_work", "delete_work", "view_auditevent"],
+    "crawler": ["view_match", "change_match",  # change_match: review decisions (dashboard)
+                # their own sites and licensed partners, where pages never become matches
+                "view_whitelisteddomain", "add_whitelisteddomain",
+                "change_whitelisteddomain", "delete_whitelisteddomain"],
+    # dashboard: takedown notices
+    "dashboard": ["view_takedownnotice", "change_takedownnotice"],
 }
-STAFF_APPS = ["core", "django_celery_beat", "auth", "dashboard", "axes"]
+STAFF_APPS = ["core", "crawler", "django_celery_beat", "auth", "dashboard", "axes"]
 #: Apps whose permissions the two roles hold.
 ROLE_APPS = frozenset(STAFF_APPS) | HOLDER_PERMISSIONS.keys()
 

@@ -8,7 +8,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
-from tracker.core.models import Match
+from crawler.models import Match
 
 COLUMNS = ["url", "domain", "title", "work_id", "work_reference", "work_title", "holder", "section",
            "score", "containment_page", "containment_work", "passages", "first_seen", "last_seen",

@@ -7,9 +7,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from crawler import scans
+from crawler.models import ScanStatus
 from crawler.sites import SiteNotFound, find_site
 from crawler.tasks import launch
-from tracker.core.models import ScanStatus
 
 
 class Command(BaseCommand):

@@ -2,7 +2,6 @@
 
 import django.db.models.deletion
 import django.utils.timezone
-import tracker.core.models.sites
 from django.db import migrations, models
 
 
@@ -19,9 +18,9 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('name', models.CharField(max_length=200, unique=True, verbose_name='name')),
-                ('start_urls', models.JSONField(default=list, help_text='Pages, sitemaps or RSS/Atom feeds, one URL each.', validators=[tracker.core.models.sites._validate_start_urls], verbose_name='start URLs')),
-                ('allowed_domains', models.JSONField(blank=True, default=list, validators=[tracker.core.models.sites._validate_domains], verbose_name='allowed domains')),
-                ('path_patterns', models.JSONField(blank=True, default=list, validators=[tracker.core.models.sites._validate_patterns], verbose_name='path patterns')),
+                ('start_urls', models.JSONField(default=list, help_text='Pages, sitemaps or RSS/Atom feeds, one URL each.', verbose_name='start URLs')),
+                ('allowed_domains', models.JSONField(blank=True, default=list, verbose_name='allowed domains')),
+                ('path_patterns', models.JSONField(blank=True, default=list, verbose_name='path patterns')),
                 ('max_depth', models.PositiveSmallIntegerField(default=3, verbose_name='maximum depth')),
                 ('max_pages', models.PositiveIntegerField(default=500, verbose_name='maximum pages per scan')),
                 ('delay_seconds', models.FloatField(default=2.0, verbose_name='politeness delay (seconds)')),

@@ -1,13 +1,13 @@
 """Models of the core app, one module per subject.
 
-holders.py: RightsHolder; works.py: Work; sites.py: TargetSite and ScanRun; matches.py: Match
-and WhitelistedDomain (the last two belong to the crawler).
+holders.py: RightsHolder; works.py: Work; audit.py: AuditEvent, the append-only audit trail that
+every app's actions write. Target sites, scan runs, whitelisted domains and matches are the
+crawler's (``crawler.models``); takedown notices are the dashboard's.
 """
 
+from .audit import AuditEvent, AuditTrailError, register_state_labels, verify_chain
 from .holders import RightsHolder
-from .matches import Match, ReviewStatus, WhitelistedDomain
-from .sites import ScanRun, ScanStatus, TargetSite
 from .works import Work, WorkKind, WorkLanguage, WorkStatus
 
-__all__ = ["Match", "ReviewStatus", "RightsHolder", "ScanRun", "ScanStatus", "TargetSite",
-           "WhitelistedDomain", "Work", "WorkKind", "WorkLanguage", "WorkStatus"]
+__all__ = ["AuditEvent", "AuditTrailError", "RightsHolder", "Work", "WorkKind", "WorkLanguage",
+           "WorkStatus", "register_state_labels", "verify_chain"]

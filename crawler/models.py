@@ -1,0 +1,267 @@
+"""The crawler app's records: target sites, scan runs, whitelisted domains and matches.
+
+The crawler owns every table it writes. Matches live here too: the crawler creates them (one row
+per page and work, its evidence in MongoDB ``page_versions``), their foreign keys point to its
+sites and scans, and the dashboard, above the crawler, reviews them through ``crawler.actions``.
+The tables were moved from the core app by migration crawler 0001 (rows, ids and the foreign
+keys pointing at them kept).
+
+A site's schedule is a django-celery-beat PeriodicTask kept in step with the site by
+``crawler.schedule`` (created when the site is saved: one scan a day by default; staff change
+the schedule in the admin's Periodic tasks).
+
+The evidence of a match is the page version the engine matched (``version_id``, an immutable
+document in MongoDB ``page_versions``) and the passages: character offsets into that version's
+text and the work's text. A page seen matching again updates ``last_seen`` (one row per page and
+work); a page that no longer matches keeps its row and evidence, with ``still_matching`` False.
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from crawler.pipeline import SiteRules
+from crawler.urls import InvalidURL, canonical_url, host_of
+from tracker.core.models import RightsHolder, Work
+
+
+def _validate_start_urls(value):
+    if not isinstance(value, list) or not all(isinstance(u, str) for u in value):
+        raise ValidationError(_("Start URLs must be a list of URLs."))
+    for url in value:
+        try:
+            canonical_url(url)
+        except InvalidURL as exc:
+            raise ValidationError(str(exc)) from exc
+
+
+def _validate_patterns(value):
+    if not isinstance(value, list):
+        raise ValidationError(_("Path patterns must be a list of regular expressions."))
+    for pattern in value:
+        try:
+            re.compile(pattern)
+        except (re.error, TypeError) as exc:
+            raise ValidationError(_("Invalid regular expression %(p)r: %(e)s") % {"p": pattern, "e": exc}) from exc
+
+
+def _validate_domains(value):
+    if not isinstance(value, list) or not all(isinstance(d, str) and d.strip() and "/" not in d
+                                              for d in value):
+        raise ValidationError(_("Allowed domains must be a list of host names (no scheme, no path)."))
+
+
+class TargetSite(models.Model):
+    """A site scanned for copies of registered works.
+
+    Attributes:
+        start_urls: list of URLs (str) where a scan starts: pages, sitemaps, RSS/Atom feeds.
+        allowed_domains: host names (str) the scan may visit, subdomains included; filled with
+            the start URLs' hosts when left empty.
+        path_patterns: regular expressions (str); when any are given, a URL is visited only if
+            one matches (re.search) its path and query.
+        max_depth: links followed from a start URL (0 = start URLs only).
+        max_pages: URLs fetched per scan at most.
+        delay_seconds: politeness delay between two fetches from one host, in seconds; a
+            larger robots.txt Crawl-delay wins.
+        enabled: scheduled scans run only for enabled sites.
+        periodic_task: its django-celery-beat schedule (managed by crawler.schedule).
+    """
+
+    name = models.CharField(_("name"), max_length=200, unique=True)
+    start_urls = models.JSONField(_("start URLs"), default=list, validators=[_validate_start_urls],
+                                  help_text=_("Pages, sitemaps or RSS/Atom feeds, one URL each."))
+    allowed_domains = models.JSONField(_("allowed domains"), default=list, blank=True,
+                                       validators=[_validate_domains])
+    path_patterns = models.JSONField(_("path patterns"), default=list, blank=True,
+                                     validators=[_validate_patterns])
+    max_depth = models.PositiveSmallIntegerField(_("maximum depth"), default=3)
+    max_pages = models.PositiveIntegerField(_("maximum pages per scan"), default=500)
+    delay_seconds = models.FloatField(_("politeness delay (seconds)"), default=2.0)
+    enabled = models.BooleanField(_("enabled"), default=True)
+    periodic_task = models.OneToOneField(
+        "django_celery_beat.PeriodicTask", verbose_name=_("schedule"), null=True, blank=True,
+        on_delete=models.SET_NULL, related_name="target_site", editable=False)
+    notes = models.TextField(_("notes"), blank=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("target site")
+        verbose_name_plural = _("target sites")
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def save(self, *args, **kwargs):
+        if not self.allowed_domains and self.start_urls:
+            self.allowed_domains = sorted({host_of(u) for u in self.start_urls if host_of(u)})
+        super().save(*args, **kwargs)
+
+    def rules(self):
+        """The crawl rules of this site: a ``crawler.pipeline.SiteRules``."""
+        return SiteRules(site_id=self.pk, allowed_domains=tuple(self.allowed_domains),
+                         path_patterns=tuple(self.path_patterns), delay_seconds=self.delay_seconds)
+
+
+class ScanStatus(models.TextChoices):
+    """State of a scan run. skipped: not run because another scan of the site was running."""
+
+    RUNNING = "running", _("running")
+    FINISHED = "finished", _("finished")
+    FAILED = "failed", _("failed")
+    CANCELLED = "cancelled", _("cancelled")
+    SKIPPED = "skipped", _("skipped")
+
+
+class ScanRun(models.Model):
+    """One scan of a target site.
+
+    Attributes:
+        trigger: 'schedule' (beat), 'command' (manage.py scan), 'admin' or 'demo'.
+        urls_seen: URLs admitted to the frontier; pages_fetched: pages downloaded (HTTP 200,
+            feeds and sitemaps included); pages_new / pages_changed: pages whose text was new or
+            changed (these are matched); pages_unchanged: 304 answers or the same content.
+        errors: {outcome: count} of the URLs that gave no page (crawler.outcomes.Outcome values,
+            e.g. {"timeout": 2, "robots_disallowed": 1}), plus "match_failed": pages that could
+            not be matched (engine or storage failure; the worker log says why).
+        matches_found: matches recorded or confirmed again in this scan; matches_new: of those,
+            pages and works never matched before.
+        stage_seconds: {"fetch", "extract", "store", "match": seconds summed over all workers}.
+        note: why a scan was skipped, failed or cancelled.
+    """
+
+    site = models.ForeignKey(TargetSite, verbose_name=_("site"), on_delete=models.CASCADE,
+                             related_name="scans")
+    status = models.CharField(_("status"), max_length=16, choices=ScanStatus.choices,
+                              default=ScanStatus.RUNNING, db_index=True)
+    trigger = models.CharField(_("trigger"), max_length=16, default="schedule")
+    started_at = models.DateTimeField(_("started"), default=timezone.now, db_index=True)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+    max_pages = models.PositiveIntegerField(_("page limit"), default=0)
+    urls_seen = models.PositiveIntegerField(_("URLs seen"), default=0)
+    pages_fetched = models.PositiveIntegerField(_("pages fetched"), default=0)
+    pages_new = models.PositiveIntegerField(_("new pages"), default=0)
+    pages_changed = models.PositiveIntegerField(_("changed pages"), default=0)
+    pages_unchanged = models.PositiveIntegerField(_("unchanged pages"), default=0)
+    errors = models.JSONField(_("errors by kind"), default=dict, blank=True)
+    matches_found = models.PositiveIntegerField(_("matches found"), default=0)
+    matches_new = models.PositiveIntegerField(_("new matches"), default=0)
+    stage_seconds = models.JSONField(_("time per stage (seconds)"), default=dict, blank=True)
+    note = models.TextField(_("note"), blank=True)
+
+    class Meta:
+        verbose_name = _("scan run")
+        verbose_name_plural = _("scan runs")
+        ordering = ["-started_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.site} #{self.pk} ({self.status})"
+
+    def summary(self) -> dict:
+        """The scan's figures as a JSON-ready dict (what ``manage.py scan`` prints)."""
+        return {
+            "scan": self.pk, "site": self.site.name, "status": self.status, "trigger": self.trigger,
+            "started_at": self.started_at.isoformat() if self.started_at else None,
+            "finished_at": self.finished_at.isoformat() if self.finished_at else None,
+            "seconds": round((self.finished_at - self.started_at).total_seconds(), 1)
+            if self.finished_at and self.started_at else None,
+            "urls_seen": self.urls_seen, "pages_fetched": self.pages_fetched,
+            "pages_new": self.pages_new, "pages_changed": self.pages_changed,
+            "pages_unchanged": self.pages_unchanged, "errors": self.errors,
+            "matches_found": self.matches_found, "matches_new": self.matches_new,
+            "stage_seconds": self.stage_seconds, "note": self.note,
+        }
+
+
+class ReviewStatus(models.TextChoices):
+    """Where a match is in review: new until a reviewer decides."""
+
+    NEW = "new", _("new")
+    CONFIRMED = "confirmed", _("confirmed infringement")
+    FALSE_POSITIVE = "false_positive", _("false positive")
+    LICENSED = "licensed", _("licensed")
+
+
+class WhitelistedDomain(models.Model):
+    """A domain where a rights holder's works may appear (its own sites, licensed partners):
+    pages on it, or on its subdomains, never become matches of that holder's works."""
+
+    holder = models.ForeignKey(RightsHolder, verbose_name=_("rights holder"),
+                               on_delete=models.CASCADE, related_name="whitelisted_domains")
+    domain = models.CharField(_("domain"), max_length=255,
+                              help_text=_("Host name without scheme, e.g. news.example.com"))
+    note = models.CharField(_("note"), max_length=500, blank=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("whitelisted domain")
+        verbose_name_plural = _("whitelisted domains")
+        ordering = ["holder", "domain"]
+        constraints = [models.UniqueConstraint(fields=["holder", "domain"],
+                                               name="whitelist_domain_unique_per_holder")]
+
+    def __str__(self) -> str:
+        return f"{self.domain} ({self.holder})"
+
+    def save(self, *args, **kwargs):
+        self.domain = self.domain.strip().strip(".").lower()
+        super().save(*args, **kwargs)
+
+
+class Match(models.Model):
+    """A crawled page that copies (part of) a work.
+
+    Attributes:
+        page_id: the page's id in MongoDB ``pages`` (24 hex characters).
+        version_id: the matched page version in MongoDB ``page_versions`` (the evidence).
+        url, domain, title: the page's canonical URL, host and title when matched.
+        score: the engine's score (0..1); containment_page: share of the page's text found in
+            the work; containment_work: share of the work's text found on the page.
+        passages: ``[{"page_start", "page_end", "work_start", "work_end"}]``, character offsets
+            (end exclusive) into the version's text and the work's text.
+        section: title of the work's section (chapter) holding most matched characters, or ''.
+        first_seen / last_seen: first and latest time the page was found matching.
+        still_matching: False once a later version of the page no longer matches.
+    """
+
+    work = models.ForeignKey(Work, verbose_name=_("work"), on_delete=models.CASCADE,
+                             related_name="matches")
+    page_id = models.CharField(_("page id"), max_length=24, db_index=True)
+    version_id = models.CharField(_("page version id"), max_length=24)
+    url = models.CharField(_("URL"), max_length=2048)
+    domain = models.CharField(_("domain"), max_length=255, db_index=True)
+    title = models.CharField(_("page title"), max_length=500, blank=True)
+    site = models.ForeignKey(TargetSite, verbose_name=_("site"), null=True, blank=True,
+                             on_delete=models.SET_NULL, related_name="matches")
+    first_scan = models.ForeignKey(ScanRun, verbose_name=_("first scan"), null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    last_scan = models.ForeignKey(ScanRun, verbose_name=_("last scan"), null=True, blank=True,
+                                  on_delete=models.SET_NULL, related_name="+")
+    score = models.FloatField(_("score"))
+    containment_page = models.FloatField(_("share of the page"))
+    containment_work = models.FloatField(_("share of the work"))
+    passages = models.JSONField(_("passages"), default=list)
+    section = models.CharField(_("chapter"), max_length=500, blank=True)
+    first_seen = models.DateTimeField(_("first seen"), default=timezone.now, db_index=True)
+    last_seen = models.DateTimeField(_("last seen"), default=timezone.now)
+    still_matching = models.BooleanField(_("still matching"), default=True)
+    review_status = models.CharField(_("review status"), max_length=16,
+                                     choices=ReviewStatus.choices, default=ReviewStatus.NEW,
+                                     db_index=True)
+
+    class Meta:
+        verbose_name = _("match")
+        verbose_name_plural = _("matches")
+        ordering = ["-first_seen", "-id"]
+        constraints = [models.UniqueConstraint(fields=["page_id", "work"],
+                                               name="match_unique_page_work")]
+
+    def __str__(self) -> str:
+        return f"{self.url} ~ {self.work}"
