@@ -1,0 +1,180 @@
+"""Office formats: bytes -> Extracted. Titles and authors come from the content, never from a
+file's properties (a Word file's author and "last modified by" are a PC user name, or the
+generator's name such as "python-docx"; a PDF's /Title is often "Microsoft Word - x.docx").
+
+Libraries: python-docx (.docx), pypdf (.pdf), EbookLib (.epub), lxml (XHTML chapters).
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+
+from .archives import open_zip
+from .chapters import find_sections, is_heading, join_sections, sections_at
+from .config import DEFAULT, TextConfig
+from .errors import TextError
+from .html import front_matter
+from .normalize import normalize
+from .result import Extracted
+
+_BLOCK_TAGS = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section",
+               "article", "blockquote", "pre", "table", "ul", "ol", "dd", "dt"}
+_CHAPTER_STYLES = ("Heading 1", "Heading 2")
+
+
+def read_docx(data: bytes, config: TextConfig = DEFAULT) -> Extracted:
+    """A Word .docx: paragraphs in order; Heading 1/2 paragraphs start sections (else 第X章
+    lines do).
+
+    Title: the first paragraph in the Title style, else the first Heading 1 that is not a
+    chapter heading, else the first short paragraph (``front_matter``). Author: an
+    ``作者：NAME`` paragraph among the first ones. The core properties are never read.
+
+    Raises:
+        TextError: from ``open_zip``; ("corrupt", "corrupt", what="DOCX", error=) when
+            python-docx cannot read the document.
+    """
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+
+    open_zip(data, "DOCX", config)
+    try:
+        document = docx.Document(io.BytesIO(data))
+    except (PackageNotFoundError, KeyError, ValueError, SyntaxError) as exc:
+        raise TextError("corrupt", "corrupt", what="DOCX", error=exc) from exc
+    paragraphs = [(p.style.name if p.style is not None else "", normalize(p.text))
+                  for p in document.paragraphs]
+    # the text is the normalised paragraphs joined by "\n", one blank line for blank ones;
+    # a paragraph normalises to itself there, so heading offsets can be counted while joining
+    chunks: list[str] = []
+    heads: list[tuple[int, str]] = []
+    pos, blank = 0, False
+    for style, line in paragraphs:
+        if not line:
+            blank = bool(chunks)
+            continue
+        if chunks:
+            sep = "\n\n" if blank else "\n"
+            chunks.append(sep)
+            pos += len(sep)
+        blank = False
+        if style.startswith(_CHAPTER_STYLES):
+            heads.append((pos, line.split("\n", 1)[0]))
+        chunks.append(line)
+        pos += len(line)
+    text = "".join(chunks)
+    sections = sections_at(heads, len(text)) if heads else find_sections(text)
+    styled = [line for style, line in paragraphs if line and style.startswith("Title")] or \
+        [line for style, line in paragraphs if line and style.startswith("Heading 1")
+         and not is_heading(line) and len(line) <= config.title_max_chars]
+    title, author = front_matter(text.split("\n"), config)
+    return Extracted(text, "docx", "python-docx", sections, title=styled[0] if styled else title,
+                     author=author)
+
+
+def read_pdf(data: bytes, config: TextConfig = DEFAULT) -> Extracted:
+    """A PDF's text layer, page by page (pypdf). Scanned pages without text give no text.
+
+    Title: the first heading line: the text set in the largest font on the first page when it
+    is larger than the rest, else the first short line (``front_matter``). Author: an
+    ``作者：NAME`` line. The document information (/Title, /Author) is never read.
+
+    Raises:
+        TextError("encrypted", "password"): the PDF needs a password.
+        TextError("encrypted", "unreadable", error=): its encryption cannot be read.
+        TextError("corrupt", "corrupt", what="PDF", error=): pypdf cannot parse it.
+    """
+    from pypdf import PdfReader
+    from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
+
+    runs: list[tuple[float, str]] = []
+
+    def visit(text, cm, tm, font, size):  # pypdf's visitor: effective size = size x scale
+        if text.strip():
+            runs.append((abs(size * tm[3] * cm[3]) or size, text.strip()))
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            reader = PdfReader(io.BytesIO(data))
+            if reader.is_encrypted and not reader.decrypt(""):
+                raise TextError("encrypted", "password")
+            pages = [page.extract_text(visitor_text=visit if n == 0 else None) or ""
+                     for n, page in enumerate(reader.pages)]
+    except (FileNotDecryptedError, DependencyError) as exc:
+        raise TextError("encrypted", "unreadable", error=exc) from exc
+    except TextError:
+        raise
+    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, OSError) as exc:
+        raise TextError("corrupt", "corrupt", what="PDF", error=exc) from exc
+    text = normalize("\n".join(pages))
+    title, author = front_matter(text.split("\n"), config)
+    sizes = {size for size, _ in runs}
+    if len(sizes) > 1:
+        largest = max(sizes)
+        heading = normalize(" ".join(run for size, run in runs if size == largest))
+        if heading and len(heading) <= config.title_max_chars:
+            title = heading
+    return Extracted(text, "pdf", "pypdf", find_sections(text), title=title, author=author)
+
+
+def read_epub(data: bytes, config: TextConfig = DEFAULT) -> Extracted:
+    """An EPUB: each document of the reading order (spine) with text becomes a section, titled
+    by its first heading (else its first line). Title and author: dc:title and dc:creator.
+
+    Raises:
+        TextError: from ``open_zip``; ("corrupt", "corrupt", what="EPUB", error=) when
+            EbookLib cannot read it.
+    """
+    import ebooklib
+    from ebooklib import epub
+
+    open_zip(data, "EPUB", config)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            book = epub.read_epub(io.BytesIO(data), options={"ignore_ncx": True})
+    except (epub.EpubException, KeyError, ValueError, AttributeError, OSError,
+            SyntaxError) as exc:
+        raise TextError("corrupt", "corrupt", what="EPUB", error=exc) from exc
+    parts = []
+    for item_id, _linear in book.spine:
+        item = book.get_item_with_id(item_id)
+        if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
+            continue
+        body = normalize(xhtml_text(item.get_content()))
+        parts.append((_heading(item.get_content()) or body.split("\n", 1)[0][:60], body))
+    text, sections = join_sections(parts)
+    titles = book.get_metadata("DC", "title")
+    creators = book.get_metadata("DC", "creator")
+    return Extracted(text, "epub", "ebooklib", sections,
+                     title=normalize(titles[0][0]) if titles else "",
+                     author=normalize(creators[0][0]) if creators else "")
+
+
+def xhtml_text(content: bytes) -> str:
+    """Visible text of an (X)HTML document (bytes), one line per block element; scripts and
+    styles dropped. Returns "" for a document without a body."""
+    import lxml.html
+
+    try:
+        root = lxml.html.fromstring(content)
+    except (ValueError, lxml.etree.ParserError):
+        return ""
+    for bad in root.xpath("//script|//style|//head"):
+        bad.drop_tree()
+    for element in root.iter():
+        if isinstance(element.tag, str) and element.tag.lower() in _BLOCK_TAGS:
+            element.tail = "\n" + (element.tail or "")
+    return root.text_content()
+
+
+def _heading(content: bytes) -> str:
+    import lxml.html
+
+    try:
+        found = lxml.html.fromstring(content).xpath("(//h1|//h2|//h3)[1]")
+    except (ValueError, lxml.etree.ParserError):
+        return ""
+    return " ".join(found[0].text_content().split()) if found else ""
