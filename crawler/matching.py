@@ -3,7 +3,8 @@
 ``match_version`` asks the fingerprint engine (``Engine.match``) for the works a page version
 copies, drops those whose rights holder whitelisted the page's domain, and upserts one Match row
 per (page, work): a new row on first sight, else ``last_seen``, scores, passages and the cited
-version are updated (first_seen and the review status stay). Works the page matched before but
+version are updated. The passages are stored cut at the work's chapter boundaries and the row
+names the chapters copied (``tracker.core.chapters.attribute``) (first_seen and the review status stay). Works the page matched before but
 no longer does keep their row, marked ``still_matching = False``: the evidence stays.
 An unchanged page is not matched again (``seen_again`` moves its matches' ``last_seen``) unless
 works were indexed since it last was (``needs_rematch``).
@@ -11,7 +12,6 @@ works were indexed since it last was (``needs_rematch``).
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC
 
@@ -19,6 +19,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from crawler.models import Match, ScanRun, WhitelistedDomain
+from tracker.core.chapters import attribute
 from tracker.core.models import Work
 
 
@@ -43,19 +44,6 @@ def whitelisted(domain: str, holder_ids) -> set[int]:
                .values_list("holder_id", flat=True))
 
 
-def main_section(work: Work, passages: list[dict]) -> str:
-    """Title of the work's section (chapter) holding most matched characters ('' when none):
-    each passage's characters are credited to the sections they overlap (a passage's edges are
-    approximate and may spill a few characters into the neighbouring chapter)."""
-    chars: Counter = Counter()
-    for p in passages:
-        for section in work.sections or []:
-            overlap = min(p["work_end"], section["end"]) - max(p["work_start"], section["start"])
-            if overlap > 0:
-                chars[section["title"]] += overlap
-    return chars.most_common(1)[0][0] if chars else ""
-
-
 def match_version(engine, page: dict, version: dict, scan: ScanRun | None) -> MatchReport:
     """Match ``version`` (a page_versions document with ``text``) of ``page`` (its pages
     document) with every registered work through ``engine`` and record the results.
@@ -74,12 +62,13 @@ def match_version(engine, page: dict, version: dict, scan: ScanRun | None) -> Ma
         if work.holder_id in allowed_out:
             skipped += 1
             continue
-        passages = [p.to_dict() for p in m.passages]
+        chapters = attribute(work.sections or [], m.passages)
+        passages = [p.to_dict() for p in chapters.passages]
         fields = {"version_id": str(version["_id"]), "url": page["canonical_url"],
                   "domain": page["domain"], "title": (version.get("title") or "")[:500],
                   "site_id": scan.site_id if scan else None, "last_scan": scan, "score": m.score,
                   "containment_page": m.containment_page, "containment_work": m.containment_work,
-                  "passages": passages, "section": main_section(work, passages)[:500],
+                  "passages": passages, "section": chapters.label[:500],
                   "last_seen": now, "still_matching": True}
         new += _upsert(str(page["_id"]), work, fields, scan, now)
         kept.append(work.pk)

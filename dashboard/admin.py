@@ -27,8 +27,9 @@ from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from crawler import exports
 from crawler.models import Match, ReviewStatus
-from dashboard import exports, notices, report, workflow
+from dashboard import notices, report, workflow
 from dashboard.evidence import evidence_context, web_href
 from dashboard.filters import DomainFilter, FirstSeenRangeFilter, ScoreFilter
 from dashboard.models import (

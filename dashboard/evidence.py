@@ -50,8 +50,7 @@ def evidence_context(match) -> dict:
             "error": exc})
         page_segments = highlight(evidence.page_text, []) if evidence.page_text else []
         work_segments = []
-    sections = (wording.sections_matched(match.work.sections or [], work_spans)
-                or ([match.section] if match.section else []))
+    sections = [chapter.title for chapter in evidence.chapters]
     version = evidence.version or {}
     current_id = str(version.get("_id", ""))
     history = [{**row, "current": str(row.get("_id")) == current_id} for row in evidence.history]

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from crawler.pagestore import PageStore, sha256
 from fingerprint.store.base import StoreUnavailableError
+from tracker.core.chapters import ChapterShare, attribute, passages_from_json
 from tracker.core.connections import get_mongo_db, storage_errors
 from tracker.core.services import work_text
 
@@ -25,7 +26,9 @@ class Evidence:
         page_text: the captured text ("" when missing).
         work_text: the work's registered text ("" when missing).
         text_sha256: hex SHA-256 of ``page_text`` (to compare with the stored ``text_hash``).
-        passages: ``[(page_start, page_end, work_start, work_end)]``, character offsets.
+        passages: ``[(page_start, page_end, work_start, work_end)]``, character offsets, cut
+            at the work's chapter boundaries (``tracker.core.chapters.attribute``).
+        chapters: the work's chapters the passages cover, in the work's order, each once.
         problems: human-readable reasons for anything missing (translated by the caller).
     """
 
@@ -36,27 +39,26 @@ class Evidence:
     work_text: str = ""
     text_sha256: str = ""
     passages: list[tuple[int, int, int, int]] = field(default_factory=list)
+    chapters: list[ChapterShare] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
 
-def passages_of(match) -> list[tuple[int, int, int, int]]:
-    """A match's passages as ``(page_start, page_end, work_start, work_end)`` tuples.
+def passages_of(match) -> tuple[list[tuple[int, int, int, int]], list[ChapterShare]]:
+    """A match's passages as ``(page_start, page_end, work_start, work_end)`` tuples, cut at
+    its work's chapter boundaries, and the chapters they cover (``chapters.attribute``).
 
     Accepts the stored JSON form, a list of dicts with those four keys (``Passage.to_dict()``).
 
     Raises:
         ValueError: a passage lacks one of the keys or holds a non-integer offset.
     """
-    result = []
-    for i, passage in enumerate(match.passages or []):
-        try:
-            values = tuple(int(passage[key]) for key in
-                           ("page_start", "page_end", "work_start", "work_end"))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"passage {i + 1} of match {match.pk} is malformed: {passage!r}") \
-                from exc
-        result.append(values)
-    return result
+    try:
+        passages = passages_from_json(match.passages)
+    except ValueError as exc:
+        raise ValueError(f"match {match.pk}: {exc}") from exc
+    found = attribute(match.work.sections or [], passages)
+    return ([(p.page_start, p.page_end, p.work_start, p.work_end) for p in found.passages],
+            found.chapters)
 
 
 def load(match) -> Evidence:
@@ -67,7 +69,7 @@ def load(match) -> Evidence:
     """
     evidence = Evidence()
     try:
-        evidence.passages = passages_of(match)
+        evidence.passages, evidence.chapters = passages_of(match)
     except ValueError as exc:
         evidence.problems.append(str(exc))
     try:

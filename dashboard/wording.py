@@ -7,8 +7,7 @@ text's fingerprints (here: characters, as the engine reports it) found in the ot
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -27,29 +26,6 @@ def percent(fraction: float) -> str:
     return f"{round(fraction * 100)}%"
 
 
-def sections_matched(sections: Sequence[dict], work_spans: Iterable[tuple[int, int]],
-                     limit: int = 3) -> list[str]:
-    """Titles of the work's sections (chapters) holding the matched characters, most first.
-
-    Args:
-        sections: ``Work.sections``: ``[{"title", "start", "end"}]`` in order, character offsets.
-        work_spans: ``(work_start, work_end)`` of each passage, characters.
-        limit: the most titles returned.
-
-    Returns:
-        Up to ``limit`` section titles ordered by matched characters in each, then by position;
-        empty when the work has no sections or no span falls inside one.
-    """
-    covered: Counter[int] = Counter()
-    for start, end in work_spans:
-        for i, section in enumerate(sections):
-            overlap = min(end, section["end"]) - max(start, section["start"])
-            if overlap > 0:
-                covered[i] += overlap
-    ranked = sorted(covered, key=lambda i: (-covered[i], i))[:limit]
-    return [sections[i]["title"] for i in ranked]
-
-
 def describe(containment_page: float, containment_work: float, work_title: str,
              sections: Sequence[str] = ()) -> list[str]:
     """Two sentences (translated) saying where the page's text comes from.
@@ -58,7 +34,8 @@ def describe(containment_page: float, containment_work: float, work_title: str,
         containment_page: share of the page's text found in the work, 0..1.
         containment_work: share of the work's text found on the page, 0..1.
         work_title: the work's title.
-        sections: titles of the sections matched (``sections_matched``), may be empty.
+        sections: titles of the chapters matched, in the work's order
+            (``tracker.core.chapters.attribute``), may be empty.
 
     Returns:
         ``[page sentence, work sentence]``, in the active language.

@@ -115,7 +115,7 @@ def test_scan_through_workers_records_pages_outcomes_and_matches(idle_worker, si
     assert (record["work_reference"], record["holder"], record["review_status"]) == ("XYJ-1", "测试出版社", "new")
     csv_out = io.StringIO()
     call_command("matches", "--since", "2000-01-01", "--format", "csv", stdout=csv_out)
-    assert csv_out.getvalue().splitlines()[0].startswith("url,domain,title,work_id")
+    assert csv_out.getvalue().splitlines()[0].startswith("match_id,holder,work_reference,work_title,url")
     assert len(csv_out.getvalue().splitlines()) == 2
 
     # second scan: nothing changed -> no new row, last_seen moves
@@ -190,17 +190,6 @@ def test_commands_reject_bad_input(platform_stores):
         call_command("matches", "--since", "yesterday", stdout=io.StringIO())
     assert TargetSite.objects.count() == 1
 
-
-def test_main_section_credits_overlaps(platform_stores):
-    from crawler.matching import main_section
-
-    holder = RightsHolder.objects.create(name="章节")
-    work = Work(holder=holder, reference="N", title="N", sections=[
-        {"title": "第一回", "start": 0, "end": 100}, {"title": "第二回", "start": 100, "end": 300}])
-    # starts 4 characters before chapter 2, as engine passages may
-    assert main_section(work, [{"page_start": 0, "page_end": 196, "work_start": 96, "work_end": 292}]) == "第二回"
-    assert main_section(work, []) == ""
-    assert main_section(Work(holder=holder, reference="M", title="M"), [{"work_start": 0, "work_end": 5}]) == ""
 
 
 def test_finish_copies_counters_and_match_failures(platform_stores):

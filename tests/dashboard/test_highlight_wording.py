@@ -1,11 +1,10 @@
-"""Pure helpers: cutting texts at passages, scores in words, spreadsheet-safe cells."""
+"""Pure helpers: cutting texts at passages, scores in words, web links."""
 
 import pytest
 from django.utils import translation
 
-from dashboard.exports import safe
 from dashboard.highlight import Segment, SpanError, highlight
-from dashboard.wording import describe, percent, sections_matched
+from dashboard.wording import describe, percent
 
 
 def rebuild(segments, text):
@@ -59,14 +58,6 @@ def test_percent():
         percent(1.5)
 
 
-def test_sections_matched_ranks_by_matched_characters():
-    sections = [{"title": "第一回", "start": 0, "end": 100},
-                {"title": "第二回", "start": 100, "end": 200},
-                {"title": "第三回", "start": 200, "end": 300}]
-    assert sections_matched(sections, [(110, 190), (90, 105)]) == ["第二回", "第一回"]
-    assert sections_matched([], [(0, 5)]) == []
-
-
 def test_describe_in_both_languages():
     with translation.override("en"):
         page, work = describe(0.62, 0.08, "X", ["chapter 12"])
@@ -76,16 +67,6 @@ def test_describe_in_both_languages():
         page, work = describe(0.62, 0.08, "西游记", ["第二回"])
     assert page == "网页文字的 62% 来自《西游记》的“第二回”。"
     assert work == "作品的 8% 出现在该网页上。"
-
-
-@pytest.mark.parametrize("value", ["=HYPERLINK(\"x\")", "+1", "-2", "@SUM(A1)", "\tx"])
-def test_formula_cells_are_neutralized(value):
-    assert safe(value) == "'" + value
-
-
-def test_plain_cells_are_kept():
-    assert safe("https://a.example/") == "https://a.example/"
-    assert safe(0.5) == 0.5
 
 
 @pytest.mark.parametrize("url,href", [

@@ -1,31 +1,13 @@
-"""manage.py matches [--scan ID] [--since DATE] --format jsonl|csv"""
-
-import csv
-import json
+"""manage.py matches [--scan ID] [--since DATE] --format jsonl|csv (crawler.exports: the columns
+and chapters of the dashboard's exports, column keys as CSV headings)"""
 
 from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
+from crawler import exports
 from crawler.models import Match
-
-COLUMNS = ["url", "domain", "title", "work_id", "work_reference", "work_title", "holder", "section",
-           "score", "containment_page", "containment_work", "passages", "first_seen", "last_seen",
-           "still_matching", "review_status", "page_id", "version_id"]
-
-
-def match_record(m: Match) -> dict:
-    """One match as a JSON-ready dict with COLUMNS keys (passages as a list of offset dicts,
-    times in ISO 8601)."""
-    return {"url": m.url, "domain": m.domain, "title": m.title, "work_id": m.work_id,
-            "work_reference": m.work.reference, "work_title": m.work.title,
-            "holder": m.work.holder.name, "section": m.section, "score": round(m.score, 4),
-            "containment_page": round(m.containment_page, 4),
-            "containment_work": round(m.containment_work, 4), "passages": m.passages,
-            "first_seen": m.first_seen.isoformat(), "last_seen": m.last_seen.isoformat(),
-            "still_matching": m.still_matching, "review_status": m.review_status,
-            "page_id": m.page_id, "version_id": m.version_id}
 
 
 def parse_since(value: str):
@@ -55,12 +37,9 @@ class Command(BaseCommand):
         if opts["since"]:
             matches = matches.filter(last_seen__gte=parse_since(opts["since"]))
         if opts["format"] == "jsonl":
-            for m in matches.iterator():
-                self.stdout.write(json.dumps(match_record(m), ensure_ascii=False))
-            return
-        writer = csv.DictWriter(self.stdout, fieldnames=COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        for m in matches.iterator():
-            row = match_record(m)
-            row["passages"] = json.dumps(row["passages"])
-            writer.writerow(row)
+            lines = exports.jsonl_lines(matches.iterator())
+        else:
+            lines = (line.rstrip("\r\n") for line in
+                     exports.csv_lines(matches.iterator(), translated=False))
+        for line in lines:
+            self.stdout.write(line)

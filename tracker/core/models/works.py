@@ -7,7 +7,6 @@ what the admin edits and shows: metadata, chapters (sections) and the state of i
 
 from __future__ import annotations
 
-import bisect
 import uuid
 
 from django.db import models
@@ -103,18 +102,3 @@ class Work(models.Model):
     def engine_id(self) -> str:
         """The work's id in the engine, MongoDB and Redis: ``str(uid)`` (36 characters)."""
         return str(self.uid)
-
-    def section_at(self, offset: int) -> dict | None:
-        """Return the section holding character ``offset`` of the text, or None.
-
-        Args:
-            offset: a character offset into the work's text (e.g. ``Passage.work_start``).
-
-        Returns:
-            ``{"title": str, "start": int, "end": int}`` or None when no section covers it.
-        """
-        starts = [section["start"] for section in self.sections]
-        i = bisect.bisect_right(starts, offset) - 1
-        if i >= 0 and offset < self.sections[i]["end"]:
-            return self.sections[i]
-        return None

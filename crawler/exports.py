@@ -1,0 +1,156 @@
+"""The one match exporter: the columns of a match, as JSON Lines, CSV or XLSX.
+
+Used by the dashboard's match-list exports (translated headings, CSV with a byte-order mark so
+Excel reads Chinese) and by ``manage.py matches`` (column keys as headings). The chapter column
+and the passages come from ``tracker.core.chapters.attribute``, like everywhere else.
+
+Cells that a spreadsheet would run as a formula (starting with = + - @, a tab or a carriage
+return) get a leading apostrophe in CSV and XLSX: page titles and URLs come from crawled
+sites, which anyone can write (OWASP, "CSV Injection"). JSON Lines is not for spreadsheets
+and keeps every value as it is.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Iterator
+
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from tracker.core.chapters import attribute, passages_from_json
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+#: (key, heading, XLSX column width in characters), in row order.
+COLUMNS = [
+    ("match_id", gettext_lazy("match id"), 8),
+    ("holder", gettext_lazy("rights holder"), 20),
+    ("work_reference", gettext_lazy("work reference"), 14),
+    ("work_title", gettext_lazy("work title"), 30),
+    ("url", gettext_lazy("page URL"), 50),
+    ("domain", gettext_lazy("domain"), 22),
+    ("page_title", gettext_lazy("page title"), 30),
+    ("chapter", gettext_lazy("chapter"), 30),
+    ("score", gettext_lazy("score"), 8),
+    ("containment_page", gettext_lazy("share of the page from the work"), 10),
+    ("containment_work", gettext_lazy("share of the work on the page"), 10),
+    ("passage_count", gettext_lazy("passages"), 8),
+    ("first_seen", gettext_lazy("first seen"), 26),
+    ("last_seen", gettext_lazy("last seen"), 26),
+    ("still_matching", gettext_lazy("still matching"), 8),
+    ("review_status", gettext_lazy("review status"), 14),
+    ("work_id", gettext_lazy("work id"), 8),
+    ("page_id", gettext_lazy("page id"), 26),
+    ("version_id", gettext_lazy("page version id"), 26),
+    ("passages", gettext_lazy("passage offsets"), 40),
+]
+KEYS = [key for key, _heading, _width in COLUMNS]
+
+
+def headings(translated: bool = True) -> list[str]:
+    """Column headings in row order: in the active language, or the record keys."""
+    return [str(heading) if translated else key for key, heading, _width in COLUMNS]
+
+
+def _local(value) -> str:
+    return timezone.localtime(value).isoformat(timespec="seconds") if value else ""
+
+
+def record(match, translated: bool = False) -> dict:
+    """One match (a crawler Match with its work and holder loaded) as a JSON-ready dict with
+    the ``KEYS``: scores are floats in 0..1 (4 decimals); times ISO 8601 in the current time
+    zone with its offset; ``passages`` a list of offset dicts (characters) cut at the work's
+    chapter boundaries, ``chapter`` the titles they cover ("; "-separated); ``review_status``
+    its code, or its label in the active language when ``translated``.
+
+    Raises:
+        ValueError: the match's stored passages are malformed.
+    """
+    work = match.work
+    found = attribute(work.sections or [], passages_from_json(match.passages))
+    return {
+        "match_id": match.pk, "holder": work.holder.name, "work_reference": work.reference,
+        "work_title": work.title, "url": match.url, "domain": match.domain,
+        "page_title": match.title, "chapter": found.label, "score": round(match.score, 4),
+        "containment_page": round(match.containment_page, 4),
+        "containment_work": round(match.containment_work, 4),
+        "passage_count": len(found.passages), "first_seen": _local(match.first_seen),
+        "last_seen": _local(match.last_seen), "still_matching": match.still_matching,
+        "review_status": (match.get_review_status_display() if translated
+                          else match.review_status),
+        "work_id": work.pk, "page_id": match.page_id, "version_id": match.version_id,
+        "passages": [p.to_dict() for p in found.passages],
+    }
+
+
+def safe(value):
+    """Return ``value`` with a leading apostrophe if it is a str a spreadsheet would evaluate."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def _cells(match, translated: bool) -> list:
+    row = record(match, translated)
+    row["passages"] = json.dumps(row["passages"])
+    return [safe(row[key]) for key in KEYS]
+
+
+def jsonl_lines(matches: Iterable) -> Iterator[str]:
+    """One JSON object (``record``) per match, without newline, non-ASCII kept."""
+    for match in matches:
+        yield json.dumps(record(match), ensure_ascii=False)
+
+
+class _Line:
+    """A file-like sink for csv.writer that hands back what was written."""
+
+    def write(self, text: str) -> str:
+        return text
+
+
+def csv_lines(matches: Iterable, translated: bool = True) -> Iterator[str]:
+    """The CSV as lines (each ending in "\\r\\n"): the heading row, then one row per match read
+    lazily from ``matches``; formula-like cells guarded, passages as JSON."""
+    writer = csv.writer(_Line())
+    yield writer.writerow(headings(translated))
+    for match in matches:
+        yield writer.writerow(_cells(match, translated))
+
+
+def csv_chunks(matches: Iterable) -> Iterator[bytes]:
+    """The dashboard's CSV download: ``csv_lines`` with translated headings as UTF-8 byte
+    chunks, the first with a byte-order mark (so Excel reads Chinese)."""
+    for i, line in enumerate(csv_lines(matches)):
+        yield (("\ufeff" if i == 0 else "") + line).encode("utf-8")
+
+
+def to_xlsx(matches: Iterable) -> bytes:
+    """XLSX bytes (openpyxl): one sheet, bold frozen heading row (translated), URLs as
+    hyperlinks, formula-like cells guarded."""
+    from openpyxl import Workbook
+    from openpyxl.styles import Font
+    from openpyxl.utils import get_column_letter
+
+    book = Workbook()
+    sheet = book.active
+    sheet.title = _("matches")[:31]
+    sheet.append(headings())
+    for cell in sheet[1]:
+        cell.font = Font(bold=True)
+    url_column = KEYS.index("url") + 1
+    for match in matches:
+        sheet.append(_cells(match, translated=True))
+        cell = sheet.cell(row=sheet.max_row, column=url_column)
+        if isinstance(cell.value, str) and cell.value.startswith(("http://", "https://")):
+            cell.hyperlink = cell.value
+    sheet.freeze_panes = "A2"
+    for number, (_key, _heading, width) in enumerate(COLUMNS, start=1):
+        sheet.column_dimensions[get_column_letter(number)].width = width
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue()

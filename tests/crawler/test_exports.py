@@ -1,0 +1,58 @@
+"""The one match exporter (crawler.exports): spreadsheet-safe cells, the chapter column from the
+one chapter attribution, the same columns in JSON Lines, CSV and XLSX."""
+
+import csv
+import io
+import json
+
+import pytest
+from django.utils import timezone, translation
+
+from crawler import exports
+from crawler.models import Match
+from tracker.core.models import RightsHolder, Work
+
+
+@pytest.mark.parametrize("value", ["=HYPERLINK(\"x\")", "+1", "-2", "@SUM(A1)", "\tx"])
+def test_formula_cells_are_neutralized(value):
+    assert exports.safe(value) == "'" + value
+
+
+def test_plain_cells_are_kept():
+    assert exports.safe("https://a.example/") == "https://a.example/"
+    assert exports.safe(0.5) == 0.5
+
+
+@pytest.fixture
+def spilled_match(db):
+    holder = RightsHolder.objects.create(name="出版社")
+    work = Work.objects.create(holder=holder, reference="XYJ", title="西游记", sections=[
+        {"title": "第一回", "start": 0, "end": 100}, {"title": "第二回", "start": 100, "end": 300}])
+    now = timezone.now()
+    return Match.objects.create(
+        page_id="p1", version_id="v1", url="https://copy.example/x", domain="copy.example",
+        title="=cmd|' /C calc'!A0", work=work, score=0.9, containment_page=0.9,
+        containment_work=0.5, first_seen=now, last_seen=now, section="",
+        passages=[{"page_start": 0, "page_end": 204, "work_start": 96, "work_end": 300}])
+
+
+def test_every_format_names_the_chapter_once_and_guards_formulas(spilled_match):
+    rows = Match.objects.select_related("work__holder")
+    (line,) = list(exports.jsonl_lines(rows))
+    record = json.loads(line)
+    assert record["chapter"] == "第二回"  # the 4 characters spilling into 第一回 are not a chapter
+    assert record["passages"] == [{"page_start": 4, "page_end": 204, "work_start": 100,
+                                   "work_end": 300}]
+    assert record["page_title"].startswith("=")  # JSON Lines keeps values as they are
+    plain = list(csv.DictReader(io.StringIO("".join(exports.csv_lines(rows, translated=False)))))
+    assert plain[0]["chapter"] == "第二回" and plain[0]["page_title"].startswith("'=")
+    with translation.override("en"):
+        body = b"".join(exports.csv_chunks(rows)).decode("utf-8")
+        from openpyxl import load_workbook
+
+        sheet = load_workbook(io.BytesIO(exports.to_xlsx(rows))).active
+    assert body.startswith("\ufeffmatch id,rights holder")
+    values = [[c.value for c in row] for row in sheet.iter_rows()]
+    assert values[0][:2] == ["match id", "rights holder"]
+    assert values[1][exports.KEYS.index("chapter")] == "第二回"
+    assert values[1][exports.KEYS.index("page_title")].startswith("'=")
