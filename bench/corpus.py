@@ -34,6 +34,7 @@ from pathlib import Path
 DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data"
 NOVELS_FILE = "novels_dev.jsonl.gz"
 NEWS_FILE = "peoples_daily_199801_dev.jsonl.gz"
+JUDGMENTS_FILE = "legal_judgments_dev.tsv.gz"
 
 CHAPTER_CHARS = (1000, 12000)  # chapter length kept, characters (5th-95th percentile ~ 630-9000)
 NEWS_CHARS = (500, 2000)  # target document length drawn uniformly in this range, characters
@@ -43,6 +44,12 @@ SHINGLE = 12  # characters; long enough that stock phrases of the novels do not 
 WORK_OVERLAP = 0.05  # a work sharing more than this share of its 12-grams is a duplicate
 NEGATIVE_OVERLAP = 0.02  # scattered shared stock phrases are tolerated in a negative ...
 PASSAGE = 40  # ... but no copied passage of this many characters
+JUDGMENT_CHARS = 150  # shortest judgment kept, characters (the engine's documented floor)
+# Judgments share template clauses by design, so the 12-gram rules above would reject most of
+# them; instead a judgment is a sibling of another (a batch of cases that differ in one name or
+# amount, with the same dates and lawyers) when it shares more than this share of its 12-grams
+# with that single judgment. Works are not siblings of each other, negatives of no work.
+SIBLING_OVERLAP = 0.6
 
 _SPACE = re.compile(r"\s+")
 
@@ -166,6 +173,99 @@ def load_news(data_dir: Path = DATA_DIR, seed: int = 0) -> list[Doc]:
             docs.append(Doc(f"pd-{len(docs):04d}", "\n".join(paragraphs), "news"))
             paragraphs, target = [], rng.randint(*NEWS_CHARS)
     return docs
+
+
+def load_judgments(data_dir: Path = DATA_DIR, min_chars: int = JUDGMENT_CHARS) -> list[Doc]:
+    """Read the court judgments of ``legal_judgments_dev.tsv.gz`` (``category<TAB>text``).
+
+    Args:
+        data_dir: folder holding the file.
+        min_chars: shortest judgment kept, characters.
+
+    Returns:
+        Docs in file order, ids ``j-NNNN`` (the line number from 0), ``group`` = the category;
+        exact duplicate texts are kept once.
+
+    Raises:
+        CorpusError: the file is missing.
+    """
+    path = data_dir / JUDGMENTS_FILE
+    if not path.exists():
+        raise CorpusError(f"{path} not found: the benchmark reads ../shared/data "
+                          f"(set --data to another folder)")
+    docs, seen = [], set()
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        for number, line in enumerate(handle):
+            category, _, text = line.rstrip("\n").partition("\t")
+            if len(text) >= min_chars and text not in seen:
+                seen.add(text)
+                docs.append(Doc(f"j-{number:04d}", text, category))
+    return docs
+
+
+class _SiblingGuard:
+    """Largest share of a text's 12-grams that it shares with any single accepted text."""
+
+    def __init__(self) -> None:
+        self._postings: dict[int, list[int]] = defaultdict(list)
+        self._count = 0
+
+    def overlap(self, text: str) -> float:
+        shingles = _shingles(text, SHINGLE)
+        shared: dict[int, int] = defaultdict(int)
+        for shingle in shingles:
+            for owner in self._postings.get(shingle, ()):
+                shared[owner] += 1
+        return max(shared.values(), default=0) / len(shingles)
+
+    def accept(self, text: str) -> None:
+        for shingle in _shingles(text, SHINGLE):
+            self._postings[shingle].append(self._count)
+        self._count += 1
+
+
+def build_judgments(works: int, negatives: int, hosts: int, seed: int = 0,
+                    data_dir: Path = DATA_DIR) -> Corpus:
+    """Sample the templated corpus of court judgments.
+
+    Works are judgments of at least ``JUDGMENT_CHARS`` characters, no two of them siblings
+    (see ``SIBLING_OVERLAP``); negatives (kind ``same_category``) are other judgments of the
+    categories of the works, sharing their template clauses but no sibling of any work; hosts
+    (for the excerpt edit) are People's Daily documents, as a news page quoting a judgment.
+
+    Args:
+        works: number of judgments to index.
+        negatives: number of negatives.
+        hosts: number of host documents.
+        seed: sampling seed.
+        data_dir: folder of the shared data.
+
+    Returns:
+        The Corpus.
+
+    Raises:
+        CorpusError: the data is missing or too small for the sizes asked (about 1,000
+            judgments have 150 characters or more).
+    """
+    rng = random.Random(seed)
+    docs = load_judgments(data_dir)
+    rng.shuffle(docs)
+    guard = _SiblingGuard()
+    indexed: list[Doc] = []
+    rest: list[Doc] = []
+    for doc in docs:
+        if len(indexed) < works and guard.overlap(doc.text) <= SIBLING_OVERLAP:
+            guard.accept(doc.text)
+            indexed.append(doc)
+        else:
+            rest.append(doc)
+    _require(indexed, works, "distinct judgments")
+    categories = {doc.group for doc in indexed}
+    same = [doc for doc in rest if doc.group in categories
+            and guard.overlap(doc.text) <= SIBLING_OVERLAP][:negatives]
+    _require(same, negatives, "negative judgments")
+    news = build_news(1, 0, hosts, seed, data_dir)
+    return Corpus("judgments", indexed, {"same_category": same}, news.hosts)
 
 
 def _take(candidates: list[Doc], count: int, guard: _OverlapGuard, limit: float,

@@ -355,10 +355,11 @@ def header_footer(text: str, rng: random.Random, kit: EditKit) -> str:
 
 
 def excerpt(text: str, rng: random.Random, kit: EditKit) -> str:
-    """Copy ``EXCERPT_CHARS`` characters of the text, from a sentence start, into a host text.
+    """Copy ``EXCERPT_CHARS`` characters of the text, from a sentence start, into a host text
+    (the whole text when it is shorter: a news page quoting a short judgment).
 
     Args:
-        text: the work's text (at least ``EXCERPT_CHARS`` characters).
+        text: the work's text.
         rng: random source.
         kit: the EditKit (host texts).
 
@@ -366,12 +367,7 @@ def excerpt(text: str, rng: random.Random, kit: EditKit) -> str:
         The host text with the excerpt (which may span paragraphs) inserted as its own paragraph
         at a line boundary in the host's middle half (or at its middle sentence end when the
         host has no inner line break).
-
-    Raises:
-        ValueError: the text is shorter than the excerpt.
     """
-    if len(text) < EXCERPT_CHARS:
-        raise ValueError(f"text of {len(text)} characters is shorter than the excerpt")
     starts, offset = [0], 0
     for piece in sentences(text):
         offset += len(piece)

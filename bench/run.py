@@ -31,7 +31,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as ``python bench/run.py``
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.corpus import DATA_DIR, Corpus, CorpusError, build_news, build_novels
+from bench.corpus import DATA_DIR, Corpus, CorpusError, build_judgments, build_news, build_novels
 from bench.edits import EDITS, EditKit, header_footer
 from bench.peers import Detector, factories
 
@@ -344,7 +344,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="pages per edit, and negatives per kind")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs; medians reported")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--corpora", default="novels,news")
+    parser.add_argument("--corpora", default="novels,news,judgments")
     parser.add_argument("--detectors", default=None,
                         help="comma-separated names (default: all available)")
     parser.add_argument("--no-redis", action="store_true",
@@ -363,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     wanted = args.detectors.split(",") if args.detectors else None
     use_redis = not args.no_redis and (wanted is None or any("redis" in w for w in wanted))
-    builders = {"novels": build_novels, "news": build_news}
+    builders = {"novels": build_novels, "news": build_news, "judgments": build_judgments}
     report: dict = {"started": datetime.now(UTC).isoformat(timespec="seconds"),
                     "command": " ".join(sys.argv), "options": {
                         k: str(v) for k, v in vars(args).items()}, "corpora": {}}

@@ -72,6 +72,16 @@ class EngineConfig:
     - min_score: and at least this overall score (0..1).
     - max_seed_repeats: a k-gram occurring more often than this in the work is not a seed.
 
+    Template-aware evidence (see ``Engine._judge``; measured on the judgments corpus of
+    ``bench.run``, below):
+    - max_number_mismatch: a work is rejected when more than this share of the page's
+      numbers inside its passages differ from the work's (a template filled in with other
+      dates and case numbers).
+    - min_own_letters: a work is rejected when another candidate matched more page letters and
+      leaves it fewer than this many matched letters of its own.
+    - min_distinct_letters: matched letters, each weighted 1 / (candidates matching it), that a
+      work needs.
+
     Short texts:
     - short_text_letters: texts with fewer letters are indexed and queried with the
       short-document method (see ``fingerprint.shortdoc``) in addition to windows.
@@ -117,6 +127,9 @@ class EngineConfig:
     min_matched_letters: int = 48
     min_score: float = 0.0
     max_seed_repeats: int = 16
+    max_number_mismatch: float = 0.1
+    min_own_letters: int = 8
+    min_distinct_letters: float = 16.0
     short_text_letters: int = 600
     short_k: int = 10
     short_radius: int = 5

@@ -23,9 +23,9 @@ import numpy as np
 from fingerprint.config import EngineConfig
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index.base import check_work_id
-from fingerprint.letters import EmptyTextError, Letters, TextTooLargeError, default_table
+from fingerprint.letters import DIGIT_LETTER, EmptyTextError, Letters, TextTooLargeError, default_table
 from fingerprint.shortdoc import short_keys
-from fingerprint.verify import SeedIndex, align
+from fingerprint.verify import Alignment, SeedIndex, align
 from fingerprint.windows import content_radius, kgram_codes, mix, window_starts, winnow
 
 SCHEME_VERSION = "fp2"  # bump when the key computation changes in code
@@ -86,6 +86,45 @@ class _Prepared:
     # ("index", index revision) or ("store", store revision): a revision of the record this was
     # built from or of an older one, never of a newer one (see Engine._prepared)
     revision: tuple[str, str]
+
+
+def _numbers(letters: Letters) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) in letters, end exclusive, of the page's numbers: maximal runs of digit
+    letters from consecutive characters."""
+    digit = letters.codes >= DIGIT_LETTER
+    if not digit.any():
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    joined = digit[1:] & digit[:-1] & (np.diff(letters.offsets) == 1)
+    edge = np.diff(np.concatenate(([0], digit.astype(np.int8), [0])))
+    starts = (edge == 1).nonzero()[0]
+    ends = (edge == -1).nonzero()[0]
+    # split runs of digit letters at non-consecutive characters ("12 34" is two numbers)
+    breaks = (digit[1:] & digit[:-1] & ~joined).nonzero()[0] + 1
+    if len(breaks):
+        starts = np.sort(np.concatenate((starts, breaks)))
+        ends = np.sort(np.concatenate((ends, breaks)))
+    return starts, ends
+
+
+def _compare_numbers(numbers: tuple[np.ndarray, np.ndarray], mask: np.ndarray,
+                     passages: list[tuple[int, int, int, int]]) -> tuple[int, int]:
+    """(numbers equal in the work, numbers that differ) among the page's numbers that lie
+    wholly inside a passage, next to a matched letter (in the middle of copied or templated
+    text); a number is equal when all its digit letters are matched."""
+    starts, ends = numbers
+    if len(starts) == 0:
+        return 0, 0
+    inside = np.zeros(len(starts), dtype=bool)
+    for a, b, _, _ in passages:
+        inside |= (starts > a) & (ends < b)
+    if not inside.any():
+        return 0, 0
+    starts, ends = starts[inside], ends[inside]
+    flanked = mask[starts - 1] | mask[ends]
+    done = np.concatenate(([0], np.cumsum(mask)))
+    equal = (done[ends] - done[starts]) == (ends - starts)
+    same = int(np.count_nonzero(equal & flanked))
+    return same, int(np.count_nonzero(flanked)) - same
 
 
 class Engine:
@@ -322,12 +361,15 @@ class Engine:
     def match(self, text: str) -> list[Match]:
         """Works found in ``text`` (str), best score first; [] when none or when the text has
         fewer than ``min_text_letters`` letters. Raises TypeError when text is not a str,
-        TextTooLargeError when it is longer than ``max_text_chars``."""
+        TextTooLargeError when it is longer than ``max_text_chars``.
+
+        Every candidate is aligned first; then each page letter gets a weight of 1 / (number
+        of candidates whose passages cover it), so that template text shared by many
+        registered works counts little for each of them (see ``_judge``)."""
         letters = self.letters(text)
         c = self.config
         if len(letters) < c.min_text_letters:
             return []
-        out = []
         hits, index_revisions = self._lookup(letters)
         work_ids = [w for w, _ in self._rank(hits)]
         if index_revisions is not None:
@@ -336,37 +378,108 @@ class Engine:
             revisions = {w: ("store", r) for w, r in self.store.revisions(work_ids).items()}
         else:
             revisions = {}
+        aligned = []
         for work_id in work_ids:
-            m = self._verify(letters, work_id, revisions.get(work_id))
-            if m is not None:
-                out.append(m)
-        out.sort(key=lambda m: (-m.score, m.work_id))
-        return out
+            found = self._align(letters, work_id, revisions.get(work_id))
+            if found is not None:
+                aligned.append((work_id, *found))
+        return self._judge(letters, aligned)
 
     def verify(self, letters: Letters, work_id: str) -> Match | None:
-        """Align a page's letters with one stored work; a Match when it passes the thresholds,
-        else None (also when the work is not stored)."""
+        """Align a page's letters with one stored work, alone (no other work discounts its
+        passages); a Match when it passes the thresholds, else None (also when the work is not
+        stored)."""
         revision = self.store.revisions([work_id]).get(work_id)
-        return self._verify(letters, work_id, None if revision is None else ("store", revision))
+        found = self._align(letters, work_id, None if revision is None else ("store", revision))
+        if found is None:
+            return None
+        matches = self._judge(letters, [(work_id, *found)])
+        return matches[0] if matches else None
 
-    def _verify(self, letters: Letters, work_id: str, revision: tuple[str, str] | None
-                ) -> Match | None:
+    def _align(self, letters: Letters, work_id: str, revision: tuple[str, str] | None
+               ) -> tuple[_Prepared, Alignment] | None:
+        """(prepared work, alignment) of a candidate, or None when the work is not stored or
+        shares fewer than ``min_passage_letters`` matched letters with the page."""
         prep = self._prepared(work_id, revision)
         if prep is None:
             return None
         c = self.config
         aln = align(letters.codes, prep.seeds, c.max_gap, c.max_shift, c.min_passage_letters,
                     c.max_seed_repeats, c.seed_stride)
-        n_work = prep.seeds.n_letters
-        need = max(c.min_text_letters, min(c.min_matched_letters, int(0.8 * n_work)))
-        if aln.page_covered < need:
+        if aln.page_covered < self._need(prep.seeds.n_letters):
             return None
-        cp = aln.page_covered / len(letters)
-        cw = min(1.0, aln.work_covered / n_work)
-        score = max(cp, cw)
-        if score < c.min_score:
-            return None
-        po, wo = letters.offsets, prep.offsets
-        passages = [Passage(int(po[a]), int(po[b - 1]) + 1, int(wo[s]), int(wo[e - 1]) + 1)
-                    for a, b, s, e in aln.passages]
-        return Match(work_id, round(score, 4), round(cp, 4), round(cw, 4), passages)
+        return prep, aln
+
+    def _need(self, n_work: int) -> int:
+        """Matched letters a work of ``n_work`` letters needs: ``min_matched_letters``, or 80%
+        of a shorter work, and at least ``min_text_letters``."""
+        c = self.config
+        return max(c.min_text_letters, min(c.min_matched_letters, int(0.8 * n_work)))
+
+    @staticmethod
+    def _matched_mask(page: np.ndarray, prep: _Prepared, aln: Alignment) -> np.ndarray:
+        """Boolean mask (n_page_letters,) of the page letters equal to their work letter along
+        the runs of the alignment's passages."""
+        mask = np.zeros(len(page), dtype=bool)
+        work = prep.seeds.letters
+        for s, e, d in aln.runs:
+            mask[s:e] |= page[s:e] == work[s + d:e + d]
+        return mask
+
+    def _judge(self, letters: Letters, aligned: list[tuple[str, _Prepared, Alignment]]
+               ) -> list[Match]:
+        """Matches from the alignments of one page with its candidates, best first.
+
+        A candidate whose alignment passed ``_need`` is judged on the text it shares with the
+        page, against the other candidates of the same page (template-aware evidence):
+
+        - numbers: the page's numbers (runs of digits) that lie wholly inside its passages are
+          compared with the work; when more than ``max_number_mismatch`` of them differ, the
+          passages are a template filled in with other dates, amounts and case numbers, not a
+          copy, and the work is rejected;
+        - dominance: when another candidate matched more page letters and leaves fewer than
+          ``min_own_letters`` of this one's matched letters uncovered, this one only shares
+          the other's template (a sibling of the copied work) and is rejected; candidates that
+          match the very same letters (two editions of a text) are both kept;
+        - document frequency: a page letter matched by n candidates weighs 1/n for each (the
+          inverse document frequency of that letter among the registered works that share text
+          with the page; Sparck Jones 1972); a work's *distinctive letters* are its matched
+          letters so weighted, and it needs ``min_distinct_letters`` of them.
+
+        Containments and score are measured in distinctive letters: the score grows with how
+        much text of the work, not shared with other candidates, the page holds.
+        """
+        if not aligned:
+            return []
+        c = self.config
+        masks = [self._matched_mask(letters.codes, prep, aln) for _, prep, aln in aligned]
+        counts = [int(np.count_nonzero(m)) for m in masks]
+        weight = 1.0 / np.maximum(np.sum(masks, axis=0), 1)
+        numbers = _numbers(letters)
+        out = []
+        po = letters.offsets
+        n = len(letters)
+        for i, (work_id, prep, aln) in enumerate(aligned):
+            mask = masks[i]
+            same, other = _compare_numbers(numbers, mask, aln.passages)
+            if other > c.max_number_mismatch * (same + other):
+                continue
+            if any(counts[j] > counts[i]
+                   and np.count_nonzero(mask & ~masks[j]) < c.min_own_letters
+                   for j in range(len(aligned))):
+                continue
+            distinct = float(weight[mask].sum())
+            if distinct < c.min_distinct_letters:
+                continue
+            n_work = prep.seeds.n_letters
+            cp = distinct / n
+            cw = min(1.0, distinct / n_work)
+            score = max(cp, cw)
+            if score < c.min_score:
+                continue
+            wo = prep.offsets
+            passages = [Passage(int(po[a]), int(po[b - 1]) + 1, int(wo[s]), int(wo[e - 1]) + 1)
+                        for a, b, s, e in aln.passages]
+            out.append(Match(work_id, round(score, 4), round(cp, 4), round(cw, 4), passages))
+        out.sort(key=lambda m: (-m.score, m.work_id))
+        return out

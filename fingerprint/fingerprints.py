@@ -83,8 +83,8 @@ class Quantizer:
         self.anchor_k = anchor_k
         self.anchor_bits = anchor_bits
         self.digit_bits = math.ceil(m * math.log2(levels))
-        # letter code (0..25) -> column 0..m-1, or m for letters outside the subset
-        self.column = np.full(26, m, dtype=np.int64)
+        # letter code (0..31, digits included) -> column 0..m-1, or m for codes outside the subset
+        self.column = np.full(32, m, dtype=np.int64)
         for j, ch in enumerate(subset):
             self.column[ord(ch) - 97] = j
         weights = levels ** np.arange(m - 1, -1, -1, dtype=np.int64)

@@ -26,10 +26,19 @@ from pathlib import Path
 import numpy as np
 
 DATA_DIR = Path(__file__).with_name("data")
-# class codes in the lookup array: Han letter 1..26, boundary 32, Latin letter 65..90, so that
-# ``cls & 31`` is the letter (1..26) of both Han and Latin classes and 0 for the others
+# class codes in the lookup array: Han letter 1..26, digit 27..31, boundary 32, Latin letter
+# 65..90, so that ``cls & 31`` is the letter (1..31) of Han, digit and Latin classes and 0 for
+# the others
 BOUNDARY = 32
 LATIN = 64
+DIGIT = 27
+#: Letter codes 26..30 ('{' to DEL as characters) are digits: digit d gives 26 + d % 5.
+DIGIT_CODES = 5
+DIGIT_LETTER = 26  # the first digit code
+#: Version of the conversion rules applied on top of the table (digits, Latin words); part of
+#: ``LetterTable.version`` and so of FINGERPRINT_VERSION.
+RULES_VERSION = "r2"
+_DIGITS = {"0123456789": 0x30, "０１２３４５６７８９": 0xFF10}
 _UNICODE_SIZE = 0x110000
 
 
@@ -66,7 +75,7 @@ class Letters:
 
     @cached_property
     def letters(self) -> str:
-        return (self.codes + 97).tobytes().decode("ascii")
+        return (self.codes + 97).tobytes().decode("ascii")  # digits: '{' to DEL
 
     @cached_property
     def boundaries(self) -> np.ndarray:
@@ -94,9 +103,11 @@ class LetterTable:
         cls = np.zeros(_UNICODE_SIZE, dtype=np.uint8)
         raw = table.encode("ascii").translate(bytes(tr))
         cls[: len(raw)] = np.frombuffer(raw, dtype=np.uint8)
+        for first in _DIGITS.values():  # ASCII and full-width digits
+            cls[first:first + 10] = DIGIT + np.arange(10) % DIGIT_CODES
         # one entry per code point (1.1 MB): no bounds check needed at lookup time
         self.classes = cls
-        self.version = version
+        self.version = f"{version}{RULES_VERSION}"
 
     def convert(self, text: str) -> Letters:
         """Letters of ``text`` (str). Never raises on content; returns an empty Letters if none.

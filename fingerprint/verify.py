@@ -61,15 +61,18 @@ class Alignment:
     passages: list of (page_start, page_end, work_start, work_end) in letters, end exclusive,
     ordered by page position. matched: matched letters of each passage. page_covered /
     work_covered: matched letters (inside seeds) of the kept passages on each side.
+    runs: the runs of the kept passages, (page_start, page_end, diagonal) in letters: page
+    letter p of a run matches work letter p + diagonal when the two are equal.
     """
 
     passages: list[tuple[int, int, int, int]]
     matched: list[int]
     page_covered: int
     work_covered: int
+    runs: list[tuple[int, int, int]]
 
 
-EMPTY = Alignment([], [], 0, 0)
+EMPTY = Alignment([], [], 0, 0, [])
 
 
 def seed_pairs(page_grams: np.ndarray, work: SeedIndex, max_repeats: int
@@ -169,7 +172,7 @@ def align(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, max_shift:
                  (i[last] + k).tolist(), d[first].tolist(), seed_stride - 1, k + k // 2)
     if not runs:
         return EMPTY
-    chains: list[list[int]] = []  # [page_start, page_end, work_start, work_end, matched]
+    chains: list[list] = []  # [page_start, page_end, work_start, work_end, matched, runs]
     for s, e, dd, cov in runs:
         ws, we = s + dd, e + dd
         for ch in reversed(chains[-8:]):
@@ -177,9 +180,10 @@ def align(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, max_shift:
                 # letters already matched on either side (a repeated phrase) count once
                 cov = max(0, min(cov, e - max(s, ch[1]), we - max(ws, ch[3])))
                 ch[1], ch[3], ch[4] = max(ch[1], e), max(ch[3], we), ch[4] + cov
+                ch[5].append((s, e, dd))
                 break
         else:
-            chains.append([s, e, ws, we, cov])
+            chains.append([s, e, ws, we, cov, [(s, e, dd)]])
     kept: list[list[int]] = []
     for ch in sorted((c for c in chains if c[4] >= min_passage), key=lambda c: c[0] - c[1]):
         if all(2 * (min(ch[1], o[1]) - max(ch[0], o[0])) < ch[1] - ch[0] for o in kept):
@@ -191,4 +195,4 @@ def align(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, max_shift:
     page_cov = min(matched, _union_length([c[0] for c in kept], [c[1] for c in kept]))
     work_cov = min(matched, _union_length([c[2] for c in kept], [c[3] for c in kept]))
     return Alignment([(c[0], c[1], c[2], c[3]) for c in kept], [c[4] for c in kept], page_cov,
-                     work_cov)
+                     work_cov, [run for c in kept for run in c[5]])

@@ -107,9 +107,10 @@ def test_excerpt_embeds_300_characters_in_the_host(work_text, kit):
     assert spots and out[spots[0] - 1] == "\n"
 
 
-def test_excerpt_rejects_a_short_text(kit):
-    with pytest.raises(ValueError, match="shorter than the excerpt"):
-        excerpt("太短了。", random.Random(0), kit)
+def test_excerpt_copies_a_short_text_whole(kit):
+    out = excerpt("一份很短的判决书。", random.Random(0), kit)
+    assert "\n一份很短的判决书。\n" in out
+    assert out.replace("一份很短的判决书。\n", "") == kit.hosts[0].text
 
 
 def test_combination_is_traditional_and_shorter_in_content(work_text, kit):

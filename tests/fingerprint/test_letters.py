@@ -39,13 +39,18 @@ def test_latin_words_give_their_first_letter_and_pinyin_matches_han():
     assert to_letters("Beijing huanying ni").letters == to_letters("北京欢迎你").letters[:1] + "hn"
 
 
-def test_digits_and_punctuation_give_no_letters_but_mark_boundaries():
+def test_digits_give_digit_letters_and_punctuation_marks_boundaries():
     text = "一二三。１２３，四五！六？"
     got = to_letters(text)
-    assert got.letters == "yesswl"
+    # digit d gives code 26 + d % 5 ('{' to DEL), full-width digits like ASCII ones
+    assert got.letters == "yes|}~swl"
+    assert [text[i] for i in got.offsets][3:6] == ["１", "２", "３"]
     # boundaries are letter positions where a new sentence starts (after 。 ！ ？)
-    assert got.boundaries.tolist() == [3, 5]
-    assert len(to_letters("１２３，。!?").letters) == 0
+    assert got.boundaries.tolist() == [3, 8]
+    assert to_letters("0123456789").codes.tolist() == [26, 27, 28, 29, 30] * 2
+    assert to_letters("2016年").letters == to_letters("２０１６年").letters
+    assert to_letters("2016年").letters != to_letters("2018年").letters
+    assert len(to_letters("，。!?").letters) == 0
     assert len(to_letters("").letters) == 0
 
 
