@@ -23,7 +23,13 @@ import numpy as np
 from fingerprint.config import EngineConfig
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index.base import check_work_id
-from fingerprint.letters import DIGIT_LETTER, EmptyTextError, Letters, TextTooLargeError, default_table
+from fingerprint.letters import (
+    DIGIT_LETTER,
+    EmptyTextError,
+    Letters,
+    TextTooLargeError,
+    default_table,
+)
 from fingerprint.shortdoc import short_keys
 from fingerprint.verify import Alignment, SeedIndex, align
 from fingerprint.windows import content_radius, kgram_codes, mix, window_starts, winnow

@@ -144,16 +144,12 @@ def test_reindex_rebuilds_an_index_of_the_old_layout(platform_stores, people, no
 
 
 def test_mongo_down_work_waits_then_is_indexed(celery_worker, platform_stores, people,
-                                               novel_text, wait_for, tmp_path):
+                                               novel_text, wait_for, tmp_path, worker_env):
     """A worker whose MongoDB is down keeps the work waiting, retrying with backoff, and
     indexes it once MongoDB is up, with nothing lost."""
     port = embedded.free_port()
     queue = "ingest-mongo-down"
-    env = workers.child_env(
-        DATABASE_URL=f"sqlite:///{settings.DATABASES['default']['NAME']}",
-        MONGO_URL=f"mongodb://127.0.0.1:{port}", REDIS_URL=settings.REDIS_URL,
-        TRACKER_VAR_DIR=str(settings.VAR_DIR), MEDIA_ROOT=str(settings.MEDIA_ROOT),
-        TRACKER_INGEST_RETRY_BASE="1")
+    env = worker_env(MONGO_URL=f"mongodb://127.0.0.1:{port}")
     log = tmp_path / "worker.log"
     proc = workers.start_worker(env, log, "mongo-down", concurrency=1, queues=[queue])
     mongo = None
