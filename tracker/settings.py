@@ -100,21 +100,49 @@ TEMPLATES = [
     },
 ]
 
-# Django's own database: SQLite under VAR_DIR by default, PostgreSQL in production.
-DATABASES = {
-    "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
-}
+# The servers' URLs: DATABASE_URL (PostgreSQL), MONGO_URL and REDIS_URL from the environment;
+# each one not set there is read from RUN_ENV_FILE, where `make run` (tracker.run) records the
+# servers it started, so that a command in a second terminal uses them; else the default below.
+# SERVER_SOURCES says where each came from (manage.py prints it).
+RUN_ENV_FILE = VAR_DIR / "run.env"
+
+
+def _run_env() -> dict[str, str]:
+    """NAME=value lines of RUN_ENV_FILE (written by tracker.run), {} when there is none."""
+    try:
+        lines = RUN_ENV_FILE.read_text().splitlines()
+    except OSError:
+        return {}
+    return dict(line.split("=", 1) for line in lines if "=" in line and not line.startswith("#"))
+
+
+_RUN_ENV = _run_env()
+SERVER_SOURCES: dict[str, str] = {}
+
+
+def _server_url(name: str, default: str) -> str:
+    """The URL ``name`` from the environment, else RUN_ENV_FILE, else ``default``."""
+    for source, values in (("environment", os.environ), (str(RUN_ENV_FILE), _RUN_ENV)):
+        if values.get(name):
+            SERVER_SOURCES[name] = source
+            return values[name]
+    SERVER_SOURCES[name] = "default"
+    return default
+
+
+# Django's own database: PostgreSQL (`make run` and the tests start one, tracker.embedded).
+# DATABASE_URL=sqlite:///PATH works for a single process only (no Celery workers beside it).
+DATABASE_URL = _server_url("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tracker")
+DATABASES = {"default": environ.Env.db_url_config(DATABASE_URL)}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # The web server, the Celery workers and beat share the file: wait for locks (seconds)
-    # instead of failing, take the write lock up front, and let readers run beside a writer.
-    DATABASES["default"].setdefault("OPTIONS", {}).update({
-        "timeout": 30,
-        "transaction_mode": "IMMEDIATE",
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-    })
-    # A file, not ":memory:", so that Celery workers started by the tests see the test data;
-    # tests/conftest.py moves it into the session's temporary folder.
-    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-db.sqlite3")}
+    DATABASES["default"]["OPTIONS"] = {"timeout": 30, "transaction_mode": "IMMEDIATE"}
+else:
+    # Seconds to wait for the server to accept a connection; connections kept open between
+    # requests for DATABASE_CONN_MAX_AGE seconds, checked before reuse.
+    DATABASES["default"]["OPTIONS"] = {"connect_timeout": env.int("DATABASE_CONNECT_TIMEOUT",
+                                                                  default=5)}
+    DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -148,10 +176,10 @@ ARCHIVE_MAX_UNCOMPRESSED_BYTES = env.int("TRACKER_ARCHIVE_MAX_MB", default=500) 
 ARCHIVE_MAX_RATIO = env.int("TRACKER_ARCHIVE_MAX_RATIO", default=200)
 
 # MongoDB holds the works' text and window fingerprints (and the crawled pages).
-MONGO_URL = env.str("MONGO_URL", default="mongodb://127.0.0.1:27017")
+MONGO_URL = _server_url("MONGO_URL", "mongodb://127.0.0.1:27017")
 MONGO_DB = env.str("MONGO_DB", default="tracker")
 # Redis holds the fingerprint index and is Celery's broker.
-REDIS_URL = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
+REDIS_URL = _server_url("REDIS_URL", "redis://127.0.0.1:6379/0")
 FINGERPRINT_INDEX_PREFIX = env.str("FINGERPRINT_INDEX_PREFIX", default="fp")
 
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL)
