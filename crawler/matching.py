@@ -19,6 +19,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from crawler.models import Match, ScanRun, WhitelistedDomain
+from crawler.pagestore import Page, PageVersion
 from tracker.core.chapters import attribute
 from tracker.core.models import Work
 
@@ -44,16 +45,16 @@ def whitelisted(domain: str, holder_ids) -> set[int]:
                .values_list("holder_id", flat=True))
 
 
-def match_version(engine, page: dict, version: dict, scan: ScanRun | None) -> MatchReport:
-    """Match ``version`` (a page_versions document with ``text``) of ``page`` (its pages
-    document) with every registered work through ``engine`` and record the results.
+def match_version(engine, page: Page, version: PageVersion, scan: ScanRun | None) -> MatchReport:
+    """Match ``version`` (with its ``text``) of ``page`` with every registered work through
+    ``engine`` (a fingerprint.Engine) and record the results for ``scan``.
 
     Returns a MatchReport. Raises the engine's storage errors (the calling task retries).
     """
-    found = engine.match(version["text"])
+    found = engine.match(version.text)
     works = {str(w.uid): w for w in Work.objects.select_related("holder")
              .filter(uid__in=[m.work_id for m in found])}
-    allowed_out = whitelisted(page["domain"], {w.holder_id for w in works.values()})
+    allowed_out = whitelisted(page.domain, {w.holder_id for w in works.values()})
     now, new, kept, skipped = timezone.now(), 0, [], 0
     for m in found:
         work = works.get(m.work_id)
@@ -64,15 +65,15 @@ def match_version(engine, page: dict, version: dict, scan: ScanRun | None) -> Ma
             continue
         chapters = attribute(work.sections or [], m.passages)
         passages = [p.to_dict() for p in chapters.passages]
-        fields = {"version_id": str(version["_id"]), "url": page["canonical_url"],
-                  "domain": page["domain"], "title": (version.get("title") or "")[:500],
+        fields = {"version_id": version.id, "url": page.canonical_url,
+                  "domain": page.domain, "title": (version.title or "")[:500],
                   "site_id": scan.site_id if scan else None, "last_scan": scan, "score": m.score,
                   "containment_page": m.containment_page, "containment_work": m.containment_work,
                   "passages": passages, "section": chapters.label[:500],
                   "last_seen": now, "still_matching": True}
-        new += _upsert(str(page["_id"]), work, fields, scan, now)
+        new += _upsert(page.id, work, fields, scan, now)
         kept.append(work.pk)
-    dropped = (Match.objects.filter(page_id=str(page["_id"]), still_matching=True)
+    dropped = (Match.objects.filter(page_id=page.id, still_matching=True)
                .exclude(work_id__in=kept).update(still_matching=False))
     return MatchReport(len(kept), new, skipped, dropped)
 
@@ -84,11 +85,11 @@ def seen_again(page_id: str, scan: ScanRun | None) -> int:
         last_seen=timezone.now(), last_scan=scan)
 
 
-def needs_rematch(page: dict) -> bool:
-    """True when an unchanged ``page`` (pages document) must be matched again anyway: it never
-    was, or works were indexed after its last matching (they could be in it)."""
-    matched_at = page.get("matched_at")
-    if matched_at is None or page.get("matched_version") != page.get("version_id"):
+def needs_rematch(page: Page) -> bool:
+    """True when an unchanged ``page`` must be matched again anyway: it never was, or works
+    were indexed after its last matching (they could be in it)."""
+    matched_at = page.matched_at
+    if matched_at is None or page.matched_version != page.version_id:
         return True
     if timezone.is_naive(matched_at):  # a MongoClient without tz_aware returns naive UTC
         matched_at = matched_at.replace(tzinfo=UTC)

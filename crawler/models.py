@@ -226,7 +226,8 @@ class Match(models.Model):
             the work; containment_work: share of the work's text found on the page.
         passages: ``[{"page_start", "page_end", "work_start", "work_end"}]``, character offsets
             (end exclusive) into the version's text and the work's text.
-        section: title of the work's section (chapter) holding most matched characters, or ''.
+        section: titles of the work's chapters the passages cover, "; "-separated, in the
+            work's order (tracker.core.chapters.attribute), or ''.
         first_seen / last_seen: first and latest time the page was found matching.
         still_matching: False once a later version of the page no longer matches.
     """

@@ -17,16 +17,87 @@ still follow the page's links), ``matched_at`` / ``matched_version`` (last match
 ``canonical_url``, ``number`` (1, 2, ...), ``text``, ``title``, ``text_hash``, ``fetched_at``,
 ``scan_id``. A match cites the version it matched, so evidence stays exactly what was captured
 even after the page changes or disappears.
+
+Reads return the typed ``Page`` and ``PageVersion`` (never the raw documents), which is what
+crosses into matching and the dashboard.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 
 import pymongo
 from bson import ObjectId
+
+
+@dataclass(frozen=True)
+class Page:
+    """The current state of one crawled canonical URL (a ``pages`` document, see the module
+    docstring for each field). ``id`` is the document's ObjectId as str; times are aware UTC
+    datetimes or None; ``version_id`` the current PageVersion's id or None (no text yet)."""
+
+    id: str
+    canonical_url: str
+    url: str = ""
+    final_url: str = ""
+    domain: str = ""
+    site_id: int | None = None
+    scan_id: int | None = None
+    status: int | None = None
+    outcome: str = ""
+    reason: str = ""
+    headers: dict = field(default_factory=dict)
+    validators: dict = field(default_factory=dict)
+    fetched_at: datetime | None = None
+    checked_at: datetime | None = None
+    first_seen: datetime | None = None
+    content_hash: str | None = None
+    text_hash: str | None = None
+    title: str | None = None
+    published: str | None = None
+    encoding: str | None = None
+    extraction: dict = field(default_factory=dict)
+    version_id: str | None = None
+    versions: int = 0
+    links: list[str] = field(default_factory=list)
+    matched_at: datetime | None = None
+    matched_version: str | None = None
+    last_outcome: str = ""
+    last_status: int | None = None
+    last_reason: str = ""
+
+    @classmethod
+    def from_doc(cls, doc: dict) -> Page:
+        """The Page of a ``pages`` document (unknown keys ignored, missing ones defaulted)."""
+        return cls(id=str(doc["_id"]), **_known(cls, doc, skip={"id"}))
+
+
+@dataclass(frozen=True)
+class PageVersion:
+    """One immutable captured text of a page (a ``page_versions`` document). ``id`` and
+    ``page_id``: ObjectIds as str; ``number`` counts from 1; ``text`` is "" in ``history``."""
+
+    id: str
+    page_id: str
+    canonical_url: str = ""
+    number: int = 0
+    text: str = ""
+    title: str | None = None
+    text_hash: str | None = None
+    fetched_at: datetime | None = None
+    scan_id: int | None = None
+
+    @classmethod
+    def from_doc(cls, doc: dict) -> PageVersion:
+        """The PageVersion of a ``page_versions`` document."""
+        return cls(id=str(doc["_id"]), **_known(cls, doc, skip={"id"}))
+
+
+def _known(cls, doc: dict, skip: set[str]) -> dict:
+    names = {f.name for f in fields(cls)} - skip
+    return {key: value for key, value in doc.items() if key in names and value is not None}
 
 
 @dataclass(frozen=True)
@@ -66,21 +137,26 @@ class PageStore:
         self.pages.create_index("domain")
         self.versions.create_index([("page_id", 1), ("number", 1)], unique=True)
 
-    def get(self, canonical_url: str) -> dict | None:
-        """The page document of ``canonical_url`` (dict) or None."""
-        return self.pages.find_one({"canonical_url": canonical_url})
+    def get(self, canonical_url: str) -> Page | None:
+        """The Page stored under ``canonical_url``, or None."""
+        doc = self.pages.find_one({"canonical_url": canonical_url})
+        return Page.from_doc(doc) if doc else None
 
-    def page(self, page_id: str) -> dict | None:
-        """The page document with id ``page_id`` (str ObjectId) or None (also for a malformed id)."""
-        return self.pages.find_one({"_id": ObjectId(page_id)}) if ObjectId.is_valid(page_id) else None
+    def page(self, page_id: str) -> Page | None:
+        """The Page with id ``page_id`` (str ObjectId) or None (also for a malformed id)."""
+        doc = self.pages.find_one({"_id": ObjectId(page_id)}) if ObjectId.is_valid(page_id) else None
+        return Page.from_doc(doc) if doc else None
 
-    def version(self, version_id: str) -> dict | None:
-        """The immutable page version ``version_id`` (str ObjectId) or None."""
-        return self.versions.find_one({"_id": ObjectId(version_id)}) if ObjectId.is_valid(version_id) else None
+    def version(self, version_id: str) -> PageVersion | None:
+        """The immutable PageVersion ``version_id`` (str ObjectId) or None."""
+        doc = (self.versions.find_one({"_id": ObjectId(version_id)})
+               if ObjectId.is_valid(version_id) else None)
+        return PageVersion.from_doc(doc) if doc else None
 
-    def history(self, page_id: str) -> list[dict]:
-        """All versions of a page, oldest first, without their text (list of dicts)."""
-        return list(self.versions.find({"page_id": page_id}, {"text": 0}).sort("number", 1))
+    def history(self, page_id: str) -> list[PageVersion]:
+        """All versions of a page, oldest first, without their text (``text`` is "")."""
+        return [PageVersion.from_doc(doc) for doc in
+                self.versions.find({"page_id": page_id}, {"text": 0}).sort("number", 1)]
 
     def validators(self, canonical_url: str) -> dict[str, str]:
         """Stored conditional-GET validators of a URL: {'etag'?, 'last_modified'?} (maybe empty)."""

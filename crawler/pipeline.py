@@ -189,7 +189,7 @@ class Crawler:
                 nxt = UrlTask(task.url, task.depth, task.attempt, grant.reserved)
                 return StepResult(task, defer=grant.wait, next_task=nxt, reason="politeness delay")
         stored = self.pages.get(task.url)
-        validators = (stored or {}).get("validators") or {}
+        validators = stored.validators if stored else {}
         result = self.fetcher.fetch(task.url, etag=validators.get("etag"),
                                     last_modified=validators.get("last_modified"),
                                     check_hop=self._hop_check(frontier, rules))
@@ -265,7 +265,7 @@ class Crawler:
             admitted = self._admit_links(frontier, scan_id, rules, task, xml_links(result.body, result.final_url))
             return self._finish(frontier, scan_id, task, Outcome.OK, "feed or sitemap", result.status,
                                 admitted=admitted)
-        if stored and stored.get("content_hash") == sha256(result.body):
+        if stored and stored.content_hash == sha256(result.body):
             return self._unchanged(frontier, scan_id, rules, task, result, stored, key)
         started = time.perf_counter()
         decoded = decode_body(result.body, result.headers.get("content-type"))
@@ -301,11 +301,11 @@ class Crawler:
         self.pages.record_visit(key, scan_id=scan_id, outcome=result.outcome.value,
                                 status=result.status)
         frontier.count(pages_unchanged=1)
-        admitted = self._admit_links(frontier, scan_id, rules, task, stored.get("links") or [])
+        admitted = self._admit_links(frontier, scan_id, rules, task, stored.links)
         return self._finish(frontier, scan_id, task, result.outcome if result.outcome is Outcome.NOT_MODIFIED
                             else Outcome.UNCHANGED, "same content as stored", result.status,
                             admitted=admitted, change="unchanged",
-                            page=(str(stored["_id"]), stored.get("version_id")),
+                            page=(stored.id, stored.version_id),
                             final_url=key if key != task.url else "")
 
     def _admit_links(self, frontier, scan_id, rules, task, links: list[str]) -> list[str]:

@@ -8,6 +8,8 @@ registered novel may run to a million characters.
 
 from __future__ import annotations
 
+import dataclasses
+
 from django.conf import settings
 from django.utils.translation import gettext as _
 
@@ -51,10 +53,10 @@ def evidence_context(match) -> dict:
         page_segments = highlight(evidence.page_text, []) if evidence.page_text else []
         work_segments = []
     sections = [chapter.title for chapter in evidence.chapters]
-    version = evidence.version or {}
-    current_id = str(version.get("_id", ""))
-    history = [{**row, "current": str(row.get("_id")) == current_id} for row in evidence.history]
-    stored_hash = version.get("text_hash")
+    current_id = evidence.version.id if evidence.version else ""
+    history = [{**dataclasses.asdict(row), "current": row.id == current_id}
+               for row in evidence.history]
+    stored_hash = evidence.version.text_hash if evidence.version else None
     return {
         "match": match,
         "page_href": web_href(match.url),

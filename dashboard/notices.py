@@ -60,11 +60,11 @@ def snapshot(holder, domain: str, matches) -> dict:
             for ps, pe, ws, we in evidence.passages[:PASSAGES_PER_URL]:
                 quoted.append({"page": _excerpt(evidence.page_text, ps, pe),
                                "work": _excerpt(evidence.work_text, ws, we)})
-        version = evidence.version or {}
+        version = evidence.version
         copies[work.pk].append({
             "url": match.url,
-            "title": version.get("title") or "",
-            "captured_at": _iso(version.get("fetched_at")) or _iso(match.first_seen),
+            "title": (version.title if version else "") or "",
+            "captured_at": _iso(version.fetched_at if version else None) or _iso(match.first_seen),
             "share_of_page": match.containment_page,
             "passages": quoted,
         })

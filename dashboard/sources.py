@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from crawler.pagestore import PageStore, sha256
+from crawler.pagestore import Page, PageStore, PageVersion, sha256
 from fingerprint.store.base import StoreUnavailableError
 from tracker.core.chapters import ChapterShare, attribute, passages_from_json
 from tracker.core.connections import get_mongo_db, storage_errors
@@ -19,10 +19,10 @@ class Evidence:
     """A match's stored evidence, with what could not be loaded said in ``problems``.
 
     Attributes:
-        page: the page document (``pages`` collection) or None.
-        version: the page version the match cites (``page_versions``; has ``text``,
-            ``fetched_at``, ``number``, ``text_hash``) or None.
-        history: every version of the page, oldest first, without text.
+        page: the crawled page (crawler.pagestore.Page) or None.
+        version: the PageVersion the match cites (``text``, ``fetched_at``, ``number``,
+            ``text_hash``) or None.
+        history: every PageVersion of the page, oldest first, without text.
         page_text: the captured text ("" when missing).
         work_text: the work's registered text ("" when missing).
         text_sha256: hex SHA-256 of ``page_text`` (to compare with the stored ``text_hash``).
@@ -32,9 +32,9 @@ class Evidence:
         problems: human-readable reasons for anything missing (translated by the caller).
     """
 
-    page: dict | None = None
-    version: dict | None = None
-    history: list[dict] = field(default_factory=list)
+    page: Page | None = None
+    version: PageVersion | None = None
+    history: list[PageVersion] = field(default_factory=list)
     page_text: str = ""
     work_text: str = ""
     text_sha256: str = ""
@@ -77,7 +77,7 @@ def load(match) -> Evidence:
         evidence.page = store.page(match.page_id) if match.page_id else None
         evidence.version = store.version(match.version_id) if match.version_id else None
         if evidence.page:
-            evidence.history = store.history(str(evidence.page["_id"]))
+            evidence.history = store.history(evidence.page.id)
         text = work_text(match.work)
     except (*storage_errors(), StoreUnavailableError) as exc:
         evidence.problems.append(f"MongoDB unreachable: {exc}")
@@ -85,7 +85,7 @@ def load(match) -> Evidence:
     if evidence.version is None:
         evidence.problems.append("the captured page version is not in the page store")
     else:
-        evidence.page_text = evidence.version.get("text") or ""
+        evidence.page_text = evidence.version.text
         evidence.text_sha256 = sha256(evidence.page_text)
     if text is None:
         evidence.problems.append("the work's text is not in the work store")

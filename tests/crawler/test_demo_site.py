@@ -35,9 +35,9 @@ def test_demo_site_crawls_with_robots_trap_encodings_and_304(demo, config, redis
     assert len(pages) == 13 and all(p.startswith(("/news/", "/reprint/")) for p in pages)
     big5 = crawler.pages.get(demo.url + "/reprint/xiyouji-02-big5.html")
     gbk = crawler.pages.get(demo.url + "/reprint/hongloumeng-01.html")
-    assert big5["encoding"].startswith("big5") and gbk["encoding"] == "gb18030 (detected)"
-    assert "美猴王" in crawler.pages.version(big5["version_id"])["text"] or \
-        "猴王" in crawler.pages.version(big5["version_id"])["text"]
+    assert big5.encoding.startswith("big5") and gbk.encoding == "gb18030 (detected)"
+    assert "美猴王" in crawler.pages.version(big5.version_id).text or \
+        "猴王" in crawler.pages.version(big5.version_id).text
     again = scan_driver(crawler, 2, rules, starts)
     assert again[demo.url + "/reprint/xiyouji-01.html"].outcome.value == "not_modified"
 

@@ -29,10 +29,10 @@ def test_new_unchanged_changed_and_versions_kept(store):
     assert again.change == "unchanged" and again.version_id == first.version_id
     changed = save(store, "第二版正文", scan=3)
     assert changed.change == "changed" and changed.version_id != first.version_id
-    assert store.version(first.version_id)["text"] == "第一版正文"
-    assert [v["number"] for v in store.history(first.page_id)] == [1, 2]
+    assert store.version(first.version_id).text == "第一版正文"
+    assert [v.number for v in store.history(first.page_id)] == [1, 2]
     page = store.get("http://x.cn/a")
-    assert page["version_id"] == changed.version_id and page["versions"] == 2
+    assert page.version_id == changed.version_id and page.versions == 2
     assert store.validators("http://x.cn/a") == {"etag": '"1"'}
     assert store.pages.count_documents({}) == 1
 
@@ -46,8 +46,8 @@ def test_record_visit_keeps_text(store):
     first = save(store, "正文")
     assert store.record_visit("http://x.cn/a", scan_id=9, outcome="not_modified", status=304)
     page = store.page(first.page_id)
-    assert page["last_outcome"] == "not_modified" and page["scan_id"] == 9
-    assert page["version_id"] == first.version_id
+    assert page.last_outcome == "not_modified" and page.scan_id == 9
+    assert page.version_id == first.version_id
     assert not store.record_visit("http://x.cn/none", scan_id=9, outcome="timeout", status=None)
     assert store.page("not-an-id") is None
 

@@ -94,10 +94,10 @@ def test_scan_records_a_specific_outcome_for_every_case(site, crawler, scan_driv
     assert site.hits("/private/secret.html") == 0 and site.hits("/calendar/2025/01/") == 0
     assert not any(p.startswith("/calendar") for p, _ in site.requests)
     gbk = crawler.pages.get(site.url("/gbk.html"))
-    assert GBK_TEXT[:30] in crawler.pages.version(gbk["version_id"])["text"]
-    assert gbk["encoding"] == "gb18030 (detected)"
+    assert GBK_TEXT[:30] in crawler.pages.version(gbk.version_id).text
+    assert gbk.encoding == "gb18030 (detected)"
     big5 = crawler.pages.get(site.url("/big5.html"))
-    assert "台北看守所" in crawler.pages.version(big5["version_id"])["text"]
+    assert "台北看守所" in crawler.pages.version(big5.version_id).text
     assert results[site.url("/news/1.html")].match is not None
     stats = crawler.frontier(101).state().stats
     assert stats["outcome:ok"] == 12 and stats["retries"] >= 4
@@ -114,7 +114,7 @@ def test_second_scan_uses_304_and_hashes_and_still_follows_links(site, crawler, 
     changed = results[site.url("/news/2.html")]
     assert changed.change == "changed" and changed.match is not None
     page = crawler.pages.get(site.url("/news/2.html"))
-    assert page["versions"] == 2
+    assert page.versions == 2
 
 
 def test_crawl_delay_defers_the_second_fetch_to_a_reserved_slot(site, crawler):
@@ -224,9 +224,9 @@ def test_redirect_within_the_site_stores_the_page_once_under_its_final_url(site,
         moved = results[site.url("/moved.html")]
         assert moved.final_url == site.url("/news/target.html")
         page = crawler.pages.get(site.url("/news/target.html"))
-        assert page["url"] == site.url("/moved.html")
-        assert page["final_url"] == site.url("/news/target.html?utm_source=wx#top")  # exactly as redirected
-        assert moved.page[0] == str(page["_id"])
+        assert page.url == site.url("/moved.html")
+        assert page.final_url == site.url("/news/target.html?utm_source=wx#top")  # exactly as redirected
+        assert moved.page[0] == page.id
         # linked directly and through /old.html: one fetch, one document under its own URL
         assert results[site.url("/old.html")].outcome is Outcome.REDIRECT_SEEN
         assert site.hits("/news/new.html") == scan - 32

@@ -97,7 +97,7 @@ def test_scan_through_workers_records_pages_outcomes_and_matches(idle_worker, si
     assert (log["/slow.html"]["outcome"], log["/slow.html"]["attempts"]) == ("timeout", 3)
     assert (log["/gone.html"]["outcome"], log["/gone.html"]["attempts"]) == ("client_error", 1)
     gbk = scans.get_crawler().pages.get(site.url("/gbk.html"))
-    assert gbk["encoding"] == "gb18030 (detected)" and gbk["title"] == "本地新闻"
+    assert gbk.encoding == "gb18030 (detected)" and gbk.title == "本地新闻"
 
     match = Match.objects.get()
     assert (match.work, match.section, match.review_status) == (work, "第一回", "new")
@@ -105,9 +105,9 @@ def test_scan_through_workers_records_pages_outcomes_and_matches(idle_worker, si
     assert match.containment_page > 0.5
     version = scans.get_crawler().pages.version(match.version_id)
     p = match.passages[0]
-    assert "靈根育孕源流出" in version["text"][p["page_start"]:p["page_end"]]
+    assert "靈根育孕源流出" in version.text[p["page_start"]:p["page_end"]]
     work_start = opencc.OpenCC("s2t").convert(CHAPTER[p["work_start"] + 4:p["work_start"] + 10])
-    assert work_start in version["text"][p["page_start"]:p["page_end"]]
+    assert work_start in version.text[p["page_start"]:p["page_end"]]
 
     listing = io.StringIO()
     call_command("matches", "--scan", str(summary["scan"]), "--format", "jsonl", stdout=listing)

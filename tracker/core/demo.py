@@ -102,10 +102,10 @@ def ingest_demo_works(stdout) -> dict:
 
 
 def index_size() -> int:
-    """Number of works in the Redis fingerprint index (RedisIndex.work_ids())."""
-    from .engine import get_engine
+    """Number of works in the Redis fingerprint index (engine.indexed_work_ids)."""
+    from .engine import indexed_work_ids
 
-    return sum(1 for _ in get_engine().index.work_ids())
+    return len(indexed_work_ids())
 
 
 def wait_for_ingestion(works, timeout: float, stdout) -> dict[str, int]:

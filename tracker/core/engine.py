@@ -28,6 +28,13 @@ def get_engine():
                    settings.FINGERPRINT_INDEX_PREFIX, os.getpid())
 
 
+def indexed_work_ids() -> set[str]:
+    """Engine ids of every work in the platform's fingerprint index, asked through the index's
+    documented protocol (``Index.work_ids()``, docs/engine-api.md) rather than by callers
+    reaching into the engine. Raises redis.RedisError when Redis is unreachable."""
+    return set(get_engine().index.work_ids())
+
+
 def get_store():
     """Return the engine's ``fingerprint.store.MongoWorkStore`` on the platform's database."""
     return get_engine().store

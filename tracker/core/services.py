@@ -26,7 +26,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from .connections import get_redis, storage_errors
-from .engine import get_engine, get_store
+from .engine import get_engine, get_store, indexed_work_ids
 from .extraction import Extracted
 from .models import RightsHolder, Work, WorkKind, WorkLanguage, WorkStatus
 
@@ -314,7 +314,7 @@ def index_gaps() -> list[int]:
         StorageUnavailable: Redis is unreachable.
     """
     try:
-        present = set(get_engine().index.work_ids())
+        present = indexed_work_ids()
     except storage_errors() as exc:
         raise StorageUnavailable(f"Redis unreachable: {exc}") from exc
     return [pk for pk, uid in Work.objects.filter(status=WorkStatus.INDEXED)
