@@ -83,12 +83,14 @@ class Corpus:
         negatives: kind -> documents that must match no work (``"same_novel"`` and ``"unrelated"``
             for the novels, ``"unrelated"`` for the news).
         hosts: unrelated documents used as the surrounding page of the excerpt edit.
+        english: True for English text (``bench.edits.ENGLISH_EDITS`` apply, not ``EDITS``).
     """
 
     name: str
     works: list[Doc]
     negatives: dict[str, list[Doc]] = field(default_factory=dict)
     hosts: list[Doc] = field(default_factory=list)
+    english: bool = False
 
 
 def _shingles(text: str, size: int) -> set[int]:
@@ -99,20 +101,21 @@ def _shingles(text: str, size: int) -> set[int]:
 class _OverlapGuard:
     """What a text shares with the accepted works: its 12-gram share and any 40-character run."""
 
-    def __init__(self) -> None:
+    def __init__(self, shingle: int = SHINGLE, passage: int = PASSAGE) -> None:
         self._seen: set[int] = set()
         self._passages: set[int] = set()
+        self._size, self._passage = shingle, passage
 
     def overlap(self, text: str) -> float:
-        shingles = _shingles(text, SHINGLE)
+        shingles = _shingles(text, self._size)
         return len(shingles & self._seen) / len(shingles)
 
     def shares_passage(self, text: str) -> bool:
-        return not self._passages.isdisjoint(_shingles(text, PASSAGE))
+        return not self._passages.isdisjoint(_shingles(text, self._passage))
 
     def accept(self, text: str) -> None:
-        self._seen |= _shingles(text, SHINGLE)
-        self._passages |= _shingles(text, PASSAGE)
+        self._seen |= _shingles(text, self._size)
+        self._passages |= _shingles(text, self._passage)
 
 
 def _read_jsonl(path: Path) -> list[dict]:
@@ -371,3 +374,73 @@ def build_news(works: int, negatives: int, hosts: int, seed: int = 0,
     pool = _require(_take(rest, negatives + hosts, guard, NEGATIVE_OVERLAP, accept=False),
                     negatives + hosts, "unindexed news documents")
     return Corpus("news", indexed, {"unrelated": pool[:negatives]}, pool[negatives:])
+
+
+ANSWER_WORDS = (200, 300)  # words of an English answer, drawn uniformly
+MAX_ANSWERS = 60  # English works at most; the rest are negatives
+EN_SHINGLE = 30  # characters (about 5 words): 12 characters are stock phrases in English
+EN_PASSAGE = 80  # characters: the longest shared run allowed (the reference's stock sentences)
+
+
+def load_answers(seed: int = 0) -> list[Doc]:
+    """English "answers" of 200-300 words from the Python language reference.
+
+    The text is the reference documentation that ships with CPython in every installation
+    (``pydoc_data.topics``, PSF licence): each topic's prose paragraphs (code examples and
+    indented blocks left out) are joined, in order, into answers whose length is drawn from
+    ``ANSWER_WORDS``; a topic's remainder shorter than 200 words is dropped.
+
+    Args:
+        seed: seed of the length draws.
+
+    Returns:
+        Docs with ids ``en-NNN`` and ``group`` = the topic.
+    """
+    from pydoc_data.topics import topics
+
+    rng = random.Random(seed)
+    docs: list[Doc] = []
+    for topic in sorted(topics):
+        words: list[str] = []
+        target = rng.randint(*ANSWER_WORDS)
+        for paragraph in re.split(r"\n\s*\n", topics[topic]):
+            if paragraph.startswith(" ") or ">>>" in paragraph:
+                continue
+            words += paragraph.split()
+            if len(words) >= target:
+                docs.append(Doc(f"en-{len(docs):03d}", " ".join(words[:target]), topic))
+                words, target = words[target:], rng.randint(*ANSWER_WORDS)
+    return docs
+
+
+def build_english(works: int, negatives: int, hosts: int, seed: int = 0,
+                  data_dir: Path = DATA_DIR) -> Corpus:
+    """Sample the English corpus: 200-300-word answers (``load_answers``).
+
+    At most ``MAX_ANSWERS`` works are indexed whatever ``works`` asks (126 answers exist, the
+    overlap rules of the news apply, on 30-character shingles and 80-character passages: the
+    reference repeats some sections under several topics); negatives are the other answers (same style and vocabulary), hosts are People's
+    Daily documents (unused by the English edits, kept for a uniform Corpus).
+
+    Args:
+        works: number of answers to index (at most MAX_ANSWERS).
+        negatives: number of negatives (at most the answers left).
+        hosts: number of host documents.
+        seed: sampling seed.
+        data_dir: folder of the shared data (for the hosts).
+
+    Returns:
+        The Corpus, ``english`` set.
+
+    Raises:
+        CorpusError: the shared data is missing.
+    """
+    docs = load_answers(seed)
+    random.Random(seed).shuffle(docs)
+    guard = _OverlapGuard(EN_SHINGLE, EN_PASSAGE)  # the reference repeats sections under several topics
+    indexed = _take(docs, min(works, MAX_ANSWERS), guard, WORK_OVERLAP, accept=True)
+    taken = {doc.id for doc in indexed}
+    rest = _take([doc for doc in docs if doc.id not in taken], negatives, guard,
+                 NEGATIVE_OVERLAP, accept=False)
+    news = build_news(1, 0, hosts, seed, data_dir)
+    return Corpus("english", indexed, {"other_answers": rest}, news.hosts, english=True)

@@ -23,6 +23,10 @@ characters (punctuation, digits, spaces) are never edited.
   boundary inside an unrelated host text.
 - ``combination``: 10% of the sentences deleted, 1% of the CJK characters substituted, wrapped
   in a portal's header/footer, then the whole page converted to traditional characters.
+
+English pages (``ENGLISH_EDITS``, the ``english`` corpus): ``header_footer`` as above, and
+``light_cuts``: an answer reprinted with light cuts: 10% of its sentences and then 3% of its
+remaining words deleted, wrapped in a portal's header/footer.
 """
 
 from __future__ import annotations
@@ -404,6 +408,33 @@ def combination(text: str, rng: random.Random, kit: EditKit) -> str:
     return traditional(header_footer(text, rng, kit), rng, kit)
 
 
+_EN_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+EN_SENTENCE_CUT = 0.10  # share of an English text's sentences deleted by light_cuts
+EN_WORD_CUT = 0.03  # share of the remaining words deleted by light_cuts
+
+
+def light_cuts(text: str, rng: random.Random, kit: EditKit) -> str:
+    """An English answer reprinted with light cuts, inside a portal's boilerplate.
+
+    Args:
+        text: the work's text (English prose).
+        rng: random source.
+        kit: the EditKit (portal templates).
+
+    Returns:
+        ``EN_SENTENCE_CUT`` of the sentences (rounded, at least one when there are two or more)
+        and then ``EN_WORD_CUT`` of the remaining words (rounded) deleted, wrapped by
+        ``header_footer``.
+    """
+    pieces = _EN_SENTENCE.split(text.strip())
+    if len(pieces) > 1:
+        drop = set(rng.sample(range(len(pieces)), max(1, round(EN_SENTENCE_CUT * len(pieces)))))
+        pieces = [piece for i, piece in enumerate(pieces) if i not in drop]
+    words = " ".join(pieces).split(" ")
+    drop = set(rng.sample(range(len(words)), round(EN_WORD_CUT * len(words))))
+    return header_footer(" ".join(w for i, w in enumerate(words) if i not in drop), rng, kit)
+
+
 EDITS: dict[str, Edit] = {
     "header_footer": header_footer,
     "substitute_1": lambda text, rng, kit: substitute(text, 0.01, rng, kit),
@@ -416,3 +447,8 @@ EDITS: dict[str, Edit] = {
     "combination": combination,
 }
 """Edit name -> edit, in the order of the benchmark table's columns."""
+
+ENGLISH_EDITS: dict[str, Edit] = {
+    "header_footer": header_footer,
+    "light_cuts": light_cuts,
+}

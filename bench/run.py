@@ -31,14 +31,23 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as ``python bench/run.py``
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.corpus import DATA_DIR, Corpus, CorpusError, build_judgments, build_news, build_novels
-from bench.edits import EDITS, EditKit, header_footer
+from bench.corpus import (
+    DATA_DIR,
+    Corpus,
+    CorpusError,
+    build_english,
+    build_judgments,
+    build_news,
+    build_novels,
+)
+from bench.edits import EDITS, ENGLISH_EDITS, EditKit, header_footer
 from bench.peers import Detector, factories
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 COLUMNS = {"header_footer": "header", "substitute_1": "sub 1%", "substitute_3": "sub 3%",
            "homophones_5": "homoph 5%", "traditional": "trad", "reorder": "reorder",
-           "delete_10": "del 10%", "excerpt": "excerpt", "combination": "combo"}
+           "delete_10": "del 10%", "excerpt": "excerpt", "combination": "combo",
+           "light_cuts": "cuts (en)"}
 MISTAKES = 10  # wrong pages listed per kind and detector in the JSON, for diagnosis
 REFERENCE = {"minhash-redis": "engine-redis", "engine-redis": "engine-redis"}  # else "engine"
 
@@ -77,7 +86,8 @@ def build_queries(corpus: Corpus, count: int, seed: int, data_dir: Path) -> list
                         data_dir)
     sources = random.Random(seed).sample(corpus.works, min(count, len(corpus.works)))
     queries = [Query(name, doc.id, edit(doc.text, random.Random(f"{seed}:{name}:{doc.id}"), kit))
-               for name, edit in EDITS.items() for doc in sources]
+               for name, edit in (ENGLISH_EDITS if corpus.english else EDITS).items()
+               for doc in sources]
     for kind, docs in corpus.negatives.items():
         queries += [Query(f"neg:{kind}", None,
                           header_footer(doc.text, random.Random(f"{seed}:neg:{doc.id}"), kit))
@@ -344,7 +354,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="pages per edit, and negatives per kind")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs; medians reported")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--corpora", default="novels,news,judgments")
+    parser.add_argument("--corpora", default="novels,news,judgments,english")
     parser.add_argument("--detectors", default=None,
                         help="comma-separated names (default: all available)")
     parser.add_argument("--no-redis", action="store_true",
@@ -363,7 +373,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     wanted = args.detectors.split(",") if args.detectors else None
     use_redis = not args.no_redis and (wanted is None or any("redis" in w for w in wanted))
-    builders = {"novels": build_novels, "news": build_news, "judgments": build_judgments}
+    builders = {"novels": build_novels, "news": build_news, "judgments": build_judgments,
+                "english": build_english}
     report: dict = {"started": datetime.now(UTC).isoformat(timespec="seconds"),
                     "command": " ".join(sys.argv), "options": {
                         k: str(v) for k, v in vars(args).items()}, "corpora": {}}
