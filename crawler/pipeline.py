@@ -33,8 +33,6 @@ from dataclasses import dataclass, field
 
 from crawler.config import CrawlConfig
 from crawler.crawllog import CrawlLog
-from crawler.decode import decode_body
-from crawler.extract import extract
 from crawler.fetch import Fetcher, FetchResult, HopCheck, retry_delay
 from crawler.frontier import Frontier
 from crawler.links import html_links, xml_links
@@ -43,6 +41,7 @@ from crawler.pagestore import PageStore, sha256
 from crawler.politeness import Politeness
 from crawler.robots import RobotsCache, RobotsPolicy
 from crawler.urls import InvalidURL, canonical_url, host_of, in_domains, origin_of, trap_reason
+from tracker.text import decode_bytes, extract_document
 
 # A redirect hop refused by a check of a task's own URL records the redirect's outcome.
 _AS_REDIRECT = {Outcome.TRAP: Outcome.REDIRECT_TRAP,
@@ -268,8 +267,8 @@ class Crawler:
         if stored and stored.content_hash == sha256(result.body):
             return self._unchanged(frontier, scan_id, rules, task, result, stored, key)
         started = time.perf_counter()
-        decoded = decode_body(result.body, result.headers.get("content-type"))
-        extracted = extract(decoded.text, result.kind, result.final_url)
+        decoded = decode_bytes(result.body, result.headers.get("content-type"))
+        extracted = extract_document(decoded.text, result.kind, result.final_url)
         links = []
         if result.kind == "html":
             links = _canonical_all(html_links(decoded.text, result.final_url))
@@ -279,7 +278,7 @@ class Crawler:
             domain=host_of(result.final_url), site_id=rules.site_id, scan_id=scan_id,
             status=result.status, outcome=(Outcome.OK if extracted.ok else Outcome.EXTRACT_FAILED).value,
             reason=extracted.error or "", headers=result.headers, validators=result.validators,
-            body=result.body, text=extracted.text, title=extracted.title, published=extracted.date,
+            body=result.body, text=extracted.text, title=extracted.title or None, published=extracted.date,
             encoding=f"{decoded.encoding} ({decoded.source})",
             extraction={"method": extracted.method, "error": extracted.error}, links=links)
         frontier.count(**{f"pages_{saved.change}": 1, "ms_extract": _ms(extracted_at - started),

@@ -11,8 +11,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from tracker.core import services
-from tracker.core.extraction import extract_pasted
 from tracker.core.models import RightsHolder
+from tracker.core.uploads import extract_pasted
 
 pytestmark = pytest.mark.django_db
 

@@ -12,9 +12,9 @@ from tracker import embedded, workers
 from tracker.core import services
 from tracker.core.chapters import attribute
 from tracker.core.engine import get_engine, get_store
-from tracker.core.extraction import extract_pasted
 from tracker.core.models import Work, WorkStatus
 from tracker.core.tasks import ingest_work
+from tracker.core.uploads import extract_pasted
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -1,8 +1,9 @@
-"""Body extraction (crawler.extract) on a real news page and on failure cases."""
+"""Body extraction (tracker.text.extract_document) on a real news page and on failure cases."""
 
 from pathlib import Path
 
-from crawler.extract import extract, normalize_text
+from tracker.text import extract_document as extract
+from tracker.text import normalize as normalize_text
 
 # The demo site's byte-for-byte copy of a GeneralNewsExtractor test page (demo/site/SOURCES.md).
 NEWS_PAGE = Path(__file__).parents[2] / "demo" / "site" / "news" / "cjddsb-1.html"

@@ -1,4 +1,5 @@
-"""Uploads: every accepted format yields its text and chapters; every bad input a clear error."""
+"""Uploads (tracker.text.extract_file through tracker.core.uploads): every accepted format yields
+its text, chapters, title and author; every bad input a clear error in the user's language."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import zipfile
 import pytest
 from django.utils import translation
 
-from tracker.core.extraction import UploadError, extract_file, extract_pasted
+from tracker.core.uploads import UploadError, extract_file, extract_pasted
+from tracker.text import decode_bytes, extract_document, normalize
 
 
 @pytest.fixture(autouse=True)
@@ -40,12 +42,16 @@ def _pdf(text: str) -> bytes:
 
 
 def _docx(paragraphs: list[tuple[str, str]], title: str = "") -> bytes:
+    """A .docx made by python-docx: its core properties say author "python-docx" and
+    ``title``; paragraphs ("title", "h1" or "p", text)."""
     import docx
 
     document = docx.Document()
     document.core_properties.title = title
     for style, text in paragraphs:
-        if style == "h1":
+        if style == "title":
+            document.add_heading(text, level=0)
+        elif style == "h1":
             document.add_heading(text, level=1)
         else:
             document.add_paragraph(text)
@@ -89,13 +95,13 @@ def test_txt_utf8_novel_gets_title_author_and_chapters(novel_text):
 
 
 @pytest.mark.parametrize("codec, expected", [("gbk", "gb18030"), ("gb2312", "gb18030"),
-                                             ("gb18030", "gb18030"), ("utf-16", "utf-16")])
+                                             ("gb18030", "gb18030"), ("utf-16", "utf-16-le")])
 def test_txt_chinese_encodings_are_detected(novel_text, codec, expected):
     sample = novel_text[:3000]
     data = sample.encode(codec, errors="ignore")
     got = extract_file("a.txt", data)
     assert got.encoding == expected
-    assert got.text == data.decode(codec).strip()
+    assert got.text == normalize(data.decode(codec))
 
 
 def test_txt_big5_traditional_is_detected(novel_text):
@@ -105,7 +111,7 @@ def test_txt_big5_traditional_is_detected(novel_text):
     data = traditional.encode("big5", errors="ignore")
     got = extract_file("trad.txt", data)
     assert got.encoding == "big5hkscs"
-    assert got.text == data.decode("big5").strip()
+    assert got.text == normalize(data.decode("big5"))
 
 
 def test_html_body_is_extracted_from_a_real_news_page(news_html):
@@ -123,10 +129,11 @@ def test_html_in_gbk_without_declared_charset(news_html):
 
 
 def test_docx_headings_become_sections():
-    data = _docx([("h1", "第一章 开端"), ("p", "很久以前，有一座山。"), ("h1", "第二章 发展"),
-                  ("p", "山上有一座庙。")], title="山与庙")
+    data = _docx([("title", "山与庙"), ("p", "作者：李四"), ("h1", "第一章 开端"),
+                  ("p", "很久以前，有一座山。"), ("h1", "第二章 发展"), ("p", "山上有一座庙。")],
+                 title="Document1")
     got = extract_file("book.docx", data)
-    assert got.title == "山与庙"
+    assert (got.title, got.author) == ("山与庙", "李四")  # the content, not the properties
     assert [s["title"] for s in got.sections] == ["第一章 开端", "第二章 发展"]
     assert got.text[got.sections[1]["start"]:got.sections[1]["end"]].endswith("山上有一座庙。")
 
@@ -137,7 +144,8 @@ def test_docx_section_offsets_survive_blank_paragraphs_and_trailing_spaces():
     got = extract_file("book.docx", data)
     first, second = got.sections
     assert got.text[first["start"]:].startswith("第一章 开端")
-    assert got.text[first["start"]:first["end"]].endswith("丁戊 结束")
+    assert got.text[first["start"]:first["end"]].rstrip().endswith("丁戊 结束")
+    assert first["end"] == second["start"]
     assert got.text[second["start"]:second["end"]] == "第二章 发展\n己庚辛。"
 
 
@@ -230,3 +238,57 @@ def test_archive_bomb_is_refused_before_expansion():
 def test_undecodable_text():
     data = bytes(range(0x80, 0x100)) * 3  # no supported encoding reads this as text
     assert _error("noise.txt", data).code in ("encoding", "unsupported")
+
+
+def test_docx_title_from_first_short_paragraph_never_from_properties():
+    import docx
+
+    document = docx.Document()
+    assert document.core_properties.author == "python-docx"
+    document.core_properties.last_modified_by = "PC-USER-01"
+    for line in ("春江花月夜", "春江潮水连海平，海上明月共潮生。滟滟随波千万里，何处春江无月明。"):
+        document.add_paragraph(line)
+    buf = io.BytesIO()
+    document.save(buf)
+    got = extract_file("poem.docx", buf.getvalue())
+    assert got.title == "春江花月夜"
+    assert got.author == ""  # neither "python-docx" nor "PC-USER-01"
+
+
+def test_docx_heading_1_that_is_not_a_chapter_is_the_title():
+    got = extract_file("a.docx", _docx([("h1", "Annual Report"), ("p", "Body text of the report.")]))
+    assert got.title == "Annual Report"
+
+
+def _pdf_lines(lines: list[tuple[int, str]], author: str = "PC-USER-01") -> bytes:
+    """A one-page PDF with lines (font size in points, ASCII text) and an /Author entry."""
+    ops, y = [], 720
+    for size, text in lines:
+        ops.append(f"BT /F1 {size} Tf 72 {y} Td ({text}) Tj ET")
+        y -= size + 12
+    stream = "\n".join(ops).encode()
+    data = _pdf("x")
+    return data.replace(b"BT /F1 18 Tf 72 720 Td (x) Tj ET", stream).replace(
+        b"<< /Length 31 >>", b"<< /Length %d >>" % len(stream))
+
+
+def test_pdf_title_is_its_heading_line_not_its_metadata():
+    data = _pdf_lines([(12, "Annual report of the press"), (24, "The Copyright Story"),
+                       (12, "Author: Jane Roe"), (12, "It begins on a quiet morning.")])
+    got = extract_file("story.pdf", data)
+    assert got.title == "The Copyright Story" and got.author == "Jane Roe"
+
+
+def test_epub_title_and_author_from_dublin_core():
+    got = extract_file("b.epub", _epub([("第一回", "东胜神洲海外有一国土，名曰傲来国。")]))
+    assert (got.title, got.author) == ("测试之书", "佚名")
+
+
+def test_same_html_gives_same_text_and_offsets_uploaded_or_crawled(news_html):
+    uploaded = extract_file("page.html", news_html)
+    decoded = decode_bytes(news_html, "text/html; charset=utf-8")
+    crawled = extract_document(decoded.text, "html", "https://baijiahao.baidu.com/s?id=1")
+    assert crawled.ok and uploaded.text == crawled.text
+    assert uploaded.sections == crawled.sections and uploaded.title == crawled.title
+    gbk = news_html.decode("utf-8").replace('charset="utf-8"', "").encode("gb18030")
+    assert extract_file("page.htm", gbk).text == extract_document(decode_bytes(gbk).text).text

@@ -19,9 +19,9 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from . import services
-from .extraction import UploadError, extract_file, extract_pasted, supported_suffixes
 from .models import RightsHolder, Work, WorkStatus
 from .scoping import holders_for, scope, sees_all
+from .uploads import UploadError, check_size, extract_file, extract_pasted, supported_suffixes
 
 
 class HolderScopedAdmin(admin.ModelAdmin):
@@ -114,10 +114,7 @@ class WorkForm(forms.ModelForm):
             raise forms.ValidationError(_("Upload a file or paste the work's text."))
         try:
             if upload:
-                if upload.size > settings.UPLOAD_MAX_BYTES:  # refuse before reading it
-                    raise UploadError("too_large", _("The file is %(size).1f MB; the limit is "
-                                                     "%(mb)d MB.") % {
-                        "size": upload.size / 2**20, "mb": settings.UPLOAD_MAX_BYTES // 2**20})
+                check_size(upload.size)  # refuse before reading it
                 self.extracted = extract_file(upload.name, upload.read())
                 self.source_name = upload.name
             elif text:

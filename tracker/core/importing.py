@@ -17,11 +17,11 @@ from pathlib import Path, PurePosixPath
 from django.utils.translation import gettext as _
 from tqdm import tqdm
 
+from tracker.text import SUFFIXES
+
 from . import services
-from .extraction import Extracted, UploadError, extract_file, extract_pasted
-from .extraction.archives import open_zip
-from .extraction.upload import SUFFIXES
 from .models import RightsHolder, WorkKind, WorkLanguage
+from .uploads import Extracted, UploadError, extract_file, extract_pasted, open_zip
 
 
 @dataclass

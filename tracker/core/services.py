@@ -25,9 +25,10 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from tracker.text import Extracted
+
 from .connections import get_redis, storage_errors
 from .engine import get_engine, get_store, indexed_work_ids
-from .extraction import Extracted
 from .models import RightsHolder, Work, WorkKind, WorkLanguage, WorkStatus
 
 log = logging.getLogger(__name__)
@@ -92,7 +93,7 @@ def register_work(holder: RightsHolder, reference: str, extracted: Extracted, *,
     Args:
         holder: the owning RightsHolder.
         reference: the holder's id for the work (unique per holder), at most 200 characters.
-        extracted: the text from ``tracker.core.extraction``.
+        extracted: the text from ``tracker.core.uploads``.
         title, author: override what extraction found; title falls back to the reference.
         kind: a WorkKind value; default "novel" when the text has two chapters or more, else
             the work's current kind (new works: "other").

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
-from tracker.core.extraction import UploadError
 from tracker.core.importing import import_path
 from tracker.core.models import RightsHolder, WorkKind
+from tracker.core.uploads import UploadError
 
 
 class Command(BaseCommand):
