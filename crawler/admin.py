@@ -13,9 +13,8 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from crawler import scans
+from crawler import actions
 from crawler.models import ScanRun, ScanStatus, TargetSite, WhitelistedDomain
-from crawler.tasks import launch
 from tracker.core.admin import HolderScopedAdmin
 
 
@@ -57,6 +56,9 @@ class TargetSiteAdmin(admin.ModelAdmin):
     readonly_fields = ["schedule_link", "created_at", "updated_at"]
     actions = ["scan_now", "enable", "disable"]
 
+    def save_model(self, request, obj, form, change):
+        actions.do_save_site(obj, request.user, form.changed_data)
+
     @admin.display(description=_("start URL"))
     def first_start_url(self, site):
         return site.start_urls[0] if site.start_urls else ""
@@ -76,21 +78,19 @@ class TargetSiteAdmin(admin.ModelAdmin):
     @admin.action(description=_("Scan now"))
     def scan_now(self, request, queryset):
         for site in queryset:
-            run = launch(site, trigger="admin")
+            run = actions.do_start_scan(site, acting_user=request.user, trigger="admin")
             level = messages.WARNING if run.status == ScanStatus.SKIPPED else messages.INFO
             self.message_user(request, f"{site}: scan #{run.pk} {run.get_status_display()} {run.note}", level)
 
     @admin.action(description=_("Enable daily scans"))
     def enable(self, request, queryset):
         for site in queryset:
-            site.enabled = True
-            site.save()
+            actions.do_set_site_enabled(site, True, request.user)
 
     @admin.action(description=_("Disable daily scans"))
     def disable(self, request, queryset):
         for site in queryset:
-            site.enabled = False
-            site.save()
+            actions.do_set_site_enabled(site, False, request.user)
 
 
 @admin.register(ScanRun)
@@ -117,10 +117,8 @@ class ScanRunAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Cancel the selected running scans"))
     def cancel(self, request, queryset):
-        running = queryset.filter(status=ScanStatus.RUNNING)
-        for run in running:
-            scans.cancel(run)
-        self.message_user(request, f"{running.count()} scan(s) cancelled")
+        cancelled = sum(actions.do_cancel_scan(run, request.user) for run in queryset)
+        self.message_user(request, f"{cancelled} scan(s) cancelled")
 
 
 @admin.register(WhitelistedDomain)
@@ -130,3 +128,9 @@ class WhitelistedDomainAdmin(HolderScopedAdmin):
     list_display = ["domain", "holder", "note", "created_at"]
     list_filter = ["holder"]
     search_fields = ["domain", "note"]
+
+    def save_model(self, request, obj, form, change):
+        if change:  # a note edited: no decision to record
+            super().save_model(request, obj, form, change)
+        else:
+            obj.pk = actions.do_whitelist_domain(obj.holder, obj.domain, request.user, obj.note).pk

@@ -103,9 +103,9 @@ def scan_demo_site(stdout) -> dict:
     """
     from django.conf import settings
 
+    from crawler.actions import do_start_scan
     from crawler.scans import wait_for
     from crawler.sites import register_site
-    from crawler.tasks import launch
 
     port = int(os.environ.get("DEMO_SITE_PORT", DEFAULT_PORT))
     url = f"http://127.0.0.1:{port}"
@@ -117,7 +117,7 @@ def scan_demo_site(stdout) -> dict:
                                 path_patterns=PATH_PATTERNS)
         stdout.write(f"Scanning the demo site {url}/ (target site #{site.pk}) through the workers ...")
         started = time.monotonic()
-        scan = launch(site, trigger="demo")
+        scan = do_start_scan(site, trigger="demo")
         if scan.status == "running":
             scan = wait_for(scan.pk, settings.DEMO_SCAN_TIMEOUT_SECONDS, sys.stderr)
         summary = scan.summary()

@@ -27,9 +27,10 @@ from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from crawler import actions as crawler_actions
 from crawler import exports
 from crawler.models import Match, ReviewStatus
-from dashboard import notices, report, workflow
+from dashboard import actions, notices, report
 from dashboard.evidence import evidence_context, web_href
 from dashboard.filters import DomainFilter, FirstSeenRangeFilter, ScoreFilter
 from dashboard.models import (
@@ -39,6 +40,7 @@ from dashboard.models import (
     TakedownNotice,
 )
 from tracker.core.admin import HolderScopedAdmin  # also registers the core pages first
+from tracker.core.errors import ActionError
 from tracker.core.models import AuditEvent
 from tracker.core.scoping import sees_all
 
@@ -173,9 +175,9 @@ class MatchAdmin(HolderScopedAdmin):
             if not self.has_change_permission(request, match):
                 raise PermissionDenied
             try:
-                workflow.review(match, request.POST.get("decision", ""),
+                crawler_actions.do_review_match(match, request.POST.get("decision", ""),
                                 request.POST.get("reason", ""), request.user)
-            except workflow.WorkflowError as exc:
+            except ActionError as exc:
                 self.message_user(request, str(exc), messages.ERROR)
             else:
                 self.message_user(request, _("Decision recorded: %(status)s.") % {
@@ -187,7 +189,7 @@ class MatchAdmin(HolderScopedAdmin):
             "opts": self.opts,
             "title": _("Evidence for match #%(id)s") % {"id": match.pk},
             "can_review": self.has_change_permission(request, match),
-            "review_choices": [(v, label) for v, label in workflow.review_choices()
+            "review_choices": [(v, label) for v, label in crawler_actions.review_choices()
                                if v != ReviewStatus.NEW],
             "trail": AuditEvent.objects.about(match).order_by("-sequence"),
             "notices": match.takedown_notices.all(),
@@ -255,7 +257,7 @@ class MatchAdmin(HolderScopedAdmin):
             if "apply" in request.POST:
                 self.message_user(request, _("Give a reason for the decision."), messages.ERROR)
             return self._reason_page(request, queryset, request.POST["action"], heading)
-        changed, skipped = workflow.review_many(queryset, decision, form.reason, request.user)
+        changed, skipped = crawler_actions.do_review_matches(queryset, decision, form.reason, request.user)
         self.message_user(request, _("%(n)d matches updated.") % {"n": changed},
                           messages.SUCCESS)
         for line in skipped:
@@ -284,9 +286,9 @@ class MatchAdmin(HolderScopedAdmin):
                                      _("Draft takedown notices"), notice=True)
         form = ReasonForm(request.POST)
         try:
-            drafted = workflow.draft_notices(queryset, request.user, form.language,
+            drafted = actions.do_draft_notices(queryset, request.user, form.language,
                                              form.recipient)
-        except workflow.WorkflowError as exc:
+        except ActionError as exc:
             self.message_user(request, str(exc), messages.ERROR)
             return None
         self.message_user(request, _("%(n)d takedown notices drafted.") % {"n": len(drafted)},
@@ -373,9 +375,9 @@ class TakedownNoticeAdmin(HolderScopedAdmin):
         if request.method != "POST" or not self.has_change_permission(request, notice):
             raise PermissionDenied
         try:
-            workflow.advance_notice(notice, request.POST.get("status", ""), request.user,
+            actions.do_advance_notice(notice, request.POST.get("status", ""), request.user,
                                     request.POST.get("note", ""))
-        except workflow.WorkflowError as exc:
+        except ActionError as exc:
             self.message_user(request, str(exc), messages.ERROR)
         else:
             self.message_user(request, _("Notice is now “%(status)s”.") % {

@@ -7,7 +7,8 @@ import io
 import pytest
 from django.test import Client
 
-from dashboard import workflow
+from crawler.actions import do_review_match
+from dashboard.actions import do_draft_notices
 from tracker.core.models import AuditEvent
 
 
@@ -166,7 +167,7 @@ def test_evidence_report_as_pdf(scenario):
 
 def test_notice_pages_and_downloads(scenario):
     match = scenario.matches[0]
-    workflow.review(match, "confirmed", "copy", scenario.users.staff)
+    do_review_match(match, "confirmed", "copy", scenario.users.staff)
     client = client_for(scenario.users.holder_a)
     response = client.post("/crawler/match/", {"action": "draft_notice", "apply": "1",
                                             "_selected_action": [match.pk], "language": "en"})
@@ -189,8 +190,8 @@ GUESSED = [
 
 def test_other_holders_objects_answer_404_everywhere(scenario):
     other = scenario.matches[2]  # holder B's
-    workflow.review(other, "confirmed", "copy", scenario.users.staff)
-    notice, = workflow.draft_notices([other], scenario.users.staff)
+    do_review_match(other, "confirmed", "copy", scenario.users.staff)
+    notice, = do_draft_notices([other], scenario.users.staff)
     intruder = client_for(scenario.users.holder_a)
     for url in GUESSED:
         assert intruder.get(url.format(m=other.pk, n=notice.pk)).status_code == 404, url
@@ -214,7 +215,7 @@ def test_other_holders_objects_answer_404_everywhere(scenario):
 
 
 def test_audit_trail_admin_is_read_only(scenario):
-    event = workflow.review(scenario.matches[0], "confirmed", "copy", scenario.users.staff)
+    event = do_review_match(scenario.matches[0], "confirmed", "copy", scenario.users.staff)
     client = client_for(scenario.users.staff)
     assert client.get("/core/auditevent/").status_code == 200
     assert client.get("/core/auditevent/add/").status_code == 403

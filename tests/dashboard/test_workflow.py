@@ -5,14 +5,17 @@ import io
 import pytest
 from django.db import connection
 
-from dashboard import notices, workflow
+from crawler.actions import do_review_match
+from dashboard import notices
+from dashboard.actions import do_advance_notice, do_draft_notices
 from dashboard.models import NoticeStatus
+from tracker.core.errors import ActionError
 from tracker.core.models import AuditEvent, AuditTrailError, verify_chain
 
 
 def test_review_records_who_when_why(scenario):
     match = scenario.matches[0]
-    event = workflow.review(match, "confirmed", "整章照搬，无授权", scenario.users.staff)
+    event = do_review_match(match, "confirmed", "整章照搬，无授权", scenario.users.staff)
     match.refresh_from_db()
     assert match.review_status == "confirmed"
     assert (event.old_state, event.new_state, event.username) == ("new", "confirmed", "staff")
@@ -24,17 +27,17 @@ def test_review_records_who_when_why(scenario):
     ("confirmed", "  ", "Give a reason"), ("stolen", "x", "Unknown review status")])
 def test_bad_decisions_change_nothing(scenario, decision, reason, message):
     match = scenario.matches[0]
-    with pytest.raises(workflow.WorkflowError, match=message):
-        workflow.review(match, decision, reason, scenario.users.staff)
+    with pytest.raises(ActionError, match=message):
+        do_review_match(match, decision, reason, scenario.users.staff)
     match.refresh_from_db()
     assert match.review_status == "new" and not AuditEvent.objects.exists()
 
 
 def test_same_decision_twice_is_refused(scenario):
     match = scenario.matches[0]
-    workflow.review(match, "confirmed", "copy", scenario.users.staff)
-    with pytest.raises(workflow.WorkflowError, match="already"):
-        workflow.review(match, "confirmed", "again", scenario.users.staff)
+    do_review_match(match, "confirmed", "copy", scenario.users.staff)
+    with pytest.raises(ActionError, match="already"):
+        do_review_match(match, "confirmed", "again", scenario.users.staff)
     assert AuditEvent.objects.count() == 1
 
 
@@ -42,16 +45,16 @@ def test_licensed_whitelists_the_domain_for_the_holder(scenario):
     from crawler.models import WhitelistedDomain
 
     match = scenario.matches[1]
-    workflow.review(match, "licensed", "合作伙伴，已授权转载", scenario.users.holder_a)
+    do_review_match(match, "licensed", "合作伙伴，已授权转载", scenario.users.holder_a)
     entry = WhitelistedDomain.objects.get()
     assert (entry.holder, entry.domain) == (scenario.a, "mirror.example.net")
-    workflow.review(match, "confirmed", "授权已过期", scenario.users.holder_a)
-    workflow.review(match, "licensed", "续约", scenario.users.holder_a)
+    do_review_match(match, "confirmed", "授权已过期", scenario.users.holder_a)
+    do_review_match(match, "licensed", "续约", scenario.users.holder_a)
     assert WhitelistedDomain.objects.count() == 1  # idempotent
 
 
 def test_audit_events_cannot_be_changed_or_deleted(scenario):
-    event = workflow.review(scenario.matches[0], "confirmed", "copy", scenario.users.staff)
+    event = do_review_match(scenario.matches[0], "confirmed", "copy", scenario.users.staff)
     event.reason = "edited"
     with pytest.raises(AuditTrailError):
         event.save()
@@ -66,9 +69,9 @@ def test_audit_events_cannot_be_changed_or_deleted(scenario):
 
 def test_chain_finds_an_edit_made_behind_djangos_back(scenario):
     staff = scenario.users.staff
-    workflow.review(scenario.matches[0], "confirmed", "copy", staff)
-    second = workflow.review(scenario.matches[1], "false_positive", "quotation", staff)
-    workflow.review(scenario.matches[2], "confirmed", "copy", staff)
+    do_review_match(scenario.matches[0], "confirmed", "copy", staff)
+    second = do_review_match(scenario.matches[1], "false_positive", "quotation", staff)
+    do_review_match(scenario.matches[2], "confirmed", "copy", staff)
     assert verify_chain() is None
     with connection.cursor() as cursor:
         cursor.execute(f"UPDATE {AuditEvent._meta.db_table} SET reason = %s WHERE id = %s",
@@ -78,7 +81,7 @@ def test_chain_finds_an_edit_made_behind_djangos_back(scenario):
 
 def test_deleting_a_match_keeps_its_trail(scenario):
     match = scenario.matches[0]
-    workflow.review(match, "confirmed", "copy", scenario.users.staff)
+    do_review_match(match, "confirmed", "copy", scenario.users.staff)
     match.delete()
     event = AuditEvent.objects.get()
     assert event.subject == "https://copy.example.com/novel/xyj-2.html"
@@ -86,18 +89,18 @@ def test_deleting_a_match_keeps_its_trail(scenario):
 
 
 def test_notices_only_from_confirmed_matches(scenario):
-    with pytest.raises(workflow.WorkflowError, match="Only confirmed"):
-        workflow.draft_notices(scenario.matches[:1], scenario.users.staff)
+    with pytest.raises(ActionError, match="Only confirmed"):
+        do_draft_notices(scenario.matches[:1], scenario.users.staff)
 
 
 def confirm_all(scenario):
     for match in scenario.matches:
-        workflow.review(match, "confirmed", "copy", scenario.users.staff)
+        do_review_match(match, "confirmed", "copy", scenario.users.staff)
 
 
 def test_one_notice_per_holder_and_domain(scenario):
     confirm_all(scenario)
-    drafted = workflow.draft_notices(scenario.matches, scenario.users.staff, "zh-hans")
+    drafted = do_draft_notices(scenario.matches, scenario.users.staff, "zh-hans")
     assert sorted((n.holder.name, n.domain) for n in drafted) == sorted([
         ("星河出版社", "copy.example.com"), ("星河出版社", "mirror.example.net"),
         ("晨光文化传媒", "news-copy.example.org")])
@@ -106,7 +109,7 @@ def test_one_notice_per_holder_and_domain(scenario):
 
 def test_chinese_notice_holds_what_a_valid_notice_needs(scenario):
     confirm_all(scenario)
-    notice, = workflow.draft_notices(scenario.matches[:1], scenario.users.staff, "zh-hans")
+    notice, = do_draft_notices(scenario.matches[:1], scenario.users.staff, "zh-hans")
     text = notices.render_text(notice)
     match, passages = scenario.matches[0], scenario.passages[scenario.matches[0].pk]
     page_text = scenario.texts[match.pk]
@@ -122,7 +125,7 @@ def test_english_notice_and_docx(scenario):
     from docx import Document
 
     confirm_all(scenario)
-    notice, = workflow.draft_notices(scenario.matches[2:], scenario.users.staff, "en",
+    notice, = do_draft_notices(scenario.matches[2:], scenario.users.staff, "en",
                                      recipient="abuse@news-copy.example.org")
     text = notices.render_text(notice)
     for needed in ["Notice of Copyright Infringement", "To: abuse@news-copy.example.org",
@@ -137,7 +140,7 @@ def test_english_notice_and_docx(scenario):
 
 def test_notice_snapshot_is_frozen_when_drafted(scenario):
     confirm_all(scenario)
-    notice, = workflow.draft_notices(scenario.matches[:1], scenario.users.staff)
+    notice, = do_draft_notices(scenario.matches[:1], scenario.users.staff)
     scenario.a.address = "新地址"
     scenario.a.save()
     assert "北京市朝阳区建国路 88 号" in notices.render_text(notice)
@@ -145,14 +148,14 @@ def test_notice_snapshot_is_frozen_when_drafted(scenario):
 
 def test_notice_status_moves_are_dated_and_recorded(scenario):
     confirm_all(scenario)
-    notice, = workflow.draft_notices(scenario.matches[:1], scenario.users.staff)
-    with pytest.raises(workflow.WorkflowError, match="cannot become"):
-        workflow.advance_notice(notice, NoticeStatus.REMOVED, scenario.users.staff)
-    workflow.advance_notice(notice, NoticeStatus.SENT, scenario.users.staff, "emailed")
+    notice, = do_draft_notices(scenario.matches[:1], scenario.users.staff)
+    with pytest.raises(ActionError, match="cannot become"):
+        do_advance_notice(notice, NoticeStatus.REMOVED, scenario.users.staff)
+    do_advance_notice(notice, NoticeStatus.SENT, scenario.users.staff, "emailed")
     assert notice.status == "sent" and notice.sent_at is not None
-    workflow.advance_notice(notice, NoticeStatus.COUNTER, scenario.users.staff)
+    do_advance_notice(notice, NoticeStatus.COUNTER, scenario.users.staff)
     assert notice.counter_notice_at is not None and notice.removed_at is None
-    with pytest.raises(workflow.WorkflowError):
-        workflow.advance_notice(notice, NoticeStatus.REMOVED, scenario.users.staff)
+    with pytest.raises(ActionError):
+        do_advance_notice(notice, NoticeStatus.REMOVED, scenario.users.staff)
     states = list(AuditEvent.objects.about(notice).order_by("sequence").values_list("old_state", "new_state"))
     assert states == [("", "drafted"), ("drafted", "sent"), ("sent", "counter_notice")]

@@ -18,7 +18,7 @@ from django.http import Http404, HttpResponse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from . import services
+from . import actions, services
 from .models import RightsHolder, Work, WorkStatus
 from .scoping import holders_for, scope, sees_all
 from .uploads import UploadError, check_size, extract_file, extract_pasted, supported_suffixes
@@ -167,13 +167,22 @@ class WorkAdmin(HolderScopedAdmin):
         return "; ".join(f"{s['title']} ({s['start']}–{s['end']})" for s in obj.sections) or "—"
 
     def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
+        if change and (form.extracted is None or {"holder", "reference"} & set(form.changed_data)):
+            actions.do_update_work(obj, request.user, form.changed_data)
         if form.extracted is not None:
-            services.register_work(obj.holder, obj.reference, form.extracted, title=obj.title,
-                                   author=obj.author, kind=form.cleaned_data.get("kind"),
-                                   language=form.cleaned_data.get("language"),
-                                   source_name=form.source_name)
+            registration = actions.do_register_work(
+                obj.holder, obj.reference, form.extracted, acting_user=request.user,
+                title=obj.title, author=obj.author, kind=form.cleaned_data.get("kind"),
+                language=form.cleaned_data.get("language"), source_name=form.source_name)
+            obj.pk = registration.work.pk
             obj.refresh_from_db()
+
+    def delete_model(self, request, obj):
+        actions.do_delete_work(obj, request.user)
+
+    def delete_queryset(self, request, queryset):
+        for work in queryset:
+            actions.do_delete_work(work, request.user)
 
     @admin.action(description=_("Ingest the selected works again"))
     def ingest_again(self, request, queryset):

@@ -13,3 +13,9 @@ class CoreError(Exception):
 
 class StorageUnavailable(CoreError):
     """MongoDB or Redis could not be reached; the operation can be retried later."""
+
+
+class ActionError(CoreError, ValueError):
+    """A state change that is not allowed (no reason given, unknown status, wrong state); raised
+    by the ``do_*`` actions of every app before anything is changed. The message is translated
+    and meant for the user."""

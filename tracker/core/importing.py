@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from tracker.text import SUFFIXES
 
-from . import services
+from . import actions, services
 from .models import RightsHolder, WorkKind, WorkLanguage
 from .uploads import Extracted, UploadError, extract_file, extract_pasted, open_zip
 
@@ -152,8 +152,8 @@ def import_path(path: Path, holder: RightsHolder, *, kind: str | None = None,
             seen[reference] = item.source
             if kind:
                 meta["kind"] = kind
-            result = services.register_work(holder, reference, extracted, ingest=not now,
-                                             source_name=item.source, **meta)
+            result = actions.do_register_work(holder, reference, extracted, ingest=not now,
+                                              source_name=item.source, **meta)
         except (UploadError, ValueError) as exc:
             summary.failed.append((reference if reference in seen else item.source, str(exc)))
             continue

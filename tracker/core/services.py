@@ -151,10 +151,10 @@ def enqueue_ingest(work_id: int) -> bool:
         True when queued; False when the broker is unreachable (logged; the work stays
         pending with its staged text, and ``manage.py reindex`` queues it again).
     """
-    from .tasks import ingest_work
+    from tracker.celery import app
 
-    try:
-        ingest_work.delay(work_id)
+    try:  # by name: the tasks module imports this one
+        app.send_task("tracker.core.tasks.ingest_work", args=[work_id])
         return True
     except Exception as exc:  # kombu raises OperationalError and others when Redis is down
         log.error("could not queue ingestion of work %s: %s", work_id, exc)
@@ -243,10 +243,10 @@ def forget_work(engine_id: str) -> None:
     try:
         get_engine().remove_work(engine_id)
     except storage_errors() as exc:
-        from .tasks import remove_work
+        from tracker.celery import app
 
         log.warning("removing work %s postponed: %s", engine_id, exc)
-        remove_work.delay(engine_id)
+        app.send_task("tracker.core.tasks.remove_work", args=[engine_id])
 
 
 def work_text(work: Work) -> str | None:

@@ -7,9 +7,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from crawler import scans
+from crawler.actions import do_start_scan
 from crawler.models import ScanStatus
 from crawler.sites import SiteNotFound, find_site
-from crawler.tasks import launch
 
 
 class Command(BaseCommand):
@@ -29,7 +29,7 @@ class Command(BaseCommand):
         except SiteNotFound as exc:
             raise CommandError(str(exc)) from exc
         try:
-            scan = launch(site, max_pages=opts["max_pages"], trigger="command")
+            scan = do_start_scan(site, max_pages=opts["max_pages"], trigger="command")
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         if opts["wait"] and scan.status == ScanStatus.RUNNING:
