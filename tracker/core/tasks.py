@@ -1,4 +1,4 @@
-"""Celery tasks of the core app (queue "ingest", see settings.CELERY_TASK_ROUTES)."""
+"""Celery tasks of the core app (queue settings.QUEUE_INGEST, routed by settings.CELERY_TASK_ROUTES)."""
 
 from __future__ import annotations
 
