@@ -1,0 +1,133 @@
+"""Template-aware evidence: templated court judgments, numbers, English copy-paste.
+
+Samples: tests/fingerprint/fixtures/engine/judgments.json and english_answers.json (sources in
+SOURCES.md there).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+
+from fingerprint import Engine
+from fingerprint.index import MemoryIndex
+from fingerprint.store import MemoryWorkStore
+
+from .conftest import FIXTURES
+
+PORTAL_HEADER = ("首页 > 法院公告 > 裁判文书\n北京时间 2023-05-17 09:12 来源：法治网 编辑：王明\n"
+                 "热门推荐：最高法发布典型案例 | 本周法治要闻回顾 | 律师在线答疑\n")
+PORTAL_FOOTER = ("\n相关阅读：行政诉讼案件审理程序解读\n关于我们 | 联系我们 | 版权声明\n"
+                 "Copyright © 2008-2023 法治网 版权所有 京ICP备12345678号")
+
+
+@pytest.fixture(scope="module")
+def judgments() -> dict[str, list[dict]]:
+    """{"batch": 8 judgments of one batch of cases, "hearing": 30 hearing-template judgments}."""
+    return json.loads((FIXTURES / "judgments.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def answers() -> list[dict]:
+    """Six English answers of 200-300 words."""
+    return json.loads((FIXTURES / "english_answers.json").read_text(encoding="utf-8"))
+
+
+def _engine(texts: dict[str, str]) -> Engine:
+    engine = Engine(MemoryIndex(), MemoryWorkStore())
+    for work_id, text in texts.items():
+        engine.add_work(work_id, text)
+    return engine
+
+
+def _page(text: str) -> str:
+    return PORTAL_HEADER + text + PORTAL_FOOTER
+
+
+def test_two_judgments_of_one_template_with_other_facts_and_numbers_do_not_match(judgments):
+    work, other = judgments["batch"][0]["text"], judgments["batch"][2]["text"]
+    engine = _engine({"work": work})
+    assert engine.match(_page(other)) == []
+    # the issue's pair: the hearing template with other parties and dates
+    hearing = [j["text"] for j in judgments["hearing"]]
+    engine = _engine({"work": hearing[0]})
+    assert [m for page in hearing[1:] for m in engine.match(_page(page))] == []
+
+
+def test_a_reprint_of_one_judgment_matches_with_passages(judgments):
+    texts = {f"j{j['line']}": j["text"] for j in judgments["batch"] + judgments["hearing"]}
+    engine = _engine(texts)
+    work_id, text = "j774", texts["j774"]
+    page = _page(text)
+    found = engine.match(page)
+    assert [m.work_id for m in found] == [work_id]
+    start = page.index(text)
+    passage = found[0].passages[0]
+    assert passage.page_start <= start + 5 and passage.page_end >= start + len(text) - 5
+    assert passage.work_start <= 5 and passage.work_end >= len(text) - 5
+
+
+def test_a_templated_notice_wrapped_in_a_portal_header_matches_among_its_siblings(judgments):
+    texts = {f"j{j['line']}": j["text"] for j in judgments["hearing"]}
+    engine = _engine(texts)
+    for work_id in list(texts)[:10]:
+        assert [m.work_id for m in engine.match(_page(texts[work_id]))] == [work_id]
+
+
+def test_digits_are_significant_in_matching(judgments):
+    text = judgments["hearing"][0]["text"]
+    engine = _engine({"work": text})
+    assert [m.work_id for m in engine.match(_page(text))] == ["work"]
+    # the same judgment with every number changed is another judgment of the same template
+    shifted = re.sub(r"\d+", lambda m: str((int(m.group()) + 3) % 10 ** len(m.group())).zfill(
+        len(m.group())), text)
+    assert shifted != text
+    assert engine.match(_page(shifted)) == []
+    # full-width digits are the same digits
+    wide = text.translate(str.maketrans("0123456789", "０１２３４５６７８９"))
+    assert [m.work_id for m in engine.match(_page(wide))] == ["work"]
+
+
+def _template_only(text: str) -> str:
+    """The judgment's clauses without its numbers and its first sentence (parties)."""
+    return re.sub(r"[\d]+", "", text.split("。", 1)[1])
+
+
+def test_template_discount_with_few_works_and_with_many(judgments):
+    hearing = [j["text"] for j in judgments["hearing"]]
+    page = _page(_template_only(hearing[0]))
+    # one registered work: nothing else shares the template, so its clauses are its own text
+    alone = _engine({"w0": hearing[1]}).match(page)
+    # many registered works share the clauses: each one's weight is divided among them
+    many = _engine({f"w{i}": t for i, t in enumerate(hearing[1:])}).match(page)
+    assert len(many) == 0
+    assert len(alone) <= 1
+    # a true reprint keeps its match, with a lower score than without siblings (its template
+    # clauses count less), and its siblings are not reported
+    target = hearing[5]
+    solo = _engine({"target": target}).match(_page(target))
+    crowd = _engine({"target": target, **{f"w{i}": t for i, t in enumerate(hearing)
+                                          if t != target}}).match(_page(target))
+    assert [m.work_id for m in solo] == ["target"] and [m.work_id for m in crowd] == ["target"]
+    assert crowd[0].score < solo[0].score
+
+
+def test_two_editions_of_one_text_are_both_reported(judgments):
+    text = judgments["batch"][0]["text"]
+    engine = _engine({"a": text, "b": text})
+    assert sorted(m.work_id for m in engine.match(_page(text))) == ["a", "b"]
+
+
+def test_an_english_answer_reprinted_with_light_cuts_is_found(answers):
+    engine = _engine({a["id"]: a["text"] for a in answers})
+    rng = random.Random(3)
+    for answer in answers:
+        sentences = re.split(r"(?<=[.!?])\s+", answer["text"])
+        drop = set(rng.sample(range(len(sentences)), max(1, len(sentences) // 10)))
+        words = " ".join(s for i, s in enumerate(sentences) if i not in drop).split()
+        cut = set(rng.sample(range(len(words)), len(words) * 3 // 100))
+        page = _page(" ".join(w for i, w in enumerate(words) if i not in cut))
+        assert [m.work_id for m in engine.match(page)] == [answer["id"]]
