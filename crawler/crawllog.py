@@ -35,7 +35,3 @@ class CrawlLog:
         """The records of one scan (list of dicts, by URL), optionally of one ``outcome`` only."""
         query = {"scan_id": scan_id} | ({"outcome": outcome} if outcome else {})
         return list(self.coll.find(query, {"_id": 0}).sort("url", 1))
-
-    def outcome_of(self, scan_id, url: str) -> dict | None:
-        """The record of ``url`` in scan ``scan_id`` (dict) or None when it was never finished."""
-        return self.coll.find_one({"scan_id": scan_id, "url": url}, {"_id": 0})

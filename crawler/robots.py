@@ -83,10 +83,6 @@ class RobotsCache:
         self.redis.set(key, json.dumps({"mode": mode, "body": body, "reason": reason}), ex=ttl)
         return RobotsPolicy(mode, body, reason, self.agent)
 
-    def forget(self, url: str) -> None:
-        """Drop the cached robots.txt of ``url``'s origin (after the site owner changed it)."""
-        self.redis.delete(f"{self.prefix}:{origin_of(url)}")
-
     def _download(self, robots_url: str) -> tuple[str, str, str, int]:
         result = self.fetcher.fetch(robots_url)
         if result.outcome is Outcome.OK:

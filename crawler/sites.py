@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 
+from crawler.errors import CrawlerError
 from crawler.models import TargetSite
 from crawler.urls import InvalidURL, canonical_url
 
 
-class SiteNotFound(LookupError):
+class SiteNotFound(CrawlerError, LookupError):
     """No registered site answers to the given id, name or start URL; the message says which."""
 
 

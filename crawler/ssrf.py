@@ -19,11 +19,13 @@ from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
+from crawler.errors import CrawlerError
+
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
-class RefusedAddress(ConnectionError):
+class RefusedAddress(CrawlerError, ConnectionError):
     """A URL whose host resolves to a forbidden address. ``reason`` names the category
     ('loopback', 'private', 'link_local', 'multicast', 'reserved', 'unspecified') or 'unresolvable';
     ``address`` is the offending address (str, '' when unresolvable)."""

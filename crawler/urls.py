@@ -19,6 +19,8 @@ from urllib.parse import parse_qsl, unquote, urlencode, urljoin, urlsplit, urlun
 
 from w3lib.url import canonicalize_url, safe_url_string
 
+from crawler.errors import CrawlerError
+
 TRACKING_PARAMS = frozenset(
     {
         "spm", "from", "scm", "share_token", "share_from", "sharer", "ref", "refer", "referer",
@@ -40,7 +42,7 @@ MIN_YEAR = 1990  # no Chinese news site predates it; earlier dates come from cal
 _CALENDAR_PARAMS = frozenset({"date", "day", "month", "year", "week", "cal", "calendar", "ym", "d", "m", "y"})
 
 
-class InvalidURL(ValueError):
+class InvalidURL(CrawlerError, ValueError):
     """A URL that cannot be crawled: not http(s), no host, or unparsable. The message says why."""
 
 

@@ -412,8 +412,6 @@ class AuditEventAdmin(HolderScopedAdmin):
         return False
 
 
-if admin.site.is_registered(Match):
-    admin.site.unregister(Match)
 admin.site.register(Match, MatchAdmin)
 admin.site.register(TakedownNotice, TakedownNoticeAdmin)
 admin.site.register(AuditEvent, AuditEventAdmin)

@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from dashboard.errors import DashboardError
 
-class SpanError(ValueError):
+
+class SpanError(DashboardError, ValueError):
     """A passage's offsets do not fit the text (negative, reversed, or past its end)."""
 
 

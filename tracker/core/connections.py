@@ -15,6 +15,10 @@ import pymongo
 import redis
 from django.conf import settings
 
+from fingerprint.index import IndexUnavailableError
+from fingerprint.store import StoreUnavailableError
+from tracker.core.errors import StorageUnavailable
+
 
 @lru_cache(maxsize=8)
 def _mongo_client(url: str, pid: int) -> pymongo.MongoClient:
@@ -49,10 +53,12 @@ def get_redis() -> redis.Redis:
 def storage_errors() -> tuple[type[BaseException], ...]:
     """Exception classes meaning "MongoDB or Redis is unreachable right now" (retry later).
 
-    The builtin ConnectionError covers the engine's StoreUnavailableError and
-    IndexUnavailableError.
+    Only the storage servers' own errors and the engine's (StoreUnavailableError,
+    IndexUnavailableError) are listed, never the builtin ConnectionError: a refused address
+    (``crawler.ssrf.RefusedAddress``) or a remote site that does not answer is not storage.
     """
-    return (ConnectionError, pymongo.errors.ConnectionFailure, pymongo.errors.ServerSelectionTimeoutError,
+    return (StoreUnavailableError, IndexUnavailableError, StorageUnavailable,
+            pymongo.errors.ConnectionFailure, pymongo.errors.ServerSelectionTimeoutError,
             pymongo.errors.NetworkTimeout, pymongo.errors.AutoReconnect,
             redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
             redis.exceptions.BusyLoadingError)

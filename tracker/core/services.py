@@ -29,13 +29,10 @@ from tracker.text import Extracted
 
 from .connections import get_redis, storage_errors
 from .engine import get_engine, get_store, indexed_work_ids
+from .errors import StorageUnavailable
 from .models import RightsHolder, Work, WorkKind, WorkLanguage, WorkStatus
 
 log = logging.getLogger(__name__)
-
-
-class StorageUnavailable(ConnectionError):
-    """MongoDB or Redis could not be reached; the operation can be retried later."""
 
 
 @dataclass

@@ -1,0 +1,41 @@
+"""Errors: one base class per package, and "storage unavailable" means MongoDB or Redis only."""
+
+from __future__ import annotations
+
+import pymongo.errors
+import redis.exceptions
+
+from crawler.errors import CrawlerError
+from crawler.sites import SiteNotFound
+from crawler.ssrf import RefusedAddress
+from crawler.urls import InvalidURL
+from dashboard.errors import DashboardError
+from dashboard.highlight import SpanError
+from dashboard.report import PdfUnavailableError
+from fingerprint.index import IndexUnavailableError
+from fingerprint.store import StoreUnavailableError
+from tracker.core.connections import storage_errors
+from tracker.core.errors import ActionError, CoreError, StorageUnavailable
+from tracker.core.models import AuditTrailError
+
+
+def test_a_refused_address_is_not_storage_down():
+    refused = RefusedAddress("intranet.example", "10.0.0.1", "private")
+    assert not isinstance(refused, storage_errors())
+    assert not isinstance(ConnectionRefusedError("remote site"), storage_errors())
+    assert isinstance(refused, ConnectionError)  # urllib3 still reports a failed connection
+
+
+def test_mongodb_redis_and_engine_outages_are_storage_down():
+    for exc in (pymongo.errors.ServerSelectionTimeoutError("no mongod"),
+                redis.exceptions.ConnectionError("no redis"),
+                StoreUnavailableError("store"), IndexUnavailableError("index"),
+                StorageUnavailable("core")):
+        assert isinstance(exc, storage_errors()), exc
+
+
+def test_each_package_has_one_base_exception():
+    assert all(issubclass(cls, CrawlerError) for cls in (RefusedAddress, InvalidURL, SiteNotFound))
+    assert all(issubclass(cls, DashboardError) for cls in (SpanError, PdfUnavailableError))
+    assert all(issubclass(cls, CoreError) for cls in (
+        StorageUnavailable, ActionError, AuditTrailError))
