@@ -1,11 +1,13 @@
 """`make run`: the whole platform on one machine, data under TRACKER_VAR_DIR (default ./var).
 
-Starts MongoDB and Redis (tracker.embedded; skipped when MONGO_URL / REDIS_URL are set), a
-Celery worker (all queues) and beat, the bundled demo site on http://127.0.0.1:8931
+Starts PostgreSQL, MongoDB and Redis (tracker.embedded; each skipped when DATABASE_URL /
+MONGO_URL / REDIS_URL is set) and records their URLs in TRACKER_VAR_DIR/run.env, where the
+settings of every other process (a ``manage.py`` command in a second terminal) find them;
+then a Celery worker (all queues) and beat, the bundled demo site on http://127.0.0.1:8931
 (DEMO_SITE_PORT), applies migrations, runs ``manage.py demo`` (demo accounts, demo works, the
 main job: a scan of the demo site, a summary), then serves the dashboard on
 http://127.0.0.1:8000 (TRACKER_PORT) until Ctrl-C, and stops everything it started. A second
-run continues with the same data.
+run continues with the same data; servers left running by a run that was killed are reused.
 """
 
 from __future__ import annotations
@@ -42,6 +44,36 @@ def _take_run_lock(var: Path) -> Path:
         pass  # no lock, or its process is gone
     lock.write_text(str(os.getpid()))
     return lock
+
+
+def sqlite_notice(var: Path) -> str | None:
+    """How to move VAR/db.sqlite3 (the SQLite database of releases before PostgreSQL became
+    the default) into PostgreSQL, or None when there is no such file (str)."""
+    old = var / "db.sqlite3"
+    if not old.exists():
+        return None
+    return (f"{old} holds the SQLite database of an earlier release; it is not used any more. "
+            "To move its data into PostgreSQL, with this `make run` running, in a second "
+            "terminal:\n"
+            f"  DATABASE_URL=sqlite:///{old} .venv/bin/python manage.py migrate\n"
+            f"  DATABASE_URL=sqlite:///{old} .venv/bin/python manage.py dumpdata --natural-foreign"
+            f" --natural-primary -e contenttypes -e auth.permission -e sessions -o {var}/sqlite.json\n"
+            "  .venv/bin/python manage.py flush --no-input   # the demo data made by this run\n"
+            f"  .venv/bin/python manage.py loaddata {var}/sqlite.json\n"
+            f"  mv {old} {old}.moved")
+
+
+def _write_run_env(var: Path, urls: dict[str, str]) -> Path:
+    """Write VAR/run.env (mode 0600: it holds the database password): NAME=URL lines of the
+    servers this run uses, read by tracker.settings in every process that has no such
+    variable set. Returns its path."""
+    path = var / "run.env"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("# Written by `make run` (tracker.run); removed when it stops.\n"
+                   + "".join(f"{name}={url}\n" for name, url in urls.items()))
+    tmp.chmod(0o600)
+    os.replace(tmp, path)
+    return path
 
 
 def _check_port(port: int) -> None:
@@ -85,15 +117,27 @@ def main() -> int:
         return 2
     services: list[embedded.Service] = []
     procs: list[subprocess.Popen] = []
+    run_env = var / "run.env"
     try:
+        run_env.unlink(missing_ok=True)  # a killed run's: the settings must not read it
+        if not os.environ.get("DATABASE_URL"):
+            services.append(embedded.start_postgres(var / "postgres"))
+            os.environ["DATABASE_URL"] = services[-1].url
         if not os.environ.get("MONGO_URL"):
             services.append(embedded.start_mongo(var / "mongo"))
             os.environ["MONGO_URL"] = services[-1].url
         if not os.environ.get("REDIS_URL"):
             services.append(embedded.start_redis(var / "redis"))
             os.environ["REDIS_URL"] = services[-1].url
-        print(f"MongoDB {os.environ['MONGO_URL']}   Redis {os.environ['REDIS_URL']}   "
-              f"data in {var}", flush=True)
+        _write_run_env(var, {name: os.environ[name]
+                             for name in ("DATABASE_URL", "MONGO_URL", "REDIS_URL")})
+        database = os.environ["DATABASE_URL"].rsplit("@", 1)[-1]  # without the password
+        print(f"PostgreSQL {database}   MongoDB {os.environ['MONGO_URL']}   Redis "
+              f"{os.environ['REDIS_URL']}   data in {var} (servers recorded in {run_env})",
+              flush=True)
+        notice = sqlite_notice(var)
+        if notice:
+            print(f"make run: {notice}", file=sys.stderr, flush=True)
 
         # The demo site is served on loopback, which the crawler's SSRF guard refuses unless told
         # (settings.CRAWLER reads it when Django starts, the workers inherit it).
@@ -142,6 +186,7 @@ def main() -> int:
             workers.stop(proc)
         for service in reversed(services):
             service.stop()
+        run_env.unlink(missing_ok=True)
         lock.unlink(missing_ok=True)
 
 

@@ -181,6 +181,8 @@ MONGO_DB = env.str("MONGO_DB", default="tracker")
 # Redis holds the fingerprint index and is Celery's broker.
 REDIS_URL = _server_url("REDIS_URL", "redis://127.0.0.1:6379/0")
 FINGERPRINT_INDEX_PREFIX = env.str("FINGERPRINT_INDEX_PREFIX", default="fp")
+# Seconds manage.py waits for each server to answer before a command that needs it runs.
+SERVER_CHECK_TIMEOUT_SECONDS = env.float("TRACKER_SERVER_CHECK_TIMEOUT", default=3.0)
 
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL)
 CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default=REDIS_URL)

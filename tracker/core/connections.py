@@ -1,4 +1,5 @@
-"""Connections to MongoDB and Redis, built from Django settings at call time.
+"""Connections to MongoDB and Redis, built from Django settings at call time, and the check
+that the servers a command needs answer (``check_servers``, used by manage.py).
 
 Settings are read on each call (not at import) so that the test suite, which starts its servers
 after Django is configured, can point ``settings.MONGO_URL`` / ``settings.REDIS_URL`` at them.
@@ -17,7 +18,7 @@ from django.conf import settings
 
 from fingerprint.index import IndexUnavailableError
 from fingerprint.store import StoreUnavailableError
-from tracker.core.errors import StorageUnavailable
+from tracker.core.errors import CoreError, StorageUnavailable
 
 
 @lru_cache(maxsize=8)
@@ -62,3 +63,67 @@ def storage_errors() -> tuple[type[BaseException], ...]:
             pymongo.errors.NetworkTimeout, pymongo.errors.AutoReconnect,
             redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
             redis.exceptions.BusyLoadingError)
+
+
+class ServersUnavailable(CoreError, RuntimeError):
+    """A server a command needs does not answer; the message is one line saying which, at
+    which address, and what to do ("start `make run` or set REDIS_URL")."""
+
+
+def _where(url: str) -> str:
+    """``url`` without its user and password (str)."""
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://{rest.rsplit('@', 1)[-1]}"
+
+
+def describe_servers() -> str:
+    """One line naming the servers this process uses and where each URL came from (the
+    environment, the data folder's run.env written by `make run`, or the default), without
+    passwords."""
+    parts = []
+    for label, name in (("PostgreSQL", "DATABASE_URL"), ("MongoDB", "MONGO_URL"),
+                        ("Redis", "REDIS_URL")):
+        url = getattr(settings, name)
+        if name == "DATABASE_URL" and settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+            label = "SQLite"
+        parts.append(f"{label} {_where(url)} ({settings.SERVER_SOURCES.get(name, 'settings')})")
+    return "servers: " + ", ".join(parts)
+
+
+def check_servers(names: tuple[str, ...] = ("DATABASE_URL", "MONGO_URL", "REDIS_URL")) -> None:
+    """Check that the servers named (settings names) answer within
+    settings.SERVER_CHECK_TIMEOUT_SECONDS seconds each.
+
+    Raises:
+        ServersUnavailable: the first that does not answer, in one line.
+    """
+    from django.db import connection
+
+    timeout = settings.SERVER_CHECK_TIMEOUT_SECONDS
+    for name in names:
+        url = getattr(settings, name)
+        try:
+            if name == "DATABASE_URL":
+                connection.ensure_connection()
+            elif name == "MONGO_URL":
+                client = pymongo.MongoClient(url, serverSelectionTimeoutMS=int(timeout * 1000),
+                                             connectTimeoutMS=int(timeout * 1000))
+                try:
+                    client.admin.command("ping")
+                finally:
+                    client.close()
+            else:
+                client = redis.Redis.from_url(url, socket_connect_timeout=timeout,
+                                              socket_timeout=timeout)
+                try:
+                    client.ping()
+                finally:
+                    client.close()
+        except Exception as exc:  # every driver's own errors: the message names the server
+            reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+            source = settings.SERVER_SOURCES.get(name, "settings")
+            hint = (f"the servers recorded in {source} are gone: start `make run` again or set "
+                    f"{name}" if source == str(settings.RUN_ENV_FILE)
+                    else f"start `make run` or set {name}")
+            raise ServersUnavailable(f"{name} {_where(url)} ({source}) does not answer: "
+                                     f"{reason}; {hint}") from exc

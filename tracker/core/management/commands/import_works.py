@@ -7,7 +7,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from tracker.core.importing import import_path
-from tracker.core.models import RightsHolder, WorkKind
+from tracker.core.models import RightsHolder, Work, WorkKind, WorkStatus
 from tracker.core.uploads import UploadError
 
 
@@ -16,7 +16,7 @@ class Command(BaseCommand):
             '{"id", "title", "text"}, "author" optional) for one rights holder. The id (or the '
             "file's path without suffix) is the work's reference: importing it again updates "
             "the work. Prints registered / updated / skipped / failed with reasons; exits 1 "
-            "when any failed.")
+            "when any failed or could not be queued.")
 
     def add_arguments(self, parser):
         parser.add_argument("path", type=Path, help="folder, .zip, .jsonl or one work file")
@@ -50,5 +50,11 @@ class Command(BaseCommand):
         if summary.queued:
             write(f"{len(summary.queued)} works " + ("fingerprinted." if now else
                   "queued for fingerprinting (Celery queue 'ingest')."))
-        if summary.failed:
-            raise CommandError(f"{len(summary.failed)} item(s) failed")
+        # Registered but not handed to Celery (the broker went away): the import failed too.
+        unqueued = Work.objects.filter(pk__in=summary.queued, status=WorkStatus.PENDING,
+                                       error__startswith="Not queued").count()
+        if unqueued:
+            write(f"not queued: {unqueued} (task queue unreachable; once Redis answers, "
+                  "`manage.py reindex` queues them)")
+        if summary.failed or unqueued:
+            raise CommandError(f"{len(summary.failed)} item(s) failed, {unqueued} not queued")

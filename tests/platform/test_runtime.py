@@ -1,0 +1,78 @@
+"""manage.py commands in a second terminal: they find the servers `make run` recorded in the
+data folder's run.env, say which they use, and stop with one line when a server is gone."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from django.conf import settings
+
+from tracker import embedded
+from tracker.core.models import Work, WorkStatus
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SERVER_VARIABLES = ("DATABASE_URL", "MONGO_URL", "REDIS_URL")
+
+
+def _manage(var, *args: str) -> subprocess.CompletedProcess:
+    """Run ``manage.py ARGS`` as a user would: no server variable set, data folder ``var``."""
+    env = {name: value for name, value in os.environ.items() if name not in SERVER_VARIABLES}
+    # The staging folder shared with the session's worker, as `make run` shares VAR_DIR/media.
+    env.update(TRACKER_VAR_DIR=str(var), MEDIA_ROOT=str(settings.MEDIA_ROOT),
+               DJANGO_SETTINGS_MODULE="tracker.settings")
+    return subprocess.run([sys.executable, str(settings.BASE_DIR / "manage.py"), *args],
+                          env=env, capture_output=True, text=True, timeout=300)
+
+
+def _write_run_env(var, **urls: str) -> None:
+    var.mkdir(parents=True, exist_ok=True)
+    (var / "run.env").write_text("".join(f"{name}={url}\n" for name, url in urls.items()))
+
+
+@pytest.fixture
+def works_file(tmp_path, novel_text):
+    path = tmp_path / "works.jsonl"
+    path.write_text(json.dumps({"id": "xyj", "title": "西游记", "text": novel_text},
+                               ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def test_command_uses_the_servers_recorded_in_run_env(tmp_path, worker_env, celery_worker,
+                                                      platform_stores, works_file, wait_for):
+    env = worker_env()  # the session's servers, as `make run` would record its own
+    var = tmp_path / "var"
+    _write_run_env(var, **{name: env[name] for name in SERVER_VARIABLES})
+    result = _manage(var, "import_works", str(works_file), "--holder", "出版社甲",
+                     "--no-progress")
+    assert result.returncode == 0, result.stderr
+    first = result.stderr.splitlines()[0]
+    assert first.startswith("servers: PostgreSQL") and str(var / "run.env") in first
+    assert "password" not in first and env["DATABASE_URL"].split("@")[0] not in first
+    assert "registered: 1" in result.stdout
+    work = Work.objects.get(reference="xyj", holder__name="出版社甲")
+    wait_for(lambda: Work.objects.filter(pk=work.pk, status=WorkStatus.INDEXED).exists())
+
+
+def test_servers_gone_gives_one_line_and_no_work(tmp_path, worker_env, works_file):
+    env = worker_env()
+    var = tmp_path / "var"
+    dead = {name: f"{scheme}://127.0.0.1:{embedded.free_port()}{path}" for name, scheme, path in
+            (("MONGO_URL", "mongodb", ""), ("REDIS_URL", "redis", "/0"))}
+    # All servers gone (a `make run` killed, its run.env left behind): the database fails first.
+    _write_run_env(var, DATABASE_URL=f"postgres://u@127.0.0.1:{embedded.free_port()}/x", **dead)
+    result = _manage(var, "import_works", str(works_file), "--holder", "出版社甲")
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 2
+    assert "DATABASE_URL" in result.stderr and "start `make run` again" in result.stderr
+    # Only Redis gone: stopped before registering anything, so nothing waits unqueued.
+    _write_run_env(var, DATABASE_URL=env["DATABASE_URL"], MONGO_URL=env["MONGO_URL"],
+                   REDIS_URL=dead["REDIS_URL"])
+    result = _manage(var, "import_works", str(works_file), "--holder", "出版社甲")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "REDIS_URL redis://127.0.0.1" in result.stderr.splitlines()[-1]
+    assert not Work.objects.exists()
