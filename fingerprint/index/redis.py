@@ -9,8 +9,9 @@ key                 type    value
                             (decimal) = the bucket's narrow postings, 9 bytes each; field
                             ``w<bucket>`` = its wide postings, 14 bytes each; field ``""``
                             = ``"L:S:W:N"`` padded with spaces to 80 bytes: the group's
-                            bucket level L and split pointer S (linear hashing), its wide
-                            and total posting counts. The padding keeps the hash in Redis's
+                            bucket level L and split pointer S (linear hashing), its
+                            count of wide postings of narrow keys (huge windows) and of
+                            all postings. The padding keeps the hash in Redis's
                             hashtable encoding (O(1) per HMGET field; the compact encoding
                             of small hashes is scanned linearly, 5 times slower lookups
                             measured at 20k windows).
@@ -168,7 +169,7 @@ for i = 6, #ARGV, 3 do
     field = 'w' .. b
     local t = parts[field] or {}; parts[field] = t
     t[#t + 1] = le(r, 7) .. w3 .. le(win, 4)
-    W = W + 1
+    if xh < narrowlimit then W = W + 1 end
   end
   added = added + 1
 end
@@ -193,7 +194,7 @@ local function split(field, size, rbytes, target)
 end
 while L < maxlevel and N > load * (2 ^ L + S) do
   split(tostring(S), 9, 3, tostring(S + 2 ^ L))
-  if W > 0 then split('w' .. S, 14, 7, 'w' .. (S + 2 ^ L)) end
+  split('w' .. S, 14, 7, 'w' .. (S + 2 ^ L))
   S = S + 1
   if S == 2 ^ L then L = L + 1; S = 0 end
 end
@@ -202,7 +203,8 @@ redis.call('HSET', K, '', meta .. string.rep(' ', 80 - #meta))
 return added
 """
 # KEYS[1]: a group hash. ARGV: hint bits B, kind (1 narrow, 2 wide), the work number as 3
-# bytes, then the work's hints in this group (x mod 2**B). Drops the work's postings from every
+# bytes, the bits of a narrow key's x (36 - log2 groups), then the work's hints in this group
+# (x mod 2**B). Drops the work's postings from every
 # bucket such a key can be in now: one when the group's level + 1 <= B, else 2**(level+1-B).
 _REMOVE = """
 local K = KEYS[1]
@@ -211,16 +213,23 @@ if not meta then return 0 end
 local a, b, c, d = string.match(meta, '^(%d+):(%d+):(%d+):(%d+)')
 local L, S, W, N = tonumber(a), tonumber(b), tonumber(c), tonumber(d)
 local B, wide, tag = tonumber(ARGV[1]), ARGV[2] == '2', ARGV[3]
+local narrowbits = tonumber(ARGV[4])
 local size, at, prefix = 9, 3, ''
 if wide then size, at, prefix = 14, 7, 'w' end
 local seen = {}
-local removed = 0
-local function filter(field)
+local removed, hugewindows = 0, 0
+local function filter(field, lvl)
   local v = redis.call('HGET', K, field)
   if not v then return 0 end
   local kept, gone = {}, 0
   for p = 1, #v, size do
-    if string.sub(v, p + at, p + at + 2) == tag then gone = gone + 1
+    if string.sub(v, p + at, p + at + 2) == tag then
+      gone = gone + 1
+      if wide then  -- a narrow key's posting with a huge window: counted in W
+        local r, f = 0, 1
+        for q = p, p + 6 do r = r + string.byte(v, q) * f; f = f * 256 end
+        if r < 2 ^ (narrowbits - lvl) then hugewindows = hugewindows + 1 end
+      end
     else kept[#kept + 1] = string.sub(v, p, p + size - 1) end
   end
   if gone > 0 then
@@ -231,19 +240,20 @@ local function filter(field)
 end
 local variants = 1
 if L + 1 > B then variants = 2 ^ (L + 1 - B) end
-for i = 4, #ARGV do
+for i = 5, #ARGV do
   local h = tonumber(ARGV[i])
   for j = 0, variants - 1 do
     local xl = h + j * 2 ^ B
+    local lvl = L
     local bucket = xl % 2 ^ L
-    if bucket < S then bucket = xl % 2 ^ (L + 1) end
+    if bucket < S then lvl = L + 1; bucket = xl % 2 ^ lvl end
     if not seen[bucket] then
       seen[bucket] = true
-      removed = removed + filter(prefix .. bucket)
+      removed = removed + filter(prefix .. bucket, lvl)
     end
   end
 end
-if wide then W = W - removed end
+W = W - hugewindows
 N = N - removed
 meta = string.format('%d:%d:%d:%d:', L, S, W, N)
 redis.call('HSET', K, '', meta .. string.rep(' ', 80 - #meta))
@@ -347,7 +357,7 @@ class RedisIndex:
         self.groups = groups
         self._gbits = groups.bit_length() - 1
         self._min_level = (MIN_BUCKETS.bit_length() - 1) - self._gbits
-        # cached per group: level L, split pointer S, whether it holds wide postings
+        # cached per group: level L, split pointer S, whether narrow keys have wide postings
         self._level = np.full(groups, self._min_level, dtype=np.int64)
         self._split = np.zeros(groups, dtype=np.int64)
         self._wide = np.zeros(groups, dtype=bool)
@@ -552,7 +562,7 @@ class RedisIndex:
             cuts = [0, *(np.flatnonzero(np.diff(group)) + 1).tolist(), len(local)]
             for lo, hi in zip(cuts, cuts[1:], strict=False):  # hints are sorted by group
                 for i in range(lo, hi, BATCH):
-                    calls.append((int(group[lo]), [bits, kind, tag,
+                    calls.append((int(group[lo]), [bits, kind, tag, 36 - self._gbits,
                                                    *local[i:min(i + BATCH, hi)]]))
         self._scripts(_REMOVE, calls)
         pipe = self.client.pipeline(transaction=False)
@@ -601,6 +611,10 @@ class RedisIndex:
     def _plan(self, group: np.ndarray, x: np.ndarray, pending: list[int] | None):
         """The HMGETs of one lookup round, for the ``pending`` groups (None: all).
 
+        A narrow key (x below 2**(36 - log2 groups)) asks for its bucket's narrow field, and
+        for its wide field too in a group holding narrow keys' wide postings (huge windows); a
+        wide key only for its bucket's wide field.
+
         Returns:
             (commands, narrow, wide, r): commands = [(group, field names)] in sending order;
             narrow and wide = (key positions, field numbers in the round's flattened replies)
@@ -615,36 +629,23 @@ class RedisIndex:
         r = x >> level
         pos = (np.arange(len(group)) if pending is None
                else np.flatnonzero(np.isin(group, pending)))
-        code = (group[pos].astype(np.uint64) << np.uint64(32)) | bucket[pos]
-        uniq, inverse = np.unique(code, return_inverse=True)
-        ugroup = (uniq >> np.uint64(32)).astype(np.int64)
-        names = list(map(str, (uniq & np.uint64(0xFFFFFFFF)).tolist()))
-        starts = np.flatnonzero(np.concatenate(([True], ugroup[1:] != ugroup[:-1])))
-        bounds = [*starts.tolist(), len(uniq)]
-        wide_groups = self._wide[ugroup[starts]].tolist()
-        commands = []
-        if not any(wide_groups):
-            for g, lo, hi in zip(ugroup[starts].tolist(), bounds, bounds[1:], strict=False):
-                commands.append((g, names[lo:hi]))
-            empty = np.zeros(0, dtype=np.int64)
-            return commands, (pos, inverse), (empty, empty), r
-        # fields of a group: its narrow buckets, then (if it holds wide postings) the same
-        # buckets' wide fields; field numbers run over all commands in order
-        narrow_no = np.zeros(len(uniq), dtype=np.int64)
-        wide_no = np.full(len(uniq), -1, dtype=np.int64)
-        at = 0
-        for g, lo, hi, w in zip(ugroup[starts].tolist(), bounds, bounds[1:], wide_groups,
-                                strict=False):
-            part = names[lo:hi]
-            narrow_no[lo:hi] = np.arange(at, at + hi - lo)
-            at += hi - lo
-            if w:
-                wide_no[lo:hi] = np.arange(at, at + hi - lo)
-                at += hi - lo
-                part = part + ["w" + n for n in part]
-            commands.append((g, part))
-        in_wide = wide_no[inverse] >= 0
-        return commands, (pos, narrow_no[inverse]), (pos[in_wide], wide_no[inverse][in_wide]), r
+        is_wide = (x[pos] >> np.uint64(36 - self._gbits)) > 0
+        both = ~is_wide & self._wide[group[pos]]  # narrow keys in groups with huge windows
+        ask_pos = np.concatenate([pos, pos[both]])
+        ask_wide = np.concatenate([is_wide, np.ones(int(both.sum()), dtype=bool)])
+        code = ((group[ask_pos].astype(np.uint64) << np.uint64(33))
+                | (bucket[ask_pos] << one) | ask_wide.astype(np.uint64))
+        uniq, field = np.unique(code, return_inverse=True)
+        ugroup = (uniq >> np.uint64(33)).tolist()
+        names = [("w%d" if kind else "%d") % b for b, kind in zip(
+            ((uniq >> one) & np.uint64(0xFFFFFFFF)).tolist(), (uniq & one).tolist(),
+            strict=True)]
+        starts = [i for i in range(len(ugroup)) if i == 0 or ugroup[i] != ugroup[i - 1]]
+        bounds = [*starts, len(ugroup)]
+        commands = [(ugroup[lo], names[lo:hi]) for lo, hi in zip(bounds, bounds[1:],
+                                                                strict=False)]
+        return (commands, (ask_pos[~ask_wide], field[~ask_wide]),
+                (ask_pos[ask_wide], field[ask_wide]), r)
 
     def _lookup(self, keys: Sequence[int]) -> tuple[dict[int, list[tuple[str, int]]], set[int]]:
         """(postings as ``lookup`` returns them, the work numbers in the postings read); the
@@ -673,6 +674,7 @@ class RedisIndex:
                 else:
                     head = meta.split(b":", 3)
                     level, split, wide_here = int(head[0]), int(head[1]), head[2] != b"0"
+                    # wide_here: narrow keys of this group have wide postings (huge windows)
                 if level != levels[g] or split != splits[g] or (wide_here and not wides[g]):
                     levels[g], splits[g], wides[g] = level, split, wide_here
                     retry.append(g)
@@ -685,12 +687,15 @@ class RedisIndex:
                 ok = np.repeat(fresh, [len(names) for _, names in commands])
                 narrow = tuple(a[ok[narrow[1]]] for a in narrow)
                 wide = tuple(a[ok[wide[1]]] for a in wide)
-            hits.append(self._match(*narrow, r, flat, _NARROW, 3))
+            if len(narrow[0]):
+                hits.append(self._match(*narrow, r, flat, _NARROW, 3))
             if len(wide[0]):
                 hits.append(self._match(*wide, r, flat, _WIDE, 7))
             if not retry:
                 break
             pending = retry
+        empty = np.zeros(0, dtype=np.uint64)
+        hits.append((np.zeros(0, dtype=np.int64), empty, empty))
         hit_key, hit_work, hit_window = (np.concatenate(parts) for parts in zip(*hits, strict=True))
         # stop-list: the document frequency of a key = distinct works among its postings
         if len(hit_key):

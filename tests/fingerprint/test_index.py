@@ -137,6 +137,13 @@ def test_large_keys_and_windows_round_trip(make_index):
         2**64 - 1: [("big", 2**32 - 1)], 2**40 + 3: [("big", 0)]}
     assert index.remove("big") == 2
     assert index.lookup([2**64 - 1]) == {}
+    # a small key with a huge window (stored wide in Redis) next to small windows of it
+    index.add("huge", [(7, 2**32 - 1), (7, 1), (8, 2**24)])
+    index.add("small", [(7, 2)])
+    assert as_sets(index.lookup([7, 8])) == {7: [("huge", 1), ("huge", 2**32 - 1), ("small", 2)],
+                                             8: [("huge", 2**24)]}
+    assert index.remove("huge") == 3
+    assert index.lookup([7, 8]) == {7: [("small", 2)]}
 
 
 def test_clear(make_index):
