@@ -8,7 +8,7 @@ Layout in memory while it is being changed (CPython heap, ``python -m bench.inde
   - ``_keys_of``: work number -> the distinct keys it used (``array('Q')``), so removal is exact.
 
 On disk (``save(dir)``, format 2), postings sorted by key, about 6 bytes per window at 1M
-windows and more (figures in the README, ``python -m bench.scale``):
+windows and more (6.38 at 1M, 6.27 at 10M: ``python -m bench.scaling``, README):
   - ``lows.npy``, ``uppers.npy``: the keys below 2**40 (every window key of the default
     configuration) in Elias-Fano form (Elias, JACM 1974; Fano, MIT 1971; as in Vigna,
     "Quasi-succinct indices", WSDM 2013): the low ``low_bits`` bits of each key in an array of
