@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 
+from crawler.actions import do_save_site
 from crawler.errors import CrawlerError
 from crawler.models import TargetSite
 from crawler.urls import InvalidURL, canonical_url
@@ -52,7 +53,8 @@ def register_site(name: str, start_urls: list[str], *, allowed_domains: list[str
     ``delay_seconds``: politeness delay (site default when None); ``fields``: other TargetSite
     fields (max_pages, max_depth, path_patterns, enabled). Returns (site, created). Raises
     ValidationError with every problem found (bad URL, bad pattern, a name already taken
-    without ``update``); nothing is saved then.
+    without ``update``); nothing is saved then. Saved through ``crawler.actions.do_save_site``
+    (recorded in the audit trail, no acting person: a command or the demo).
     """
     site = TargetSite.objects.filter(name=name).first()
     if site and not update:
@@ -68,5 +70,5 @@ def register_site(name: str, start_urls: list[str], *, allowed_domains: list[str
     if not site.start_urls:
         raise ValidationError("at least one start URL is needed")
     site.full_clean(exclude=["allowed_domains"] if not site.allowed_domains else None)
-    site.save()
+    do_save_site(site, None, ["start_urls", "allowed_domains", *fields] if not created else None)
     return site, created
