@@ -4,6 +4,7 @@ demo step of `make run` through a real worker finding every reprint of the demo 
 import dataclasses
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -65,9 +66,13 @@ def test_demo_step_finds_every_reprint(idle_worker, platform_stores, monkeypatch
     for line in (WORKS / "renmin-ribao-199801.jsonl").read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
         texts[record["id"]] = record["text"]
+    heads = [m.start() for m in re.finditer(r"^第[一二三]回", texts["XYJ"], re.MULTILINE)]
+    chapters = [{"title": texts["XYJ"][s:s + 3], "start": s, "end": e}
+                for s, e in zip(heads, [*heads[1:], len(texts["XYJ"])], strict=True)]
     for ref, text in texts.items():
         work = Work.objects.create(holder=holder, reference=ref, title=ref, length=len(text),
-                                   status="indexed", indexed_at=timezone.now())
+                                   status="indexed", indexed_at=timezone.now(),
+                                   sections=chapters if ref == "XYJ" else [])
         engine.add_work(work.engine_id, text)
     monkeypatch.setenv("DEMO_SITE_PORT", "0")  # any free port
     out = io.StringIO()
@@ -80,3 +85,6 @@ def test_demo_step_finds_every_reprint(idle_worker, platform_stores, monkeypatch
                      ("HLM", "hongloumeng-01.html"), ("pd199801-00026", "news-concert.html"),
                      ("pd199801-00090", "news-huaihe.html")}
     assert summary["matches_found"] == 5 == figures["matches found"]
+    # issue 11: the Big5 reprint of chapter 2 names chapter 2 only, whatever its passages' edges
+    sections = {m.url.rsplit("/", 1)[1]: m.section for m in Match.objects.filter(work__reference="XYJ")}
+    assert sections == {"xiyouji-01.html": "第一回", "xiyouji-02-big5.html": "第二回"}
