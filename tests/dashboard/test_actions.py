@@ -1,4 +1,5 @@
-"""Review workflow, append-only audit trail, takedown notices (against the real MongoDB)."""
+"""Dashboard actions (takedown notices) and the crawler's review action, with the append-only audit
+trail (against the real MongoDB)."""
 
 import io
 
