@@ -66,8 +66,10 @@ meta field and the query keys' bucket fields (on a plain ``redis.Redis`` written
 protocol by hand and sent on one pooled connection: redis-py's pipeline spends about 10
 microseconds of Python per command; on ``RedisCluster`` a pipeline, which sends each HMGET to
 the node of its slot). The client caches each group's (L, S); when the meta field of a reply
-shows another level or split pointer (a writer split a bucket since), or wide postings it did
-not ask for, that group alone is read again. Matching, the stop-list and decoding are NumPy
+shows another level or split pointer (a writer split a bucket since), or narrow keys' wide
+postings (huge windows) it did not ask for, that group alone is read again (at most
+:data:`LOOKUP_ROUNDS` rounds: a group still changing after that, under a writer splitting it
+faster than the client reads, is left out of that lookup). Matching, the stop-list and decoding are NumPy
 passes over all the returned buckets together. Adding and removing a work run one Lua script
 per group (append, or filter by the 3-byte work number, then split), so concurrent writers
 never lose each other's postings. Every command and script touches one key, so the layout runs
@@ -130,6 +132,8 @@ HINT_SLACK = 2
 LOAD = 24
 #: Work numbers are 3 bytes in a posting: at most this many adds per epoch.
 MAX_WORK_NUMBER = 2**24 - 1
+#: Round trips a lookup makes at most while writers split the buckets it reads.
+LOOKUP_ROUNDS = 8
 #: Postings per add script call at most (bounds one script's time and arguments).
 BATCH = 1000
 _NARROW, _WIDE = 9, 14
@@ -663,7 +667,7 @@ class RedisIndex:
         group, x = self._address(u)
         pending = None
         hits = []  # (key positions, work numbers, windows) per round and kind
-        for _attempt in range(8):
+        for _attempt in range(LOOKUP_ROUNDS):
             commands, narrow, wide, r = self._plan(group, x, pending)
             epoch, replies = self._send(commands)
             if epoch != self._epoch:  # Redis lost the index, or it was cleared or replaced:
