@@ -12,8 +12,7 @@ COPY fingerprint ./fingerprint
 COPY crawler ./crawler
 COPY dashboard ./dashboard
 COPY demo ./demo
-# psycopg: PostgreSQL driver for DATABASE_URL=postgres://... (SQLite needs none).
-RUN pip install -U pip && pip install . "psycopg[binary]>=3.2,<4" \
+RUN pip install -U pip && pip install . \
     && useradd --create-home --uid 1000 tracker && mkdir -p /data && chown tracker /data
 USER tracker
 EXPOSE 8000
