@@ -276,20 +276,27 @@ def idle_worker(celery_worker):
         The worker's node name (str).
 
     Raises:
-        RuntimeError: tasks were still running after 60 seconds.
+        RuntimeError: tasks were still running, or the worker did not answer, after 60 s.
     """
     import time
 
     from tracker.celery import app
 
-    app.control.purge()
     inspect = app.control.inspect(destination=[celery_worker], timeout=2.0)
-    for listing in (inspect.reserved() or {}, inspect.scheduled() or {}):
-        for tasks in listing.values():
-            for task in tasks:
-                app.control.revoke(task.get("id") or task["request"]["id"])
     deadline = time.monotonic() + 60
-    while any((inspect.active() or {}).values()):
+
+    def ask(method: str) -> list:
+        """The worker's answer to ``inspect.METHOD()``: asked again until it answers (a busy
+        machine can delay a reply past the timeout; no reply is not "nothing")."""
+        while (reply := getattr(inspect, method)()) is None:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the Celery worker did not answer inspect {method}")
+        return [task for tasks in reply.values() for task in tasks]
+
+    app.control.purge()
+    for task in ask("reserved") + ask("scheduled"):
+        app.control.revoke(task.get("id") or task["request"]["id"])
+    while ask("active"):
         if time.monotonic() > deadline:
             raise RuntimeError("the Celery worker still runs tasks of earlier tests")
         time.sleep(0.2)

@@ -36,7 +36,9 @@ def _take_run_lock(var: Path) -> Path:
     lock = var / "run.pid"
     try:
         pid = int(lock.read_text())
-        os.kill(pid, 0)
+        # A pid reused by another program after a killed run is not a live `make run`.
+        if b"tracker.run" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+            raise ProcessLookupError(pid)
         if pid != os.getpid():
             raise RunError(f"another `make run` (pid {pid}) is using {var}; stop it first "
                            "(Ctrl-C in its terminal) or set TRACKER_VAR_DIR to another folder")
@@ -158,7 +160,8 @@ def main() -> int:
         site_port = os.environ.setdefault("DEMO_SITE_PORT", str(demo.DEFAULT_PORT))
         site = subprocess.Popen(
             [sys.executable, str(BASE_DIR / "manage.py"), "demo_site", "--port", site_port],
-            env=env, cwd=BASE_DIR, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+            env=env, cwd=BASE_DIR, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+            preexec_fn=workers.die_with_parent)
         procs.append(site)
         worker = workers.start_worker(env, logs / "celery-worker.log", "run-worker",
                                       cwd=BASE_DIR)
@@ -171,7 +174,7 @@ def main() -> int:
         call_command("demo")
         server = subprocess.Popen([sys.executable, str(BASE_DIR / "manage.py"), "runserver",
                                    f"127.0.0.1:{port}", "--noreload", "--insecure"], env=env,
-                                  cwd=BASE_DIR)
+                                  cwd=BASE_DIR, preexec_fn=workers.die_with_parent)
         procs.append(server)
         print(f"\nDashboard: http://127.0.0.1:{port}/  (Ctrl-C stops everything)", flush=True)
         return _supervise({"web server": server, "Celery worker": worker, "Celery beat": beat})
