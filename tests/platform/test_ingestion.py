@@ -15,6 +15,7 @@ from tracker.core.engine import get_engine, get_store
 from tracker.core.models import Work, WorkStatus
 from tracker.core.tasks import ingest_work
 from tracker.core.uploads import extract_pasted
+from tracker.text import normalize
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -67,7 +68,7 @@ def test_changed_text_replaces_the_postings(celery_worker, platform_stores, peop
     new = services.register_work(people["press"], "xyj", extract_pasted(novel_text[8000:]))
     assert new.outcome == "updated" and new.work.pk == reg.work.pk
     work = wait_for(lambda: _status(new.work, WorkStatus.INDEXED))
-    assert get_store().get(work.engine_id)["text"] == novel_text[8000:].strip()
+    assert get_store().get(work.engine_id)["text"] == normalize(novel_text[8000:])
     assert not get_engine().match(novel_text[1000:2500])  # the old text is no longer indexed
 
 
@@ -170,7 +171,7 @@ def test_mongo_down_work_waits_then_is_indexed(celery_worker, platform_stores, p
         from fingerprint.store import MongoWorkStore
 
         store = MongoWorkStore(pymongo.MongoClient(mongo.url)[settings.MONGO_DB])
-        assert store.get(work.engine_id)["text"] == novel_text.strip()
+        assert store.get(work.engine_id)["text"] == normalize(novel_text)
     finally:
         workers.stop(proc)
         if mongo:
