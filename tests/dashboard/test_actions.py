@@ -5,6 +5,7 @@ import io
 
 import pytest
 from django.db import connection
+from django.utils import translation
 
 from crawler.actions import do_review_match
 from dashboard import notices
@@ -12,6 +13,13 @@ from dashboard.actions import do_advance_notice, do_draft_notices
 from dashboard.models import NoticeStatus
 from tracker.core.errors import ActionError
 from tracker.core.models import AuditEvent, AuditTrailError, verify_chain
+
+
+@pytest.fixture(autouse=True)
+def english():
+    """The refusals are checked by their English wording (the default language is zh-hans)."""
+    with translation.override("en"):
+        yield
 
 
 def test_review_records_who_when_why(scenario):
