@@ -12,11 +12,12 @@ windows and more (6.38 at 1M, 6.27 at 10M: ``python -m bench.scaling``, README):
   - ``lows.npy``, ``uppers.npy``: the keys below 2**40 (every window key of the default
     configuration) in Elias-Fano form (Elias, JACM 1974; Fano, MIT 1971; as in Vigna,
     "Quasi-succinct indices", WSDM 2013): the low ``low_bits`` bits of each key in an array of
-    that width (0, 8, 16 or 32 bits, whichever makes the files smallest), the rest in unary in
+    that width (0, 8, 16, 24 or 32 bits, whichever makes the files smallest), the rest in unary in
     a bit vector (one set bit per key at ``high + rank``), about 2 bits per key;
   - ``wide_keys.npy``: the other keys (uint64, e.g. short-text keys with bit 63 set);
-  - ``postings.npy``: per posting ``work << window_bits | window`` (uint32 when the widest
-    work number and window fit in 32 bits, else uint64), in key order, narrow keys first;
+  - ``postings.npy``: per posting ``work << window_bits | window`` (uint16, uint32 or uint64,
+    the narrowest that holds the widest work number and window), in key order, narrow keys
+    first;
   - ``ids.json`` (work number -> id) and ``manifest.json`` (format, FINGERPRINT_VERSION, bit
     widths, counts, max_df), written last.
 
@@ -53,8 +54,7 @@ FORMAT_VERSION = 2
 #: Keys below this are stored in Elias-Fano form on disk, the others as plain uint64.
 NARROW_KEYS = 1 << 40
 _LOW = 0xFFFFFFFF
-_LOW_BITS = (0, 8, 16, 32)
-_UINT = {0: None, 8: np.uint8, 16: np.uint16, 32: np.uint32}
+_LOW_BITS = (0, 8, 16, 24, 32)
 _ARRAYS = ("lows", "uppers", "wide_keys", "postings")
 #: Process-wide serial of index instances (and of their ``clear``): the first part of revisions.
 _EPOCHS = count()
@@ -278,7 +278,8 @@ class MemoryIndex:
         works = remap[works]
         window_bits = int(windows.max()).bit_length() if len(windows) else 0
         work_bits = max(len(live) - 1, 0).bit_length()
-        dtype = np.uint32 if window_bits + work_bits <= 32 else np.uint64
+        dtype = next(t for t, bits in ((np.uint16, 16), (np.uint32, 32), (np.uint64, 64))
+                     if window_bits + work_bits <= bits)
         narrow = int(np.searchsorted(keys, np.uint64(NARROW_KEYS)))
         low_bits, lows, uppers = _elias_fano(keys[:narrow])
         arrays = {
@@ -387,14 +388,16 @@ def _distinct_keys(keys: np.ndarray) -> tuple[int, np.ndarray]:
 def _elias_fano(keys: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
     """Elias-Fano form of sorted uint64 keys (module docstring): (low bits, lows, uppers).
 
-    The low width is the one of 0, 8, 16, 32 bits that makes lows + uppers smallest; uppers is
-    a little-endian bit vector (uint8) with bit ``(key >> low_bits) + rank`` set per key.
+    The low width is the one of 0, 8, 16, 24, 32 bits that makes lows + uppers smallest; lows
+    is a uint8 array of low_bits / 8 little-endian bytes per key, uppers a little-endian bit
+    vector (uint8) with bit ``(key >> low_bits) + rank`` set per key.
     """
     n = len(keys)
     top = int(keys[-1]) if n else 0
     low_bits = min(_LOW_BITS, key=lambda b: n * b + n + (top >> b) + 1)
-    lows = (keys & np.uint64((1 << low_bits) - 1)).astype(_UINT[low_bits]) if low_bits \
-        else np.zeros(0, dtype=np.uint8)
+    # the low bits of each key as low_bits / 8 little-endian bytes (a uint8 row per key)
+    lows = (keys & np.uint64((1 << low_bits) - 1)).view(np.uint8).reshape(-1, 8)[
+        :, :low_bits // 8].copy()
     bits = np.zeros((top >> low_bits) + n + 1 if n else 0, dtype=np.uint8)
     bits[(keys >> np.uint64(low_bits)).astype(np.int64) + np.arange(n)] = 1
     return low_bits, lows, np.packbits(bits, bitorder="little")
@@ -408,10 +411,12 @@ def _elias_fano_decode(low_bits: int, lows: np.ndarray, uppers: np.ndarray, n: i
         ValueError: the arrays do not hold n keys.
     """
     ones = np.flatnonzero(np.unpackbits(uppers, bitorder="little"))
-    if len(ones) != n or (low_bits and len(lows) != n):
+    if len(ones) != n or lows.shape != (n, low_bits // 8):
         raise ValueError("index files do not match manifest.json (interrupted save?)")
     keys = (ones - np.arange(n)).astype(np.uint64) << np.uint64(low_bits)
-    return keys | lows.astype(np.uint64) if low_bits else keys
+    wide = np.zeros((n, 8), dtype=np.uint8)
+    wide[:, :low_bits // 8] = lows
+    return keys | wide.view(np.uint64).ravel()
 
 
 def _check_format(path: Path) -> None:
