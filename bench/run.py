@@ -346,6 +346,12 @@ def _servers(workdir: Path, mongo: bool) -> tuple[list, str, str | None]:
     return services, redis_url, mongo_url
 
 
+def parse_builders() -> dict:
+    """Corpus name -> its builder ``(works, negatives, hosts, seed, data_dir) -> Corpus``."""
+    return {"novels": build_novels, "news": build_news, "judgments": build_judgments,
+            "english": build_english}
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options (see ``--help``)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -373,8 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     wanted = args.detectors.split(",") if args.detectors else None
     use_redis = not args.no_redis and (wanted is None or any("redis" in w for w in wanted))
-    builders = {"novels": build_novels, "news": build_news, "judgments": build_judgments,
-                "english": build_english}
+    builders = parse_builders()
     report: dict = {"started": datetime.now(UTC).isoformat(timespec="seconds"),
                     "command": " ".join(sys.argv), "options": {
                         k: str(v) for k, v in vars(args).items()}, "corpora": {}}

@@ -385,8 +385,9 @@ class Engine:
         else:
             revisions = {}
         aligned = []
+        grams = kgram_codes(letters.codes, c.seed_k)[::c.seed_stride] if work_ids else None
         for work_id in work_ids:
-            found = self._align(letters, work_id, revisions.get(work_id))
+            found = self._align(letters, work_id, revisions.get(work_id), grams)
             if found is not None:
                 aligned.append((work_id, *found))
         return self._judge(letters, aligned)
@@ -402,16 +403,17 @@ class Engine:
         matches = self._judge(letters, [(work_id, *found)])
         return matches[0] if matches else None
 
-    def _align(self, letters: Letters, work_id: str, revision: tuple[str, str] | None
-               ) -> tuple[_Prepared, Alignment] | None:
+    def _align(self, letters: Letters, work_id: str, revision: tuple[str, str] | None,
+               grams: np.ndarray | None = None) -> tuple[_Prepared, Alignment] | None:
         """(prepared work, alignment) of a candidate, or None when the work is not stored or
-        shares fewer than ``min_passage_letters`` matched letters with the page."""
+        shares fewer matched letters with the page than ``_need``; ``grams``: the page's sampled
+        seed k-grams (see ``fingerprint.verify.align``), computed once per page."""
         prep = self._prepared(work_id, revision)
         if prep is None:
             return None
         c = self.config
         aln = align(letters.codes, prep.seeds, c.max_gap, c.max_shift, c.min_passage_letters,
-                    c.max_seed_repeats, c.seed_stride)
+                    c.max_seed_repeats, c.seed_stride, grams)
         if aln.page_covered < self._need(prep.seeds.n_letters):
             return None
         return prep, aln

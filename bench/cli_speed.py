@@ -1,0 +1,141 @@
+"""Query throughput end to end through the command line, against MinHashLSH in process.
+
+Run from the repository root::
+
+    .venv/bin/python -m bench.cli_speed                 # 300 works, >= 2,000 pages, 3 runs
+    .venv/bin/python -m bench.cli_speed --corpora judgments --repeat 5
+
+For each corpus (``bench.corpus``) the works are written to a JSON Lines file and indexed once
+with ``python -m fingerprint index --db DIR``; the benchmark pages of ``bench.run`` (every edit
+and the negatives) are repeated in order until there are at least ``--pages`` of them and
+written to a second file. Each run then times, interleaved:
+
+- ``cli``: ``python -m fingerprint query --db DIR PAGES`` as a subprocess, wall clock from
+  launch to exit: process start, imports, index and store load, every page, JSON output;
+- ``engine``: the same pages through ``Engine.match`` in this process, index already loaded;
+- ``minhash``: datasketch MinHashLSH (``bench.peers.MinHashDetector``) answering the same
+  pages in this process, its index already built.
+
+Pages per second are medians over ``--repeat`` runs; "× minhash" is a ratio of medians of the
+same run set. Results go to standard output as a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.corpus import DATA_DIR, CorpusError
+from bench.peers import MinHashDetector
+from bench.run import build_queries, parse_builders
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _write(path: Path, records: list[tuple[str, str]]) -> None:
+    with open(path, "w", encoding="utf-8") as out:
+        for record_id, text in records:
+            out.write(json.dumps({"id": record_id, "text": text}, ensure_ascii=False) + "\n")
+
+
+def _cli(db: Path, pages: Path) -> float:
+    """Seconds for one ``python -m fingerprint query`` over ``pages`` (output discarded)."""
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "fingerprint", "query", "--db", str(db),
+                    "--no-progress", str(pages)], cwd=ROOT, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
+def measure(name: str, works: int, pages: int, repeat: int, seed: int, data: Path) -> dict:
+    """Throughput of the three ways on one corpus.
+
+    Args:
+        name: corpus name (``bench.run`` builders).
+        works: works indexed.
+        pages: least number of pages queried.
+        repeat: interleaved runs.
+        seed: sampling seed.
+        data: the shared data folder.
+
+    Returns:
+        ``{"pages": int, "works": int, "cli": [s per run], "engine": [...], "minhash": [...]}``.
+
+    Raises:
+        CorpusError: the data is missing or too small.
+    """
+    from fingerprint import Engine
+    from fingerprint.index import MemoryIndex
+    from fingerprint.store import MemoryWorkStore
+
+    corpus = parse_builders()[name](works, 100, 100, seed, data)
+    queries = [q.text for q in build_queries(corpus, 100, seed, data)]
+    texts = (queries * (pages // len(queries) + 1))[:max(pages, len(queries))]
+    result = {"pages": len(texts), "works": len(corpus.works), "cli": [], "engine": [],
+              "minhash": []}
+    with tempfile.TemporaryDirectory(prefix="cli-speed-") as tmp:
+        tmp = Path(tmp)
+        _write(tmp / "works.jsonl", [(d.id, d.text) for d in corpus.works])
+        _write(tmp / "pages.jsonl", [(f"p{i}", t) for i, t in enumerate(texts)])
+        subprocess.run([sys.executable, "-m", "fingerprint", "index", "--db", str(tmp / "db"),
+                        "--no-progress", str(tmp / "works.jsonl")], cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        engine = Engine(MemoryIndex(), MemoryWorkStore())
+        minhash = MinHashDetector()
+        for doc in corpus.works:
+            try:
+                engine.add_work(doc.id, doc.text)
+            except ValueError:
+                pass
+            minhash.index(doc.id, doc.text)
+        for _ in range(repeat):
+            result["cli"].append(_cli(tmp / "db", tmp / "pages.jsonl"))
+            started = time.perf_counter()
+            for text in texts:
+                engine.match(text)
+            result["engine"].append(time.perf_counter() - started)
+            started = time.perf_counter()
+            for text in texts:
+                minhash.query(text)
+            result["minhash"].append(time.perf_counter() - started)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the measurement and print the table; returns 0 (2 when the data is missing)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpora", default="novels,news,judgments,english")
+    parser.add_argument("--works", type=int, default=300)
+    parser.add_argument("--pages", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--data", type=Path, default=DATA_DIR)
+    args = parser.parse_args(argv)
+    print("| corpus | works | pages | CLI end to end, pages/s | engine in process, pages/s "
+          "| MinHashLSH in process, pages/s | CLI × minhash | in process × minhash |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name in args.corpora.split(","):
+        try:
+            r = measure(name, args.works, args.pages, args.repeat, args.seed, args.data)
+        except CorpusError as exc:
+            print(f"[{name}] {exc}", file=sys.stderr)
+            return 2
+        rate = {k: r["pages"] / statistics.median(r[k]) for k in ("cli", "engine", "minhash")}
+        print(f"| {name} | {r['works']} | {r['pages']:,} | {rate['cli']:,.0f} | "
+              f"{rate['engine']:,.0f} | {rate['minhash']:,.0f} | "
+              f"{rate['cli'] / rate['minhash']:.2f} | {rate['engine'] / rate['minhash']:.2f} |",
+              flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
