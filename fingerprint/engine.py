@@ -67,9 +67,11 @@ class Match:
     """A work found in a page.
 
     score: overall score in [0, 1], max(containment_page, containment_work): 1.0 when the
-    page is entirely from the work or the work is entirely in the page.
-    containment_page: share of the page's letters covered by matched passages (0..1).
-    containment_work: share of the work's letters covered by matched passages (0..1).
+    page is entirely from the work or the work is entirely in the page; it grows with the
+    amount of the work's distinctive text on the page (see ``Engine._judge``).
+    containment_page: the work's distinctive matched letters (each page letter weighted
+    1 / number of candidate works matching it) per page letter (0..1).
+    containment_work: the same per work letter (0..1).
     passages: matched passages, in page order.
     """
 
