@@ -81,6 +81,14 @@ class EngineConfig:
       leaves it fewer than this many matched letters of its own.
     - min_distinct_letters: matched letters, each weighted 1 / (candidates matching it), that a
       work needs.
+      Tuned on the judgments corpus of ``bench.run`` with seed 0 (300 works, 100 pages per
+      edit, 100 same-category negatives): without these rules precision 0.089 (9,097 false
+      matches); with the number rule at 20% and dominance, 18 false matches left, all on
+      negatives that share a template with one work only (precision 0.98); number rule at 10%
+      and 16 distinctive letters: 9 (0.990), true matches lost: 2 of 900. Checked on seed 1
+      (another sample of works and negatives, not tuned on): precision 0.994; on news and
+      novels (seed 0): precision 1.00, recall unchanged. In the true matches, the fewest
+      distinctive letters were 12 and the most differing numbers 1 of 6.
 
     Short texts:
     - short_text_letters: texts with fewer letters are indexed and queried with the
