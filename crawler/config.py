@@ -27,6 +27,9 @@ class CrawlConfig:
     ``max_redirects`` hops followed; ``max_retries`` attempts after the first on timeouts,
     connection errors, 429 and 5xx; ``retry_base_seconds`` and ``retry_max_seconds`` bound the
     exponential backoff; ``robots_ttl_seconds`` how long a robots.txt stays cached in Redis;
+    ``robots_process_ttl_seconds`` how long a worker process keeps a policy it read (never
+    longer than its Redis entry lives) and ``robots_process_max_origins`` how many origins it
+    keeps (parsing robots.txt from Redis for every URL cost a GET and a JSON decode per URL);
     ``allow_addresses`` IP addresses or networks (CIDR) that the SSRF guard lets through
     although they are loopback/private; ``max_url_length`` characters, ``max_path_depth``
     path segments, ``max_segment_repeats`` same segment in one path (trap defence);
@@ -48,6 +51,8 @@ class CrawlConfig:
     retry_base_seconds: float = 2.0
     retry_max_seconds: float = 300.0
     robots_ttl_seconds: int = 24 * 3600
+    robots_process_ttl_seconds: int = 300
+    robots_process_max_origins: int = 1024
     allow_addresses: tuple[str, ...] = field(default_factory=tuple)
     max_url_length: int = 2048
     max_path_depth: int = 12

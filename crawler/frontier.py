@@ -10,7 +10,10 @@ Lua scripts, hence atomic across workers.
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import json
+import time
 import uuid
 from dataclasses import dataclass
 
@@ -68,6 +71,27 @@ class Frontier:
         self.seen_key, self.meta_key, self.stats_key = f"{base}:seen", f"{base}:meta", f"{base}:stats"
         self.alive_key = f"{base}:alive"
         self._admit = redis.register_script(_ADMIT)
+        self._batch: collections.Counter | None = None
+
+    @contextlib.contextmanager
+    def batched(self):
+        """Within the ``with`` block, ``count`` and ``count_outcome`` add up in memory; one
+        Redis pipeline sends them all when the block ends (also when it raises), so a crawled
+        URL costs one round trip for its counters instead of one per update."""
+        self._batch = collections.Counter()
+        try:
+            yield self
+        finally:
+            batch, self._batch = self._batch, None
+            self._send(batch)
+
+    def _send(self, counters) -> None:
+        if not counters:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        for name, n in counters.items():
+            pipe.hincrby(self.stats_key, name, n)
+        pipe.execute()
 
     def open(self, max_pages: int, max_depth: int, context: dict | None = None) -> str:
         """Start the scan's frontier with a page budget (int >= 1) and a depth limit (int >= 0:
@@ -81,7 +105,8 @@ class Frontier:
         pipe = self.redis.pipeline()
         pipe.hset(self.meta_key, mapping={"max_pages": max_pages, "max_depth": max_depth,
                                           "admitted": 0, "pending": 0, "done": 0, "cancelled": 0,
-                                          "context": json.dumps(context or {}), "token": token})
+                                          "context": json.dumps(context or {}), "token": token,
+                                          "touched": int(time.time())})
         for key in (self.meta_key, self.seen_key, self.stats_key):
             pipe.expire(key, KEY_TTL_SECONDS)
         pipe.set(self.alive_key, 1, ex=STALE_SECONDS)
@@ -123,24 +148,32 @@ class Frontier:
         pipe = self.redis.pipeline()
         pipe.hincrby(self.meta_key, "pending", -1)
         pipe.set(self.alive_key, 1, ex=STALE_SECONDS)
+        pipe.hset(self.meta_key, "touched", int(time.time()))
         if url_finished:
             pipe.hincrby(self.meta_key, "done", 1)
         return int(pipe.execute()[0])
+
+    def idle_seconds(self) -> float | None:
+        """Seconds (float) since the scan was opened or a task of it last finished, by this
+        machine's clock; None when the frontier was never opened (or has expired)."""
+        touched = self.redis.hget(self.meta_key, "touched")
+        return None if touched is None else max(0.0, time.time() - int(touched))
 
     def alive(self) -> bool:
         """False when no task of the scan finished for STALE_SECONDS (or it was never opened)."""
         return bool(self.redis.exists(self.alive_key))
 
     def count(self, **counters: int) -> None:
-        """Add to the scan's counters, e.g. ``count(pages_new=1)``; names are free-form str."""
-        pipe = self.redis.pipeline()
-        for name, n in counters.items():
-            pipe.hincrby(self.stats_key, name, n)
-        pipe.execute()
+        """Add to the scan's counters, e.g. ``count(pages_new=1)``; names are free-form str.
+        Sent at once, or at the end of the ``batched`` block it is called in."""
+        if self._batch is not None:
+            self._batch.update(counters)
+        else:
+            self._send(counters)
 
     def count_outcome(self, outcome: str) -> None:
         """Count one URL with ``outcome`` (an Outcome value) under 'outcome:<value>'."""
-        self.redis.hincrby(self.stats_key, f"outcome:{outcome}", 1)
+        self.count(**{f"outcome:{outcome}": 1})
 
     def accepts(self, token: str) -> bool:
         """True when ``token`` is the token of this frontier's open run."""

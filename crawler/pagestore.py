@@ -11,7 +11,9 @@ asked; after redirects ``canonical_url`` is the final URL's canonical form), ``f
 ``text_hash``, ``title``, ``published``, ``encoding``, ``extraction`` ({method, error}),
 ``version_id`` (current entry in page_versions), ``versions`` (count), ``first_seen``,
 ``links`` (canonical outlinks of the last download: a 304 gives no body, yet the scan must
-still follow the page's links), ``matched_at`` / ``matched_version`` (last matching).
+still follow the page's links), ``matched_at`` / ``matched_version`` (last matching),
+``aliases`` (the canonical URLs that redirected to this page: the next scan finds the page, and
+its validators for a conditional GET, under the URL it asks for).
 
 ``page_versions`` - immutable: one document per distinct body text of a page: ``page_id``,
 ``canonical_url``, ``number`` (1, 2, ...), ``text``, ``title``, ``text_hash``, ``fetched_at``,
@@ -62,6 +64,7 @@ class Page:
     version_id: str | None = None
     versions: int = 0
     links: list[str] = field(default_factory=list)
+    aliases: list[str] = field(default_factory=list)
     matched_at: datetime | None = None
     matched_version: str | None = None
     last_outcome: str = ""
@@ -135,12 +138,20 @@ class PageStore:
         self.pages.create_index([("site_id", 1), ("checked_at", -1)])
         self.pages.create_index("scan_id")
         self.pages.create_index("domain")
+        self.pages.create_index("aliases")
         self.versions.create_index([("page_id", 1), ("number", 1)], unique=True)
 
     def get(self, canonical_url: str) -> Page | None:
         """The Page stored under ``canonical_url``, or None."""
         doc = self.pages.find_one({"canonical_url": canonical_url})
         return Page.from_doc(doc) if doc else None
+
+    def lookup(self, url: str) -> Page | None:
+        """The Page stored under canonical ``url``, else the page that ``url`` last redirected
+        to (``url`` in its ``aliases``), else None."""
+        docs = list(self.pages.find({"$or": [{"canonical_url": url}, {"aliases": url}]}).limit(2))
+        docs.sort(key=lambda d: d["canonical_url"] != url)
+        return Page.from_doc(docs[0]) if docs else None
 
     def page(self, page_id: str) -> Page | None:
         """The Page with id ``page_id`` (str ObjectId) or None (also for a malformed id)."""
@@ -209,13 +220,13 @@ class PageStore:
         raise RuntimeError(f"could not store {canonical_url}: repeated concurrent updates")
 
     def _save(self, canonical_url, fields, text, text_hash, now) -> StoreResult:
-        page = self.pages.find_one_and_update(
-            {"canonical_url": canonical_url},
-            {"$setOnInsert": {"canonical_url": canonical_url, "first_seen": now, "versions": 0,
-                              "version_id": None, "text_hash": None}},
-            upsert=True, return_document=pymongo.ReturnDocument.BEFORE)
-        if page is None:
-            page = self.pages.find_one({"canonical_url": canonical_url})
+        update = {"$setOnInsert": {"canonical_url": canonical_url, "first_seen": now, "versions": 0,
+                                   "version_id": None, "text_hash": None}}
+        if fields["url"] != canonical_url:
+            update["$addToSet"] = {"aliases": fields["url"]}
+        # the document after the upsert: a new page comes back in the same round trip
+        page = self.pages.find_one_and_update({"canonical_url": canonical_url}, update, upsert=True,
+                                              return_document=pymongo.ReturnDocument.AFTER)
         page_id = str(page["_id"])
         if not text:
             self.pages.update_one({"_id": page["_id"]}, {"$set": fields})

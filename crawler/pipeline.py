@@ -129,7 +129,8 @@ class Crawler:
     def __init__(self, config: CrawlConfig, redis, db):
         self.config, self.redis = config, redis
         self.fetcher = Fetcher(config)
-        self.robots = RobotsCache(redis, self.fetcher, config.robots_agent, config.robots_ttl_seconds)
+        self.robots = RobotsCache(redis, self.fetcher, config.robots_agent, config.robots_ttl_seconds,
+                                  config.robots_process_ttl_seconds, config.robots_process_max_origins)
         self.politeness = Politeness(redis, config.politeness_horizon_seconds)
         self.pages = PageStore(db)
         self.log = CrawlLog(db)
@@ -175,6 +176,10 @@ class Crawler:
         pymongo.errors.PyMongoError), which the calling task retries.
         """
         frontier = self.frontier(scan_id)
+        with frontier.batched():  # the URL's counters go to Redis in one pipeline at the end
+            return self._step(frontier, scan_id, rules, task)
+
+    def _step(self, frontier, scan_id, rules: SiteRules, task: UrlTask) -> StepResult:
         if frontier.cancelled():
             return self._finish(frontier, scan_id, task, Outcome.CANCELLED, "scan cancelled")
         refusal, policy = self._trap_or_robots(task.url)
@@ -187,12 +192,29 @@ class Crawler:
             if not grant.now:
                 nxt = UrlTask(task.url, task.depth, task.attempt, grant.reserved)
                 return StepResult(task, defer=grant.wait, next_task=nxt, reason="politeness delay")
-        stored = self.pages.get(task.url)
+        # the page stored under this URL, or under the final URL it redirected to last time: its
+        # validators go with the request, so that a redirected page is not downloaded again
+        stored = self.pages.lookup(task.url)
         validators = stored.validators if stored else {}
         result = self.fetcher.fetch(task.url, etag=validators.get("etag"),
                                     last_modified=validators.get("last_modified"),
                                     check_hop=self._hop_check(frontier, rules))
         frontier.count(requests=1, ms_fetch=_ms(result.elapsed))
+        if result.outcome is Outcome.NOT_MODIFIED and stored:
+            key = canonical_url(result.final_url) if result.redirects else task.url
+            page = stored if stored.canonical_url == key else self.pages.get(key)
+            if page is None:  # validators of another page answered 304: download it plainly
+                result = self.fetcher.fetch(task.url, check_hop=self._hop_check(frontier, rules))
+                frontier.count(requests=1, ms_fetch=_ms(result.elapsed))
+            elif key != task.url and not frontier.mark_seen(key):
+                return self._finish(frontier, scan_id, task, Outcome.REDIRECT_SEEN,
+                                    f"redirected to {key}, already admitted in this scan", result.status)
+            else:
+                return self._unchanged(frontier, scan_id, rules, task, result, page, key)
+        if stored and stored.canonical_url != task.url:
+            redirected_to, stored = stored, None  # stored under the URL it redirected to
+        else:
+            redirected_to = None
         if result.outcome.retryable:
             if result.outcome is Outcome.RATE_LIMITED and result.retry_after:
                 self.politeness.push_back(host_of(task.url), result.retry_after)
@@ -202,8 +224,6 @@ class Crawler:
                 return StepResult(task, defer=wait, next_task=UrlTask(task.url, task.depth, task.attempt + 1),
                                   reason=f"retry after {result.outcome.value}: {result.reason}",
                                   status=result.status)
-        if result.outcome is Outcome.NOT_MODIFIED and stored:
-            return self._unchanged(frontier, scan_id, rules, task, result, stored)
         if result.outcome is Outcome.OK and result.redirects:
             key = canonical_url(result.final_url)
             if key != task.url:
@@ -211,7 +231,9 @@ class Crawler:
                     return self._finish(frontier, scan_id, task, Outcome.REDIRECT_SEEN,
                                         f"redirected to {key}, already admitted in this scan",
                                         result.status)
-                return self._process(frontier, scan_id, rules, task, result, self.pages.get(key), key)
+                target = redirected_to if redirected_to and redirected_to.canonical_url == key else None
+                return self._process(frontier, scan_id, rules, task, result,
+                                     target or self.pages.get(key), key)
         if result.outcome is not Outcome.OK:
             if stored:
                 self.pages.record_visit(task.url, scan_id=scan_id, outcome=result.outcome.value,

@@ -237,3 +237,21 @@ def test_redirect_within_the_site_stores_the_page_once_under_its_final_url(site,
     assert crawler.pages.pages.count_documents({"url": site.url("/news/new.html")}) == 1
     errors = {e["outcome"] for e in crawler.log.entries(34)}
     assert "redirect_seen" in errors and not Outcome.REDIRECT_SEEN.is_error
+
+
+def test_conditional_get_after_a_redirect(site, crawler, scan_driver):
+    """The next scan asks for the URL it knows, follows the redirect and sends the validators of
+    the page stored under the final URL: a 304, no second download, the same page."""
+    site.route("/", site.html('<a href="/chapter/1.html">1</a>'))
+    site.route("/chapter/1.html", site.Reply(301, {"Location": "/book/1/1.html"}))
+    site.route("/book/1/1.html", lambda h: site.Reply(304, {"ETag": '"c1"'})
+               if h.headers.get("If-None-Match") == '"c1"' else site.html(article("第一章"), ETag='"c1"'))
+    first = scan_driver(crawler, 41, rules_for(site), [site.url("/")])[site.url("/chapter/1.html")]
+    assert first.outcome is Outcome.OK and first.final_url == site.url("/book/1/1.html")
+    second = scan_driver(crawler, 42, rules_for(site), [site.url("/")])[site.url("/chapter/1.html")]
+    assert second.outcome is Outcome.NOT_MODIFIED and second.page == first.page
+    sent = [h for p, h in site.requests if p == "/book/1/1.html"]
+    assert len(sent) == 2 and sent[1].get("If-None-Match") == '"c1"'
+    assert crawler.pages.pages.count_documents({}) == 2  # the index and the chapter, once each
+    assert crawler.pages.lookup(site.url("/chapter/1.html")).canonical_url == site.url("/book/1/1.html")
+    assert crawler.frontier(42).state().stats["outcome:not_modified"] == 1

@@ -1,5 +1,7 @@
 """robots.txt (crawler.robots): rules, Crawl-delay, shared Redis cache, RFC 9309 error handling."""
 
+import time
+
 import pytest
 
 from crawler.fetch import Fetcher
@@ -50,3 +52,23 @@ def test_server_error_disallows_everything_briefly(site, robots, redis_client):
     policy = robots.policy(site.url("/x"))
     assert policy.mode == "disallow_all" and not policy.allowed(site.url("/x"))
     assert redis_client.ttl(f"crawl:robots:{site.base}") <= UNREACHABLE_TTL_SECONDS
+
+
+def test_each_process_keeps_policies_in_memory_until_the_redis_entry_expires(site, config, redis_client):
+    site.route("/robots.txt", site.Reply(200, {"Content-Type": "text/plain"}, ROBOTS))
+    key = f"crawl:robots:{site.base}"
+    worker = RobotsCache(redis_client, Fetcher(config), config.robots_agent, 3600,
+                         process_ttl_seconds=300, process_max_origins=8)
+    first = worker.policy(site.url("/a"))
+    redis_client.set(key, '{"mode": "allow_all", "body": "", "reason": "changed"}', ex=3600)
+    assert worker.policy(site.url("/private/b")) is first  # no Redis read for the next URLs
+    fresh = RobotsCache(redis_client, Fetcher(config), config.robots_agent, 3600)  # no memory
+    assert fresh.policy(site.url("/private/b")).reason == "changed"
+    worker.forget()
+    assert worker.policy(site.url("/private/b")).reason == "changed"
+    # kept no longer than the Redis entry lives: a 1-second entry is read again after it expired
+    redis_client.set(key, '{"mode": "disallow_all", "body": "", "reason": "brief"}', ex=1)
+    worker.forget()
+    assert worker.policy(site.url("/x")).reason == "brief"
+    assert worker._local[site.base][0] - time.monotonic() <= 1
+    assert site.hits("/robots.txt") == 1
