@@ -171,15 +171,16 @@ def do_start_scan(site: TargetSite, *, acting_user=None, trigger: str = "command
 
 
 def do_cancel_scan(scan: ScanRun, acting_user) -> bool:
-    """Cancel a running scan: its queued URLs finish as 'cancelled' without fetching, and the
-    last one closes the run with status 'cancelled'. Recorded with the acting user.
+    """Cancel a running scan: it is closed as 'cancelled' at once and its queued URLs are
+    dropped without fetching (``crawler.scans.cancel``). Recorded with the acting user.
 
     Returns:
         True when the scan was running (and is now being cancelled), False otherwise.
     """
     if scan.status != ScanStatus.RUNNING:
         return False
-    scans.cancel(scan)
+    if not scans.cancel(scan, note=f"cancelled by {acting_user}"):
+        return False
     AuditEvent.record(kind=AuditEvent.Kind.SCAN, user=acting_user, holder=None, target=scan,
                       subject=f"{scan.site} #{scan.pk}", old_state=ScanStatus.RUNNING,
                       new_state=ScanStatus.CANCELLED)

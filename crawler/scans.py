@@ -119,7 +119,7 @@ def finish(scan_id: int, status: str = ScanStatus.FINISHED, note: str = "") -> b
         pages_changed=stats.get("pages_changed", 0), pages_unchanged=stats.get("pages_unchanged", 0),
         errors=errors, matches_found=stats.get("matches", 0), matches_new=stats.get("matches_new", 0),
         stage_seconds={stage: round(stats.get(f"ms_{stage}", 0) / 1000, 2)
-                       for stage in ("fetch", "extract", "store", "match")},
+                       for stage in ("fetch", "decode", "extract", "links", "store", "match")},
         note=note)
     site_id = ScanRun.objects.filter(pk=scan_id).values_list("site_id", flat=True).first()
     if site_id is not None:
@@ -128,10 +128,40 @@ def finish(scan_id: int, status: str = ScanStatus.FINISHED, note: str = "") -> b
     return bool(closed)
 
 
-def cancel(scan: ScanRun) -> None:
-    """Cancel a running scan: queued URLs finish as 'cancelled' without fetching, and the last
-    one closes the run with status 'cancelled'."""
+def cancel(scan: ScanRun, note: str = "") -> bool:
+    """Cancel a running scan now: flag its frontier cancelled (a task already fetching stops at
+    its next check) and close the run as 'cancelled' at once, which empties its token so that
+    every URL still queued is dropped unfetched, even when no task is left to notice.
+
+    Returns False when the scan was already closed.
+    """
     get_crawler().frontier(scan.pk).cancel()
+    return finish(scan.pk, ScanStatus.CANCELLED, note=note)
+
+
+def sweep_stuck(stuck_seconds: float | None = None) -> list[int]:
+    """Close as failed every running scan that is stuck: no task of it finished for
+    ``stuck_seconds`` (default settings.SCAN_STUCK_SECONDS; its workers died), or its frontier
+    was never opened that long after it was recorded (its start never reached a worker).
+
+    Returns the ids of the scans closed (each with the reason in its note).
+    """
+    limit = settings.SCAN_STUCK_SECONDS if stuck_seconds is None else stuck_seconds
+    closed = []
+    now = timezone.now()
+    for scan_id, started in ScanRun.objects.filter(status=ScanStatus.RUNNING).values_list(
+            "pk", "started_at"):
+        idle = get_crawler().frontier(scan_id).idle_seconds()
+        if idle is None and (now - started).total_seconds() > limit:
+            note = f"failed: the scan never reached a worker within {limit:.0f} s"
+        elif idle is not None and idle > limit:
+            note = f"failed: no task of the scan finished for {idle:.0f} s (its workers died?)"
+        else:
+            continue
+        if finish(scan_id, ScanStatus.FAILED, note=note):
+            log.warning("scan #%s %s", scan_id, note)
+            closed.append(scan_id)
+    return closed
 
 
 def progress(scan_id: int) -> tuple[int, int]:

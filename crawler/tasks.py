@@ -165,3 +165,17 @@ def match_page(self, scan_id: int, page_id: str, version_id: str, token: str = "
 def _done(scan_id: int, url_finished: bool = True) -> None:
     if scans.get_crawler().frontier(scan_id).task_done(url_finished) <= 0:
         scans.finish(scan_id)
+
+
+@shared_task(name="crawler.sweep_stuck")
+def sweep_stuck() -> dict:
+    """Resolve stuck states (beat, every settings.SWEEP_INTERVAL_SECONDS): close as failed the
+    running scans that are stuck (crawler.scans.sweep_stuck) and queue again the works left
+    pending (tracker.core.services.requeue_pending).
+
+    Returns:
+        {"scans_failed": [scan ids], "works_requeued": [work ids]}.
+    """
+    from tracker.core import services
+
+    return {"scans_failed": scans.sweep_stuck(), "works_requeued": services.requeue_pending()}

@@ -157,10 +157,11 @@ def import_path(path: Path, holder: RightsHolder, *, kind: str | None = None,
         except (UploadError, ValueError) as exc:
             summary.failed.append((reference if reference in seen else item.source, str(exc)))
             continue
-        if result.outcome == "skipped":
-            summary.skipped.append((reference, "unchanged"))
-            continue
-        getattr(summary, result.outcome).append(reference)
+        if result.outcome == "skipped":  # queued all the same when it is still pending
+            summary.skipped.append((reference, "unchanged; still pending, queued again"
+                                    if result.queued else "unchanged"))
+        else:
+            getattr(summary, result.outcome).append(reference)
         if result.queued:
             summary.queued.append(result.work.pk)
             if now:

@@ -19,6 +19,7 @@ import logging
 import os
 import uuid
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -101,7 +102,8 @@ def register_work(holder: RightsHolder, reference: str, extracted: Extracted, *,
 
     Returns:
         A Registration. Unchanged text and metadata give "skipped" and queue nothing, unless
-        the work's last ingestion failed.
+        the work's last ingestion failed (then it is staged and queued again as "updated") or
+        the work is still pending (queued again: "skipped" with ``queued`` True).
 
     Raises:
         ValueError: reference empty or longer than 200 characters.
@@ -127,7 +129,12 @@ def register_work(holder: RightsHolder, reference: str, extracted: Extracted, *,
         }
         new_text = work.sha256 != sha or work.status == WorkStatus.FAILED
         if work.pk and not new_text and all(getattr(work, k) == v for k, v in wanted.items()):
-            return Registration(work, "skipped", False)
+            # a work still pending (its task lost or never queued) is queued again
+            stuck = work.status == WorkStatus.PENDING
+            if stuck and ingest:
+                work_id = work.pk
+                transaction.on_commit(lambda: enqueue_ingest(work_id))
+            return Registration(work, "skipped", stuck)
         for name, value in wanted.items():
             setattr(work, name, value)
         if new_text:
@@ -158,6 +165,28 @@ def enqueue_ingest(work_id: int) -> bool:
         Work.objects.filter(pk=work_id, status=WorkStatus.PENDING).update(
             error=f"Not queued yet (task queue unreachable: {exc})")
         return False
+
+
+def requeue_pending(older_than_seconds: float | None = None) -> list[int]:
+    """Queue again the ingestion of every work still "pending" whose record was last touched
+    more than ``older_than_seconds`` ago (default settings.WORK_PENDING_REQUEUE_SECONDS): its
+    task was never queued (broker down) or was lost. Touches the records, so that a work is
+    queued again at most once per that age.
+
+    Returns:
+        The ids of the works queued (ingestion is idempotent: a work queued twice is indexed
+        once).
+    """
+    age = settings.WORK_PENDING_REQUEUE_SECONDS if older_than_seconds is None else older_than_seconds
+    now = timezone.now()
+    stale = list(Work.objects.filter(status=WorkStatus.PENDING,
+                                     updated_at__lt=now - timedelta(seconds=age))
+                 .values_list("pk", flat=True))
+    queued = [work_id for work_id in stale if enqueue_ingest(work_id)]
+    Work.objects.filter(pk__in=queued).update(updated_at=now)
+    if queued:
+        log.warning("queued again the ingestion of %d pending works: %s", len(queued), queued)
+    return queued
 
 
 def ingest(work_id: int) -> str:
