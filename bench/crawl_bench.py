@@ -14,8 +14,8 @@ and crawl keys are emptied, so every run fetches, extracts and matches every pag
 
 Reported per run: wall time from the scan's start to its end; pages/s fetched (HTTP 200 HTML,
 feeds excluded), extracted (pages with body text) and matched (match tasks done); the
-scan's stage times (fetch, extract = decode + trafilatura + links, store = MongoDB, match =
-engine + recording), summed over the worker processes, in milliseconds per page (wall time in
+scan's stage times (fetch, decode = bytes to text, extract = trafilatura, links = outlinks,
+store = MongoDB, match = engine + recording), summed over the worker processes, in milliseconds per page (wall time in
 each process, so waiting for a CPU counts). The machine is shared: with --repeat the runs of the
 worker counts are interleaved and the median run of each is reported.
 """
@@ -159,8 +159,8 @@ def run_once(site, workers: int, tmp: Path, timeout: float) -> dict:
     extracted = stats.get("pages_new", 0) + stats.get("pages_changed", 0)
     matched = stats.get("pages_matched", 0)
     per_page = {stage: round(stats.get(f"ms_{stage}", 0) / max(1, n), 1) for stage, n in (
-        ("fetch", stats.get("requests", 0)), ("extract", html_pages), ("store", html_pages),
-        ("match", matched))}
+        ("fetch", stats.get("requests", 0)), ("decode", html_pages), ("extract", html_pages),
+        ("links", html_pages), ("store", html_pages), ("match", matched))}
     return {"workers": workers, "status": scan.status, "wall_s": round(wall, 2),
             "pages": html_pages, "extracted": extracted, "matched": matched,
             "matches": stats.get("matches", 0), "errors": scan.errors,
@@ -199,14 +199,15 @@ def main(argv=None) -> int:
             row = sorted(runs[workers], key=lambda r: r["wall_s"])[len(runs[workers]) // 2]
             row["wall_s_all"] = [r["wall_s"] for r in runs[workers]]
             rows.append(row)
+        stages = ("fetch", "decode", "extract", "links", "store", "match")
         print("\n| workers | pages | wall s | pages/s crawled | extracted/s | matched/s | "
-              "fetch ms/page | extract ms/page | store ms/page | match ms/page | matches |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|")
+              + " | ".join(f"{s} ms/page" for s in stages) + " | matches |")
+        print("|---|---|---|---|---|---|" + "---|" * len(stages) + "---|")
         for r in rows:
             ms = r["ms_per_page"]
             print(f"| {r['workers']} | {r['pages']} | {r['wall_s']} | {r['pages_per_s']} | "
-                  f"{r['extracted_per_s']} | {r['matched_per_s']} | {ms['fetch']} | {ms['extract']} | "
-                  f"{ms['store']} | {ms['match']} | {r['matches']} |")
+                  f"{r['extracted_per_s']} | {r['matched_per_s']} | "
+                  + " | ".join(str(ms.get(s, "")) for s in stages) + f" | {r['matches']} |")
         out = ROOT / "bench" / "results"
         out.mkdir(exist_ok=True)
         (out / "crawl_bench.json").write_text(json.dumps(rows, ensure_ascii=False, indent=1))

@@ -133,7 +133,8 @@ class ScanRun(models.Model):
             not be matched (engine or storage failure; the worker log says why).
         matches_found: matches recorded or confirmed again in this scan; matches_new: of those,
             pages and works never matched before.
-        stage_seconds: {"fetch", "extract", "store", "match": seconds summed over all workers}.
+        stage_seconds: {"fetch", "decode", "extract", "links", "store", "match": seconds summed
+            over all workers}.
         note: why a scan was skipped, failed or cancelled.
     """
 

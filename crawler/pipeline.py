@@ -5,8 +5,8 @@
 it with a countdown) or finishes it with an Outcome, the canonical links it admitted to the
 frontier (the caller enqueues one task each) and the page version to match, if any. Every
 finished URL is recorded in the crawl log and counted in the scan's counters, with the time
-spent per stage in milliseconds (ms_fetch: download; ms_extract: decoding, extraction, links;
-ms_store: MongoDB), summed over all workers.
+spent per stage in milliseconds (ms_fetch: download; ms_decode: bytes to text; ms_extract:
+main text, title and date; ms_links: outlinks; ms_store: MongoDB), summed over all workers.
 
 Redirects. Every redirect hop must pass the admission checks of a link before it is requested:
 allowed domains and path patterns, trap defence, the robots.txt of the target's origin (the
@@ -290,7 +290,9 @@ class Crawler:
             return self._unchanged(frontier, scan_id, rules, task, result, stored, key)
         started = time.perf_counter()
         decoded = decode_bytes(result.body, result.headers.get("content-type"))
+        decoded_at = time.perf_counter()
         extracted = extract_document(decoded.text, result.kind, result.final_url)
+        text_at = time.perf_counter()
         links = []
         if result.kind == "html":
             links = _canonical_all(html_links(decoded.text, result.final_url))
@@ -303,7 +305,8 @@ class Crawler:
             body=result.body, text=extracted.text, title=extracted.title or None, published=extracted.date,
             encoding=f"{decoded.encoding} ({decoded.source})",
             extraction={"method": extracted.method, "error": extracted.error}, links=links)
-        frontier.count(**{f"pages_{saved.change}": 1, "ms_extract": _ms(extracted_at - started),
+        frontier.count(**{f"pages_{saved.change}": 1, "ms_decode": _ms(decoded_at - started),
+                          "ms_extract": _ms(text_at - decoded_at), "ms_links": _ms(extracted_at - text_at),
                           "ms_store": _ms(time.perf_counter() - extracted_at)})
         admitted = self._admit_links(frontier, scan_id, rules, task, links)
         outcome = Outcome.OK if extracted.ok else Outcome.EXTRACT_FAILED
