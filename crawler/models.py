@@ -267,3 +267,45 @@ class Match(models.Model):
 
     def __str__(self) -> str:
         return f"{self.url} ~ {self.work}"
+
+
+class CheckOutcome(models.TextChoices):
+    """What a takedown check found at a matched URL."""
+
+    REMOVED = "removed", _("removed")
+    PRESENT = "present", _("still present")
+    CHANGED = "changed", _("changed but still copying")
+    UNREACHABLE = "unreachable", _("unreachable")
+
+
+class TakedownCheck(models.Model):
+    """One check of a matched URL after a takedown notice (crawler.takedown), or a regular scan
+    meeting it.
+
+    Attributes:
+        outcome: a CheckOutcome: 'removed' (HTTP 404 or 410, or the page no longer contains the
+            work's passages), 'present' (same text as the matched version), 'changed' (other
+            text, still copying the work), 'unreachable' (no answer, robots.txt, SSRF guard...).
+        http_status: the HTTP status answered, or None when no answer came.
+        text_sha256: hex SHA-256 of the page's extracted text (UTF-8), "" when none was read.
+        scan: the scan that met the URL, or None for a scheduled takedown check.
+        note: the fetch outcome or why the page counts as removed.
+    """
+
+    match = models.ForeignKey(Match, verbose_name=_("match"), on_delete=models.CASCADE,
+                              related_name="takedown_checks")
+    checked_at = models.DateTimeField(_("checked"), default=timezone.now, db_index=True)
+    outcome = models.CharField(_("outcome"), max_length=16, choices=CheckOutcome.choices)
+    http_status = models.PositiveSmallIntegerField(_("HTTP status"), null=True, blank=True)
+    text_sha256 = models.CharField(_("text SHA-256"), max_length=64, blank=True)
+    scan = models.ForeignKey(ScanRun, verbose_name=_("scan"), null=True, blank=True,
+                             on_delete=models.SET_NULL, related_name="+")
+    note = models.CharField(_("note"), max_length=500, blank=True)
+
+    class Meta:
+        verbose_name = _("takedown check")
+        verbose_name_plural = _("takedown checks")
+        ordering = ["-checked_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.match_id} {self.outcome} @ {self.checked_at:%Y-%m-%d %H:%M}"

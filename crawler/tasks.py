@@ -18,7 +18,7 @@ from celery import shared_task
 from celery.utils.log import get_task_logger
 from django.conf import settings
 
-from crawler import matching, scans
+from crawler import matching, scans, takedown
 from crawler.backoff import backoff_delay
 from crawler.models import ScanRun, TargetSite
 from crawler.outcomes import Outcome
@@ -92,6 +92,7 @@ def crawl_url(self, scan_id: int, url: str, depth: int = 0, attempt: int = 0,
             return "deferred"
         for child in result.admitted:
             enqueue_url(scan_id, token, child, depth + 1)
+        takedown.record_gone(scan_id, url, result.status)  # a matched page gone: 404/410
         to_match = _to_match(crawler, scan_id, result)
         if to_match:
             crawler.frontier(scan_id).add_pending()

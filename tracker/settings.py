@@ -201,6 +201,7 @@ CELERY_TASK_ROUTES = {
     "crawler.start_scan": {"queue": QUEUE_CRAWL},
     "crawler.crawl_url": {"queue": QUEUE_CRAWL},
     "crawler.match_page": {"queue": QUEUE_MATCH},
+    "dashboard.verify_takedowns": {"queue": QUEUE_CRAWL},
 }
 CELERY_TASK_ACKS_LATE = True  # a task whose worker dies is delivered again: nothing is lost
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -289,9 +290,17 @@ SCAN_LOCK_TTL_SECONDS = env.int("TRACKER_SCAN_LOCK_TTL", default=12 * 3600)
 SWEEP_INTERVAL_SECONDS = env.int("TRACKER_SWEEP_INTERVAL", default=300)
 SCAN_STUCK_SECONDS = env.int("TRACKER_SCAN_STUCK", default=3600)
 WORK_PENDING_REQUEUE_SECONDS = env.int("TRACKER_WORK_PENDING_REQUEUE", default=900)
+# Takedown verification (dashboard.verify_takedowns, queue "crawl"): every
+# TAKEDOWN_CHECK_INTERVAL_SECONDS (daily) the URLs of the matches cited by sent notices, and by
+# notices removed less than TAKEDOWN_WATCH_DAYS days ago (a removed copy may come back), are
+# fetched again under the crawler's politeness, robots.txt and SSRF rules.
+TAKEDOWN_CHECK_INTERVAL_SECONDS = env.int("TRACKER_TAKEDOWN_CHECK_INTERVAL", default=24 * 3600)
+TAKEDOWN_WATCH_DAYS = env.int("TRACKER_TAKEDOWN_WATCH_DAYS", default=90)
 # Fixed periodic tasks (beat copies them into its database schedule when it starts).
 CELERY_BEAT_SCHEDULE = {
     "sweep-stuck": {"task": "crawler.sweep_stuck", "schedule": SWEEP_INTERVAL_SECONDS},
+    "verify-takedowns": {"task": "dashboard.verify_takedowns",
+                         "schedule": TAKEDOWN_CHECK_INTERVAL_SECONDS},
 }
 # A new target site is scanned daily at this hour (0-23) of TIME_ZONE: the sites' quiet hours.
 SCAN_DEFAULT_HOUR = env.int("TRACKER_SCAN_HOUR", default=3)

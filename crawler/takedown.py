@@ -1,0 +1,155 @@
+"""Takedown verification: is a matched page still there?
+
+``verify_match`` fetches a match's URL with the crawler's own machinery (the process's
+``crawler.pipeline.Crawler``: robots.txt cache, politeness slots per host, the Fetcher and its
+SSRF guard), extracts the text the way a crawl does (``tracker.text``) and matches it with the
+engine again. ``record_check`` stores the outcome as a TakedownCheck (time, HTTP status, text
+hash) and applies it: a removed page's match stops "still matching", a removed page that comes
+back is reopened; both are written to the audit trail (kind "notice": takedown evidence) and
+announced by the ``takedown_changed`` signal (receivers: alerts). A regular scan that meets a
+matched URL answering 404 or 410 records the same check (``record_gone``).
+
+Outcomes (CheckOutcome): removed = HTTP 404 or 410, or the page's text no longer matches the
+work (the engine finds no copy); present = the matched work still found and the text is the
+matched version's; changed = still copying, with another text; unreachable = no page read
+(timeout, other HTTP errors, robots.txt, SSRF guard: nothing is changed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+
+from django.db import transaction
+from django.dispatch import Signal
+from django.utils import timezone
+
+from crawler import scans
+from crawler.models import CheckOutcome, Match, ScanRun, TakedownCheck
+from crawler.outcomes import Outcome
+from crawler.urls import host_of
+from tracker.core.models import AuditEvent
+from tracker.text import decode_bytes, extract_document
+
+# Sent after a check changed a match: keyword arguments ``match`` (Match), ``check``
+# (TakedownCheck) and ``change`` ("removed": the copy is gone; "reopened": it came back).
+takedown_changed = Signal()
+
+GONE_STATUSES = (404, 410)
+
+
+def text_sha256(text: str) -> str:
+    """Hex SHA-256 of ``text`` encoded as UTF-8."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _polite_slot(crawler, url: str, delay_seconds: float) -> None:
+    """Wait for this host's next politeness slot (the same Redis slots a scan uses)."""
+    while True:
+        grant = crawler.politeness.acquire(host_of(url), delay_seconds)
+        if grant.wait <= 0:
+            return
+        time.sleep(grant.wait)
+        if grant.reserved:
+            return
+
+
+def verify_match(match: Match, engine) -> TakedownCheck:
+    """Fetch ``match.url`` now and record what is there (``record_check``).
+
+    Args:
+        match: the Match to check.
+        engine: the platform's fingerprint.Engine (``tracker.core.engine.get_engine()``).
+
+    Returns:
+        The TakedownCheck recorded.
+
+    Raises:
+        The engine's and Redis's storage errors (the calling task retries).
+    """
+    crawler = scans.get_crawler()
+    url = match.url
+    policy = crawler.robots.policy(url)
+    if not policy.allowed(url):
+        return record_check(match, CheckOutcome.UNREACHABLE, None, "",
+                            f"robots.txt forbids it ({policy.reason})")
+    delay = crawler.config.default_delay_seconds
+    if match.site is not None and match.site.delay_seconds is not None:
+        delay = match.site.delay_seconds
+    _polite_slot(crawler, url, max(delay, policy.crawl_delay or 0.0))
+    result = crawler.fetcher.fetch(url)
+    if result.status in GONE_STATUSES:
+        return record_check(match, CheckOutcome.REMOVED, result.status, "", f"HTTP {result.status}")
+    if result.outcome is not Outcome.OK:
+        return record_check(match, CheckOutcome.UNREACHABLE, result.status, "",
+                            f"{result.outcome.value}: {result.reason}"[:500])
+    decoded = decode_bytes(result.body, result.headers.get("content-type"))
+    text = extract_document(decoded.text, result.kind, result.final_url).text
+    digest = text_sha256(text)
+    found = {m.work_id for m in engine.match(text)} if text else set()
+    if str(match.work.uid) not in found:
+        return record_check(match, CheckOutcome.REMOVED, result.status, digest,
+                            "the page no longer contains the matched passages")
+    version = crawler.pages.version(match.version_id)
+    same = version is not None and text_sha256(version.text or "") == digest
+    return record_check(match, CheckOutcome.PRESENT if same else CheckOutcome.CHANGED,
+                        result.status, digest, "")
+
+
+def record_check(match: Match, outcome: str, http_status: int | None, digest: str, note: str,
+                 scan: ScanRun | None = None) -> TakedownCheck:
+    """Store one check of ``match`` and apply it: 'removed' sets ``still_matching`` False; a
+    'present' or 'changed' page of a match no longer matching since a removal is reopened
+    (``still_matching`` True). Each change is audited (no acting person: the checker) and sent
+    as ``takedown_changed`` after commit.
+
+    Args:
+        match: the Match checked.
+        outcome: a CheckOutcome value.
+        http_status: the HTTP status answered, or None.
+        digest: hex SHA-256 of the page's text, or "".
+        note: why (at most 500 characters are kept).
+        scan: the scan that met the URL, or None.
+
+    Returns:
+        The TakedownCheck.
+    """
+    with transaction.atomic():
+        locked = Match.objects.select_for_update().select_related("work__holder").get(pk=match.pk)
+        was_removed = (not locked.still_matching and locked.takedown_checks.order_by(
+            "-checked_at", "-id").values_list("outcome", flat=True).first() == CheckOutcome.REMOVED)
+        check = TakedownCheck.objects.create(match=locked, outcome=outcome, http_status=http_status,
+                                             text_sha256=digest, scan=scan, note=note[:500])
+        change = ""
+        if outcome == CheckOutcome.REMOVED and locked.still_matching:
+            change, old, new = "removed", "still matching", "removed"
+        elif outcome in (CheckOutcome.PRESENT, CheckOutcome.CHANGED) and was_removed:
+            change, old, new = "reopened", "removed", "still matching"
+        if change:
+            Match.objects.filter(pk=locked.pk).update(still_matching=change == "reopened",
+                                                      last_seen=timezone.now())
+            status = f"HTTP {http_status}" if http_status else "no answer"
+            AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=None, holder=locked.work.holder,
+                              target=locked, subject=f"{locked.url} ({locked.work})",
+                              old_state=old, new_state=new,
+                              reason=f"takedown check #{check.pk} at {check.checked_at:%Y-%m-%d %H:%M} "
+                                     f"UTC: {outcome}, {status}, text SHA-256 {digest[:12] or '-'}"
+                                     f"{'; ' + note if note else ''}")
+            transaction.on_commit(lambda: takedown_changed.send(
+                sender=TakedownCheck, match=Match.objects.get(pk=locked.pk), check=check,
+                change=change))
+    match.refresh_from_db()
+    return check
+
+
+def record_gone(scan_id: int, url: str, http_status: int | None) -> int:
+    """A scan met canonical ``url`` answering ``http_status``: when it is 404 or 410, record a
+    'removed' check of every match still standing at that URL. Returns the checks recorded."""
+    if http_status not in GONE_STATUSES:
+        return 0
+    matches = list(Match.objects.filter(domain=host_of(url), url=url, still_matching=True))
+    scan = ScanRun.objects.filter(pk=scan_id).first()
+    for match in matches:
+        record_check(match, CheckOutcome.REMOVED, http_status, "", f"HTTP {http_status} in a scan",
+                     scan=scan)
+    return len(matches)

@@ -1,0 +1,53 @@
+"""Celery tasks of the dashboard: takedown verification (``verify_takedowns``, queue "crawl",
+run by beat every settings.TAKEDOWN_CHECK_INTERVAL_SECONDS)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from celery import shared_task
+from celery.utils.log import get_task_logger
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+
+from crawler import takedown
+from crawler.models import CheckOutcome
+from dashboard.actions import do_advance_notice
+from dashboard.models import NoticeStatus, TakedownNotice
+
+log = get_task_logger(__name__)
+
+
+@shared_task(name="dashboard.verify_takedowns")
+def verify_takedowns() -> dict:
+    """Check every match cited by a sent notice, or by a notice removed within
+    settings.TAKEDOWN_WATCH_DAYS days, with ``crawler.takedown.verify_match``; a sent notice
+    whose matches are all removed moves to "removed" through ``do_advance_notice``, the checks
+    cited in its audit reason.
+
+    Returns:
+        {"checked": matches checked, "notices_removed": [notice ids moved to removed]}.
+    """
+    from tracker.core.engine import get_engine
+
+    since = timezone.now() - timedelta(days=settings.TAKEDOWN_WATCH_DAYS)
+    notices = (TakedownNotice.objects.filter(Q(status=NoticeStatus.SENT) |
+                                             Q(status=NoticeStatus.REMOVED, removed_at__gte=since))
+               .prefetch_related("matches__work", "matches__site"))
+    engine, checks, moved = get_engine(), {}, []
+    for notice in notices:
+        for match in notice.matches.all():
+            if match.pk not in checks:
+                checks[match.pk] = takedown.verify_match(match, engine)
+        if notice.status != NoticeStatus.SENT:
+            continue
+        cited = [checks[m.pk] for m in notice.matches.all()]
+        if cited and all(c.outcome == CheckOutcome.REMOVED for c in cited):
+            evidence = "; ".join(f"{c.match.url}: {c.note} (check #{c.pk}, "
+                                 f"{c.checked_at:%Y-%m-%d %H:%M} UTC)" for c in cited)
+            do_advance_notice(notice, NoticeStatus.REMOVED, None,
+                              note=f"verified removed: {evidence}"[:2000])
+            moved.append(notice.pk)
+    log.info("takedown checks: %d matches, notices removed: %s", len(checks), moved)
+    return {"checked": len(checks), "notices_removed": moved}

@@ -1,0 +1,113 @@
+"""Takedown verification (issue 12, item 2) through a real Celery worker: a copied page on a
+loopback site is crawled and matched, a notice citing it is sent; the page then answers 404 and
+the scheduled check (dashboard.verify_takedowns) marks the match removed and moves the notice to
+"removed" with the evidence; the page restored, the next check reopens the match; a regular scan
+meeting the URL gone again records the removal too."""
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.utils import timezone
+
+from crawler import actions, takedown
+from crawler.models import CheckOutcome, Match, TakedownCheck
+from dashboard import tasks as dashboard_tasks
+from dashboard.actions import do_advance_notice, do_draft_notices
+from tracker.core.engine import get_engine
+from tracker.core.models import AuditEvent, RightsHolder, Work
+
+pytestmark = pytest.mark.django_db(transaction=True)
+CHAPTER = (Path(__file__).parent / "fixtures" / "xiyouji-ch1.txt").read_text(encoding="utf-8")
+COPY = "<html><head><title>西游记 第一回</title></head><body><article>{}</article></body></html>".format(
+    "".join(f"<p>{p}</p>" for p in CHAPTER[:3000].split("\n") if p.strip()))
+OTHER = "<html><body><article><p>{}</p></article></body></html>".format(
+    "本市今日召开会议，部署下一阶段的交通治理工作，相关部门负责人出席会议并讲话。" * 8)
+
+
+def _scan(site_id: int) -> dict:
+    out = io.StringIO()
+    call_command("scan", str(site_id), "--wait", "--timeout", "120", stdout=out, stderr=io.StringIO())
+    return json.loads(out.getvalue())
+
+
+def test_takedown_removed_then_restored(idle_worker, site, platform_stores):
+    holder = RightsHolder.objects.create(name="测试出版社")
+    work = Work.objects.create(holder=holder, reference="XYJ-1", title="西游记", kind="novel",
+                               length=len(CHAPTER), status="indexed", indexed_at=timezone.now(),
+                               sections=[{"title": "第一回", "start": 0, "end": len(CHAPTER)}])
+    get_engine().add_work(work.engine_id, CHAPTER)
+    page = [site.html(COPY)]
+    site.route("/", site.html('<a href="/copy.html">copy</a>'))
+    site.route("/copy.html", lambda h: page[0])
+    out = io.StringIO()
+    call_command("add_site", "转载站", site.url("/"), "--delay", "0", stdout=out)
+    site_id = int(out.getvalue())
+    assert _scan(site_id)["matches_new"] == 1
+    match = Match.objects.get()
+    boss = get_user_model().objects.create_superuser("boss", "boss@example.com", "x")
+    actions.do_review_match(match, "confirmed", "reprint", boss)
+    [notice] = do_draft_notices([match], boss)
+    do_advance_notice(notice, "sent", boss)
+
+    page[0] = site.Reply(404, {"Content-Type": "text/html"}, b"<html>gone</html>")
+    result = dashboard_tasks.verify_takedowns.delay().get(timeout=120)
+    assert result == {"checked": 1, "notices_removed": [notice.pk]}
+    match.refresh_from_db(), notice.refresh_from_db()
+    assert not match.still_matching and notice.status == "removed" and notice.removed_at
+    check = TakedownCheck.objects.get(match=match)
+    assert (check.outcome, check.http_status, check.scan) == ("removed", 404, None)
+    moved = AuditEvent.objects.about(notice).order_by("sequence").last()
+    assert moved.new_state == "removed" and "HTTP 404" in moved.reason and match.url in moved.reason
+    assert AuditEvent.objects.about(match).filter(new_state="removed").exists()
+
+    page[0] = site.html(COPY)  # the copy comes back
+    dashboard_tasks.verify_takedowns.delay().get(timeout=120)
+    match.refresh_from_db()
+    assert match.still_matching
+    back = TakedownCheck.objects.filter(match=match).first()
+    assert (back.outcome, back.http_status) == (CheckOutcome.PRESENT, 200) and back.text_sha256
+    assert AuditEvent.objects.about(match).filter(new_state="still matching").exists()
+
+    page[0] = site.html(OTHER)  # rewritten: no passage of the work left
+    dashboard_tasks.verify_takedowns.delay().get(timeout=120)
+    match.refresh_from_db()
+    assert not match.still_matching
+    assert TakedownCheck.objects.filter(match=match).first().note == (
+        "the page no longer contains the matched passages")
+
+    page[0] = site.html(COPY)
+    dashboard_tasks.verify_takedowns.delay().get(timeout=120)
+    match.refresh_from_db()
+    assert match.still_matching
+    page[0] = site.Reply(410, {"Content-Type": "text/html"}, b"")  # a regular scan meets it gone
+    summary = _scan(site_id)
+    match.refresh_from_db()
+    assert not match.still_matching
+    by_scan = TakedownCheck.objects.filter(match=match).first()
+    assert (by_scan.outcome, by_scan.http_status, by_scan.scan_id) == ("removed", 410, summary["scan"])
+
+
+def test_a_change_is_signalled_after_commit(platform_stores):
+    holder = RightsHolder.objects.create(name="信号出版社")
+    work = Work.objects.create(holder=holder, reference="s", title="s", length=1, status="indexed")
+    match = Match.objects.create(work=work, page_id="p" * 24, version_id="v" * 24,
+                                 url="http://copies.example/a.html", domain="copies.example",
+                                 score=0.9, containment_page=0.9, containment_work=0.1)
+    seen = []
+
+    def receiver(sender, match, check, change, **kwargs):
+        seen.append((match.pk, check.outcome, change, match.still_matching))
+
+    takedown.takedown_changed.connect(receiver)
+    try:
+        takedown.record_check(match, CheckOutcome.UNREACHABLE, None, "", "timeout")
+        takedown.record_check(match, CheckOutcome.REMOVED, 404, "", "HTTP 404")
+        takedown.record_check(match, CheckOutcome.REMOVED, 404, "", "HTTP 404")
+        takedown.record_check(match, CheckOutcome.CHANGED, 200, "ab" * 32, "")
+    finally:
+        takedown.takedown_changed.disconnect(receiver)
+    assert seen == [(match.pk, "removed", "removed", False), (match.pk, "changed", "reopened", True)]
