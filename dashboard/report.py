@@ -9,6 +9,7 @@ from django.contrib.staticfiles import finders
 from django.template.loader import render_to_string
 from django.utils import timezone
 
+from dashboard import wording
 from dashboard.errors import DashboardError
 from dashboard.evidence import evidence_context
 from tracker.core.models import AuditEvent
@@ -18,10 +19,12 @@ def render(match, user) -> str:
     """The report of ``match`` (a core Match the user may see) made for ``user``.
 
     Returns:
-        The whole HTML document as a str: facts of the capture (URL, title, fetch time, HTTP
-        status, version, SHA-256 of the stored text), the scores in words, each passage side
-        by side, the whole captured page text with the passages marked, the page's history
-        and the review trail.
+        The whole HTML document as a str, sized for A4 (``report.css``): a cover block (work,
+        holder, chapters, page URL, capture time with its UTC offset, HTTP status, SHA-256 of
+        the stored text and whether it still equals the hash taken at capture, scores in
+        words and percent), each passage side by side, the audit trail of the decision, then
+        the page's versions. The captured text is quoted passage by passage, not whole: the
+        SHA-256 identifies the full capture kept in the page store.
     """
     context = evidence_context(match)
     with open(finders.find("dashboard/report.css"), encoding="utf-8") as handle:
@@ -31,6 +34,7 @@ def render(match, user) -> str:
         "generated_at": timezone.localtime(),
         "generated_by": user.get_username(),
         "pairs": _pairs(context["evidence"]),
+        "score_text": wording.percent(match.score),
         "trail": AuditEvent.objects.about(match).order_by("sequence"),
     })
     return render_to_string("dashboard/report.html", context)

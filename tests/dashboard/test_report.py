@@ -1,0 +1,80 @@
+"""The evidence report a lawyer sends: what its cover states, the order of its parts, and the
+length of the PDF of a whole copied chapter (A4, pages counted with pypdf)."""
+
+import io
+import itertools
+import re
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from crawler.actions import do_review_match
+from crawler.models import Match
+
+from .conftest import AD, FIXTURES, FOOTER, HEADER, chapter_sections, copy_page, store_page
+
+CHAPTER = FIXTURES / "xiyouji-chapter-02.txt"
+
+
+@pytest.fixture
+def chapter_copy(scenario):
+    """A page copying the whole 4,293-character chapter in six passages (an advert between
+    them), as a Match of a work holding that chapter; returns the Match."""
+    from tracker.core.engine import get_engine
+    from tracker.core.models import Work
+
+    text = CHAPTER.read_text(encoding="utf-8")
+    work = Work.objects.create(holder=scenario.a, reference="XYJ-002", title="西游记第二回",
+                               author="吴承恩", kind="novel", length=len(text),
+                               sections=chapter_sections(text), status="indexed")
+    get_engine().add_work(work.engine_id, text)
+    bounds = [m.end() for m in re.finditer("\n\n", text)]
+    cuts = [0] + [min(bounds, key=lambda b, want=want: abs(b - want))
+                  for want in range(700, len(text) - 500, 700)] + [len(text)]
+    pieces = [(a, b) for a, b in itertools.pairwise(cuts) if b > a]
+    page, spans = copy_page(text, pieces, [HEADER] + [AD] * (len(pieces) - 1) + [FOOTER])
+    url = "https://copy.example.com/novel/xyj-2-full.html"
+    page_id, version_id = store_page(url, page, "西游记第二回 全文")
+    copied = sum(p["page_end"] - p["page_start"] for p in spans)
+    now = timezone.now()
+    return Match.objects.create(
+        work=work, page_id=page_id, version_id=version_id, url=url, domain="copy.example.com",
+        title="西游记第二回 全文", score=copied / len(page), containment_page=copied / len(page),
+        containment_work=copied / len(text), passages=spans, first_seen=now - timedelta(days=1),
+        last_seen=now)
+
+
+def staff_client(scenario, language):
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(scenario.users.staff)
+    return client
+
+
+def test_pdf_of_a_whole_chapter_copy_is_a_few_a4_pages(scenario, chapter_copy):
+    pypdf = pytest.importorskip("pypdf")
+    try:
+        import weasyprint  # noqa: F401
+    except OSError as exc:  # the Python package is there, the Pango library is not
+        pytest.skip(f"PDF report: WeasyPrint cannot load Pango here ({exc})")
+    do_review_match(chapter_copy, "confirmed", "整章转载", scenario.users.staff)
+    response = staff_client(scenario, "zh-hans").get(
+        f"/crawler/match/{chapter_copy.pk}/report/pdf/")
+    assert response["Content-Type"] == "application/pdf"
+    reader = pypdf.PdfReader(io.BytesIO(response.content))
+    width, height = (float(v) for v in reader.pages[0].mediabox.upper_right)
+    assert (round(width), round(height)) == (595, 842)  # A4 in points
+    assert 2 <= len(reader.pages) <= 6, len(reader.pages)  # 5 here; 27 with the old layout
+
+
+def test_report_cover_then_passages_then_trail(scenario, chapter_copy):
+    do_review_match(chapter_copy, "confirmed", "整章转载", scenario.users.staff)
+    html = staff_client(scenario, "zh-hans").get(
+        f"/crawler/match/{chapter_copy.pk}/report/").content.decode()
+    cover = html[html.index('class="cover"'):html.index('class="passages"')]
+    for fact in ("西游记第二回", "星河出版社", chapter_copy.url, "200", "+0800",
+                 "与抓取时一致"):
+        assert fact in cover, fact
+    assert html.index('class="passages"') < html.index("整章转载")
+    assert re.search(r"综合得分 \d+%", cover)  # one score format: percent, not 0.86
