@@ -415,3 +415,4 @@ class AuditEventAdmin(HolderScopedAdmin):
 admin.site.register(Match, MatchAdmin)
 admin.site.register(TakedownNotice, TakedownNoticeAdmin)
 admin.site.register(AuditEvent, AuditEventAdmin)
+from dashboard.api import admin as _api_admin  # noqa: E402,F401  (registers the API tokens page)

@@ -1,10 +1,13 @@
-"""The dashboard's own records: takedown notices.
+"""The dashboard's own records: takedown notices and API tokens.
 
 Matches themselves (with their review status) are the crawler's (``crawler.models``); the audit
 trail is the core app's (``tracker.core.models.AuditEvent``).
 """
 
 from __future__ import annotations
+
+import hashlib
+import secrets
 
 from django.conf import settings
 from django.db import models
@@ -78,3 +81,43 @@ class TakedownNotice(models.Model):
 
     def __str__(self) -> str:
         return _("Notice #%(id)s to %(domain)s") % {"id": self.pk, "domain": self.domain}
+
+
+class ApiToken(models.Model):
+    """A user's token for the REST API (``Authorization: Bearer <token>``, dashboard/api/).
+
+    The raw token (``secrets.token_urlsafe(settings.API_TOKEN_BYTES)``, about 43 characters) is
+    shown once when created (``ApiToken.issue``); only its hex SHA-256 is stored, with its first
+    ``settings.API_TOKEN_PREFIX_CHARS`` characters kept to tell tokens apart. A revoked token
+    (``revoked_at`` set) authenticates no more.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("user"),
+                             on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(_("name"), max_length=100,
+                            help_text=_("What the token is for, e.g. the system that uses it."))
+    prefix = models.CharField(_("prefix"), max_length=16, editable=False)
+    digest = models.CharField(_("SHA-256"), max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    last_used_at = models.DateTimeField(_("last used"), null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(_("revoked"), null=True, blank=True, editable=False)
+
+    class Meta:
+        verbose_name = _("API token")
+        verbose_name_plural = _("API tokens")
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    @staticmethod
+    def hash(raw: str) -> str:
+        """Hex SHA-256 (64 characters) of the raw token ``raw`` encoded as UTF-8."""
+        return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+    def issue(self) -> str:
+        """Give this unsaved token a new random secret; returns the raw token (to show once)."""
+        raw = secrets.token_urlsafe(settings.API_TOKEN_BYTES)
+        self.prefix = raw[:settings.API_TOKEN_PREFIX_CHARS]
+        self.digest = self.hash(raw)
+        return raw

@@ -54,6 +54,10 @@ INSTALLED_APPS = [
     "tracker.core",
     "crawler",  # crawler issue: Celery tasks, signals, management commands
     "axes",
+    "rest_framework",  # the REST API (dashboard/api/)
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and Redoc served from local static files
     *env.list("TRACKER_EXTRA_APPS", default=[]),
 ]
 
@@ -325,3 +329,77 @@ CRAWLER = {name.removeprefix("CRAWLER_"): value for name, value in os.environ.it
 
 # Audit trail: tries of AuditEvent.record when two writers race for the next sequence number.
 AUDIT_RECORD_ATTEMPTS = 5
+
+# REST API (dashboard/api/, under /api/v1/): Bearer tokens (dashboard.models.ApiToken) or the
+# browser's session; requests per token (per user) and per anonymous IP address, DRF rate
+# strings ("N/second|minute|hour|day"); page size of lists (rows).
+API_THROTTLE_USER_RATE = env.str("TRACKER_API_USER_RATE", default="1200/hour")
+API_THROTTLE_ANON_RATE = env.str("TRACKER_API_ANON_RATE", default="120/hour")
+API_PAGE_SIZE = 50
+API_PAGE_SIZE_MAX = 500
+# Bytes of a raw API token (secrets.token_urlsafe) and the characters kept as its visible prefix.
+API_TOKEN_BYTES = 32
+API_TOKEN_PREFIX_CHARS = 8
+# Bulk registration (JSON Lines): at most this many lines (works) per request.
+API_BULK_MAX_LINES = 1000
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "dashboard.api.auth.BearerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_THROTTLE_CLASSES": ["dashboard.api.throttling.TokenRateThrottle",
+                                 "rest_framework.throttling.AnonRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {"user": API_THROTTLE_USER_RATE, "anon": API_THROTTLE_ANON_RATE},
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend",
+                                "rest_framework.filters.OrderingFilter"],
+    "DEFAULT_PAGINATION_CLASS": "dashboard.api.pagination.Pagination",
+    "EXCEPTION_HANDLER": "dashboard.api.errors.exception_handler",
+    "DATETIME_FORMAT": "iso-8601",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Copyright tracker API",
+    "DESCRIPTION": "Register works, review matches, draft takedown notices, run scans.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "WorkKindEnum": "tracker.core.models.WorkKind",
+        "AuditKindEnum": "tracker.core.models.AuditEvent.Kind",
+        "ReviewStatusEnum": "crawler.models.ReviewStatus",
+    },
+}
+
+# ---- Alerts (alerts/): e-mail through Django's backends, signed webhooks, a daily digest ----
+# E-mail: SMTP configured from the environment (EMAIL_URL-style variables are not used: each
+# is its own variable); `make run` sets EMAIL_BACKEND to the file backend writing to
+# EMAIL_FILE_PATH (var/mail/).
+EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.smtp.EmailBackend")
+EMAIL_HOST = env.str("EMAIL_HOST", default="localhost")
+EMAIL_PORT = env.int("EMAIL_PORT", default=25)
+EMAIL_HOST_USER = env.str("EMAIL_HOST_USER", default="")
+EMAIL_HOST_PASSWORD = env.str("EMAIL_HOST_PASSWORD", default="")
+EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
+EMAIL_USE_SSL = env.bool("EMAIL_USE_SSL", default=False)
+EMAIL_TIMEOUT = env.float("EMAIL_TIMEOUT", default=10.0)  # seconds per SMTP operation
+EMAIL_FILE_PATH = env.str("EMAIL_FILE_PATH", default=str(VAR_DIR / "mail"))
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="alerts@copysentry.localhost")
+# Absolute base of the links in mails and webhooks (evidence views, unsubscribe).
+SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
+# The alert tasks run on QUEUE_DEFAULT (CELERY_TASK_DEFAULT_QUEUE).
+# Retries of one delivery (SMTP down, webhook timeout, connection error or 5xx) through
+# crawler.backoff.backoff_delay from ALERT_RETRY_BASE_SECONDS up to ALERT_RETRY_MAX_SECONDS;
+# a webhook endpoint is disabled after ALERT_WEBHOOK_MAX_FAILURES failed deliveries in a row.
+ALERT_MAX_RETRIES = env.int("TRACKER_ALERT_MAX_RETRIES", default=8)
+ALERT_RETRY_BASE_SECONDS = env.float("TRACKER_ALERT_RETRY_BASE", default=30.0)
+ALERT_RETRY_MAX_SECONDS = env.float("TRACKER_ALERT_RETRY_MAX", default=3600.0)
+ALERT_WEBHOOK_TIMEOUT_SECONDS = env.float("TRACKER_WEBHOOK_TIMEOUT", default=10.0)
+ALERT_WEBHOOK_MAX_FAILURES = env.int("TRACKER_WEBHOOK_MAX_FAILURES", default=5)
+# The daily digest is sent at this hour (0-23) of TIME_ZONE; at most this many matches are
+# listed in one digest mail (the rest are counted and come in the next one).
+ALERT_DIGEST_HOUR = env.int("TRACKER_DIGEST_HOUR", default=8)
+ALERT_DIGEST_MAX_MATCHES = 500

@@ -1,4 +1,5 @@
-"""URLs: the admin (the dashboard) at the root, language switching, and a health check."""
+"""URLs: the admin (the dashboard) at the root, the REST API under /api/v1/, language switching,
+and a health check."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -7,6 +8,7 @@ from tracker.core import views
 
 urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
+    path("api/v1/", include("dashboard.api.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("", admin.site.urls),
 ]

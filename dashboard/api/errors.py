@@ -1,0 +1,95 @@
+"""API errors as JSON ``{"code": str, "message": str, "fields": {name: [str]}}``.
+
+``code`` is stable (DRF's error codes: "not_found", "not_authenticated", "throttled",
+"invalid", "parse_error"..., plus "action_refused" for an ActionError and the upload's
+UploadError codes: "too_large", "empty", "unsupported", "mismatch", "corrupt", "encrypted",
+"archive_bomb", "encoding"); ``message`` is in the request's language (Accept-Language,
+Django's LocaleMiddleware); ``fields`` names the request fields at fault ({} otherwise).
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.utils.translation import gettext as _
+from rest_framework import exceptions, serializers, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from tracker.core.errors import ActionError, StorageUnavailable
+from tracker.core.uploads import UploadError
+
+
+class ApiError(exceptions.APIException):
+    """An error with a stable ``code``, a translated ``message`` and optional ``fields``
+    (``{name: [message]}``); ``status_code`` defaults to 400."""
+
+    def __init__(self, code: str, message: str, fields: dict | None = None,
+                 status_code: int = status.HTTP_400_BAD_REQUEST) -> None:
+        super().__init__(detail=str(message), code=code)
+        self.code, self.message, self.fields = code, str(message), fields or {}
+        self.status_code = status_code
+
+
+class ErrorSerializer(serializers.Serializer):
+    """The body of every error answer (the schema's error component)."""
+
+    code = serializers.CharField(help_text="Stable error code, e.g. not_found, invalid, "
+                                           "throttled, action_refused, too_large.")
+    message = serializers.CharField(help_text="What went wrong, in the request's language "
+                                              "(Accept-Language: zh-hans or en).")
+    fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()),
+                                   help_text="Messages per request field at fault; {} when "
+                                             "the error is not about one field.")
+
+
+def _flatten(detail) -> list[str]:
+    if isinstance(detail, dict):
+        return [m for value in detail.values() for m in _flatten(value)]
+    if isinstance(detail, list):
+        return [m for value in detail for m in _flatten(value)]
+    return [str(detail)]
+
+
+def _first_code(detail) -> str:
+    if isinstance(detail, dict):
+        return next((_first_code(v) for v in detail.values()), "invalid")
+    if isinstance(detail, list):
+        return _first_code(detail[0]) if detail else "invalid"
+    return getattr(detail, "code", None) or "invalid"
+
+
+def exception_handler(exc, context):
+    """DRF's EXCEPTION_HANDLER: every error as ``{"code", "message", "fields"}``.
+
+    ActionError and UploadError become 400 answers (codes "action_refused" and the upload's
+    code); StorageUnavailable 503 ("storage_unavailable"). Other exceptions are left to Django
+    (500).
+    """
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    if isinstance(exc, UploadError):
+        exc = ApiError(exc.code, str(exc))
+    elif isinstance(exc, ActionError):
+        exc = ApiError("action_refused", str(exc))
+    elif isinstance(exc, StorageUnavailable):
+        exc = ApiError("storage_unavailable", str(exc),
+                       status_code=status.HTTP_503_SERVICE_UNAVAILABLE)
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, ApiError):
+        body = {"code": exc.code, "message": exc.message, "fields": exc.fields}
+    elif isinstance(exc, exceptions.ValidationError) and isinstance(exc.detail, dict):
+        fields = {name: _flatten(value) for name, value in exc.detail.items()}
+        body = {"code": _first_code(exc.detail),
+                "message": _("The request has invalid fields: %(names)s.") % {
+                    "names": ", ".join(fields)}, "fields": fields}
+    else:
+        messages = _flatten(exc.detail) if hasattr(exc, "detail") else [str(exc)]
+        body = {"code": _first_code(getattr(exc, "detail", "")) or "error",
+                "message": " ".join(messages), "fields": {}}
+    return Response(body, status=response.status_code, headers={
+        k: v for k, v in response.items() if k in ("WWW-Authenticate", "Retry-After", "Allow")})

@@ -1,0 +1,233 @@
+"""Serializers of the REST API: what each endpoint reads and answers, every field with its type
+and unit (help_text, shown in the OpenAPI schema). Timestamps are ISO 8601 with the offset of
+settings.TIME_ZONE."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from rest_framework import serializers
+
+from crawler.models import Match, ReviewStatus
+from tracker.core.models import AuditEvent, Work, WorkKind, WorkLanguage
+
+
+class WorkSerializer(serializers.ModelSerializer):
+    """A registered work, its ingestion status and indexing progress."""
+
+    holder = serializers.IntegerField(source="holder_id", read_only=True,
+                                      help_text="Id of the owning rights holder.")
+    chapters = serializers.SerializerMethodField(help_text="Number of chapters found in the "
+                                                           "text.")
+
+    class Meta:
+        model = Work
+        fields = ["id", "holder", "reference", "title", "author", "kind", "language",
+                  "source_name", "length", "sha256", "status", "error", "windows",
+                  "indexed_at", "chapters", "created_at", "updated_at"]
+        read_only_fields = fields
+        extra_kwargs = {
+            "id": {"help_text": "Id of the work."},
+            "reference": {"help_text": "The holder's own id for the work (unique per holder)."},
+            "length": {"help_text": "Length of the registered text, in characters."},
+            "sha256": {"help_text": "Hex SHA-256 of the registered text (UTF-8)."},
+            "status": {"help_text": "Ingestion: pending (queued), waiting (storage "
+                                    "unreachable, retrying), indexed (searchable), failed."},
+            "error": {"help_text": "Why ingestion waits or failed; empty otherwise."},
+            "windows": {"help_text": "Fingerprint windows indexed (0 until indexed)."},
+            "indexed_at": {"help_text": "When the text was indexed (ISO 8601), null before."},
+            "created_at": {"help_text": "When the work was registered (ISO 8601)."},
+            "updated_at": {"help_text": "When the work last changed (ISO 8601)."},
+            "source_name": {"help_text": "File name of the upload, or \"pasted\"."},
+        }
+
+    def get_chapters(self, work: Work) -> int:
+        """Number of chapters (``Work.sections``)."""
+        return len(work.sections or [])
+
+
+class RegisteredWorkSerializer(WorkSerializer):
+    """A work after registration, with what the registration did."""
+
+    outcome = serializers.CharField(read_only=True, help_text="registered (new), updated "
+                                    "(text or metadata changed) or skipped (nothing changed).")
+
+    class Meta(WorkSerializer.Meta):
+        fields = [*WorkSerializer.Meta.fields, "outcome"]
+        read_only_fields = fields
+
+
+class _WorkMetadata(serializers.Serializer):
+    holder = serializers.IntegerField(required=False, help_text=(
+        "Id of the rights holder; may be left out by a user of exactly one holder."))
+    reference = serializers.CharField(max_length=200, help_text=(
+        "The holder's own id for the work, 1 to 200 characters; registering the same "
+        "reference again updates (or leaves unchanged) that work."))
+    title = serializers.CharField(max_length=500, required=False, allow_blank=True,
+                                  help_text="Title; default: found in the text, else the "
+                                            "reference.")
+    author = serializers.CharField(max_length=300, required=False, allow_blank=True,
+                                   help_text="Author; default: found in the text.")
+    kind = serializers.ChoiceField(WorkKind.choices, required=False,
+                                   help_text="Kind; default: novel when the text has two "
+                                             "chapters or more.")
+    language = serializers.ChoiceField(WorkLanguage.choices, required=False,
+                                       help_text="Language; default: guessed from the text.")
+
+
+class WorkTextSerializer(_WorkMetadata):
+    """Register a work from text given in the JSON body."""
+
+    text = serializers.CharField(trim_whitespace=False, help_text=(
+        "The work's text (Unicode characters); chapters are found from their headings, as in "
+        "the dashboard. At most settings.UPLOAD_MAX_BYTES bytes in UTF-8."))
+
+
+class WorkFileSerializer(_WorkMetadata):
+    """Register a work from an uploaded file (multipart/form-data)."""
+
+    file = serializers.FileField(allow_empty_file=True, help_text=(
+        "The file: .txt, .html, .docx, .pdf, .epub or .zip, checked as in the dashboard; at "
+        f"most {settings.UPLOAD_MAX_BYTES} bytes."))
+
+
+class WorkTextUpdateSerializer(serializers.Serializer):
+    """New text for a work: chapters appended to its text, or a whole new text."""
+
+    text = serializers.CharField(trim_whitespace=False, help_text=(
+        "The text to append (new chapters) or the whole new text (characters)."))
+    mode = serializers.ChoiceField([("append", "append"), ("replace", "replace")],
+                                   default="append", help_text=(
+                                       "append: add after the current text (a new chapter); "
+                                       "replace: the text becomes this one."))
+
+
+class BulkResultSerializer(serializers.Serializer):
+    """What one line of a JSON Lines bulk registration did."""
+
+    line = serializers.IntegerField(help_text="Line number in the request body, from 1.")
+    reference = serializers.CharField(allow_blank=True, help_text="The line's reference.")
+    outcome = serializers.CharField(help_text="registered, updated, skipped or error.")
+    id = serializers.IntegerField(allow_null=True, help_text="Id of the work; null on error.")
+    error = serializers.DictField(allow_null=True, help_text=(
+        "On error: {code, message, fields} as in error answers; null otherwise."))
+
+
+class ChapterSerializer(serializers.Serializer):
+    """One chapter of a work's text."""
+
+    title = serializers.CharField(help_text="The chapter's title.")
+    start = serializers.IntegerField(help_text="Offset of its first character in the work's "
+                                               "text (characters, from 0).")
+    end = serializers.IntegerField(help_text="Offset after its last character (characters, "
+                                             "end exclusive).")
+
+
+class MatchSerializer(serializers.ModelSerializer):
+    """A page found copying a work (list rows)."""
+
+    work_reference = serializers.CharField(source="work.reference", read_only=True,
+                                           help_text="The holder's reference of the work.")
+    chapters = serializers.CharField(source="section", read_only=True, help_text=(
+        "Titles of the work's chapters the page copies, \"; \"-separated, or empty."))
+
+    class Meta:
+        model = Match
+        fields = ["id", "work", "work_reference", "url", "domain", "title", "score",
+                  "containment_page", "containment_work", "chapters", "first_seen",
+                  "last_seen", "still_matching", "review_status"]
+        read_only_fields = fields
+        extra_kwargs = {
+            "id": {"help_text": "Id of the match."},
+            "work": {"help_text": "Id of the work copied."},
+            "url": {"help_text": "The page's canonical URL."},
+            "domain": {"help_text": "The page's host name."},
+            "title": {"help_text": "The page's title when matched."},
+            "score": {"help_text": "Engine score, 0 to 1: max(containment_page, "
+                                   "containment_work)."},
+            "containment_page": {"help_text": "Share of the page's letters found in the work, "
+                                              "0 to 1."},
+            "containment_work": {"help_text": "Share of the work's letters found on the page, "
+                                              "0 to 1."},
+            "first_seen": {"help_text": "First time the page was found matching (ISO 8601)."},
+            "last_seen": {"help_text": "Latest time the page was found matching (ISO 8601)."},
+            "still_matching": {"help_text": "False once a later version of the page no longer "
+                                            "matches."},
+            "review_status": {"help_text": "new, confirmed, false_positive or licensed."},
+        }
+
+
+class PassageSerializer(serializers.Serializer):
+    """One matched passage, cut at the work's chapter boundaries."""
+
+    page_start = serializers.IntegerField(help_text="Start in the captured page text "
+                                                    "(characters, from 0).")
+    page_end = serializers.IntegerField(help_text="End in the page text (characters, "
+                                                  "exclusive).")
+    work_start = serializers.IntegerField(help_text="Start in the work's text (characters).")
+    work_end = serializers.IntegerField(help_text="End in the work's text (characters, "
+                                                  "exclusive).")
+    page_text = serializers.CharField(help_text="The page's text between page_start and "
+                                                "page_end.")
+    work_text = serializers.CharField(help_text="The work's text between work_start and "
+                                                "work_end.")
+
+
+class CaptureSerializer(serializers.Serializer):
+    """The captured page version a match cites (the evidence)."""
+
+    version_id = serializers.CharField(help_text="Id of the page version (24 hex characters).")
+    number = serializers.IntegerField(help_text="Version number of the page, from 1.")
+    url = serializers.CharField(help_text="Canonical URL of the page.")
+    fetched_at = serializers.DateTimeField(allow_null=True, help_text="When it was fetched "
+                                                                      "(ISO 8601).")
+    http_status = serializers.IntegerField(allow_null=True, help_text=(
+        "HTTP status of the page's latest fetch, null when unknown."))
+    sha256 = serializers.CharField(allow_null=True, help_text=(
+        "Hex SHA-256 of the captured text, stored at capture."))
+    hash_ok = serializers.BooleanField(allow_null=True, help_text=(
+        "True when the stored text still has that SHA-256; null when unknown."))
+    length = serializers.IntegerField(help_text="Length of the captured text (characters).")
+
+
+class EventSerializer(serializers.ModelSerializer):
+    """One audit-trail event about an object."""
+
+    class Meta:
+        model = AuditEvent
+        fields = ["sequence", "at", "kind", "username", "old_state", "new_state", "reason"]
+        read_only_fields = fields
+        extra_kwargs = {
+            "sequence": {"help_text": "Position in the platform's audit trail."},
+            "at": {"help_text": "When (ISO 8601)."},
+            "username": {"help_text": "Who decided (user name)."},
+            "old_state": {"help_text": "State before."},
+            "new_state": {"help_text": "State after."},
+            "reason": {"help_text": "Why, as given."},
+        }
+
+
+class MatchDetailSerializer(MatchSerializer):
+    """A match with its evidence: passages with the text of both sides, capture, history."""
+
+    passages = PassageSerializer(source="evidence_passages", many=True, read_only=True)
+    chapter_shares = serializers.ListField(child=serializers.DictField(), read_only=True,
+                                           help_text=("[{title, chars}]: the work's chapters "
+                                                      "copied and characters of each."))
+    capture = CaptureSerializer(read_only=True, allow_null=True)
+    history = EventSerializer(many=True, read_only=True)
+    problems = serializers.ListField(child=serializers.CharField(), read_only=True,
+                                     help_text="Evidence that could not be loaded, in words.")
+
+    class Meta(MatchSerializer.Meta):
+        fields = [*MatchSerializer.Meta.fields, "passages", "chapter_shares", "capture",
+                  "history", "problems"]
+        read_only_fields = fields
+
+
+class ReviewSerializer(serializers.Serializer):
+    """A review decision on a match."""
+
+    decision = serializers.ChoiceField(ReviewStatus.choices, help_text=(
+        "confirmed, false_positive, licensed (also whitelists the domain for the holder) or "
+        "new."))
+    reason = serializers.CharField(max_length=2000, help_text="Why (required).")

@@ -1,0 +1,27 @@
+"""URLs of the API, mounted at /api/v1/ (tracker/urls.py): the resources, the OpenAPI 3 schema
+(/schema/), Swagger UI (/docs/) and Redoc (/redoc/) from local static files."""
+
+from __future__ import annotations
+
+from django.urls import include, path
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularRedocView,
+    SpectacularSwaggerSplitView,
+)
+from rest_framework.routers import DefaultRouter
+
+from . import views
+
+router = DefaultRouter(trailing_slash=True)
+router.include_root_view = False
+router.register("works", views.WorkViewSet, basename="work")
+router.register("matches", views.MatchViewSet, basename="match")
+
+app_name = "api"
+urlpatterns = [
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api:schema"), name="docs"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
+    path("", include(router.urls)),
+]

@@ -1,0 +1,299 @@
+"""API views: works and matches. Every queryset is scoped (``tracker.core.scoping.scope``) and
+every change goes through an action (``tracker.core.actions``, ``crawler.actions``)."""
+
+from __future__ import annotations
+
+import json
+
+import django_filters
+from django.conf import settings
+from django.utils.translation import gettext as _
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from rest_framework import mixins, parsers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+
+from crawler import actions as crawler_actions
+from crawler.models import Match, ReviewStatus
+from dashboard import sources
+from tracker.core import actions as core_actions
+from tracker.core import uploads
+from tracker.core.models import AuditEvent, RightsHolder, Work
+from tracker.core.scoping import holders_for, scope
+from tracker.core.services import work_text
+
+from . import serializers as s
+from .errors import ApiError, ErrorSerializer
+
+ERRORS = {code: OpenApiResponse(ErrorSerializer, description=text) for code, text in (
+    (400, "Invalid request (code, message, fields)."), (401, "Not authenticated."),
+    (404, "No such object for this user."), (429, "Too many requests for this token."))}
+
+
+def _holder(request, holder_id: int | None) -> RightsHolder:
+    """The holder a new work goes to: ``holder_id`` among the user's, or the user's only one.
+
+    Raises:
+        ApiError: "invalid" (fields.holder) when ``holder_id`` is not one of the user's holders
+            or is needed (several holders) and missing.
+    """
+    holders = holders_for(request.user)
+    if holder_id is not None:
+        holder = holders.filter(pk=holder_id).first()
+        if holder is None:
+            raise ApiError("invalid", _("No such rights holder."),
+                           {"holder": [_("No such rights holder.")]})
+        return holder
+    first_two = list(holders[:2])
+    if len(first_two) != 1:
+        raise ApiError("required", _("Say which rights holder the work belongs to."),
+                       {"holder": [_("This field is required.")]})
+    return first_two[0]
+
+
+def _register(request, data: dict, extracted, source_name: str):
+    """Register ``extracted`` per the validated ``data`` through do_register_work."""
+    holder = _holder(request, data.get("holder"))
+    return core_actions.do_register_work(
+        holder, data["reference"], extracted, acting_user=request.user,
+        title=data.get("title", ""), author=data.get("author", ""), kind=data.get("kind"),
+        language=data.get("language"), source_name=source_name)
+
+
+def _registered(registration) -> Response:
+    body = s.RegisteredWorkSerializer(registration.work).data
+    body["outcome"] = registration.outcome
+    code = status.HTTP_201_CREATED if registration.outcome == "registered" else status.HTTP_200_OK
+    return Response(body, status=code)
+
+
+class JsonLinesParser(parsers.BaseParser):
+    """``application/x-ndjson`` (JSON Lines) bodies, parsed line by line by the view."""
+
+    media_type = "application/x-ndjson"
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        """The body as text (UTF-8)."""
+        try:
+            return stream.read().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ApiError("parse_error", _("The body is not UTF-8 text.")) from exc
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List works", responses={200: s.WorkSerializer, **ERRORS}),
+    retrieve=extend_schema(summary="A work: status and indexing progress",
+                           responses={200: s.WorkSerializer, **ERRORS}),
+    destroy=extend_schema(summary="Delete a work (and remove it from the index)",
+                          responses={204: None, **ERRORS}),
+)
+class WorkViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin,
+                  viewsets.GenericViewSet):
+    """Works of the user's rights holders."""
+
+    serializer_class = s.WorkSerializer
+    filterset_fields = ["status", "reference", "kind", "language"]
+    ordering_fields = ["id", "created_at", "updated_at", "title", "length"]
+    ordering = ["-id"]
+
+    def get_queryset(self):
+        """The works the user may see."""
+        return scope(Work.objects.all(), self.request.user).order_by("-id")
+
+    @extend_schema(summary="Register a work from text", request=s.WorkTextSerializer,
+                   responses={200: s.RegisteredWorkSerializer, 201: s.RegisteredWorkSerializer,
+                              **ERRORS})
+    def create(self, request):
+        """Register (or update, by reference) a work from JSON text; 201 when new."""
+        form = s.WorkTextSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        extracted = uploads.extract_pasted(form.validated_data["text"])
+        return _registered(_register(request, form.validated_data, extracted, "pasted"))
+
+    @extend_schema(summary="Register a work from a file", request=s.WorkFileSerializer,
+                   responses={200: s.RegisteredWorkSerializer, 201: s.RegisteredWorkSerializer,
+                              **ERRORS})
+    @action(detail=False, methods=["post"], parser_classes=[parsers.MultiPartParser])
+    def upload(self, request):
+        """Register a work from an uploaded file, with the dashboard's formats and checks."""
+        form = s.WorkFileSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        upload = form.validated_data["file"]
+        try:
+            uploads.check_size(upload.size)  # refuse before reading it
+            extracted = uploads.extract_file(upload.name, upload.read())
+        except uploads.UploadError as exc:
+            raise ApiError(exc.code, str(exc), {"file": [str(exc)]}) from exc
+        return _registered(_register(request, form.validated_data, extracted, upload.name))
+
+    @extend_schema(summary="Register works in bulk (JSON Lines)",
+                   request={"application/x-ndjson": OpenApiTypes.STR},
+                   responses={200: s.BulkResultSerializer(many=True), **ERRORS})
+    @action(detail=False, methods=["post"], parser_classes=[JsonLinesParser])
+    def bulk(self, request):
+        """One work per line, each a JSON object as for "Register a work from text"; each line
+        is registered on its own and reported (a bad line does not stop the others)."""
+        body = request.data if isinstance(request.data, str) else ""
+        lines = [(n, line) for n, line in enumerate(body.splitlines(), 1) if line.strip()]
+        if len(lines) > settings.API_BULK_MAX_LINES:
+            raise ApiError("too_many_lines", _("At most %(max)d works per request.") % {
+                "max": settings.API_BULK_MAX_LINES})
+        results = []
+        for number, line in lines:
+            row = {"line": number, "reference": "", "outcome": "error", "id": None,
+                   "error": None}
+            try:
+                item = json.loads(line)
+                if not isinstance(item, dict):
+                    raise ValueError
+            except ValueError:
+                row["error"] = {"code": "parse_error", "message": _("Line %(n)d is not a JSON "
+                                                                    "object.") % {"n": number},
+                                "fields": {}}
+                results.append(row)
+                continue
+            row["reference"] = str(item.get("reference", ""))[:200]
+            form = s.WorkTextSerializer(data=item)
+            try:
+                form.is_valid(raise_exception=True)
+                extracted = uploads.extract_pasted(form.validated_data["text"])
+                registration = _register(request, form.validated_data, extracted, "pasted")
+            except (ValidationError, ApiError, uploads.UploadError) as exc:
+                fields = exc.detail if isinstance(exc, ValidationError) else getattr(
+                    exc, "fields", {})
+                row["error"] = {"code": getattr(exc, "code", "invalid"),
+                                "message": str(getattr(exc, "message", "")) or _(
+                                    "The request has invalid fields: %(names)s.") % {
+                                        "names": ", ".join(fields)},
+                                "fields": {k: [str(m) for m in v] for k, v in fields.items()}}
+                results.append(row)
+                continue
+            row.update(outcome=registration.outcome, id=registration.work.pk)
+            results.append(row)
+        return Response(results)
+
+    @extend_schema(summary="Append chapters to a work's text, or replace it",
+                   request=s.WorkTextUpdateSerializer,
+                   responses={200: s.RegisteredWorkSerializer, **ERRORS})
+    @action(detail=True, methods=["post"])
+    def text(self, request, pk=None):
+        """New text for the work (re-indexed after): ``append`` adds ``text`` after the current
+        text (a new chapter), ``replace`` makes ``text`` the work's text."""
+        work = self.get_object()
+        form = s.WorkTextUpdateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        new = form.validated_data["text"]
+        if form.validated_data["mode"] == "append":
+            current = work_text(work)
+            if current is None:
+                raise ApiError("text_unavailable", _("The work's current text is not stored; "
+                                                     "send the whole text with mode "
+                                                     "“replace”."), status_code=409)
+            new = f"{current}\n\n{new}"
+        extracted = uploads.extract_pasted(new)
+        registration = core_actions.do_register_work(
+            work.holder, work.reference, extracted, acting_user=request.user, title=work.title,
+            author=work.author, kind=work.kind, language=work.language,
+            source_name=work.source_name)
+        return _registered(registration)
+
+    @extend_schema(summary="A work's chapters",
+                   responses={200: s.ChapterSerializer(many=True), **ERRORS})
+    @action(detail=True, methods=["get"], pagination_class=None, filterset_fields=[],
+            ordering_fields=[])
+    def chapters(self, request, pk=None):
+        """The chapters found in the work's text, with their character offsets."""
+        return Response(s.ChapterSerializer(self.get_object().sections or [], many=True).data)
+
+    def perform_destroy(self, instance):
+        """Delete through do_delete_work (audited; index and store cleaned after commit)."""
+        core_actions.do_delete_work(instance, self.request.user)
+
+
+class MatchFilter(django_filters.FilterSet):
+    """Filters of the match list."""
+
+    status = django_filters.ChoiceFilter(field_name="review_status", choices=ReviewStatus.choices,
+                                         help_text="Review status.")
+    first_seen_after = django_filters.IsoDateTimeFilter(
+        field_name="first_seen", lookup_expr="gte",
+        help_text="First seen at or after this time (ISO 8601).")
+    first_seen_before = django_filters.IsoDateTimeFilter(
+        field_name="first_seen", lookup_expr="lt", help_text="First seen before this time "
+                                                             "(ISO 8601).")
+    score_min = django_filters.NumberFilter(field_name="score", lookup_expr="gte",
+                                            help_text="Score at least this (0 to 1).")
+    score_max = django_filters.NumberFilter(field_name="score", lookup_expr="lte",
+                                            help_text="Score at most this (0 to 1).")
+    domain = django_filters.CharFilter(field_name="domain", lookup_expr="iexact",
+                                       help_text="The page's host name.")
+    work = django_filters.NumberFilter(field_name="work_id", help_text="Id of the work.")
+    still_matching = django_filters.BooleanFilter(help_text="Whether the latest version of "
+                                                            "the page still matches.")
+
+    class Meta:
+        model = Match
+        fields = ["status", "first_seen_after", "first_seen_before", "score_min", "score_max",
+                  "domain", "work", "still_matching"]
+
+
+def _detail(match: Match) -> dict:
+    """The detail body of ``match``: its row, passages with both texts, capture, history."""
+    evidence = sources.load(match)
+    page, work = evidence.page_text, evidence.work_text
+    match.evidence_passages = [
+        {"page_start": ps, "page_end": pe, "work_start": ws, "work_end": we,
+         "page_text": page[ps:pe], "work_text": work[ws:we]}
+        for ps, pe, ws, we in evidence.passages]
+    match.chapter_shares = [{"title": c.title, "chars": c.chars} for c in evidence.chapters]
+    version = evidence.version
+    match.capture = None if version is None else {
+        "version_id": version.id, "number": version.number,
+        "url": version.canonical_url or match.url,
+        "fetched_at": version.fetched_at, "sha256": version.text_hash,
+        "http_status": evidence.page.status if evidence.page else None,
+        "hash_ok": (version.text_hash == evidence.text_sha256)
+        if version.text_hash and page else None, "length": len(page)}
+    match.history = AuditEvent.objects.about(match).order_by("sequence")
+    match.problems = [str(p) for p in evidence.problems]
+    return s.MatchDetailSerializer(match).data
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List matches", responses={200: s.MatchSerializer, **ERRORS}),
+    retrieve=extend_schema(summary="A match with its evidence",
+                           responses={200: s.MatchDetailSerializer, **ERRORS}),
+)
+class MatchViewSet(viewsets.ReadOnlyModelViewSet):
+    """Matches of the user's holders' works."""
+
+    serializer_class = s.MatchSerializer
+    filterset_class = MatchFilter
+    ordering_fields = ["id", "first_seen", "last_seen", "score", "domain"]
+    ordering = ["-first_seen", "-id"]
+
+    def get_queryset(self):
+        """The matches the user may see."""
+        return scope(Match.objects.select_related("work"), self.request.user, "work__holder")
+
+    def retrieve(self, request, pk=None):
+        """The match with scores, chapters, passages (offsets and text), capture, history."""
+        return Response(_detail(self.get_object()))
+
+    @extend_schema(summary="Review a match", request=s.ReviewSerializer,
+                   responses={200: s.MatchSerializer, **ERRORS})
+    @action(detail=True, methods=["post"])
+    def review(self, request, pk=None):
+        """Decide on the match (confirmed, false_positive, licensed, new) with a reason,
+        through the dashboard's action (audited)."""
+        match = self.get_object()
+        form = s.ReviewSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        crawler_actions.do_review_match(match, form.validated_data["decision"],
+                                        form.validated_data["reason"], request.user)
+        return Response(s.MatchSerializer(match).data)
+
+
+
