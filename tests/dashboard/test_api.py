@@ -124,6 +124,8 @@ def test_no_token_and_a_revoked_token_are_refused(scenario, api, live_server):
     assert token.revoked_at is not None
     answer = client.get("works/")
     assert answer.status_code == 401 and answer.json()["code"] == "authentication_failed"
+    chinese = Api(live_server.url, raw, "zh-hans").get("works/").json()
+    assert chinese["message"] == "API 令牌不存在或已吊销。"
 
 
 def test_token_created_in_the_dashboard_is_shown_once(scenario, live_server):
