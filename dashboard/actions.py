@@ -26,8 +26,26 @@ from tracker.core.errors import ActionError
 from tracker.core.models import AuditEvent
 
 
+def already_sent(matches) -> dict[int, list[TakedownNotice]]:
+    """The notices already sent (status sent, removed or counter-notice) that cite each of
+    ``matches`` (iterable of core Match).
+
+    Returns:
+        ``{match pk: [TakedownNotice, ...]}``, oldest notice first; matches in no sent notice
+        are left out.
+    """
+    found: dict[int, list[TakedownNotice]] = defaultdict(list)
+    pks = [m.pk for m in matches]
+    sent = (TakedownNotice.matches.through.objects
+            .filter(match_id__in=pks, takedownnotice__sent_at__isnull=False)
+            .select_related("takedownnotice").order_by("takedownnotice__sent_at"))
+    for row in sent:
+        found[row.match_id].append(row.takedownnotice)
+    return dict(found)
+
+
 def do_draft_notices(matches, acting_user, language: str = NoticeLanguage.ZH_HANS,
-                  recipient: str = "") -> list[TakedownNotice]:
+                  recipient: str = "", resend: bool = False) -> list[TakedownNotice]:
     """Draft one takedown notice per (rights holder, infringing domain) of confirmed matches.
 
     Args:
@@ -35,12 +53,15 @@ def do_draft_notices(matches, acting_user, language: str = NoticeLanguage.ZH_HAN
         acting_user: the drafting user.
         language: "zh-hans" or "en".
         recipient: who the notices go to (optional).
+        resend: True to include matches already cited by a sent notice (``already_sent``);
+            False refuses them, so that no copy is noticed twice by mistake.
 
     Returns:
         The new notices (status drafted), each with its frozen content.
 
     Raises:
-        ActionError: no match given, a match not confirmed, or an unknown language.
+        ActionError: no match given, a match not confirmed, an unknown language, or (unless
+            ``resend``) a match already in a sent notice, naming that notice.
     """
     matches = list(matches)
     if not matches:
@@ -52,6 +73,13 @@ def do_draft_notices(matches, acting_user, language: str = NoticeLanguage.ZH_HAN
         raise ActionError(_("Only confirmed infringements can go into a takedown notice; "
                               "not confirmed: %(ids)s") % {
             "ids": ", ".join(f"#{pk}" for pk in unconfirmed)})
+    if not resend:
+        repeated = already_sent(matches)
+        if repeated:
+            raise ActionError(_("Already in a sent notice: %(list)s. Confirm to notice them "
+                                "again.") % {"list": "; ".join(
+                _("match #%(match)d in notice #%(notice)d") % {"match": pk, "notice": n.pk}
+                for pk, sent in repeated.items() for n in sent)})
     groups = defaultdict(list)
     for match in matches:
         groups[(match.work.holder, match.domain)].append(match)

@@ -71,6 +71,7 @@ class ReasonForm:
         self.reason = (data.get("reason") or "").strip()
         self.language = data.get("language") or NoticeLanguage.ZH_HANS
         self.recipient = (data.get("recipient") or "").strip()
+        self.resend = data.get("resend") == "1"
 
 
 class MatchAdmin(HolderScopedAdmin):
@@ -248,6 +249,7 @@ class MatchAdmin(HolderScopedAdmin):
             "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME, "notice": notice,
             "languages": NoticeLanguage.choices,
             "select_across": request.POST.get("select_across", "0"),
+            "already_sent": actions.already_sent(queryset) if notice else {},
         }
         return TemplateResponse(request, "dashboard/action_reason.html", context)
 
@@ -287,7 +289,7 @@ class MatchAdmin(HolderScopedAdmin):
         form = ReasonForm(request.POST)
         try:
             drafted = actions.do_draft_notices(queryset, request.user, form.language,
-                                             form.recipient)
+                                             form.recipient, resend=form.resend)
         except ActionError as exc:
             self.message_user(request, str(exc), messages.ERROR)
             return None

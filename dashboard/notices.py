@@ -86,12 +86,12 @@ def _local(iso: str | None) -> str:
     return timezone.localtime(moment).isoformat(sep=" ", timespec="seconds")  # with UTC offset
 
 
-def render_text(notice) -> str:
-    """The notice as plain text in its own language (``notice.language``), from its snapshot.
+HEADING = "# "  # a template line starting with this is a section heading (docx Heading 1)
 
-    Returns:
-        The full text, lines separated by "\\n".
-    """
+
+def _lines(notice) -> list[tuple[bool, str]]:
+    """The notice's lines in its own language (``notice.language``), from its snapshot:
+    ``[(is_heading, text)]``; the first line is the title, runs of blank lines are collapsed."""
     content = notice.content
     works = [{**work, "copies": [{**copy, "captured_local": _local(copy.get("captured_at")),
                                    "share": round(100 * float(copy.get("share_of_page") or 0))}
@@ -102,35 +102,54 @@ def render_text(notice) -> str:
                "date": timezone.localdate(notice.drafted_at).isoformat()}
     with translation.override(notice.language):
         text = render_to_string(f"dashboard/notices/notice.{notice.language}.txt", context)
-    lines = [line.rstrip() for line in text.splitlines()]
-    collapsed: list[str] = []
-    for line in lines:
-        if line or (collapsed and collapsed[-1]):
-            collapsed.append(line)
-    return "\n".join(collapsed).strip() + "\n"
+    collapsed: list[tuple[bool, str]] = []
+    for line in text.strip().splitlines():
+        line = line.rstrip()
+        if line or (collapsed and collapsed[-1][1]):
+            heading = line.startswith(HEADING)
+            collapsed.append((heading, line.removeprefix(HEADING) if heading else line))
+    while collapsed and not collapsed[-1][1]:
+        collapsed.pop()
+    return collapsed
+
+
+def render_text(notice) -> str:
+    """The notice as plain text in its own language (``notice.language``), from its snapshot.
+
+    Returns:
+        The full text, lines separated by "\\n".
+    """
+    return "\n".join(line for _heading, line in _lines(notice)) + "\n"
 
 
 def render_docx(notice) -> bytes:
-    """The notice as a Word document (.docx bytes): the title centred, then one paragraph per
-    line of ``render_text``; Chinese text set in SimSun (宋体) so Word shows it as intended."""
+    """The notice as an A4 Word document (.docx bytes): the title in Word's "Title" style,
+    each section heading in "Heading 1" (so Word's navigation pane and outline see them), one
+    paragraph per other line of ``render_text``; Chinese text set in SimSun (宋体) so Word
+    shows it as intended; 25 mm margins."""
     from docx import Document
-    from docx.enum.text import WD_ALIGN_PARAGRAPH
     from docx.oxml.ns import qn
-    from docx.shared import Pt
+    from docx.shared import Mm, Pt, RGBColor
 
     document = Document()
-    style = document.styles["Normal"]
-    style.font.name = "Times New Roman"
-    style.font.size = Pt(11)
-    style.element.rPr.rFonts.set(qn("w:eastAsia"), "SimSun")
-    title, *body = render_text(notice).splitlines()
-    heading = document.add_paragraph()
-    heading.alignment = WD_ALIGN_PARAGRAPH.CENTER
-    run = heading.add_run(title)
-    run.bold = True
-    run.font.size = Pt(16)
-    for line in body:
-        document.add_paragraph(line)
+    section = document.sections[0]
+    section.page_width, section.page_height = Mm(210), Mm(297)  # A4 (python-docx: US Letter)
+    for side in ("left_margin", "right_margin", "top_margin", "bottom_margin"):
+        setattr(section, side, Mm(25))
+    for name, size in (("Normal", 11), ("Title", 18), ("Heading 1", 13)):
+        style = document.styles[name]
+        style.font.name = "Times New Roman"
+        style.font.size = Pt(size)
+        style.element.get_or_add_rPr().get_or_add_rFonts().set(qn("w:eastAsia"), "SimSun")
+        if name != "Normal":
+            style.font.color.rgb = RGBColor(0, 0, 0)
+    (_heading, title), *body = _lines(notice)
+    document.add_heading(title, level=0)
+    for heading, line in body:
+        if heading:
+            document.add_heading(line, level=1)
+        else:
+            document.add_paragraph(line)
     buffer = io.BytesIO()
     document.save(buffer)
     return buffer.getvalue()

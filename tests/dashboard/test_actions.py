@@ -168,3 +168,38 @@ def test_notice_status_moves_are_dated_and_recorded(scenario):
         do_advance_notice(notice, NoticeStatus.REMOVED, scenario.users.staff)
     states = list(AuditEvent.objects.about(notice).order_by("sequence").values_list("old_state", "new_state"))
     assert states == [("", "drafted"), ("drafted", "sent"), ("sent", "counter_notice")]
+
+
+def test_chinese_notice_names_the_works_before_referring_to_them(scenario):
+    confirm_all(scenario)
+    notice, = do_draft_notices(scenario.matches[:1], scenario.users.staff, "zh-hans")
+    text = notices.render_text(notice)
+    listing = text.index("二、被侵权作品及侵权网址")
+    assert "上述作品" not in text[:listing]  # nothing is "above" before the list
+    assert "下列作品" in text[:listing] and "# " not in text
+
+
+def test_docx_is_a4_with_heading_styles(scenario):
+    from docx import Document
+    from docx.shared import Mm
+
+    confirm_all(scenario)
+    notice, = do_draft_notices(scenario.matches[:1], scenario.users.staff, "zh-hans")
+    document = Document(io.BytesIO(notices.render_docx(notice)))
+    section = document.sections[0]
+    assert (round(section.page_width / Mm(1)), round(section.page_height / Mm(1))) == (210, 297)
+    styled = [(p.style.name, p.text) for p in document.paragraphs]
+    assert styled[0] == ("Title", "侵权内容删除通知书")
+    assert [t for s, t in styled if s == "Heading 1"] == [
+        "一、权利人信息", "二、被侵权作品及侵权网址", "三、初步证明材料", "四、声明"]
+
+
+def test_a_match_in_a_sent_notice_is_not_noticed_again_without_saying_so(scenario):
+    confirm_all(scenario)
+    first, = do_draft_notices(scenario.matches[:1], scenario.users.staff)
+    do_draft_notices(scenario.matches[:1], scenario.users.staff)  # a draft is not sent: allowed
+    do_advance_notice(first, NoticeStatus.SENT, scenario.users.staff)
+    with pytest.raises(ActionError, match=f"notice #{first.pk}"):
+        do_draft_notices(scenario.matches[:2], scenario.users.staff)
+    again = do_draft_notices(scenario.matches[:1], scenario.users.staff, resend=True)
+    assert len(again) == 1 and list(again[0].matches.all()) == [scenario.matches[0]]

@@ -244,3 +244,21 @@ def test_evidence_view_with_passages_past_the_text(scenario):
     assert response.status_code == 200
     assert "do not fit the stored text" in response.content.decode()
     assert "".join(s.text for s in response.context["page_segments"]) == scenario.texts[match.pk]
+
+
+def test_draft_page_warns_about_a_match_in_a_sent_notice(scenario):
+    from dashboard.actions import do_advance_notice
+
+    match = scenario.matches[0]
+    do_review_match(match, "confirmed", "copy", scenario.users.staff)
+    sent, = do_draft_notices([match], scenario.users.staff)
+    do_advance_notice(sent, "sent", scenario.users.staff)
+    client = client_for(scenario.users.holder_a, "zh-hans")
+    form = {"action": "draft_notice", "_selected_action": [match.pk], "language": "zh-hans"}
+    page = client.post("/crawler/match/", form).content.decode()
+    assert f'/dashboard/takedownnotice/{sent.pk}/change/' in page and "已包含在" in page
+    assert 'name="resend"' in page
+    client.post("/crawler/match/", {**form, "apply": "1"})
+    assert match.takedown_notices.count() == 1  # refused without the confirmation
+    client.post("/crawler/match/", {**form, "apply": "1", "resend": "1"})
+    assert match.takedown_notices.count() == 2
