@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "tracker.core",
     "crawler",  # crawler issue: Celery tasks, signals, management commands
+    "alerts",  # e-mail and webhook alerts of new matches (between dashboard and crawler)
     "axes",
     "rest_framework",  # the REST API (dashboard/api/)
     "django_filters",

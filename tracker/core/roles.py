@@ -23,8 +23,12 @@ HOLDER_PERMISSIONS: dict[str, list[str]] = {
                 "change_whitelisteddomain", "delete_whitelisteddomain"],
     # dashboard: takedown notices
     "dashboard": ["view_takedownnotice", "change_takedownnotice"],
+    # alerts: their own preferences, their holder's webhooks, the delivery log (read only)
+    "alerts": ["view_alertpreference", "add_alertpreference", "change_alertpreference",
+               "view_webhookendpoint", "add_webhookendpoint", "change_webhookendpoint",
+               "delete_webhookendpoint", "view_delivery"],
 }
-STAFF_APPS = ["core", "crawler", "django_celery_beat", "auth", "dashboard", "axes"]
+STAFF_APPS = ["core", "crawler", "django_celery_beat", "auth", "dashboard", "axes", "alerts"]
 #: Apps whose permissions the two roles hold.
 ROLE_APPS = frozenset(STAFF_APPS) | HOLDER_PERMISSIONS.keys()
 

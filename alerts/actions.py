@@ -1,0 +1,126 @@
+"""The alert actions: each state change of the alerts in one atomic function.
+
+``do_send_match_alert`` writes the delivery rows of a new match (once per user and endpoint:
+the unique constraints of Delivery) and queues their sending on commit; ``do_record_delivery``
+records the result of one attempt (and disables a webhook after
+``settings.ALERT_WEBHOOK_MAX_FAILURES`` failures in a row, mailing the holder's users);
+``do_record_digest`` marks the matches of a delivered digest; ``do_update_alert_preferences``
+changes a user's preferences (the dashboard and the unsubscribe links call it).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from alerts.models import AlertPreference, Delivery, WebhookEndpoint
+from tracker.core.scoping import sees_all
+
+log = logging.getLogger(__name__)
+
+
+def recipients(match) -> list[AlertPreference]:
+    """The preferences of the users to alert at once of ``match``: active, with an e-mail
+    address, immediate mails on, minimum score at most the match's score, and members of the
+    match's rights holder or platform staff (``tracker.core.scoping.sees_all``)."""
+    members = set(match.work.holder.users.values_list("pk", flat=True))
+    prefs = (AlertPreference.objects.select_related("user")
+             .filter(email_enabled=True, min_score__lte=match.score, user__is_active=True)
+             .exclude(user__email=""))
+    return [p for p in prefs if p.user_id in members or sees_all(p.user)]
+
+
+def do_send_match_alert(match) -> list[Delivery]:
+    """Create the immediate deliveries of ``match`` (a crawler Match with work and holder) and
+    queue each on commit (tasks ``alerts.deliver_email`` / ``alerts.deliver_webhook``).
+
+    A user or endpoint already alerted of this match gets nothing new (seen again, or the task
+    delivered twice). Returns the deliveries created.
+    """
+    from alerts import tasks
+
+    created = []
+    targets = [(Delivery.Channel.EMAIL, {"user": p.user}, p.user.email) for p in recipients(match)]
+    targets += [(Delivery.Channel.WEBHOOK, {"endpoint": e}, e.url) for e in
+                WebhookEndpoint.objects.filter(holder_id=match.work.holder_id, enabled=True,
+                                               min_score__lte=match.score)]
+    for channel, target, recipient in targets:
+        try:
+            with transaction.atomic():
+                delivery = Delivery.objects.create(kind=Delivery.Kind.IMMEDIATE, channel=channel,
+                                                   match=match, recipient=recipient, **target)
+        except IntegrityError:  # alerted before on this channel
+            continue
+        task = tasks.deliver_email if channel == Delivery.Channel.EMAIL else tasks.deliver_webhook
+        transaction.on_commit(lambda t=task, pk=delivery.pk: t.delay(pk))
+        created.append(delivery)
+    return created
+
+
+def do_record_delivery(delivery: Delivery, status: str, *, error: str = "",
+                       http_status: int | None = None) -> Delivery:
+    """Record one attempt of ``delivery``: ``status`` (a Delivery.Status value), the error
+    (str) and HTTP status. For a webhook, a final failure ("failed", "refused") counts toward
+    ``settings.ALERT_WEBHOOK_MAX_FAILURES`` and a success resets the count; reaching it disables
+    the endpoint and queues a notice mail to the holder's users. Returns the delivery."""
+    from django.conf import settings
+
+    with transaction.atomic():
+        delivery = Delivery.objects.select_for_update().get(pk=delivery.pk)
+        delivery.status, delivery.last_error, delivery.http_status = status, error, http_status
+        delivery.attempts += 1
+        if status == Delivery.Status.SENT:
+            delivery.sent_at = timezone.now()
+        delivery.save()
+        if delivery.endpoint_id is None:
+            return delivery
+        endpoints = WebhookEndpoint.objects.filter(pk=delivery.endpoint_id)
+        if status == Delivery.Status.SENT:
+            endpoints.update(consecutive_failures=0)
+        elif status in (Delivery.Status.FAILED, Delivery.Status.REFUSED):
+            endpoints.update(consecutive_failures=F("consecutive_failures") + 1)
+            endpoint = endpoints.select_for_update().get()
+            if endpoint.enabled and endpoint.consecutive_failures >= settings.ALERT_WEBHOOK_MAX_FAILURES:
+                endpoint.enabled = False
+                endpoint.save(update_fields=["enabled"])
+                from alerts import tasks
+
+                transaction.on_commit(lambda: tasks.notify_webhook_disabled.delay(endpoint.pk))
+                log.warning("webhook %s disabled after %d failures", endpoint.pk,
+                            endpoint.consecutive_failures)
+    return delivery
+
+
+def do_record_digest(user, matches, preference: AlertPreference) -> int:
+    """Mark ``matches`` as sent in ``user``'s digest (after the mail was delivered) and move
+    ``preference.last_digest_at``. Returns the number of matches marked."""
+    now = timezone.now()
+    with transaction.atomic():
+        rows = Delivery.objects.bulk_create(
+            [Delivery(kind=Delivery.Kind.DIGEST, channel=Delivery.Channel.EMAIL, match=m,
+                      user=user, recipient=user.email, status=Delivery.Status.SENT, attempts=1,
+                      sent_at=now) for m in matches], ignore_conflicts=True)
+        AlertPreference.objects.filter(pk=preference.pk).update(last_digest_at=now)
+    return len(rows)
+
+
+def do_update_alert_preferences(user, **fields) -> AlertPreference:
+    """Create or update the alert preferences of ``user`` with ``fields`` (model field names:
+    email_enabled, min_score, digest_enabled, language). Returns the preferences.
+
+    Raises:
+        ValueError: an unknown field name.
+    """
+    allowed = {"email_enabled", "min_score", "digest_enabled", "language"}
+    if unknown := set(fields) - allowed:
+        raise ValueError(f"unknown alert preference fields: {sorted(unknown)}")
+    with transaction.atomic():
+        pref, _ = AlertPreference.objects.select_for_update().get_or_create(user=user)
+        for name, value in fields.items():
+            setattr(pref, name, value)
+        pref.full_clean()
+        pref.save()
+    return pref

@@ -1,0 +1,126 @@
+"""Admin pages of the alerts: each user's own preferences ("My alert preferences"), the
+webhook endpoints of a holder (a holder's users see only their holder's), and the read-only
+delivery log (scoped the same way)."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin
+from django.http import HttpResponseRedirect
+from django.urls import path, reverse
+from django.utils.translation import gettext_lazy as _
+
+from alerts.actions import do_update_alert_preferences
+from alerts.models import AlertPreference, Delivery, WebhookEndpoint
+from crawler.scans import crawl_config
+from crawler.ssrf import RefusedAddress, check_url, parse_allow_list
+from tracker.core.admin import HolderScopedAdmin
+from tracker.core.scoping import sees_all
+
+
+class AlertPreferenceForm(forms.ModelForm):
+    """The preferences with the user's e-mail address, checked by Django's EmailField (a
+    malformed address is refused with the field's error)."""
+
+    email = forms.EmailField(label=_("e-mail address"), required=True)
+
+    class Meta:
+        model = AlertPreference
+        fields = ["email", "email_enabled", "min_score", "digest_enabled", "language"]
+
+
+@admin.register(AlertPreference)
+class AlertPreferenceAdmin(admin.ModelAdmin):
+    """A user sees and changes only its own preferences; staff (sees_all) see everyone's.
+    ``alerts/preferences/mine/`` opens the user's own, creating them on first use."""
+
+    form = AlertPreferenceForm
+    list_display = ["user", "email_enabled", "min_score", "digest_enabled", "language",
+                    "last_digest_at"]
+
+    def get_queryset(self, request):
+        qs = super().get_queryset(request).select_related("user")
+        return qs if sees_all(request.user) else qs.filter(user=request.user)
+
+    def has_add_permission(self, request):
+        return False  # created by "mine" for the user itself
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change, **kwargs)
+        if obj is not None:
+            form.base_fields["email"].initial = obj.user.email
+        return form
+
+    def save_model(self, request, obj, form, change):
+        data = {k: form.cleaned_data[k] for k in ("email_enabled", "min_score",
+                                                  "digest_enabled", "language")}
+        if obj.user.email != form.cleaned_data["email"]:
+            obj.user.email = form.cleaned_data["email"]
+            obj.user.save(update_fields=["email"])
+        do_update_alert_preferences(obj.user, **data)
+
+    def get_urls(self):
+        mine = path("mine/", self.admin_site.admin_view(self.mine_view),
+                    name="alerts_alertpreference_mine")
+        return [mine, *super().get_urls()]
+
+    def mine_view(self, request):
+        """Redirect to the change page of the user's own preferences (created if missing)."""
+        pref, _ = AlertPreference.objects.get_or_create(user=request.user)
+        return HttpResponseRedirect(reverse("admin:alerts_alertpreference_change", args=[pref.pk]))
+
+
+class WebhookEndpointForm(forms.ModelForm):
+    """The endpoint's URL must pass the crawler's SSRF guard when saved (it is checked again
+    before every delivery, since DNS answers change)."""
+
+    url = forms.URLField(label=_("URL"), max_length=2048, assume_scheme="https")
+
+    class Meta:
+        model = WebhookEndpoint
+        fields = ["holder", "name", "url", "secret", "format", "language", "min_score", "enabled"]
+        widgets = {"secret": forms.TextInput(attrs={"autocomplete": "off"})}
+
+    def clean_url(self):
+        url = self.cleaned_data["url"]
+        try:
+            check_url(url, parse_allow_list(crawl_config().allow_addresses))
+        except RefusedAddress as exc:
+            raise forms.ValidationError(_("This address may not be contacted: %(reason)s"),
+                                        params={"reason": exc.reason}) from exc
+        return url
+
+
+@admin.register(WebhookEndpoint)
+class WebhookEndpointAdmin(HolderScopedAdmin):
+    """Webhook endpoints of the user's holders; saving one with enabled on resets its failures."""
+
+    form = WebhookEndpointForm
+    list_display = ["name", "holder", "url", "format", "enabled", "consecutive_failures"]
+    list_filter = ["format", "enabled"]
+
+    def save_model(self, request, obj, form, change):
+        if obj.enabled:
+            obj.consecutive_failures = 0
+        super().save_model(request, obj, form, change)
+
+
+@admin.register(Delivery)
+class DeliveryAdmin(HolderScopedAdmin):
+    """The delivery log, read only."""
+
+    holder_path = "match__work__holder"
+    list_display = ["created_at", "kind", "channel", "recipient", "status", "attempts",
+                    "http_status", "last_error", "sent_at"]
+    list_filter = ["kind", "channel", "status"]
+    search_fields = ["recipient", "last_error", "match__url"]
+    list_select_related = ["match"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

@@ -1,0 +1,17 @@
+"""Django app of the alerts (see the package docstring)."""
+
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class AlertsConfig(AppConfig):
+    """Connects the receiver that queues the immediate alert of each new match."""
+
+    name = "alerts"
+    verbose_name = _("Alerts")
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from alerts import signals
+
+        signals.connect()

@@ -1,0 +1,149 @@
+"""Alert preferences of a user, webhook endpoints of a rights holder and the delivery log."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from tracker.core.models import RightsHolder
+
+
+class AlertPreference(models.Model):
+    """What one user is sent.
+
+    Attributes:
+        user: the user (one row per user); the mail goes to ``user.email``.
+        email_enabled: immediate alert mails on or off.
+        min_score: matches below this score (0..1, the engine's score) are not alerted at once.
+        digest_enabled: the daily digest mail on or off.
+        language: the language of the mails ("zh-hans" or "en").
+        last_digest_at: when the last digest was delivered (None: never).
+    """
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, verbose_name=_("user"),
+                                on_delete=models.CASCADE, related_name="alert_preference")
+    email_enabled = models.BooleanField(_("immediate e-mail alerts"), default=True)
+    min_score = models.FloatField(_("minimum score for an immediate alert"), default=0.0,
+                                  validators=[MinValueValidator(0.0), MaxValueValidator(1.0)])
+    digest_enabled = models.BooleanField(_("daily digest"), default=True)
+    language = models.CharField(_("language"), max_length=10, choices=settings.LANGUAGES,
+                                default=settings.LANGUAGE_CODE)
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+    last_digest_at = models.DateTimeField(_("last digest"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("alert preferences")
+        verbose_name_plural = _("alert preferences")
+
+    def __str__(self) -> str:
+        return str(self.user)
+
+
+def new_secret() -> str:
+    """A fresh webhook secret: 64 hex characters (32 random bytes, ``secrets.token_hex``)."""
+    return secrets.token_hex(32)
+
+
+class WebhookEndpoint(models.Model):
+    """An HTTP endpoint of a rights holder that receives a signed POST per new match.
+
+    Attributes:
+        holder: the rights holder whose matches are sent.
+        url: the endpoint (http or https); must pass the crawler's SSRF guard.
+        secret: the HMAC-SHA256 key of the X-Tracker-Signature header.
+        format: "json" (the match as JSON) or "wecom" (a WeCom group-robot markdown message).
+        min_score: matches below this score (0..1) are not sent.
+        language: the language of WeCom messages ("zh-hans" or "en").
+        enabled: False once disabled by hand or after ALERT_WEBHOOK_MAX_FAILURES failed
+            deliveries in a row.
+        consecutive_failures: failed deliveries since the last success.
+    """
+
+    class Format(models.TextChoices):
+        JSON = "json", _("JSON")
+        WECOM = "wecom", _("WeCom group robot (markdown)")
+
+    holder = models.ForeignKey(RightsHolder, verbose_name=_("rights holder"),
+                               on_delete=models.CASCADE, related_name="webhooks")
+    name = models.CharField(_("name"), max_length=200)
+    url = models.URLField(_("URL"), max_length=2048)
+    secret = models.CharField(_("secret"), max_length=200, default=new_secret)
+    format = models.CharField(_("format"), max_length=8, choices=Format.choices,
+                              default=Format.JSON)
+    min_score = models.FloatField(_("minimum score"), default=0.0,
+                                  validators=[MinValueValidator(0.0), MaxValueValidator(1.0)])
+    language = models.CharField(_("language"), max_length=10, choices=settings.LANGUAGES,
+                                default=settings.LANGUAGE_CODE)
+    enabled = models.BooleanField(_("enabled"), default=True)
+    consecutive_failures = models.PositiveIntegerField(_("failures in a row"), default=0,
+                                                       editable=False)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("webhook endpoint")
+        verbose_name_plural = _("webhook endpoints")
+        ordering = ["holder", "name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.holder})"
+
+
+class Delivery(models.Model):
+    """One alert of one match (or one digest mail) on one channel: the delivery log.
+
+    A match is alerted at most once per user mail and once per endpoint (unique constraints);
+    a digest row per (match, user) is written only after the digest mail was delivered.
+    """
+
+    class Kind(models.TextChoices):
+        IMMEDIATE = "immediate", _("immediate")
+        DIGEST = "digest", _("digest")
+
+    class Channel(models.TextChoices):
+        EMAIL = "email", _("e-mail")
+        WEBHOOK = "webhook", _("webhook")
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("pending")
+        RETRYING = "retrying", _("retrying")
+        SENT = "sent", _("sent")
+        FAILED = "failed", _("failed")
+        REFUSED = "refused", _("refused")
+
+    kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices)
+    channel = models.CharField(_("channel"), max_length=8, choices=Channel.choices)
+    match = models.ForeignKey("crawler.Match", verbose_name=_("match"), on_delete=models.CASCADE,
+                              related_name="deliveries")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("user"), null=True,
+                             blank=True, on_delete=models.CASCADE, related_name="+")
+    endpoint = models.ForeignKey(WebhookEndpoint, verbose_name=_("webhook endpoint"), null=True,
+                                 blank=True, on_delete=models.CASCADE, related_name="deliveries")
+    recipient = models.CharField(_("recipient"), max_length=2048)
+    status = models.CharField(_("status"), max_length=10, choices=Status.choices,
+                              default=Status.PENDING, db_index=True)
+    attempts = models.PositiveIntegerField(_("attempts"), default=0)
+    last_error = models.TextField(_("last error"), blank=True)
+    http_status = models.PositiveIntegerField(_("HTTP status"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created"), default=timezone.now, db_index=True)
+    sent_at = models.DateTimeField(_("sent"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("alert delivery")
+        verbose_name_plural = _("alert deliveries")
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "match", "user"], condition=Q(user__isnull=False),
+                                    name="delivery_once_per_match_user"),
+            models.UniqueConstraint(fields=["kind", "match", "endpoint"],
+                                    condition=Q(endpoint__isnull=False),
+                                    name="delivery_once_per_match_endpoint"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_channel_display()} {self.recipient} #{self.match_id}"

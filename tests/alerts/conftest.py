@@ -1,0 +1,173 @@
+"""Fixtures of the alert tests: a real SMTP server (aiosmtpd) and a real HTTP receiver on
+loopback, both reached by the session's Celery worker.
+
+The worker subprocess reads its settings from the environment when it starts (after every
+conftest is imported), so the SMTP port, fast retries and the SSRF allow-list for 127.0.0.1
+(``CRAWLER_ALLOW_ADDRESSES``, as in the crawler tests) and this process's SECRET_KEY (the
+worker signs the unsubscribe links) are set here at import time.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from django.conf import settings
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+SMTP_PORT = _free_port()
+_ENV = {"EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "EMAIL_HOST": "127.0.0.1", "EMAIL_PORT": str(SMTP_PORT), "EMAIL_TIMEOUT": "2",
+        "TRACKER_ALERT_RETRY_BASE": "0.3", "TRACKER_ALERT_RETRY_MAX": "1",
+        "TRACKER_ALERT_MAX_RETRIES": "30", "TRACKER_WEBHOOK_TIMEOUT": "1",
+        "TRACKER_WEBHOOK_MAX_FAILURES": "2", "SITE_URL": "https://tracker.test",
+        "CRAWLER_ALLOW_ADDRESSES": "127.0.0.1",
+        # links signed by the worker (unsubscribe) must verify here: one key, as in production
+        "SECRET_KEY": settings.SECRET_KEY}
+os.environ.update(_ENV)
+settings.CRAWLER = {**settings.CRAWLER, "ALLOW_ADDRESSES": "127.0.0.1"}
+settings.SITE_URL = _ENV["SITE_URL"]
+logging.getLogger("mail.log").setLevel(logging.WARNING)  # aiosmtpd logs every SMTP command
+
+
+def wait_for(predicate: Callable[[], object], timeout: float = 60.0, what: str = "condition"):
+    """Poll ``predicate`` every 0.1 s until it returns something true; return that value.
+    Raises AssertionError naming ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if value := predicate():
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+class SMTPServer:
+    """An aiosmtpd server on 127.0.0.1:SMTP_PORT that keeps every message (email.message
+    objects in ``messages``); ``stop()`` and ``start()`` take it down and up again."""
+
+    def __init__(self):
+        self.messages: list = []
+        self._controller = None
+
+    def start(self):
+        from aiosmtpd.controller import Controller
+        from aiosmtpd.handlers import Message
+
+        server = self
+
+        class Keep(Message):
+            def handle_message(self, message):
+                server.messages.append(message)
+
+        # a Controller cannot start again after stop(): a new one each time
+        self._controller = Controller(Keep(), hostname="127.0.0.1", port=SMTP_PORT)
+        self._controller.start()
+
+    def stop(self):
+        if self._controller is not None:
+            self._controller.stop()
+            self._controller = None
+
+
+@pytest.fixture
+def smtp_server() -> Iterator[SMTPServer]:
+    """A running SMTPServer, stopped after the test."""
+    server = SMTPServer()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@dataclass
+class Receiver:
+    """A loopback HTTP server; ``replies`` is a list of (status, headers) answered in turn (the
+    last one repeated); ``requests`` the (headers dict, body bytes) received."""
+
+    replies: list = field(default_factory=lambda: [(200, {})])
+    requests: list = field(default_factory=list)
+    url: str = ""
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    """A Receiver on 127.0.0.1 in a thread, shut down after the test."""
+    state = Receiver()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            state.requests.append((dict(self.headers), body))
+            status, headers = state.replies[min(len(state.requests), len(state.replies)) - 1]
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    state.url = f"http://127.0.0.1:{server.server_address[1]}/hook"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(name="wait_for")
+def wait_for_fixture() -> Callable:
+    """The ``wait_for(predicate, timeout=60, what=...)`` poller (test modules cannot import
+    conftest)."""
+    return wait_for
+
+
+@pytest.fixture
+def holder_with_user(transactional_db):
+    """A rights holder "星河出版社" with one user ``editor`` (editor@holder.test), one indexed
+    work, and a ``new_match(score=0.9, domain=...)`` factory creating Match rows as the
+    crawler does (a committed insert). Returns a namespace (holder, user, work, new_match)."""
+    from types import SimpleNamespace
+
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    from crawler.models import Match
+    from tracker.core.models import RightsHolder, Work
+
+    holder = RightsHolder.objects.create(name="星河出版社")
+    user = get_user_model().objects.create_user("editor", "editor@holder.test", "x", is_staff=True)
+    holder.users.add(user)
+    work = Work.objects.create(holder=holder, reference="XH-1", title="星河往事", kind="novel",
+                               length=1000, status="indexed")
+    counter = iter(range(1, 10_000))
+
+    def new_match(score: float = 0.9, domain: str = "copy.example.com", work=work) -> Match:
+        n = next(counter)
+        return Match.objects.create(
+            work=work, page_id=f"{n:024x}", version_id=f"{n:024x}",
+            url=f"https://{domain}/book/{n}.html", domain=domain, title=f"第{n}章",
+            score=score, containment_page=0.8, containment_work=0.1,
+            passages=[{"page_start": 0, "page_end": 50, "work_start": 0, "work_end": 50}],
+            first_seen=timezone.now(), last_seen=timezone.now())
+
+    return SimpleNamespace(holder=holder, user=user, work=work, new_match=new_match)

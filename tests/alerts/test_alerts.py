@@ -1,0 +1,204 @@
+"""Alerts end to end: new matches recorded in the database reach a real SMTP server (aiosmtpd)
+and a real HTTP receiver on loopback through the session's Celery worker; the delivery log
+says what happened; the digest groups by work and domain in the user's language."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from alerts import webhooks
+from alerts.models import AlertPreference, Delivery, WebhookEndpoint
+from alerts.tasks import send_digest, send_match_alerts
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _body(message) -> str:
+    return message.get_payload(decode=True).decode(message.get_content_charset() or "utf-8")
+
+
+def _subject(message) -> str:
+    from email.header import decode_header, make_header
+
+    return str(make_header(decode_header(message["Subject"])))
+
+
+def _delivery(wait_for, what, **filters) -> Delivery:
+    return wait_for(lambda: Delivery.objects.filter(**filters).first(), what=what)
+
+
+def test_a_new_match_is_mailed_once_with_evidence_and_unsubscribe_links(
+        holder_with_user, smtp_server, idle_worker, wait_for, client):
+    ns = holder_with_user
+    AlertPreference.objects.create(user=ns.user, language="en", min_score=0.5)
+    match = ns.new_match(score=0.87)
+    wait_for(lambda: smtp_server.messages, what="the alert mail")
+    mail = smtp_server.messages[0]
+    assert mail["To"] == "editor@holder.test"
+    assert _subject(mail) == "New copy of “星河往事” on copy.example.com (score 87%)"
+    body = _body(mail)
+    assert f"https://tracker.test/crawler/match/{match.pk}/change/" in body
+    assert match.url in body
+    delivery = _delivery(wait_for, "the delivery row", match=match, status="sent")
+    assert (delivery.channel, delivery.attempts, delivery.recipient) == ("email", 1,
+                                                                        "editor@holder.test")
+
+    # seen again by a later scan, and the alert task delivered twice: nothing new is sent
+    match.save()
+    assert send_match_alerts.delay(match.pk).get(timeout=60) == 0
+    assert Delivery.objects.filter(match=match).count() == 1
+    # below the user's minimum score: no alert
+    low = ns.new_match(score=0.3)
+    assert send_match_alerts.delay(low.pk).get(timeout=60) == 0
+    assert not Delivery.objects.filter(match=low).exists()
+    assert len(smtp_server.messages) == 1
+
+    # the unsubscribe link works without login: GET asks, POST turns the mails off
+    link = next(w for w in body.split() if "/alerts/unsubscribe/" in w)
+    path = link.removeprefix("https://tracker.test")
+    assert "".join(mail["List-Unsubscribe"].split()) == f"<{link}>"  # folded header
+    assert client.get(path).status_code == 200
+    assert AlertPreference.objects.get(user=ns.user).email_enabled
+    assert "Immediate alert mails are off" in client.post(path).content.decode()
+    assert not AlertPreference.objects.get(user=ns.user).email_enabled
+    assert client.post(path[:-3] + "xx/").status_code == 404  # altered token
+
+
+def test_smtp_down_the_mail_waits_and_is_retried(holder_with_user, smtp_server, idle_worker,
+                                                 wait_for):
+    ns = holder_with_user
+    AlertPreference.objects.create(user=ns.user, language="zh-hans")
+    smtp_server.stop()
+    match = ns.new_match()
+    retrying = _delivery(wait_for, "a failed attempt", match=match, status="retrying")
+    assert "Connection refused" in retrying.last_error or "Errno" in retrying.last_error
+    smtp_server.start()
+    wait_for(lambda: smtp_server.messages, what="the mail after the server came back")
+    assert _subject(smtp_server.messages[0]).startswith("发现《星河往事》的新副本")
+    delivery = _delivery(wait_for, "the sent delivery", match=match, status="sent")
+    assert delivery.attempts >= 2 and delivery.last_error == ""
+
+
+def _endpoint(ns, receiver, **fields) -> WebhookEndpoint:
+    return WebhookEndpoint.objects.create(holder=ns.holder, name="ops", url=receiver.url,
+                                          secret="s3cret", **fields)
+
+
+def test_webhooks_are_signed_json_and_wecom_markdown(holder_with_user, receiver, idle_worker,
+                                                     wait_for):
+    ns = holder_with_user
+    _endpoint(ns, receiver)
+    _endpoint(ns, receiver, format="wecom", language="zh-hans", min_score=0.5)
+    match = ns.new_match(score=0.9)
+    wait_for(lambda: len(receiver.requests) >= 2, what="both webhook POSTs")
+    bodies = {}
+    for headers, body in receiver.requests:
+        timestamp, signature = headers["X-Tracker-Timestamp"], headers["X-Tracker-Signature"]
+        assert webhooks.verify("s3cret", timestamp, body, signature)
+        assert not webhooks.verify("wrong", timestamp, body, signature)
+        assert not webhooks.verify("s3cret", timestamp, body + b" ", signature)
+        payload = json.loads(body)
+        bodies[payload.get("msgtype", "json")] = payload
+    assert bodies["json"]["event"] == "match.new"
+    assert bodies["json"]["match"]["url"] == match.url
+    assert bodies["json"]["match"]["evidence_url"].endswith(f"/crawler/match/{match.pk}/change/")
+    content = bodies["markdown"]["markdown"]["content"]
+    assert content.startswith("**发现《星河往事》的新副本") and match.url in content
+    wait_for(lambda: Delivery.objects.filter(match=match, status="sent").count() == 2,
+             what="two sent deliveries")
+    # a match below the WeCom endpoint's minimum score goes to the JSON endpoint only
+    low = ns.new_match(score=0.2)
+    wait_for(lambda: len(receiver.requests) == 3, what="the third POST")
+    assert list(Delivery.objects.filter(match=low).values_list("endpoint__format", flat=True)) == ["json"]
+
+
+def test_webhook_500_is_retried_until_it_succeeds(holder_with_user, receiver, idle_worker,
+                                                  wait_for):
+    ns = holder_with_user
+    receiver.replies = [(500, {}), (503, {}), (200, {})]
+    endpoint = _endpoint(ns, receiver)
+    match = ns.new_match()
+    delivery = _delivery(wait_for, "the delivery after retries", match=match, status="sent")
+    assert delivery.attempts == 3 and delivery.http_status == 200
+    assert len(receiver.requests) == 3
+    endpoint.refresh_from_db()
+    assert endpoint.consecutive_failures == 0 and endpoint.enabled
+
+
+def test_redirect_to_a_private_address_is_refused_and_repeated_failures_disable(
+        holder_with_user, receiver, smtp_server, idle_worker, wait_for):
+    ns = holder_with_user
+    receiver.replies = [(302, {"Location": "http://10.1.2.3/internal"})]
+    endpoint = _endpoint(ns, receiver)
+    first = ns.new_match()
+    refused = _delivery(wait_for, "the refused delivery", match=first, status="refused")
+    assert "10.1.2.3" in refused.last_error and "private" in refused.last_error
+    assert refused.http_status == 302 and refused.attempts == 1  # not retried
+    second = ns.new_match()
+    _delivery(wait_for, "the second refusal", match=second, status="refused")
+    endpoint.refresh_from_db()
+    assert not endpoint.enabled and endpoint.consecutive_failures == 2  # TRACKER_WEBHOOK_MAX_FAILURES
+    wait_for(lambda: smtp_server.messages, what="the notice to the holder's user")
+    assert "ops" in _subject(smtp_server.messages[0])
+    assert len(receiver.requests) == 2  # the redirect was never followed
+    third = ns.new_match()
+    assert send_match_alerts.delay(third.pk).get(timeout=60) == 0  # disabled: nothing sent
+
+
+def test_digest_groups_by_work_and_domain_in_the_users_language_and_survives_smtp_down(
+        holder_with_user, smtp_server, idle_worker, wait_for):
+    from tracker.core.models import Work
+
+    ns = holder_with_user
+    AlertPreference.objects.create(user=ns.user, language="zh-hans", email_enabled=False)
+    other = Work.objects.create(holder=ns.holder, reference="XH-2", title="月下行", kind="novel",
+                                length=500, status="indexed")
+    a1 = ns.new_match(domain="b.example.net")
+    a2 = ns.new_match(domain="a.example.org")
+    a3 = ns.new_match(domain="a.example.org", score=0.5)
+    b1 = ns.new_match(domain="a.example.org", work=other)
+    smtp_server.stop()
+    result = send_digest.delay(ns.user.pk)
+    wait_for(lambda: result.state == "RETRY" or result.ready(), what="a retried digest")
+    assert not Delivery.objects.filter(kind="digest").exists()  # nothing marked while down
+    smtp_server.start()
+    assert result.get(timeout=60) == 4
+    (mail,) = smtp_server.messages
+    assert _subject(mail) == "每日摘要：您的作品有 4 个新副本"
+    lines = _body(mail).splitlines()
+    heads = [line for line in lines if line and not line.startswith(" ")]
+    assert heads[1:3] == ["作品：星河往事（星河出版社）", "作品：月下行（星河出版社）"]
+    text = "\n".join(lines)
+    assert text.index("星河往事") < text.index("月下行")
+    first_work = text[text.index("星河往事"):text.index("月下行")]
+    assert first_work.index("a.example.org") < first_work.index("b.example.net")
+    assert first_work.index(a2.url) < first_work.index(a3.url)  # higher score first
+    for m in (a1, a2, a3, b1):
+        assert f"https://tracker.test/crawler/match/{m.pk}/change/" in text
+    assert "/alerts/unsubscribe/" in heads[-1]
+    assert Delivery.objects.filter(kind="digest", status="sent").count() == 4
+    assert send_digest.delay(ns.user.pk).get(timeout=60) == 0  # each match in one digest
+    assert len(smtp_server.messages) == 1
+
+
+def test_a_malformed_email_address_is_refused_in_the_preferences_form(holder_with_user, client):
+    ns = holder_with_user
+    ns.user.is_superuser = True
+    ns.user.save()
+    client.force_login(ns.user)
+    mine = client.get("/alerts/alertpreference/mine/")
+    assert mine.status_code == 302
+    response = client.post(mine.url, {"email": "editor@@holder", "email_enabled": "on",
+                                       "min_score": "0.5", "language": "en"},
+                           headers={"Accept-Language": "en"})
+    assert response.status_code == 200
+    assert "Enter a valid email address." in response.content.decode()
+    ns.user.refresh_from_db()
+    assert ns.user.email == "editor@holder.test"
+    response = client.post(mine.url, {"email": "new@holder.test", "min_score": "0.7",
+                                       "language": "en"})
+    assert response.status_code == 302
+    pref = AlertPreference.objects.get(user=ns.user)
+    assert (pref.email_enabled, pref.min_score, pref.user.email) == (False, 0.7, "new@holder.test")
