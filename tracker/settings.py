@@ -372,6 +372,10 @@ SPECTACULAR_SETTINGS = {
         "WorkKindEnum": "tracker.core.models.WorkKind",
         "AuditKindEnum": "tracker.core.models.AuditEvent.Kind",
         "ReviewStatusEnum": "crawler.models.ReviewStatus",
+        "WorkStatusEnum": "tracker.core.models.WorkStatus",
+        "WorkLanguageEnum": "tracker.core.models.WorkLanguage",
+        "NoticeStatusEnum": "dashboard.models.NoticeStatus",
+        "NoticeLanguageEnum": "dashboard.models.NoticeLanguage",
     },
 }
 

@@ -8,6 +8,7 @@ from django.conf import settings
 from rest_framework import serializers
 
 from crawler.models import Match, ReviewStatus
+from dashboard.models import NoticeLanguage, NoticeStatus, TakedownNotice
 from tracker.core.models import AuditEvent, Work, WorkKind, WorkLanguage
 
 
@@ -231,3 +232,50 @@ class ReviewSerializer(serializers.Serializer):
         "confirmed, false_positive, licensed (also whitelists the domain for the holder) or "
         "new."))
     reason = serializers.CharField(max_length=2000, help_text="Why (required).")
+
+
+class NoticeSerializer(serializers.ModelSerializer):
+    """A takedown notice: one rights holder, one infringing site, its confirmed matches."""
+
+    holder = serializers.IntegerField(source="holder_id", read_only=True,
+                                      help_text="Id of the rights holder sending it.")
+    matches = serializers.PrimaryKeyRelatedField(many=True, read_only=True,
+                                                 help_text="Ids of the matches it cites.")
+
+    class Meta:
+        model = TakedownNotice
+        fields = ["id", "holder", "domain", "recipient", "language", "status", "matches",
+                  "drafted_at", "sent_at", "removed_at", "counter_notice_at"]
+        read_only_fields = fields
+        extra_kwargs = {
+            "id": {"help_text": "Id of the notice."},
+            "domain": {"help_text": "The infringing site's host name."},
+            "recipient": {"help_text": "Who the notice goes to."},
+            "language": {"help_text": "Language of the notice: zh-hans or en."},
+            "status": {"help_text": "drafted, sent, removed or counter_notice."},
+            "drafted_at": {"help_text": "When drafted (ISO 8601)."},
+            "sent_at": {"help_text": "When marked sent (ISO 8601), null before."},
+            "removed_at": {"help_text": "When the content was removed (ISO 8601), or null."},
+            "counter_notice_at": {"help_text": "When a counter-notice came (ISO 8601), or "
+                                               "null."},
+        }
+
+
+class DraftNoticesSerializer(serializers.Serializer):
+    """Draft notices from confirmed matches: one per (rights holder, site)."""
+
+    matches = serializers.ListField(child=serializers.IntegerField(), min_length=1,
+                                    max_length=settings.API_PAGE_SIZE_MAX,
+                                    help_text="Ids of confirmed matches.")
+    language = serializers.ChoiceField(NoticeLanguage.choices, default=NoticeLanguage.ZH_HANS,
+                                       help_text="Language of the notices.")
+    recipient = serializers.CharField(max_length=500, required=False, allow_blank=True,
+                                      default="", help_text="Who the notices go to.")
+
+
+class AdvanceNoticeSerializer(serializers.Serializer):
+    """Move a notice on: drafted -> sent -> removed or counter_notice."""
+
+    status = serializers.ChoiceField(NoticeStatus.choices, help_text="The new status.")
+    note = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="",
+                                 help_text="Optional note for the audit trail.")

@@ -17,6 +17,7 @@ router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
 router.register("works", views.WorkViewSet, basename="work")
 router.register("matches", views.MatchViewSet, basename="match")
+router.register("notices", views.NoticeViewSet, basename="notice")
 
 app_name = "api"
 urlpatterns = [

@@ -7,17 +7,25 @@ import json
 
 import django_filters
 from django.conf import settings
+from django.http import HttpResponse
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import mixins, parsers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 
 from crawler import actions as crawler_actions
 from crawler.models import Match, ReviewStatus
-from dashboard import sources
+from dashboard import actions as dashboard_actions
+from dashboard import notices, sources
+from dashboard.models import TakedownNotice
 from tracker.core import actions as core_actions
 from tracker.core import uploads
 from tracker.core.models import AuditEvent, RightsHolder, Work
@@ -27,6 +35,7 @@ from tracker.core.services import work_text
 from . import serializers as s
 from .errors import ApiError, ErrorSerializer
 
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 ERRORS = {code: OpenApiResponse(ErrorSerializer, description=text) for code, text in (
     (400, "Invalid request (code, message, fields)."), (401, "Not authenticated."),
     (404, "No such object for this user."), (429, "Too many requests for this token."))}
@@ -297,3 +306,74 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
 
 
 
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List takedown notices",
+                       responses={200: s.NoticeSerializer, **ERRORS}),
+    retrieve=extend_schema(summary="A takedown notice",
+                           responses={200: s.NoticeSerializer, **ERRORS}),
+)
+class NoticeViewSet(viewsets.ReadOnlyModelViewSet):
+    """Takedown notices of the user's holders."""
+
+    serializer_class = s.NoticeSerializer
+    filterset_fields = ["status", "domain", "language"]
+    ordering_fields = ["id", "drafted_at", "sent_at"]
+    ordering = ["-drafted_at", "-id"]
+
+    def get_queryset(self):
+        """The notices the user may see."""
+        return scope(TakedownNotice.objects.prefetch_related("matches"), self.request.user)
+
+    @extend_schema(summary="Draft notices from confirmed matches",
+                   request=s.DraftNoticesSerializer,
+                   responses={201: s.NoticeSerializer(many=True), **ERRORS})
+    def create(self, request):
+        """One notice per (holder, site) of the given confirmed matches (do_draft_notices);
+        a match id the user may not see answers 404."""
+        form = s.DraftNoticesSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        ids = set(form.validated_data["matches"])
+        matches = list(scope(Match.objects.select_related("work__holder"), request.user,
+                             "work__holder").filter(pk__in=ids))
+        if len(matches) != len(ids):
+            raise NotFound()
+        drafted = dashboard_actions.do_draft_notices(
+            matches, request.user, form.validated_data["language"],
+            form.validated_data["recipient"])
+        return Response(s.NoticeSerializer(drafted, many=True).data,
+                        status=status.HTTP_201_CREATED)
+
+    @extend_schema(summary="Advance a notice's status", request=s.AdvanceNoticeSerializer,
+                   responses={200: s.NoticeSerializer, **ERRORS})
+    @action(detail=True, methods=["post"])
+    def advance(self, request, pk=None):
+        """drafted -> sent -> removed / counter_notice, through do_advance_notice (audited)."""
+        notice = self.get_object()
+        form = s.AdvanceNoticeSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        dashboard_actions.do_advance_notice(notice, form.validated_data["status"], request.user,
+                                            form.validated_data["note"])
+        notice.refresh_from_db()
+        return Response(s.NoticeSerializer(notice).data)
+
+    @extend_schema(summary="Download a notice (.docx or .txt)",
+                   parameters=[OpenApiParameter("fmt", str, OpenApiParameter.PATH,
+                                                enum=["docx", "txt"],
+                                                description="Document format.")],
+                   responses={(200, DOCX): OpenApiTypes.BINARY,
+                              (200, "text/plain"): OpenApiTypes.STR, **ERRORS})
+    @action(detail=True, methods=["get"], url_path=r"document/(?P<fmt>docx|txt)",
+            filterset_fields=[], ordering_fields=[])
+    def document(self, request, pk=None, fmt="txt"):
+        """The notice as the dashboard renders it (dashboard.notices)."""
+        notice = self.get_object()
+        name = f"takedown-notice-{notice.pk}-{notice.domain}"
+        if fmt == "docx":
+            response = HttpResponse(notices.render_docx(notice), content_type=DOCX)
+        else:
+            response = HttpResponse(notices.render_text(notice).encode("utf-8"),
+                                    content_type="text/plain; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
+        return response

@@ -251,3 +251,36 @@ def test_review_goes_through_the_dashboards_action(scenario, api):
     assert "已" in again.json()["message"]  # in Chinese
     history = client.get(f"matches/{match.pk}/").json()["history"]
     assert [(h["username"], h["new_state"]) for h in history] == [("holder_a", "confirmed")]
+
+
+def test_notices_draft_read_advance_download(scenario, api):
+    """Confirm, draft a notice, read it, mark it sent, download .docx and .txt; holder B's
+    guesses answer 404 and cannot put A's match into a notice."""
+    match = scenario.matches[0]
+    client = api(scenario.users.holder_a)
+    assert client.post(f"matches/{match.pk}/review/",
+                       json={"decision": "confirmed", "reason": "copied"}).status_code == 200
+    drafted = client.post("notices/", json={"matches": [match.pk], "language": "en",
+                                            "recipient": "abuse@copy.example.com"})
+    assert drafted.status_code == 201, drafted.text
+    notice = drafted.json()[0]
+    assert (notice["domain"], notice["status"], notice["matches"]) == (
+        "copy.example.com", "drafted", [match.pk])
+    b = api(scenario.users.holder_b)
+    for method, path, kwargs in [
+            ("get", f"notices/{notice['id']}/", {}),
+            ("get", f"notices/{notice['id']}/document/txt/", {}),
+            ("post", f"notices/{notice['id']}/advance/", {"json": {"status": "sent"}}),
+            ("post", "notices/", {"json": {"matches": [match.pk]}})]:
+        assert getattr(b, method)(path, **kwargs).status_code == 404, (method, path)
+    sent = client.post(f"notices/{notice['id']}/advance/", json={"status": "sent"})
+    assert sent.status_code == 200 and sent.json()["status"] == "sent"
+    assert sent.json()["sent_at"]
+    backwards = client.post(f"notices/{notice['id']}/advance/", json={"status": "drafted"})
+    assert backwards.status_code == 400 and backwards.json()["code"] == "action_refused"
+    text = client.get(f"notices/{notice['id']}/document/txt/")
+    assert text.status_code == 200 and match.url in text.text
+    docx = client.get(f"notices/{notice['id']}/document/docx/")
+    assert docx.status_code == 200 and docx.content[:2] == b"PK"
+    unconfirmed = client.post("notices/", json={"matches": [scenario.matches[1].pk]})
+    assert unconfirmed.status_code == 400 and unconfirmed.json()["code"] == "action_refused"
