@@ -6,18 +6,20 @@ from django.apps import AppConfig
 
 
 class CrawlerConfig(AppConfig):
-    """Connects the signals that keep each target site's beat schedule in step with the site, and
-    names the states of review and scan events in the audit trail."""
+    """Connects the signals that keep each target site's beat schedule in step with the site and
+    that search the stored pages for each newly indexed work (crawler.rematch), and names the states of review and scan events in the audit trail."""
 
     name = "crawler"
     verbose_name = "Crawler"
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from crawler import schedule
+        from crawler import rematch, schedule
         from crawler.models import ReviewStatus, ScanStatus
         from tracker.core.models import AuditEvent, register_state_labels
+        from tracker.core.services import work_indexed
 
         schedule.connect()
+        work_indexed.connect(rematch.work_indexed, dispatch_uid="crawler.rematch")
         register_state_labels(AuditEvent.Kind.REVIEW, ReviewStatus)
         register_state_labels(AuditEvent.Kind.SCAN, ScanStatus)

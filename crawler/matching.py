@@ -45,13 +45,20 @@ def whitelisted(domain: str, holder_ids) -> set[int]:
                .values_list("holder_id", flat=True))
 
 
-def match_version(engine, page: Page, version: PageVersion, scan: ScanRun | None) -> MatchReport:
+def match_version(engine, page: Page, version: PageVersion, scan: ScanRun | None,
+                  only_works: set[str] | None = None) -> MatchReport:
     """Match ``version`` (with its ``text``) of ``page`` with every registered work through
     ``engine`` (a fingerprint.Engine) and record the results for ``scan``.
+
+    ``only_works`` (engine work ids): record only the matches of these works and leave the
+    page's other rows alone (a stored page searched for new works, crawler.rematch); the match
+    itself still runs against every work, so scores are the ones a crawl would give.
 
     Returns a MatchReport. Raises the engine's storage errors (the calling task retries).
     """
     found = engine.match(version.text)
+    if only_works is not None:
+        found = [m for m in found if m.work_id in only_works]
     works = {str(w.uid): w for w in Work.objects.select_related("holder")
              .filter(uid__in=[m.work_id for m in found])}
     allowed_out = whitelisted(page.domain, {w.holder_id for w in works.values()})
@@ -73,8 +80,10 @@ def match_version(engine, page: Page, version: PageVersion, scan: ScanRun | None
                   "last_seen": now, "still_matching": True}
         new += _upsert(page.id, work, fields, scan, now)
         kept.append(work.pk)
-    dropped = (Match.objects.filter(page_id=page.id, still_matching=True)
-               .exclude(work_id__in=kept).update(still_matching=False))
+    stale = Match.objects.filter(page_id=page.id, still_matching=True).exclude(work_id__in=kept)
+    if only_works is not None:
+        stale = stale.filter(work__uid__in=list(only_works))
+    dropped = stale.update(still_matching=False)
     return MatchReport(len(kept), new, skipped, dropped)
 
 

@@ -309,3 +309,42 @@ class TakedownCheck(models.Model):
 
     def __str__(self) -> str:
         return f"{self.match_id} {self.outcome} @ {self.checked_at:%Y-%m-%d %H:%M}"
+
+
+class RematchJob(models.Model):
+    """One search of the stored pages for copies of newly indexed works (crawler.rematch).
+
+    Attributes:
+        works: the works searched for (all indexed within one coalescing window).
+        state: 'running', 'finished' or 'failed'.
+        pages_total: current page versions in the page library when the job started;
+            pages_searched: of those, searched so far; candidates: pages matched in full with
+            the platform engine (the small index of the new works found them).
+        matches_found: matches of the new works recorded; matches_new: of those, new rows.
+        error: why the job failed.
+    """
+
+    class State(models.TextChoices):
+        RUNNING = "running", _("running")
+        FINISHED = "finished", _("finished")
+        FAILED = "failed", _("failed")
+
+    works = models.ManyToManyField(Work, verbose_name=_("works"), related_name="+")
+    state = models.CharField(_("status"), max_length=16, choices=State.choices,
+                             default=State.RUNNING, db_index=True)
+    started_at = models.DateTimeField(_("started"), default=timezone.now)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+    pages_total = models.PositiveIntegerField(_("stored pages"), default=0)
+    pages_searched = models.PositiveIntegerField(_("pages searched"), default=0)
+    candidates = models.PositiveIntegerField(_("candidate pages"), default=0)
+    matches_found = models.PositiveIntegerField(_("matches found"), default=0)
+    matches_new = models.PositiveIntegerField(_("new matches"), default=0)
+    error = models.TextField(_("error"), blank=True)
+
+    class Meta:
+        verbose_name = _("stored-page search")
+        verbose_name_plural = _("stored-page searches")
+        ordering = ["-started_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.state} {self.pages_searched}/{self.pages_total}"

@@ -27,6 +27,7 @@ crosses into matching and the dashboard.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 
@@ -163,6 +164,31 @@ class PageStore:
         doc = (self.versions.find_one({"_id": ObjectId(version_id)})
                if ObjectId.is_valid(version_id) else None)
         return PageVersion.from_doc(doc) if doc else None
+
+    def count_current(self) -> int:
+        """Number of pages that have a current text version."""
+        return self.pages.count_documents({"version_id": {"$ne": None}})
+
+    def iter_current(self, batch: int = 500) -> Iterator[tuple[Page, PageVersion]]:
+        """Every page with a current text version, with that version (text included), in
+        ``batch``-sized round trips (one find of pages, one $in find of their versions)."""
+        chunk: list[Page] = []
+        for doc in self.pages.find({"version_id": {"$ne": None}}, batch_size=batch):
+            chunk.append(Page.from_doc(doc))
+            if len(chunk) >= batch:
+                yield from self._with_versions(chunk)
+                chunk = []
+        yield from self._with_versions(chunk)
+
+    def _with_versions(self, pages: list[Page]) -> Iterator[tuple[Page, PageVersion]]:
+        if not pages:
+            return
+        ids = [ObjectId(p.version_id) for p in pages if ObjectId.is_valid(p.version_id or "")]
+        versions = {str(d["_id"]): PageVersion.from_doc(d)
+                    for d in self.versions.find({"_id": {"$in": ids}})}
+        for page in pages:
+            if page.version_id in versions:
+                yield page, versions[page.version_id]
 
     def history(self, page_id: str) -> list[PageVersion]:
         """All versions of a page, oldest first, without their text (``text`` is "")."""

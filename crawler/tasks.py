@@ -23,7 +23,7 @@ from crawler.backoff import backoff_delay
 from crawler.models import ScanRun, TargetSite
 from crawler.outcomes import Outcome
 from crawler.pipeline import SiteRules, UrlTask
-from tracker.core.connections import storage_errors
+from tracker.core.connections import get_redis, storage_errors
 
 log = get_task_logger(__name__)  # into the worker's log file (-f), with the task id
 
@@ -180,3 +180,27 @@ def sweep_stuck() -> dict:
     from tracker.core import services
 
     return {"scans_failed": scans.sweep_stuck(), "works_requeued": services.requeue_pending()}
+
+
+@shared_task(bind=True, name="crawler.rematch_pending", max_retries=settings.CRAWL_STORAGE_RETRIES)
+def rematch_pending(self) -> dict:
+    """Search the stored pages for the works indexed since the last pass (crawler.rematch).
+
+    Returns:
+        {"job": RematchJob id or None, "works": [work ids]}. While MongoDB or Redis is
+        unreachable the works go back to the pending set and the task retries with backoff.
+    """
+    from crawler import rematch
+    from tracker.core.engine import get_engine
+
+    work_ids = rematch.take_pending()
+    if not work_ids:
+        return {"job": None, "works": []}
+    try:
+        job = rematch.run(work_ids, get_engine(), scans.get_crawler().pages)
+    except storage_errors() as exc:
+        if self.request.retries >= settings.CRAWL_STORAGE_RETRIES:
+            raise
+        get_redis().sadd(rematch.PENDING_KEY, *work_ids)  # back for the retry
+        raise self.retry(exc=exc, countdown=_retry_delay(self.request.retries)) from exc
+    return {"job": job.pk if job else None, "works": work_ids}

@@ -207,6 +207,7 @@ CELERY_TASK_ROUTES = {
     "crawler.crawl_url": {"queue": QUEUE_CRAWL},
     "crawler.match_page": {"queue": QUEUE_MATCH},
     "dashboard.verify_takedowns": {"queue": QUEUE_CRAWL},
+    "crawler.rematch_pending": {"queue": QUEUE_MATCH},
 }
 CELERY_TASK_ACKS_LATE = True  # a task whose worker dies is delivered again: nothing is lost
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -301,6 +302,13 @@ WORK_PENDING_REQUEUE_SECONDS = env.int("TRACKER_WORK_PENDING_REQUEUE", default=9
 # fetched again under the crawler's politeness, robots.txt and SSRF rules.
 TAKEDOWN_CHECK_INTERVAL_SECONDS = env.int("TRACKER_TAKEDOWN_CHECK_INTERVAL", default=24 * 3600)
 TAKEDOWN_WATCH_DAYS = env.int("TRACKER_TAKEDOWN_WATCH_DAYS", default=90)
+# Stored pages searched for newly indexed works (crawler.rematch): works indexed within
+# REMATCH_COALESCE_SECONDS of the first are searched for in one pass; a scheduled pass that
+# never ran stops blocking the next after REMATCH_SCHEDULED_TTL_SECONDS; the job's progress row
+# is updated every REMATCH_PROGRESS_EVERY_PAGES pages.
+REMATCH_COALESCE_SECONDS = env.float("TRACKER_REMATCH_COALESCE", default=10.0)
+REMATCH_SCHEDULED_TTL_SECONDS = 3600
+REMATCH_PROGRESS_EVERY_PAGES = 1000
 # Fixed periodic tasks (beat copies them into its database schedule when it starts).
 CELERY_BEAT_SCHEDULE = {
     "sweep-stuck": {"task": "crawler.sweep_stuck", "schedule": SWEEP_INTERVAL_SECONDS},

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
+from django.dispatch import Signal
 from django.utils import timezone
 
 from tracker.text import Extracted
@@ -167,6 +168,11 @@ def enqueue_ingest(work_id: int) -> bool:
         return False
 
 
+# Sent when a work's text was indexed (new or changed), keyword argument ``work_id`` (int); the
+# crawler searches its stored pages for copies of it (crawler.rematch).
+work_indexed = Signal()
+
+
 def requeue_pending(older_than_seconds: float | None = None) -> list[int]:
     """Queue again the ingestion of every work still "pending" whose record was last touched
     more than ``older_than_seconds`` ago (default settings.WORK_PENDING_REQUEUE_SECONDS): its
@@ -237,6 +243,7 @@ def ingest(work_id: int) -> str:
             return "failed"
         _finish(work, WorkStatus.INDEXED, windows=windows, fingerprint_version=FINGERPRINT_VERSION,
                 indexed_at=timezone.now(), error="")
+        work_indexed.send(sender=Work, work_id=work.pk)
         path.unlink(missing_ok=True)
         return "indexed"
     finally:
