@@ -14,7 +14,14 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from crawler import actions
-from crawler.models import ScanRun, ScanStatus, TargetSite, WhitelistedDomain
+from crawler.models import (
+    RematchJob,
+    ScanRun,
+    ScanStatus,
+    TakedownCheck,
+    TargetSite,
+    WhitelistedDomain,
+)
 from tracker.core.admin import HolderScopedAdmin
 
 
@@ -119,6 +126,40 @@ class ScanRunAdmin(admin.ModelAdmin):
     def cancel(self, request, queryset):
         cancelled = sum(actions.do_cancel_scan(run, request.user) for run in queryset)
         self.message_user(request, f"{cancelled} scan(s) cancelled")
+
+
+@admin.register(RematchJob)
+class RematchJobAdmin(admin.ModelAdmin):
+    """Searches of the stored pages for newly indexed works (crawler.rematch): progress (pages
+    searched of the library's total), state, times, matches, error. Read-only."""
+
+    list_display = ["pk", "state", "started_at", "finished_at", "pages_searched", "pages_total",
+                    "candidates", "matches_found", "matches_new", "error"]
+    list_filter = ["state"]
+    readonly_fields = ["works"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(TakedownCheck)
+class TakedownCheckAdmin(HolderScopedAdmin):
+    """Checks of matched URLs after takedown notices (crawler.takedown): time, outcome, HTTP
+    status, text hash. Read-only; each holder sees its own works' checks."""
+
+    holder_path = "match__work__holder"
+    list_display = ["checked_at", "match", "outcome", "http_status", "text_sha256", "scan", "note"]
+    list_filter = ["outcome"]
+    list_select_related = ["match__work", "scan"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(WhitelistedDomain)

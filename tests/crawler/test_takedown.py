@@ -91,7 +91,7 @@ def test_takedown_removed_then_restored(idle_worker, site, platform_stores):
     assert (by_scan.outcome, by_scan.http_status, by_scan.scan_id) == ("removed", 410, summary["scan"])
 
 
-def test_a_change_is_signalled_after_commit(platform_stores):
+def test_a_change_is_signalled_after_commit(platform_stores, client):
     holder = RightsHolder.objects.create(name="信号出版社")
     work = Work.objects.create(holder=holder, reference="s", title="s", length=1, status="indexed")
     match = Match.objects.create(work=work, page_id="p" * 24, version_id="v" * 24,
@@ -111,3 +111,7 @@ def test_a_change_is_signalled_after_commit(platform_stores):
     finally:
         takedown.takedown_changed.disconnect(receiver)
     assert seen == [(match.pk, "removed", "removed", False), (match.pk, "changed", "reopened", True)]
+    client.force_login(get_user_model().objects.create_superuser("root", "r@example.com", "x"))
+    listing = client.get("/crawler/takedowncheck/", HTTP_ACCEPT_LANGUAGE="en")
+    assert listing.status_code == 200 and listing.content.decode().count("changed but still copying") == 2
+    assert client.get("/crawler/rematchjob/").status_code == 200
