@@ -5,7 +5,8 @@ the unique constraints of Delivery) and queues their sending on commit; ``do_rec
 records the result of one attempt (and disables a webhook after
 ``settings.ALERT_WEBHOOK_MAX_FAILURES`` failures in a row, mailing the holder's users);
 ``do_record_digest`` marks the matches of a delivered digest; ``do_update_alert_preferences``
-changes a user's preferences (the dashboard and the unsubscribe links call it).
+changes a user's preferences (the dashboard and the unsubscribe links call it);
+``do_save_webhook`` saves an endpoint (enabling it again resets its failure count).
 """
 
 from __future__ import annotations
@@ -124,3 +125,13 @@ def do_update_alert_preferences(user, **fields) -> AlertPreference:
         pref.full_clean()
         pref.save()
     return pref
+
+
+def do_save_webhook(endpoint: WebhookEndpoint) -> WebhookEndpoint:
+    """Save ``endpoint`` (new or changed, already validated by the admin form: URL through the
+    SSRF guard); saved enabled, its failure count starts again from 0. Returns it."""
+    with transaction.atomic():
+        if endpoint.enabled:
+            endpoint.consecutive_failures = 0
+        endpoint.save()
+    return endpoint

@@ -10,7 +10,7 @@ from django.http import HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils.translation import gettext_lazy as _
 
-from alerts.actions import do_update_alert_preferences
+from alerts.actions import do_save_webhook, do_update_alert_preferences
 from alerts.models import AlertPreference, Delivery, WebhookEndpoint
 from crawler.scans import crawl_config
 from crawler.ssrf import RefusedAddress, check_url, parse_allow_list
@@ -100,9 +100,7 @@ class WebhookEndpointAdmin(HolderScopedAdmin):
     list_filter = ["format", "enabled"]
 
     def save_model(self, request, obj, form, change):
-        if obj.enabled:
-            obj.consecutive_failures = 0
-        super().save_model(request, obj, form, change)
+        do_save_webhook(obj)
 
 
 @admin.register(Delivery)

@@ -144,6 +144,9 @@ def main() -> int:
         # The demo site is served on loopback, which the crawler's SSRF guard refuses unless told
         # (settings.CRAWLER reads it when Django starts, the workers inherit it).
         os.environ.setdefault("CRAWLER_ALLOW_ADDRESSES", "127.0.0.1")
+        # Alert mails go to files under VAR_DIR/mail (settings.EMAIL_FILE_PATH), links to here.
+        os.environ.setdefault("EMAIL_BACKEND", "django.core.mail.backends.filebased.EmailBackend")
+        os.environ.setdefault("SITE_URL", f"http://127.0.0.1:{port}")
         import django
         from django.core.management import call_command
 
@@ -171,6 +174,8 @@ def main() -> int:
         procs.append(beat)
         workers.wait_until_ready(app, worker, "run-worker", logs / "celery-worker.log")
         print(f"Celery worker and beat running (logs in {logs})", flush=True)
+        if settings.EMAIL_BACKEND.endswith("filebased.EmailBackend"):
+            print(f"Alert mails are written to {settings.EMAIL_FILE_PATH}", flush=True)
         call_command("demo")
         server = subprocess.Popen([sys.executable, str(BASE_DIR / "manage.py"), "runserver",
                                    f"127.0.0.1:{port}", "--noreload", "--insecure"], env=env,

@@ -220,7 +220,9 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # returns a dict for the summary): the main job of `make run`: register and index the demo
 # works, then scan the bundled demo site for reprints of them.
 DEMO_STEPS = env.list("TRACKER_DEMO_STEPS", default=["tracker.core.demo.ingest_demo_works",
-                                                     "crawler.demo.scan_demo_site"])
+                                                     "alerts.demo.enable_demo_alerts",
+                                                     "crawler.demo.scan_demo_site",
+                                                     "alerts.demo.report_demo_alerts"])
 DEMO_WORKS_DIR = BASE_DIR / "demo" / "works"
 
 LOGGING = {
@@ -416,3 +418,5 @@ ALERT_WEBHOOK_MAX_FAILURES = env.int("TRACKER_WEBHOOK_MAX_FAILURES", default=5)
 # listed in one digest mail (the rest are counted and come in the next one).
 ALERT_DIGEST_HOUR = env.int("TRACKER_DIGEST_HOUR", default=8)
 ALERT_DIGEST_MAX_MATCHES = 500
+# Seconds `manage.py demo` waits for the alert mails of the demo scan's new matches.
+DEMO_ALERT_TIMEOUT_SECONDS = 60.0

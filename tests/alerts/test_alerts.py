@@ -202,3 +202,29 @@ def test_a_malformed_email_address_is_refused_in_the_preferences_form(holder_wit
     assert response.status_code == 302
     pref = AlertPreference.objects.get(user=ns.user)
     assert (pref.email_enabled, pref.min_score, pref.user.email) == (False, 0.7, "new@holder.test")
+
+
+def test_webhook_admin_is_scoped_per_holder_and_refuses_private_urls(holder_with_user, client):
+    from django.contrib.auth.models import Group
+
+    from tracker.core.models import RightsHolder
+    from tracker.core.roles import HOLDER_GROUP, ensure_groups
+
+    ns = holder_with_user
+    ensure_groups()
+    ns.user.groups.add(Group.objects.get(name=HOLDER_GROUP))
+    other = RightsHolder.objects.create(name="Other Press")
+    WebhookEndpoint.objects.create(holder=other, name="theirs", url="https://example.com/h")
+    mine = WebhookEndpoint.objects.create(holder=ns.holder, name="ours", url="https://example.com/m")
+    client.force_login(ns.user)
+    listing = client.get("/alerts/webhookendpoint/", headers={"Accept-Language": "en"})
+    assert "ours" in listing.content.decode() and "theirs" not in listing.content.decode()
+    theirs = WebhookEndpoint.objects.get(name="theirs")
+    assert client.get(f"/alerts/webhookendpoint/{theirs.pk}/change/").status_code == 404
+    response = client.post("/alerts/webhookendpoint/add/", {
+        "holder": ns.holder.pk, "name": "intranet", "url": "http://10.0.0.5/hook",
+        "secret": "x", "format": "json", "language": "en", "min_score": "0", "enabled": "on"},
+        headers={"Accept-Language": "en"})
+    assert response.status_code == 200
+    assert "This address may not be contacted: private" in response.content.decode()
+    assert list(WebhookEndpoint.objects.filter(holder=ns.holder)) == [mine]
