@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from crawler.models import ReviewStatus
+from crawler.pagestore import sha256
 from dashboard import notices
 from dashboard.models import (
     NOTICE_DATE_FIELDS,
@@ -98,9 +99,59 @@ def do_draft_notices(matches, acting_user, language: str = NoticeLanguage.ZH_HAN
     return drafted
 
 
+def do_edit_notice(notice: TakedownNotice, acting_user, *, body: str | None = None,
+                   recipient: str | None = None) -> AuditEvent | None:
+    """Change a drafted notice's text and/or recipient, and record what changed.
+
+    Args:
+        notice: the TakedownNotice, status drafted.
+        acting_user: the editing user.
+        body: the new text (lines separated by "\\n"); "" returns to the text generated from
+            the notice's snapshot; None leaves it.
+        recipient: the new recipient; None leaves it.
+
+    Returns:
+        The AuditEvent recorded (its reason names what changed and the text's SHA-256), or
+        None when nothing changed.
+
+    Raises:
+        ActionError: the notice is no longer drafted (a sent notice's text is frozen).
+    """
+    with transaction.atomic():
+        locked = TakedownNotice.objects.select_for_update().get(pk=notice.pk)
+        if locked.status != NoticeStatus.DRAFTED:
+            raise ActionError(_("The notice was sent: its text can no longer change."))
+        changed = []
+        if body is not None:
+            body = "\n".join(line.rstrip() for line in body.strip().splitlines())
+            if body == notices.generated_text(locked).strip():
+                body = ""  # the generated text, unchanged: keep following the snapshot
+            if body != locked.body:
+                locked.body = body
+                changed.append("body")
+        if recipient is not None and recipient.strip() != locked.recipient:
+            locked.recipient = recipient.strip()
+            changed.append("recipient")
+        if not changed:
+            return None
+        locked.save(update_fields=changed)
+        reasons = []
+        if "body" in changed:
+            reasons.append(_("text edited, SHA-256 %(digest)s") % {
+                "digest": sha256(notices.render_text(locked))})
+        if "recipient" in changed:
+            reasons.append(_("recipient: %(recipient)s") % {"recipient": locked.recipient})
+        event = AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=acting_user,
+                                  holder=locked.holder, target=locked, subject=str(locked),
+                                  old_state=NoticeStatus.DRAFTED, new_state=NoticeStatus.DRAFTED,
+                                  reason="; ".join(reasons))
+    notice.refresh_from_db()
+    return event
+
+
 def do_advance_notice(notice: TakedownNotice, status: str, acting_user, note: str = "") -> AuditEvent:
     """Move ``notice`` to ``status`` (drafted -> sent -> removed / counter-notice), date it and
-    record the move.
+    record the move. Sending freezes the text (``body``) and records its SHA-256.
 
     Returns:
         The AuditEvent recorded.
@@ -117,9 +168,16 @@ def do_advance_notice(notice: TakedownNotice, status: str, acting_user, note: st
         old = locked.status
         locked.status = status
         setattr(locked, NOTICE_DATE_FIELDS[status], timezone.now())
-        locked.save(update_fields=["status", NOTICE_DATE_FIELDS[status]])
+        updated = ["status", NOTICE_DATE_FIELDS[status]]
+        reason = note.strip()
+        if status == NoticeStatus.SENT:  # freeze the text sent; the trail pins its digest
+            locked.body = notices.render_text(locked)
+            updated.append("body")
+            reason = "; ".join(filter(None, [reason, _("text sent, SHA-256 %(digest)s") % {
+                "digest": sha256(locked.body)}]))
+        locked.save(update_fields=updated)
         event = AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=acting_user, holder=locked.holder,
                                   target=locked, subject=str(locked), old_state=old,
-                                  new_state=status, reason=note.strip())
+                                  new_state=status, reason=reason)
     notice.refresh_from_db()
     return event

@@ -7,6 +7,7 @@ users only their holder's rows, and any other id answers 404, in lists, pages an
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.options import IncorrectLookupParameters
@@ -308,7 +309,7 @@ class TakedownNoticeAdmin(HolderScopedAdmin):
     list_filter = ["status", "language", ("holder", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["domain", "recipient", "holder__name"]
     fields = ["holder", "domain", "recipient", "language", "status", "drafted_at", "sent_at",
-              "removed_at", "counter_notice_at", "created_by"]
+              "removed_at", "counter_notice_at", "created_by", "body"]
     readonly_fields = ["holder", "domain", "language", "status", "drafted_at", "sent_at",
                        "removed_at", "counter_notice_at", "created_by"]
     change_form_template = "dashboard/notice_change_form.html"
@@ -335,6 +336,30 @@ class TakedownNoticeAdmin(HolderScopedAdmin):
         if obj and obj.status != NoticeStatus.DRAFTED:
             fields.append("recipient")  # what was sent stays as sent
         return fields
+
+    def get_fields(self, request, obj=None):
+        fields = super().get_fields(request, obj)
+        if obj and obj.status != NoticeStatus.DRAFTED:  # the frozen text is shown below
+            fields = [name for name in fields if name != "body"]
+        return fields
+
+    def get_object(self, request, object_id, from_field=None):
+        notice = super().get_object(request, object_id, from_field)
+        if notice is not None and not notice.body:
+            notice.body = notices.generated_text(notice)  # shown for editing; not saved as is
+        return notice
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field.name == "body":
+            kwargs["widget"] = forms.Textarea(attrs={"rows": 30, "class": "dash-notice-edit"})
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+    def save_model(self, request, obj, form, change):
+        try:
+            actions.do_edit_notice(obj, request.user, body=form.cleaned_data.get("body"),
+                                   recipient=form.cleaned_data.get("recipient"))
+        except ActionError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
 
     def get_urls(self):
         wrap = self.admin_site.admin_view

@@ -50,7 +50,11 @@ class TakedownNotice(models.Model):
         matches: the confirmed matches the notice cites.
         content: the notice's facts frozen when drafted (holder's name, contact and address,
             works, URLs, passages and capture times): a JSON dict made by
-            ``dashboard.notices.snapshot``; the document is always rendered from it.
+            ``dashboard.notices.snapshot``; the document is rendered from it while ``body``
+            is empty.
+        body: the notice's text as edited while drafted (``dashboard.actions.do_edit_notice``)
+            and frozen when sent (``do_advance_notice`` stores the text sent); "" while the
+            text is still the one rendered from ``content``.
     """
 
     holder = models.ForeignKey("core.RightsHolder", verbose_name=_("rights holder"),
@@ -64,6 +68,9 @@ class TakedownNotice(models.Model):
     matches = models.ManyToManyField("crawler.Match", verbose_name=_("matches"),
                                      related_name="takedown_notices")
     content = models.JSONField(_("notice content"), default=dict, editable=False)
+    body = models.TextField(_("notice text"), blank=True,
+                            help_text=_("Editable while the notice is drafted; frozen when it "
+                                        "is sent. Empty it to go back to the generated text."))
     status = models.CharField(_("status"), max_length=16, choices=NoticeStatus.choices,
                               default=NoticeStatus.DRAFTED, db_index=True)
     drafted_at = models.DateTimeField(_("drafted"), default=timezone.now, editable=False)

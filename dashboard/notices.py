@@ -89,9 +89,10 @@ def _local(iso: str | None) -> str:
 HEADING = "# "  # a template line starting with this is a section heading (docx Heading 1)
 
 
-def _lines(notice) -> list[tuple[bool, str]]:
-    """The notice's lines in its own language (``notice.language``), from its snapshot:
-    ``[(is_heading, text)]``; the first line is the title, runs of blank lines are collapsed."""
+def _generated(notice) -> list[tuple[bool, str]]:
+    """The notice's lines rendered from its snapshot in its own language
+    (``notice.language``): ``[(is_heading, text)]``; the first line is the title, runs of blank
+    lines are collapsed."""
     content = notice.content
     works = [{**work, "copies": [{**copy, "captured_local": _local(copy.get("captured_at")),
                                    "share": round(100 * float(copy.get("share_of_page") or 0))}
@@ -113,8 +114,26 @@ def _lines(notice) -> list[tuple[bool, str]]:
     return collapsed
 
 
+def _lines(notice) -> list[tuple[bool, str]]:
+    """The notice's lines ``[(is_heading, text)]``: its edited or frozen ``body`` when it has
+    one (a line is a heading when it equals one of the generated text's headings), else the
+    text generated from the snapshot."""
+    generated = _generated(notice)
+    if not notice.body.strip():
+        return generated
+    headings = {line for heading, line in generated if heading}
+    return [(line in headings, line) for line in notice.body.strip().splitlines()]
+
+
+def generated_text(notice) -> str:
+    """The notice's text as generated from its snapshot, ignoring any edited ``body``
+    (lines separated by "\\n")."""
+    return "\n".join(line for _heading, line in _generated(notice)) + "\n"
+
+
 def render_text(notice) -> str:
-    """The notice as plain text in its own language (``notice.language``), from its snapshot.
+    """The notice as plain text in its own language (``notice.language``): the edited or
+    frozen ``notice.body`` when set, else generated from its snapshot.
 
     Returns:
         The full text, lines separated by "\\n".

@@ -6,6 +6,7 @@ import io
 import pytest
 from django.db import connection
 from django.utils import translation
+from docx import Document
 
 from crawler.actions import do_review_match
 from dashboard import notices
@@ -203,3 +204,28 @@ def test_a_match_in_a_sent_notice_is_not_noticed_again_without_saying_so(scenari
         do_draft_notices(scenario.matches[:2], scenario.users.staff)
     again = do_draft_notices(scenario.matches[:1], scenario.users.staff, resend=True)
     assert len(again) == 1 and list(again[0].matches.all()) == [scenario.matches[0]]
+
+
+def test_notice_text_is_editable_while_drafted_and_frozen_when_sent(scenario):
+    from crawler.pagestore import sha256
+    from dashboard.actions import do_edit_notice
+
+    confirm_all(scenario)
+    notice, = do_draft_notices(scenario.matches[:1], scenario.users.staff)
+    generated = notices.render_text(notice)
+    assert do_edit_notice(notice, scenario.users.staff, body=generated) is None  # no change
+    assert notice.body == ""
+    edited = generated.replace("侵权内容删除通知书", "侵权内容删除通知书（第二次）", 1)
+    event = do_edit_notice(notice, scenario.users.staff, body=edited)
+    assert notices.render_text(notice) == edited and sha256(edited) in event.reason
+    document = Document(io.BytesIO(notices.render_docx(notice)))
+    assert [p.text for p in document.paragraphs if p.style.name == "Heading 1"][0] == "一、权利人信息"
+
+    scenario.a.address = "新地址"  # the holder's record changes after sending...
+    scenario.a.save()
+    sent = do_advance_notice(notice, NoticeStatus.SENT, scenario.users.staff, "by email")
+    assert notice.body == edited and sha256(edited) in sent.reason and "by email" in sent.reason
+    with pytest.raises(ActionError, match="sent"):
+        do_edit_notice(notice, scenario.users.staff, body="anything")
+    do_advance_notice(notice, NoticeStatus.REMOVED, scenario.users.staff)
+    assert notices.render_text(notice) == edited  # ...the text sent stays what it was

@@ -79,13 +79,18 @@ def test_staff_daily_path(scenario, open_page, browser_login, screenshot):
     # generate a takedown notice in English, mark it sent, download it
     page.select_option("#dash-draft select[name=language]", "en")
     page.click("#dash-draft input[type=submit]")
-    page.wait_for_selector("#dash-notice-text")
-    notice_text = page.inner_text("#dash-notice-text")
-    assert "Notice of Copyright Infringement" in notice_text and match.url in notice_text
-    assert "星河出版社" in notice_text
+    page.wait_for_selector("#id_body")
+    draft = page.input_value("#id_body")
+    assert "Notice of Copyright Infringement" in draft and match.url in draft
+    assert "星河出版社" in draft
+    page.fill("#id_body", draft.replace("To: copy.example.com", "To: abuse@copy.example.com"))
+    page.click("input[name=_continue]")
+    page.wait_for_load_state("networkidle")
     page.click("#dash-notice-move button[value=sent]")
     page.wait_for_load_state("networkidle")
     assert "sent" in page.inner_text("#dash-notice-status").lower()
+    notice_text = page.inner_text("#dash-notice-text")  # the text as sent, frozen
+    assert "To: abuse@copy.example.com" in notice_text and page.locator("#id_body").count() == 0
     screenshot(page, "notice-en")
     with page.expect_download() as download_info:
         page.click("#dash-notice-docx")
@@ -120,7 +125,8 @@ def test_pages_read_in_chinese(scenario, open_page, browser_login, screenshot):
     page.wait_for_selector("#dash-draft")
     page.select_option("#dash-draft select[name=language]", "zh-hans")
     page.click("#dash-draft input[type=submit]")
-    notice_text = page.inner_text("#dash-notice-text")
+    page.wait_for_selector("#id_body")
+    notice_text = page.input_value("#id_body")
     assert notice_text.startswith("侵权内容删除通知书")
     assert "信息网络传播权保护条例" in notice_text and "北京市朝阳区建国路 88 号" in notice_text
     screenshot(page, "notice-zh-hans")
