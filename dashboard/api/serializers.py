@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.conf import settings
 from rest_framework import serializers
 
-from crawler.models import Match, ReviewStatus
+from crawler.models import Match, ReviewStatus, ScanRun, TargetSite
 from dashboard.models import NoticeLanguage, NoticeStatus, TakedownNotice
 from tracker.core.models import AuditEvent, Work, WorkKind, WorkLanguage
 
@@ -279,3 +279,66 @@ class AdvanceNoticeSerializer(serializers.Serializer):
     status = serializers.ChoiceField(NoticeStatus.choices, help_text="The new status.")
     note = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="",
                                  help_text="Optional note for the audit trail.")
+
+
+class SiteSerializer(serializers.ModelSerializer):
+    """A target site scanned for copies (staff only)."""
+
+    class Meta:
+        model = TargetSite
+        fields = ["id", "name", "start_urls", "allowed_domains", "path_patterns", "max_depth",
+                  "max_pages", "delay_seconds", "enabled", "notes", "created_at", "updated_at"]
+        read_only_fields = ["id", "created_at", "updated_at"]
+        extra_kwargs = {
+            "name": {"help_text": "Unique name of the site."},
+            "start_urls": {"help_text": "URLs where a scan starts: pages, sitemaps, feeds."},
+            "allowed_domains": {"help_text": "Host names a scan may visit (subdomains "
+                                             "included); default: the start URLs' hosts."},
+            "path_patterns": {"help_text": "Regular expressions; when given, only URLs whose "
+                                           "path and query match one are visited."},
+            "max_depth": {"help_text": "Links followed from a start URL (0: start URLs only)."},
+            "max_pages": {"help_text": "URLs fetched per scan at most (pages)."},
+            "delay_seconds": {"help_text": "Politeness delay between two fetches from one "
+                                           "host (seconds); a larger robots.txt Crawl-delay "
+                                           "wins."},
+            "enabled": {"help_text": "Scheduled scans run only for enabled sites."},
+            "notes": {"help_text": "Free notes."},
+            "created_at": {"help_text": "When created (ISO 8601)."},
+            "updated_at": {"help_text": "When last changed (ISO 8601)."},
+        }
+
+
+class ScanSerializer(serializers.ModelSerializer):
+    """A scan run and its live progress (staff only)."""
+
+    class Meta:
+        model = ScanRun
+        fields = ["id", "site", "status", "trigger", "started_at", "finished_at", "max_pages",
+                  "urls_seen", "pages_fetched", "pages_new", "pages_changed", "pages_unchanged",
+                  "errors", "matches_found", "matches_new", "stage_seconds", "note"]
+        read_only_fields = fields
+        extra_kwargs = {
+            "site": {"help_text": "Id of the target site."},
+            "status": {"help_text": "running, finished, failed, cancelled or skipped."},
+            "trigger": {"help_text": "What started it: schedule, command, admin, api, demo."},
+            "started_at": {"help_text": "When it started (ISO 8601)."},
+            "finished_at": {"help_text": "When it ended (ISO 8601), null while running."},
+            "max_pages": {"help_text": "Page limit of this run (pages)."},
+            "urls_seen": {"help_text": "URLs discovered so far."},
+            "pages_fetched": {"help_text": "Pages downloaded so far."},
+            "pages_new": {"help_text": "Pages seen for the first time."},
+            "pages_changed": {"help_text": "Pages whose text changed."},
+            "pages_unchanged": {"help_text": "Pages whose text did not change."},
+            "errors": {"help_text": "Errors by kind: {kind: count}."},
+            "matches_found": {"help_text": "Matches found so far."},
+            "matches_new": {"help_text": "Matches not seen before."},
+            "stage_seconds": {"help_text": "Time per stage: {stage: seconds}."},
+            "note": {"help_text": "Why it ended, in words."},
+        }
+
+
+class StartScanSerializer(serializers.Serializer):
+    """Start a scan of a site now."""
+
+    max_pages = serializers.IntegerField(min_value=1, required=False, help_text=(
+        "This run's page limit instead of the site's (pages)."))

@@ -18,6 +18,8 @@ router.include_root_view = False
 router.register("works", views.WorkViewSet, basename="work")
 router.register("matches", views.MatchViewSet, basename="match")
 router.register("notices", views.NoticeViewSet, basename="notice")
+router.register("sites", views.SiteViewSet, basename="site")
+router.register("scans", views.ScanViewSet, basename="scan")
 
 app_name = "api"
 urlpatterns = [

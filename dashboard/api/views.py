@@ -9,6 +9,7 @@ import django_filters
 from django.conf import settings
 from django.http import HttpResponse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -16,20 +17,20 @@ from drf_spectacular.utils import (
     extend_schema,
     extend_schema_view,
 )
-from rest_framework import mixins, parsers, status, viewsets
+from rest_framework import mixins, parsers, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 
 from crawler import actions as crawler_actions
-from crawler.models import Match, ReviewStatus
+from crawler.models import Match, ReviewStatus, ScanRun, TargetSite
 from dashboard import actions as dashboard_actions
 from dashboard import notices, sources
 from dashboard.models import TakedownNotice
 from tracker.core import actions as core_actions
 from tracker.core import uploads
 from tracker.core.models import AuditEvent, RightsHolder, Work
-from tracker.core.scoping import holders_for, scope
+from tracker.core.scoping import holders_for, scope, sees_all
 from tracker.core.services import work_text
 
 from . import serializers as s
@@ -377,3 +378,86 @@ class NoticeViewSet(viewsets.ReadOnlyModelViewSet):
                                     content_type="text/plain; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
         return response
+
+
+class IsPlatformStaff(permissions.BasePermission):
+    """Platform staff only (``tracker.core.scoping.sees_all``): sites and scans."""
+
+    message = gettext_lazy("Only platform staff may manage sites and scans.")
+
+    def has_permission(self, request, view) -> bool:
+        """True for platform staff."""
+        return sees_all(request.user)
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List target sites (staff)",
+                       responses={200: s.SiteSerializer, **ERRORS}),
+    retrieve=extend_schema(summary="A target site (staff)",
+                           responses={200: s.SiteSerializer, **ERRORS}),
+    create=extend_schema(summary="Create a target site (staff)",
+                         responses={201: s.SiteSerializer, **ERRORS}),
+    update=extend_schema(summary="Update a target site (staff)",
+                         responses={200: s.SiteSerializer, **ERRORS}),
+    partial_update=extend_schema(summary="Update some fields of a target site (staff)",
+                                 responses={200: s.SiteSerializer, **ERRORS}),
+)
+class SiteViewSet(mixins.CreateModelMixin, mixins.UpdateModelMixin, mixins.ListModelMixin,
+                  mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Target sites, through crawler.actions.do_save_site (audited)."""
+
+    serializer_class = s.SiteSerializer
+    permission_classes = [permissions.IsAuthenticated, IsPlatformStaff]
+    queryset = TargetSite.objects.order_by("name")
+    filterset_fields = ["enabled"]
+    ordering_fields = ["id", "name", "created_at"]
+
+    def perform_create(self, serializer):
+        """Save the new site through do_save_site."""
+        serializer.instance = crawler_actions.do_save_site(
+            TargetSite(**serializer.validated_data), self.request.user, ["created"])
+
+    def perform_update(self, serializer):
+        """Save the changed fields through do_save_site."""
+        site = serializer.instance
+        for name, value in serializer.validated_data.items():
+            setattr(site, name, value)
+        crawler_actions.do_save_site(site, self.request.user, sorted(serializer.validated_data))
+
+    @extend_schema(summary="Start a scan of the site now (staff)", request=s.StartScanSerializer,
+                   responses={201: s.ScanSerializer, **ERRORS})
+    @action(detail=True, methods=["post"])
+    def scan(self, request, pk=None):
+        """Start a scan (crawler.actions.do_start_scan); follow it at ``scans/{id}/``."""
+        site = self.get_object()
+        form = s.StartScanSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        run = crawler_actions.do_start_scan(site, acting_user=request.user, trigger="api",
+                                            max_pages=form.validated_data.get("max_pages"))
+        return Response(s.ScanSerializer(run).data, status=status.HTTP_201_CREATED)
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List scans (staff)", responses={200: s.ScanSerializer, **ERRORS}),
+    retrieve=extend_schema(summary="A scan and its live progress (staff)",
+                           responses={200: s.ScanSerializer, **ERRORS}),
+)
+class ScanViewSet(viewsets.ReadOnlyModelViewSet):
+    """Scan runs and their progress; cancel a running one."""
+
+    serializer_class = s.ScanSerializer
+    permission_classes = [permissions.IsAuthenticated, IsPlatformStaff]
+    queryset = ScanRun.objects.order_by("-started_at", "-id")
+    filterset_fields = ["site", "status"]
+    ordering_fields = ["id", "started_at"]
+
+    @extend_schema(summary="Cancel a running scan (staff)", request=None,
+                   responses={200: s.ScanSerializer, **ERRORS})
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        """Cancel the scan (crawler.actions.do_cancel_scan); 400 "not_running" otherwise."""
+        run = self.get_object()
+        if not crawler_actions.do_cancel_scan(run, request.user):
+            raise ApiError("not_running", _("The scan is not running."))
+        run.refresh_from_db()
+        return Response(s.ScanSerializer(run).data)

@@ -284,3 +284,31 @@ def test_notices_draft_read_advance_download(scenario, api):
     assert docx.status_code == 200 and docx.content[:2] == b"PK"
     unconfirmed = client.post("notices/", json={"matches": [scenario.matches[1].pk]})
     assert unconfirmed.status_code == 400 and unconfirmed.json()["code"] == "action_refused"
+
+
+def test_sites_and_scans_are_for_staff(scenario, api):
+    """Holders get 403 on sites and scans; staff create and update a site (audited), read a
+    scan's progress and cancel it while it runs."""
+    from crawler.models import ScanRun, TargetSite
+
+    holder = api(scenario.users.holder_a)
+    assert holder.get("sites/").status_code == 403
+    assert holder.get("scans/").json()["code"] == "permission_denied"
+    staff = api(scenario.users.staff)
+    created = staff.post("sites/", json={"name": "copy-site",
+                                         "start_urls": ["https://copy.example.com/"],
+                                         "max_pages": 20})
+    assert created.status_code == 201, created.text
+    site = TargetSite.objects.get(name="copy-site")
+    assert AuditEvent.objects.about(site).get().username == "staff"
+    changed = staff.patch(f"sites/{site.pk}/", json={"delay_seconds": 5})
+    assert changed.status_code == 200 and changed.json()["delay_seconds"] == 5
+    bad = staff.post("sites/", json={"name": "bad", "start_urls": ["not a url"]})
+    assert bad.status_code == 400 and "start_urls" in bad.json()["fields"]
+    run = ScanRun.objects.create(site=site, status="running", pages_fetched=7)
+    progress = staff.get(f"scans/{run.pk}/").json()
+    assert (progress["status"], progress["pages_fetched"]) == ("running", 7)
+    cancelled = staff.post(f"scans/{run.pk}/cancel/")
+    assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
+    again = staff.post(f"scans/{run.pk}/cancel/")
+    assert again.status_code == 400 and again.json()["code"] == "not_running"
