@@ -31,7 +31,7 @@ from django.utils.translation import gettext_lazy
 from crawler import actions as crawler_actions
 from crawler import exports
 from crawler.models import Match, ReviewStatus
-from dashboard import actions, notices, report
+from dashboard import actions, internals, notices, report
 from dashboard.evidence import evidence_context, web_href
 from dashboard.filters import DomainFilter, FirstSeenRangeFilter, ScoreFilter
 from dashboard.models import (
@@ -443,3 +443,5 @@ admin.site.register(Match, MatchAdmin)
 admin.site.register(TakedownNotice, TakedownNoticeAdmin)
 admin.site.register(AuditEvent, AuditEventAdmin)
 from dashboard.api import admin as _api_admin  # noqa: E402,F401  (registers the API tokens page)
+
+internals.restrict()  # django-celery-beat's and django-axes's pages: superusers only

@@ -1,0 +1,67 @@
+"""Admin screens of the platform's plumbing, for superusers only: django-celery-beat's
+schedules and django-axes's login records. Staff and rights holders never see them in the
+navigation, and their URLs answer 403, whatever permissions a group grants. Also the login
+form's wording, which must not assume a staff member.
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.utils.translation import gettext_lazy as _
+
+# The apps whose admin pages are plumbing, by app label.
+SUPERUSER_ONLY_APPS = ("django_celery_beat", "axes")
+
+
+class SuperuserOnlyMixin:
+    """Admin permission checks that let superusers only through."""
+
+    def has_module_permission(self, request) -> bool:
+        return request.user.is_active and request.user.is_superuser
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        return self.has_module_permission(request) and super().has_view_permission(request, obj)
+
+    def has_add_permission(self, request, *args) -> bool:
+        return self.has_module_permission(request) and super().has_add_permission(request, *args)
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return self.has_module_permission(request) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return self.has_module_permission(request) and super().has_delete_permission(request, obj)
+
+
+def restrict(site: admin.AdminSite = admin.site) -> list[str]:
+    """Re-register every model of SUPERUSER_ONLY_APPS on ``site`` with its own admin class
+    made superuser-only (``SuperuserOnlyMixin``), the apps' admin modules imported first so
+    that they have registered; and give ``site`` the dashboard's ``LoginForm``.
+
+    Returns:
+        The ``app_label.ModelName`` names restricted, sorted.
+    """
+    import axes.admin  # noqa: F401  (registers axes's pages)
+    import django_celery_beat.admin  # noqa: F401  (registers the schedules' pages)
+
+    site.login_form = LoginForm
+    restricted = []
+    for model, model_admin in list(site._registry.items()):
+        if model._meta.app_label not in SUPERUSER_ONLY_APPS or isinstance(
+                model_admin, SuperuserOnlyMixin):
+            continue
+        cls = type(model_admin)
+        site.unregister(model)
+        site.register(model, type(f"SuperuserOnly{cls.__name__}", (SuperuserOnlyMixin, cls), {}))
+        restricted.append(model._meta.label)
+    return sorted(restricted)
+
+
+class LoginForm(AdminAuthenticationForm):
+    """The admin's login form, with an error that fits every user: rights holders log in here
+    too, and Django's message speaks of a "staff account"."""
+
+    error_messages = {
+        **AdminAuthenticationForm.error_messages,
+        "invalid_login": _("The %(username)s or password is wrong. Both are case-sensitive."),
+    }
