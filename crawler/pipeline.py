@@ -291,7 +291,7 @@ class Crawler:
         started = time.perf_counter()
         decoded = decode_bytes(result.body, result.headers.get("content-type"))
         decoded_at = time.perf_counter()
-        extracted = extract_document(decoded.text, result.kind, result.final_url)
+        extracted = extract_document(decoded.text, result.kind, result.final_url, with_author=False)
         text_at = time.perf_counter()
         links = []
         if result.kind == "html":

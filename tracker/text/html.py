@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 
 import trafilatura
+from htmldate import find_date
 from lxml import html as lxml_html
+from trafilatura import metadata as trafilatura_metadata
 from trafilatura.settings import set_date_params
 
 from .chapters import find_sections, is_heading
@@ -30,7 +32,8 @@ _AUTHOR_RE = re.compile(r"^(?:作者|著者|Author|By)\s*[:：]\s*(.{1,100}?)$",
 
 
 def extract_document(document: str, kind: str = "html", url: str | None = None,
-                     encoding: str | None = None, config: TextConfig = DEFAULT) -> Extracted:
+                     encoding: str | None = None, config: TextConfig = DEFAULT,
+                     with_author: bool = True) -> Extracted:
     """Extract the text of a decoded document.
 
     Args:
@@ -40,6 +43,9 @@ def extract_document(document: str, kind: str = "html", url: str | None = None,
         url: the page's URL, helps trafilatura with metadata; None for uploads.
         encoding: recorded in the result.
         config: ``min_text_chars`` and the front-matter limits are used.
+        with_author: look for an author in the page body when its meta tags name none
+            (trafilatura's author heuristics, the costliest metadata step); the crawler, which
+            stores no author, passes False. The text is the same either way.
 
     Returns:
         Extracted with sections found by ``find_sections``. Never raises on bad markup: the
@@ -57,13 +63,10 @@ def extract_document(document: str, kind: str = "html", url: str | None = None,
     except Exception as exc:  # lxml raises several unrelated types on broken markup
         return Extracted("", "html", "trafilatura", encoding=encoding,
                          error=f"parse_error: {type(exc).__name__}: {exc}")
+    title, author, date = _metadata(tree, url, with_author)
     # trafilatura prunes the tree it is given: each method gets the string and parses its own
-    doc = trafilatura.bare_extraction(document, url=url, favor_recall=True, with_metadata=True,
-                                      include_comments=False, include_tables=True, fast=True,
-                                      date_extraction_params=_DATE_PARAMS)
-    title = (doc.title if doc else None) or _html_title(tree) or ""
-    author = (doc.author if doc else None) or ""
-    date = doc.date if doc else None
+    doc = trafilatura.bare_extraction(document, url=url, favor_recall=True, with_metadata=False,
+                                      include_comments=False, include_tables=True, fast=True)
     for method, text in (("trafilatura", doc.text if doc else ""),
                          ("baseline", trafilatura.baseline(document)[1]),
                          ("html2txt", trafilatura.html2txt(document))):
@@ -97,6 +100,26 @@ def front_matter(lines: list[str], config: TextConfig = DEFAULT) -> tuple[str, s
             not _AUTHOR_RE.match(first[0]) and not is_heading(first[0]):
         title = first[0]
     return title, author
+
+
+def _metadata(tree, url: str | None, with_author: bool) -> tuple[str, str, str | None]:
+    """(title, author, date) of a parsed page: the steps of trafilatura's ``extract_metadata``
+    that we use (meta tags, JSON-LD, title heuristics, author heuristics, htmldate), without
+    the site name, categories, tags and license it also looks for: those took 43% of its time
+    on the 35 pages of news_html_dev (bench/extract_bench.py), for fields nobody reads."""
+    meta = trafilatura_metadata.examine_meta(tree)
+    if meta.author and " " not in meta.author:  # as extract_metadata does
+        meta.author = None
+    try:
+        meta = trafilatura_metadata.extract_meta_json(tree, meta)
+    except Exception:  # noqa: BLE001 - trafilatura's JSON-LD parser has bugs on odd markup
+        pass
+    title = meta.title or trafilatura_metadata.extract_title(tree)
+    author = meta.author or (trafilatura_metadata.extract_author(tree) if with_author else None)
+    date = find_date(tree, **{**_DATE_PARAMS, "url": meta.url or url})
+    meta.title, meta.author = title, author
+    meta.clean_and_trim()
+    return meta.title or _html_title(tree) or "", meta.author or "", date
 
 
 def _html_title(tree) -> str | None:
