@@ -34,15 +34,22 @@ def recipients(match) -> list[AlertPreference]:
     return [p for p in prefs if p.user_id in members or sees_all(p.user)]
 
 
-def do_send_match_alert(match) -> list[Delivery]:
-    """Create the immediate deliveries of ``match`` (a crawler Match with work and holder) and
-    queue each on commit (tasks ``alerts.deliver_email`` / ``alerts.deliver_webhook``).
+def do_send_match_alert(match, change: str = "", check=None) -> list[Delivery]:
+    """Create the deliveries of ``match`` (a crawler Match with work and holder) and queue each
+    on commit (tasks ``alerts.deliver_email`` / ``alerts.deliver_webhook``).
 
-    A user or endpoint already alerted of this match gets nothing new (seen again, or the task
-    delivered twice). Returns the deliveries created.
+    Args:
+        match: the match.
+        change: "" for a new match (kind "immediate"), "removed" or "reopened" for a takedown
+            change found by ``check``.
+        check: the crawler TakedownCheck of a change, else None.
+
+    A user or endpoint already alerted of this match (or of this check) gets nothing new (seen
+    again, or the task delivered twice). Returns the deliveries created.
     """
     from alerts import tasks
 
+    kind = change or Delivery.Kind.IMMEDIATE
     created = []
     targets = [(Delivery.Channel.EMAIL, {"user": p.user}, p.user.email) for p in recipients(match)]
     targets += [(Delivery.Channel.WEBHOOK, {"endpoint": e}, e.url) for e in
@@ -51,8 +58,9 @@ def do_send_match_alert(match) -> list[Delivery]:
     for channel, target, recipient in targets:
         try:
             with transaction.atomic():
-                delivery = Delivery.objects.create(kind=Delivery.Kind.IMMEDIATE, channel=channel,
-                                                   match=match, recipient=recipient, **target)
+                delivery = Delivery.objects.create(kind=kind, channel=channel, match=match,
+                                                   takedown_check=check, recipient=recipient,
+                                                   **target)
         except IntegrityError:  # alerted before on this channel
             continue
         task = tasks.deliver_email if channel == Delivery.Channel.EMAIL else tasks.deliver_webhook

@@ -63,15 +63,39 @@ def _match_lines(match) -> list[str]:
     ]
 
 
-def match_mail(match, user, language: str) -> EmailMessage:
-    """The immediate alert mail of ``match`` to ``user`` (its ``email``) in ``language``,
-    with an unsubscribe link in the text and a List-Unsubscribe header (RFC 2369)."""
+def _headline(delivery) -> tuple[str, str]:
+    """(subject, first line) of an immediate or takedown alert, in the active language."""
+    match = delivery.match
+    names = {"work": match.work.title, "domain": match.domain, "score": round(match.score * 100)}
+    if delivery.kind == "removed":
+        return (_("Copy removed: “%(work)s” on %(domain)s") % names,
+                _("A takedown check found this copy removed."))
+    if delivery.kind == "reopened":
+        return (_("Copy back: “%(work)s” on %(domain)s") % names,
+                _("A copy found removed earlier is online again; its match is reopened."))
+    return (_("New copy of “%(work)s” on %(domain)s (score %(score)d%%)") % names,
+            _("A new copy of a registered work was found."))
+
+
+def _check_lines(check) -> list[str]:
+    if check is None:
+        return []
+    status = str(check.http_status) if check.http_status else "-"
+    return [_("Checked: %(time)s, HTTP status %(status)s") % {
+        "time": timezone.localtime(check.checked_at).strftime("%Y-%m-%d %H:%M %Z"),
+        "status": status}]
+
+
+def delivery_mail(delivery, language: str) -> EmailMessage:
+    """The alert mail of ``delivery`` (kind immediate, removed or reopened) to its user in
+    ``language``, with an unsubscribe link in the text and a List-Unsubscribe header
+    (RFC 2369)."""
+    user = delivery.user
     link = unsubscribe_url(user.pk, "email")
     with translation.override(language):
-        subject = _("New copy of “%(work)s” on %(domain)s (score %(score)d%%)") % {
-            "work": match.work.title, "domain": match.domain, "score": round(match.score * 100)}
-        body = "\n".join([_("A new copy of a registered work was found."), "",
-                          *_match_lines(match), "",
+        subject, first = _headline(delivery)
+        body = "\n".join([first, "", *_match_lines(delivery.match),
+                          *_check_lines(delivery.takedown_check), "",
                           _("Stop these alerts: %(url)s") % {"url": link}])
     return EmailMessage(subject, body, to=[user.email], headers={"List-Unsubscribe": f"<{link}>"})
 
@@ -99,23 +123,32 @@ def digest_mail(matches, user, language: str) -> EmailMessage:
                         headers={"List-Unsubscribe": f"<{link}>"})
 
 
-def json_payload(match) -> dict:
-    """The JSON webhook body of a new match."""
-    return {"event": "match.new", "match": {
+EVENTS = {"immediate": "match.new", "removed": "match.removed", "reopened": "match.reopened"}
+
+
+def json_payload(delivery) -> dict:
+    """The JSON webhook body of ``delivery``: event "match.new", "match.removed" or
+    "match.reopened", the match, and for a takedown change the check (time, HTTP status)."""
+    match, check = delivery.match, delivery.takedown_check
+    payload = {"event": EVENTS[delivery.kind], "match": {
         "id": match.pk, "url": match.url, "domain": match.domain, "title": match.title,
         "work": {"uid": str(match.work.uid), "title": match.work.title},
         "holder": match.work.holder.name, "score": match.score,
         "containment_page": match.containment_page, "containment_work": match.containment_work,
         "section": match.section, "first_seen": match.first_seen.isoformat(),
         "evidence_url": evidence_url(match)}}
+    if check is not None:
+        payload["check"] = {"id": check.pk, "checked_at": check.checked_at.isoformat(),
+                            "outcome": check.outcome, "http_status": check.http_status}
+    return payload
 
 
-def wecom_markdown(match, language: str) -> str:
-    """The WeCom markdown text of a new match in ``language``."""
+def wecom_markdown(delivery, language: str) -> str:
+    """The WeCom markdown text of ``delivery`` in ``language``."""
     with translation.override(language):
-        title = _("New copy of “%(work)s” on %(domain)s (score %(score)d%%)") % {
-            "work": match.work.title, "domain": match.domain, "score": round(match.score * 100)}
-        return "\n".join([f"**{title}**", *(f"> {line}" for line in _match_lines(match))])
+        title, _first = _headline(delivery)
+        lines = [*_match_lines(delivery.match), *_check_lines(delivery.takedown_check)]
+        return "\n".join([f"**{title}**", *(f"> {line}" for line in lines)])
 
 
 def webhook_disabled_mail(endpoint, user, language: str) -> EmailMessage:

@@ -98,12 +98,16 @@ class Delivery(models.Model):
     """One alert of one match (or one digest mail) on one channel: the delivery log.
 
     A match is alerted at most once per user mail and once per endpoint (unique constraints);
-    a digest row per (match, user) is written only after the digest mail was delivered.
+    a digest row per (match, user) is written only after the digest mail was delivered; a
+    takedown change (kind "removed" or "reopened", with the takedown check that found it) once
+    per check and user or endpoint.
     """
 
     class Kind(models.TextChoices):
         IMMEDIATE = "immediate", _("immediate")
         DIGEST = "digest", _("digest")
+        REMOVED = "removed", _("copy removed")
+        REOPENED = "reopened", _("copy back")
 
     class Channel(models.TextChoices):
         EMAIL = "email", _("e-mail")
@@ -122,6 +126,9 @@ class Delivery(models.Model):
                               related_name="deliveries")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("user"), null=True,
                              blank=True, on_delete=models.CASCADE, related_name="+")
+    takedown_check = models.ForeignKey("crawler.TakedownCheck", verbose_name=_("takedown check"),
+                                       null=True, blank=True, on_delete=models.CASCADE,
+                                       related_name="+")
     endpoint = models.ForeignKey(WebhookEndpoint, verbose_name=_("webhook endpoint"), null=True,
                                  blank=True, on_delete=models.CASCADE, related_name="deliveries")
     recipient = models.CharField(_("recipient"), max_length=2048)
@@ -138,11 +145,20 @@ class Delivery(models.Model):
         verbose_name_plural = _("alert deliveries")
         ordering = ["-created_at", "-id"]
         constraints = [
-            models.UniqueConstraint(fields=["kind", "match", "user"], condition=Q(user__isnull=False),
+            models.UniqueConstraint(fields=["kind", "match", "user"],
+                                    condition=Q(user__isnull=False,
+                                                takedown_check__isnull=True),
                                     name="delivery_once_per_match_user"),
             models.UniqueConstraint(fields=["kind", "match", "endpoint"],
-                                    condition=Q(endpoint__isnull=False),
+                                    condition=Q(endpoint__isnull=False,
+                                                takedown_check__isnull=True),
                                     name="delivery_once_per_match_endpoint"),
+            models.UniqueConstraint(fields=["kind", "takedown_check", "user"],
+                                    condition=Q(user__isnull=False, takedown_check__isnull=False),
+                                    name="delivery_once_per_check_user"),
+            models.UniqueConstraint(fields=["kind", "takedown_check", "endpoint"],
+                                    condition=Q(endpoint__isnull=False, takedown_check__isnull=False),
+                                    name="delivery_once_per_check_endpoint"),
         ]
 
     def __str__(self) -> str:

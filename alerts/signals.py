@@ -1,6 +1,7 @@
-"""The hook from the crawler to the alerts: a new Match row queues ``alerts.send_match_alerts``
-when its transaction commits (Django's post_save signal, so the crawler imports nothing of
-the alerts)."""
+"""The hooks from the crawler to the alerts: a new Match row queues ``alerts.send_match_alerts``
+when its transaction commits (Django's post_save signal), and a takedown check that found a
+copy removed or back (``crawler.takedown.takedown_changed``, sent after commit) queues
+``alerts.send_takedown_alerts``; the crawler imports nothing of the alerts."""
 
 from __future__ import annotations
 
@@ -15,8 +16,16 @@ def _on_match_saved(sender, instance, created=False, raw=False, **kwargs):
         transaction.on_commit(lambda: tasks.send_match_alerts.delay(instance.pk))
 
 
+def _on_takedown_changed(sender, match, check, change, **kwargs):
+    from alerts import tasks
+
+    tasks.send_takedown_alerts.delay(match.pk, check.pk, change)
+
+
 def connect() -> None:
-    """Connect the receiver to crawler.models.Match (called once from AlertsConfig.ready)."""
+    """Connect the receivers (called once from AlertsConfig.ready)."""
     from crawler.models import Match
+    from crawler.takedown import takedown_changed
 
     post_save.connect(_on_match_saved, sender=Match, dispatch_uid="alerts.match_saved")
+    takedown_changed.connect(_on_takedown_changed, dispatch_uid="alerts.takedown_changed")

@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from alerts import actions, messages, webhooks
 from alerts.models import AlertPreference, Delivery, WebhookEndpoint
 from crawler.backoff import backoff_delay
-from crawler.models import Match
+from crawler.models import Match, TakedownCheck
 from tracker.core.scoping import scope
 
 MAIL_ERRORS = (smtplib.SMTPException, OSError)  # SMTP refusals, connection refused, timeouts
@@ -36,16 +36,27 @@ def send_match_alerts(match_id: int) -> int:
     return len(actions.do_send_match_alert(match)) if match else 0
 
 
+@shared_task(name="alerts.send_takedown_alerts")
+def send_takedown_alerts(match_id: int, check_id: int, change: str) -> int:
+    """Create and queue the deliveries telling that the copy of match ``match_id`` was
+    ``change`` ("removed" or "reopened") by takedown check ``check_id``; returns how many."""
+    match = Match.objects.select_related("work", "work__holder").filter(pk=match_id).first()
+    check = TakedownCheck.objects.filter(pk=check_id).first()
+    if match is None or check is None:
+        return 0
+    return len(actions.do_send_match_alert(match, change, check))
+
+
 @shared_task(bind=True, name="alerts.deliver_email", max_retries=None)
 def deliver_email(self, delivery_id: int) -> str:
     """Send the alert mail of delivery ``delivery_id``; an unreachable or refusing SMTP server
     is retried with backoff. Returns the delivery's status."""
-    delivery = (Delivery.objects.select_related("match__work__holder", "user")
+    delivery = (Delivery.objects.select_related("match__work__holder", "user", "takedown_check")
                 .filter(pk=delivery_id).first())
     if delivery is None or delivery.status in DONE:
         return delivery.status if delivery else "gone"
     try:
-        messages.match_mail(delivery.match, delivery.user, _language(delivery.user)).send()
+        messages.delivery_mail(delivery, _language(delivery.user)).send()
     except MAIL_ERRORS as exc:
         final = self.request.retries >= settings.ALERT_MAX_RETRIES
         status = Delivery.Status.FAILED if final else Delivery.Status.RETRYING
@@ -61,15 +72,15 @@ def deliver_webhook(self, delivery_id: int) -> str:
     """POST the alert of delivery ``delivery_id`` to its endpoint (JSON or WeCom format);
     timeouts, connection errors, 429 and 5xx are retried with backoff; SSRF refusals and 4xx are
     final. Returns the delivery's status."""
-    delivery = (Delivery.objects.select_related("match__work__holder", "endpoint")
-                .filter(pk=delivery_id).first())
+    delivery = (Delivery.objects.select_related("match__work__holder", "endpoint",
+                                                "takedown_check").filter(pk=delivery_id).first())
     if delivery is None or delivery.status in DONE:
         return delivery.status if delivery else "gone"
     endpoint = delivery.endpoint
     if endpoint.format == WebhookEndpoint.Format.WECOM:
-        payload = webhooks.wecom_body(messages.wecom_markdown(delivery.match, endpoint.language))
+        payload = webhooks.wecom_body(messages.wecom_markdown(delivery, endpoint.language))
     else:
-        payload = messages.json_payload(delivery.match)
+        payload = messages.json_payload(delivery)
     attempt = webhooks.post(endpoint.url, endpoint.secret, payload,
                             settings.ALERT_WEBHOOK_TIMEOUT_SECONDS)
     if attempt.result == "retry":

@@ -228,3 +228,31 @@ def test_webhook_admin_is_scoped_per_holder_and_refuses_private_urls(holder_with
     assert response.status_code == 200
     assert "This address may not be contacted: private" in response.content.decode()
     assert list(WebhookEndpoint.objects.filter(holder=ns.holder)) == [mine]
+
+
+def test_a_takedown_removal_and_return_are_alerted_once_each(holder_with_user, smtp_server,
+                                                             receiver, idle_worker, wait_for):
+    from crawler.models import CheckOutcome
+    from crawler.takedown import record_check
+
+    ns = holder_with_user
+    AlertPreference.objects.create(user=ns.user, language="en")
+    _endpoint(ns, receiver)
+    match = ns.new_match()
+    wait_for(lambda: smtp_server.messages and receiver.requests, what="the new-match alerts")
+    removed = record_check(match, CheckOutcome.REMOVED, 404, "", "gone")
+    wait_for(lambda: len(smtp_server.messages) == 2 and len(receiver.requests) == 2,
+             what="the removal alerts")
+    mail = smtp_server.messages[1]
+    assert _subject(mail) == "Copy removed: “星河往事” on copy.example.com"
+    assert "HTTP status 404" in _body(mail)
+    payload = json.loads(receiver.requests[1][1])
+    assert payload["event"] == "match.removed"
+    assert (payload["check"]["id"], payload["check"]["http_status"]) == (removed.pk, 404)
+    record_check(match, CheckOutcome.REMOVED, 404, "", "still gone")  # no change: no alert
+    record_check(match, CheckOutcome.PRESENT, 200, "ab" * 32, "")
+    wait_for(lambda: len(smtp_server.messages) == 3, what="the reopened alert")
+    assert _subject(smtp_server.messages[2]) == "Copy back: “星河往事” on copy.example.com"
+    wait_for(lambda: Delivery.objects.filter(status="sent").count() == 6, what="6 sent deliveries")
+    assert sorted(Delivery.objects.values_list("kind", flat=True)) == [
+        "immediate", "immediate", "removed", "removed", "reopened", "reopened"]
