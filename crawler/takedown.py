@@ -7,7 +7,8 @@ engine again. ``record_check`` stores the outcome as a TakedownCheck (time, HTTP
 hash) and applies it: a removed page's match stops "still matching", a removed page that comes
 back is reopened; both are written to the audit trail (kind "notice": takedown evidence) and
 announced by the ``takedown_changed`` signal (receivers: alerts). A regular scan that meets a
-matched URL answering 404 or 410 records the same check (``record_gone``).
+matched URL answering 404 or 410 records the same check (``record_gone``), and one that finds
+a removed page back with its matched text reopens it (``record_back``).
 
 Outcomes (CheckOutcome): removed = HTTP 404 or 410, or the page's text no longer matches the
 work (the engine finds no copy); present = the matched work still found and the text is the
@@ -153,3 +154,16 @@ def record_gone(scan_id: int, url: str, http_status: int | None) -> int:
         record_check(match, CheckOutcome.REMOVED, http_status, "", f"HTTP {http_status} in a scan",
                      scan=scan)
     return len(matches)
+
+
+def record_back(page_id: str, scan_id: int, http_status: int | None, digest: str) -> int:
+    """A scan found the stored page ``page_id`` again with the same text (unchanged): each of
+    its matches removed by a takedown check is reopened (``record_check`` 'present').
+    Returns the checks recorded."""
+    removed = list(Match.objects.filter(page_id=page_id, still_matching=False,
+                                        takedown_checks__isnull=False).distinct())
+    scan = ScanRun.objects.filter(pk=scan_id).first() if removed else None
+    for match in removed:
+        record_check(match, CheckOutcome.PRESENT, http_status, digest,
+                     "the same text is back (found in a scan)", scan=scan)
+    return len(removed)

@@ -119,6 +119,7 @@ def _to_match(crawler, scan_id: int, result) -> tuple[str, str] | None:
     unchanged page (whose matches are seen again) when works were indexed since its matching."""
     if result.change != "unchanged" or not result.page:
         return result.match
+    takedown.record_back(result.page[0], scan_id, result.status, "")
     still = matching.seen_again(result.page[0], ScanRun.objects.filter(pk=scan_id).first())
     if still:
         crawler.frontier(scan_id).count(matches=still)

@@ -89,6 +89,12 @@ def test_takedown_removed_then_restored(idle_worker, site, platform_stores):
     assert not match.still_matching
     by_scan = TakedownCheck.objects.filter(match=match).first()
     assert (by_scan.outcome, by_scan.http_status, by_scan.scan_id) == ("removed", 410, summary["scan"])
+    page[0] = site.html(COPY)  # back with the same text: the next scan reopens it
+    summary = _scan(site_id)
+    match.refresh_from_db()
+    assert match.still_matching
+    back = TakedownCheck.objects.filter(match=match).first()
+    assert (back.outcome, back.scan_id) == ("present", summary["scan"])
 
 
 def test_a_change_is_signalled_after_commit(platform_stores, client):
