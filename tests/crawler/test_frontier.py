@@ -58,3 +58,20 @@ def test_tokens_tell_runs_apart(redis_client):
     assert again != token and not f.accepts(token) and f.accepts(again)
     f.close()
     assert not f.accepts(again)
+
+
+def test_batched_counters_arrive_together_at_the_end_even_on_error(redis_client):
+    f = Frontier(redis_client, 9)
+    f.open(10, 2)
+    with f.batched():
+        f.count(requests=1, ms_fetch=12)
+        f.count(requests=1)
+        f.count_outcome("ok")
+        assert Frontier(redis_client, 9).state().stats == {}  # nothing sent yet
+    assert f.state().stats == {"requests": 2, "ms_fetch": 12, "outcome:ok": 1}
+    with pytest.raises(RuntimeError), f.batched():
+        f.count_outcome("timeout")
+        raise RuntimeError("boom")
+    assert f.state().stats["outcome:timeout"] == 1
+    f.count(retries=1)  # outside a batch: sent at once
+    assert f.state().stats["retries"] == 1
