@@ -15,3 +15,12 @@ def dashboard_overview(context) -> dict:
     request = context["request"]
     return {"o": overview.build(request.user), "request": request,
             "can_see_scans": request.user.is_active}
+
+
+@register.filter
+def percent(fraction) -> str:
+    """A score or containment (float in 0..1) as the dashboard's one score format, a whole
+    percentage ("82%", "<1%"): ``dashboard.wording.percent``; "—" for None."""
+    from dashboard import wording
+
+    return "—" if fraction is None else wording.percent(float(fraction))

@@ -38,3 +38,11 @@ def test_login_error_does_not_say_staff_account(db):
         page = Client(HTTP_ACCEPT_LANGUAGE=language).post(
             "/login/", {"username": "nobody", "password": "wrong"}).content.decode()
         assert expected in page and "staff" not in page.lower() and "工作人员" not in page
+
+
+def test_one_score_format_percent(scenario):
+    client = client_for(scenario.users.staff)
+    overview = client.get("/").content.decode()
+    assert "86%" in overview and "0.86" not in overview
+    evidence = client.get(f"/crawler/match/{scenario.matches[0].pk}/change/").content.decode()
+    assert "综合得分 86%" in evidence and "0.86" not in evidence
