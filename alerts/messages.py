@@ -146,7 +146,7 @@ def json_payload(delivery) -> dict:
 def wecom_markdown(delivery, language: str) -> str:
     """The WeCom markdown text of ``delivery`` in ``language``."""
     with translation.override(language):
-        title, _first = _headline(delivery)
+        title = _headline(delivery)[0]
         lines = [*_match_lines(delivery.match), *_check_lines(delivery.takedown_check)]
         return "\n".join([f"**{title}**", *(f"> {line}" for line in lines)])
 

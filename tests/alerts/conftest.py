@@ -95,8 +95,9 @@ def smtp_server() -> Iterator[SMTPServer]:
 
 @dataclass
 class Receiver:
-    """A loopback HTTP server; ``replies`` is a list of (status, headers) answered in turn (the
-    last one repeated); ``requests`` the (headers dict, body bytes) received."""
+    """A loopback HTTP server; ``replies`` is a list of (status, headers) or (status, headers,
+    seconds to wait before answering) answered in turn (the last one repeated); ``requests``
+    the (headers dict, body bytes) received."""
 
     replies: list = field(default_factory=lambda: [(200, {})])
     requests: list = field(default_factory=list)
@@ -112,7 +113,9 @@ def receiver() -> Iterator[Receiver]:
         def do_POST(self):
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
             state.requests.append((dict(self.headers), body))
-            status, headers = state.replies[min(len(state.requests), len(state.replies)) - 1]
+            status, headers, *delay = state.replies[min(len(state.requests), len(state.replies)) - 1]
+            if delay:
+                time.sleep(delay[0])  # a slow endpoint: the client times out first
             self.send_response(status)
             for name, value in headers.items():
                 self.send_header(name, value)

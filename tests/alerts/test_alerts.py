@@ -127,6 +127,15 @@ def test_webhook_500_is_retried_until_it_succeeds(holder_with_user, receiver, id
     assert endpoint.consecutive_failures == 0 and endpoint.enabled
 
 
+def test_a_webhook_that_times_out_is_retried(holder_with_user, receiver, idle_worker, wait_for):
+    ns = holder_with_user
+    receiver.replies = [(200, {}, 3.0), (200, {})]  # TRACKER_WEBHOOK_TIMEOUT is 1 s here
+    _endpoint(ns, receiver)
+    match = ns.new_match()
+    delivery = _delivery(wait_for, "the delivery after the timeout", match=match, status="sent")
+    assert delivery.attempts == 2 and len(receiver.requests) == 2
+
+
 def test_redirect_to_a_private_address_is_refused_and_repeated_failures_disable(
         holder_with_user, receiver, smtp_server, idle_worker, wait_for):
     ns = holder_with_user
