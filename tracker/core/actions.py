@@ -42,7 +42,9 @@ def do_register_work(holder: RightsHolder, reference: str, extracted: Extracted,
         ValueError: reference empty or longer than 200 characters.
     """
     with transaction.atomic():
-        registration = services.register_work(holder, reference, extracted, **metadata)
+        # services.register_work stages the text and queues its ingestion on commit.
+        registration = services.register_work(holder, reference, extracted, ingest=ingest,
+                                              **metadata)
         work = registration.work
         if registration.outcome != "skipped":
             AuditEvent.record(
@@ -51,9 +53,6 @@ def do_register_work(holder: RightsHolder, reference: str, extracted: Extracted,
                 else "registered", new_state=registration.outcome,
                 reason=f"text {work.length} characters, SHA-256 {work.sha256[:12]}"
                 if registration.queued else "metadata")
-        if registration.queued and ingest:
-            work_id = work.pk
-            transaction.on_commit(lambda: services.enqueue_ingest(work_id))
     return registration
 
 
