@@ -29,4 +29,9 @@ def test_list_pages_fit_1366(scenario, open_page, browser_login, screenshot, lan
         widths = page.evaluate("[document.scrollingElement.scrollWidth, window.innerWidth]")
         if widths[0] > widths[1]:
             overflowing[url] = widths
+        for cell in page.query_selector_all("#result_list .field-title"):
+            assert cell.bounding_box()["width"] >= 100, (url, cell.inner_text())  # not 1 a line
+        for cell in page.query_selector_all("#result_list td.field-from_state, "
+                                            "#result_list td.field-to_state"):
+            assert cell.bounding_box()["width"] >= 50, (url, cell.inner_text())
     assert not overflowing, overflowing
