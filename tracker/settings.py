@@ -53,7 +53,7 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "tracker.core",
     "crawler",  # crawler issue: Celery tasks, signals, management commands
-    "alerts",  # e-mail and webhook alerts of new matches (between dashboard and crawler)
+    "dashboard.alerts",  # e-mail and webhook alerts of new matches (between dashboard and crawler)
     "axes",
     "rest_framework",  # the REST API (dashboard/api/)
     "django_filters",
@@ -220,9 +220,9 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # returns a dict for the summary): the main job of `make run`: register and index the demo
 # works, then scan the bundled demo site for reprints of them.
 DEMO_STEPS = env.list("TRACKER_DEMO_STEPS", default=["tracker.core.demo.ingest_demo_works",
-                                                     "alerts.demo.enable_demo_alerts",
+                                                     "dashboard.alerts.demo.enable_demo_alerts",
                                                      "crawler.demo.scan_demo_site",
-                                                     "alerts.demo.report_demo_alerts"])
+                                                     "dashboard.alerts.demo.report_demo_alerts"])
 DEMO_WORKS_DIR = BASE_DIR / "demo" / "works"
 
 LOGGING = {
@@ -389,7 +389,7 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
-# ---- Alerts (alerts/): e-mail through Django's backends, signed webhooks, a daily digest ----
+# ---- Alerts (dashboard/alerts/): e-mail through Django's backends, signed webhooks, a daily digest ----
 # E-mail: SMTP configured from the environment (EMAIL_URL-style variables are not used: each
 # is its own variable); `make run` sets EMAIL_BACKEND to the file backend writing to
 # EMAIL_FILE_PATH (var/mail/).

@@ -10,6 +10,6 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("api/v1/", include("dashboard.api.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
-    path("alerts/", include("alerts.urls")),
+    path("alerts/", include("dashboard.alerts.urls")),
     path("", admin.site.urls),
 ]

@@ -17,7 +17,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from alerts.models import AlertPreference, Delivery, WebhookEndpoint
+from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint
 from tracker.core.scoping import sees_all
 
 log = logging.getLogger(__name__)
@@ -47,7 +47,7 @@ def do_send_match_alert(match, change: str = "", check=None) -> list[Delivery]:
     A user or endpoint already alerted of this match (or of this check) gets nothing new (seen
     again, or the task delivered twice). Returns the deliveries created.
     """
-    from alerts import tasks
+    from dashboard.alerts import tasks
 
     kind = change or Delivery.Kind.IMMEDIATE
     created = []
@@ -95,7 +95,7 @@ def do_record_delivery(delivery: Delivery, status: str, *, error: str = "",
             if endpoint.enabled and endpoint.consecutive_failures >= settings.ALERT_WEBHOOK_MAX_FAILURES:
                 endpoint.enabled = False
                 endpoint.save(update_fields=["enabled"])
-                from alerts import tasks
+                from dashboard.alerts import tasks
 
                 transaction.on_commit(lambda: tasks.notify_webhook_disabled.delay(endpoint.pk))
                 log.warning("webhook %s disabled after %d failures", endpoint.pk,

@@ -10,10 +10,10 @@ from django.http import HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils.translation import gettext_lazy as _
 
-from alerts.actions import do_save_webhook, do_update_alert_preferences
-from alerts.models import AlertPreference, Delivery, WebhookEndpoint
 from crawler.scans import crawl_config
 from crawler.ssrf import RefusedAddress, check_url, parse_allow_list
+from dashboard.alerts.actions import do_save_webhook, do_update_alert_preferences
+from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint
 from tracker.core.admin import HolderScopedAdmin
 from tracker.core.scoping import sees_all
 

@@ -7,11 +7,12 @@ from django.utils.translation import gettext_lazy as _
 class AlertsConfig(AppConfig):
     """Connects the receiver that queues the immediate alert of each new match."""
 
-    name = "alerts"
+    name = "dashboard.alerts"
+    label = "alerts"  # the app label of its tables, migrations and permissions
     verbose_name = _("Alerts")
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from alerts import signals
+        from dashboard.alerts import signals
 
         signals.connect()

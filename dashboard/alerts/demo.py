@@ -9,8 +9,8 @@ import time
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
-from alerts.actions import do_update_alert_preferences
-from alerts.models import Delivery
+from dashboard.alerts.actions import do_update_alert_preferences
+from dashboard.alerts.models import Delivery
 
 
 def _where() -> str:

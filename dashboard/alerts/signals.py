@@ -11,13 +11,13 @@ from django.db.models.signals import post_save
 
 def _on_match_saved(sender, instance, created=False, raw=False, **kwargs):
     if created and not raw:
-        from alerts import tasks
+        from dashboard.alerts import tasks
 
         transaction.on_commit(lambda: tasks.send_match_alerts.delay(instance.pk))
 
 
 def _on_takedown_changed(sender, match, check, change, **kwargs):
-    from alerts import tasks
+    from dashboard.alerts import tasks
 
     tasks.send_takedown_alerts.delay(match.pk, check.pk, change)
 

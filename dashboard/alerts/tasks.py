@@ -10,10 +10,10 @@ from celery import shared_task
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
-from alerts import actions, messages, webhooks
-from alerts.models import AlertPreference, Delivery, WebhookEndpoint
 from crawler.backoff import backoff_delay
 from crawler.models import Match, TakedownCheck
+from dashboard.alerts import actions, messages, webhooks
+from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint
 from tracker.core.scoping import scope
 
 MAIL_ERRORS = (smtplib.SMTPException, OSError)  # SMTP refusals, connection refused, timeouts

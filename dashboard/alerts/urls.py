@@ -2,6 +2,6 @@
 
 from django.urls import path
 
-from alerts import views
+from dashboard.alerts import views
 
 urlpatterns = [path("unsubscribe/<str:token>/", views.unsubscribe, name="alerts_unsubscribe")]

@@ -11,9 +11,9 @@ from django.shortcuts import render
 from django.utils import translation
 from django.views.decorators.http import require_http_methods
 
-from alerts.actions import do_update_alert_preferences
-from alerts.messages import read_unsubscribe_token
-from alerts.models import AlertPreference
+from dashboard.alerts.actions import do_update_alert_preferences
+from dashboard.alerts.messages import read_unsubscribe_token
+from dashboard.alerts.models import AlertPreference
 
 FIELDS = {"email": "email_enabled", "digest": "digest_enabled"}
 

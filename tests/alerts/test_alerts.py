@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from alerts import webhooks
-from alerts.models import AlertPreference, Delivery, WebhookEndpoint
-from alerts.tasks import send_digest, send_match_alerts
+from dashboard.alerts import webhooks
+from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint
+from dashboard.alerts.tasks import send_digest, send_match_alerts
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
