@@ -3,8 +3,9 @@ on the real news pages of ``../shared/data/news_html_dev.tar.gz`` and the demo s
 
     .venv/bin/python bench/extract_bench.py [--rounds 5]
 
-Ways compared (all in this one process, interleaved round by round, so that the load of a
-shared machine hits each alike; medians over the rounds and the ratio to ``full_metadata``):
+Ways compared (all in this one process, interleaved round by round; time is this process's CPU
+time, so that other processes on a shared machine distort it little; medians over the rounds
+and the ratio to ``full_metadata``):
 
 - ``full_metadata``: trafilatura ``bare_extraction`` with ``with_metadata=True`` (what
   tracker.text did before: site name, categories, tags, license and author heuristics too);
@@ -15,7 +16,8 @@ shared machine hits each alike; medians over the rounds and the ratio to ``full_
 - ``html2txt``: the whole visible text (trafilatura.html2txt).
 
 Recall: the share of the CJK letters of a reference text found in a way's text (letter
-6-grams; the reference is trafilatura's slowest, most inclusive mode: favor_recall, fast=False).
+6-grams, both normalised by tracker.text; the reference is trafilatura's slowest, most
+inclusive mode: favor_recall, fast=False).
 """
 
 from __future__ import annotations
@@ -44,7 +46,10 @@ def load_pages() -> list[str]:
 
 
 def letters(text: str | None) -> str:
-    return "".join(CJK.findall(text or ""))
+    """The CJK letters of ``text`` after tracker.text's normalisation (as the engine sees them)."""
+    from tracker.text.normalize import normalize
+
+    return "".join(CJK.findall(normalize(text or "")))
 
 
 def recall(ref: str, got: str) -> int:
@@ -84,14 +89,14 @@ def main(argv=None) -> int:
     found: dict[str, int] = {}
     for _ in range(args.rounds):
         for name, way in ways.items():
-            started = time.perf_counter()
+            started = time.process_time()
             texts = [way(d) for d in pages]
-            times[name].append((time.perf_counter() - started) / len(pages) * 1000)
+            times[name].append((time.process_time() - started) / len(pages) * 1000)
             found[name] = sum(recall(r, letters(t)) for r, t in zip(refs, texts, strict=True))
     base = statistics.median(times["full_metadata"])
     total = sum(map(len, refs))
     print(f"{len(pages)} pages ({DATA.name} + demo/site), {args.rounds} interleaved rounds\n")
-    print("| way | ms/page (median) | ratio to full_metadata | recall |")
+    print("| way | CPU ms/page (median) | ratio to full_metadata | recall |")
     print("|---|---|---|---|")
     for name in ways:
         ms = statistics.median(times[name])
