@@ -141,7 +141,8 @@ class WorkViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
     @extend_schema(summary="Register works in bulk (JSON Lines)",
                    request={"application/x-ndjson": OpenApiTypes.STR},
                    responses={200: s.BulkResultSerializer(many=True), **ERRORS})
-    @action(detail=False, methods=["post"], parser_classes=[JsonLinesParser])
+    @action(detail=False, methods=["post"], parser_classes=[JsonLinesParser],
+            pagination_class=None)
     def bulk(self, request):
         """One work per line, each a JSON object as for "Register a work from text"; each line
         is registered on its own and reported (a bad line does not stop the others)."""

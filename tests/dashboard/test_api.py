@@ -312,3 +312,45 @@ def test_sites_and_scans_are_for_staff(scenario, api):
     assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
     again = staff.post(f"scans/{run.pk}/cancel/")
     assert again.status_code == 400 and again.json()["code"] == "not_running"
+
+
+FUZZ_EXAMPLES = 10  # hypothesis examples per operation: the run stays under a minute or two
+
+
+def test_fuzz_every_endpoint_with_schemathesis(scenario, api, live_server, monkeypatch):
+    """schemathesis generates requests for every operation of the schema and sends them to the
+    live server with a staff token: no 500 answer, and every answer conforms to the schema."""
+    import schemathesis
+    from hypothesis import HealthCheck, given, settings
+    from schemathesis.checks import not_a_server_error, response_schema_conformance
+
+    @schemathesis.serializer("application/x-ndjson")
+    class JsonLines:
+        """Generated bodies of works/bulk/ sent as text (strings as they are)."""
+
+        def as_requests(self, context, value):
+            return {"data": value if isinstance(value, str) else str(value)}
+
+        def as_werkzeug(self, context, value):
+            return self.as_requests(context, value)
+
+    from django.db import connections
+
+    # the live server answers each request in a new thread: close its connection afterwards,
+    # or hundreds of requests exhaust PostgreSQL's connection slots
+    monkeypatch.setitem(connections.settings["default"], "CONN_MAX_AGE", 0)
+    client = api(scenario.users.staff)
+    schema = schemathesis.from_dict(client.get("schema/?format=json").json(),
+                                    base_url=live_server.url)
+    auth = {"Authorization": client.session.headers["Authorization"]}
+    operations = [result.ok() for result in schema.get_all_operations()]
+    assert len(operations) >= 20
+    for operation in operations:
+        @settings(max_examples=FUZZ_EXAMPLES, deadline=None, database=None,
+                  suppress_health_check=list(HealthCheck))
+        @given(case=operation.as_strategy())
+        def fuzz(case):
+            case.call_and_validate(headers=auth, timeout=30,
+                                   checks=(not_a_server_error, response_schema_conformance))
+
+        fuzz()
