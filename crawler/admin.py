@@ -22,7 +22,7 @@ from crawler.models import (
     TargetSite,
     WhitelistedDomain,
 )
-from tracker.core.admin import HolderScopedAdmin
+from tracker.core.admin import HolderScopedAdmin, RecordAdminMixin
 
 
 class LinesField(forms.CharField):
@@ -101,7 +101,7 @@ class TargetSiteAdmin(admin.ModelAdmin):
 
 
 @admin.register(ScanRun)
-class ScanRunAdmin(admin.ModelAdmin):
+class ScanRunAdmin(RecordAdminMixin, admin.ModelAdmin):
     """Scan runs as recorded: figures, errors by kind, time per stage. Read-only; running scans
     can be cancelled."""
 
@@ -111,12 +111,6 @@ class ScanRunAdmin(admin.ModelAdmin):
     list_filter = ["status", "trigger", "site"]
     date_hierarchy = "started_at"
     actions = ["cancel"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
     @admin.display(description=_("errors"))
     def error_total(self, run):
@@ -129,7 +123,7 @@ class ScanRunAdmin(admin.ModelAdmin):
 
 
 @admin.register(RematchJob)
-class RematchJobAdmin(admin.ModelAdmin):
+class RematchJobAdmin(RecordAdminMixin, admin.ModelAdmin):
     """Searches of the stored pages for newly indexed works (crawler.rematch): progress (pages
     searched of the library's total), state, times, matches, error. Read-only."""
 
@@ -138,15 +132,9 @@ class RematchJobAdmin(admin.ModelAdmin):
     list_filter = ["state"]
     readonly_fields = ["works"]
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
 
 @admin.register(TakedownCheck)
-class TakedownCheckAdmin(HolderScopedAdmin):
+class TakedownCheckAdmin(RecordAdminMixin, HolderScopedAdmin):
     """Checks of matched URLs after takedown notices (crawler.takedown): time, outcome, HTTP
     status, text hash. Read-only; each holder sees its own works' checks."""
 
@@ -154,12 +142,6 @@ class TakedownCheckAdmin(HolderScopedAdmin):
     list_display = ["checked_at", "match", "outcome", "http_status", "text_sha256", "scan", "note"]
     list_filter = ["outcome"]
     list_select_related = ["match__work", "scan"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(WhitelistedDomain)

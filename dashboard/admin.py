@@ -40,7 +40,10 @@ from dashboard.models import (
     NoticeStatus,
     TakedownNotice,
 )
-from tracker.core.admin import HolderScopedAdmin  # also registers the core pages first
+from tracker.core.admin import (  # also registers the core pages first
+    HolderScopedAdmin,
+    RecordAdminMixin,
+)
 from tracker.core.errors import ActionError
 from tracker.core.models import AuditEvent
 from tracker.core.scoping import sees_all
@@ -412,8 +415,10 @@ class TakedownNoticeAdmin(HolderScopedAdmin):
         return redirect(reverse("admin:dashboard_takedownnotice_change", args=[notice.pk]))
 
 
-class AuditEventAdmin(HolderScopedAdmin):
+class AuditEventAdmin(RecordAdminMixin, HolderScopedAdmin):
     """The audit trail: read only, for everyone who may see the holder's data."""
+
+    deletable = False
 
     list_display = ["sequence", "at", "kind", "username", "subject", "from_state", "to_state",
                     "reason"]
@@ -428,15 +433,6 @@ class AuditEventAdmin(HolderScopedAdmin):
         return obj.new_label
     search_fields = ["subject", "username", "reason"]
     list_display_links = None
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 admin.site.register(Match, MatchAdmin)

@@ -14,7 +14,7 @@ from crawler.scans import crawl_config
 from crawler.ssrf import RefusedAddress, check_url, parse_allow_list
 from dashboard.alerts.actions import do_save_webhook, do_update_alert_preferences
 from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint
-from tracker.core.admin import HolderScopedAdmin
+from tracker.core.admin import HolderScopedAdmin, RecordAdminMixin
 from tracker.core.scoping import sees_all
 
 
@@ -104,8 +104,10 @@ class WebhookEndpointAdmin(HolderScopedAdmin):
 
 
 @admin.register(Delivery)
-class DeliveryAdmin(HolderScopedAdmin):
+class DeliveryAdmin(RecordAdminMixin, HolderScopedAdmin):
     """The delivery log, read only."""
+
+    deletable = False
 
     holder_path = "match__work__holder"
     list_display = ["created_at", "kind", "channel", "recipient", "status", "attempts",
@@ -113,12 +115,3 @@ class DeliveryAdmin(HolderScopedAdmin):
     list_filter = ["kind", "channel", "status"]
     search_fields = ["recipient", "last_error", "match__url"]
     list_select_related = ["match"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

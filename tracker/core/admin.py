@@ -24,6 +24,22 @@ from .scoping import holders_for, scope, sees_all
 from .uploads import UploadError, check_size, extract_file, extract_pasted, supported_suffixes
 
 
+class RecordAdminMixin:
+    """For admin pages of records the platform writes (scan runs, checks, logs, the audit
+    trail): nobody adds or edits them by hand; ``deletable = False`` forbids deleting too."""
+
+    deletable = True
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return self.deletable and super().has_delete_permission(request, obj)
+
+
 class HolderScopedAdmin(admin.ModelAdmin):
     """A ModelAdmin showing each user only its rights holders' objects.
 
