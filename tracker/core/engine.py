@@ -35,6 +35,28 @@ def indexed_work_ids() -> set[str]:
     return set(get_engine().index.work_ids())
 
 
+def clear_outdated_index() -> str | None:
+    """Clear the platform's index when it was written by another fingerprint version or an
+    older Redis layout (``Index.check()`` raises ``fingerprint.index.IndexVersionError``), so
+    that a rebuild from MongoDB can follow.
+
+    Returns:
+        The refusal's message (str) when the index was cleared, else None.
+
+    Raises:
+        fingerprint.index.IndexUnavailableError (a ConnectionError): Redis is unreachable.
+    """
+    from fingerprint.index import IndexVersionError
+
+    index = get_engine().index
+    try:
+        index.check()
+    except IndexVersionError as exc:
+        index.clear()
+        return str(exc)
+    return None
+
+
 def get_store():
     """Return the engine's ``fingerprint.store.MongoWorkStore`` on the platform's database."""
     return get_engine().store

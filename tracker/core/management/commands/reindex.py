@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
-from fingerprint.index import IndexVersionError
 from tracker.core import services
-from tracker.core.engine import get_engine
+from tracker.core.engine import clear_outdated_index
 
 
 class Command(BaseCommand):
@@ -21,12 +20,11 @@ class Command(BaseCommand):
     @no_translations  # command-line output in English, as its summary labels
     def handle(self, *args, prune: bool, **options):
         try:
-            get_engine().index.check()
-        except IndexVersionError as exc:  # another fingerprint version or an older layout
-            self.stdout.write(f"{exc}\nclearing the index and rebuilding it from MongoDB")
-            get_engine().index.clear()
+            refused = clear_outdated_index()
         except ConnectionError as exc:  # IndexUnavailableError
             raise CommandError(f"storage unreachable: {exc}") from exc
+        if refused:  # another fingerprint version or an older layout
+            self.stdout.write(f"{refused}\ncleared the index; rebuilding it from MongoDB")
         try:
             report = services.reindex(prune=prune)
         except services.StorageUnavailable as exc:
