@@ -194,7 +194,7 @@ class Fetcher:
             except RefusedAddress as exc:
                 return done(Outcome.SSRF_REFUSED, str(exc))
             except requests.RequestException as exc:
-                return done(*_transport_outcome(exc))
+                return done(*transport_outcome(exc))
             with response:
                 kept = {k: response.headers[k] for k in KEPT_HEADERS if k in response.headers}
                 status = response.status_code
@@ -246,14 +246,15 @@ class Fetcher:
                     return done(Outcome.TIMEOUT, f"download over {self.config.max_fetch_seconds} s",
                                 status=status, headers=kept)
         except (requests.RequestException, urllib3.exceptions.HTTPError) as exc:
-            outcome, reason = _transport_outcome(exc)
+            outcome, reason = transport_outcome(exc)
             return done(outcome, reason, status=status, headers=kept)
         return done(Outcome.OK, status=status, headers=kept, body=bytes(body), kind=kind)
 
 
-def _transport_outcome(exc: Exception) -> tuple[Outcome, str]:
-    """Classify a requests or urllib3 exception: (Outcome, reason). SSRF refusals raised inside the
-    connection surface as ConnectionError and are unwrapped here."""
+def transport_outcome(exc: Exception) -> tuple[Outcome, str]:
+    """Classify a requests or urllib3 exception raised by a request (the crawler's fetches and the
+    alert webhooks): returns (Outcome, reason str). SSRF refusals raised inside the connection
+    surface as ConnectionError and are unwrapped here."""
     refused = _find_cause(exc, RefusedAddress)
     if refused is not None:
         return Outcome.SSRF_REFUSED, str(refused)

@@ -18,7 +18,7 @@ from urllib.parse import urljoin
 
 import requests
 
-from crawler.fetch import _transport_outcome
+from crawler.fetch import transport_outcome
 from crawler.outcomes import Outcome
 from crawler.scans import crawl_config
 from crawler.ssrf import GuardedAdapter, RefusedAddress, check_url, parse_allow_list
@@ -84,7 +84,7 @@ def post(url: str, secret: str, payload: dict, timeout: float) -> Attempt:
             response = session.post(url, data=body, headers=headers, timeout=timeout,
                                     allow_redirects=False)
         except requests.RequestException as exc:
-            outcome, reason = _transport_outcome(exc)
+            outcome, reason = transport_outcome(exc)
             if outcome is Outcome.SSRF_REFUSED:
                 return Attempt("refused", error=f"SSRF guard: {reason}")
             if outcome is Outcome.INVALID_URL:
