@@ -16,6 +16,17 @@ from tracker.core.models import AuditEvent, Work
 pytestmark = pytest.mark.django_db
 
 
+def dashboard_session(base_url: str, username: str) -> requests.Session:
+    """A requests session logged in to the dashboard as ``username`` (the scenario's password)."""
+    browser = requests.Session()
+    browser.get(f"{base_url}/login/")
+    browser.post(f"{base_url}/login/", data={
+        "username": username, "password": "Dash-board-2026!",
+        "csrfmiddlewaretoken": browser.cookies["csrftoken"]},
+        headers={"Referer": f"{base_url}/login/"})
+    return browser
+
+
 def token_for(user, name: str = "script") -> str:
     """A new raw API token of ``user``."""
     token = ApiToken(user=user, name=name)
@@ -109,12 +120,7 @@ def test_no_token_and_a_revoked_token_are_refused(scenario, api, live_server):
     token = ApiToken.objects.get(digest=ApiToken.hash(raw))
     assert token.last_used_at is not None and token.digest != raw and raw.startswith(token.prefix)
     # revoke through the dashboard's action, as its user
-    browser = requests.Session()
-    browser.get(f"{live_server.url}/login/")
-    browser.post(f"{live_server.url}/login/", data={
-        "username": "holder_a", "password": "Dash-board-2026!",
-        "csrfmiddlewaretoken": browser.cookies["csrftoken"]},
-        headers={"Referer": f"{live_server.url}/login/"})
+    browser = dashboard_session(live_server.url, "holder_a")
     changelist = f"{live_server.url}/dashboard/apitoken/"
     assert browser.get(changelist).status_code == 200
     browser.post(changelist, data={"action": "revoke", "_selected_action": [token.pk],
@@ -130,12 +136,7 @@ def test_no_token_and_a_revoked_token_are_refused(scenario, api, live_server):
 
 def test_token_created_in_the_dashboard_is_shown_once(scenario, live_server):
     """The add page shows the raw token once; only its SHA-256 is stored; it works."""
-    browser = requests.Session()
-    browser.get(f"{live_server.url}/login/")
-    browser.post(f"{live_server.url}/login/", data={
-        "username": "holder_a", "password": "Dash-board-2026!",
-        "csrfmiddlewaretoken": browser.cookies["csrftoken"]},
-        headers={"Referer": f"{live_server.url}/login/"})
+    browser = dashboard_session(live_server.url, "holder_a")
     add = f"{live_server.url}/dashboard/apitoken/add/"
     page = browser.post(add, data={"name": "CMS", "csrfmiddlewaretoken":
                                    browser.cookies["csrftoken"]}, headers={"Referer": add})
