@@ -87,24 +87,6 @@ class Stack:
         os.kill(self.redis.pid, signal.SIGKILL)
         wait_until(lambda: not _alive(self.redis.pid), "Redis exited", timeout=30)
 
-    def restart_redis(self) -> None:
-        """Start the private Redis again on the same port and folder."""
-        port = int(self.redis.url.rsplit(":", 1)[1].split("/")[0])
-        (self.redis.datadir / "redis.pid").unlink(missing_ok=True)
-        self.redis = embedded.start_redis(self.redis.datadir, port=port, persist=True)
-
-    def kill_mongo(self) -> None:
-        """SIGKILL the private MongoDB."""
-        os.kill(self.mongo.pid, signal.SIGKILL)
-        wait_until(lambda: not _alive(self.mongo.pid), "MongoDB exited", timeout=30)
-
-    def restart_mongo(self) -> None:
-        """Start the private MongoDB again on the same port and folder."""
-        port = int(self.mongo.url.rsplit(":", 1)[1])
-        (self.mongo.datadir / "mongod.pid").unlink(missing_ok=True)
-        (self.mongo.datadir / "mongod.lock").unlink(missing_ok=True)
-        self.mongo = embedded.start_mongo(self.mongo.datadir, port=port, journal=True)
-
 
 def _children(pid: int) -> list[int]:
     """Process ids whose parent is ``pid`` (from /proc)."""
