@@ -117,9 +117,9 @@ def _point_celery_at(url: str) -> None:
     from tracker.celery import app
 
     app.conf.update(broker_url=url, result_backend=url)
-    if app._pool is not None:
-        app._pool.force_close_all()
-        app._pool = None
+    # Forget the pools, not close them: app.pool is kombu's process-wide pool of that URL,
+    # which the tests after the drill use again.
+    app._pool = None
     app.amqp._producer_pool = None
     app._local.__dict__.pop("backend", None)
 
