@@ -420,3 +420,11 @@ ALERT_DIGEST_HOUR = env.int("TRACKER_DIGEST_HOUR", default=8)
 ALERT_DIGEST_MAX_MATCHES = 500
 # Seconds `manage.py demo` waits for the alert mails of the demo scan's new matches.
 DEMO_ALERT_TIMEOUT_SECONDS = 60.0
+
+# ---- Live scan progress (issue 11, item 9): the scan run page and the overview poll the scans'
+# figures (crawler.progress) every SCAN_PROGRESS_POLL_SECONDS while a scan runs; after a failed
+# poll the wait doubles up to SCAN_PROGRESS_POLL_MAX_SECONDS. One poll asks for at most
+# SCAN_PROGRESS_MAX_SCANS scans (the overview lists up to 20).
+SCAN_PROGRESS_POLL_SECONDS = 2
+SCAN_PROGRESS_POLL_MAX_SECONDS = 60
+SCAN_PROGRESS_MAX_SCANS = 20
