@@ -7,8 +7,11 @@ from __future__ import annotations
 from django.conf import settings
 from rest_framework import serializers
 
-from crawler.models import Match, ReviewStatus, ScanRun, TargetSite
+from crawler import scans
+from crawler.models import Match, ReviewStatus, ScanRun, ScanStatus, TargetSite
 from dashboard.models import NoticeLanguage, NoticeStatus, TakedownNotice
+from tracker.core.connections import storage_errors
+from tracker.core.errors import StorageUnavailable
 from tracker.core.models import AuditEvent, Work, WorkKind, WorkLanguage
 
 
@@ -309,7 +312,18 @@ class SiteSerializer(serializers.ModelSerializer):
 
 
 class ScanSerializer(serializers.ModelSerializer):
-    """A scan run and its live progress (staff only)."""
+    """A scan run and its live progress (staff only): while it runs, its figures come from its
+    frontier in Redis (``crawler.scans.live_figures``; the row gets them when it finishes).
+    Raises StorageUnavailable (503) when Redis does not answer for a running scan."""
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        if instance.status == ScanStatus.RUNNING:
+            try:
+                data.update(scans.live_figures(instance.pk))
+            except storage_errors() as exc:
+                raise StorageUnavailable(str(exc)) from exc
+        return data
 
     class Meta:
         model = ScanRun

@@ -290,6 +290,7 @@ def test_notices_draft_read_advance_download(scenario, api):
 def test_sites_and_scans_are_for_staff(scenario, api):
     """Holders get 403 on sites and scans; staff create and update a site (audited), read a
     scan's progress and cancel it while it runs."""
+    from crawler import scans
     from crawler.models import ScanRun, TargetSite
 
     holder = api(scenario.users.holder_a)
@@ -306,13 +307,18 @@ def test_sites_and_scans_are_for_staff(scenario, api):
     assert changed.status_code == 200 and changed.json()["delay_seconds"] == 5
     bad = staff.post("sites/", json={"name": "bad", "start_urls": ["not a url"]})
     assert bad.status_code == 400 and "start_urls" in bad.json()["fields"]
-    run = ScanRun.objects.create(site=site, status="running", pages_fetched=7)
+    run = ScanRun.objects.create(site=site, status="running")
+    frontier = scans.get_crawler().frontier(run.pk)  # a running scan's figures live in Redis
+    frontier.open(20, 1)
+    frontier.count(pages_fetched=7, matches=2)
     progress = staff.get(f"scans/{run.pk}/").json()
-    assert (progress["status"], progress["pages_fetched"]) == ("running", 7)
+    assert (progress["status"], progress["pages_fetched"], progress["matches_found"]) == (
+        "running", 7, 2)
     cancelled = staff.post(f"scans/{run.pk}/cancel/")
     assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
     again = staff.post(f"scans/{run.pk}/cancel/")
     assert again.status_code == 400 and again.json()["code"] == "not_running"
+    frontier.redis.delete(frontier.meta_key, frontier.stats_key)  # ids are reused by later tests
 
 
 FUZZ_EXAMPLES = 10  # hypothesis examples per operation: the run stays under a minute or two
