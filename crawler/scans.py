@@ -20,7 +20,7 @@ from django.utils import timezone
 from tqdm import tqdm
 
 from crawler.config import CrawlConfig
-from crawler.frontier import FrontierState
+from crawler.frontier import Frontier, FrontierState
 from crawler.models import ScanRun, ScanStatus, TargetSite
 from crawler.outcomes import Outcome
 from crawler.pipeline import Crawler
@@ -146,9 +146,9 @@ def figures(state: FrontierState) -> dict:
 
 def live_figures(scan_id: int) -> dict:
     """The figures (see ``figures``) of scan ``scan_id`` so far, read from its frontier in Redis
-    (a running scan's ScanRun row gets them only when it finishes). Raises redis.RedisError
-    when Redis does not answer."""
-    return figures(get_crawler().frontier(scan_id).state())
+    (a running scan's ScanRun row gets them only when it finishes; MongoDB is not needed).
+    Raises redis.RedisError when Redis does not answer."""
+    return figures(Frontier(get_redis(), scan_id).state())
 
 
 def cancel(scan: ScanRun, note: str = "") -> bool:
