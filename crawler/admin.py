@@ -128,7 +128,8 @@ class ScanRunAdmin(RecordAdminMixin, admin.ModelAdmin):
             except storage_errors():
                 figures = None  # the panel says so; the page's script tries again
             extra_context = {**(extra_context or {}), "progress": figures,
-                             "progress_poll": progress.poll_settings()}
+                             "progress_poll": progress.poll_settings(),
+                             "subtitle": progress.scan_label(run)}
         return super().change_view(request, object_id, form_url, extra_context)
 
     @admin.display(description=_("errors"))

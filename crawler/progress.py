@@ -35,6 +35,14 @@ def matches_url(scan_id: int) -> str:
     return f"{reverse('admin:crawler_match_changelist')}?scan={scan_id}"
 
 
+def scan_label(run: ScanRun) -> str:
+    """A scan run in words of the active language, without its status (which changes while a
+    page shows it): "demo, scan #12 of 2026-11-25 03:00" (local time)."""
+    return _("%(site)s, scan #%(id)d of %(started)s") % {
+        "site": run.site, "id": run.pk,
+        "started": timezone.localtime(run.started_at).strftime("%Y-%m-%d %H:%M")}
+
+
 def duration_words(seconds: float) -> str:
     """A duration in words of the active language: "45 s", "3 min 5 s", "2 h 4 min"."""
     seconds = max(0, int(seconds))

@@ -6,7 +6,6 @@ from datetime import date
 
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
-from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 # (parameter value, label, lowest score, highest score exclusive): bands for reviewers, not
@@ -110,15 +109,14 @@ class ScanFilter(admin.SimpleListFilter):
 
     def lookups(self, request, model_admin):
         from crawler.models import ScanRun
+        from crawler.progress import scan_label
 
         value = self.value()
         run = (ScanRun.objects.select_related("site").filter(pk=value).first()
                if value and value.isdigit() else None)
         if run is None:
             return []
-        return [(str(run.pk), _("%(site)s, scan #%(id)d of %(started)s") % {
-            "site": run.site, "id": run.pk,
-            "started": timezone.localtime(run.started_at).strftime("%Y-%m-%d %H:%M")})]
+        return [(str(run.pk), scan_label(run))]
 
     def queryset(self, request, queryset):
         from crawler.progress import scan_matches

@@ -274,5 +274,7 @@ def test_scan_page_is_readable_without_script(scenario):
     html = page.content.decode()
     assert page.status_code == 200
     assert 'data-running="0"' in html and "timeout: 2" in html
+    assert f"的第 {run.pk} 号扫描</h2>" in html  # heading without a status that could go stale
+    assert f"#{run.pk} (failed)" not in html  # str(run), in the breadcrumbs before
     assert "dashboard/progress.js" in html
     assert Path(settings.BASE_DIR, "dashboard/static/dashboard/progress.js").exists()
