@@ -29,7 +29,8 @@ is made on the margin and on the lookups a page costs:
   (2% substituted, 5% homophones, traditional) 211. 40 (= min_text_letters, the least a
   page may hold) rather than 48 since the judgments corpus: a 150-character judgment that
   loses a sentence keeps 42-47 matched letters; precision there rests on the template rules
-  (below), and novels, news and English keep precision 1.00 (``bench.run``, seeds 0 and 1).
+  (below); novels, news and English keep their precision and recall (``bench.run``, seeds 0
+  and 1).
 """
 
 from __future__ import annotations
