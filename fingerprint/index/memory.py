@@ -23,10 +23,10 @@ windows and more (6.38 at 1M, 6.27 at 10M: ``python -m bench.scaling``, README):
 
 ``load`` reads these with one array read each and rebuilds the sorted key array (a few NumPy
 passes, about 0.1 s per million windows) and a directory on the keys' high bits
-(:class:`fingerprint.index.directory.KeyDirectory`, about 4 bytes per key in memory, not
-saved): lookups then run on the arrays, a key or two read per query key at any size, with
-no per-key Python object, so ``python -m fingerprint query`` starts quickly on a large index.
-The first ``add``, ``remove`` or ``clear`` on a loaded index turns the arrays into the dicts
+(:class:`fingerprint.index.directory.KeyDirectory`, not saved; with the distinct keys and
+each one's first posting, 16 to 20 bytes per distinct key in memory): lookups then run on the
+arrays, a key or two read per query key at any size, with no per-key Python object, so
+``python -m fingerprint query`` starts quickly on a large index. The first ``add``, ``remove`` or ``clear`` on a loaded index turns the arrays into the dicts
 above (seconds per million windows) and changes those.
 """
 
@@ -88,7 +88,7 @@ class MemoryIndex:
         # after load: (sorted keys per posting, work numbers, windows), until the first change
         self._arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         # after load: the distinct keys' directory, and the first posting of each distinct key
-        # then the number of postings (int64, distinct keys + 1)
+        # then the number of postings (uint32, or int64 from 2**32 postings; distinct keys + 1)
         self._directory: tuple[KeyDirectory, np.ndarray] | None = None
         # work numbers are never reused within an epoch (``_ids`` only grows); ``clear`` starts
         # a new one, so "epoch:number" is a revision no other add in this process had
@@ -184,8 +184,8 @@ class MemoryIndex:
         if not len(found):
             return {}
         query, position = query[found], position[found]
-        lo = bounds[position]
-        counts = bounds[position + 1] - lo
+        lo = bounds[position].astype(np.int64)
+        counts = bounds[position + 1].astype(np.int64) - lo
         which = np.repeat(np.arange(len(query)), counts)
         at = np.arange(len(which)) - np.repeat(np.cumsum(counts) - counts, counts) \
             + np.repeat(lo, counts)
@@ -357,8 +357,8 @@ class MemoryIndex:
         index._windows = len(keys)
         index._arrays = (keys, works, windows)
         _, starts = _distinct_keys(keys)
-        index._directory = (KeyDirectory(keys[starts], NARROW_KEYS),
-                            np.append(starts, len(keys)))
+        bounds = np.append(starts, len(keys)).astype(np.uint32 if len(keys) < 2**32 else np.int64)
+        index._directory = (KeyDirectory(keys[starts], NARROW_KEYS), bounds)
         return index
 
     def _thaw(self) -> None:
