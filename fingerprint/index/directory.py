@@ -14,11 +14,21 @@ vectorized binary search whose step count is that of the largest bucket asked fo
 keys cost a few steps more, never a wrong answer. Keys at or above ``limit`` (short-text k-gram
 keys, with bit 63 set) would stretch the buckets over 2**64; they are few and found by plain
 binary search.
+
+Below :data:`DIRECT_MIN_KEYS` keys the directory is not built and every key is binary-searched:
+while the keys fit the CPU caches, one ``np.searchsorted`` costs less than the few NumPy passes
+of the bucket search. Measured on the keys of real chapters (one loaded index per size, the
+query keys of 40 pages, both searches interleaved, median per page): binary search 0.045,
+0.088 and 0.215 ms at 10k, 1M and 10M windows, the directory 0.084, 0.103 and 0.138 ms.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+#: Narrow keys from which the directory is built (between the 1M and 10M windows measured
+#: above, where the two searches cost the same).
+DIRECT_MIN_KEYS = 1 << 21
 
 
 class KeyDirectory:
@@ -27,13 +37,17 @@ class KeyDirectory:
     Args:
         keys: distinct keys, sorted ascending (np.ndarray of uint64, any length).
         limit: keys below it are direct-addressed, the others binary-searched (int, > 0).
+        direct_min: fewer keys below ``limit`` than this (default :data:`DIRECT_MIN_KEYS`): no
+            directory, binary search only.
 
     The directory costs 4 bytes per bucket (8 beyond 2**32 keys), 1 to 2 buckets per key.
     """
 
-    def __init__(self, keys: np.ndarray, limit: int):
+    def __init__(self, keys: np.ndarray, limit: int, direct_min: int | None = None):
         self.keys = keys
         self._narrow = int(np.searchsorted(keys, np.uint64(limit)))
+        if self._narrow < (DIRECT_MIN_KEYS if direct_min is None else direct_min):
+            self._narrow = 0  # every key binary-searched
         top = int(keys[self._narrow - 1]) if self._narrow else 0  # the largest narrow key
         bits = max(self._narrow - 1, 1).bit_length()  # buckets: 2**bits >= narrow keys
         self._shift = max(top.bit_length() - bits, 0)

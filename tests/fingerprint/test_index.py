@@ -30,7 +30,7 @@ from fingerprint.index import (
     RedisIndex,
     RevisedIndex,
 )
-from fingerprint.index.directory import KeyDirectory
+from fingerprint.index.directory import DIRECT_MIN_KEYS, KeyDirectory
 from fingerprint.index.packing import varint_decode
 from fingerprint.index.redis import BATCH
 from tracker.embedded import free_port, redis_server_path
@@ -252,11 +252,13 @@ def test_memory_loaded_arrays_answer_like_the_dicts(tmp_path):
     assert as_sets(loaded.lookup(keys)) == as_sets(index.lookup(keys))
 
 
+@pytest.mark.parametrize("direct_min", [0, DIRECT_MIN_KEYS])
 @pytest.mark.parametrize("shape", ["uniform", "skewed", "few", "wide only", "empty"])
-def test_key_directory_finds_exactly_what_binary_search_finds(shape):
+def test_key_directory_finds_exactly_what_binary_search_finds(shape, direct_min):
     """The loaded index's KeyDirectory gives every query key the position binary search over
     the sorted keys gives (or -1 when absent): uniform 35-bit keys, keys crowded into a few
-    buckets, tiny and empty arrays, keys above the direct-addressed limit."""
+    buckets, tiny and empty arrays, keys above the direct-addressed limit; with the directory
+    (direct_min 0) and without it (fewer keys than DIRECT_MIN_KEYS)."""
     rng = np.random.default_rng(len(shape))
     limit = 2**40
     keys = {
@@ -269,7 +271,7 @@ def test_key_directory_finds_exactly_what_binary_search_finds(shape):
     }[shape]
     keys = np.unique(np.concatenate([keys, rng.integers(2**63, 2**64 - 1, 50, dtype=np.uint64)])
                      if shape != "empty" else keys)
-    directory = KeyDirectory(keys, limit)
+    directory = KeyDirectory(keys, limit, direct_min)
     query = np.concatenate([keys[::3], rng.integers(0, 2**36, 5_000, dtype=np.uint64),
                             keys[::7] + np.uint64(1), np.array([0, limit - 1, limit, 2**64 - 1],
                                                                dtype=np.uint64)])
@@ -281,9 +283,13 @@ def test_key_directory_finds_exactly_what_binary_search_finds(shape):
     assert (directory.find(keys) == np.arange(len(keys))).all()
 
 
-def test_memory_loaded_index_agrees_with_brute_force_on_random_keys(tmp_path):
+@pytest.mark.parametrize("direct_min", [0, DIRECT_MIN_KEYS])
+def test_memory_loaded_index_agrees_with_brute_force_on_random_keys(tmp_path, monkeypatch,
+                                                                   direct_min):
     """A loaded index of 35-bit keys (many works sharing keys) answers random keys, present
-    and absent, as a brute-force scan of all postings does; the stop-list too."""
+    and absent, as a brute-force scan of all postings does, the stop-list too: with its keys
+    in a KeyDirectory (as from DIRECT_MIN_KEYS keys on) and binary-searched."""
+    monkeypatch.setattr("fingerprint.index.directory.DIRECT_MIN_KEYS", direct_min)
     rng = random.Random(11)
     index = MemoryIndex(max_df=4, version=V)
     postings = {}
