@@ -53,8 +53,8 @@ class KeyDirectory:
         self._shift = max(top.bit_length() - bits, 0)
         buckets = (top >> self._shift) + 1 if self._narrow else 0
         self._end = top + 1  # query keys from here on are not direct-addressed
-        counts = np.bincount((keys[:self._narrow] >> np.uint64(self._shift)).astype(np.int64),
-                             minlength=buckets)
+        bucket = np.right_shift(keys[:self._narrow], np.uint64(self._shift))
+        counts = np.bincount(bucket.view(np.int64), minlength=buckets)  # keys < 2**63: same
         dtype = np.uint32 if self._narrow < 2**32 else np.int64
         self._start = np.zeros(buckets + 1, dtype=dtype)
         np.cumsum(counts, out=self._start[1:])

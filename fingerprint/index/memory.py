@@ -357,7 +357,8 @@ class MemoryIndex:
         index._windows = len(keys)
         index._arrays = (keys, works, windows)
         _, starts = _distinct_keys(keys)
-        bounds = np.append(starts, len(keys)).astype(np.uint32 if len(keys) < 2**32 else np.int64)
+        bounds = np.empty(len(starts) + 1, dtype=np.uint32 if len(keys) < 2**32 else np.int64)
+        bounds[:-1], bounds[-1] = starts, len(keys)
         index._directory = (KeyDirectory(keys[starts], NARROW_KEYS), bounds)
         return index
 
