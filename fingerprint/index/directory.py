@@ -1,8 +1,8 @@
 """KeyDirectory: where each key is in a sorted array of distinct keys, in O(1) expected.
 
 A loaded MemoryIndex answered each query key by binary search over all its sorted keys: about
-log2(n) steps, most of them cache misses once the array outgrows the CPU caches, so the lookup
-of a page took 2.5 times longer at 1M windows than at 10k (``python -m bench.scaling``, README).
+log2(n) steps, most of them cache misses once the array outgrows the CPU caches, so finding a
+page's keys took 2 times longer at 1M windows and 5 times longer at 10M than at 10k (below).
 The directory is direct addressing on the keys' high bits (the "hash on the leading bits" of
 an extendible-hashing directory; Fagin et al., "Extendible hashing", TODS 1979): bucket
 ``b = key >> shift`` holds the keys ``start[b] <= i < start[b + 1]`` of the sorted array, with
@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-#: Narrow keys from which the directory is built (between the 1M and 10M windows measured
-#: above, where the two searches cost the same).
+#: Narrow keys from which the directory is built: the two searches cost the same somewhere
+#: between the 1M and 10M windows (about as many keys) measured above.
 DIRECT_MIN_KEYS = 1 << 21
 
 
