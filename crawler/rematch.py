@@ -6,9 +6,12 @@ settings.REMATCH_COALESCE_SECONDS later, unless one is scheduled already: a 1,00
 is one pass over the page library, not 1,000.
 
 The pass (``run``): the pending works' texts go into a small in-memory engine
-(``fingerprint.Engine(MemoryIndex(), MemoryWorkStore())``, public API only); each current page
-version of the library is matched with it, and a page where it finds one of the new works is
-matched again with the platform's engine through ``crawler.matching.match_version`` (the same
+(``fingerprint.Engine(MemoryIndex(), MemoryWorkStore())``, public API only); the query keys of
+each current page version of the library are looked up in its index. The keys are those kept
+with the version when it was matched (crawler.pagekeys); a version without keys, or with keys
+of another fingerprint version or configuration, has its text fingerprinted again (and the
+keys stored). A page where the small index names a candidate among the new works is matched
+again with the platform's engine through ``crawler.matching.match_version`` (the same
 whitelists, chapters and upsert as a crawl; thresholds and template discounts of the full
 corpus), recording only the new works' matches. Progress is kept in a RematchJob row.
 """
@@ -16,13 +19,15 @@ corpus), recording only the new works' matches. Progress is kept in a RematchJob
 from __future__ import annotations
 
 import logging
+from collections import Counter
 
+import numpy as np
 from django.conf import settings
 from django.utils import timezone
 
-from crawler import matching
+from crawler import matching, pagekeys
 from crawler.models import RematchJob
-from fingerprint import Engine
+from fingerprint import Engine, TextTooLargeError
 from fingerprint.index import MemoryIndex
 from fingerprint.store import MemoryWorkStore
 from tracker.core.connections import get_redis
@@ -76,31 +81,67 @@ def run(work_ids: list[int], engine, pages) -> RematchJob | None:
     job.works.set(works)
     small = Engine(MemoryIndex(), MemoryWorkStore(), config=engine.config)
     wanted = set()
+    tally = {"pages_searched": 0, "candidates": 0, "matches_found": 0, "matches_new": 0}
+    rekeyed = 0
     try:
         for work in works:
             record = engine.store.get(work.engine_id)
             if record is not None:
                 small.add_work(work.engine_id, record["text"])
                 wanted.add(work.engine_id)
-        searched = candidates = found = new = 0
-        for page, version in pages.iter_current():
-            searched += 1
-            if version.text and small.candidates(small.letters(version.text)):
-                candidates += 1
-                report = matching.match_version(engine, page, version, None, only_works=wanted)
-                found, new = found + report.found, new + report.new
-            if searched % settings.REMATCH_PROGRESS_EVERY_PAGES == 0:
-                RematchJob.objects.filter(pk=job.pk).update(
-                    pages_searched=searched, candidates=candidates, matches_found=found,
-                    matches_new=new)
+        for chunk in pages.iter_current_keys(settings.REMATCH_PROGRESS_EVERY_PAGES):
+            keys, fresh = _chunk_keys(chunk, engine, pages)
+            rekeyed += fresh
+            for item in chunk:
+                tally["pages_searched"] += 1
+                if item.version_id not in keys or not _hits(small, keys[item.version_id]):
+                    continue
+                tally["candidates"] += 1
+                page, version = pages.page(item.page_id), pages.version(item.version_id)
+                if page is not None and version is not None:
+                    report = matching.match_version(engine, page, version, None, only_works=wanted)
+                    tally["matches_found"] += report.found
+                    tally["matches_new"] += report.new
+            RematchJob.objects.filter(pk=job.pk).update(**tally)
         RematchJob.objects.filter(pk=job.pk).update(
-            state=RematchJob.State.FINISHED, finished_at=timezone.now(), pages_searched=searched,
-            candidates=candidates, matches_found=found, matches_new=new)
+            state=RematchJob.State.FINISHED, finished_at=timezone.now(), **tally)
     except Exception as exc:
         RematchJob.objects.filter(pk=job.pk).update(
             state=RematchJob.State.FAILED, finished_at=timezone.now(),
             error=f"{type(exc).__name__}: {exc}"[:2000])
         raise
     job.refresh_from_db()
-    log.info("stored pages searched for works %s: %s", work_ids, job)
+    log.info("stored pages searched for works %s: %s (%d fingerprinted again)", work_ids, job,
+             rekeyed)
     return job
+
+
+def _chunk_keys(chunk, engine, pages) -> tuple[dict[str, np.ndarray], int]:
+    """({version_id: uint64 query keys} of a list of KeyedVersion, number of versions whose
+    keys had to be computed from their text). Keys stored with another tag, or none (a version
+    matched before keys were kept), are computed again with ``engine`` and stored; a text over
+    the engine's size limit gets none (a crawl cannot match it either)."""
+    current = pagekeys.tag(engine.config)
+    out = {i.version_id: pagekeys.unpack(i.keys.data) for i in chunk
+           if i.keys is not None and i.keys.tag == current}
+    missing = [i.version_id for i in chunk if i.version_id not in out]
+    fresh = {}
+    for version_id, text in pages.texts(missing).items():
+        try:
+            fresh[version_id] = pagekeys.compute(engine, text)
+        except TextTooLargeError:
+            continue
+    pages.save_keys(fresh)
+    out.update((v, pagekeys.unpack(k.data)) for v, k in fresh.items())
+    return out, len(fresh)
+
+
+def _hits(small, keys: np.ndarray) -> bool:
+    """True when ``small`` (the Engine of the new works) would name a candidate for a page of
+    these query ``keys``: some work has at least ``min_window_hits`` postings among them, as in
+    ``Engine.candidates``."""
+    found = small.index.lookup(keys.tolist())
+    if not found:
+        return False
+    per_work = Counter(w for postings in found.values() for w, _ in postings)
+    return max(per_work.values()) >= small.config.min_window_hits
