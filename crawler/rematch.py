@@ -5,9 +5,10 @@ of pending works and one ``crawler.rematch_pending`` task (queue "match") is sch
 settings.REMATCH_COALESCE_SECONDS later, unless one is scheduled already: a 1,000-work import
 is one pass over the page library, not 1,000.
 
-The pass (``run``): the pending works' texts go into a small in-memory engine
-(``fingerprint.Engine(MemoryIndex(), MemoryWorkStore())``, public API only); the query keys of
-each current page version of the library are looked up in its index. The keys are those kept
+The pass (``run``): the pending works' postings (``Engine.postings``, as ``Engine.add_work``
+makes them) go into a small in-memory index (``fingerprint.index.MemoryIndex``); the query keys
+of each current page version of the library are looked up in it, after a vectorised test per
+chunk of versions that drops pages sharing no key with the new works. The keys are those kept
 with the version when it was matched (crawler.pagekeys); a version without keys, or with keys
 of another fingerprint version or configuration, has its text fingerprinted again (and the
 keys stored). A page where the small index names a candidate among the new works is matched
@@ -27,9 +28,8 @@ from django.utils import timezone
 
 from crawler import matching, pagekeys
 from crawler.models import RematchJob
-from fingerprint import Engine, TextTooLargeError
+from fingerprint import TextTooLargeError
 from fingerprint.index import MemoryIndex
-from fingerprint.store import MemoryWorkStore
 from tracker.core.connections import get_redis
 from tracker.core.models import Work, WorkStatus
 
@@ -79,22 +79,18 @@ def run(work_ids: list[int], engine, pages) -> RematchJob | None:
         return None
     job = RematchJob.objects.create(pages_total=pages.count_current())
     job.works.set(works)
-    small = Engine(MemoryIndex(), MemoryWorkStore(), config=engine.config)
-    wanted = set()
     tally = {"pages_searched": 0, "candidates": 0, "matches_found": 0, "matches_new": 0}
     rekeyed = 0
     try:
-        for work in works:
-            record = engine.store.get(work.engine_id)
-            if record is not None:
-                small.add_work(work.engine_id, record["text"])
-                wanted.add(work.engine_id)
+        small, wanted, known = _small_index(works, engine)
         for chunk in pages.iter_current_keys(settings.REMATCH_PROGRESS_EVERY_PAGES):
             keys, fresh = _chunk_keys(chunk, engine, pages)
             rekeyed += fresh
+            maybe = _touching(keys, known)
+            tally["pages_searched"] += len(chunk)
             for item in chunk:
-                tally["pages_searched"] += 1
-                if item.version_id not in keys or not _hits(small, keys[item.version_id]):
+                if item.version_id not in maybe or not _hits(small, keys[item.version_id],
+                                                               engine.config.min_window_hits):
                     continue
                 tally["candidates"] += 1
                 page, version = pages.page(item.page_id), pages.version(item.version_id)
@@ -136,12 +132,38 @@ def _chunk_keys(chunk, engine, pages) -> tuple[dict[str, np.ndarray], int]:
     return out, len(fresh)
 
 
-def _hits(small, keys: np.ndarray) -> bool:
-    """True when ``small`` (the Engine of the new works) would name a candidate for a page of
-    these query ``keys``: some work has at least ``min_window_hits`` postings among them, as in
+def _small_index(works, engine) -> tuple[MemoryIndex, set[str], np.ndarray]:
+    """(in-memory index of the works' postings, their engine ids, sorted distinct uint64 keys of
+    those postings), made as ``Engine.add_work`` makes them; works missing from the engine's
+    store are left out."""
+    index, wanted, keys = MemoryIndex(), set(), [np.zeros(0, np.uint64)]
+    for work in works:
+        record = engine.store.get(work.engine_id)
+        if record is not None:
+            postings = engine.postings(engine.letters(record["text"]))
+            index.add(work.engine_id, postings)
+            wanted.add(work.engine_id)
+            keys.append(np.fromiter((k for k, _ in postings), np.uint64, len(postings)))
+    return index, wanted, np.unique(np.concatenate(keys))
+
+
+def _touching(keys: dict[str, np.ndarray], known: np.ndarray) -> set[str]:
+    """Version ids among ``keys`` ({version_id: uint64 query keys}) with at least one key in
+    ``known`` (sorted uint64): the only pages that can get a posting of the new works (one
+    vectorised test per chunk instead of one index lookup per page)."""
+    if not keys or not len(known):
+        return set()
+    ids = list(keys)
+    flat = np.concatenate([keys[v] for v in ids])
+    owner = np.repeat(np.arange(len(ids)), [len(keys[v]) for v in ids])
+    at = np.minimum(np.searchsorted(known, flat), len(known) - 1)
+    return {ids[i] for i in np.unique(owner[known[at] == flat])}
+
+
+def _hits(small: MemoryIndex, keys: np.ndarray, need: int) -> bool:
+    """True when the index of the new works names a candidate for a page of these query
+    ``keys``: some work has at least ``need`` (``min_window_hits``) postings among them, as in
     ``Engine.candidates``."""
-    found = small.index.lookup(keys.tolist())
-    if not found:
-        return False
+    found = small.lookup(keys.tolist())
     per_work = Counter(w for postings in found.values() for w, _ in postings)
-    return max(per_work.values()) >= small.config.min_window_hits
+    return bool(per_work) and max(per_work.values()) >= need
