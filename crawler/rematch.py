@@ -122,7 +122,7 @@ def _chunk_keys(chunk, engine, pages) -> tuple[dict[str, np.ndarray], int]:
            if i.keys is not None and i.keys.tag == current}
     missing = [i.version_id for i in chunk if i.version_id not in out]
     fresh = {}
-    for version_id, text in pages.texts(missing).items():
+    for version_id, text in (pages.texts(missing) if missing else {}).items():
         try:
             fresh[version_id] = pagekeys.compute(engine, text)
         except TextTooLargeError:

@@ -125,3 +125,36 @@ def test_versions_without_current_keys_are_fingerprinted_again(idle_worker, site
         assert doc["query_keys_tag"] == tag
         assert bytes(doc["query_keys"]) == pagekeys.compute(
             get_engine(), doc["text"]).data
+
+
+def test_a_search_for_new_works_leaves_the_other_works_rows_alone(platform_stores):
+    """``match_version(only_works=...)``: a new work's row that no longer matches is marked so;
+    another work's row on the same page is not the search's business and stays as it was."""
+    from crawler.matching import match_version
+    from crawler.pagestore import PageStore
+    from tracker.core.connections import get_mongo_db
+
+    holder = RightsHolder.objects.create(name="旁观出版社")
+    old = Work.objects.create(holder=holder, reference="OLD", title="old", length=1,
+                              status="indexed")
+    new = Work.objects.create(holder=holder, reference="NEW", title="new",
+                              length=len(OTHER_WORK), status="indexed")
+    get_engine().add_work(new.engine_id, OTHER_WORK)
+    store = PageStore(get_mongo_db())
+    store.ensure_indexes()
+    url = "https://news.example.com/a.html"
+    text = NEWS.split("<p>")[1].split("</p>")[0]
+    saved = store.save(canonical_url=url, url=url, final_url=url, domain="news.example.com",
+                       site_id=None, scan_id=None, status=200, outcome="fetched", reason="",
+                       headers={}, validators={}, body=text.encode(), text=text, title="",
+                       published=None, encoding="utf-8", extraction={}, links=[])
+    for work in (old, new):
+        Match.objects.create(work=work, page_id=saved.page_id, version_id=saved.version_id,
+                             url=url, domain="news.example.com", score=0.5,
+                             containment_page=0.5, containment_work=0.1)
+
+    report = match_version(get_engine(), store.page(saved.page_id),
+                           store.version(saved.version_id), None, only_works={new.engine_id})
+    assert (report.found, report.dropped) == (0, 1)
+    assert not Match.objects.get(work=new).still_matching
+    assert Match.objects.get(work=old).still_matching
