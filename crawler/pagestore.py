@@ -184,27 +184,6 @@ class PageStore:
         """Number of pages that have a current text version."""
         return self.pages.count_documents({"version_id": {"$ne": None}})
 
-    def iter_current(self, batch: int = 500) -> Iterator[tuple[Page, PageVersion]]:
-        """Every page with a current text version, with that version (text included), in
-        ``batch``-sized round trips (one find of pages, one $in find of their versions)."""
-        chunk: list[Page] = []
-        for doc in self.pages.find({"version_id": {"$ne": None}}, batch_size=batch):
-            chunk.append(Page.from_doc(doc))
-            if len(chunk) >= batch:
-                yield from self._with_versions(chunk)
-                chunk = []
-        yield from self._with_versions(chunk)
-
-    def _with_versions(self, pages: list[Page]) -> Iterator[tuple[Page, PageVersion]]:
-        if not pages:
-            return
-        ids = [ObjectId(p.version_id) for p in pages if ObjectId.is_valid(p.version_id or "")]
-        versions = {str(d["_id"]): PageVersion.from_doc(d)
-                    for d in self.versions.find({"_id": {"$in": ids}})}
-        for page in pages:
-            if page.version_id in versions:
-                yield page, versions[page.version_id]
-
     def iter_current_keys(self, batch: int = 2000) -> Iterator[list[KeyedVersion]]:
         """Every page's current version with its stored query keys and without its text, in
         lists of up to ``batch`` KeyedVersion (one find of pages and one $in find of versions

@@ -69,9 +69,11 @@ def _fresh_crawl_verdict() -> dict[tuple[str, str], float]:
     """{(url, engine work id): score} that matching every stored page now, as a crawl does,
     would record (the platform engine's own verdict; no whitelist in these tests)."""
     store, out = scans.get_crawler().pages, {}
-    for page, version in store.iter_current():
-        for m in get_engine().match(version.text):
-            out[(page.canonical_url, m.work_id)] = m.score
+    for chunk in store.iter_current_keys():
+        for item in chunk:
+            page, version = store.page(item.page_id), store.version(item.version_id)
+            for m in get_engine().match(version.text):
+                out[(page.canonical_url, m.work_id)] = m.score
     return out
 
 
