@@ -386,6 +386,7 @@ SPECTACULAR_SETTINGS = {
         "WorkLanguageEnum": "tracker.core.models.WorkLanguage",
         "NoticeStatusEnum": "dashboard.models.NoticeStatus",
         "NoticeLanguageEnum": "dashboard.models.NoticeLanguage",
+        "AlertLanguageEnum": "django.conf.settings.LANGUAGES",  # alert e-mails and webhooks
     },
 }
 
