@@ -318,7 +318,7 @@ def test_sites_and_scans_are_for_staff(scenario, api):
 FUZZ_EXAMPLES = 10  # hypothesis examples per operation: the run stays under a minute or two
 
 
-def test_fuzz_every_endpoint_with_schemathesis(scenario, api, live_server, monkeypatch):
+def test_fuzz_every_endpoint_with_schemathesis(scenario, api, live_server):
     """schemathesis generates requests for every operation of the schema and sends them to the
     live server with a staff token: no 500 answer, and every answer conforms to the schema."""
     import schemathesis
@@ -348,6 +348,10 @@ def test_fuzz_every_endpoint_with_schemathesis(scenario, api, live_server, monke
                   suppress_health_check=list(HealthCheck))
         @given(case=operation.as_strategy())
         def fuzz(case):
+            if isinstance(case.body, dict) and isinstance(case.body.get("url"), str):
+                # a webhook URL is resolved by the SSRF guard: an address literal asks no DNS
+                # server off this machine
+                case.body["url"] = "http://127.0.0.1:9/hook"
             case.call_and_validate(headers=auth, timeout=30,
                                    checks=(not_a_server_error, response_schema_conformance))
 
