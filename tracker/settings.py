@@ -250,6 +250,8 @@ CONTENT_SECURITY_POLICY = {"DIRECTIVES": {
     "img-src": [SELF, "data:"], "font-src": [SELF], "connect-src": [SELF],
     "object-src": [NONE], "base-uri": [SELF], "form-action": [SELF],
     "frame-ancestors": [NONE],
+    # Redoc (/api/v1/redoc/) runs its search in a worker made from a blob: URL by its own script
+    "worker-src": [SELF, "blob:"],
 }}
 if not DEBUG and env.bool("TRACKER_HTTPS", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -386,6 +388,7 @@ SPECTACULAR_SETTINGS = {
         "WorkLanguageEnum": "tracker.core.models.WorkLanguage",
         "NoticeStatusEnum": "dashboard.models.NoticeStatus",
         "NoticeLanguageEnum": "dashboard.models.NoticeLanguage",
+        "AlertLanguageEnum": "django.conf.settings.LANGUAGES",  # alert e-mails and webhooks
     },
 }
 
