@@ -57,6 +57,7 @@ COMMON_CHAR_MIN = 3  # occurrences in the corpus for a character to be used as a
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _HAS_CJK = re.compile(r"[\u4e00-\u9fff]")
 _SENTENCE = re.compile(r"[^。！？!?；;…\n]*(?:[。！？!?；;…]+[”’」』\"]?|\n|$)")
+_CLAUSE = re.compile(r"[^，,、：:。！？!?；;…\n]*(?:[，,、：:。！？!?；;…]+[”’」』\"]?|\n|$)")
 _FOOTER = re.compile(r"版权所有|Copyright|ICP|许可证|All [Rr]ights")
 _SPACE = re.compile(r"\s+")
 
@@ -254,7 +255,9 @@ def sentences(text: str) -> list[str]:
 
 
 def delete_sentences(text: str, rate: float, rng: random.Random, kit: EditKit) -> str:
-    """Delete ``rate`` of the sentences (those holding CJK characters), rounded, at least one.
+    """Delete ``rate`` of the sentences (those holding CJK characters), rounded, at least one
+    and never all of them: a text of one sentence loses one clause of it instead (deleting its
+    only sentence would leave no copied text to find).
 
     Args:
         text: the page text.
@@ -267,7 +270,11 @@ def delete_sentences(text: str, rate: float, rng: random.Random, kit: EditKit) -
     """
     pieces = sentences(text)
     content = [i for i, piece in enumerate(pieces) if _CJK.search(piece)]
-    drop = set(rng.sample(content, max(1, round(rate * len(content)))))
+    if len(content) == 1:
+        pieces = _CLAUSE.findall(text)
+        content = [i for i, piece in enumerate(pieces) if _CJK.search(piece)]
+    count = min(len(content) - 1, max(1, round(rate * len(content))))
+    drop = set(rng.sample(content, max(0, count)))
     return "".join(piece for i, piece in enumerate(pieces) if i not in drop)
 
 

@@ -331,7 +331,8 @@ def targets(corpora: dict[str, dict]) -> str:
         text = each(figure)
         if text:
             lines.append(f"- {label}: {text}")
-    return "Targets (issue 2), this run:\n" + "\n".join(lines) if lines else ""
+    heading = "Targets (recall, precision, query and indexing speed), this run:\n"
+    return heading + "\n".join(lines) if lines else ""
 
 
 def _servers(workdir: Path, mongo: bool) -> tuple[list, str, str | None]:

@@ -29,7 +29,8 @@ Per size: windows, works, characters; index build time and windows per second; R
 used_memory per window and per character; disk bytes per window of the saved MemoryIndex and
 its load time; MongoDB bytes per work and per character (BSON size and compressed storage);
 and, per backend, the median and 90th percentile of the page times (milliseconds) for copying
-and for unrelated pages, with the ratio of each median to the smallest size's. Results go to
+and for unrelated pages, and of the index lookup alone (the page's query keys, all pages; each
+page's median over the passes), with the ratio of each median to the smallest size's. Results go to
 standard output (Markdown) and ``bench/results/scaling-<time>.json``.
 """
 
@@ -164,12 +165,23 @@ def _time_pages(engine, pages: list[tuple[str | None, str]], passes: int) -> dic
             ids = {match.work_id for match in engine.match(text)}
             runs[i].append((time.perf_counter() - start) * 1000)
             found += expected in ids if expected else 0
+    lookups = []  # the index's share: the lookup of the page's query keys alone
+    for _, text in pages:
+        keys = engine.query_keys(engine.letters(text))
+        lookup = getattr(engine.index, "lookup_revisions", engine.index.lookup)
+        spent = []
+        for _ in range(passes):
+            start = time.perf_counter()
+            lookup(keys)
+            spent.append((time.perf_counter() - start) * 1000)
+        lookups.append(statistics.median(spent))
     times = [statistics.median(t) for t in runs]
     copies = sorted(t for t, (e, _) in zip(times, pages, strict=True) if e)
     unrelated = sorted(t for t, (e, _) in zip(times, pages, strict=True) if not e)
     positives = len(copies) * passes
     return {"copy_ms": statistics.median(copies), "copy_p90_ms": _p90(copies),
             "unrelated_ms": statistics.median(unrelated), "unrelated_p90_ms": _p90(unrelated),
+            "lookup_ms": statistics.median(lookups),
             "recall": found / positives if positives else 0.0}
 
 
@@ -242,7 +254,8 @@ def table(results: dict[str, list[dict]]) -> str:
                      if backend == "redis" else ["disk B/window", "save s", "load s"])
         head = ["windows", "works", "build windows/s", *size_cols]
         for label in labels:
-            head += [f"{label} copy ms (×)", "p90", f"{label} unrelated ms (×)", "p90"]
+            head += [f"{label} copy ms (×)", "p90", f"{label} unrelated ms (×)", "p90",
+                     f"{label} lookup ms (×)"]
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         first = rows[0]["timings"]
         for row in rows:
@@ -261,7 +274,8 @@ def table(results: dict[str, list[dict]]) -> str:
                 cells += [f"{t['copy_ms']:.2f} ({t['copy_ms'] / t0['copy_ms']:.2f})",
                           f"{t['copy_p90_ms']:.2f}",
                           f"{t['unrelated_ms']:.2f} ({t['unrelated_ms'] / t0['unrelated_ms']:.2f})",
-                          f"{t['unrelated_p90_ms']:.2f}"]
+                          f"{t['unrelated_p90_ms']:.2f}",
+                          f"{t['lookup_ms']:.2f} ({t['lookup_ms'] / t0['lookup_ms']:.2f})"]
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.urls import reverse
+from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from crawler import actions
+from crawler import actions, progress
 from crawler.models import (
     RematchJob,
     ScanRun,
@@ -23,6 +23,7 @@ from crawler.models import (
     WhitelistedDomain,
 )
 from tracker.core.admin import HolderScopedAdmin, RecordAdminMixin
+from tracker.core.connections import storage_errors
 
 
 class LinesField(forms.CharField):
@@ -107,14 +108,37 @@ class ScanRunAdmin(RecordAdminMixin, admin.ModelAdmin):
 
     list_display = ["pk", "site", "status", "trigger", "started_at", "finished_at", "urls_seen",
                     "pages_fetched", "pages_new", "pages_changed", "pages_unchanged", "error_total",
-                    "matches_found"]
+                    "matches_link"]
     list_filter = ["status", "trigger", "site"]
     date_hierarchy = "started_at"
     actions = ["cancel"]
+    # The figures, status and times are in the live progress panel above these fields
+    # (template admin/crawler/scanrun/change_form.html, crawler.progress).
+    fields = ["site", "trigger", "max_pages", "stage_seconds"]
+
+    def get_urls(self):
+        return [path("progress/", self.admin_site.admin_view(progress.progress_view),
+                     name="crawler_scanrun_progress"), *super().get_urls()]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        run = self.get_object(request, object_id)
+        if run is not None:
+            try:
+                figures = progress.progress(run, request.user)
+            except storage_errors():
+                figures = None  # the panel says so; the page's script tries again
+            extra_context = {**(extra_context or {}), "progress": figures,
+                             "progress_poll": progress.poll_settings(),
+                             "subtitle": progress.scan_label(run)}
+        return super().change_view(request, object_id, form_url, extra_context)
 
     @admin.display(description=_("errors"))
     def error_total(self, run):
         return sum(run.errors.values()) if run.errors else 0
+
+    @admin.display(description=_("matches found"), ordering="matches_found")
+    def matches_link(self, run):
+        return format_html('<a href="{}">{}</a>', progress.matches_url(run.pk), run.matches_found)
 
     @admin.action(description=_("Cancel the selected running scans"))
     def cancel(self, request, queryset):
@@ -139,9 +163,18 @@ class TakedownCheckAdmin(RecordAdminMixin, HolderScopedAdmin):
     status, text hash. Read-only; each holder sees its own works' checks."""
 
     holder_path = "match__work__holder"
-    list_display = ["checked_at", "match", "outcome", "http_status", "text_sha256", "scan", "note"]
+    list_display = ["checked_at", "match", "outcome", "http_status", "text_hash", "scan", "note"]
     list_filter = ["outcome"]
     list_select_related = ["match__work", "scan"]
+
+    @admin.display(description=_("text SHA-256"), ordering="text_sha256")
+    def text_hash(self, check):
+        """The hash's first 12 hex digits (the whole one on hover and on the check's page): 64
+        digits would push the list past a 1366 px screen."""
+        if not check.text_sha256:
+            return "-"
+        return format_html('<span title="{}">{}…</span>', check.text_sha256,
+                           check.text_sha256[:12])
 
 
 @admin.register(WhitelistedDomain)

@@ -17,8 +17,10 @@ its validators for a conditional GET, under the URL it asks for).
 
 ``page_versions`` - immutable: one document per distinct body text of a page: ``page_id``,
 ``canonical_url``, ``number`` (1, 2, ...), ``text``, ``title``, ``text_hash``, ``fetched_at``,
-``scan_id``. A match cites the version it matched, so evidence stays exactly what was captured
-even after the page changes or disappears.
+``scan_id``; once the version is matched, ``query_keys`` (the packed query keys of its text,
+crawler.pagekeys) and ``query_keys_tag`` (their version tag), which let stored pages be searched
+for new works without fingerprinting the texts again. A match cites the version it matched, so
+evidence stays exactly what was captured even after the page changes or disappears.
 
 Reads return the typed ``Page`` and ``PageVersion`` (never the raw documents), which is what
 crosses into matching and the dashboard.
@@ -32,7 +34,9 @@ from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 
 import pymongo
-from bson import ObjectId
+from bson import Binary, ObjectId
+
+from crawler.pagekeys import QueryKeys
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,17 @@ class PageVersion:
     def from_doc(cls, doc: dict) -> PageVersion:
         """The PageVersion of a ``page_versions`` document."""
         return cls(id=str(doc["_id"]), **_known(cls, doc, skip={"id"}))
+
+
+@dataclass(frozen=True)
+class KeyedVersion:
+    """The current version of a page as the stored-page search reads it: ``page_id`` and
+    ``version_id`` (str ObjectIds) and the version's stored ``keys`` (QueryKeys, None when the
+    version was never matched since keys are kept)."""
+
+    page_id: str
+    version_id: str
+    keys: QueryKeys | None
 
 
 def _known(cls, doc: dict, skip: set[str]) -> dict:
@@ -169,43 +184,68 @@ class PageStore:
         """Number of pages that have a current text version."""
         return self.pages.count_documents({"version_id": {"$ne": None}})
 
-    def iter_current(self, batch: int = 500) -> Iterator[tuple[Page, PageVersion]]:
-        """Every page with a current text version, with that version (text included), in
-        ``batch``-sized round trips (one find of pages, one $in find of their versions)."""
-        chunk: list[Page] = []
-        for doc in self.pages.find({"version_id": {"$ne": None}}, batch_size=batch):
-            chunk.append(Page.from_doc(doc))
+    def iter_current_keys(self, batch: int = 2000) -> Iterator[list[KeyedVersion]]:
+        """Every page's current version with its stored query keys and without its text, in
+        lists of up to ``batch`` KeyedVersion (one find of pages and one $in find of versions
+        each, both projected to the fields needed)."""
+        chunk: list[tuple[str, str]] = []
+        for doc in self.pages.find({"version_id": {"$ne": None}}, {"version_id": 1},
+                                   batch_size=batch):
+            if ObjectId.is_valid(doc["version_id"]):
+                chunk.append((str(doc["_id"]), doc["version_id"]))
             if len(chunk) >= batch:
-                yield from self._with_versions(chunk)
+                yield self._keyed(chunk)
                 chunk = []
-        yield from self._with_versions(chunk)
+        if chunk:
+            yield self._keyed(chunk)
 
-    def _with_versions(self, pages: list[Page]) -> Iterator[tuple[Page, PageVersion]]:
-        if not pages:
-            return
-        ids = [ObjectId(p.version_id) for p in pages if ObjectId.is_valid(p.version_id or "")]
-        versions = {str(d["_id"]): PageVersion.from_doc(d)
-                    for d in self.versions.find({"_id": {"$in": ids}})}
-        for page in pages:
-            if page.version_id in versions:
-                yield page, versions[page.version_id]
+    def _keyed(self, chunk: list[tuple[str, str]]) -> list[KeyedVersion]:
+        found = {str(d["_id"]): d for d in self.versions.find(
+            {"_id": {"$in": [ObjectId(v) for _, v in chunk]}},
+            {"query_keys": 1, "query_keys_tag": 1})}
+        out = []
+        for page_id, version_id in chunk:
+            doc = found.get(version_id)
+            if doc is None:
+                continue
+            keys = (QueryKeys(bytes(doc["query_keys"]), doc["query_keys_tag"])
+                    if doc.get("query_keys") is not None and doc.get("query_keys_tag") else None)
+            out.append(KeyedVersion(page_id, version_id, keys))
+        return out
+
+    def texts(self, version_ids: list[str]) -> dict[str, str]:
+        """{version_id: text} of the stored versions among ``version_ids`` (str ObjectIds)."""
+        ids = [ObjectId(v) for v in version_ids if ObjectId.is_valid(v)]
+        return {str(d["_id"]): d.get("text") or ""
+                for d in self.versions.find({"_id": {"$in": ids}}, {"text": 1})}
+
+    def save_keys(self, keys_by_version: dict[str, QueryKeys]) -> None:
+        """Keep the query keys of versions: ``keys_by_version`` maps version ids (str
+        ObjectIds) to their QueryKeys (``query_keys``, ``query_keys_tag``; one bulk write)."""
+        if keys_by_version:
+            self.versions.bulk_write([
+                pymongo.UpdateOne({"_id": ObjectId(v)}, {"$set": {
+                    "query_keys": Binary(k.data), "query_keys_tag": k.tag}})
+                for v, k in keys_by_version.items()], ordered=False)
 
     def history(self, page_id: str) -> list[PageVersion]:
         """All versions of a page, oldest first, without their text (``text`` is "")."""
-        return [PageVersion.from_doc(doc) for doc in
-                self.versions.find({"page_id": page_id}, {"text": 0}).sort("number", 1)]
+        return [PageVersion.from_doc(doc) for doc in self.versions.find(
+            {"page_id": page_id}, {"text": 0, "query_keys": 0}).sort("number", 1)]
 
     def validators(self, canonical_url: str) -> dict[str, str]:
         """Stored conditional-GET validators of a URL: {'etag'?, 'last_modified'?} (maybe empty)."""
         doc = self.pages.find_one({"canonical_url": canonical_url}, {"validators": 1})
         return dict(doc.get("validators") or {}) if doc else {}
 
-    def mark_matched(self, page_id: str, version_id: str) -> None:
+    def mark_matched(self, page_id: str, version_id: str, keys: QueryKeys | None = None) -> None:
         """Note that version ``version_id`` of page ``page_id`` was matched now (``matched_at``,
         ``matched_version``): an unchanged page is matched again only when works were indexed
-        after that time."""
+        after that time. ``keys``: the version's QueryKeys, kept with it (``save_keys``)."""
         self.pages.update_one({"_id": ObjectId(page_id)},
                               {"$set": {"matched_at": _now(), "matched_version": version_id}})
+        if keys is not None:
+            self.save_keys({version_id: keys})
 
     def record_visit(self, canonical_url: str, *, scan_id, outcome: str, status: int | None,
                      reason: str = "") -> bool:

@@ -5,10 +5,14 @@ of pending works and one ``crawler.rematch_pending`` task (queue "match") is sch
 settings.REMATCH_COALESCE_SECONDS later, unless one is scheduled already: a 1,000-work import
 is one pass over the page library, not 1,000.
 
-The pass (``run``): the pending works' texts go into a small in-memory engine
-(``fingerprint.Engine(MemoryIndex(), MemoryWorkStore())``, public API only); each current page
-version of the library is matched with it, and a page where it finds one of the new works is
-matched again with the platform's engine through ``crawler.matching.match_version`` (the same
+The pass (``run``): the pending works' postings (``Engine.postings``, as ``Engine.add_work``
+makes them) go into a small in-memory index (``fingerprint.index.MemoryIndex``); the query keys
+of each current page version of the library are looked up in it, after a vectorised test per
+chunk of versions that drops pages sharing no key with the new works. The keys are those kept
+with the version when it was matched (crawler.pagekeys); a version without keys, or with keys
+of another fingerprint version or configuration, has its text fingerprinted again (and the
+keys stored). A page where the small index names a candidate among the new works is matched
+again with the platform's engine through ``crawler.matching.match_version`` (the same
 whitelists, chapters and upsert as a crawl; thresholds and template discounts of the full
 corpus), recording only the new works' matches. Progress is kept in a RematchJob row.
 """
@@ -16,15 +20,16 @@ corpus), recording only the new works' matches. Progress is kept in a RematchJob
 from __future__ import annotations
 
 import logging
+from collections import Counter
 
+import numpy as np
 from django.conf import settings
 from django.utils import timezone
 
-from crawler import matching
+from crawler import matching, pagekeys
 from crawler.models import RematchJob
-from fingerprint import Engine
+from fingerprint import TextTooLargeError
 from fingerprint.index import MemoryIndex
-from fingerprint.store import MemoryWorkStore
 from tracker.core.connections import get_redis
 from tracker.core.models import Work, WorkStatus
 
@@ -74,33 +79,91 @@ def run(work_ids: list[int], engine, pages) -> RematchJob | None:
         return None
     job = RematchJob.objects.create(pages_total=pages.count_current())
     job.works.set(works)
-    small = Engine(MemoryIndex(), MemoryWorkStore(), config=engine.config)
-    wanted = set()
+    tally = {"pages_searched": 0, "candidates": 0, "matches_found": 0, "matches_new": 0}
+    rekeyed = 0
     try:
-        for work in works:
-            record = engine.store.get(work.engine_id)
-            if record is not None:
-                small.add_work(work.engine_id, record["text"])
-                wanted.add(work.engine_id)
-        searched = candidates = found = new = 0
-        for page, version in pages.iter_current():
-            searched += 1
-            if version.text and small.candidates(small.letters(version.text)):
-                candidates += 1
-                report = matching.match_version(engine, page, version, None, only_works=wanted)
-                found, new = found + report.found, new + report.new
-            if searched % settings.REMATCH_PROGRESS_EVERY_PAGES == 0:
-                RematchJob.objects.filter(pk=job.pk).update(
-                    pages_searched=searched, candidates=candidates, matches_found=found,
-                    matches_new=new)
+        small, wanted, known = _small_index(works, engine)
+        for chunk in pages.iter_current_keys(settings.REMATCH_PROGRESS_EVERY_PAGES):
+            keys, fresh = _chunk_keys(chunk, engine, pages)
+            rekeyed += fresh
+            maybe = _touching(keys, known)
+            tally["pages_searched"] += len(chunk)
+            for item in chunk:
+                if item.version_id not in maybe or not _hits(small, keys[item.version_id],
+                                                               engine.config.min_window_hits):
+                    continue
+                tally["candidates"] += 1
+                page, version = pages.page(item.page_id), pages.version(item.version_id)
+                if page is not None and version is not None:
+                    report = matching.match_version(engine, page, version, None, only_works=wanted)
+                    tally["matches_found"] += report.found
+                    tally["matches_new"] += report.new
+            RematchJob.objects.filter(pk=job.pk).update(**tally)
         RematchJob.objects.filter(pk=job.pk).update(
-            state=RematchJob.State.FINISHED, finished_at=timezone.now(), pages_searched=searched,
-            candidates=candidates, matches_found=found, matches_new=new)
+            state=RematchJob.State.FINISHED, finished_at=timezone.now(), **tally)
     except Exception as exc:
         RematchJob.objects.filter(pk=job.pk).update(
             state=RematchJob.State.FAILED, finished_at=timezone.now(),
             error=f"{type(exc).__name__}: {exc}"[:2000])
         raise
     job.refresh_from_db()
-    log.info("stored pages searched for works %s: %s", work_ids, job)
+    log.info("stored pages searched for works %s: %s (%d fingerprinted again)", work_ids, job,
+             rekeyed)
     return job
+
+
+def _chunk_keys(chunk, engine, pages) -> tuple[dict[str, np.ndarray], int]:
+    """({version_id: uint64 query keys} of a list of KeyedVersion, number of versions whose
+    keys had to be computed from their text). Keys stored with another tag, or none (a version
+    matched before keys were kept), are computed again with ``engine`` and stored; a text over
+    the engine's size limit gets none (a crawl cannot match it either)."""
+    current = pagekeys.tag(engine.config)
+    out = {i.version_id: pagekeys.unpack(i.keys.data) for i in chunk
+           if i.keys is not None and i.keys.tag == current}
+    missing = [i.version_id for i in chunk if i.version_id not in out]
+    fresh = {}
+    for version_id, text in (pages.texts(missing) if missing else {}).items():
+        try:
+            fresh[version_id] = pagekeys.compute(engine, text)
+        except TextTooLargeError:
+            continue
+    pages.save_keys(fresh)
+    out.update((v, pagekeys.unpack(k.data)) for v, k in fresh.items())
+    return out, len(fresh)
+
+
+def _small_index(works, engine) -> tuple[MemoryIndex, set[str], np.ndarray]:
+    """(in-memory index of the works' postings, their engine ids, sorted distinct uint64 keys of
+    those postings), made as ``Engine.add_work`` makes them; works missing from the engine's
+    store are left out."""
+    index, wanted, keys = MemoryIndex(), set(), [np.zeros(0, np.uint64)]
+    for work in works:
+        record = engine.store.get(work.engine_id)
+        if record is not None:
+            postings = engine.postings(engine.letters(record["text"]))
+            index.add(work.engine_id, postings)
+            wanted.add(work.engine_id)
+            keys.append(np.fromiter((k for k, _ in postings), np.uint64, len(postings)))
+    return index, wanted, np.unique(np.concatenate(keys))
+
+
+def _touching(keys: dict[str, np.ndarray], known: np.ndarray) -> set[str]:
+    """Version ids among ``keys`` ({version_id: uint64 query keys}) with at least one key in
+    ``known`` (sorted uint64): the only pages that can get a posting of the new works (one
+    vectorised test per chunk instead of one index lookup per page)."""
+    if not keys or not len(known):
+        return set()
+    ids = list(keys)
+    flat = np.concatenate([keys[v] for v in ids])
+    owner = np.repeat(np.arange(len(ids)), [len(keys[v]) for v in ids])
+    at = np.minimum(np.searchsorted(known, flat), len(known) - 1)
+    return {ids[i] for i in np.unique(owner[known[at] == flat])}
+
+
+def _hits(small: MemoryIndex, keys: np.ndarray, need: int) -> bool:
+    """True when the index of the new works names a candidate for a page of these query
+    ``keys``: some work has at least ``need`` (``min_window_hits``) postings among them, as in
+    ``Engine.candidates``."""
+    found = small.lookup(keys.tolist())
+    per_work = Counter(w for postings in found.values() for w, _ in postings)
+    return bool(per_work) and max(per_work.values()) >= need

@@ -20,6 +20,7 @@ from django.utils import timezone
 from tqdm import tqdm
 
 from crawler.config import CrawlConfig
+from crawler.frontier import Frontier, FrontierState
 from crawler.models import ScanRun, ScanStatus, TargetSite
 from crawler.outcomes import Outcome
 from crawler.pipeline import Crawler
@@ -104,28 +105,50 @@ def finish(scan_id: int, status: str = ScanStatus.FINISHED, note: str = "") -> b
 
     Returns False when the scan was already closed (finishing twice is harmless).
     """
-    crawler = get_crawler()
-    frontier = crawler.frontier(scan_id)
+    frontier = get_crawler().frontier(scan_id)
     state = frontier.state()
-    stats = state.stats
-    errors = {k.removeprefix("outcome:"): v for k, v in sorted(stats.items())
-              if k.startswith("outcome:") and Outcome(k.removeprefix("outcome:")).is_error}
-    if stats.get("match_errors"):  # pages fetched but not matched (engine or storage failure)
-        errors["match_failed"] = stats["match_errors"]
     final = ScanStatus.CANCELLED if state.cancelled else status
     closed = ScanRun.objects.filter(pk=scan_id, status=ScanStatus.RUNNING).update(
-        status=final, finished_at=timezone.now(), urls_seen=state.admitted,
-        pages_fetched=stats.get("pages_fetched", 0), pages_new=stats.get("pages_new", 0),
-        pages_changed=stats.get("pages_changed", 0), pages_unchanged=stats.get("pages_unchanged", 0),
-        errors=errors, matches_found=stats.get("matches", 0), matches_new=stats.get("matches_new", 0),
-        stage_seconds={stage: round(stats.get(f"ms_{stage}", 0) / 1000, 2)
-                       for stage in ("fetch", "decode", "extract", "links", "store", "match")},
-        note=note)
+        status=final, finished_at=timezone.now(), note=note, **figures(state))
     site_id = ScanRun.objects.filter(pk=scan_id).values_list("site_id", flat=True).first()
     if site_id is not None:
         get_redis().eval(_RELEASE, 1, lock_key(site_id), str(scan_id))
     frontier.close()
     return bool(closed)
+
+
+def figures(state: FrontierState) -> dict:
+    """A scan's figures from its frontier's counters, named as ScanRun's fields.
+
+    Args:
+        state: the frontier's snapshot (``Frontier.state``).
+
+    Returns:
+        dict with ``urls_seen``, ``pages_fetched``, ``pages_new``, ``pages_changed``,
+        ``pages_unchanged``, ``matches_found``, ``matches_new`` (int), ``errors`` ({kind: count}:
+        the error outcomes, plus "match_failed" for pages fetched but not matched) and
+        ``stage_seconds`` ({stage: seconds summed over the workers}).
+    """
+    stats = state.stats
+    errors = {k.removeprefix("outcome:"): v for k, v in sorted(stats.items())
+              if k.startswith("outcome:") and Outcome(k.removeprefix("outcome:")).is_error}
+    if stats.get("match_errors"):  # pages fetched but not matched (engine or storage failure)
+        errors["match_failed"] = stats["match_errors"]
+    return {
+        "urls_seen": state.admitted, "pages_fetched": stats.get("pages_fetched", 0),
+        "pages_new": stats.get("pages_new", 0), "pages_changed": stats.get("pages_changed", 0),
+        "pages_unchanged": stats.get("pages_unchanged", 0), "errors": errors,
+        "matches_found": stats.get("matches", 0), "matches_new": stats.get("matches_new", 0),
+        "stage_seconds": {stage: round(stats.get(f"ms_{stage}", 0) / 1000, 2)
+                          for stage in ("fetch", "decode", "extract", "links", "store", "match")},
+    }
+
+
+def live_figures(scan_id: int) -> dict:
+    """The figures (see ``figures``) of scan ``scan_id`` so far, read from its frontier in Redis
+    (a running scan's ScanRun row gets them only when it finishes; MongoDB is not needed).
+    Raises redis.RedisError when Redis does not answer."""
+    return figures(Frontier(get_redis(), scan_id).state())
 
 
 def cancel(scan: ScanRun, note: str = "") -> bool:

@@ -18,7 +18,7 @@ from celery import shared_task
 from celery.utils.log import get_task_logger
 from django.conf import settings
 
-from crawler import matching, scans, takedown
+from crawler import matching, pagekeys, scans, takedown
 from crawler.backoff import backoff_delay
 from crawler.models import ScanRun, TargetSite
 from crawler.outcomes import Outcome
@@ -143,9 +143,11 @@ def match_page(self, scan_id: int, page_id: str, version_id: str, token: str = "
         if page is None or version is None:
             report = matching.MatchReport(0, 0, 0, 0)
         else:
-            report = matching.match_version(get_engine(), page, version,
+            engine = get_engine()
+            report = matching.match_version(engine, page, version,
                                             ScanRun.objects.filter(pk=scan_id).first())
-            crawler.pages.mark_matched(page_id, version_id)
+            # kept for the stored-page search of later works (crawler.rematch)
+            crawler.pages.mark_matched(page_id, version_id, pagekeys.compute(engine, version.text))
     except storage_errors() as exc:
         if self.request.retries < settings.CRAWL_STORAGE_RETRIES:
             raise self.retry(exc=exc, countdown=_retry_delay(self.request.retries)) from exc

@@ -31,9 +31,9 @@ from django.utils.translation import gettext_lazy
 from crawler import actions as crawler_actions
 from crawler import exports
 from crawler.models import Match, ReviewStatus
-from dashboard import actions, internals, notices, report
+from dashboard import actions, audit_links, internals, notices, report
 from dashboard.evidence import evidence_context, web_href
-from dashboard.filters import DomainFilter, FirstSeenRangeFilter, ScoreFilter
+from dashboard.filters import DomainFilter, FirstSeenRangeFilter, ScanFilter, ScoreFilter
 from dashboard.models import (
     NOTICE_TRANSITIONS,
     NoticeLanguage,
@@ -88,7 +88,7 @@ class MatchAdmin(HolderScopedAdmin):
     list_filter = ["review_status", FirstSeenRangeFilter, ScoreFilter, DomainFilter,
                    "still_matching",
                    ("work__holder", admin.RelatedOnlyFieldListFilter),
-                   ("work", admin.RelatedOnlyFieldListFilter)]
+                   ("work", admin.RelatedOnlyFieldListFilter), ScanFilter]
     search_fields = ["url", "title", "work__title", "work__reference"]
     sortable_by = ["evidence_link", "score_pct", "first_seen_at", "last_seen_at",
                    "status_badge", "work_link", "holder_name"]
@@ -420,9 +420,17 @@ class AuditEventAdmin(RecordAdminMixin, HolderScopedAdmin):
 
     deletable = False
 
-    list_display = ["sequence", "at", "kind", "username", "subject", "from_state", "to_state",
-                    "reason"]
+    list_display = ["sequence", "at", "kind", "username", "subject_link", "from_state",
+                    "to_state", "reason"]
     list_filter = ["kind", "new_state"]
+
+    def get_changelist(self, request, **kwargs):
+        return audit_links.AuditChangeList
+
+    @admin.display(description=gettext_lazy("subject"), ordering="subject")
+    def subject_link(self, obj):
+        url = getattr(obj, "target_url", None)
+        return format_html('<a href="{}">{}</a>', url, obj.subject) if url else obj.subject
 
     @admin.display(description=gettext_lazy("from"), ordering="old_state")
     def from_state(self, obj):

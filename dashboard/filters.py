@@ -1,10 +1,11 @@
-"""List filters of the match list: domain, score band and first-seen date range."""
+"""List filters of the match list: domain, score band, first-seen date range and scan."""
 
 from __future__ import annotations
 
 from datetime import date
 
 from django.contrib import admin
+from django.contrib.admin.options import IncorrectLookupParameters
 from django.utils.translation import gettext_lazy as _
 
 # (parameter value, label, lowest score, highest score exclusive): bands for reviewers, not
@@ -97,3 +98,32 @@ class FirstSeenRangeFilter(admin.ListFilter):
         if "first_seen_to" in self.dates:
             queryset = queryset.filter(first_seen__date__lte=self.dates["first_seen_to"])
         return queryset
+
+
+class ScanFilter(admin.SimpleListFilter):
+    """The matches a scan run found (``crawler.progress.scan_matches``), reached from the scan's
+    page, the scan list and the overview (``?scan=<id>``); shown only while it is applied."""
+
+    title = _("scan")
+    parameter_name = "scan"
+
+    def lookups(self, request, model_admin):
+        from crawler.models import ScanRun
+        from crawler.progress import scan_label
+
+        value = self.value()
+        run = (ScanRun.objects.select_related("site").filter(pk=value).first()
+               if value and value.isdigit() else None)
+        if run is None:
+            return []
+        return [(str(run.pk), scan_label(run))]
+
+    def queryset(self, request, queryset):
+        from crawler.progress import scan_matches
+
+        value = self.value()
+        if not value:
+            return queryset
+        if not value.isdigit():
+            raise IncorrectLookupParameters(_("A scan id is a number."))
+        return scan_matches(queryset, int(value))

@@ -12,7 +12,9 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from crawler.progress import poll_settings, progress
 from dashboard.access import matches_for, notices_for
+from tracker.core.connections import storage_errors
 from tracker.core.scoping import sees_all
 
 DAYS = 90  # matches per day are shown over this many days
@@ -70,23 +72,20 @@ def recent_scans(user, days: int = SCAN_DAYS, limit: int = 20) -> list:
     """Scan runs started in the last ``days`` days, newest first (ScanRun objects).
 
     Target sites are the platform's, not a holder's, so every user sees the runs; each run gets
-    ``shown_matches``: its ``matches_found`` for staff, for a holder's users only the matches of
-    their own works last seen in that scan (another holder's figures are not shown). Only
-    staff see error details (the template checks ``show_errors``).
+    ``progress``: what ``user`` may see of its figures (``crawler.progress.progress``: for a
+    holder's users only the matches of their own works, no errors), live from Redis while it
+    runs, or None when Redis does not answer (the page's script tries again).
     """
     from crawler.models import ScanRun
 
     since = timezone.now() - timedelta(days=days)
     scans = list(ScanRun.objects.select_related("site").filter(started_at__gte=since)
                  .order_by("-started_at")[:limit])
-    if sees_all(user):
-        for scan in scans:
-            scan.shown_matches = scan.matches_found
-        return scans
-    own = dict(matches_for(user).filter(last_scan__in=scans).values("last_scan")
-               .annotate(n=Count("pk")).values_list("last_scan", "n"))
     for scan in scans:
-        scan.shown_matches = own.get(scan.pk, 0)
+        try:
+            scan.progress = progress(scan, user)
+        except storage_errors():
+            scan.progress = None
     return scans
 
 
@@ -98,7 +97,7 @@ def build(user) -> dict:
         ``chart_domains``, ``chart_works`` ({labels, values, label} for Chart.js), ``awaiting`` (count of
         new matches), ``latest`` (up to 8 newest unreviewed Match), ``totals`` (dict of counts),
         ``domains`` and ``works`` (see top_domains / top_works), ``scans`` (ScanRun list),
-        ``show_errors`` (bool: staff only).
+        ``progress_poll`` (crawler.progress.poll_settings), ``show_errors`` (bool: staff only).
     """
     from crawler.models import ReviewStatus
 
@@ -127,5 +126,6 @@ def build(user) -> dict:
         "chart_works": {"labels": [w["work__title"] for w in works],
                         "values": [w["n"] for w in works], "label": label},
         "scans": recent_scans(user),
+        "progress_poll": poll_settings(),
         "show_errors": sees_all(user),
     }

@@ -55,8 +55,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from fingerprint.index import DEFAULT_MAX_DF, IndexVersionError, MemoryIndex, RedisIndex
-from fingerprint.store import MemoryWorkStore, MongoWorkStore
+from fingerprint.index import DEFAULT_MAX_DF, IndexVersionError, MemoryIndex
+from fingerprint.store import MemoryWorkStore
 
 MAX_MESSAGES = 100
 PROGRESS_BYTES = 1 << 20  # inputs at least this large (bytes on disk) get a progress bar
@@ -196,6 +196,9 @@ def open_backends(args: argparse.Namespace, writing: bool):
     import redis
     from pymongo.errors import PyMongoError
     from redis.exceptions import RedisError
+
+    from fingerprint.index import RedisIndex
+    from fingerprint.store import MongoWorkStore
 
     try:
         client = redis.Redis.from_url(args.redis, socket_connect_timeout=5, socket_timeout=60)

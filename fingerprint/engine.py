@@ -89,6 +89,7 @@ class Match:
 @dataclass(frozen=True)
 class _Prepared:
     seeds: SeedIndex
+    exact: np.ndarray
     offsets: np.ndarray
     text_length: int
     # ("index", index revision) or ("store", store revision): a revision of the record this was
@@ -96,12 +97,26 @@ class _Prepared:
     revision: tuple[str, str]
 
 
-def _numbers(letters: Letters) -> tuple[np.ndarray, np.ndarray]:
-    """(starts, ends) in letters, end exclusive, of the page's numbers: maximal runs of digit
-    letters from consecutive characters."""
+def exact_codes(letters: Letters, text: str) -> np.ndarray:
+    """Letter codes (n_letters,) as int16 in which digits keep their value: a digit letter
+    (code ``DIGIT_LETTER`` + d mod 5) becomes 64 + d, so that verification tells 1 from 6,
+    which share a letter (fingerprint keys are unchanged). ``text``: the text the letters were
+    made from (ASCII and full-width digits)."""
+    exact = letters.codes.astype(np.int16)
+    where = (letters.codes >= DIGIT_LETTER).nonzero()[0]
+    if len(where):
+        exact[where] = [64 + int(text[o]) for o in letters.offsets[where].tolist()]
+    return exact
+
+
+def _numbers(letters: Letters) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(starts, ends, digits, owners) of the page's numbers, maximal runs of digit letters from
+    consecutive characters: starts and ends in letters (end exclusive, int64, one per number),
+    the positions of all digit letters, and for each the index of its number."""
     digit = letters.codes >= DIGIT_LETTER
     if not digit.any():
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty, empty
     joined = digit[1:] & digit[:-1] & (np.diff(letters.offsets) == 1)
     edge = np.diff(np.concatenate(([0], digit.astype(np.int8), [0])))
     starts = (edge == 1).nonzero()[0]
@@ -111,26 +126,30 @@ def _numbers(letters: Letters) -> tuple[np.ndarray, np.ndarray]:
     if len(breaks):
         starts = np.sort(np.concatenate((starts, breaks)))
         ends = np.sort(np.concatenate((ends, breaks)))
-    return starts, ends
+    digits = digit.nonzero()[0]
+    return starts, ends, digits, np.searchsorted(starts, digits, side="right") - 1
 
 
-def _compare_numbers(numbers: tuple[np.ndarray, np.ndarray], mask: np.ndarray,
+def _compare_numbers(numbers: tuple[np.ndarray, ...], mask: np.ndarray,
                      passages: list[tuple[int, int, int, int]]) -> tuple[int, int]:
     """(numbers equal in the work, numbers that differ) among the page's numbers that lie
     wholly inside a passage, next to a matched letter (in the middle of copied or templated
-    text); a number is equal when all its digit letters are matched."""
-    starts, ends = numbers
+    text); a number is equal when all its digit letters are matched.
+    Clears, in ``mask`` (modified in place), the digit letters of every page number that is
+    not wholly matched: a number counts as shared text only when it is the same number."""
+    starts, ends, digits, owners = numbers
     if len(starts) == 0:
         return 0, 0
+    done = np.concatenate(([0], np.cumsum(mask)))
+    equal = (done[ends] - done[starts]) == (ends - starts)
+    mask[digits[~equal[owners]]] = False
     inside = np.zeros(len(starts), dtype=bool)
     for a, b, _, _ in passages:
         inside |= (starts > a) & (ends < b)
     if not inside.any():
         return 0, 0
-    starts, ends = starts[inside], ends[inside]
+    starts, ends, equal = starts[inside], ends[inside], equal[inside]
     flanked = mask[starts - 1] | mask[ends]
-    done = np.concatenate(([0], np.cumsum(mask)))
-    equal = (done[ends] - done[starts]) == (ends - starts)
     same = int(np.count_nonzero(equal & flanked))
     return same, int(np.count_nonzero(flanked)) - same
 
@@ -333,10 +352,11 @@ class Engine:
             self._cache.pop(work_id, None)
             return None
         letters = self._record_letters(record)
+        exact = exact_codes(letters, record["text"])
         # labelled with the revision read before the record: if a put came in between, the
         # record is newer than its label and the next page prepares it again (never the reverse)
-        prep = _Prepared(SeedIndex.build(letters.codes, self.config.seed_k), letters.offsets,
-                         letters.text_length, revision)
+        prep = _Prepared(SeedIndex.build(letters.codes, self.config.seed_k), exact,
+                         letters.offsets, letters.text_length, revision)
         self._cache[work_id] = prep
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
@@ -392,7 +412,7 @@ class Engine:
             found = self._align(letters, work_id, revisions.get(work_id), grams)
             if found is not None:
                 aligned.append((work_id, *found))
-        return self._judge(letters, aligned)
+        return self._judge(letters, exact_codes(letters, text) if aligned else None, aligned)
 
     def verify(self, letters: Letters, work_id: str) -> Match | None:
         """Align a page's letters with one stored work, alone (no other work discounts its
@@ -402,7 +422,7 @@ class Engine:
         found = self._align(letters, work_id, None if revision is None else ("store", revision))
         if found is None:
             return None
-        matches = self._judge(letters, [(work_id, *found)])
+        matches = self._judge(letters, None, [(work_id, *found)])
         return matches[0] if matches else None
 
     def _align(self, letters: Letters, work_id: str, revision: tuple[str, str] | None,
@@ -427,18 +447,23 @@ class Engine:
         return max(c.min_text_letters, min(c.min_matched_letters, int(0.8 * n_work)))
 
     @staticmethod
-    def _matched_mask(page: np.ndarray, prep: _Prepared, aln: Alignment) -> np.ndarray:
+    def _matched_mask(page: np.ndarray, prep: _Prepared, aln: Alignment, exact: bool
+                      ) -> np.ndarray:
         """Boolean mask (n_page_letters,) of the page letters equal to their work letter along
-        the runs of the alignment's passages."""
+        the runs of the alignment's passages; ``page``: the page's ``exact_codes`` when
+        ``exact`` (digits compared by value), else its letter codes."""
         mask = np.zeros(len(page), dtype=bool)
-        work = prep.seeds.letters
+        work = prep.exact if exact else prep.seeds.letters
         for s, e, d in aln.runs:
             mask[s:e] |= page[s:e] == work[s + d:e + d]
         return mask
 
-    def _judge(self, letters: Letters, aligned: list[tuple[str, _Prepared, Alignment]]
-               ) -> list[Match]:
+    def _judge(self, letters: Letters, exact: np.ndarray | None,
+               aligned: list[tuple[str, _Prepared, Alignment]]) -> list[Match]:
         """Matches from the alignments of one page with its candidates, best first.
+
+        ``exact``: the page's ``exact_codes`` (digits compared by value), or None when the
+        page's text is not at hand (``verify``: digits compared by letter).
 
         A candidate whose alignment passed ``_need`` is judged on the text it shares with the
         page, against the other candidates of the same page (template-aware evidence):
@@ -462,16 +487,20 @@ class Engine:
         if not aligned:
             return []
         c = self.config
-        masks = [self._matched_mask(letters.codes, prep, aln) for _, prep, aln in aligned]
+        numbers = _numbers(letters)
+        page = letters.codes if exact is None else exact
+        masks = [self._matched_mask(page, prep, aln, exact is not None)
+                 for _, prep, aln in aligned]
+        compared = [_compare_numbers(numbers, m, aln.passages)
+                    for m, (_, _, aln) in zip(masks, aligned, strict=True)]
         counts = [int(np.count_nonzero(m)) for m in masks]
         weight = 1.0 / np.maximum(np.sum(masks, axis=0), 1)
-        numbers = _numbers(letters)
         out = []
         po = letters.offsets
         n = len(letters)
         for i, (work_id, prep, aln) in enumerate(aligned):
             mask = masks[i]
-            same, other = _compare_numbers(numbers, mask, aln.passages)
+            same, other = compared[i]
             if other > c.max_number_mismatch * (same + other):
                 continue
             if any(counts[j] > counts[i]

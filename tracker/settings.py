@@ -250,6 +250,8 @@ CONTENT_SECURITY_POLICY = {"DIRECTIVES": {
     "img-src": [SELF, "data:"], "font-src": [SELF], "connect-src": [SELF],
     "object-src": [NONE], "base-uri": [SELF], "form-action": [SELF],
     "frame-ancestors": [NONE],
+    # Redoc (/api/v1/redoc/) runs its search in a worker made from a blob: URL by its own script
+    "worker-src": [SELF, "blob:"],
 }}
 if not DEBUG and env.bool("TRACKER_HTTPS", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -386,6 +388,7 @@ SPECTACULAR_SETTINGS = {
         "WorkLanguageEnum": "tracker.core.models.WorkLanguage",
         "NoticeStatusEnum": "dashboard.models.NoticeStatus",
         "NoticeLanguageEnum": "dashboard.models.NoticeLanguage",
+        "AlertLanguageEnum": "django.conf.settings.LANGUAGES",  # alert e-mails and webhooks
     },
 }
 
@@ -436,3 +439,11 @@ BROKER_RESTORE_INTERVAL_SECONDS = env.int("TRACKER_UNACKED_RESTORE_INTERVAL", de
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": BROKER_VISIBILITY_TIMEOUT_SECONDS,
                                    "unacked_restore_interval": BROKER_RESTORE_INTERVAL_SECONDS,
                                    "unacked_restore_throttle": 1}
+
+# ---- Live scan progress (issue 11, item 9): the scan run page and the overview poll the scans'
+# figures (crawler.progress) every SCAN_PROGRESS_POLL_SECONDS while a scan runs; after a failed
+# poll the wait doubles up to SCAN_PROGRESS_POLL_MAX_SECONDS. One poll asks for at most
+# SCAN_PROGRESS_MAX_SCANS scans (the overview lists up to 20).
+SCAN_PROGRESS_POLL_SECONDS = 2
+SCAN_PROGRESS_POLL_MAX_SECONDS = 60
+SCAN_PROGRESS_MAX_SCANS = 20

@@ -5,8 +5,10 @@ the unique constraints of Delivery) and queues their sending on commit; ``do_rec
 records the result of one attempt (and disables a webhook after
 ``settings.ALERT_WEBHOOK_MAX_FAILURES`` failures in a row, mailing the holder's users);
 ``do_record_digest`` marks the matches of a delivered digest; ``do_update_alert_preferences``
-changes a user's preferences (the dashboard and the unsubscribe links call it);
-``do_save_webhook`` saves an endpoint (enabling it again resets its failure count).
+changes a user's preferences (the dashboard, the API and the unsubscribe links call it);
+``do_save_webhook`` saves an endpoint (enabling it again resets its failure count) and
+``do_delete_webhook`` deletes one (the admin and the API call both). The last three record who
+changed what in the audit trail (kind "alert").
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint
+from tracker.core.models import AuditEvent
 from tracker.core.scoping import sees_all
 
 log = logging.getLogger(__name__)
@@ -116,30 +119,69 @@ def do_record_digest(user, matches, preference: AlertPreference) -> int:
     return len(rows)
 
 
-def do_update_alert_preferences(user, **fields) -> AlertPreference:
+def do_update_alert_preferences(user, acting_user=None, **fields) -> AlertPreference:
     """Create or update the alert preferences of ``user`` with ``fields`` (model field names:
-    email_enabled, min_score, digest_enabled, language). Returns the preferences.
+    email_enabled, min_score, digest_enabled, language) and record the change.
+
+    Args:
+        user: whose preferences.
+        acting_user: who changed them (default ``user``: the dashboard, the API, an
+            unsubscribe link).
+
+    Returns:
+        The saved AlertPreference.
 
     Raises:
         ValueError: an unknown field name.
+        django.core.exceptions.ValidationError: a value the model refuses (nothing saved).
     """
     allowed = {"email_enabled", "min_score", "digest_enabled", "language"}
     if unknown := set(fields) - allowed:
         raise ValueError(f"unknown alert preference fields: {sorted(unknown)}")
     with transaction.atomic():
-        pref, _ = AlertPreference.objects.select_for_update().get_or_create(user=user)
+        pref, created = AlertPreference.objects.select_for_update().get_or_create(user=user)
         for name, value in fields.items():
             setattr(pref, name, value)
         pref.full_clean()
         pref.save()
+        AuditEvent.record(kind=AuditEvent.Kind.ALERT, user=acting_user or user, holder=None,
+                          target=pref, subject=str(pref), old_state="" if created else "saved",
+                          new_state="created" if created else "changed",
+                          reason=", ".join(f"{k}={v}" for k, v in sorted(fields.items())))
     return pref
 
 
-def do_save_webhook(endpoint: WebhookEndpoint) -> WebhookEndpoint:
-    """Save ``endpoint`` (new or changed, already validated by the admin form: URL through the
-    SSRF guard); saved enabled, its failure count starts again from 0. Returns it."""
+def do_save_webhook(endpoint: WebhookEndpoint, acting_user,
+                    changed: list[str] | None = None) -> WebhookEndpoint:
+    """Save ``endpoint`` (new or changed, its URL already through
+    ``validators.check_webhook_url``) and record it; saved enabled, its failure count starts
+    again from 0.
+
+    Args:
+        endpoint: the WebhookEndpoint with the wanted values.
+        acting_user: the user who made the change, or None (a command, the demo).
+        changed: names of the fields changed, for the trail ("created" for a new endpoint).
+
+    Returns:
+        The saved endpoint.
+    """
     with transaction.atomic():
+        new = endpoint.pk is None
         if endpoint.enabled:
             endpoint.consecutive_failures = 0
         endpoint.save()
+        AuditEvent.record(kind=AuditEvent.Kind.ALERT, user=acting_user, holder=endpoint.holder,
+                          target=endpoint, subject=f"{endpoint.name} <{endpoint.url}>",
+                          old_state="" if new else "saved",
+                          new_state="created" if new else "changed",
+                          reason=", ".join(changed or []))
     return endpoint
+
+
+def do_delete_webhook(endpoint: WebhookEndpoint, acting_user) -> None:
+    """Delete ``endpoint`` (its delivery log rows go with it) and record who did it."""
+    with transaction.atomic():
+        AuditEvent.record(kind=AuditEvent.Kind.ALERT, user=acting_user, holder=endpoint.holder,
+                          target=endpoint, subject=f"{endpoint.name} <{endpoint.url}>",
+                          old_state="saved", new_state="deleted")
+        endpoint.delete()

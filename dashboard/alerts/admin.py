@@ -10,10 +10,13 @@ from django.http import HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils.translation import gettext_lazy as _
 
-from crawler.scans import crawl_config
-from crawler.ssrf import RefusedAddress, check_url, parse_allow_list
-from dashboard.alerts.actions import do_save_webhook, do_update_alert_preferences
+from dashboard.alerts.actions import (
+    do_delete_webhook,
+    do_save_webhook,
+    do_update_alert_preferences,
+)
 from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint
+from dashboard.alerts.validators import check_webhook_url
 from tracker.core.admin import HolderScopedAdmin, RecordAdminMixin
 from tracker.core.scoping import sees_all
 
@@ -57,7 +60,7 @@ class AlertPreferenceAdmin(admin.ModelAdmin):
         if obj.user.email != form.cleaned_data["email"]:
             obj.user.email = form.cleaned_data["email"]
             obj.user.save(update_fields=["email"])
-        do_update_alert_preferences(obj.user, **data)
+        do_update_alert_preferences(obj.user, acting_user=request.user, **data)
 
     def get_urls(self):
         mine = path("mine/", self.admin_site.admin_view(self.mine_view),
@@ -66,7 +69,8 @@ class AlertPreferenceAdmin(admin.ModelAdmin):
 
     def mine_view(self, request):
         """Redirect to the change page of the user's own preferences (created if missing)."""
-        pref, _ = AlertPreference.objects.get_or_create(user=request.user)
+        pref = (AlertPreference.objects.filter(user=request.user).first()
+                or do_update_alert_preferences(request.user))
         return HttpResponseRedirect(reverse("admin:alerts_alertpreference_change", args=[pref.pk]))
 
 
@@ -82,13 +86,7 @@ class WebhookEndpointForm(forms.ModelForm):
         widgets = {"secret": forms.TextInput(attrs={"autocomplete": "off"})}
 
     def clean_url(self):
-        url = self.cleaned_data["url"]
-        try:
-            check_url(url, parse_allow_list(crawl_config().allow_addresses))
-        except RefusedAddress as exc:
-            raise forms.ValidationError(_("This address may not be contacted: %(reason)s"),
-                                        params={"reason": exc.reason}) from exc
-        return url
+        return check_webhook_url(self.cleaned_data["url"])
 
 
 @admin.register(WebhookEndpoint)
@@ -100,7 +98,14 @@ class WebhookEndpointAdmin(HolderScopedAdmin):
     list_filter = ["format", "enabled"]
 
     def save_model(self, request, obj, form, change):
-        do_save_webhook(obj)
+        do_save_webhook(obj, request.user, form.changed_data if change else ["created"])
+
+    def delete_model(self, request, obj):
+        do_delete_webhook(obj, request.user)
+
+    def delete_queryset(self, request, queryset):
+        for endpoint in queryset:
+            do_delete_webhook(endpoint, request.user)
 
 
 @admin.register(Delivery)

@@ -20,11 +20,14 @@ router.register("matches", views.MatchViewSet, basename="match")
 router.register("notices", views.NoticeViewSet, basename="notice")
 router.register("sites", views.SiteViewSet, basename="site")
 router.register("scans", views.ScanViewSet, basename="scan")
+router.register("alerts/webhooks", views.WebhookViewSet, basename="webhook")
 
 app_name = "api"
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api:schema"), name="docs"),
-    path("redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="api:schema",
+                                                template_name="api/redoc.html"), name="redoc"),
+    path("alerts/preferences/", views.AlertPreferenceView.as_view(), name="alert-preferences"),
     path("", include(router.urls)),
 ]

@@ -1,4 +1,4 @@
-"""API views: works and matches. Every queryset is scoped (``tracker.core.scoping.scope``) and
+"""API views: works, matches, notices, sites, scans and alerts. Every queryset is scoped (``tracker.core.scoping.scope``) and
 every change goes through an action (``tracker.core.actions``, ``crawler.actions``)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from drf_spectacular.utils import (
     extend_schema,
     extend_schema_view,
 )
-from rest_framework import mixins, parsers, permissions, status, viewsets
+from rest_framework import generics, mixins, parsers, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
@@ -26,6 +26,8 @@ from crawler import actions as crawler_actions
 from crawler.models import Match, ReviewStatus, ScanRun, TargetSite
 from dashboard import actions as dashboard_actions
 from dashboard import notices, sources
+from dashboard.alerts import actions as alert_actions
+from dashboard.alerts.models import AlertPreference, WebhookEndpoint
 from dashboard.models import TakedownNotice
 from tracker.core import actions as core_actions
 from tracker.core import uploads
@@ -462,3 +464,89 @@ class ScanViewSet(viewsets.ReadOnlyModelViewSet):
             raise ApiError("not_running", _("The scan is not running."))
         run.refresh_from_db()
         return Response(s.ScanSerializer(run).data)
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List the webhook endpoints of your rights holders",
+                       responses={200: s.WebhookSerializer, **ERRORS}),
+    retrieve=extend_schema(summary="A webhook endpoint",
+                           responses={200: s.WebhookSerializer, **ERRORS}),
+    create=extend_schema(summary="Create a webhook endpoint (its secret is answered once)",
+                         responses={201: s.NewWebhookSerializer, **ERRORS}),
+    update=extend_schema(summary="Update a webhook endpoint",
+                         responses={200: s.WebhookSerializer, **ERRORS}),
+    partial_update=extend_schema(summary="Update some fields of a webhook endpoint",
+                                 responses={200: s.WebhookSerializer, **ERRORS}),
+    destroy=extend_schema(summary="Delete a webhook endpoint", responses={204: None, **ERRORS}),
+)
+class WebhookViewSet(viewsets.ModelViewSet):
+    """Webhook endpoints of the user's holders (scoped as the dashboard admin scopes them),
+    saved and deleted through dashboard.alerts.actions (audited)."""
+
+    serializer_class = s.WebhookSerializer
+    filterset_fields = ["holder", "enabled"]
+    ordering_fields = ["id", "name", "created_at"]
+
+    def get_queryset(self):
+        """The endpoints of the user's holders (all of them for staff)."""
+        return scope(WebhookEndpoint.objects.all(), self.request.user).order_by("id")
+
+    def create(self, request, *args, **kwargs):
+        """Create through do_save_webhook; the answer carries the secret, this once."""
+        form = self.get_serializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = dict(form.validated_data)
+        holder = _holder(request, data.pop("holder_id", None))
+        endpoint = alert_actions.do_save_webhook(WebhookEndpoint(holder=holder, **data),
+                                                 request.user, ["created"])
+        return Response(s.NewWebhookSerializer(endpoint).data, status=status.HTTP_201_CREATED)
+
+    def perform_update(self, serializer):
+        """Save the changed fields through do_save_webhook (the holder may change to another
+        of the user's)."""
+        endpoint = serializer.instance
+        data = dict(serializer.validated_data)
+        if "holder_id" in data:
+            endpoint.holder = _holder(self.request, data.pop("holder_id"))
+        for name, value in data.items():
+            setattr(endpoint, name, value)
+        alert_actions.do_save_webhook(endpoint, self.request.user,
+                                      sorted(serializer.validated_data))
+
+    def perform_destroy(self, instance):
+        """Delete through do_delete_webhook (audited)."""
+        alert_actions.do_delete_webhook(instance, self.request.user)
+
+
+class AlertPreferenceView(generics.GenericAPIView):
+    """The calling user's e-mail alert preferences (the defaults until first saved)."""
+
+    serializer_class = s.AlertPreferenceSerializer
+
+    def _current(self):
+        user = self.request.user
+        return AlertPreference.objects.filter(user=user).first() or AlertPreference(user=user)
+
+    @extend_schema(summary="Your e-mail alert preferences",
+                   responses={200: s.AlertPreferenceSerializer, **ERRORS})
+    def get(self, request):
+        """The preferences (defaults when never saved; nothing is written)."""
+        return Response(self.get_serializer(self._current()).data)
+
+    def _save(self, request, partial: bool) -> Response:
+        form = self.get_serializer(self._current(), data=request.data, partial=partial)
+        form.is_valid(raise_exception=True)
+        pref = alert_actions.do_update_alert_preferences(request.user, **form.validated_data)
+        return Response(self.get_serializer(pref).data)
+
+    @extend_schema(summary="Replace your e-mail alert preferences",
+                   responses={200: s.AlertPreferenceSerializer, **ERRORS})
+    def put(self, request):
+        """Save all fields through do_update_alert_preferences (audited)."""
+        return self._save(request, partial=False)
+
+    @extend_schema(summary="Change some of your e-mail alert preferences",
+                   responses={200: s.AlertPreferenceSerializer, **ERRORS})
+    def patch(self, request):
+        """Save the given fields through do_update_alert_preferences (audited)."""
+        return self._save(request, partial=True)

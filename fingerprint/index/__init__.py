@@ -12,7 +12,6 @@ from fingerprint.index.base import (
     RevisedIndex,
 )
 from fingerprint.index.memory import MemoryIndex
-from fingerprint.index.redis import RedisIndex
 
 __all__ = [
     "DEFAULT_MAX_DF",
@@ -24,3 +23,12 @@ __all__ = [
     "RedisIndex",
     "RevisedIndex",
 ]
+
+
+def __getattr__(name: str):
+    # RedisIndex is imported on first use: the redis client library costs the command line
+    # (which uses the MemoryIndex) a quarter of its start-up
+    if name == "RedisIndex":
+        from fingerprint.index.redis import RedisIndex
+        return RedisIndex
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

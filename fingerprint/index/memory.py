@@ -22,9 +22,11 @@ windows and more (6.38 at 1M, 6.27 at 10M: ``python -m bench.scaling``, README):
     widths, counts, max_df), written last.
 
 ``load`` reads these with one array read each and rebuilds the sorted key array (a few NumPy
-passes, about 0.1 s per million windows): lookups then run on the arrays (binary search), with
-no per-key Python object, so ``python -m fingerprint query`` starts quickly on a large index.
-The first ``add``, ``remove`` or ``clear`` on a loaded index turns the arrays into the dicts
+passes, about 0.1 s per million windows) and a directory on the keys' high bits
+(:class:`fingerprint.index.directory.KeyDirectory`, not saved; with the distinct keys and
+each one's first posting, 16 to 20 bytes per distinct key in memory): lookups then run on the
+arrays, a key or two read per query key at any size, with no per-key Python object, so
+``python -m fingerprint query`` starts quickly on a large index. The first ``add``, ``remove`` or ``clear`` on a loaded index turns the arrays into the dicts
 above (seconds per million windows) and changes those.
 """
 
@@ -47,6 +49,7 @@ from fingerprint.index.base import (
     check_work_id,
     current_version,
 )
+from fingerprint.index.directory import KeyDirectory
 from fingerprint.index.files import read_manifest, write_atomic, write_manifest
 
 FORMAT = "fingerprint-memory-index"
@@ -84,6 +87,9 @@ class MemoryIndex:
         self._windows = 0
         # after load: (sorted keys per posting, work numbers, windows), until the first change
         self._arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        # after load: the distinct keys' directory, and the first posting of each distinct key
+        # then the number of postings (uint32, or int64 from 2**32 postings; distinct keys + 1)
+        self._directory: tuple[KeyDirectory, np.ndarray] | None = None
         # work numbers are never reused within an epoch (``_ids`` only grows); ``clear`` starts
         # a new one, so "epoch:number" is a revision no other add in this process had
         self._epoch = next(_EPOCHS)
@@ -169,15 +175,17 @@ class MemoryIndex:
         return out
 
     def _lookup_arrays(self, keys: Sequence[int]) -> dict[int, list[tuple[str, int]]]:
-        """``lookup`` on the sorted arrays of a loaded index (binary search per key)."""
-        sorted_keys, works, windows = self._arrays
+        """``lookup`` on the sorted arrays of a loaded index (a KeyDirectory finds each key)."""
+        _, works, windows = self._arrays
+        directory, bounds = self._directory
         query = np.unique(np.asarray(keys, dtype=np.uint64))
-        lo = np.searchsorted(sorted_keys, query, side="left")
-        hi = np.searchsorted(sorted_keys, query, side="right")
-        found = np.flatnonzero(hi > lo)
+        position = directory.find(query)
+        found = np.flatnonzero(position >= 0)
         if not len(found):
             return {}
-        query, lo, counts = query[found], lo[found], (hi - lo)[found]
+        query, position = query[found], position[found]
+        lo = bounds[position].astype(np.int64)
+        counts = bounds[position + 1].astype(np.int64) - lo
         which = np.repeat(np.arange(len(query)), counts)
         at = np.arange(len(which)) - np.repeat(np.cumsum(counts) - counts, counts) \
             + np.repeat(lo, counts)
@@ -348,6 +356,10 @@ class MemoryIndex:
         index._number = {w: i for i, w in enumerate(ids)}
         index._windows = len(keys)
         index._arrays = (keys, works, windows)
+        _, starts = _distinct_keys(keys)
+        bounds = np.empty(len(starts) + 1, dtype=np.uint32 if len(keys) < 2**32 else np.int64)
+        bounds[:-1], bounds[-1] = starts, len(keys)
+        index._directory = (KeyDirectory(keys[starts], NARROW_KEYS), bounds)
         return index
 
     def _thaw(self) -> None:
@@ -356,7 +368,7 @@ class MemoryIndex:
         if self._arrays is None:
             return
         keys, works, windows = self._arrays
-        self._arrays = None
+        self._arrays = self._directory = None
         packed = ((works.astype(np.uint64) << np.uint64(32)) | windows.astype(np.uint64)).tolist()
         distinct, starts = _distinct_keys(keys)
         bounds = [*starts.tolist(), len(keys)]

@@ -5,6 +5,14 @@ See :mod:`fingerprint.store.base` for the protocol.
 
 from fingerprint.store.base import StoreUnavailableError, WorkStore
 from fingerprint.store.memory import MemoryWorkStore
-from fingerprint.store.mongo import MongoWorkStore
 
 __all__ = ["MemoryWorkStore", "MongoWorkStore", "StoreUnavailableError", "WorkStore"]
+
+
+def __getattr__(name: str):
+    # MongoWorkStore is imported on first use: pymongo costs the command line (which uses the
+    # MemoryWorkStore) a tenth of its start-up
+    if name == "MongoWorkStore":
+        from fingerprint.store.mongo import MongoWorkStore
+        return MongoWorkStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -68,6 +68,18 @@ def test_delete_sentences_removes_whole_sentences(work_text, kit):
     assert len(content) - sum(1 for p in kept if CJK.search(p)) == round(0.1 * len(content))
 
 
+def test_delete_sentences_never_deletes_the_whole_text(kit):
+    # a one-sentence text loses one clause; a two-sentence text one sentence, never both
+    one = "本院认为，原告的诉讼请求缺乏事实依据，本院不予支持。"
+    out = delete_sentences(one, 0.10, random.Random(1), kit)
+    clauses = ("本院认为，", "原告的诉讼请求缺乏事实依据，", "本院不予支持。")
+    assert out in [one.replace(clause, "") for clause in clauses]
+    two = "原告诉称被告违法。本院认为原告的请求不能成立。"
+    for seed in range(5):
+        out = delete_sentences(two, 0.10, random.Random(seed), kit)
+        assert out in ("原告诉称被告违法。", "本院认为原告的请求不能成立。")
+
+
 def test_reorder_keeps_the_paragraphs_in_another_order(work_text, kit):
     out = reorder(work_text, random.Random(4), kit)
     assert out != work_text

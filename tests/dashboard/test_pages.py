@@ -39,7 +39,7 @@ def test_overview_counts_for_staff_and_holder(scenario):
     assert [w["work__title"] for w in overview["works"]] == [scenario.news.title]
     assert [d["domain"] for d in overview["domains"]] == ["news-copy.example.org"]
     assert not overview["show_errors"] and "timeout: 2" not in holder.content.decode()
-    assert sorted(scan.shown_matches for scan in overview["scans"]) == [0, 1]  # not 3
+    assert sorted(scan.progress["matches"] for scan in overview["scans"]) == [0, 1]  # not 3
 
 
 def listed(response) -> list[int]:

@@ -242,3 +242,16 @@ def test_redis_index_of_another_version_exits_1(servers, redis_client):
         assert "holds fingerprints of version 'older-scheme'" in proc.stderr
         assert "Traceback" not in proc.stderr
     assert redis_client.hlen("fp:ids") == 0
+
+
+def test_the_command_line_starts_without_the_redis_and_mongodb_clients():
+    # a third of the start-up of `query` on a memory index was importing redis and pymongo
+    code = ("import sys, fingerprint.cli, fingerprint.index, fingerprint.store; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'redis', 'pymongo'}))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          check=True)
+    assert proc.stdout.strip() == "[]"
+    # the backends are still there when asked for
+    from fingerprint.index import RedisIndex
+    from fingerprint.store import MongoWorkStore
+    assert RedisIndex.__name__ == "RedisIndex" and MongoWorkStore.__name__ == "MongoWorkStore"

@@ -30,6 +30,7 @@ from fingerprint.index import (
     RedisIndex,
     RevisedIndex,
 )
+from fingerprint.index.directory import DIRECT_MIN_KEYS, KeyDirectory
 from fingerprint.index.packing import varint_decode
 from fingerprint.index.redis import BATCH
 from tracker.embedded import free_port, redis_server_path
@@ -249,6 +250,67 @@ def test_memory_loaded_arrays_answer_like_the_dicts(tmp_path):
     index.add("new", [(1, 1)])
     assert loaded._arrays is None
     assert as_sets(loaded.lookup(keys)) == as_sets(index.lookup(keys))
+
+
+@pytest.mark.parametrize("direct_min", [0, DIRECT_MIN_KEYS])
+@pytest.mark.parametrize("shape", ["uniform", "skewed", "few", "wide only", "empty"])
+def test_key_directory_finds_exactly_what_binary_search_finds(shape, direct_min):
+    """The loaded index's KeyDirectory gives every query key the position binary search over
+    the sorted keys gives (or -1 when absent): uniform 35-bit keys, keys crowded into a few
+    buckets, tiny and empty arrays, keys above the direct-addressed limit; with the directory
+    (direct_min 0) and without it (fewer keys than DIRECT_MIN_KEYS)."""
+    rng = np.random.default_rng(len(shape))
+    limit = 2**40
+    keys = {
+        "uniform": rng.integers(0, 2**35, 20_000, dtype=np.uint64),
+        "skewed": np.concatenate([rng.integers(0, 2**12, 3_000, dtype=np.uint64),
+                                  rng.integers(0, 2**39, 2_000, dtype=np.uint64)]),
+        "few": np.array([0, 1, 2**39], dtype=np.uint64),
+        "wide only": rng.integers(2**40, 2**64 - 1, 500, dtype=np.uint64),
+        "empty": np.zeros(0, dtype=np.uint64),
+    }[shape]
+    keys = np.unique(np.concatenate([keys, rng.integers(2**63, 2**64 - 1, 50, dtype=np.uint64)])
+                     if shape != "empty" else keys)
+    directory = KeyDirectory(keys, limit, direct_min)
+    query = np.concatenate([keys[::3], rng.integers(0, 2**36, 5_000, dtype=np.uint64),
+                            keys[::7] + np.uint64(1), np.array([0, limit - 1, limit, 2**64 - 1],
+                                                               dtype=np.uint64)])
+    expected = np.searchsorted(keys, query)
+    expected = np.where((expected < len(keys))
+                        & (keys[np.minimum(expected, max(len(keys) - 1, 0))] == query
+                           if len(keys) else False), expected, -1)
+    assert np.array_equal(directory.find(query), expected)
+    assert (directory.find(keys) == np.arange(len(keys))).all()
+
+
+@pytest.mark.parametrize("direct_min", [0, DIRECT_MIN_KEYS])
+def test_memory_loaded_index_agrees_with_brute_force_on_random_keys(tmp_path, monkeypatch,
+                                                                   direct_min):
+    """A loaded index of 35-bit keys (many works sharing keys) answers random keys, present
+    and absent, as a brute-force scan of all postings does, the stop-list too: with its keys
+    in a KeyDirectory (as from DIRECT_MIN_KEYS keys on) and binary-searched."""
+    monkeypatch.setattr("fingerprint.index.directory.DIRECT_MIN_KEYS", direct_min)
+    rng = random.Random(11)
+    index = MemoryIndex(max_df=4, version=V)
+    postings = {}
+    common = [rng.getrandbits(35) for _ in range(300)]
+    for n in range(60):
+        work = [(rng.getrandbits(35), rng.randrange(5000)) for _ in range(300)]
+        work += [(rng.choice(common), rng.randrange(5000)) for _ in range(30)]
+        index.add(f"w{n}", work)
+        postings[f"w{n}"] = set(work)
+    index.save(tmp_path)
+    loaded = MemoryIndex.load(tmp_path, version=V)
+    keys = [k for work in postings.values() for k, _ in work][::5] + common \
+        + [rng.getrandbits(35) for _ in range(2000)]
+    brute = {}
+    for work_id, work in postings.items():
+        for key, window in work:
+            brute.setdefault(key, []).append((work_id, window))
+    brute = {k: sorted(v) for k, v in brute.items()
+             if k in set(keys) and len({w for w, _ in v}) <= 4}
+    assert as_sets(loaded.lookup(keys)) == brute
+    assert any(len({w for w, _ in v}) > 1 for v in brute.values())
 
 
 def test_memory_saved_index_is_small(tmp_path):

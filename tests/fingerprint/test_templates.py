@@ -131,3 +131,22 @@ def test_an_english_answer_reprinted_with_light_cuts_is_found(answers):
         cut = set(rng.sample(range(len(words)), len(words) * 3 // 100))
         page = _page(" ".join(w for i, w in enumerate(words) if i not in cut))
         assert [m.work_id for m in engine.match(page)] == [answer["id"]]
+
+
+def test_numbers_are_compared_by_value_not_by_letter(judgments):
+    # digits d and d + 5 share a letter (the keys find the work), but verification compares
+    # digits by value: a judgment whose every digit is moved by 5 is another judgment
+    text = judgments["hearing"][0]["text"]
+    engine = _engine({"work": text})
+    moved = re.sub(r"\d", lambda m: str((int(m.group()) + 5) % 10), text)
+    assert engine.letters(moved).letters == engine.letters(text).letters
+    assert engine.match(_page(moved)) == []
+
+
+def test_a_judgment_that_loses_a_sentence_is_found_among_its_siblings(judgments):
+    texts = {f"j{j['line']}": j["text"] for j in judgments["hearing"]}
+    engine = _engine(texts)
+    for work_id in list(texts)[:10]:
+        sentences = re.findall(r"[^。]*。?", texts[work_id])
+        cut = "".join(s for i, s in enumerate(sentences) if i != 1)
+        assert [m.work_id for m in engine.match(_page(cut))] == [work_id]

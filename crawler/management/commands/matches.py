@@ -2,12 +2,12 @@
 and chapters of the dashboard's exports, column keys as CSV headings)"""
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
 from crawler import exports
 from crawler.models import Match
+from crawler.progress import scan_matches
 
 
 def parse_since(value: str):
@@ -33,7 +33,7 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         matches = Match.objects.select_related("work", "work__holder").order_by("first_seen", "pk")
         if opts["scan"] is not None:
-            matches = matches.filter(Q(first_scan_id=opts["scan"]) | Q(last_scan_id=opts["scan"]))
+            matches = scan_matches(matches, opts["scan"])
         if opts["since"]:
             matches = matches.filter(last_seen__gte=parse_since(opts["since"]))
         if opts["format"] == "jsonl":

@@ -89,6 +89,7 @@ class AuditEvent(models.Model):
         SITE = "site", _("target site")
         SCAN = "scan", _("scan")
         WHITELIST = "whitelist", _("whitelisted domain")
+        ALERT = "alert", _("alert setting")
 
     sequence = models.PositiveBigIntegerField(_("sequence"), unique=True, editable=False)
     at = models.DateTimeField(_("time"), default=timezone.now, editable=False, db_index=True)
