@@ -52,7 +52,9 @@ class TargetSiteForm(forms.ModelForm):
     path_patterns = LinesField(label=_("path patterns"), required=False,
                                help_text=_("Regular expressions, one per line; empty: every path."))
 
-    schedule_frequency = forms.ChoiceField(label=_("scan schedule"), choices=schedule.FREQUENCIES)
+    # Not required: a post without it (a script, an older form) keeps the current schedule.
+    schedule_frequency = forms.ChoiceField(label=_("scan schedule"), choices=schedule.FREQUENCIES,
+                                           required=False)
     schedule_time = forms.TimeField(
         label=_("at (HH:MM)"), required=False, input_formats=["%H:%M"],
         widget=forms.TimeInput(format="%H:%M", attrs={"size": 5, "placeholder": "03:00"}),
@@ -96,10 +98,11 @@ class TargetSiteForm(forms.ModelForm):
 
     def timing(self) -> schedule.Timing | None:
         """The schedule chosen (a ``crawler.schedule.Timing``), or None when the form left it
-        as it was (call after ``is_valid``)."""
-        if not set(self.SCHEDULE_FIELDS) & set(self.changed_data) and self.instance.pk:
-            return None
+        as it was or was posted without it (call after ``is_valid``)."""
         data = self.cleaned_data
+        if not data.get("schedule_frequency") or (
+                self.instance.pk and not set(self.SCHEDULE_FIELDS) & set(self.changed_data)):
+            return None
         frequency, at = data["schedule_frequency"], data.get("schedule_time") or time(0, 0)
         if frequency == schedule.HOURLY:
             return schedule.Timing(schedule.HOURLY, 0, data["schedule_minute"])
@@ -164,8 +167,9 @@ class ScanRunAdmin(RecordAdminMixin, admin.ModelAdmin):
     """Scan runs as recorded: figures, errors by kind, time per stage. Read-only; running scans
     can be cancelled."""
 
-    list_display = ["number", "site", "status", "trigger_label", "started_at", "finished_at",
-                    "urls_seen", "pages_fetched", "pages_new", "pages_changed", "pages_unchanged",
+    # The finish time is on the run's page: at 1366 px the counts matter more in the list.
+    list_display = ["number", "site", "status", "trigger_label", "started_at", "urls_seen",
+                    "pages_fetched", "pages_new", "pages_changed", "pages_unchanged",
                     "error_total", "matches_found"]
     list_filter = ["status", TriggerFilter, "site"]
     exclude = ["trigger", "errors", "stage_seconds"]  # codes: shown in words below
