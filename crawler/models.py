@@ -310,7 +310,7 @@ class TakedownCheck(models.Model):
         ordering = ["-checked_at", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.match_id} {self.outcome} @ {self.checked_at:%Y-%m-%d %H:%M}"
+        return f"{self.match_id} {self.get_outcome_display()} @ {timezone.localtime(self.checked_at):%Y-%m-%d %H:%M %z}"
 
 
 class RematchJob(models.Model):
