@@ -83,6 +83,14 @@ def test_evidence_readable_at_390(scenario, open_page, browser_login, screenshot
     for selector in ("#dash-status", "#dash-score"):
         box = page.query_selector(selector).bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= 390, (selector, box)
+    page.goto("/crawler/match/")  # the list too: score and status without sideways scrolling
+    screenshot(page, f"list-crawler-match-{language}-390")
+    visible = page.evaluate("(() => { const r = document.querySelector('.results')"
+                            ".getBoundingClientRect(); return Math.min(r.right, 390); })()")
+    for cell in page.query_selector_all("#result_list td.field-score_pct, "
+                                        "#result_list td.field-status_badge"):
+        box = cell.bounding_box()
+        assert box["x"] + box["width"] <= visible, (cell.inner_text(), box, visible)
 
 
 PAGES = ["/", "/crawler/match/{match}/change/",
