@@ -118,3 +118,11 @@ def test_scan_messages_in_chinese(staff, platform_stores):
     scans.finish(run.pk)
     listing = staff.get("/crawler/scanrun/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert "控制台" in listing and ">admin<" not in listing  # the trigger in words
+    from datetime import UTC
+
+    from django.utils import timezone
+
+    sites = staff.get("/crawler/targetsite/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    local, utc = (f"{t:%Y-%m-%d %H:%M}" for t in (timezone.localtime(run.started_at),
+                                                   run.started_at.astimezone(UTC)))
+    assert local != utc and local in sites and utc not in sites  # the last scan in local time
