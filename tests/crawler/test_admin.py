@@ -126,3 +126,15 @@ def test_scan_messages_in_chinese(staff, platform_stores):
     local, utc = (f"{t:%Y-%m-%d %H:%M}" for t in (timezone.localtime(run.started_at),
                                                    run.started_at.astimezone(UTC)))
     assert local != utc and local in sites and utc not in sites  # the last scan in local time
+
+
+def test_a_superusers_crontab_is_kept(staff, platform_stores):
+    from django_celery_beat.models import CrontabSchedule, PeriodicTask
+
+    site = TargetSite.objects.create(name="六小时", start_urls=["http://127.0.0.1:9/"])
+    every_6h = CrontabSchedule.objects.create(minute="0", hour="*/6", timezone="Asia/Shanghai")
+    PeriodicTask.objects.filter(pk=site.periodic_task_id).update(crontab=every_6h)
+    listing = staff.get("/crawler/targetsite/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "由超级用户设置" in listing
+    staff.post(f"/crawler/targetsite/{site.pk}/change/", site_form(site, notes="只改备注"))
+    assert PeriodicTask.objects.get(pk=site.periodic_task_id).crontab_id == every_6h.pk
