@@ -13,10 +13,11 @@ with a reason, and the trail keeps both.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from crawler import scans
+from crawler import scans, schedule
 from crawler.models import Match, ReviewStatus, ScanRun, ScanStatus, TargetSite, WhitelistedDomain
 from tracker.core.errors import ActionError
 from tracker.core.models import AuditEvent
@@ -113,15 +114,19 @@ def do_whitelist_domain(holder, domain: str, acting_user, reason: str = "") -> W
     return entry
 
 
-def do_save_site(site: TargetSite, acting_user, changed: list[str] | None = None) -> TargetSite:
+def do_save_site(site: TargetSite, acting_user, changed: list[str] | None = None,
+                 timing: schedule.Timing | None = None) -> TargetSite:
     """Create or update target site ``site`` (an unsaved or changed instance) and record it.
 
-    Its beat schedule follows the saved site (``crawler.schedule``'s signals).
+    Its beat task follows the saved site (``crawler.schedule``'s signals); ``timing`` sets
+    when it runs.
 
     Args:
         site: the TargetSite with the wanted values.
         acting_user: the user who made the change, or None (a command, the demo).
         changed: names of the fields changed, for the trail ("created" for a new site).
+        timing: the new schedule ("daily at 03:00", ...), or None to keep the current one;
+            the trail records it as its crontab ("minute hour day-of-week", time zone).
 
     Returns:
         The saved site.
@@ -129,10 +134,15 @@ def do_save_site(site: TargetSite, acting_user, changed: list[str] | None = None
     with transaction.atomic():
         new = site.pk is None
         site.save()
+        reason = ", ".join(changed or [])
+        if timing is not None:
+            schedule.apply(site, timing)
+            tab = timing.crontab()
+            reason += (f"; crontab {tab['minute']} {tab['hour']} * * {tab['day_of_week']} "
+                       f"{settings.TIME_ZONE}")
         AuditEvent.record(kind=AuditEvent.Kind.SITE, user=acting_user, holder=None, target=site,
                           subject=site.name, old_state="" if new else "saved",
-                          new_state="created" if new else "changed",
-                          reason=", ".join(changed or []))
+                          new_state="created" if new else "changed", reason=reason)
     return site
 
 

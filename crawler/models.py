@@ -23,6 +23,7 @@ import re
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from crawler.pipeline import SiteRules
@@ -163,7 +164,8 @@ class ScanRun(models.Model):
         ordering = ["-started_at", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.site} #{self.pk} ({self.status})"
+        return gettext("%(site)s #%(id)s (%(status)s)") % {
+            "site": self.site, "id": self.pk, "status": self.get_status_display()}
 
     def summary(self) -> dict:
         """The scan's figures as a JSON-ready dict (what ``manage.py scan`` prints)."""
@@ -308,7 +310,7 @@ class TakedownCheck(models.Model):
         ordering = ["-checked_at", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.match_id} {self.outcome} @ {self.checked_at:%Y-%m-%d %H:%M}"
+        return f"{self.match_id} {self.get_outcome_display()} @ {timezone.localtime(self.checked_at):%Y-%m-%d %H:%M %z}"
 
 
 class RematchJob(models.Model):

@@ -167,6 +167,8 @@ LOCALE_PATHS = [BASE_DIR / "tracker" / "locale"]
 TIME_ZONE = env.str("TIME_ZONE", default="Asia/Shanghai")
 USE_I18N = True
 USE_TZ = True
+# Dashboard layout (issue 11): one date-time format in both languages, "2026-11-25 11:54".
+FORMAT_MODULE_PATH = ["tracker.formats"]
 
 STATIC_URL = "static/"
 STATIC_ROOT = env.str("STATIC_ROOT", default=str(VAR_DIR / "static"))
