@@ -31,7 +31,7 @@
     if (job.error) {
       const error = document.getElementById("import-error");
       error.textContent = job.error;
-      error.hidden = false;
+      error.className = "errornote";
     }
     if (job.state === "finished") {
       ["registered", "updated", "duplicates", "skipped", "failed"].forEach(function (name) {
