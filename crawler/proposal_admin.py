@@ -14,7 +14,7 @@ from crawler import actions
 from crawler.models import ProposalStatus, SiteProposal
 from tracker.core.admin import HolderScopedAdmin
 from tracker.core.errors import ActionError
-from tracker.core.scoping import holders_for, sees_all
+from tracker.core.scoping import sees_all
 
 _PROPOSED = ["url", "holder", "proposed_by", "reason", "status", "created_at"]
 _DECIDED = ["decided_by", "decided_at", "decision_reason", "site"]
@@ -83,13 +83,6 @@ class SiteProposalAdmin(HolderScopedAdmin):
         if self.has_change_permission(request, obj):
             return _PROPOSED
         return [*_PROPOSED, *_DECIDED]
-
-    def get_changeform_initial_data(self, request):
-        initial = super().get_changeform_initial_data(request)
-        holders = list(holders_for(request.user)[:2])
-        if len(holders) == 1:
-            initial.setdefault("holder", holders[0].pk)
-        return initial
 
     def has_change_permission(self, request, obj=None) -> bool:
         return sees_all(request.user) and super().has_change_permission(request, obj) and (

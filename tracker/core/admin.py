@@ -63,6 +63,15 @@ class HolderScopedAdmin(admin.ModelAdmin):
             raise Http404(_("No such object."))
         return obj
 
+    def get_changeform_initial_data(self, request):
+        """A new object's holder is preset for a user of exactly one holder."""
+        initial = super().get_changeform_initial_data(request)
+        if self.holder_path == "holder":
+            holders = list(holders_for(request.user)[:2])
+            if len(holders) == 1:
+                initial.setdefault("holder", holders[0].pk)
+        return initial
+
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         if db_field.related_model is RightsHolder:
             kwargs["queryset"] = holders_for(request.user)
@@ -192,13 +201,6 @@ class WorkAdmin(HolderScopedAdmin):
             (None, {"fields": ["holder", "reference", "title", "author", "kind", "language"]}),
             (_("Text"), {"fields": ["upload", "text", "register_anyway"]}),
         ]
-
-    def get_changeform_initial_data(self, request):
-        initial = super().get_changeform_initial_data(request)
-        holders = list(holders_for(request.user)[:2])
-        if len(holders) == 1:
-            initial.setdefault("holder", holders[0].pk)
-        return initial
 
     def get_urls(self):
         from django.urls import path
