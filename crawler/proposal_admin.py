@@ -8,6 +8,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
 from crawler import actions
@@ -42,7 +43,7 @@ class ProposeForm(forms.ModelForm):
 class DecideForm(forms.ModelForm):
     """Staff's decision on a proposal: approve or reject, with a reason (needed to reject)."""
 
-    decision = forms.ChoiceField(label=_("decision"), widget=forms.RadioSelect, choices=[
+    decision = forms.ChoiceField(label=capfirst(_("decision")), widget=forms.RadioSelect, choices=[
         (ProposalStatus.APPROVED, _("approve: create the target site")),
         (ProposalStatus.REJECTED, _("reject"))])
 

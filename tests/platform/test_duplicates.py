@@ -121,6 +121,7 @@ def test_another_holders_copy_is_registered_and_flagged_for_staff_only(
     assert (event.kind, event.new_state, event.username) == ("conflict", "open", "")
 
     client.force_login(people["bob"])  # a holder never sees the conflict nor the other work
+    assert "↔" not in client.get("/core/auditevent/").text  # no conflict event in its trail
     assert client.get(f"/core/rightsconflict/{conflict.pk}/change/").status_code in (302, 403)
     assert client.get(f"/core/work/{registered.pk}/change/").status_code == 404
 

@@ -113,7 +113,9 @@ def do_flag_rights_conflict(existing: Work, claimed: Work, containment: float,
             return None
         conflict = RightsConflict.objects.create(existing=existing, claimed=claimed,
                                                  containment=containment, passages=passages)
-        AuditEvent.record(kind=AuditEvent.Kind.CONFLICT, user=None, holder=claimed.holder,
+        # holder None: the events stay staff-only (a holder's audit trail shows its own holder's
+        # events, and these name the other holder's work)
+        AuditEvent.record(kind=AuditEvent.Kind.CONFLICT, user=None, holder=None,
                           target=conflict, subject=str(conflict), old_state="",
                           new_state=ConflictStatus.OPEN,
                           reason=f"{containment:.0%} of the text shared with work "
@@ -138,8 +140,8 @@ def do_resolve_rights_conflict(conflict: RightsConflict, acting_user, note: str
         conflict.status, conflict.note = ConflictStatus.RESOLVED, note
         conflict.resolved_by, conflict.resolved_at = acting_user, timezone.now()
         conflict.save()
-        AuditEvent.record(kind=AuditEvent.Kind.CONFLICT, user=acting_user,
-                          holder=conflict.claimed.holder, target=conflict,
+        AuditEvent.record(kind=AuditEvent.Kind.CONFLICT, user=acting_user, holder=None,
+                          target=conflict,
                           subject=str(conflict), old_state=ConflictStatus.OPEN,
                           new_state=ConflictStatus.RESOLVED, reason=note)
     return conflict

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
+from django.utils.text import capfirst
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
@@ -24,7 +25,7 @@ from .uploads import UploadError, check_size
 class ZipImportForm(forms.Form):
     """The holder and the .zip (each file in it one work, as ``import_works``)."""
 
-    holder = forms.ModelChoiceField(label=_("rights holder"), queryset=None)
+    holder = forms.ModelChoiceField(label=capfirst(_("rights holder")), queryset=None)
     archive = forms.FileField(label=_("ZIP archive"), help_text=_(
         "Each .txt, .docx, .pdf, .epub or .html file inside becomes a work (its path without "
         "the suffix is the reference); .jsonl files give one work per line. Importing a "
