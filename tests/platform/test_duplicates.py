@@ -117,7 +117,8 @@ def test_another_holders_copy_is_registered_and_flagged_for_staff_only(
     conflict = wait_for(lambda: RightsConflict.objects.filter(claimed=copy).first())
     assert conflict.existing == registered and conflict.containment >= 0.9
     assert conflict.status == ConflictStatus.OPEN and conflict.passages
-    event = AuditEvent.objects.about(conflict).get()
+    # recorded by the worker, whose cached content type ids may predate earlier tests' flushes
+    event = AuditEvent.objects.get(kind="conflict", new_state="open")
     assert (event.kind, event.new_state, event.username) == ("conflict", "open", "")
 
     client.force_login(people["bob"])  # a holder never sees the conflict nor the other work
