@@ -270,3 +270,5 @@ class WhitelistedDomainAdmin(HolderScopedAdmin):
             super().save_model(request, obj, form, change)
         else:
             obj.pk = actions.do_whitelist_domain(obj.holder, obj.domain, request.user, obj.note).pk
+
+from crawler import proposal_admin  # noqa: E402, F401  (registers the site proposal pages)

@@ -98,6 +98,8 @@ class AuditEvent(models.Model):
         SCAN = "scan", _("scan")
         WHITELIST = "whitelist", _("whitelisted domain")
         ALERT = "alert", _("alert setting")
+        CONFLICT = "conflict", _("rights conflict")
+        PROPOSAL = "proposal", _("site proposal")
 
     sequence = models.PositiveBigIntegerField(_("sequence"), unique=True, editable=False)
     at = models.DateTimeField(_("time"), default=timezone.now, editable=False, db_index=True)
