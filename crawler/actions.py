@@ -1,5 +1,5 @@
-"""The crawler app's actions: every change of a target site, scan, match review or whitelisted
-domain goes through one ``do_<verb>_<noun>`` function here (the admin, Celery tasks, management
+"""The crawler app's actions: every change of a target site, scan, match review, whitelisted
+domain or site proposal goes through one ``do_<verb>_<noun>`` function here (the admin, Celery tasks, management
 commands and the dashboard call these, never the models' writers directly).
 
 Each action is atomic where it writes the database, records the acting person in the audit trail
@@ -13,11 +13,22 @@ with a reason, and the trail keeps both.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from crawler import scans
-from crawler.models import Match, ReviewStatus, ScanRun, ScanStatus, TargetSite, WhitelistedDomain
+from crawler import scans, schedule
+from crawler.models import (
+    Match,
+    ProposalStatus,
+    ReviewStatus,
+    ScanRun,
+    ScanStatus,
+    SiteProposal,
+    TargetSite,
+    WhitelistedDomain,
+)
 from tracker.core.errors import ActionError
 from tracker.core.models import AuditEvent
 
@@ -113,15 +124,19 @@ def do_whitelist_domain(holder, domain: str, acting_user, reason: str = "") -> W
     return entry
 
 
-def do_save_site(site: TargetSite, acting_user, changed: list[str] | None = None) -> TargetSite:
+def do_save_site(site: TargetSite, acting_user, changed: list[str] | None = None,
+                 timing: schedule.Timing | None = None) -> TargetSite:
     """Create or update target site ``site`` (an unsaved or changed instance) and record it.
 
-    Its beat schedule follows the saved site (``crawler.schedule``'s signals).
+    Its beat task follows the saved site (``crawler.schedule``'s signals); ``timing`` sets
+    when it runs.
 
     Args:
         site: the TargetSite with the wanted values.
         acting_user: the user who made the change, or None (a command, the demo).
         changed: names of the fields changed, for the trail ("created" for a new site).
+        timing: the new schedule ("daily at 03:00", ...), or None to keep the current one;
+            the trail records it as its crontab ("minute hour day-of-week", time zone).
 
     Returns:
         The saved site.
@@ -129,10 +144,15 @@ def do_save_site(site: TargetSite, acting_user, changed: list[str] | None = None
     with transaction.atomic():
         new = site.pk is None
         site.save()
+        reason = ", ".join(changed or [])
+        if timing is not None:
+            schedule.apply(site, timing)
+            tab = timing.crontab()
+            reason += (f"; crontab {tab['minute']} {tab['hour']} * * {tab['day_of_week']} "
+                       f"{settings.TIME_ZONE}")
         AuditEvent.record(kind=AuditEvent.Kind.SITE, user=acting_user, holder=None, target=site,
                           subject=site.name, old_state="" if new else "saved",
-                          new_state="created" if new else "changed",
-                          reason=", ".join(changed or []))
+                          new_state="created" if new else "changed", reason=reason)
     return site
 
 
@@ -185,3 +205,110 @@ def do_cancel_scan(scan: ScanRun, acting_user) -> bool:
                       subject=f"{scan.site} #{scan.pk}", old_state=ScanStatus.RUNNING,
                       new_state=ScanStatus.CANCELLED)
     return True
+
+
+def check_site_url(url: str) -> str:
+    """Return ``url`` canonical, after the crawler's URL rules and SSRF guard (with its allow list).
+
+    Raises:
+        ActionError: not an http(s) URL, or its host is unresolvable or forbidden.
+    """
+    from crawler.ssrf import RefusedAddress, check_url, parse_allow_list
+    from crawler.urls import InvalidURL, canonical_url
+
+    try:
+        url = canonical_url((url or "").strip())
+        check_url(url, parse_allow_list(scans.crawl_config().allow_addresses))
+    except InvalidURL as exc:
+        raise ActionError(_("Not a web address the crawler can visit: %(error)s") % {
+            "error": exc}) from exc
+    except RefusedAddress as exc:
+        raise ActionError(_("This address may not be scanned (%(reason)s).") % {
+            "reason": exc.reason}) from exc
+    return url
+
+
+def do_propose_site(holder, url: str, reason: str, acting_user) -> SiteProposal:
+    """Record ``holder``'s proposal that the platform scan ``url``, and why.
+
+    Args:
+        holder: the proposing RightsHolder (the caller checked the user belongs to it).
+        url: the site's start URL (str); checked by ``_checked_url``.
+        reason: why (required).
+        acting_user: the proposing user.
+
+    Returns:
+        The new SiteProposal ("proposed").
+
+    Raises:
+        ActionError: no reason, or a URL the crawler refuses.
+    """
+    reason = (reason or "").strip()
+    if not reason:
+        raise ActionError(_("Say why this site should be scanned."))
+    url = check_site_url(url)
+    with transaction.atomic():
+        proposal = SiteProposal.objects.create(holder=holder, proposed_by=acting_user, url=url,
+                                               reason=reason)
+        AuditEvent.record(kind=AuditEvent.Kind.PROPOSAL, user=acting_user, holder=holder,
+                          target=proposal, subject=url, old_state="",
+                          new_state=ProposalStatus.PROPOSED, reason=reason)
+    return proposal
+
+
+def _decide(proposal: SiteProposal, status: str, reason: str, acting_user,
+            site: TargetSite | None = None) -> SiteProposal:
+    proposal.status, proposal.decision_reason, proposal.site = status, reason, site
+    proposal.decided_by, proposal.decided_at = acting_user, timezone.now()
+    proposal.save()
+    AuditEvent.record(kind=AuditEvent.Kind.PROPOSAL, user=acting_user, holder=proposal.holder,
+                      target=proposal, subject=proposal.url,
+                      old_state=ProposalStatus.PROPOSED, new_state=status, reason=reason)
+    return proposal
+
+
+def _locked_open(proposal: SiteProposal) -> SiteProposal:
+    locked = SiteProposal.objects.select_for_update().get(pk=proposal.pk)
+    if locked.status != ProposalStatus.PROPOSED:
+        raise ActionError(_("This proposal was already decided (%(status)s).") % {
+            "status": locked.get_status_display()})
+    return locked
+
+
+def do_approve_site_proposal(proposal: SiteProposal, acting_user, reason: str = ""
+                             ) -> SiteProposal:
+    """Approve ``proposal``: create its TargetSite (``do_save_site``, named by the URL's host,
+    daily scans) and record the decision.
+
+    Returns:
+        The proposal, "approved", with ``site`` set.
+
+    Raises:
+        ActionError: already decided, or the URL is refused now (its host's addresses changed).
+    """
+    from crawler.urls import host_of
+
+    url = check_site_url(proposal.url)
+    with transaction.atomic():
+        locked = _locked_open(proposal)
+        name = host_of(url)
+        if TargetSite.objects.filter(name=name).exists():
+            name = f"{name} ({_('proposal')} {locked.pk})"
+        site = do_save_site(TargetSite(name=name, start_urls=[url],
+                                       notes=f"{locked.holder.name}: {locked.reason}"[:2000]),
+                            acting_user, ["created"])
+        return _decide(locked, ProposalStatus.APPROVED, (reason or "").strip(), acting_user,
+                       site)
+
+
+def do_reject_site_proposal(proposal: SiteProposal, acting_user, reason: str) -> SiteProposal:
+    """Reject ``proposal`` with ``reason`` (required, shown to the holder) and record it.
+
+    Raises:
+        ActionError: no reason, or already decided.
+    """
+    reason = (reason or "").strip()
+    if not reason:
+        raise ActionError(_("Say why the proposal is rejected."))
+    with transaction.atomic():
+        return _decide(_locked_open(proposal), ProposalStatus.REJECTED, reason, acting_user)

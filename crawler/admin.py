@@ -1,19 +1,27 @@
 """Admin pages of the crawler's models: target sites (staff), scan runs (read-only, cancellable)
 and whitelisted domains (each rights holder its own, through HolderScopedAdmin).
 
-A site's schedule is its django-celery-beat Periodic task (linked from the site's page), edited
-there; "Scan now" starts a run through the workers at once.
+A site's schedule ("daily at 03:00", weekly or hourly) is set on the site's own form and stored
+as its django-celery-beat periodic task (crawler.schedule); "Scan now" starts a run through the
+workers at once.
 """
 
 from __future__ import annotations
 
-from django import forms
-from django.contrib import admin, messages
-from django.urls import path, reverse
-from django.utils.html import format_html
-from django.utils.translation import gettext_lazy as _
+from datetime import time
 
-from crawler import actions, progress
+from django import forms
+from django.conf import settings
+from django.contrib import admin, messages
+from django.urls import path
+from django.utils import formats, timezone
+from django.utils.html import format_html
+from django.utils.translation import gettext as gettext_now
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+
+from crawler import actions, labels, progress, schedule
+from crawler.filters import TriggerFilter
 from crawler.models import (
     RematchJob,
     ScanRun,
@@ -47,9 +55,62 @@ class TargetSiteForm(forms.ModelForm):
     path_patterns = LinesField(label=_("path patterns"), required=False,
                                help_text=_("Regular expressions, one per line; empty: every path."))
 
+    # Not required: a post without it (a script, an older form) keeps the current schedule.
+    schedule_frequency = forms.ChoiceField(label=_("scan schedule"), choices=schedule.FREQUENCIES,
+                                           required=False)
+    schedule_time = forms.TimeField(
+        label=_("at (HH:MM)"), required=False, input_formats=["%H:%M"],
+        widget=forms.TimeInput(format="%H:%M", attrs={"size": 5, "placeholder": "03:00"}),
+        help_text=_("For daily and weekly scans, in the platform's time zone (%(zone)s).")
+        % {"zone": settings.TIME_ZONE})
+    schedule_weekday = forms.TypedChoiceField(label=_("on"), choices=schedule.WEEKDAYS,
+                                              coerce=int, required=False,
+                                              help_text=_("For weekly scans."))
+    schedule_minute = forms.IntegerField(label=_("at minute"), min_value=0, max_value=59,
+                                         required=False, help_text=_("For hourly scans, 0–59."))
+    SCHEDULE_FIELDS = ("schedule_frequency", "schedule_time", "schedule_weekday",
+                       "schedule_minute")
+
     class Meta:
         model = TargetSite
         fields = "__all__"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        timing = schedule.read(self.instance)
+        self.custom_schedule = timing is None  # a superuser's crontab: kept unless changed
+        timing = timing or schedule.default_timing()
+        self.initial.update(schedule_frequency=timing.frequency,
+                            schedule_time=time(timing.hour, timing.minute),
+                            schedule_weekday=timing.weekday, schedule_minute=timing.minute)
+        if self.custom_schedule:
+            self.fields["schedule_frequency"].help_text = _(
+                "A superuser set another timing on the schedules' screens; it is kept unless "
+                "you change these fields.")
+
+    def clean(self):
+        data = super().clean()
+        frequency = data.get("schedule_frequency")
+        if frequency in (schedule.DAILY, schedule.WEEKLY) and data.get("schedule_time") is None:
+            self.add_error("schedule_time", _("Give the time as HH:MM, e.g. 03:00."))
+        if frequency == schedule.WEEKLY and data.get("schedule_weekday") is None:
+            self.add_error("schedule_weekday", _("Choose the day of the week."))
+        if frequency == schedule.HOURLY and data.get("schedule_minute") is None:
+            self.add_error("schedule_minute", _("Give the minute of the hour, 0–59."))
+        return data
+
+    def timing(self) -> schedule.Timing | None:
+        """The schedule chosen (a ``crawler.schedule.Timing``), or None when the form left it
+        as it was or was posted without it (call after ``is_valid``)."""
+        data = self.cleaned_data
+        if not data.get("schedule_frequency") or (
+                self.instance.pk and not set(self.SCHEDULE_FIELDS) & set(self.changed_data)):
+            return None
+        frequency, at = data["schedule_frequency"], data.get("schedule_time") or time(0, 0)
+        if frequency == schedule.HOURLY:
+            return schedule.Timing(schedule.HOURLY, 0, data["schedule_minute"])
+        weekday = data["schedule_weekday"] if frequency == schedule.WEEKLY else 1
+        return schedule.Timing(frequency, at.hour, at.minute, weekday)
 
 
 @admin.register(TargetSite)
@@ -57,38 +118,41 @@ class TargetSiteAdmin(admin.ModelAdmin):
     """Target sites: what to crawl and how politely; actions start a scan or toggle the schedule."""
 
     form = TargetSiteForm
-    list_display = ["name", "enabled", "first_start_url", "max_pages", "max_depth", "delay_seconds",
-                    "last_scan"]
+    list_display = ["name", "enabled", "first_start_url", "schedule_text", "max_pages", "max_depth",
+                    "delay_seconds", "last_scan"]
     list_filter = ["enabled"]
     search_fields = ["name", "start_urls"]
-    readonly_fields = ["schedule_link", "created_at", "updated_at"]
+    readonly_fields = ["created_at", "updated_at"]
     actions = ["scan_now", "enable", "disable"]
 
     def save_model(self, request, obj, form, change):
-        actions.do_save_site(obj, request.user, form.changed_data)
+        actions.do_save_site(obj, request.user, form.changed_data, timing=form.timing())
 
     @admin.display(description=_("start URL"))
     def first_start_url(self, site):
         return site.start_urls[0] if site.start_urls else ""
 
+    @admin.display(description=_("scan schedule"))
+    def schedule_text(self, site):
+        timing = schedule.read(site)
+        return timing.describe() if timing else gettext_now("set by a superuser")
+
     @admin.display(description=_("last scan"))
     def last_scan(self, site):
         run = site.scans.order_by("-started_at").first()
-        return f"{run.started_at:%Y-%m-%d %H:%M} {run.get_status_display()}" if run else "-"
-
-    @admin.display(description=_("schedule"))
-    def schedule_link(self, site):
-        if not site.periodic_task_id:
-            return "-"
-        url = reverse("admin:django_celery_beat_periodictask_change", args=[site.periodic_task_id])
-        return format_html('<a href="{}">{}</a>', url, site.periodic_task)
+        if run is None:
+            return "—"
+        when = formats.date_format(timezone.localtime(run.started_at), "SHORT_DATETIME_FORMAT")
+        return f"{when} {run.get_status_display()}"
 
     @admin.action(description=_("Scan now"))
     def scan_now(self, request, queryset):
         for site in queryset:
             run = actions.do_start_scan(site, acting_user=request.user, trigger="admin")
             level = messages.WARNING if run.status == ScanStatus.SKIPPED else messages.INFO
-            self.message_user(request, f"{site}: scan #{run.pk} {run.get_status_display()} {run.note}", level)
+            self.message_user(request, gettext_now("%(site)s: scan #%(id)s %(status)s %(note)s") % {
+                "site": site, "id": run.pk, "status": run.get_status_display(), "note": run.note},
+                level)
 
     @admin.action(description=_("Enable daily scans"))
     def enable(self, request, queryset):
@@ -106,15 +170,18 @@ class ScanRunAdmin(RecordAdminMixin, admin.ModelAdmin):
     """Scan runs as recorded: figures, errors by kind, time per stage. Read-only; running scans
     can be cancelled."""
 
-    list_display = ["pk", "site", "status", "trigger", "started_at", "finished_at", "urls_seen",
-                    "pages_fetched", "pages_new", "pages_changed", "pages_unchanged", "error_total",
-                    "matches_link"]
-    list_filter = ["status", "trigger", "site"]
+    # The finish time is on the run's page: at 1366 px the counts matter more in the list.
+    list_display = ["number", "site", "status", "trigger_label", "started_at", "urls_seen",
+                    "pages_fetched", "pages_new", "pages_changed", "pages_unchanged",
+                    "error_total", "matches_link"]
+    list_filter = ["status", TriggerFilter, "site"]
     date_hierarchy = "started_at"
     actions = ["cancel"]
     # The figures, status and times are in the live progress panel above these fields
     # (template admin/crawler/scanrun/change_form.html, crawler.progress).
-    fields = ["site", "trigger", "max_pages", "stage_seconds"]
+    # Codes (trigger, stage names) are shown in words (crawler.labels).
+    fields = ["site", "trigger_label", "max_pages", "stages_in_words"]
+    readonly_fields = ["trigger_label", "stages_in_words"]
 
     def get_urls(self):
         return [path("progress/", self.admin_site.admin_view(progress.progress_view),
@@ -132,6 +199,18 @@ class ScanRunAdmin(RecordAdminMixin, admin.ModelAdmin):
                              "subtitle": progress.scan_label(run)}
         return super().change_view(request, object_id, form_url, extra_context)
 
+    @admin.display(description=_("scan"), ordering="pk")
+    def number(self, run):
+        return f"#{run.pk}"
+
+    @admin.display(description=_("trigger"), ordering="trigger")
+    def trigger_label(self, run):
+        return labels.trigger_label(run.trigger)
+
+    @admin.display(description=_("time per stage"))
+    def stages_in_words(self, run):
+        return labels.stages_in_words(run.stage_seconds)
+
     @admin.display(description=_("errors"))
     def error_total(self, run):
         return sum(run.errors.values()) if run.errors else 0
@@ -143,7 +222,8 @@ class ScanRunAdmin(RecordAdminMixin, admin.ModelAdmin):
     @admin.action(description=_("Cancel the selected running scans"))
     def cancel(self, request, queryset):
         cancelled = sum(actions.do_cancel_scan(run, request.user) for run in queryset)
-        self.message_user(request, f"{cancelled} scan(s) cancelled")
+        self.message_user(request, ngettext("%(n)d scan cancelled", "%(n)d scans cancelled",
+                                            cancelled) % {"n": cancelled})
 
 
 @admin.register(RematchJob)
@@ -190,3 +270,5 @@ class WhitelistedDomainAdmin(HolderScopedAdmin):
             super().save_model(request, obj, form, change)
         else:
             obj.pk = actions.do_whitelist_domain(obj.holder, obj.domain, request.user, obj.note).pk
+
+from crawler import proposal_admin  # noqa: E402, F401  (registers the site proposal pages)

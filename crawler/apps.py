@@ -3,6 +3,7 @@ domains, matches), its actions (crawler.actions), Celery tasks (crawler.tasks), 
 signals and the management commands add_site, scan, matches and demo_site."""
 
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class CrawlerConfig(AppConfig):
@@ -10,7 +11,7 @@ class CrawlerConfig(AppConfig):
     that search the stored pages for each newly indexed work (crawler.rematch), and names the states of review and scan events in the audit trail."""
 
     name = "crawler"
-    verbose_name = "Crawler"
+    verbose_name = _("Crawler")
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):

@@ -1,4 +1,5 @@
-"""The crawler app's records: target sites, scan runs, whitelisted domains and matches.
+"""The crawler app's records: target sites, scan runs, whitelisted domains, matches, and the
+sites rights holders propose (SiteProposal).
 
 The crawler owns every table it writes. Matches live here too: the crawler creates them (one row
 per page and work, its evidence in MongoDB ``page_versions``), their foreign keys point to its
@@ -20,9 +21,11 @@ from __future__ import annotations
 
 import re
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from crawler.pipeline import SiteRules
@@ -163,7 +166,8 @@ class ScanRun(models.Model):
         ordering = ["-started_at", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.site} #{self.pk} ({self.status})"
+        return gettext("%(site)s #%(id)s (%(status)s)") % {
+            "site": self.site, "id": self.pk, "status": self.get_status_display()}
 
     def summary(self) -> dict:
         """The scan's figures as a JSON-ready dict (what ``manage.py scan`` prints)."""
@@ -308,7 +312,7 @@ class TakedownCheck(models.Model):
         ordering = ["-checked_at", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.match_id} {self.outcome} @ {self.checked_at:%Y-%m-%d %H:%M}"
+        return f"{self.match_id} {self.get_outcome_display()} @ {timezone.localtime(self.checked_at):%Y-%m-%d %H:%M %z}"
 
 
 class RematchJob(models.Model):
@@ -348,3 +352,48 @@ class RematchJob(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.state} {self.pages_searched}/{self.pages_total}"
+
+
+class ProposalStatus(models.TextChoices):
+    """A rights holder's proposed target site: proposed, then approved or rejected by staff."""
+
+    PROPOSED = "proposed", _("proposed")
+    APPROVED = "approved", _("approved")
+    REJECTED = "rejected", _("rejected")
+
+
+class SiteProposal(models.Model):
+    """A site a rights holder asks the platform to scan (crawler.actions.do_propose_site).
+
+    Attributes:
+        holder, proposed_by: who proposes it.
+        url: the site's start URL (canonical; passed the crawler's URL and SSRF checks).
+        reason: why the holder thinks its works are copied there.
+        status: ProposalStatus; decided_by, decided_at, decision_reason: staff's decision.
+        site: the TargetSite created on approval.
+    """
+
+    holder = models.ForeignKey(RightsHolder, verbose_name=_("rights holder"),
+                               on_delete=models.CASCADE, related_name="+")
+    proposed_by = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("proposed by"),
+                                    null=True, on_delete=models.SET_NULL, related_name="+")
+    url = models.URLField(_("URL"), max_length=2048)
+    reason = models.TextField(_("why"))
+    status = models.CharField(_("status"), max_length=16, choices=ProposalStatus.choices,
+                              default=ProposalStatus.PROPOSED, db_index=True)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("decided by"),
+                                   null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    decided_at = models.DateTimeField(_("decided on"), null=True, blank=True)
+    decision_reason = models.TextField(_("reason of the decision"), blank=True)
+    site = models.ForeignKey(TargetSite, verbose_name=_("target site"), null=True, blank=True,
+                             on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(_("proposed on"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("site proposal")
+        verbose_name_plural = _("site proposals")
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.url

@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from crawler import scans
+from crawler import labels, scans
 from crawler.models import Match, ScanRun, ScanStatus
 from tracker.core.connections import storage_errors
 from tracker.core.scoping import scope, sees_all
@@ -69,7 +69,8 @@ def progress(run: ScanRun, user) -> dict:
         ``pages_fetched``, ``pages_new``, ``pages_changed``, ``pages_unchanged``, ``matches``
         and ``matches_new`` (int; for a holder's users ``matches`` counts their own works'
         matches and ``matches_new`` is None), ``matches_url``, ``errors`` (int total) and
-        ``errors_by_kind`` ([[kind, count]]), both None for a holder's users, and ``note``.
+        ``errors_by_kind`` ([[kind, count]]) and ``errors_in_words`` (str, crawler.labels), all
+        three None for a holder's users, and ``note``.
 
     Raises:
         redis.RedisError: Redis does not answer (a running scan's figures live there).
@@ -98,6 +99,7 @@ def progress(run: ScanRun, user) -> dict:
         "matches": matches, "matches_new": matches_new, "matches_url": matches_url(run.pk),
         "errors": sum(errors.values()) if staff else None,
         "errors_by_kind": sorted(errors.items()) if staff else None,
+        "errors_in_words": labels.errors_in_words(errors) if staff else None,
         "note": run.note,
     }
 

@@ -1,17 +1,106 @@
-"""Daily scans with django-celery-beat: one PeriodicTask per target site, kept in step with it.
+"""Scheduled scans with django-celery-beat: one PeriodicTask per target site, kept in step with it.
 
 When a TargetSite is saved, its PeriodicTask is created (default: every day at
 ``settings.SCAN_DEFAULT_HOUR``:00 in the platform's time zone, a crontab so scans run at a quiet hour) or
-updated (enabled flag, arguments); staff change the timing in the admin's Periodic tasks and
-it is kept. Deleting the site deletes its task.
+updated (enabled flag, arguments). Staff set the timing on the site's own form as a ``Timing``
+("daily at 03:00", "weekly on Monday at 03:00", "hourly at minute 15"), which ``apply`` turns
+into the task's crontab; a superuser's other crontab, set on celery-beat's screens, is kept.
+Deleting the site deletes its task.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db.models.signals import post_delete, post_save
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+DAILY, WEEKLY, HOURLY = "daily", "weekly", "hourly"
+FREQUENCIES = [(DAILY, gettext_lazy("daily")), (WEEKLY, gettext_lazy("weekly")),
+               (HOURLY, gettext_lazy("hourly"))]
+# Crontab day-of-week numbers (celery's: 0 is Sunday), listed from Monday.
+WEEKDAYS = [(1, gettext_lazy("Monday")), (2, gettext_lazy("Tuesday")),
+            (3, gettext_lazy("Wednesday")), (4, gettext_lazy("Thursday")),
+            (5, gettext_lazy("Friday")), (6, gettext_lazy("Saturday")),
+            (0, gettext_lazy("Sunday"))]
+
+
+@dataclass(frozen=True)
+class Timing:
+    """When a site is scanned.
+
+    Attributes:
+        frequency: DAILY, WEEKLY or HOURLY.
+        hour: 0..23, in the platform's time zone (ignored when hourly).
+        minute: 0..59.
+        weekday: crontab day of week, 0 (Sunday)..6 (used when weekly).
+    """
+
+    frequency: str = DAILY
+    hour: int = 0
+    minute: int = 0
+    weekday: int = 1
+
+    def crontab(self) -> dict[str, str]:
+        """The CrontabSchedule fields (str values) of this timing, in ``settings.TIME_ZONE``."""
+        hourly = self.frequency == HOURLY
+        return {"minute": str(self.minute), "hour": "*" if hourly else str(self.hour),
+                "day_of_week": str(self.weekday) if self.frequency == WEEKLY else "*",
+                "day_of_month": "*", "month_of_year": "*"}
+
+    def describe(self) -> str:
+        """The timing in words, in the active language: "daily at 03:00"."""
+        at = f"{self.hour:02d}:{self.minute:02d}"
+        if self.frequency == HOURLY:
+            return _("hourly at minute %(minute)02d") % {"minute": self.minute}
+        if self.frequency == WEEKLY:
+            return _("weekly on %(day)s at %(time)s") % {
+                "day": dict(WEEKDAYS)[self.weekday], "time": at}
+        return _("daily at %(time)s") % {"time": at}
+
+
+def default_timing() -> Timing:
+    """A new site's timing: daily at ``settings.SCAN_DEFAULT_HOUR``:00."""
+    return Timing(DAILY, settings.SCAN_DEFAULT_HOUR, 0)
+
+
+def read(site) -> Timing | None:
+    """The Timing of ``site``'s task; the default for a site without one; None for a crontab
+    that is none of daily, weekly or hourly (set by a superuser on celery-beat's screens)."""
+    task = site.periodic_task if site.pk else None
+    if task is None or task.crontab is None:
+        return default_timing() if task is None else None
+    tab = task.crontab
+    if tab.day_of_month != "*" or tab.month_of_year != "*" or not tab.minute.isdigit():
+        return None
+    minute = int(tab.minute)
+    if tab.hour == "*" and tab.day_of_week == "*":
+        return Timing(HOURLY, 0, minute)
+    if not tab.hour.isdigit():
+        return None
+    if tab.day_of_week == "*":
+        return Timing(DAILY, int(tab.hour), minute)
+    if tab.day_of_week.isdigit() and int(tab.day_of_week) in dict(WEEKDAYS):
+        return Timing(WEEKLY, int(tab.hour), minute, int(tab.day_of_week))
+    return None
+
+
+def apply(site, timing: Timing) -> object:
+    """Give ``site``'s PeriodicTask (created by ``sync`` if missing) the crontab of ``timing``.
+
+    Returns:
+        The django_celery_beat PeriodicTask.
+    """
+    from django_celery_beat.models import CrontabSchedule
+
+    task = site.periodic_task or sync(site)
+    task.crontab, _created = CrontabSchedule.objects.get_or_create(
+        timezone=settings.TIME_ZONE, **timing.crontab())
+    task.save()
+    return task
 
 TASK_NAME = "crawler.start_scan"
 
@@ -28,9 +117,8 @@ def sync(site) -> object:
 
     task = site.periodic_task
     if task is None:
-        crontab, _ = CrontabSchedule.objects.get_or_create(
-            minute="0", hour=str(settings.SCAN_DEFAULT_HOUR), day_of_week="*", day_of_month="*",
-            month_of_year="*", timezone=settings.TIME_ZONE)
+        crontab, _created = CrontabSchedule.objects.get_or_create(
+            timezone=settings.TIME_ZONE, **default_timing().crontab())
         task = PeriodicTask(crontab=crontab)
     task.name = f"scan {site.name} (#{site.pk})"[:200]
     task.task = TASK_NAME
@@ -38,7 +126,7 @@ def sync(site) -> object:
     task.kwargs = json.dumps({"trigger": "schedule"})
     task.queue = settings.QUEUE_CRAWL
     task.enabled = site.enabled
-    task.description = f"Daily scan of target site {site.name}"
+    task.description = f"Scheduled scan of target site {site.name}"
     task.save()
     if site.periodic_task_id != task.pk:
         TargetSite.objects.filter(pk=site.pk).update(periodic_task=task)

@@ -176,15 +176,17 @@ def _done(scan_id: int, task_id: str, url_finished: bool = True) -> None:
 @shared_task(name="crawler.sweep_stuck")
 def sweep_stuck() -> dict:
     """Resolve stuck states (beat, every settings.SWEEP_INTERVAL_SECONDS): close as failed the
-    running scans that are stuck (crawler.scans.sweep_stuck) and queue again the works left
-    pending (tracker.core.services.requeue_pending).
+    running scans that are stuck (crawler.scans.sweep_stuck), queue again the works left
+    pending (tracker.core.services.requeue_pending) and fail the dashboard imports whose worker
+    was lost (tracker.core.import_jobs.fail_stale).
 
     Returns:
-        {"scans_failed": [scan ids], "works_requeued": [work ids]}.
+        {"scans_failed": [scan ids], "works_requeued": [work ids], "imports_failed": [ids]}.
     """
-    from tracker.core import services
+    from tracker.core import import_jobs, services
 
-    return {"scans_failed": scans.sweep_stuck(), "works_requeued": services.requeue_pending()}
+    return {"scans_failed": scans.sweep_stuck(), "works_requeued": services.requeue_pending(),
+            "imports_failed": import_jobs.fail_stale()}
 
 
 @shared_task(bind=True, name="crawler.rematch_pending", max_retries=settings.CRAWL_STORAGE_RETRIES)

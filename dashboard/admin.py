@@ -33,7 +33,13 @@ from crawler import exports
 from crawler.models import Match, ReviewStatus
 from dashboard import actions, audit_links, internals, notices, report
 from dashboard.evidence import evidence_context, web_href
-from dashboard.filters import DomainFilter, FirstSeenRangeFilter, ScanFilter, ScoreFilter
+from dashboard.filters import (
+    AuditStateFilter,
+    DomainFilter,
+    FirstSeenRangeFilter,
+    ScanFilter,
+    ScoreFilter,
+)
 from dashboard.models import (
     NOTICE_TRANSITIONS,
     NoticeLanguage,
@@ -422,7 +428,9 @@ class AuditEventAdmin(RecordAdminMixin, HolderScopedAdmin):
 
     list_display = ["sequence", "at", "kind", "username", "subject_link", "from_state",
                     "to_state", "reason"]
-    list_filter = ["kind", "new_state"]
+    list_filter = ["kind", AuditStateFilter]
+    exclude = ["old_state", "new_state"]  # the change page names them in words instead
+    readonly_fields = ["from_state", "to_state"]
 
     def get_changelist(self, request, **kwargs):
         return audit_links.AuditChangeList

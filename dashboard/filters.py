@@ -127,3 +127,23 @@ class ScanFilter(admin.SimpleListFilter):
         if not value.isdigit():
             raise IncorrectLookupParameters(_("A scan id is a number."))
         return scan_matches(queryset, int(value))
+
+
+class AuditStateFilter(admin.SimpleListFilter):
+    """The state an audit event moved to, named in words (``AuditEvent.state_label``), among
+    the states of the events the user may see."""
+
+    title = _("to")
+    parameter_name = "new_state"
+
+    def lookups(self, request, model_admin):
+        from tracker.core.models import AuditEvent
+
+        pairs = model_admin.get_queryset(request).values_list("kind", "new_state").distinct()
+        labels: dict[str, str] = {}
+        for kind, state in pairs:
+            labels.setdefault(state, AuditEvent.state_label(kind, state))
+        return sorted(labels.items(), key=lambda item: item[1])
+
+    def queryset(self, request, queryset):
+        return queryset.filter(new_state=self.value()) if self.value() else queryset

@@ -1,6 +1,8 @@
 """Chinese for the login-protection pages: django-axes 8.3 ships no zh_Hans catalog, so its
 names are marked here for ``makemessages`` and translated in dashboard/locale (gettext
-message ids are global, so these translations apply to axes' own admin pages)."""
+message ids are global, so these translations apply to axes' own admin pages). Also Django
+5's own strings that its zh_Hans catalog lacks (the navigation's table headers for screen
+readers, the user form's note)."""
 
 from django.utils.translation import gettext_noop
 
@@ -12,4 +14,10 @@ AXES_LABELS = [
     gettext_noop("Failed Logins"), gettext_noop("Logout Time"), gettext_noop("Locked Out"),
     gettext_noop("Form Data"), gettext_noop("Meta Data"),
     gettext_noop("Clean up expired attempts"),
+]
+
+DJANGO_LABELS = [
+    gettext_noop("Model name"), gettext_noop("Add link"),
+    gettext_noop("Change or view list link"),
+    gettext_noop("After you’ve created a user, you’ll be able to edit more user options."),
 ]

@@ -167,6 +167,8 @@ LOCALE_PATHS = [BASE_DIR / "tracker" / "locale"]
 TIME_ZONE = env.str("TIME_ZONE", default="Asia/Shanghai")
 USE_I18N = True
 USE_TZ = True
+# Dashboard layout (issue 11): one date-time format in both languages, "2026-11-25 11:54".
+FORMAT_MODULE_PATH = ["tracker.formats"]
 
 STATIC_URL = "static/"
 STATIC_ROOT = env.str("STATIC_ROOT", default=str(VAR_DIR / "static"))
@@ -447,3 +449,17 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": BROKER_VISIBILITY_TIMEO
 SCAN_PROGRESS_POLL_SECONDS = 2
 SCAN_PROGRESS_POLL_MAX_SECONDS = 60
 SCAN_PROGRESS_MAX_SCANS = 20
+
+# ---- Duplicate and conflicting registrations (tracker/core/duplicates.py) ----
+# A new text and a registered work are "the same text" when the larger of the two containments
+# (Engine.verify's score: share of the new text found in the work, or of the work found in the
+# new text) is at least this (0..1). Same holder: the upload is refused unless confirmed;
+# another holder: a RightsConflict is flagged for staff.
+DUPLICATE_MIN_CONTAINMENT = 0.90
+# Characters of each shared passage quoted on the rights conflict page.
+CONFLICT_QUOTE_CHARS = 300
+# Dashboard .zip imports (tracker/core/import_jobs.py, task on QUEUE_INGEST): a running import
+# whose progress row did not move for this many seconds is failed (worker lost); the page polls
+# its progress every IMPORT_POLL_MS milliseconds.
+IMPORT_STUCK_SECONDS = 900
+IMPORT_POLL_MS = 1000

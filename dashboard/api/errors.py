@@ -3,7 +3,8 @@
 ``code`` is stable (DRF's error codes: "not_found", "not_authenticated", "throttled",
 "invalid", "parse_error"..., plus "action_refused" for an ActionError and the upload's
 UploadError codes: "too_large", "empty", "unsupported", "mismatch", "corrupt", "encrypted",
-"archive_bomb", "encoding"); ``message`` is in the request's language (Accept-Language,
+"archive_bomb", "encoding"; "duplicate_work", 409, for a text the holder already registered);
+``message`` is in the request's language (Accept-Language,
 Django's LocaleMiddleware); ``fields`` names the request fields at fault ({} otherwise).
 """
 

@@ -79,6 +79,10 @@ class _WorkMetadata(serializers.Serializer):
                                              "chapters or more.")
     language = serializers.ChoiceField(WorkLanguage.choices, required=False,
                                        help_text="Language; default: guessed from the text.")
+    allow_duplicate = serializers.BooleanField(default=False, help_text=(
+        "Register the text even when the holder already registered it as another work (at "
+        "least 90% the same); default false: answered 409 \"duplicate_work\" naming that "
+        "work."))
 
 
 class WorkTextSerializer(_WorkMetadata):

@@ -31,6 +31,7 @@ from dashboard.alerts.models import AlertPreference, WebhookEndpoint
 from dashboard.models import TakedownNotice
 from tracker.core import actions as core_actions
 from tracker.core import uploads
+from tracker.core.duplicates import DuplicateWork
 from tracker.core.models import AuditEvent, RightsHolder, Work
 from tracker.core.scoping import holders_for, scope, sees_all
 from tracker.core.services import work_text
@@ -66,12 +67,27 @@ def _holder(request, holder_id: int | None) -> RightsHolder:
 
 
 def _register(request, data: dict, extracted, source_name: str):
-    """Register ``extracted`` per the validated ``data`` through do_register_work."""
+    """Register ``extracted`` per the validated ``data`` through do_register_work.
+
+    Raises:
+        ApiError: "duplicate_work" (409, fields.existing_work: the work's id) when the holder
+            already registered the text as another work and ``allow_duplicate`` is not set.
+    """
     holder = _holder(request, data.get("holder"))
-    return core_actions.do_register_work(
-        holder, data["reference"], extracted, acting_user=request.user,
-        title=data.get("title", ""), author=data.get("author", ""), kind=data.get("kind"),
-        language=data.get("language"), source_name=source_name)
+    try:
+        return core_actions.do_register_work(
+            holder, data["reference"], extracted, acting_user=request.user,
+            title=data.get("title", ""), author=data.get("author", ""), kind=data.get("kind"),
+            language=data.get("language"), source_name=source_name,
+            check_duplicate=not data.get("allow_duplicate"))
+    except DuplicateWork as exc:
+        work = exc.overlap.work
+        raise ApiError("duplicate_work", _(
+            "The text is %(pct)s the same as your work %(id)d (%(reference)s): update that "
+            "work instead, or send allow_duplicate=true.") % {
+                "pct": f"{exc.overlap.containment:.0%}", "id": work.pk,
+                "reference": work.reference},
+            {"existing_work": [str(work.pk)]}, status_code=409) from exc
 
 
 def _registered(registration) -> Response:

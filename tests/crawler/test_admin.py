@@ -10,6 +10,9 @@ from tracker.core.models import RightsHolder
 from tracker.core.roles import HOLDER_GROUP, ensure_groups
 
 pytestmark = pytest.mark.django_db
+# The schedule fields of the target site's form, as a browser submits them unchanged.
+DAILY_AT_3 = {"schedule_frequency": "daily", "schedule_time": "03:00", "schedule_weekday": "1",
+              "schedule_minute": "0"}
 
 
 @pytest.fixture
@@ -23,7 +26,7 @@ def test_staff_pages_and_scan_now(staff, platform_stores):
     site = TargetSite.objects.create(name="站点", start_urls=["http://127.0.0.1:9/"])
     assert staff.get("/crawler/targetsite/").status_code == 200
     page = staff.get(f"/crawler/targetsite/{site.pk}/change/")
-    assert page.status_code == 200 and "periodictask" in page.content.decode()
+    assert page.status_code == 200 and 'value="03:00"' in page.content.decode()
     staff.post("/crawler/targetsite/", {"action": "scan_now", "_selected_action": [site.pk]})
     run = ScanRun.objects.get(site=site)
     assert run.trigger == "admin" and run.status == "running"
@@ -31,12 +34,12 @@ def test_staff_pages_and_scan_now(staff, platform_stores):
     added = staff.post("/crawler/targetsite/add/", {
         "name": "新站", "start_urls": "http://news.example.cn/\nhttp://news.example.cn/rss.xml\n",
         "allowed_domains": "", "path_patterns": "^/news/\n[", "max_depth": 3, "max_pages": 100,
-        "delay_seconds": 2, "enabled": "on", "notes": ""})
+        "delay_seconds": 2, "enabled": "on", "notes": "", **DAILY_AT_3})
     assert list(added.context["adminform"].form.errors) == ["path_patterns"]  # "[" is no regex
     staff.post("/crawler/targetsite/add/", {
         "name": "新站", "start_urls": "http://news.example.cn/\nhttp://news.example.cn/rss.xml\n",
         "allowed_domains": "", "path_patterns": "^/news/", "max_depth": 3, "max_pages": 100,
-        "delay_seconds": 2, "enabled": "on", "notes": ""})
+        "delay_seconds": 2, "enabled": "on", "notes": "", **DAILY_AT_3})
     new = TargetSite.objects.get(name="新站")
     assert new.start_urls == ["http://news.example.cn/", "http://news.example.cn/rss.xml"]
     assert new.allowed_domains == ["news.example.cn"] and new.periodic_task is not None
@@ -62,3 +65,76 @@ def test_holder_sees_only_its_whitelist(client):
     assert "mine.example.com" in listing and "theirs.example.com" not in listing
     assert client.get(f"/crawler/whitelisteddomain/{theirs.pk}/change/").status_code == 404
     assert client.get("/crawler/targetsite/").status_code == 403
+
+
+def site_form(site, **changes) -> dict:
+    """The target site's change form as posted, with ``changes``."""
+    return {"name": site.name, "start_urls": "\n".join(site.start_urls), "allowed_domains": "",
+            "path_patterns": "", "max_depth": 3, "max_pages": 100, "delay_seconds": 2,
+            "enabled": "on", "notes": "", **DAILY_AT_3, **changes}
+
+
+def test_schedule_on_the_sites_own_form(staff, platform_stores):
+    from django_celery_beat.models import PeriodicTask
+
+    from tracker.core.models import AuditEvent
+
+    site = TargetSite.objects.create(name="周更", start_urls=["http://127.0.0.1:9/"])
+    url = f"/crawler/targetsite/{site.pk}/change/"
+    staff.post(url, site_form(site, schedule_frequency="weekly", schedule_time="04:30",
+                              schedule_weekday="3"))
+    tab = PeriodicTask.objects.get(pk=site.periodic_task_id).crontab
+    assert (tab.minute, tab.hour, tab.day_of_week, str(tab.timezone)) == (
+        "30", "4", "3", "Asia/Shanghai")
+    event = AuditEvent.objects.filter(kind="site").latest("sequence")
+    assert "crontab 30 4 * * 3 Asia/Shanghai" in event.reason and event.username == "boss"
+    listing = staff.get("/crawler/targetsite/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "每周星期三 04:30" in listing
+    assert "weekly on Wednesday at 04:30" in staff.get(
+        "/crawler/targetsite/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    staff.post(url, site_form(site, schedule_frequency="hourly", schedule_minute="15"))
+    tab = PeriodicTask.objects.get(pk=site.periodic_task_id).crontab
+    assert (tab.minute, tab.hour, tab.day_of_week) == ("15", "*", "*")
+    refused = staff.post(url, site_form(site, schedule_time="25:00"),
+                         HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert "schedule_time" in refused.context["adminform"].form.errors
+    assert PeriodicTask.objects.get(pk=site.periodic_task_id).crontab.minute == "15"  # kept
+    staff.post(url, site_form(site, notes="只改备注", schedule_frequency="hourly",
+                              schedule_minute="15"))
+    assert PeriodicTask.objects.get(pk=site.periodic_task_id).crontab.hour == "*"
+
+
+def test_scan_messages_in_chinese(staff, platform_stores):
+    site = TargetSite.objects.create(name="消息", start_urls=["http://127.0.0.1:9/"])
+    page = staff.post("/crawler/targetsite/", {"action": "scan_now", "_selected_action": [site.pk]},
+                      HTTP_ACCEPT_LANGUAGE="zh-hans", follow=True).content.decode()
+    run = ScanRun.objects.get(site=site)
+    assert f"消息：扫描 #{run.pk} 运行中" in page
+    page = staff.post("/crawler/scanrun/", {"action": "cancel", "_selected_action": [run.pk]},
+                      HTTP_ACCEPT_LANGUAGE="zh-hans", follow=True).content.decode()
+    assert "已取消 1 次扫描" in page and "scan(s)" not in page
+    from crawler import scans
+
+    scans.finish(run.pk)
+    listing = staff.get("/crawler/scanrun/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "控制台" in listing and ">admin<" not in listing  # the trigger in words
+    from datetime import UTC
+
+    from django.utils import timezone
+
+    sites = staff.get("/crawler/targetsite/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    local, utc = (f"{t:%Y-%m-%d %H:%M}" for t in (timezone.localtime(run.started_at),
+                                                   run.started_at.astimezone(UTC)))
+    assert local != utc and local in sites and utc not in sites  # the last scan in local time
+
+
+def test_a_superusers_crontab_is_kept(staff, platform_stores):
+    from django_celery_beat.models import CrontabSchedule, PeriodicTask
+
+    site = TargetSite.objects.create(name="六小时", start_urls=["http://127.0.0.1:9/"])
+    every_6h = CrontabSchedule.objects.create(minute="0", hour="*/6", timezone="Asia/Shanghai")
+    PeriodicTask.objects.filter(pk=site.periodic_task_id).update(crontab=every_6h)
+    listing = staff.get("/crawler/targetsite/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "由超级用户设置" in listing
+    staff.post(f"/crawler/targetsite/{site.pk}/change/", site_form(site, notes="只改备注"))
+    assert PeriodicTask.objects.get(pk=site.periodic_task_id).crontab_id == every_6h.pk

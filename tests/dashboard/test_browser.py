@@ -27,7 +27,7 @@ def test_staff_daily_path(scenario, open_page, browser_login, screenshot):
     assert page.inner_text("#kpi-awaiting .value") == "3"
     page.wait_for_function("document.documentElement.dataset.chartsReady === '1'")
     assert page.locator("#chart-per-day").bounding_box()["height"] > 100
-    assert "timeout: 2" in page.inner_text("#dash-scans")
+    assert "timeout 2" in page.inner_text("#dash-scans")
     screenshot(page, "overview-en")
 
     # match list, filtered by domain through the filter sidebar

@@ -218,11 +218,13 @@ def test_progress_endpoint_scopes_matches_and_errors(scenario):
     assert by_id[run.pk]["matches"] == 3 and by_id[run.pk]["running"] is False
     assert by_id[failed.pk]["errors"] == 3
     assert by_id[failed.pk]["errors_by_kind"] == [["robots", 1], ["timeout", 2]]
+    assert by_id[failed.pk]["errors_in_words"] == "timeout 2, robots.txt 1"
 
     holder = client_for(scenario.users.holder_b, "zh-hans").get(url).json()["scans"]
     by_id = {s["id"]: s for s in holder}
     assert by_id[run.pk]["matches"] == 1  # its own work's match only, not 3
     assert by_id[failed.pk]["errors"] is None and by_id[failed.pk]["errors_by_kind"] is None
+    assert by_id[failed.pk]["errors_in_words"] is None
     assert by_id[failed.pk]["status_label"] == "失败"
 
     bad = client_for(scenario.users.staff, "zh-hans").get("/crawler/scanrun/progress/?id=x")
@@ -273,7 +275,7 @@ def test_scan_page_is_readable_without_script(scenario):
     page = client_for(scenario.users.staff, "zh-hans").get(f"/crawler/scanrun/{run.pk}/change/")
     html = page.content.decode()
     assert page.status_code == 200
-    assert 'data-running="0"' in html and "timeout: 2" in html
+    assert 'data-running="0"' in html and "超时 2" in html  # errors in words, not codes
     assert f"的第 {run.pk} 号扫描</h2>" in html  # heading without a status that could go stale
     assert f"#{run.pk} (failed)" not in html  # str(run), in the breadcrumbs before
     assert "dashboard/progress.js" in html

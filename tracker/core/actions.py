@@ -13,16 +13,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from . import services
-from .models import AuditEvent, RightsHolder, Work
+from .errors import ActionError
+from .models import AuditEvent, ConflictStatus, ImportJob, RightsConflict, RightsHolder, Work
 
 if TYPE_CHECKING:
     from tracker.text import Extracted
 
 
 def do_register_work(holder: RightsHolder, reference: str, extracted: Extracted, *,
-                     acting_user=None, ingest: bool = True, **metadata) -> services.Registration:
+                     acting_user=None, ingest: bool = True, check_duplicate: bool = False,
+                     **metadata) -> services.Registration:
     """Create or update the work ``reference`` of ``holder`` with ``extracted`` text, record it
     and queue its ingestion once committed.
 
@@ -33,6 +37,9 @@ def do_register_work(holder: RightsHolder, reference: str, extracted: Extracted,
         acting_user: the user who uploaded or imported it, or None (the demo).
         ingest: queue the Celery ingestion task after commit (False: the caller runs
             ``services.ingest`` itself, e.g. ``import_works --now``).
+        check_duplicate: first refuse a text the holder already registered as another work
+            (``duplicates.check_not_duplicate``); False: the caller checked, or the person
+            confirmed.
         metadata: title, author, kind, language, source_name (``services.register_work``).
 
     Returns:
@@ -40,7 +47,12 @@ def do_register_work(holder: RightsHolder, reference: str, extracted: Extracted,
 
     Raises:
         ValueError: reference empty or longer than 200 characters.
+        duplicates.DuplicateWork: with ``check_duplicate``, the holder's work it duplicates.
     """
+    if check_duplicate:
+        from .duplicates import check_not_duplicate
+
+        check_not_duplicate(holder, reference, extracted.text)
     with transaction.atomic():
         # services.register_work stages the text and queues its ingestion on commit.
         registration = services.register_work(holder, reference, extracted, ingest=ingest,
@@ -80,3 +92,101 @@ def do_delete_work(work: Work, acting_user) -> None:
                           target=work, subject=str(work), old_state="registered",
                           new_state="deleted")
         work.delete()
+
+
+def do_flag_rights_conflict(existing: Work, claimed: Work, containment: float,
+                            passages: list[dict]) -> RightsConflict | None:
+    """Flag for staff that ``claimed`` (another holder's work) shares its text with
+    ``existing``, and record it (by the platform: no acting user).
+
+    Args:
+        existing, claimed: the work registered first and the one whose check found it.
+        containment: the larger containment, 0..1 (``duplicates.Overlap``).
+        passages: the shared passages (``Passage.to_dict()``; page = ``claimed``).
+
+    Returns:
+        The new RightsConflict, or None when the pair was already flagged (either way round).
+    """
+    with transaction.atomic():
+        if RightsConflict.objects.filter(existing__in=[existing, claimed],
+                                         claimed__in=[existing, claimed]).exists():
+            return None
+        conflict = RightsConflict.objects.create(existing=existing, claimed=claimed,
+                                                 containment=containment, passages=passages)
+        # holder None: the events stay staff-only (a holder's audit trail shows its own holder's
+        # events, and these name the other holder's work)
+        AuditEvent.record(kind=AuditEvent.Kind.CONFLICT, user=None, holder=None,
+                          target=conflict, subject=str(conflict), old_state="",
+                          new_state=ConflictStatus.OPEN,
+                          reason=f"{containment:.0%} of the text shared with work "
+                                 f"{existing.pk} of holder {existing.holder_id}")
+    return conflict
+
+
+def do_resolve_rights_conflict(conflict: RightsConflict, acting_user, note: str
+                               ) -> RightsConflict:
+    """Close ``conflict`` with staff's ``note`` (what was decided) and record it.
+
+    Raises:
+        ActionError: no note, or the conflict is already resolved.
+    """
+    note = (note or "").strip()
+    if not note:
+        raise ActionError(_("Say how the conflict was resolved."))
+    with transaction.atomic():
+        conflict = RightsConflict.objects.select_for_update().get(pk=conflict.pk)
+        if conflict.status == ConflictStatus.RESOLVED:
+            raise ActionError(_("This conflict is already resolved."))
+        conflict.status, conflict.note = ConflictStatus.RESOLVED, note
+        conflict.resolved_by, conflict.resolved_at = acting_user, timezone.now()
+        conflict.save()
+        AuditEvent.record(kind=AuditEvent.Kind.CONFLICT, user=acting_user, holder=None,
+                          target=conflict,
+                          subject=str(conflict), old_state=ConflictStatus.OPEN,
+                          new_state=ConflictStatus.RESOLVED, reason=note)
+    return conflict
+
+
+def do_start_import(holder: RightsHolder, acting_user, name: str, data: bytes,
+                    language: str = "") -> ImportJob:
+    """Stage the .zip ``data`` (bytes) named ``name`` for ``holder`` and queue its import
+    (``tracker.core.tasks.import_archive``) once committed; recorded in the audit trail.
+
+    Args:
+        language: the uploader's language code, for the summary's reasons.
+
+    Returns:
+        The ImportJob, "running".
+
+    Raises:
+        UploadError: ``data`` is not a readable ZIP archive, or is an archive bomb (checked
+            before anything is saved).
+    """
+    from .import_jobs import staged_archive
+    from .uploads import open_zip
+
+    open_zip(data, "ZIP").close()
+    with transaction.atomic():
+        job = ImportJob.objects.create(holder=holder, user=acting_user, name=name[:500],
+                                       language=language)
+        path = staged_archive(job.pk)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        AuditEvent.record(kind=AuditEvent.Kind.WORK, user=acting_user, holder=holder,
+                          target=job, subject=name, old_state="", new_state="import started",
+                          reason=f"{len(data)} bytes")
+        job_id = job.pk
+        transaction.on_commit(lambda: _queue_import(job_id))
+    return job
+
+
+def _queue_import(job_id: int) -> None:
+    from tracker.celery import app
+
+    from .import_jobs import fail
+
+    try:
+        app.send_task("tracker.core.tasks.import_archive", args=[job_id])
+    except Exception as exc:  # kombu's errors when Redis is down: fail now, not "running"
+        fail(job_id, _("The import could not be queued (task queue unreachable: %(error)s); "
+                       "upload the archive again later.") % {"error": exc})

@@ -13,12 +13,16 @@ import uuid
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.http import Http404, HttpResponse
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from . import actions, services
+from .duplicates import same_holder_duplicate
 from .models import RightsHolder, Work, WorkStatus
 from .scoping import holders_for, scope, sees_all
 from .uploads import UploadError, check_size, extract_file, extract_pasted, supported_suffixes
@@ -58,6 +62,15 @@ class HolderScopedAdmin(admin.ModelAdmin):
         if obj is None:  # missing, or another holder's: the same answer for both
             raise Http404(_("No such object."))
         return obj
+
+    def get_changeform_initial_data(self, request):
+        """A new object's holder is preset for a user of exactly one holder."""
+        initial = super().get_changeform_initial_data(request)
+        if self.holder_path == "holder":
+            holders = list(holders_for(request.user)[:2])
+            if len(holders) == 1:
+                initial.setdefault("holder", holders[0].pk)
+        return initial
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         if db_field.related_model is RightsHolder:
@@ -101,6 +114,9 @@ class WorkForm(forms.ModelForm):
                                            "mb": settings.UPLOAD_MAX_BYTES // 2**20})
     text = forms.CharField(label=_("or paste the text"), required=False,
                            widget=forms.Textarea(attrs={"rows": 8}))
+    register_anyway = forms.BooleanField(
+        label=_("register anyway"), required=False,
+        help_text=_("Register the text even though it is the same as one of your works."))
 
     class Meta:
         model = Work
@@ -142,7 +158,22 @@ class WorkForm(forms.ModelForm):
             data["reference"] = f"W-{uuid.uuid4().hex[:10]}"
         if not data.get("title") and not self.instance.pk:
             data["title"] = (self.extracted.title if self.extracted else "") or data["reference"]
+        if self.extracted and data.get("holder") and not data.get("register_anyway"):
+            self._refuse_duplicate(data)
         return data
+
+    def _refuse_duplicate(self, data: dict) -> None:
+        overlap = same_holder_duplicate(data["holder"], self.instance.reference
+                                        or data["reference"], self.extracted.text)
+        if overlap is None:
+            return
+        url = reverse("admin:core_work_change", args=[overlap.work.pk])
+        self.add_error(None, format_html(
+            _("This text is {pct} the same as your work “{title}” ({reference}). "
+              "<a class=\"button\" href=\"{url}\">Update that work instead</a> "
+              "or tick “register anyway” below."),
+            pct=f"{overlap.containment:.0%}", title=overlap.work.title,
+            reference=overlap.work.reference, url=url))
 
 
 @admin.register(Work)
@@ -162,21 +193,39 @@ class WorkAdmin(HolderScopedAdmin):
     def get_fieldsets(self, request, obj=None):
         return [
             (None, {"fields": ["holder", "reference", "title", "author", "kind", "language"]}),
-            (_("Text"), {"fields": ["upload", "text"]}),
+            (_("Text"), {"fields": ["upload", "text", "register_anyway"]}),
             (_("Ingestion"), {"fields": ["status", "error", "uid", "source_name", "length",
                                          "windows", "fingerprint_version", "indexed_at",
                                          "chapter_list", "created_at", "updated_at"]}),
         ] if obj else [
             (None, {"fields": ["holder", "reference", "title", "author", "kind", "language"]}),
-            (_("Text"), {"fields": ["upload", "text"]}),
+            (_("Text"), {"fields": ["upload", "text", "register_anyway"]}),
         ]
 
-    def get_changeform_initial_data(self, request):
-        initial = super().get_changeform_initial_data(request)
-        holders = list(holders_for(request.user)[:2])
-        if len(holders) == 1:
-            initial.setdefault("holder", holders[0].pk)
-        return initial
+    def get_urls(self):
+        from django.urls import path
+
+        from . import import_admin
+
+        def view(function):
+            return self.admin_site.admin_view(
+                lambda request, **kw: function(self.admin_site, request, **kw))
+
+        def adding(function):  # the import registers works: only for users who may add them
+            def check(admin_site, request, **kw):
+                if not self.has_add_permission(request):
+                    raise PermissionDenied
+                return function(admin_site, request, **kw)
+            return view(check)
+
+        return [
+            path("import/", adding(import_admin.start), name="core_work_import"),
+            path("import/<int:job_id>/", adding(import_admin.page),
+                 name="core_work_import_page"),
+            path("import/<int:job_id>/status/", adding(import_admin.status),
+                 name="core_work_import_status"),
+            *super().get_urls(),
+        ]
 
     @admin.display(description=_("sections"))
     def chapter_list(self, obj: Work) -> str:
@@ -225,3 +274,5 @@ class WorkAdmin(HolderScopedAdmin):
                              timezone.localtime(work.created_at).isoformat(),
                              timezone.localtime(work.updated_at).isoformat()])
         return response
+
+from . import conflict_admin  # noqa: E402, F401  (registers the rights conflict pages)

@@ -14,3 +14,6 @@ class CoreConfig(AppConfig):
 
     def ready(self) -> None:
         from . import signals  # noqa: F401
+        from .models import AuditEvent, ConflictStatus, register_state_labels
+
+        register_state_labels(AuditEvent.Kind.CONFLICT, ConflictStatus)

@@ -20,6 +20,7 @@ from tqdm import tqdm
 from tracker.text import SUFFIXES
 
 from . import actions, services
+from .duplicates import DuplicateWork
 from .models import RightsHolder, WorkKind, WorkLanguage
 from .uploads import Extracted, UploadError, extract_file, extract_pasted, open_zip
 
@@ -45,6 +46,8 @@ class ImportSummary:
         registered, updated: references of new and changed works.
         skipped: (reference or file, reason): unchanged works, files of other types.
         failed: (reference or source, reason).
+        duplicates: (reference, the holder's work whose text it repeats, as
+            "reference (NN%)"): not registered unless ``allow_duplicates``.
         queued: works whose ingestion was queued (or run, with ``now``).
     """
 
@@ -52,6 +55,7 @@ class ImportSummary:
     updated: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
+    duplicates: list[tuple[str, str]] = field(default_factory=list)
     queued: list[int] = field(default_factory=list)
 
 
@@ -91,7 +95,7 @@ def _items_of(rel: str, read: Callable[[], bytes], skipped, single: bool = False
         reference = PurePosixPath(rel).stem if single else str(PurePosixPath(rel).with_suffix(""))
         yield Item(reference, rel, lambda: (extract_file(rel, read()), {}))
     else:
-        skipped.append((rel, "not a work file (type not accepted)"))
+        skipped.append((rel, _("not a work file (type not accepted)")))
 
 
 def _jsonl_items(rel: str, data: bytes) -> Iterator[Item]:
@@ -121,7 +125,9 @@ def _record(line: str, number: int) -> tuple[Extracted, dict]:
 
 
 def import_path(path: Path, holder: RightsHolder, *, kind: str | None = None,
-                now: bool = False, progress: bool = True) -> ImportSummary:
+                now: bool = False, progress: bool = True, allow_duplicates: bool = False,
+                on_item: Callable[[int, int], None] | None = None,
+                acting_user=None) -> ImportSummary:
     """Register every work found at ``path`` for ``holder``.
 
     Args:
@@ -130,6 +136,11 @@ def import_path(path: Path, holder: RightsHolder, *, kind: str | None = None,
         kind: a WorkKind value for every work (default: the record's, else detected).
         now: ingest each work in this process (no Celery worker needed) instead of queueing.
         progress: show a tqdm progress bar on stderr.
+        allow_duplicates: register a text even when the holder registered it already as
+            another work (``tracker.core.duplicates``); else it goes to ``duplicates``.
+        on_item: called with (items done, items in all) before each item and at the end
+            (a progress row).
+        acting_user: the user recorded in the audit trail, or None (a command).
 
     Returns:
         The ImportSummary. One bad item never stops the others; a reference given twice in one
@@ -141,25 +152,34 @@ def import_path(path: Path, holder: RightsHolder, *, kind: str | None = None,
     summary = ImportSummary()
     items = list(iter_items(path, summary.skipped))
     seen: dict[str, str] = {}
-    for item in tqdm(items, desc="works", unit="work", disable=not progress):
+    for done, item in enumerate(tqdm(items, desc="works", unit="work", disable=not progress)):
+        if on_item is not None:
+            on_item(done, len(items))
         reference = item.reference
         try:
             extracted, meta = item.load()
             reference = meta.pop("reference", reference)
             if reference in seen:
-                raise ValueError(f"reference {reference!r} already imported from "
-                                 f"{seen[reference]} in this import")
+                raise ValueError(_("reference %(reference)s already imported from %(source)s "
+                                   "in this import") % {"reference": repr(reference),
+                                                        "source": seen[reference]})
             seen[reference] = item.source
             if kind:
                 meta["kind"] = kind
             result = actions.do_register_work(holder, reference, extracted, ingest=not now,
+                                              check_duplicate=not allow_duplicates,
+                                              acting_user=acting_user,
                                               source_name=item.source, **meta)
+        except DuplicateWork as exc:
+            summary.duplicates.append((reference, f"{exc.overlap.work.reference} "
+                                                  f"({exc.overlap.containment:.0%})"))
+            continue
         except (UploadError, ValueError) as exc:
             summary.failed.append((reference if reference in seen else item.source, str(exc)))
             continue
         if result.outcome == "skipped":  # queued all the same when it is still pending
-            summary.skipped.append((reference, "unchanged; still pending, queued again"
-                                    if result.queued else "unchanged"))
+            summary.skipped.append((reference, _("unchanged; still pending, queued again")
+                                    if result.queued else _("unchanged")))
         else:
             getattr(summary, result.outcome).append(reference)
         if result.queued:
@@ -169,4 +189,6 @@ def import_path(path: Path, holder: RightsHolder, *, kind: str | None = None,
                     services.ingest(result.work.pk)
                 except services.StorageUnavailable as exc:
                     summary.failed.append((reference, f"registered but not indexed yet: {exc}"))
+    if on_item is not None:
+        on_item(len(items), len(items))
     return summary

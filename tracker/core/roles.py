@@ -22,7 +22,9 @@ HOLDER_PERMISSIONS: dict[str, list[str]] = {
                 "view_whitelisteddomain", "add_whitelisteddomain",
                 "change_whitelisteddomain", "delete_whitelisteddomain",
                 # checks of their notices' matched URLs (read only, scoped to their works)
-                "view_takedowncheck"],
+                "view_takedowncheck",
+                # sites they propose for scanning (staff decide)
+                "view_siteproposal", "add_siteproposal"],
     # dashboard: takedown notices
     "dashboard": ["view_takedownnotice", "change_takedownnotice"],
     # alerts: their own preferences, their holder's webhooks, the delivery log (read only)

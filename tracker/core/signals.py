@@ -1,12 +1,18 @@
-"""Signal handlers: a deleted work leaves the index; roles exist after every migrate."""
+"""Signal handlers: a deleted work leaves the index; an indexed work is checked for rights
+conflicts with other holders' works; roles exist after every migrate."""
 
 from __future__ import annotations
+
+import logging
 
 from django.db import transaction
 from django.db.models.signals import post_delete, post_migrate
 from django.dispatch import receiver
 
 from .models import Work
+from .services import work_indexed
+
+log = logging.getLogger(__name__)
 
 
 @receiver(post_delete, sender=Work)
@@ -25,3 +31,14 @@ def _ensure_roles(sender, **kwargs) -> None:
     # refresh the groups after every app they draw permissions from, not only after core.
     if sender.label in roles.ROLE_APPS:
         roles.ensure_groups()
+
+
+@receiver(work_indexed)
+def _flag_conflicts(sender, work_id: int, **kwargs) -> None:
+    from .connections import storage_errors
+    from .duplicates import flag_conflicts_of
+
+    try:
+        flag_conflicts_of(work_id)
+    except storage_errors() as exc:  # the work stays indexed; a later ingestion checks again
+        log.warning("rights conflict check of work %s skipped: %s", work_id, exc)

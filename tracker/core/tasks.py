@@ -7,7 +7,7 @@ from django.conf import settings
 
 from crawler.backoff import backoff_delay
 
-from . import services
+from . import import_jobs, services
 
 
 def backoff(retries: int) -> float:
@@ -46,3 +46,13 @@ def remove_work(self, engine_id: str) -> bool:
         return get_engine().remove_work(engine_id)
     except storage_errors() as exc:
         raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from exc
+
+
+@shared_task(name="tracker.core.tasks.import_archive")
+def import_archive(job_id: int) -> str:
+    """Import the staged .zip of ImportJob ``job_id`` (``import_jobs.run``).
+
+    Returns:
+        "finished", "failed" or "gone".
+    """
+    return import_jobs.run(job_id)

@@ -16,10 +16,6 @@
       if (name === "status") {
         el.className = "dash-badge " + scan.status;
         el.textContent = scan.status_label;
-      } else if (name === "errors_by_kind") {
-        el.textContent = (scan.errors_by_kind || []).map(function (pair) {
-          return pair[0] + ": " + pair[1];
-        }).join(", ");
       } else if (name in scan) {
         const value = scan[name];
         el.textContent = value === null || value === "" ? "—" : String(value);

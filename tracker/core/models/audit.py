@@ -25,6 +25,14 @@ from .holders import RightsHolder
 #: kind -> the TextChoices whose labels name that kind's states; filled by each app's
 #: ``AppConfig.ready`` through ``register_state_labels`` (the core app names no upper model).
 _STATE_LABELS: dict[str, type[models.TextChoices]] = {}
+#: Words for the states that no status field names (site, work and whitelist events, takedown
+#: checks), used for any kind.
+_COMMON_STATES = {
+    "created": _("created"), "changed": _("changed"), "saved": _("saved"),
+    "registered": _("registered"), "updated": _("updated"), "deleted": _("deleted"),
+    "replaced": _("replaced"), "appended": _("appended"), "whitelisted": _("whitelisted"),
+    "still matching": _("still matching"), "removed": _("removed"),
+}
 
 #: Events recorded before the trail moved to the core app named their subject by two fields,
 #: ``match`` and ``notice``; the digest still covers those two keys (so that their digests verify)
@@ -90,6 +98,8 @@ class AuditEvent(models.Model):
         SCAN = "scan", _("scan")
         WHITELIST = "whitelist", _("whitelisted domain")
         ALERT = "alert", _("alert setting")
+        CONFLICT = "conflict", _("rights conflict")
+        PROPOSAL = "proposal", _("site proposal")
 
     sequence = models.PositiveBigIntegerField(_("sequence"), unique=True, editable=False)
     at = models.DateTimeField(_("time"), default=timezone.now, editable=False, db_index=True)
@@ -120,13 +130,20 @@ class AuditEvent(models.Model):
         indexes = [models.Index(fields=["target_type", "target_id"], name="audit_target")]
 
     def __str__(self) -> str:
-        return f"#{self.sequence} {self.old_state} → {self.new_state} ({self.username})"
+        return f"#{self.sequence} {self.old_label} → {self.new_label} ({self.username})"
 
-    def _label(self, state: str) -> str:
+    @staticmethod
+    def state_label(kind: str, state: str) -> str:
+        """State ``state`` of a ``kind`` event in words of the active language ("—" for none;
+        an unknown state as it is)."""
         if not state:
             return "—"
-        choices = _STATE_LABELS.get(self.kind)
-        return str(dict(choices.choices).get(state, state)) if choices else state
+        choices = _STATE_LABELS.get(kind)
+        label = dict(choices.choices).get(state) if choices else None
+        return str(label or _COMMON_STATES.get(state, state))
+
+    def _label(self, state: str) -> str:
+        return self.state_label(self.kind, state)
 
     @property
     def old_label(self) -> str:

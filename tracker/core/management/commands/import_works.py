@@ -27,15 +27,20 @@ class Command(BaseCommand):
         parser.add_argument("--now", action="store_true",
                             help="fingerprint in this process instead of queueing Celery tasks")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+        parser.add_argument("--allow-duplicates", action="store_true",
+                            help="register a text even when the holder already registered it "
+                                 "as another work (at least 90%% the same); default: report it "
+                                 "and skip it")
 
     @no_translations  # command-line output in English, as its summary labels
     def handle(self, *args, path: Path, holder: str, kind, now: bool, no_progress: bool,
-               **options):
+               allow_duplicates: bool, **options):
         owner, created = RightsHolder.objects.get_or_create(name=holder.strip())
         if created:
             self.stdout.write(f"Created rights holder {owner.name!r} (id {owner.pk}).")
         try:
-            summary = import_path(path, owner, kind=kind, now=now, progress=not no_progress)
+            summary = import_path(path, owner, kind=kind, now=now, progress=not no_progress,
+                                  allow_duplicates=allow_duplicates)
         except (FileNotFoundError, UploadError) as exc:
             raise CommandError(str(exc)) from exc
         write = self.stdout.write
@@ -44,6 +49,11 @@ class Command(BaseCommand):
         write(f"skipped:    {len(summary.skipped)}")
         for ref, reason in summary.skipped:
             write(f"  {ref}: {reason}")
+        write(f"duplicates: {len(summary.duplicates)}"
+              + (" (not registered; --allow-duplicates registers them)"
+                 if summary.duplicates else ""))
+        for ref, existing in summary.duplicates:
+            write(f"  {ref}: same text as your work {existing}")
         write(f"failed:     {len(summary.failed)}")
         for ref, reason in summary.failed:
             write(f"  {ref}: {reason}")
