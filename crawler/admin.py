@@ -57,8 +57,8 @@ class TargetSiteAdmin(admin.ModelAdmin):
 
     form = TargetSiteForm
     list_display = ["name", "enabled", "first_start_url", "max_pages", "max_depth", "delay_seconds",
-                    "last_scan"]
-    list_filter = ["enabled"]
+                    "needs_browser", "last_scan"]
+    list_filter = ["enabled", "needs_browser"]
     search_fields = ["name", "start_urls"]
     readonly_fields = ["schedule_link", "created_at", "updated_at"]
     actions = ["scan_now", "enable", "disable"]

@@ -70,6 +70,9 @@ class TargetSite(models.Model):
         delay_seconds: politeness delay between two fetches from one host, in seconds; a
             larger robots.txt Crawl-delay wins.
         enabled: scheduled scans run only for enabled sites.
+        needs_browser: its HTML pages are rendered in headless Chromium (crawler.render), on
+            the Celery queue settings.QUEUE_RENDER, before their text is taken: for sites that
+            deliver their text by JavaScript.
         periodic_task: its django-celery-beat schedule (managed by crawler.schedule).
     """
 
@@ -84,6 +87,10 @@ class TargetSite(models.Model):
     max_pages = models.PositiveIntegerField(_("maximum pages per scan"), default=500)
     delay_seconds = models.FloatField(_("politeness delay (seconds)"), default=2.0)
     enabled = models.BooleanField(_("enabled"), default=True)
+    needs_browser = models.BooleanField(
+        _("needs a browser"), default=False,
+        help_text=_("Render its pages in headless Chromium before reading them: for sites whose "
+                    "text is loaded or decoded by JavaScript. Slower; runs on the render workers."))
     periodic_task = models.OneToOneField(
         "django_celery_beat.PeriodicTask", verbose_name=_("schedule"), null=True, blank=True,
         on_delete=models.SET_NULL, related_name="target_site", editable=False)
@@ -107,7 +114,8 @@ class TargetSite(models.Model):
     def rules(self):
         """The crawl rules of this site: a ``crawler.pipeline.SiteRules``."""
         return SiteRules(site_id=self.pk, allowed_domains=tuple(self.allowed_domains),
-                         path_patterns=tuple(self.path_patterns), delay_seconds=self.delay_seconds)
+                         path_patterns=tuple(self.path_patterns), delay_seconds=self.delay_seconds,
+                         needs_browser=self.needs_browser)
 
 
 class ScanStatus(models.TextChoices):
@@ -133,7 +141,7 @@ class ScanRun(models.Model):
             not be matched (engine or storage failure; the worker log says why).
         matches_found: matches recorded or confirmed again in this scan; matches_new: of those,
             pages and works never matched before.
-        stage_seconds: {"fetch", "decode", "extract", "links", "store", "match": seconds summed
+        stage_seconds: {"fetch", "decode", "render", "extract", "links", "store", "match": seconds summed
             over all workers}.
         note: why a scan was skipped, failed or cancelled.
     """

@@ -119,7 +119,7 @@ def finish(scan_id: int, status: str = ScanStatus.FINISHED, note: str = "") -> b
         pages_changed=stats.get("pages_changed", 0), pages_unchanged=stats.get("pages_unchanged", 0),
         errors=errors, matches_found=stats.get("matches", 0), matches_new=stats.get("matches_new", 0),
         stage_seconds={stage: round(stats.get(f"ms_{stage}", 0) / 1000, 2)
-                       for stage in ("fetch", "decode", "extract", "links", "store", "match")},
+                       for stage in ("fetch", "decode", "render", "extract", "links", "store", "match")},
         note=note)
     site_id = ScanRun.objects.filter(pk=scan_id).values_list("site_id", flat=True).first()
     if site_id is not None:

@@ -200,12 +200,17 @@ CELERY_TIMEZONE = TIME_ZONE
 # queue (docker-compose.yml), `make run` and the tests one worker on WORKER_QUEUES.
 QUEUE_DEFAULT, QUEUE_INGEST, QUEUE_CRAWL, QUEUE_MATCH = "default", "ingest", "crawl", "match"
 WORKER_QUEUES = [QUEUE_DEFAULT, QUEUE_INGEST, QUEUE_CRAWL, QUEUE_MATCH]
+# Issue 14, rendering: pages of target sites that need a browser are crawled on "render", by
+# workers with Chromium and a small pool (each process runs one browser of a few hundred MB).
+QUEUE_RENDER = "render"
+WORKER_QUEUES.append(QUEUE_RENDER)
 CELERY_TASK_DEFAULT_QUEUE = QUEUE_DEFAULT
 CELERY_TASK_ROUTES = {
     "tracker.core.tasks.*": {"queue": QUEUE_INGEST},
     "crawler.start_scan": {"queue": QUEUE_CRAWL},
     "crawler.crawl_url": {"queue": QUEUE_CRAWL},
     "crawler.match_page": {"queue": QUEUE_MATCH},
+    "crawler.render_url": {"queue": QUEUE_RENDER},
     "dashboard.verify_takedowns": {"queue": QUEUE_CRAWL},
     "crawler.rematch_pending": {"queue": QUEUE_MATCH},
 }
