@@ -22,6 +22,7 @@ import re
 
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -224,6 +225,28 @@ class WhitelistedDomain(models.Model):
         super().save(*args, **kwargs)
 
 
+class MatchQuerySet(models.QuerySet):
+    """Matches grouped by chapter page: the parts of one chapter split over several pages
+    (``part_of``) that copy one work are one group."""
+
+    def chapter_heads(self) -> MatchQuerySet:
+        """One row per group among these matches: the first recorded part (lowest id), every
+        match that is no part as itself; each row annotated ``part_count`` (int, the group's
+        matches among these; 1 for a match that is no part)."""
+        group = self.exclude(part_of="").filter(work=models.OuterRef("work"),
+                                                part_of=models.OuterRef("part_of"))
+        count = group.order_by().values("part_of").annotate(n=models.Count("pk")).values("n")
+        return self.exclude(models.Exists(group.filter(pk__lt=models.OuterRef("pk")))).annotate(
+            part_count=Coalesce(models.Subquery(count), 1))
+
+    def with_parts(self) -> MatchQuerySet:
+        """These matches and every other part of their groups (a QuerySet of Match)."""
+        wanted = models.Q(pk__in=self.values("pk"))
+        for work_id, part_of in set(self.exclude(part_of="").values_list("work_id", "part_of")):
+            wanted |= models.Q(work_id=work_id, part_of=part_of)
+        return self.model.objects.filter(wanted)
+
+
 class Match(models.Model):
     """A crawled page that copies (part of) a work.
 
@@ -231,6 +254,9 @@ class Match(models.Model):
         page_id: the page's id in MongoDB ``pages`` (24 hex characters).
         version_id: the matched page version in MongoDB ``page_versions`` (the evidence).
         url, domain, title: the page's canonical URL, host and title when matched.
+        part_of: when the page is one part of a chapter split over several pages (下一页,
+            ``_2.html``), the canonical URL of the chapter's first part, else ''; the match
+            list shows the parts of one chapter and work as one row.
         score: the engine's score (0..1); containment_page: share of the page's text found in
             the work; containment_work: share of the work's text found on the page.
         passages: ``[{"page_start", "page_end", "work_start", "work_end"}]``, character offsets
@@ -248,6 +274,8 @@ class Match(models.Model):
     url = models.CharField(_("URL"), max_length=2048)
     domain = models.CharField(_("domain"), max_length=255, db_index=True)
     title = models.CharField(_("page title"), max_length=500, blank=True)
+    part_of = models.CharField(_("chapter page"), max_length=2048, blank=True, db_index=True,
+                               help_text=_("First page of the chapter this page is a part of."))
     site = models.ForeignKey(TargetSite, verbose_name=_("site"), null=True, blank=True,
                              on_delete=models.SET_NULL, related_name="matches")
     first_scan = models.ForeignKey(ScanRun, verbose_name=_("first scan"), null=True, blank=True,
@@ -265,6 +293,8 @@ class Match(models.Model):
     review_status = models.CharField(_("review status"), max_length=16,
                                      choices=ReviewStatus.choices, default=ReviewStatus.NEW,
                                      db_index=True)
+
+    objects = MatchQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("match")

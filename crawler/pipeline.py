@@ -35,7 +35,7 @@ from crawler.config import CrawlConfig
 from crawler.crawllog import CrawlLog
 from crawler.fetch import Fetcher, FetchResult, HopCheck, retry_delay
 from crawler.frontier import Frontier
-from crawler.links import html_links, xml_links
+from crawler.links import chapter_of, chapter_part, html_links, next_part_links, xml_links
 from crawler.outcomes import Outcome
 from crawler.pagestore import PageStore, sha256
 from crawler.politeness import Politeness
@@ -108,7 +108,8 @@ class StepResult:
     of a new or changed page version to match, or None), ``page`` ((page_id, version_id) of the
     stored page whatever its change, or None), ``change`` ('new', 'changed', 'unchanged',
     'no_text' or ''), ``final_url`` (the canonical URL the page was stored under when redirects
-    led there, else '').
+    led there, else ''), ``parts`` (canonical URLs of the next part of a chapter split over
+    pages, newly admitted at the same depth: enqueue one task each at ``task.depth``).
     """
 
     task: UrlTask
@@ -122,6 +123,7 @@ class StepResult:
     page: tuple[str, str | None] | None = None
     change: str = ""
     final_url: str = ""
+    parts: list[str] = field(default_factory=list)
 
 
 class Crawler:
@@ -315,9 +317,11 @@ class Crawler:
             decoded_at = time.perf_counter()  # extraction's time starts after rendering
         extracted = extract_document(document, result.kind, result.final_url, with_author=False)
         text_at = time.perf_counter()
-        links = []
+        links, parts, part_of = [], [], ""
         if result.kind == "html":
             links = _canonical_all(html_links(document, result.final_url))
+            parts = _canonical_all(next_part_links(document, result.final_url))
+            part_of = chapter_of(key, links, parts)
         extracted_at = time.perf_counter()
         saved = self.pages.save(
             canonical_url=key, url=task.url, final_url=result.final_url,
@@ -326,10 +330,13 @@ class Crawler:
             reason=extracted.error or "", headers=result.headers, validators=result.validators,
             body=body, text=extracted.text, title=extracted.title or None, published=extracted.date,
             encoding=encoding,
-            extraction={"method": extracted.method, "error": extracted.error}, links=links)
+            extraction={"method": extracted.method, "error": extracted.error}, links=links,
+            part_of=part_of)
         frontier.count(**{f"pages_{saved.change}": 1, "ms_decode": ms_decode,
                           "ms_extract": _ms(text_at - decoded_at), "ms_links": _ms(extracted_at - text_at),
                           "ms_store": _ms(time.perf_counter() - extracted_at)})
+        # the next part first, at this page's depth: a chapter's parts do not spend link depth
+        parts = self._admit_links(frontier, scan_id, rules, task, parts, task.depth)
         admitted = self._admit_links(frontier, scan_id, rules, task, links)
         outcome = Outcome.OK if extracted.ok else Outcome.EXTRACT_FAILED
         if extracted.ok and saved.change == "unchanged":
@@ -338,7 +345,7 @@ class Crawler:
         return self._finish(frontier, scan_id, task, outcome, extracted.error or saved.change,
                             result.status, refused=refused, admitted=admitted, match=match,
                             change=saved.change, page=(saved.page_id, saved.version_id),
-                            final_url=final)
+                            final_url=final, parts=parts)
 
     def _unchanged(self, frontier, scan_id, rules, task, result: FetchResult, stored,
                    key: str | None = None) -> StepResult:
@@ -348,15 +355,23 @@ class Crawler:
         self.pages.record_visit(key, scan_id=scan_id, outcome=result.outcome.value,
                                 status=result.status)
         frontier.count(pages_unchanged=1)
+        parts = []
+        if stored.part_of:
+            number = chapter_part(key)[1]
+            parts = [u for u in stored.links if chapter_part(u) == (stored.part_of, number + 1)]
+            parts = self._admit_links(frontier, scan_id, rules, task, parts, task.depth)
         admitted = self._admit_links(frontier, scan_id, rules, task, stored.links)
         return self._finish(frontier, scan_id, task, result.outcome if result.outcome is Outcome.NOT_MODIFIED
                             else Outcome.UNCHANGED, "same content as stored", result.status,
                             admitted=admitted, change="unchanged",
                             page=(stored.id, stored.version_id),
-                            final_url=key if key != task.url else "")
+                            final_url=key if key != task.url else "", parts=parts)
 
-    def _admit_links(self, frontier, scan_id, rules, task, links: list[str]) -> list[str]:
-        """Admit in-scope links at depth + 1; links into URL traps are recorded once as 'trap'."""
+    def _admit_links(self, frontier, scan_id, rules, task, links: list[str],
+                     depth: int | None = None) -> list[str]:
+        """Admit in-scope links at ``depth`` (default the task's depth + 1); links into URL
+        traps are recorded once as 'trap'. Returns the canonical URLs newly admitted."""
+        depth = task.depth + 1 if depth is None else depth
         links = _canonical_all(links)
         in_scope = [u for u in links if rules.in_scope(u)]
         safe, traps = [], []
@@ -366,9 +381,9 @@ class Crawler:
         for url, reason in traps:
             if frontier.mark_seen(url):
                 self.log.record(scan_id, url, Outcome.TRAP.value, reason=reason, attempts=0,
-                                depth=task.depth + 1)
+                                depth=depth)
                 frontier.count_outcome(Outcome.TRAP.value)
-        verdicts = frontier.admit([u for u, _ in safe], task.depth + 1)
+        verdicts = frontier.admit([u for u, _ in safe], depth)
         return [u for u, v in verdicts.items() if v == "admitted"]
 
     def _robots_check(self, url: str) -> str | None:

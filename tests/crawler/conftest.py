@@ -180,6 +180,7 @@ def run_scan(crawler, scan_id, rules, start_urls, max_pages=50, max_depth=3, max
             continue
         results[task.url] = result
         queue.extend(UrlTask(u, task.depth + 1) for u in result.admitted)
+        queue.extend(UrlTask(u, task.depth) for u in result.parts)
         frontier.task_done()
     assert not queue, "scan did not finish within max_steps"
     return results
