@@ -386,3 +386,56 @@ class RematchJob(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.state} {self.pages_searched}/{self.pages_total}"
+
+
+class CandidateStatus(models.TextChoices):
+    """Where a candidate site stands: found but not sampled yet, proposed (its sampled pages
+    copy registered works), no match in its sample, made a target site, or dismissed (never
+    proposed again)."""
+
+    NEW = "new", _("not sampled yet")
+    PROPOSED = "proposed", _("proposed")
+    NO_MATCH = "no_match", _("no match in the sample")
+    PROMOTED = "promoted", _("made a target site")
+    DISMISSED = "dismissed", _("dismissed")
+
+
+class CandidateSite(models.Model):
+    """A site that matched pages, or pages of sites with confirmed matches, link to: maybe
+    another copy of the works (crawler.discovery).
+
+    Attributes:
+        domain: the host the links point to (lower case).
+        link_count: links to it counted on those pages in the last discovery pass.
+        linked_from: canonical URLs of up to 10 pages that link to it.
+        sample_urls: canonical URLs linked on it, the first of which are sampled.
+        pages_sampled: pages of it fetched and matched; matches_found: of those, pages that
+            copy a registered work; works: the works they copy (rights holders see the
+            candidates that concern their works).
+        target_site: the TargetSite made of it, once promoted.
+        note: why pages could not be sampled, or why it was dismissed.
+    """
+
+    domain = models.CharField(_("domain"), max_length=255, unique=True)
+    status = models.CharField(_("status"), max_length=16, choices=CandidateStatus.choices,
+                              default=CandidateStatus.NEW, db_index=True)
+    link_count = models.PositiveIntegerField(_("links to it"), default=0)
+    linked_from = models.JSONField(_("linked from"), default=list, blank=True)
+    sample_urls = models.JSONField(_("pages to sample"), default=list, blank=True)
+    pages_sampled = models.PositiveIntegerField(_("pages sampled"), default=0)
+    matches_found = models.PositiveIntegerField(_("pages copying works"), default=0)
+    works = models.ManyToManyField(Work, verbose_name=_("works found"), blank=True,
+                                   related_name="candidate_sites")
+    target_site = models.ForeignKey(TargetSite, verbose_name=_("target site"), null=True,
+                                    blank=True, on_delete=models.SET_NULL, related_name="+")
+    note = models.TextField(_("note"), blank=True)
+    first_seen = models.DateTimeField(_("first seen"), default=timezone.now)
+    sampled_at = models.DateTimeField(_("sampled"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("candidate site")
+        verbose_name_plural = _("candidate sites")
+        ordering = ["-matches_found", "-link_count", "domain"]
+
+    def __str__(self) -> str:
+        return self.domain

@@ -162,6 +162,14 @@ class PageStore:
         doc = self.pages.find_one({"_id": ObjectId(page_id)}) if ObjectId.is_valid(page_id) else None
         return Page.from_doc(doc) if doc else None
 
+    def outlinks(self, page_ids: list[str], site_ids: list) -> Iterator[tuple[str, list[str]]]:
+        """(canonical URL, canonical outlinks) of every stored page whose id (str ObjectId) is in
+        ``page_ids`` or whose ``site_id`` is in ``site_ids``."""
+        ids = [ObjectId(i) for i in page_ids if ObjectId.is_valid(i)]
+        query = {"$or": [{"_id": {"$in": ids}}, {"site_id": {"$in": list(site_ids)}}]}
+        for doc in self.pages.find(query, {"canonical_url": 1, "links": 1}):
+            yield doc["canonical_url"], doc.get("links") or []
+
     def version(self, version_id: str) -> PageVersion | None:
         """The immutable PageVersion ``version_id`` (str ObjectId) or None."""
         doc = (self.versions.find_one({"_id": ObjectId(version_id)})

@@ -203,6 +203,23 @@ def sweep_stuck() -> dict:
     return {"scans_failed": scans.sweep_stuck(), "works_requeued": services.requeue_pending()}
 
 
+@shared_task(bind=True, name="crawler.discover_sites", max_retries=settings.CRAWL_STORAGE_RETRIES)
+def discover_sites(self) -> dict:
+    """One discovery pass (crawler.discovery.discover): candidate sites counted from the links
+    of matched pages, the new ones sampled. Returns {"sampled": [domains], "proposed": [the
+    sampled domains now proposed]}. Retries with backoff while MongoDB or Redis is down."""
+    from crawler import discovery
+    from crawler.models import CandidateStatus
+    from tracker.core.engine import get_engine
+
+    try:
+        sampled = discovery.discover(scans.get_crawler(), get_engine())
+    except storage_errors() as exc:
+        raise self.retry(exc=exc, countdown=_retry_delay(self.request.retries)) from exc
+    return {"sampled": [c.domain for c in sampled],
+            "proposed": [c.domain for c in sampled if c.status == CandidateStatus.PROPOSED]}
+
+
 @shared_task(bind=True, name="crawler.rematch_pending", max_retries=settings.CRAWL_STORAGE_RETRIES)
 def rematch_pending(self) -> dict:
     """Search the stored pages for the works indexed since the last pass (crawler.rematch).

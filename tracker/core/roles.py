@@ -20,7 +20,9 @@ HOLDER_PERMISSIONS: dict[str, list[str]] = {
     "crawler": ["view_match", "change_match",  # change_match: review decisions (dashboard)
                 # their own sites and licensed partners, where pages never become matches
                 "view_whitelisteddomain", "add_whitelisteddomain",
-                "change_whitelisteddomain", "delete_whitelisteddomain"],
+                "change_whitelisteddomain", "delete_whitelisteddomain",
+                # candidate sites that copy their works (issue 14 discovery; read only)
+                "view_candidatesite"],
     # dashboard: takedown notices
     "dashboard": ["view_takedownnotice", "change_takedownnotice"],
     # alerts: their own preferences, their holder's webhooks, the delivery log (read only)
