@@ -7,8 +7,6 @@ holder whose work the mirror copies sees it, another holder does not."""
 import dataclasses
 import io
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -30,32 +28,16 @@ def page(title: str, text: str, links: str = "") -> bytes:
 
 
 @pytest.fixture
-def serve():
-    """``serve(host, {path: html bytes}) -> base URL``: a loopback server on ``host``."""
-    servers = []
+def serve(site_on):
+    """``serve(host, {path: HTML bytes}) -> base URL``: a loopback site on ``host``."""
 
     def start(host: str, routes: dict[str, bytes]) -> str:
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
+        other = site_on(host)
+        for path, body in routes.items():
+            other.route(path, other.Reply(200, {"Content-Type": "text/html; charset=utf-8"}, body))
+        return other.base
 
-            def do_GET(self):
-                body = routes.get(self.path)
-                self.send_response(200 if body else 404)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(body or b"")))
-                self.end_headers()
-                self.wfile.write(body or b"")
-
-        server = ThreadingHTTPServer((host, 0), Handler)
-        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
-        servers.append(server)
-        return f"http://{host}:{server.server_address[1]}"
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    return start
 
 
 @pytest.mark.django_db(transaction=True)

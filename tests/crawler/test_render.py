@@ -11,8 +11,6 @@ everywhere.
 import dataclasses
 import io
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -51,28 +49,13 @@ def crawler(config, redis_client, mongo_db):
 
 
 @pytest.fixture
-def other_host():
-    """A server on 127.0.0.2, outside the allow-list: it counts the requests it gets."""
-    hits = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-        def do_GET(self):
-            hits.append(self.path)
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Access-Control-Allow-Origin", "*")
-            self.end_headers()
-            self.wfile.write(b'{"secret": "internal"}')
-
-    server = ThreadingHTTPServer(("127.0.0.2", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield f"http://127.0.0.2:{server.server_address[1]}", hits
-    server.shutdown()
-    server.server_close()
+def other_host(site_on):
+    """A server on 127.0.0.2, outside the allow-list: (its base URL, the requests it got)."""
+    internal = site_on("127.0.0.2")
+    internal.route("/admin", internal.Reply(200, {"Content-Type": "application/json",
+                                                  "Access-Control-Allow-Origin": "*"},
+                                            b'{"secret": "internal"}'))
+    return internal.base, internal.requests
 
 
 def serve_js_site(site, internal_url: str) -> None:
