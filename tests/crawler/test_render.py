@@ -130,6 +130,19 @@ def test_render_timeout_and_recovery(config, site):
         renderer.close()
 
 
+@needs_chromium
+def test_a_browser_that_died_is_started_again(config, site):
+    renderer = Renderer(dataclasses.replace(config, render_settle_seconds=0.5))
+    page = shell("好", INSERT.format(text='"第一页"'))
+    try:
+        assert renderer.render(site.url("/1.html"), page).outcome is Outcome.OK
+        renderer._executor.submit(renderer._browser.close).result()  # as if Chromium had died
+        again = renderer.render(site.url("/2.html"), page)
+        assert again.outcome is Outcome.OK and "第一页" in again.html
+    finally:
+        renderer.close()
+
+
 def test_without_chromium_each_page_says_browser_not_installed(config, site, redis_client, mongo_db,
                                                               scan_driver):
     site.route("/", site.html(shell("页", "")))
