@@ -72,7 +72,7 @@ def match_version(engine, page: Page, version: PageVersion, scan: ScanRun | None
             continue
         chapters = attribute(work.sections or [], m.passages)
         passages = [p.to_dict() for p in chapters.passages]
-        fields = {"version_id": version.id, "url": page.canonical_url,
+        fields = {"version_id": version.id, "url": page.canonical_url, "part_of": page.part_of,
                   "domain": page.domain, "title": (version.title or "")[:500],
                   "site_id": scan.site_id if scan else None, "last_scan": scan, "score": m.score,
                   "containment_page": m.containment_page, "containment_work": m.containment_work,

@@ -140,7 +140,7 @@ def figures(state: FrontierState) -> dict:
         "pages_unchanged": stats.get("pages_unchanged", 0), "errors": errors,
         "matches_found": stats.get("matches", 0), "matches_new": stats.get("matches_new", 0),
         "stage_seconds": {stage: round(stats.get(f"ms_{stage}", 0) / 1000, 2)
-                          for stage in ("fetch", "decode", "extract", "links", "store", "match")},
+                          for stage in ("fetch", "decode", "render", "extract", "links", "store", "match")},
     }
 
 
