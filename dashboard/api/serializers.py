@@ -145,7 +145,7 @@ class MatchSerializer(serializers.ModelSerializer):
         model = Match
         fields = ["id", "work", "work_reference", "url", "domain", "title", "score",
                   "containment_page", "containment_work", "chapters", "first_seen",
-                  "last_seen", "still_matching", "review_status"]
+                  "last_seen", "still_matching", "review_status", "part_of"]
         read_only_fields = fields
         extra_kwargs = {
             "id": {"help_text": "Id of the match."},
@@ -164,6 +164,10 @@ class MatchSerializer(serializers.ModelSerializer):
             "still_matching": {"help_text": "False once a later version of the page no longer "
                                             "matches."},
             "review_status": {"help_text": "new, confirmed, false_positive or licensed."},
+            "part_of": {"help_text": "For one part of a chapter split over several pages "
+                                     "(下一页, _2.html): the canonical URL of the chapter's "
+                                     "first part; else empty. Filter matches by it to get "
+                                     "every part."},
         }
 
 
