@@ -86,6 +86,17 @@ class Match:
         return asdict(self)
 
 
+@dataclass
+class PageMatches:
+    """What ``Engine.match_with_keys`` found in a page: ``matches`` (list[Match], best score
+    first, as ``Engine.match`` returns them) and ``keys``, the page's query keys
+    (``Engine.query_keys`` of its letters, as a uint64 array of shape (n,), duplicates
+    possible), so that a caller keeping them does not fingerprint the text again."""
+
+    matches: list[Match]
+    keys: np.ndarray
+
+
 @dataclass(frozen=True)
 class _Prepared:
     seeds: SeedIndex
@@ -219,11 +230,15 @@ class Engine:
         """Keys a page looks up (duplicates possible): exact and probed window keys, and k-gram
         keys, both selected ``query_sparsity`` times sparser than in works on pages of at least
         ``dense_page_letters`` letters, as densely as in works on shorter ones."""
+        return self._query_key_array(letters).tolist()
+
+    def _query_key_array(self, letters: Letters) -> np.ndarray:
+        """``query_keys`` as a uint64 array of shape (n,)."""
         c = self.config
         sparsity = c.query_sparsity if len(letters) >= c.dense_page_letters else 1
         hashes, starts, short = self._layout(letters, sparsity, c.short_radius * sparsity)
         keys = self.quantizer.probe_keys(letters.codes, starts, c.probe, hashes)
-        return keys.tolist() + short.tolist()
+        return np.concatenate((keys.astype(np.uint64), short))
 
     # -- works ----------------------------------------------------------------------------
 
@@ -369,11 +384,10 @@ class Engine:
         work id (so every index backend, whatever its key order, gives the same list)."""
         return self._rank(self.index.lookup(self.query_keys(letters)))
 
-    def _lookup(self, letters: Letters
+    def _lookup(self, keys: list[int]
                 ) -> tuple[dict[int, list[tuple[str, int]]], dict[str, str] | None]:
-        """(postings of the page's query keys, {work_id: index revision} or None when the
+        """(postings of a page's query ``keys``, {work_id: index revision} or None when the
         index does not report revisions, i.e. has no ``lookup_revisions``)."""
-        keys = self.query_keys(letters)
         lookup_revisions = getattr(self.index, "lookup_revisions", None)
         if lookup_revisions is None:
             return self.index.lookup(keys), None
@@ -394,11 +408,18 @@ class Engine:
         Every candidate is aligned first; then each page letter gets a weight of 1 / (number
         of candidates whose passages cover it), so that template text shared by many
         registered works counts little for each of them (see ``_judge``)."""
+        return self.match_with_keys(text).matches
+
+    def match_with_keys(self, text: str) -> PageMatches:
+        """``match(text)`` together with the page's query keys (PageMatches), computed once for
+        both; the keys are returned for a text under ``min_text_letters`` letters too (it is
+        not looked up). Raises as ``match``."""
         letters = self.letters(text)
+        keys = self._query_key_array(letters)
         c = self.config
         if len(letters) < c.min_text_letters:
-            return []
-        hits, index_revisions = self._lookup(letters)
+            return PageMatches([], keys)
+        hits, index_revisions = self._lookup(keys.tolist())
         work_ids = [w for w, _ in self._rank(hits)]
         if index_revisions is not None:
             revisions = {w: ("index", index_revisions[w]) for w in work_ids}
@@ -412,7 +433,8 @@ class Engine:
             found = self._align(letters, work_id, revisions.get(work_id), grams)
             if found is not None:
                 aligned.append((work_id, *found))
-        return self._judge(letters, exact_codes(letters, text) if aligned else None, aligned)
+        return PageMatches(
+            self._judge(letters, exact_codes(letters, text) if aligned else None, aligned), keys)
 
     def verify(self, letters: Letters, work_id: str) -> Match | None:
         """Align a page's letters with one stored work, alone (no other work discounts its
