@@ -141,28 +141,37 @@ def _numbers(letters: Letters) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     return starts, ends, digits, np.searchsorted(starts, digits, side="right") - 1
 
 
-def _compare_numbers(numbers: tuple[np.ndarray, ...], mask: np.ndarray,
-                     passages: list[tuple[int, int, int, int]]) -> tuple[int, int]:
-    """(numbers equal in the work, numbers that differ) among the page's numbers that lie
-    wholly inside a passage, next to a matched letter (in the middle of copied or templated
-    text); a number is equal when all its digit letters are matched.
-    Clears, in ``mask`` (modified in place), the digit letters of every page number that is
-    not wholly matched: a number counts as shared text only when it is the same number."""
+def _compare_numbers(numbers: tuple[np.ndarray, ...], masks: np.ndarray,
+                     passages: list[list[tuple[int, int, int, int]]]
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """(numbers equal in the work, numbers that differ), two int arrays of shape (n_works,),
+    among the page's numbers that lie wholly inside one of a work's ``passages`` (one list per
+    work), next to a matched letter (in the middle of copied or templated text); a number is
+    equal when all its digit letters are matched.
+    ``masks``: bool (n_works, n_page_letters), each work's matched page letters; cleared in
+    place at the digit letters of every page number that is not wholly matched: a number counts
+    as shared text only when it is the same number. All works are compared at once (a
+    templated page has ten candidates or more)."""
     starts, ends, digits, owners = numbers
+    zero = np.zeros(len(masks), dtype=np.int64)
     if len(starts) == 0:
-        return 0, 0
-    done = np.concatenate(([0], np.cumsum(mask)))
-    equal = (done[ends] - done[starts]) == (ends - starts)
-    mask[digits[~equal[owners]]] = False
-    inside = np.zeros(len(starts), dtype=bool)
-    for a, b, _, _ in passages:
-        inside |= (starts > a) & (ends < b)
-    if not inside.any():
-        return 0, 0
-    starts, ends, equal = starts[inside], ends[inside], equal[inside]
-    flanked = mask[starts - 1] | mask[ends]
-    same = int(np.count_nonzero(equal & flanked))
-    return same, int(np.count_nonzero(flanked)) - same
+        return zero, zero
+    # a number's letters are all digit letters, consecutive in ``digits``
+    sizes = ends - starts
+    first = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    equal = np.add.reduceat(masks[:, digits], first, axis=1, dtype=np.int64) == sizes
+    masks[:, digits] &= equal[:, owners]
+    spans = [(w, a, b) for w, kept in enumerate(passages) for a, b, _, _ in kept]
+    if not spans:
+        return zero, zero
+    work, a, b = np.array(spans, dtype=np.int64).T
+    inside = np.zeros(equal.shape, dtype=bool)
+    np.logical_or.at(inside, work, (starts > a[:, None]) & (ends < b[:, None]))
+    # a number inside a passage has a letter before it and one after it
+    last = masks.shape[1] - 1
+    flanked = inside & (masks[:, np.maximum(starts - 1, 0)] | masks[:, np.minimum(ends, last)])
+    same = np.count_nonzero(equal & flanked, axis=1)
+    return same, np.count_nonzero(flanked, axis=1) - same
 
 
 class Engine:
@@ -511,10 +520,10 @@ class Engine:
         c = self.config
         numbers = _numbers(letters)
         page = letters.codes if exact is None else exact
-        masks = [self._matched_mask(page, prep, aln, exact is not None)
-                 for _, prep, aln in aligned]
-        compared = [_compare_numbers(numbers, m, aln.passages)
-                    for m, (_, _, aln) in zip(masks, aligned, strict=True)]
+        masks = np.array([self._matched_mask(page, prep, aln, exact is not None)
+                          for _, prep, aln in aligned])
+        same_numbers, other_numbers = _compare_numbers(numbers, masks,
+                                                       [aln.passages for _, _, aln in aligned])
         counts = [int(np.count_nonzero(m)) for m in masks]
         weight = 1.0 / np.maximum(np.sum(masks, axis=0), 1)
         out = []
@@ -522,7 +531,7 @@ class Engine:
         n = len(letters)
         for i, (work_id, prep, aln) in enumerate(aligned):
             mask = masks[i]
-            same, other = compared[i]
+            same, other = int(same_numbers[i]), int(other_numbers[i])
             if other > c.max_number_mismatch * (same + other):
                 continue
             if any(counts[j] > counts[i]
