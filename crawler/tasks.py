@@ -164,10 +164,13 @@ def match_page(self, scan_id: int, page_id: str, version_id: str, token: str = "
             report = matching.MatchReport(0, 0, 0, 0)
         else:
             engine = get_engine()
-            report = matching.match_version(engine, page, version,
-                                            ScanRun.objects.filter(pk=scan_id).first())
+            found = engine.match_with_keys(version.text)
+            report = matching.record_matches(page, version,
+                                             ScanRun.objects.filter(pk=scan_id).first(),
+                                             found.matches)
             # kept for the stored-page search of later works (crawler.rematch)
-            crawler.pages.mark_matched(page_id, version_id, pagekeys.compute(engine, version.text))
+            crawler.pages.mark_matched(page_id, version_id,
+                                       pagekeys.pack(found.keys, engine.config))
     except storage_errors() as exc:
         if self.request.retries < settings.CRAWL_STORAGE_RETRIES:
             raise self.retry(exc=exc, countdown=_retry_delay(self.request.retries)) from exc

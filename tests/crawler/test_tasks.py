@@ -10,7 +10,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from crawler import scans
+from crawler import pagekeys, scans
 from crawler.models import Match, ScanRun, TargetSite, WhitelistedDomain
 from tracker.core.connections import get_redis
 from tracker.core.engine import get_engine
@@ -108,6 +108,10 @@ def test_scan_through_workers_records_pages_outcomes_and_matches(idle_worker, si
     assert "靈根育孕源流出" in version.text[p["page_start"]:p["page_end"]]
     work_start = opencc.OpenCC("s2t").convert(CHAPTER[p["work_start"] + 4:p["work_start"] + 10])
     assert work_start in version.text[p["page_start"]:p["page_end"]]
+    # the query keys kept for the stored-page search are those of the version's text
+    kept = {k.version_id: k.keys for chunk in scans.get_crawler().pages.iter_current_keys()
+            for k in chunk}
+    assert kept[match.version_id] == pagekeys.compute(get_engine(), version.text)
 
     listing = io.StringIO()
     call_command("matches", "--scan", str(summary["scan"]), "--format", "jsonl", stdout=listing)
