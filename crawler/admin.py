@@ -154,7 +154,7 @@ class TargetSiteAdmin(admin.ModelAdmin):
             run = actions.do_start_scan(site, acting_user=request.user, trigger="admin")
             level = messages.WARNING if run.status == ScanStatus.SKIPPED else messages.INFO
             self.message_user(request, gettext_now("%(site)s: scan #%(id)s %(status)s %(note)s") % {
-                "site": site, "id": run.pk, "status": run.get_status_display(), "note": run.note},
+                "site": site, "id": run.pk, "status": run.get_status_display(), "note": run.note_words},
                 level)
 
     @admin.action(description=_("Enable daily scans"))

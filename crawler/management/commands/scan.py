@@ -42,5 +42,5 @@ class Command(BaseCommand):
                                    "(cancel it in the admin under Scan runs)") from None
         self.stdout.write(json.dumps(scan.summary(), ensure_ascii=False, indent=1))
         if scan.status == ScanStatus.SKIPPED:
-            raise CommandError(scan.note)
+            raise CommandError(scan.note_words)
 

@@ -18,6 +18,7 @@ from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from tracker.core import notes
 from tracker.core.errors import CoreError
 
 from .holders import RightsHolder
@@ -154,6 +155,12 @@ class AuditEvent(models.Model):
     def new_label(self) -> str:
         """The state after, in words of the active language."""
         return self._label(self.new_state)
+
+    @property
+    def reason_label(self) -> str:
+        """The reason in words of the active language (a coded note, ``tracker.core.notes``,
+        translated; text typed by a person as it is)."""
+        return notes.in_words(self.reason)
 
     def content(self) -> dict:
         """The fields the digest covers, as a JSON-ready dict (ids, states, text, ISO time).
