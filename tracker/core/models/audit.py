@@ -101,6 +101,7 @@ class AuditEvent(models.Model):
         ALERT = "alert", _("alert setting")
         CONFLICT = "conflict", _("rights conflict")
         PROPOSAL = "proposal", _("site proposal")
+        USER_SETTINGS = "settings", _("user settings")
 
     sequence = models.PositiveBigIntegerField(_("sequence"), unique=True, editable=False)
     at = models.DateTimeField(_("time"), default=timezone.now, editable=False, db_index=True)
