@@ -17,7 +17,7 @@ def test_worker_answers_and_sees_committed_rows(celery_worker):
     assert ingest_work.delay(work.pk).get(timeout=60) == "failed"
     work.refresh_from_db()
     assert work.status == WorkStatus.FAILED
-    assert "missing" in work.error
+    assert "missing" in work.error_words
 
 
 

@@ -29,11 +29,14 @@ class CodedNote:
     params: dict = field(default_factory=dict)
 
     def words(self) -> str:
-        """The note in the active language (English when the message has no translation)."""
+        """The note in the active language (English when the message has no translation); a
+        parameter that is itself a coded note is put into words too."""
+        params = {name: in_words(value) if isinstance(value, str) else value
+                  for name, value in self.params.items()}
         try:
-            return gettext(self.msg) % self.params
+            return gettext(self.msg) % params
         except (KeyError, ValueError, TypeError):  # a translation that lost a placeholder
-            return self.msg % self.params
+            return self.msg % params
 
 
 def coded(code: str, msg: str, **params) -> str:
