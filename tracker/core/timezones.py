@@ -23,9 +23,17 @@ def names() -> frozenset[str]:
 
 
 def choices() -> list[tuple[str, str]]:
-    """(name, name) pairs for a form: COMMON (those known here) first, then all others sorted."""
+    """(name, "name (UTC+08:00)") pairs for a form, with each zone's offset now: COMMON (those
+    known here) first, then all others sorted."""
     common = [name for name in COMMON if name in names()]
-    return [(name, name) for name in [*common, *sorted(names() - set(common))]]
+    now = timezone.now()
+    return [(name, f"{name} (UTC{_offset(now, name)})")
+            for name in [*common, *sorted(names() - set(common))]]
+
+
+def _offset(moment, name: str) -> str:
+    offset = moment.astimezone(zoneinfo.ZoneInfo(name)).strftime("%z")  # "+0800"
+    return f"{offset[:3]}:{offset[3:]}"
 
 
 def zone_name_of(user) -> str:
