@@ -53,16 +53,21 @@ def zone_of(user) -> zoneinfo.ZoneInfo:
 
 
 class UserTimeZoneMiddleware:
-    """Activate the signed-in user's time zone for the request (after Django's
+    """Activate the signed-in user's time zone for a page's request (after Django's
     AuthenticationMiddleware), so that every page shows times in it; others get
-    settings.TIME_ZONE."""
+    settings.TIME_ZONE. REST API views (Django REST framework's, marked by ``cls``) are left
+    alone: their callers authenticate inside the view, and the API answers ISO 8601 times with
+    their offset."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        timezone.activate(zone_of(getattr(request, "user", None)))
         try:
             return self.get_response(request)
         finally:
             timezone.deactivate()
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        if not hasattr(view_func, "cls"):
+            timezone.activate(zone_of(getattr(request, "user", None)))
