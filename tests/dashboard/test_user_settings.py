@@ -102,3 +102,18 @@ def test_settings_page_in_a_browser(scenario, open_page, browser_login, screensh
         assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
         screenshot(page, f"user-settings-{language}")
         UserSettings.objects.all().delete()
+
+
+def test_notice_trail_times_carry_the_users_offset(scenario):
+    from crawler.actions import do_review_match
+    from dashboard.actions import do_draft_notices
+    from tracker.core.actions import do_update_user_settings
+
+    staff = scenario.users.staff
+    do_review_match(scenario.matches[0], "confirmed", "整章转载，未获授权", staff)
+    notice = do_draft_notices(scenario.matches[:1], staff)[0]
+    drafted = AuditEvent.objects.about(notice).get()
+    do_update_user_settings(staff, staff, time_zone="America/New_York")
+    page = client_for(staff).get(f"/dashboard/takedownnotice/{notice.pk}/change/")
+    assert page.status_code == 200
+    assert f"<td>{_shown(drafted.at, NEW_YORK)}</td>" in page.content.decode()
