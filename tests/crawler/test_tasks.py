@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from crawler import scans
 from crawler.models import Match, ScanRun, TargetSite, WhitelistedDomain
+from tracker.core import notes
 from tracker.core.connections import get_redis
 from tracker.core.engine import get_engine
 from tracker.core.models import RightsHolder, Work
@@ -160,7 +161,7 @@ def test_one_scan_of_a_site_at_a_time(platform_stores):
     fourth, _, _ = scans.start(site)
     assert fourth.status == "running"
     third.refresh_from_db()
-    assert third.status == "failed" and third.note_words.startswith("abandoned")
+    assert third.status == "failed" and notes.in_english(third.note).startswith("abandoned")
     scans.finish(fourth.pk)
 
 
