@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from crawler import scans, schedule
 from crawler.models import (
@@ -32,6 +33,7 @@ from crawler.models import (
     WhitelistedDomain,
 )
 from crawler.urls import origin_of
+from tracker.core import notes
 from tracker.core.errors import ActionError
 from tracker.core.models import AuditEvent
 
@@ -202,11 +204,13 @@ def do_cancel_scan(scan: ScanRun, acting_user) -> bool:
     """
     if scan.status != ScanStatus.RUNNING:
         return False
-    if not scans.cancel(scan, note=f"cancelled by {acting_user}"):
+    note = notes.coded("scan_cancelled", gettext_noop("cancelled by %(user)s"),
+                       user=str(acting_user))
+    if not scans.cancel(scan, note=note):
         return False
     AuditEvent.record(kind=AuditEvent.Kind.SCAN, user=acting_user, holder=None, target=scan,
                       subject=f"{scan.site} #{scan.pk}", old_state=ScanStatus.RUNNING,
-                      new_state=ScanStatus.CANCELLED)
+                      new_state=ScanStatus.CANCELLED, reason=note)
     return True
 
 

@@ -32,6 +32,7 @@ from crawler.models import (
     TargetSite,
     WhitelistedDomain,
 )
+from tracker.core import notes
 from tracker.core.admin import HolderScopedAdmin, RecordAdminMixin
 from tracker.core.connections import storage_errors
 from tracker.core.errors import ActionError
@@ -154,7 +155,7 @@ class TargetSiteAdmin(admin.ModelAdmin):
             run = actions.do_start_scan(site, acting_user=request.user, trigger="admin")
             level = messages.WARNING if run.status == ScanStatus.SKIPPED else messages.INFO
             self.message_user(request, gettext_now("%(site)s: scan #%(id)s %(status)s %(note)s") % {
-                "site": site, "id": run.pk, "status": run.get_status_display(), "note": run.note},
+                "site": site, "id": run.pk, "status": run.get_status_display(), "note": run.note_words},
                 level)
 
     @admin.action(description=_("Enable daily scans"))
@@ -246,9 +247,16 @@ class TakedownCheckAdmin(RecordAdminMixin, HolderScopedAdmin):
     status, text hash. Read-only; each holder sees its own works' checks."""
 
     holder_path = "match__work__holder"
-    list_display = ["checked_at", "match", "outcome", "http_status", "text_hash", "scan", "note"]
+    list_display = ["checked_at", "match", "outcome", "http_status", "text_hash", "scan",
+                    "note_words"]
     list_filter = ["outcome"]
     list_select_related = ["match__work", "scan"]
+    exclude = ["note"]  # shown in words of the reader's language instead
+    readonly_fields = ["note_words"]
+
+    @admin.display(description=_("note"), ordering="note")
+    def note_words(self, check):
+        return notes.in_words(check.note)
 
     @admin.display(description=_("text SHA-256"), ordering="text_sha256")
     def text_hash(self, check):

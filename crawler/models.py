@@ -31,6 +31,7 @@ from django.utils.translation import gettext_lazy as _
 
 from crawler.pipeline import SiteRules
 from crawler.urls import InvalidURL, canonical_url, host_of
+from tracker.core import notes
 from tracker.core.models import RightsHolder, Work
 
 
@@ -179,7 +180,8 @@ class ScanRun(models.Model):
             "site": self.site, "id": self.pk, "status": self.get_status_display()}
 
     def summary(self) -> dict:
-        """The scan's figures as a JSON-ready dict (what ``manage.py scan`` prints)."""
+        """The scan's figures as a JSON-ready dict (what ``manage.py scan`` prints; the note in
+        English words, with its stable ``note_code``)."""
         return {
             "scan": self.pk, "site": self.site.name, "status": self.status, "trigger": self.trigger,
             "started_at": self.started_at.isoformat() if self.started_at else None,
@@ -190,8 +192,14 @@ class ScanRun(models.Model):
             "pages_new": self.pages_new, "pages_changed": self.pages_changed,
             "pages_unchanged": self.pages_unchanged, "errors": self.errors,
             "matches_found": self.matches_found, "matches_new": self.matches_new,
-            "stage_seconds": self.stage_seconds, "note": self.note,
+            "stage_seconds": self.stage_seconds, "note": notes.in_english(self.note),
+            "note_code": notes.code_of(self.note),
         }
+
+    @property
+    def note_words(self) -> str:
+        """The note in words of the active language (``tracker.core.notes``); "" for none."""
+        return notes.in_words(self.note)
 
 
 class ReviewStatus(models.TextChoices):

@@ -450,10 +450,11 @@ class AuditEventAdmin(RecordAdminMixin, HolderScopedAdmin):
     deletable = False
 
     list_display = ["sequence", "at", "kind", "username", "subject_link", "from_state",
-                    "to_state", "reason"]
+                    "to_state", "reason_words"]
     list_filter = ["kind", AuditStateFilter]
-    exclude = ["old_state", "new_state"]  # the change page names them in words instead
-    readonly_fields = ["from_state", "to_state"]
+    # the change page names the states and coded reasons in words instead
+    exclude = ["old_state", "new_state", "reason"]
+    readonly_fields = ["from_state", "to_state", "reason_words"]
 
     def get_changelist(self, request, **kwargs):
         return audit_links.AuditChangeList
@@ -470,6 +471,10 @@ class AuditEventAdmin(RecordAdminMixin, HolderScopedAdmin):
     @admin.display(description=gettext_lazy("to"), ordering="new_state")
     def to_state(self, obj):
         return obj.new_label
+
+    @admin.display(description=gettext_lazy("reason"), ordering="reason")
+    def reason_words(self, obj):
+        return obj.reason_label
     search_fields = ["subject", "username", "reason"]
     list_display_links = None
 
