@@ -360,6 +360,20 @@ def start_scan(mirrors: int):
     return server, launch(site, trigger="bench")
 
 
+def scan_figures(scan_id: int) -> dict:
+    """Where scan ``scan_id`` stands: {"id", "status", "seconds" (since it started),
+    "pages_fetched", "matches_found"}; a running scan's figures are read live (Redis)."""
+    from crawler.models import ScanRun, ScanStatus
+    from crawler.scans import live_figures
+
+    run = ScanRun.objects.get(pk=scan_id)
+    figures = (live_figures(run.pk) if run.status == ScanStatus.RUNNING else
+               {"pages_fetched": run.pages_fetched, "matches_found": run.matches_found})
+    end = run.finished_at.timestamp() if run.finished_at else time.time()
+    return {"id": run.pk, "status": run.status, "seconds": round(end - run.started_at.timestamp()),
+            "pages_fetched": figures["pages_fetched"], "matches_found": figures["matches_found"]}
+
+
 def markdown(report: dict) -> str:
     """The report as a Markdown table and a summary line."""
     load = report["load"]
@@ -373,9 +387,10 @@ def markdown(report: dict) -> str:
     lines.append(f"\n{load['clients']} clients, {load['seconds']} s: {load['requests']} requests "
                  f"({load['requests_per_s']}/s), {load['errors']} errors; load average "
                  f"{load['load_average']['mean']} (max {load['load_average']['max']}) on "
-                 f"{os.cpu_count()} cores. Scan #{scan['id']}: {scan['status']}, "
-                 f"{scan['pages_fetched']} pages fetched, {scan['matches_found']} matches "
-                 f"during the run. Seeding: {report['seed']['seconds']} s.")
+                 f"{os.cpu_count()} cores. Scan #{scan['id']}, started with the load: "
+                 f"{scan['status']} after {scan['seconds']} s, {scan['pages_fetched']} pages "
+                 f"fetched, {scan['matches_found']} matches. Seeding: "
+                 f"{report['seed']['seconds']} s.")
     lines += [f"- {example}" for example in load["error_examples"]]
     return "\n".join(lines)
 
@@ -408,7 +423,6 @@ def main(argv=None) -> int:
         from django.conf import settings
 
         from bench import load_seed
-        from crawler.models import ScanRun
         from tracker import workers
         from tracker.celery import app
 
@@ -426,12 +440,8 @@ def main(argv=None) -> int:
         print(f"dashboard {base}, scan #{scan.pk} running; {args.clients} clients for "
               f"{args.seconds:.0f} s ...", flush=True)
         load = run_load(base, plan, args.clients, args.seconds, args.max_requests)
-        scan = ScanRun.objects.get(pk=scan.pk)
         report = {
-            "load": load, "queries": count_queries(plan),
-            "scan": {"id": scan.pk, "status": scan.status, "pages_fetched": scan.pages_fetched,
-                     "matches_found": scan.matches_found,
-                     "running_for_s": round((time.time() - scan.started_at.timestamp()), 1)},
+            "load": load, "scan": scan_figures(scan.pk), "queries": count_queries(plan),
             "seed": {"works": seeded.works, "matches": seeded.matches,
                      "holders": len(seeded.holders), "seconds": round(sum(seeded.seconds.values())),
                      "steps_s": seeded.seconds},
