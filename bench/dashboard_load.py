@@ -21,9 +21,11 @@ hard caps (MAX_CLIENTS, MAX_SECONDS, MAX_REQUESTS); every URL must be on a loopb
 and redirects are never followed (a redirect counts as an error), so nothing leaves the machine.
 
 Reported per page kind: requests, errors (any answer other than HTTP 200, an exception, or an
-evidence page saying that part of the evidence could not be loaded; the first few are listed), median and 95th percentile latency in milliseconds, and the SQL queries
-one such page costs (counted once afterwards in this process, as the staff user, with
-django.test.utils.CaptureQueriesContext); in all: requests per second, the machine's load
+evidence page saying that part of the evidence could not be loaded; the first few are listed),
+median and 95th percentile latency in milliseconds under the load, and what one such page
+costs alone, measured afterwards in this process as the staff user while the scan goes on
+(``page_costs``: median milliseconds of 5 pages, SQL queries counted with
+django.test.utils.CaptureQueriesContext, size in KB); in all: requests per second, the machine's load
 average during the run, the scan's progress, and how long seeding took. Printed as Markdown
 and written as JSON to ``--out``.
 """
@@ -268,9 +270,16 @@ def build_plan(seeded) -> Plan:
                 sorted(novels)[:200] + domains[:20], days)
 
 
-def count_queries(plan: Plan, rng_seed: int = 0) -> dict[str, int]:
-    """SQL queries of one page of each kind, as the staff user, in this process (the Django
-    test client, no network). Returns {kind: queries}."""
+def page_costs(plan: Plan, repeat: int = 5, rng_seed: int = 0) -> dict[str, dict]:
+    """What one page of each kind costs alone, as the staff user, in this process (the Django
+    test client, no network, no other client), over ``repeat`` pages of the kind after one
+    page to warm the caches (content types, permissions).
+
+    Returns:
+        {kind: {"queries": SQL queries of the last page (CaptureQueriesContext), "alone_ms":
+        median milliseconds, "kb": median size of the HTML in kilobytes}}; "queries" is minus
+        the HTTP status when a page did not answer 200.
+    """
     from django.contrib.auth import get_user_model
     from django.db import connection
     from django.test import Client
@@ -281,14 +290,22 @@ def count_queries(plan: Plan, rng_seed: int = 0) -> dict[str, int]:
     web = Client(HTTP_HOST="127.0.0.1")
     web.force_login(get_user_model().objects.get(username=STAFF_USERNAME))
     rng = random.Random(rng_seed)
-    counts = {}
+    costs = {}
     for kind in PAGE_KINDS:
-        url = plan.url(kind, None, rng)
-        web.get(url)  # once to warm caches (content types, permissions)
-        with CaptureQueriesContext(connection) as queries:
-            answer = web.get(url)
-        counts[kind] = len(queries) if answer.status_code == 200 else -answer.status_code
-    return counts
+        web.get(plan.url(kind, None, rng))
+        times, sizes = [], []
+        for _ in range(repeat):
+            url = plan.url(kind, None, rng)
+            with CaptureQueriesContext(connection) as queries:
+                started = time.perf_counter()
+                answer = web.get(url)
+                times.append((time.perf_counter() - started) * 1000)
+            sizes.append(len(answer.content) / 1000)
+        costs[kind] = {"queries": len(queries) if answer.status_code == 200
+                       else -answer.status_code,
+                       "alone_ms": round(statistics.median(times)),
+                       "kb": round(statistics.median(sizes))}
+    return costs
 
 
 def start_servers(tmp: Path, services: list) -> None:
@@ -336,10 +353,10 @@ def start_web(tmp: Path, workers: int):
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            if requests.get(f"{base}/healthz", timeout=2).status_code == 200:
+        try:  # a worker's first answer waits for it to import the project
+            if requests.get(f"{base}/healthz", timeout=30).status_code == 200:
                 return proc, base
-        except requests.ConnectionError:
+        except requests.RequestException:
             pass
         time.sleep(0.5)
     procs.stop(proc)
@@ -377,12 +394,14 @@ def scan_figures(scan_id: int) -> dict:
 def markdown(report: dict) -> str:
     """The report as a Markdown table and a summary line."""
     load = report["load"]
-    lines = ["| page | requests | errors | median ms | p95 ms | SQL queries |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| page | requests | errors | median ms | p95 ms | alone ms | SQL queries | KB |",
+             "|---|---|---|---|---|---|---|---|"]
     for kind, row in load["per_page"].items():
         slow = " (slow)" if row["p95_ms"] and row["p95_ms"] > SLOW_P95_MS else ""
+        alone = report["alone"][kind]
         lines.append(f"| {kind} | {row['requests']} | {row['errors']} | {row['median_ms']} | "
-                     f"{row['p95_ms']}{slow} | {report['queries'].get(kind)} |")
+                     f"{row['p95_ms']}{slow} | {alone['alone_ms']} | {alone['queries']} | "
+                     f"{alone['kb']} |")
     scan = report["scan"]
     lines.append(f"\n{load['clients']} clients, {load['seconds']} s: {load['requests']} requests "
                  f"({load['requests_per_s']}/s), {load['errors']} errors; load average "
@@ -441,7 +460,7 @@ def main(argv=None) -> int:
               f"{args.seconds:.0f} s ...", flush=True)
         load = run_load(base, plan, args.clients, args.seconds, args.max_requests)
         report = {
-            "load": load, "scan": scan_figures(scan.pk), "queries": count_queries(plan),
+            "load": load, "scan": scan_figures(scan.pk), "alone": page_costs(plan),
             "seed": {"works": seeded.works, "matches": seeded.matches,
                      "holders": len(seeded.holders), "seconds": round(sum(seeded.seconds.values())),
                      "steps_s": seeded.seconds},
