@@ -18,6 +18,20 @@ SCORE_BANDS = [
 ]
 
 
+def _chosen_id(value: str | None, message: str) -> int | None:
+    """The id (int) a filter's parameter chose, or None when it chose none.
+
+    Raises:
+        IncorrectLookupParameters: ``value`` is not a number (``message`` says so; the admin
+            then shows the list unfiltered with an error marker).
+    """
+    if not value:
+        return None
+    if not value.isdigit():
+        raise IncorrectLookupParameters(message)
+    return int(value)
+
+
 class DomainFilter(admin.SimpleListFilter):
     """The infringing site's domain, among the domains of the matches the user may see."""
 
@@ -60,12 +74,8 @@ class WorkFilter(admin.SimpleListFilter):
         return [(str(row["work"]), f"{row['work__title']} ({row['n']})") for row in rows]
 
     def queryset(self, request, queryset):
-        value = self.value()
-        if not value:
-            return queryset
-        if not value.isdigit():
-            raise IncorrectLookupParameters(_("A work id is a number."))
-        return queryset.filter(work_id=int(value))
+        work_id = _chosen_id(self.value(), _("A work id is a number."))
+        return queryset if work_id is None else queryset.filter(work_id=work_id)
 
 
 class ScoreFilter(admin.SimpleListFilter):
@@ -153,12 +163,8 @@ class ScanFilter(admin.SimpleListFilter):
     def queryset(self, request, queryset):
         from crawler.progress import scan_matches
 
-        value = self.value()
-        if not value:
-            return queryset
-        if not value.isdigit():
-            raise IncorrectLookupParameters(_("A scan id is a number."))
-        return scan_matches(queryset, int(value))
+        scan_id = _chosen_id(self.value(), _("A scan id is a number."))
+        return queryset if scan_id is None else scan_matches(queryset, scan_id)
 
 
 class AuditStateFilter(admin.SimpleListFilter):
