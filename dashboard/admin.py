@@ -41,6 +41,7 @@ from dashboard.filters import (
     FirstSeenRangeFilter,
     ScanFilter,
     ScoreFilter,
+    WorkFilter,
 )
 from dashboard.models import (
     NOTICE_TRANSITIONS,
@@ -106,7 +107,7 @@ class MatchAdmin(HolderScopedAdmin):
     list_filter = ["review_status", FirstSeenRangeFilter, ScoreFilter, DomainFilter,
                    "still_matching",
                    ("work__holder", admin.RelatedOnlyFieldListFilter),
-                   ("work", admin.RelatedOnlyFieldListFilter), ScanFilter]
+                   WorkFilter, ScanFilter]
     search_fields = ["url", "title", "work__title", "work__reference"]
     sortable_by = ["evidence_link", "score_pct", "first_seen_at", "last_seen_at",
                    "status_badge", "work_link", "holder_name"]
