@@ -300,7 +300,7 @@ class Match(models.Model):
     passages = models.JSONField(_("passages"), default=list)
     section = models.CharField(_("chapter"), max_length=500, blank=True)
     first_seen = models.DateTimeField(_("first seen"), default=timezone.now, db_index=True)
-    last_seen = models.DateTimeField(_("last seen"), default=timezone.now)
+    last_seen = models.DateTimeField(_("last seen"), default=timezone.now, db_index=True)
     still_matching = models.BooleanField(_("still matching"), default=True)
     review_status = models.CharField(_("review status"), max_length=16,
                                      choices=ReviewStatus.choices, default=ReviewStatus.NEW,
