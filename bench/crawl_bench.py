@@ -3,6 +3,7 @@ site, with 1, 2 and 4 Celery worker processes, and the time spent per stage.
 
     .venv/bin/python bench/crawl_bench.py                       # --mirrors 20 --workers 1,2,4
     .venv/bin/python bench/crawl_bench.py --mirrors 40 --workers 2 --repeat 3
+    .venv/bin/python bench/crawl_bench.py --mirrors 5 --workers 1 --browser --repeat 3
 
 Everything is real and local: the script starts its own MongoDB and Redis (tracker/embedded.py)
 and a Django database in a temporary folder, registers the demo works (demo/works/) with the
@@ -18,6 +19,12 @@ scan's stage times (fetch, decode = bytes to text, extract = trafilatura, links 
 store = MongoDB, match = engine + recording), summed over the worker processes, in milliseconds per page (wall time in
 each process, so waiting for a CPU counts). The machine is shared: with --repeat the runs of the
 worker counts are interleaved and the median run of each is reported.
+
+``--browser`` adds, interleaved with each plain run, a run of the same site marked "needs a
+browser": every page is then rendered in headless Chromium (crawler.render) by workers on the
+``render`` and ``match`` queues, one Chromium per worker process; ``render`` ms/page is the
+time in the browser. The pages are then served as script-rendered shells (``js_shell``: the
+text is inserted by a script after load), which the plain crawler would see empty.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -41,10 +49,32 @@ PAGES = sorted(str(p.relative_to(SITE)) for p in SITE.rglob("*.html")
                if not str(p.relative_to(SITE)).startswith(("private", "index")))
 
 
+OFFSITE = re.compile(r"(?:https?:)?//(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?", re.IGNORECASE)
+SCRIPT = re.compile(r"<script\b.*?</script\s*>", re.IGNORECASE | re.DOTALL)
+BODY = re.compile(r"<body[^>]*>(.*)</body", re.IGNORECASE | re.DOTALL)
+
+
+def js_shell(raw: bytes) -> bytes:
+    """A demo page the way a site that needs a browser serves it: an empty body and a script
+    that inserts the page's body after load (as innerHTML, so the saved pages' own scripts do
+    not run). Every absolute URL loses its host, so that whatever the rendering browser asks
+    for goes to this server: it sends nothing beyond loopback. Returns UTF-8 bytes."""
+    from tracker.text import decode_bytes
+
+    text = OFFSITE.sub("", decode_bytes(raw, "text/html").text)
+    found = BODY.search(text)
+    inner = found.group(1) if found else text
+    head = SCRIPT.sub("", text[:found.start()] if found else "")
+    script = json.dumps(SCRIPT.sub("", inner), ensure_ascii=False).replace("</", "<\\/")
+    return (f"{head}<body><div id='app'></div><script>document.getElementById('app').innerHTML"
+            f" = {script};</script></body></html>").encode()
+
+
 class MirrorHandler(SimpleHTTPRequestHandler):
     """Serves demo/site under /m<k>/ for k < mirrors, and an index at / linking every copy."""
 
     mirrors = 1
+    js_shells = False  # serve the pages as js_shell: the runs with --browser
 
     def log_message(self, *args):
         pass
@@ -62,7 +92,15 @@ class MirrorHandler(SimpleHTTPRequestHandler):
             return
         if self.path.startswith("/m") and "/" in self.path[1:]:
             self.path = "/" + self.path[1:].split("/", 1)[1]
-        super().do_GET()
+        page = SITE / self.path.lstrip("/").split("?")[0]
+        if not self.js_shells or page.suffix != ".html" or not page.is_file():
+            return super().do_GET()
+        body = js_shell(page.read_bytes())
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
 
 def serve_mirror(mirrors: int):
@@ -132,8 +170,9 @@ def reset_crawl_state() -> None:
     scans.get_crawler().ensure_indexes()
 
 
-def run_once(site, workers: int, tmp: Path, timeout: float) -> dict:
-    """One scan of the mirror through a fresh worker with ``workers`` processes."""
+def run_once(site, workers: int, tmp: Path, timeout: float, browser: bool = False) -> dict:
+    """One scan of the mirror through a fresh worker with ``workers`` processes; with
+    ``browser`` the site needs a browser (its pages are rendered, on the render queue)."""
     from django.conf import settings
 
     from crawler import scans
@@ -142,10 +181,15 @@ def run_once(site, workers: int, tmp: Path, timeout: float) -> dict:
     from tracker.celery import app
 
     reset_crawl_state()
+    if site.needs_browser != browser:
+        site.needs_browser = browser
+        site.save(update_fields=["needs_browser"])
+    MirrorHandler.js_shells = browser
     name = f"bench-{uuid.uuid4().hex[:6]}"
     log = tmp / f"worker-{workers}.log"
+    fetch_queue = settings.QUEUE_RENDER if browser else settings.QUEUE_CRAWL
     proc = procs.start_worker(procs.child_env(), log, name, concurrency=workers,
-                              queues=[settings.QUEUE_CRAWL, settings.QUEUE_MATCH], cwd=ROOT)
+                              queues=[fetch_queue, settings.QUEUE_MATCH], cwd=ROOT)
     try:
         procs.wait_until_ready(app, proc, name, log)
         started = time.monotonic()
@@ -159,9 +203,10 @@ def run_once(site, workers: int, tmp: Path, timeout: float) -> dict:
     extracted = stats.get("pages_new", 0) + stats.get("pages_changed", 0)
     matched = stats.get("pages_matched", 0)
     per_page = {stage: round(stats.get(f"ms_{stage}", 0) / max(1, n), 1) for stage, n in (
-        ("fetch", stats.get("requests", 0)), ("decode", html_pages), ("extract", html_pages),
+        ("fetch", stats.get("requests", 0)), ("decode", html_pages), ("render", html_pages),
+        ("extract", html_pages),
         ("links", html_pages), ("store", html_pages), ("match", matched))}
-    return {"workers": workers, "status": scan.status, "wall_s": round(wall, 2),
+    return {"workers": workers, "browser": browser, "status": scan.status, "wall_s": round(wall, 2),
             "pages": html_pages, "extracted": extracted, "matched": matched,
             "matches": stats.get("matches", 0), "errors": scan.errors,
             "pages_per_s": round(html_pages / wall, 2), "extracted_per_s": round(extracted / wall, 2),
@@ -175,6 +220,8 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=1, help="runs per worker count (median reported)")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds one scan may take")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (worker logs)")
+    parser.add_argument("--browser", action="store_true",
+                        help="also scan with every page rendered in Chromium (interleaved)")
     args = parser.parse_args(argv)
     counts = [int(x) for x in args.workers.split(",")]
     tmp = Path(tempfile.mkdtemp(prefix="crawl-bench-"))
@@ -189,23 +236,25 @@ def main(argv=None) -> int:
                                 path_patterns=[r"^/$", r"^/m\d+/(news|reprint)/[\w-]+\.html$"])
         print(f"demo site x{args.mirrors}: {args.mirrors * len(PAGES)} pages; {n_works} works indexed; "
               f"machine: {os.cpu_count()} cores", flush=True)
-        runs: dict[int, list[dict]] = {w: [] for w in counts}
+        modes = [False, True] if args.browser else [False]
+        runs: dict[tuple, list[dict]] = {(w, b): [] for w in counts for b in modes}
         for _ in range(args.repeat):  # interleaved, so that a change of load hits every count alike
             for workers in counts:
-                runs[workers].append(run_once(site, workers, tmp, args.timeout))
-                print(json.dumps(runs[workers][-1], ensure_ascii=False), flush=True)
+                for browser in modes:
+                    runs[workers, browser].append(run_once(site, workers, tmp, args.timeout, browser))
+                    print(json.dumps(runs[workers, browser][-1], ensure_ascii=False), flush=True)
         rows = []
-        for workers in counts:
-            row = sorted(runs[workers], key=lambda r: r["wall_s"])[len(runs[workers]) // 2]
-            row["wall_s_all"] = [r["wall_s"] for r in runs[workers]]
+        for done in runs.values():
+            row = sorted(done, key=lambda r: r["wall_s"])[len(done) // 2]
+            row["wall_s_all"] = [r["wall_s"] for r in done]
             rows.append(row)
-        stages = ("fetch", "decode", "extract", "links", "store", "match")
-        print("\n| workers | pages | wall s | pages/s crawled | extracted/s | matched/s | "
+        stages = ("fetch", "decode", "render", "extract", "links", "store", "match")
+        print("\n| workers | browser | pages | wall s | pages/s crawled | extracted/s | matched/s | "
               + " | ".join(f"{s} ms/page" for s in stages) + " | matches |")
-        print("|---|---|---|---|---|---|" + "---|" * len(stages) + "---|")
+        print("|---|---|---|---|---|---|---|" + "---|" * len(stages) + "---|")
         for r in rows:
             ms = r["ms_per_page"]
-            print(f"| {r['workers']} | {r['pages']} | {r['wall_s']} | {r['pages_per_s']} | "
+            print(f"| {r['workers']} | {'yes' if r['browser'] else 'no'} | {r['pages']} | {r['wall_s']} | {r['pages_per_s']} | "
                   f"{r['extracted_per_s']} | {r['matched_per_s']} | "
                   + " | ".join(str(ms.get(s, "")) for s in stages) + f" | {r['matches']} |")
         out = ROOT / "bench" / "results"

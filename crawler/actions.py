@@ -17,9 +17,12 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from crawler import scans, schedule
 from crawler.models import (
+    CandidateSite,
+    CandidateStatus,
     Match,
     ProposalStatus,
     ReviewStatus,
@@ -29,6 +32,8 @@ from crawler.models import (
     TargetSite,
     WhitelistedDomain,
 )
+from crawler.urls import origin_of
+from tracker.core import notes
 from tracker.core.errors import ActionError
 from tracker.core.models import AuditEvent
 
@@ -199,11 +204,13 @@ def do_cancel_scan(scan: ScanRun, acting_user) -> bool:
     """
     if scan.status != ScanStatus.RUNNING:
         return False
-    if not scans.cancel(scan, note=f"cancelled by {acting_user}"):
+    note = notes.coded("scan_cancelled", gettext_noop("cancelled by %(user)s"),
+                       user=str(acting_user))
+    if not scans.cancel(scan, note=note):
         return False
     AuditEvent.record(kind=AuditEvent.Kind.SCAN, user=acting_user, holder=None, target=scan,
                       subject=f"{scan.site} #{scan.pk}", old_state=ScanStatus.RUNNING,
-                      new_state=ScanStatus.CANCELLED)
+                      new_state=ScanStatus.CANCELLED, reason=note)
     return True
 
 
@@ -312,3 +319,60 @@ def do_reject_site_proposal(proposal: SiteProposal, acting_user, reason: str) ->
         raise ActionError(_("Say why the proposal is rejected."))
     with transaction.atomic():
         return _decide(_locked_open(proposal), ProposalStatus.REJECTED, reason, acting_user)
+
+
+def do_promote_candidate(candidate: CandidateSite, acting_user) -> TargetSite:
+    """Make a candidate site a target site (crawler.discovery): a TargetSite named after its
+    domain, starting at the root of the origin of its first linked page and at the pages the
+    sample read, limited to that domain, saved through ``do_save_site`` (scheduled, audited); the candidate becomes
+    'promoted' and is never proposed again. Recorded with the acting user.
+
+    Returns:
+        The new TargetSite.
+
+    Raises:
+        ActionError: the candidate was already promoted or dismissed.
+    """
+    with transaction.atomic():
+        candidate = CandidateSite.objects.select_for_update().get(pk=candidate.pk)
+        if candidate.status in (CandidateStatus.PROMOTED, CandidateStatus.DISMISSED):
+            raise ActionError(_("%(domain)s was already %(status)s.") % {
+                "domain": candidate.domain, "status": candidate.get_status_display()})
+        start = origin_of(candidate.sample_urls[0]) if candidate.sample_urls else f"https://{candidate.domain}"
+        name = candidate.domain
+        if TargetSite.objects.filter(name=name).exists():
+            name = f"{candidate.domain} (#{candidate.pk})"
+        start_urls = list(dict.fromkeys([start + "/", *candidate.sample_urls[:settings.DISCOVERY_SAMPLE_PAGES]]))
+        site = do_save_site(TargetSite(name=name, start_urls=start_urls,
+                                       allowed_domains=[candidate.domain],
+                                       notes=_("Found by discovery: linked from %(n)d pages.")
+                                       % {"n": candidate.link_count}), acting_user)
+        old = candidate.status
+        candidate.status, candidate.target_site = CandidateStatus.PROMOTED, site
+        candidate.save(update_fields=["status", "target_site"])
+        AuditEvent.record(kind=AuditEvent.Kind.SITE, user=acting_user, holder=None,
+                          target=candidate, subject=candidate.domain, old_state=old,
+                          new_state=CandidateStatus.PROMOTED, reason=f"target site #{site.pk}")
+    return site
+
+
+def do_dismiss_candidate(candidate: CandidateSite, acting_user, reason: str = "") -> CandidateSite:
+    """Dismiss a candidate site: it stays 'dismissed' and discovery never proposes it again.
+    Recorded with the acting user and ``reason``.
+
+    Raises:
+        ActionError: the candidate was already made a target site.
+    """
+    with transaction.atomic():
+        candidate = CandidateSite.objects.select_for_update().get(pk=candidate.pk)
+        if candidate.status == CandidateStatus.PROMOTED:
+            raise ActionError(_("%(domain)s is a target site already.") % {"domain": candidate.domain})
+        old = candidate.status
+        candidate.status = CandidateStatus.DISMISSED
+        if reason:
+            candidate.note = reason
+        candidate.save(update_fields=["status", "note"])
+        AuditEvent.record(kind=AuditEvent.Kind.SITE, user=acting_user, holder=None,
+                          target=candidate, subject=candidate.domain, old_state=old,
+                          new_state=CandidateStatus.DISMISSED, reason=reason)
+    return candidate

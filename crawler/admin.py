@@ -23,6 +23,8 @@ from django.utils.translation import ngettext
 from crawler import actions, labels, progress, schedule
 from crawler.filters import TriggerFilter
 from crawler.models import (
+    CandidateSite,
+    CandidateStatus,
     RematchJob,
     ScanRun,
     ScanStatus,
@@ -30,8 +32,10 @@ from crawler.models import (
     TargetSite,
     WhitelistedDomain,
 )
+from tracker.core import notes
 from tracker.core.admin import HolderScopedAdmin, RecordAdminMixin
 from tracker.core.connections import storage_errors
+from tracker.core.errors import ActionError
 
 
 class LinesField(forms.CharField):
@@ -119,8 +123,8 @@ class TargetSiteAdmin(admin.ModelAdmin):
 
     form = TargetSiteForm
     list_display = ["name", "enabled", "first_start_url", "schedule_text", "max_pages", "max_depth",
-                    "delay_seconds", "last_scan"]
-    list_filter = ["enabled"]
+                    "delay_seconds", "needs_browser", "last_scan"]
+    list_filter = ["enabled", "needs_browser"]
     search_fields = ["name", "start_urls"]
     readonly_fields = ["created_at", "updated_at"]
     actions = ["scan_now", "enable", "disable"]
@@ -151,7 +155,7 @@ class TargetSiteAdmin(admin.ModelAdmin):
             run = actions.do_start_scan(site, acting_user=request.user, trigger="admin")
             level = messages.WARNING if run.status == ScanStatus.SKIPPED else messages.INFO
             self.message_user(request, gettext_now("%(site)s: scan #%(id)s %(status)s %(note)s") % {
-                "site": site, "id": run.pk, "status": run.get_status_display(), "note": run.note},
+                "site": site, "id": run.pk, "status": run.get_status_display(), "note": run.note_words},
                 level)
 
     @admin.action(description=_("Enable daily scans"))
@@ -243,9 +247,16 @@ class TakedownCheckAdmin(RecordAdminMixin, HolderScopedAdmin):
     status, text hash. Read-only; each holder sees its own works' checks."""
 
     holder_path = "match__work__holder"
-    list_display = ["checked_at", "match", "outcome", "http_status", "text_hash", "scan", "note"]
+    list_display = ["checked_at", "match", "outcome", "http_status", "text_hash", "scan",
+                    "note_words"]
     list_filter = ["outcome"]
     list_select_related = ["match__work", "scan"]
+    exclude = ["note"]  # shown in words of the reader's language instead
+    readonly_fields = ["note_words"]
+
+    @admin.display(description=_("note"), ordering="note")
+    def note_words(self, check):
+        return notes.in_words(check.note)
 
     @admin.display(description=_("text SHA-256"), ordering="text_sha256")
     def text_hash(self, check):
@@ -270,5 +281,69 @@ class WhitelistedDomainAdmin(HolderScopedAdmin):
             super().save_model(request, obj, form, change)
         else:
             obj.pk = actions.do_whitelist_domain(obj.holder, obj.domain, request.user, obj.note).pk
+
+
+@admin.register(CandidateSite)
+class CandidateSiteAdmin(RecordAdminMixin, HolderScopedAdmin):
+    """Candidate sites found by discovery (crawler.discovery), ranked by the pages of their
+    sample that copy works, then by the links to them, with the evidence. Staff make one a
+    target site or dismiss it (never proposed again); a holder sees those copying its works."""
+
+    holder_path = "works__holder"
+    list_display = ["domain", "status", "sample", "link_count", "evidence", "work_titles"]
+    list_filter = ["status"]
+    search_fields = ["domain"]
+    actions = ["promote", "dismiss"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).distinct().prefetch_related("works")
+
+    @admin.display(description=_("copying / sampled"), ordering="matches_found")
+    def sample(self, candidate):
+        return f"{candidate.matches_found} / {candidate.pages_sampled}"
+
+    @admin.display(description=_("linked from"))
+    def evidence(self, candidate):
+        # the first source page, shortened; all of them in the tooltip and on the change page
+        if not candidate.linked_from:
+            return "-"
+        first = candidate.linked_from[0].split("://", 1)[-1]
+        more = len(candidate.linked_from) - 1
+        return format_html('<span class="dash-url" title="{}">{}</span>{}',
+                           "\n".join(candidate.linked_from),
+                           first if len(first) <= 40 else first[:39] + "…",
+                           format_html(" (+{})", more) if more else "")
+
+    @admin.display(description=_("works found"))
+    def work_titles(self, candidate):
+        return "; ".join(w.title for w in candidate.works.all())
+
+    def has_change_permission(self, request, obj=None):
+        # the actions below change a candidate; holders only look
+        return request.user.has_perm("crawler.change_candidatesite")
+
+    def get_readonly_fields(self, request, obj=None):
+        return [f.name for f in CandidateSite._meta.get_fields() if f.concrete]  # actions only
+
+    def _each(self, request, queryset, act) -> None:
+        for candidate in queryset:
+            try:
+                act(candidate)
+            except ActionError as exc:
+                self.message_user(request, str(exc), messages.ERROR)
+
+    @admin.action(description=_("Make target site"), permissions=["change"])
+    def promote(self, request, queryset):
+        def promote_one(candidate):
+            site = actions.do_promote_candidate(candidate, request.user)
+            self.message_user(request, _("%(domain)s is now the target site %(site)s.") % {
+                "domain": candidate.domain, "site": site.name}, messages.SUCCESS)
+
+        self._each(request, queryset.exclude(status=CandidateStatus.PROMOTED), promote_one)
+
+    @admin.action(description=_("Dismiss (never propose again)"), permissions=["change"])
+    def dismiss(self, request, queryset):
+        self._each(request, queryset, lambda c: actions.do_dismiss_candidate(c, request.user))
+
 
 from crawler import proposal_admin  # noqa: E402, F401  (registers the site proposal pages)

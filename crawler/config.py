@@ -35,6 +35,12 @@ class CrawlConfig:
     path segments, ``max_segment_repeats`` same segment in one path (trap defence);
     ``default_delay_seconds`` politeness delay per host when the site sets none;
     ``politeness_horizon_seconds`` how far ahead a task may reserve a fetch slot.
+    Rendering (sites that need a browser, crawler.render): ``chromium_path`` the Chromium
+    executable; ``render_timeout_seconds`` for loading a page to its load event;
+    ``render_settle_seconds`` at most waited after that for the page's own requests to stop
+    (500 ms without any, Playwright's "networkidle"); ``render_max_requests`` and
+    ``render_max_bytes`` the requests one page may make and the bytes they may bring in total
+    (each also under ``max_body_bytes``); further requests are refused.
     The defaults follow common crawler practice (Scrapy: 180 s timeout, 1 GB max size, 20
     redirects; Heritrix: 3 s delay); ours are tighter because pages here are articles.
     """
@@ -59,6 +65,11 @@ class CrawlConfig:
     max_segment_repeats: int = 2
     default_delay_seconds: float = 2.0
     politeness_horizon_seconds: float = 60.0
+    chromium_path: str = "/usr/bin/chromium"
+    render_timeout_seconds: float = 20.0
+    render_settle_seconds: float = 5.0
+    render_max_requests: int = 100
+    render_max_bytes: int = 20 * 1024 * 1024
 
     def __post_init__(self):
         if not self.user_agent:

@@ -1,7 +1,8 @@
 """The per-URL record of a scan: which URL got which outcome, and why, in MongoDB ``crawl_log``.
 
 One document per (scan_id, canonical URL): ``scan_id``, ``url``, ``outcome`` (Outcome value),
-``reason``, ``status`` (HTTP or None), ``attempts`` (retries included), ``depth``, ``at``.
+``reason``, ``status`` (HTTP or None), ``attempts`` (retries included), ``depth``, ``at``, and
+for a rendered page ``refused``: [{url, reason}] of the requests of the page that were refused.
 The scan's counters say how many; this says which, for the dashboard and for debugging a site.
 """
 
@@ -22,14 +23,15 @@ class CrawlLog:
         self.coll.create_index([("scan_id", 1), ("outcome", 1)])
 
     def record(self, scan_id, url: str, outcome: str, *, reason: str = "", status: int | None = None,
-               attempts: int = 1, depth: int = 0) -> None:
-        """Record the final ``outcome`` (str) of ``url`` (canonical, str) in scan ``scan_id``;
+               attempts: int = 1, depth: int = 0, refused: list[dict] | None = None) -> None:
+        """Record the final ``outcome`` (str) of ``url`` (canonical, str) in scan ``scan_id``,
+        with ``refused`` ([{"url", "reason"}], the rendered page's refused requests) when any;
         a second record for the same pair replaces the first."""
-        self.coll.update_one(
-            {"scan_id": scan_id, "url": url},
-            {"$set": {"outcome": outcome, "reason": reason, "status": status,
-                      "attempts": attempts, "depth": depth, "at": datetime.now(UTC)}},
-            upsert=True)
+        fields = {"outcome": outcome, "reason": reason, "status": status, "attempts": attempts,
+                  "depth": depth, "at": datetime.now(UTC)}
+        if refused:
+            fields["refused"] = refused
+        self.coll.update_one({"scan_id": scan_id, "url": url}, {"$set": fields}, upsert=True)
 
     def entries(self, scan_id, outcome: str | None = None) -> list[dict]:
         """The records of one scan (list of dicts, by URL), optionally of one ``outcome`` only."""

@@ -233,22 +233,34 @@ class Fetcher:
         if declared.isdigit() and int(declared) > limit:
             return done(Outcome.TOO_LARGE, f"Content-Length {declared} > {limit} bytes",
                         status=status, headers=kept)
-        body = bytearray()
-        deadline = started + self.config.max_fetch_seconds
-        try:
-            # read1: at most one socket read per call, so a dripping server meets the deadline
-            while chunk := response.raw.read1(_CHUNK_BYTES, decode_content=True):
-                body += chunk
-                if len(body) > limit:
-                    return done(Outcome.TOO_LARGE, f"body over {limit} bytes", status=status,
-                                headers=kept)
-                if time.monotonic() > deadline:
-                    return done(Outcome.TIMEOUT, f"download over {self.config.max_fetch_seconds} s",
-                                status=status, headers=kept)
-        except (requests.RequestException, urllib3.exceptions.HTTPError) as exc:
-            outcome, reason = transport_outcome(exc)
-            return done(outcome, reason, status=status, headers=kept)
-        return done(Outcome.OK, status=status, headers=kept, body=bytes(body), kind=kind)
+        body, failure = read_body(response, limit, started + self.config.max_fetch_seconds,
+                                  self.config.max_fetch_seconds)
+        if failure is not None:
+            return done(*failure, status=status, headers=kept)
+        return done(Outcome.OK, status=status, headers=kept, body=body, kind=kind)
+
+
+def read_body(response: requests.Response, limit: int, deadline: float,
+              max_seconds: float) -> tuple[bytes, tuple[Outcome, str] | None]:
+    """Read a streamed response's body (decoded from its Content-Encoding) within the limits.
+
+    ``limit``: bytes at most; ``deadline``: time.monotonic() value by which the whole body must
+    have arrived (``max_seconds``, the limit it stands for, goes into the reason). Returns
+    ``(body bytes, None)``, or ``(b"", (Outcome.TOO_LARGE | TIMEOUT | a transport outcome,
+    reason))``. Does not raise for transport errors.
+    """
+    body = bytearray()
+    try:
+        # read1: at most one socket read per call, so a dripping server meets the deadline
+        while chunk := response.raw.read1(_CHUNK_BYTES, decode_content=True):
+            body += chunk
+            if len(body) > limit:
+                return b"", (Outcome.TOO_LARGE, f"body over {limit} bytes")
+            if time.monotonic() > deadline:
+                return b"", (Outcome.TIMEOUT, f"download over {max_seconds} s")
+    except (requests.RequestException, urllib3.exceptions.HTTPError) as exc:
+        return b"", transport_outcome(exc)
+    return bytes(body), None
 
 
 def transport_outcome(exc: Exception) -> tuple[Outcome, str]:

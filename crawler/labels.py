@@ -41,6 +41,7 @@ OUTCOMES = {
 
 STAGES = {
     "fetch": gettext_lazy("download"), "decode": gettext_lazy("decoding"),
+    "render": gettext_lazy("rendering in a browser"),
     "extract": gettext_lazy("text extraction"), "links": gettext_lazy("link extraction"),
     "store": gettext_lazy("storage"), "match": gettext_lazy("matching"),
 }

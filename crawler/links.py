@@ -7,12 +7,22 @@ canonicalization, scope and trap checks are the caller's.
 
 from __future__ import annotations
 
-from urllib.parse import urljoin
+import re
+from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 from lxml import etree
 from lxml import html as lxml_html
 
 _SKIP_SCHEMES = ("javascript:", "mailto:", "tel:", "data:", "#")
+# Anchor texts of a "next page" link (brackets, arrows and spaces removed, lower case): the
+# wording of Chinese novel and news sites and of English ones. "下一章" (next chapter) is not one.
+NEXT_PAGE_WORDS = frozenset({"下一页", "下页", "下一頁", "下頁", "后一页", "後一頁", "nextpage",
+                             "next"})
+_DECORATION = re.compile(r"[\s\[\]【】()（）<>《》«»‹›→>:：.。…-]+")
+# The last path segment of part N (2..999) of a chapter page: 123_2.html, 123-2.html, 123_2/
+_PART_SEGMENT = re.compile(r"^(?P<stem>.+?)[_-](?P<n>[2-9]|[1-9]\d{1,2})(?P<ext>\.[A-Za-z]+)?$")
+# Query parameters that number the parts of a page: ?page=2, ?p=2, ?pn=2
+_PART_PARAMS = ("page", "p", "pn")
 
 
 def html_links(document: str, base_url: str) -> list[str]:
@@ -59,3 +69,59 @@ def xml_links(document: bytes, base_url: str) -> list[str]:
             if href and el.get("rel", "alternate") == "alternate":
                 out.append(href)
     return [urljoin(base_url, u) for u in out]
+
+
+def chapter_part(url: str) -> tuple[str, int]:
+    """The chapter page ``url`` (str) is a part of, and its part number, judged by the URL alone:
+    ``.../123_2.html`` or ``.../123-2.html`` -> (``.../123.html``, 2); ``...?page=3`` ->
+    (the URL without ``page``, 3); any other URL -> (url, 1). Returns (str, int).
+    """
+    parts = urlsplit(url)
+    head, _, last = parts.path.rpartition("/")
+    found = _PART_SEGMENT.match(last)
+    if found:
+        path = f"{head}/{found['stem']}{found['ext'] or ''}"
+        return urlunsplit(parts._replace(path=path)), int(found["n"])
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    for name, value in query:
+        if name in _PART_PARAMS and value.isdigit() and int(value) >= 2:
+            rest = urlencode([(k, v) for k, v in query if k != name])
+            return urlunsplit(parts._replace(query=rest)), int(value)
+    return url, 1
+
+
+def chapter_of(url: str, links: list[str], next_parts: list[str]) -> str:
+    """The chapter page that the page at ``url`` is a part of, or '' when it is no part of a
+    chapter split over several pages. It is one when it has a next part (``next_parts``, from
+    ``next_part_links``) or when it is part n >= 2 by its URL and links to another part of the
+    same chapter (its "上一页" or the first part), among ``links``. All URLs canonical str.
+    Returns the first part's URL (str) or ''."""
+    chapter, number = chapter_part(url)
+    if next_parts or (number >= 2 and any(chapter_part(u)[0] == chapter and u != url for u in links)):
+        return chapter
+    return ""
+
+
+def next_part_links(document: str, url: str) -> list[str]:
+    """The links of HTML ``document`` (str, the page at ``url``) to the next part of the same
+    chapter page: an anchor labelled "下一页" / "next page" (NEXT_PAGE_WORDS) or rel="next" whose
+    URL is part n + 1 of the chapter ``url`` is part n of (``chapter_part``). A "下一页" that
+    leads to another chapter does not count. Returns absolute URLs (list of str, usually 0 or 1).
+    """
+    try:
+        tree = lxml_html.fromstring(document)
+    except (etree.ParserError, ValueError):
+        return []
+    chapter, number = chapter_part(url)
+    out = []
+    for el in tree.iter("a"):
+        href = (el.get("href") or "").strip()
+        if not href or href.lower().startswith(_SKIP_SCHEMES):
+            continue
+        label = _DECORATION.sub("", el.text_content() or "").lower()
+        if label not in NEXT_PAGE_WORDS and "next" not in (el.get("rel") or "").lower().split():
+            continue
+        target = urljoin(url, href)
+        if chapter_part(target) == (chapter, number + 1):
+            out.append(target)
+    return list(dict.fromkeys(out))

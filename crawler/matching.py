@@ -1,8 +1,8 @@
 """Matching a stored page version with the registered works and recording the matches.
 
 ``match_version`` asks the fingerprint engine (``Engine.match``) for the works a page version
-copies, drops those whose rights holder whitelisted the page's domain, and upserts one Match row
-per (page, work): a new row on first sight, else ``last_seen``, scores, passages and the cited
+copies (``record_matches`` takes what the engine found instead), drops those whose rights
+holder whitelisted the page's domain, and upserts one Match row per (page, work): a new row on first sight, else ``last_seen``, scores, passages and the cited
 version are updated. The passages are stored cut at the work's chapter boundaries and the row
 names the chapters copied (``tracker.core.chapters.attribute``) (first_seen and the review status stay). Works the page matched before but
 no longer does keep their row, marked ``still_matching = False``: the evidence stays.
@@ -56,7 +56,15 @@ def match_version(engine, page: Page, version: PageVersion, scan: ScanRun | None
 
     Returns a MatchReport. Raises the engine's storage errors (the calling task retries).
     """
-    found = engine.match(version.text)
+    return record_matches(page, version, scan, engine.match(version.text), only_works)
+
+
+def record_matches(page: Page, version: PageVersion, scan: ScanRun | None, found: list,
+                   only_works: set[str] | None = None) -> MatchReport:
+    """Record ``found`` (list of fingerprint.Match, what the engine found in ``version``'s
+    text) for ``version`` of ``page`` and ``scan``, as ``match_version`` does; for a caller
+    that ran the engine itself (``Engine.match_with_keys``, crawler.tasks.match_page).
+    Returns a MatchReport."""
     if only_works is not None:
         found = [m for m in found if m.work_id in only_works]
     works = {str(w.uid): w for w in Work.objects.select_related("holder")
@@ -72,7 +80,7 @@ def match_version(engine, page: Page, version: PageVersion, scan: ScanRun | None
             continue
         chapters = attribute(work.sections or [], m.passages)
         passages = [p.to_dict() for p in chapters.passages]
-        fields = {"version_id": version.id, "url": page.canonical_url,
+        fields = {"version_id": version.id, "url": page.canonical_url, "part_of": page.part_of,
                   "domain": page.domain, "title": (version.title or "")[:500],
                   "site_id": scan.site_id if scan else None, "last_scan": scan, "score": m.score,
                   "containment_page": m.containment_page, "containment_work": m.containment_work,

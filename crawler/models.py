@@ -24,12 +24,14 @@ import re
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from crawler.pipeline import SiteRules
 from crawler.urls import InvalidURL, canonical_url, host_of
+from tracker.core import notes
 from tracker.core.models import RightsHolder, Work
 
 
@@ -73,6 +75,9 @@ class TargetSite(models.Model):
         delay_seconds: politeness delay between two fetches from one host, in seconds; a
             larger robots.txt Crawl-delay wins.
         enabled: scheduled scans run only for enabled sites.
+        needs_browser: its HTML pages are rendered in headless Chromium (crawler.render), on
+            the Celery queue settings.QUEUE_RENDER, before their text is taken: for sites that
+            deliver their text by JavaScript.
         periodic_task: its django-celery-beat schedule (managed by crawler.schedule).
     """
 
@@ -87,6 +92,10 @@ class TargetSite(models.Model):
     max_pages = models.PositiveIntegerField(_("maximum pages per scan"), default=500)
     delay_seconds = models.FloatField(_("politeness delay (seconds)"), default=2.0)
     enabled = models.BooleanField(_("enabled"), default=True)
+    needs_browser = models.BooleanField(
+        _("needs a browser"), default=False,
+        help_text=_("Render its pages in headless Chromium before reading them: for sites whose "
+                    "text is loaded or decoded by JavaScript. Slower; runs on the render workers."))
     periodic_task = models.OneToOneField(
         "django_celery_beat.PeriodicTask", verbose_name=_("schedule"), null=True, blank=True,
         on_delete=models.SET_NULL, related_name="target_site", editable=False)
@@ -110,7 +119,8 @@ class TargetSite(models.Model):
     def rules(self):
         """The crawl rules of this site: a ``crawler.pipeline.SiteRules``."""
         return SiteRules(site_id=self.pk, allowed_domains=tuple(self.allowed_domains),
-                         path_patterns=tuple(self.path_patterns), delay_seconds=self.delay_seconds)
+                         path_patterns=tuple(self.path_patterns), delay_seconds=self.delay_seconds,
+                         needs_browser=self.needs_browser)
 
 
 class ScanStatus(models.TextChoices):
@@ -136,7 +146,7 @@ class ScanRun(models.Model):
             not be matched (engine or storage failure; the worker log says why).
         matches_found: matches recorded or confirmed again in this scan; matches_new: of those,
             pages and works never matched before.
-        stage_seconds: {"fetch", "decode", "extract", "links", "store", "match": seconds summed
+        stage_seconds: {"fetch", "decode", "render", "extract", "links", "store", "match": seconds summed
             over all workers}.
         note: why a scan was skipped, failed or cancelled.
     """
@@ -170,7 +180,8 @@ class ScanRun(models.Model):
             "site": self.site, "id": self.pk, "status": self.get_status_display()}
 
     def summary(self) -> dict:
-        """The scan's figures as a JSON-ready dict (what ``manage.py scan`` prints)."""
+        """The scan's figures as a JSON-ready dict (what ``manage.py scan`` prints; the note in
+        English words, with its stable ``note_code``)."""
         return {
             "scan": self.pk, "site": self.site.name, "status": self.status, "trigger": self.trigger,
             "started_at": self.started_at.isoformat() if self.started_at else None,
@@ -181,8 +192,14 @@ class ScanRun(models.Model):
             "pages_new": self.pages_new, "pages_changed": self.pages_changed,
             "pages_unchanged": self.pages_unchanged, "errors": self.errors,
             "matches_found": self.matches_found, "matches_new": self.matches_new,
-            "stage_seconds": self.stage_seconds, "note": self.note,
+            "stage_seconds": self.stage_seconds, "note": notes.in_english(self.note),
+            "note_code": notes.code_of(self.note),
         }
+
+    @property
+    def note_words(self) -> str:
+        """The note in words of the active language (``tracker.core.notes``); "" for none."""
+        return notes.in_words(self.note)
 
 
 class ReviewStatus(models.TextChoices):
@@ -220,6 +237,28 @@ class WhitelistedDomain(models.Model):
         super().save(*args, **kwargs)
 
 
+class MatchQuerySet(models.QuerySet):
+    """Matches grouped by chapter page: the parts of one chapter split over several pages
+    (``part_of``) that copy one work are one group."""
+
+    def chapter_heads(self) -> MatchQuerySet:
+        """One row per group among these matches: the first recorded part (lowest id), every
+        match that is no part as itself; each row annotated ``part_count`` (int, the group's
+        matches among these; 1 for a match that is no part)."""
+        group = self.exclude(part_of="").filter(work=models.OuterRef("work"),
+                                                part_of=models.OuterRef("part_of"))
+        count = group.order_by().values("part_of").annotate(n=models.Count("pk")).values("n")
+        return self.exclude(models.Exists(group.filter(pk__lt=models.OuterRef("pk")))).annotate(
+            part_count=Coalesce(models.Subquery(count), 1))
+
+    def with_parts(self) -> MatchQuerySet:
+        """These matches and every other part of their groups (a QuerySet of Match)."""
+        wanted = models.Q(pk__in=self.values("pk"))
+        for work_id, part_of in set(self.exclude(part_of="").values_list("work_id", "part_of")):
+            wanted |= models.Q(work_id=work_id, part_of=part_of)
+        return self.model.objects.filter(wanted)
+
+
 class Match(models.Model):
     """A crawled page that copies (part of) a work.
 
@@ -227,6 +266,9 @@ class Match(models.Model):
         page_id: the page's id in MongoDB ``pages`` (24 hex characters).
         version_id: the matched page version in MongoDB ``page_versions`` (the evidence).
         url, domain, title: the page's canonical URL, host and title when matched.
+        part_of: when the page is one part of a chapter split over several pages (下一页,
+            ``_2.html``), the canonical URL of the chapter's first part, else ''; the match
+            list shows the parts of one chapter and work as one row.
         score: the engine's score (0..1); containment_page: share of the page's text found in
             the work; containment_work: share of the work's text found on the page.
         passages: ``[{"page_start", "page_end", "work_start", "work_end"}]``, character offsets
@@ -244,6 +286,8 @@ class Match(models.Model):
     url = models.CharField(_("URL"), max_length=2048)
     domain = models.CharField(_("domain"), max_length=255, db_index=True)
     title = models.CharField(_("page title"), max_length=500, blank=True)
+    part_of = models.CharField(_("chapter page"), max_length=2048, blank=True, db_index=True,
+                               help_text=_("First page of the chapter this page is a part of."))
     site = models.ForeignKey(TargetSite, verbose_name=_("site"), null=True, blank=True,
                              on_delete=models.SET_NULL, related_name="matches")
     first_scan = models.ForeignKey(ScanRun, verbose_name=_("first scan"), null=True, blank=True,
@@ -256,11 +300,13 @@ class Match(models.Model):
     passages = models.JSONField(_("passages"), default=list)
     section = models.CharField(_("chapter"), max_length=500, blank=True)
     first_seen = models.DateTimeField(_("first seen"), default=timezone.now, db_index=True)
-    last_seen = models.DateTimeField(_("last seen"), default=timezone.now)
+    last_seen = models.DateTimeField(_("last seen"), default=timezone.now, db_index=True)
     still_matching = models.BooleanField(_("still matching"), default=True)
     review_status = models.CharField(_("review status"), max_length=16,
                                      choices=ReviewStatus.choices, default=ReviewStatus.NEW,
                                      db_index=True)
+
+    objects = MatchQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("match")
@@ -397,3 +443,56 @@ class SiteProposal(models.Model):
 
     def __str__(self) -> str:
         return self.url
+
+
+class CandidateStatus(models.TextChoices):
+    """Where a candidate site stands: found but not sampled yet, proposed (its sampled pages
+    copy registered works), no match in its sample, made a target site, or dismissed (never
+    proposed again)."""
+
+    NEW = "new", _("not sampled yet")
+    PROPOSED = "proposed", _("proposed")
+    NO_MATCH = "no_match", _("no match in the sample")
+    PROMOTED = "promoted", _("made a target site")
+    DISMISSED = "dismissed", _("dismissed")
+
+
+class CandidateSite(models.Model):
+    """A site that matched pages, or pages of sites with confirmed matches, link to: maybe
+    another copy of the works (crawler.discovery).
+
+    Attributes:
+        domain: the host the links point to (lower case).
+        link_count: links to it counted on those pages in the last discovery pass.
+        linked_from: canonical URLs of up to 10 pages that link to it.
+        sample_urls: canonical URLs linked on it, the first of which are sampled.
+        pages_sampled: pages of it fetched and matched; matches_found: of those, pages that
+            copy a registered work; works: the works they copy (rights holders see the
+            candidates that concern their works).
+        target_site: the TargetSite made of it, once promoted.
+        note: why pages could not be sampled, or why it was dismissed.
+    """
+
+    domain = models.CharField(_("domain"), max_length=255, unique=True)
+    status = models.CharField(_("status"), max_length=16, choices=CandidateStatus.choices,
+                              default=CandidateStatus.NEW, db_index=True)
+    link_count = models.PositiveIntegerField(_("links to it"), default=0)
+    linked_from = models.JSONField(_("linked from"), default=list, blank=True)
+    sample_urls = models.JSONField(_("pages to sample"), default=list, blank=True)
+    pages_sampled = models.PositiveIntegerField(_("pages sampled"), default=0)
+    matches_found = models.PositiveIntegerField(_("pages copying works"), default=0)
+    works = models.ManyToManyField(Work, verbose_name=_("works found"), blank=True,
+                                   related_name="candidate_sites")
+    target_site = models.ForeignKey(TargetSite, verbose_name=_("target site"), null=True,
+                                    blank=True, on_delete=models.SET_NULL, related_name="+")
+    note = models.TextField(_("note"), blank=True)
+    first_seen = models.DateTimeField(_("first seen"), default=timezone.now)
+    sampled_at = models.DateTimeField(_("sampled"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("candidate site")
+        verbose_name_plural = _("candidate sites")
+        ordering = ["-matches_found", "-link_count", "domain"]
+
+    def __str__(self) -> str:
+        return self.domain

@@ -18,7 +18,10 @@ class Outcome(StrEnum):
     domains or path patterns), ``redirect_trap``, ``redirect_robots_disallowed`` (robots.txt of
     the target's origin), ``redirect_seen`` (target already in the scan's seen-set: its page is
     crawled under its own URL, so this is not counted as an error). Content: ``extract_failed`` (stored without body
-    text). ``cancelled``: the scan was cancelled before the URL was fetched. ``internal_error``:
+    text). Rendering in a browser (sites that need one): ``render_timeout`` (no load event
+    within the render timeout), ``browser_crashed`` (the browser or the page's renderer died,
+    or the browser would not start; the next page starts a fresh one), ``browser_missing`` (no
+    Chromium or no Playwright on this worker). ``cancelled``: the scan was cancelled before the URL was fetched. ``internal_error``:
     an unexpected failure of the crawler itself (the worker's log has the traceback).
     """
 
@@ -44,6 +47,9 @@ class Outcome(StrEnum):
     REDIRECT_ROBOTS_DISALLOWED = "redirect_robots_disallowed"
     REDIRECT_SEEN = "redirect_seen"
     EXTRACT_FAILED = "extract_failed"
+    RENDER_TIMEOUT = "render_timeout"
+    BROWSER_CRASHED = "browser_crashed"
+    BROWSER_MISSING = "browser_missing"
     CANCELLED = "cancelled"
     INTERNAL_ERROR = "internal_error"
 

@@ -2,7 +2,8 @@
 works without fingerprinting their texts again (crawler.rematch, issue 12).
 
 The keys are the ones ``fingerprint.Engine.query_keys`` looks up for the page's text, without
-duplicates, sorted and packed as little-endian uint64 (8 bytes a key). Looking up the distinct
+duplicates, sorted and packed as little-endian uint64 (8 bytes a key); a crawled page gets
+them from its matching (``Engine.match_with_keys``). Looking up the distinct
 keys gives the same postings as looking up the page's key list (an index answers each key
 once). Keys are tagged with ``tag(config)``: FINGERPRINT_VERSION plus a digest of every engine
 parameter that shapes query keys; keys with another tag are never used.
@@ -44,9 +45,16 @@ def tag(config) -> str:
 
 def compute(engine, text: str) -> QueryKeys:
     """QueryKeys of ``text`` (str) with ``engine`` (a fingerprint.Engine). Raises the engine's
-    TextTooLargeError for a text over ``max_text_chars``."""
-    keys = np.unique(np.asarray(engine.query_keys(engine.letters(text)), dtype=_DTYPE))
-    return QueryKeys(keys.tobytes(), tag(engine.config))
+    TextTooLargeError for a text over ``max_text_chars``. A page being matched gets them from
+    ``Engine.match_with_keys`` instead (``pack``), without fingerprinting it again."""
+    return pack(engine.query_keys(engine.letters(text)), engine.config)
+
+
+def pack(keys, config) -> QueryKeys:
+    """QueryKeys of a page's query ``keys`` (uint64 array of shape (n,) or list of int, as
+    ``Engine.query_keys`` or ``Engine.match_with_keys`` give them, duplicates allowed) made
+    with ``config`` (the engine's fingerprint.EngineConfig)."""
+    return QueryKeys(np.unique(np.asarray(keys, dtype=_DTYPE)).tobytes(), tag(config))
 
 
 def unpack(data: bytes) -> np.ndarray:

@@ -13,7 +13,9 @@ asked; after redirects ``canonical_url`` is the final URL's canonical form), ``f
 ``links`` (canonical outlinks of the last download: a 304 gives no body, yet the scan must
 still follow the page's links), ``matched_at`` / ``matched_version`` (last matching),
 ``aliases`` (the canonical URLs that redirected to this page: the next scan finds the page, and
-its validators for a conditional GET, under the URL it asks for).
+its validators for a conditional GET, under the URL it asks for), ``part_of`` (for one part of
+a chapter split over several pages: the canonical URL of its first part, else '';
+``crawler.links.chapter_of``).
 
 ``page_versions`` - immutable: one document per distinct body text of a page: ``page_id``,
 ``canonical_url``, ``number`` (1, 2, ...), ``text``, ``title``, ``text_hash``, ``fetched_at``,
@@ -75,6 +77,7 @@ class Page:
     last_outcome: str = ""
     last_status: int | None = None
     last_reason: str = ""
+    part_of: str = ""
 
     @classmethod
     def from_doc(cls, doc: dict) -> Page:
@@ -174,6 +177,14 @@ class PageStore:
         doc = self.pages.find_one({"_id": ObjectId(page_id)}) if ObjectId.is_valid(page_id) else None
         return Page.from_doc(doc) if doc else None
 
+    def outlinks(self, page_ids: list[str], site_ids: list) -> Iterator[tuple[str, list[str]]]:
+        """(canonical URL, canonical outlinks) of every stored page whose id (str ObjectId) is in
+        ``page_ids`` or whose ``site_id`` is in ``site_ids``."""
+        ids = [ObjectId(i) for i in page_ids if ObjectId.is_valid(i)]
+        query = {"$or": [{"_id": {"$in": ids}}, {"site_id": {"$in": list(site_ids)}}]}
+        for doc in self.pages.find(query, {"canonical_url": 1, "links": 1}):
+            yield doc["canonical_url"], doc.get("links") or []
+
     def version(self, version_id: str) -> PageVersion | None:
         """The immutable PageVersion ``version_id`` (str ObjectId) or None."""
         doc = (self.versions.find_one({"_id": ObjectId(version_id)})
@@ -262,11 +273,12 @@ class PageStore:
     def save(self, *, canonical_url: str, url: str, final_url: str, domain: str, site_id, scan_id,
              status: int | None, outcome: str, reason: str, headers: dict, validators: dict,
              body: bytes, text: str, title: str | None, published: str | None, encoding: str,
-             extraction: dict, links: list[str]) -> StoreResult:
+             extraction: dict, links: list[str], part_of: str = "") -> StoreResult:
         """Store a downloaded page and, when its text is new, a new version.
 
         ``body``: raw bytes (only hashed, not stored); ``text``: extracted body text ('' when
-        extraction failed); ``links``: canonical outlinks (list of str). Returns StoreResult. Concurrent saves of one URL are safe: the
+        extraction failed); ``links``: canonical outlinks (list of str); ``part_of``: the chapter
+        page's canonical URL when this page is one of its parts, else ''. Returns StoreResult. Concurrent saves of one URL are safe: the
         unique indexes make the loser retry against the winner's document.
         """
         now = _now()
@@ -276,7 +288,7 @@ class PageStore:
                   "headers": headers, "validators": validators, "fetched_at": now,
                   "checked_at": now, "content_hash": sha256(body), "title": title,
                   "published": published, "encoding": encoding, "extraction": extraction,
-                  "links": links,
+                  "links": links, "part_of": part_of,
                   "last_outcome": outcome, "last_status": status, "last_reason": reason}
         for _ in range(3):
             try:

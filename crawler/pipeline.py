@@ -35,10 +35,11 @@ from crawler.config import CrawlConfig
 from crawler.crawllog import CrawlLog
 from crawler.fetch import Fetcher, FetchResult, HopCheck, retry_delay
 from crawler.frontier import Frontier
-from crawler.links import html_links, xml_links
+from crawler.links import chapter_of, chapter_part, html_links, next_part_links, xml_links
 from crawler.outcomes import Outcome
 from crawler.pagestore import PageStore, sha256
 from crawler.politeness import Politeness
+from crawler.render import Renderer
 from crawler.robots import RobotsCache, RobotsPolicy
 from crawler.urls import InvalidURL, canonical_url, host_of, in_domains, origin_of, trap_reason
 from tracker.text import decode_bytes, extract_document
@@ -56,13 +57,15 @@ class SiteRules:
     may visit; ``path_patterns``: regular expressions, one of which must match (re.search) the
     URL path with its query for the URL to be in scope (empty = every path);
     ``delay_seconds``: politeness delay per host (None = the configured default; 0 = none,
-    robots.txt Crawl-delay still applies).
+    robots.txt Crawl-delay still applies); ``needs_browser``: HTML pages are rendered in
+    headless Chromium (crawler.render) before their text is taken.
     """
 
     site_id: int | str
     allowed_domains: tuple[str, ...]
     path_patterns: tuple[str, ...] = ()
     delay_seconds: float | None = None
+    needs_browser: bool = False
 
     def to_dict(self) -> dict:
         """JSON-ready dict of the rules (``from_dict`` reads it back)."""
@@ -72,7 +75,7 @@ class SiteRules:
     def from_dict(cls, data: dict) -> SiteRules:
         """SiteRules from ``to_dict``'s output. Raises TypeError/KeyError on other dicts."""
         return cls(data["site_id"], tuple(data["allowed_domains"]), tuple(data["path_patterns"]),
-                   data["delay_seconds"])
+                   data["delay_seconds"], bool(data.get("needs_browser", False)))
 
     def in_scope(self, url: str) -> bool:
         """True when ``url`` is on an allowed domain and matches a path pattern (if any)."""
@@ -105,7 +108,8 @@ class StepResult:
     of a new or changed page version to match, or None), ``page`` ((page_id, version_id) of the
     stored page whatever its change, or None), ``change`` ('new', 'changed', 'unchanged',
     'no_text' or ''), ``final_url`` (the canonical URL the page was stored under when redirects
-    led there, else '').
+    led there, else ''), ``parts`` (canonical URLs of the next part of a chapter split over
+    pages, newly admitted at the same depth: enqueue one task each at ``task.depth``).
     """
 
     task: UrlTask
@@ -119,6 +123,7 @@ class StepResult:
     page: tuple[str, str | None] | None = None
     change: str = ""
     final_url: str = ""
+    parts: list[str] = field(default_factory=list)
 
 
 class Crawler:
@@ -134,6 +139,7 @@ class Crawler:
         self.politeness = Politeness(redis, config.politeness_horizon_seconds)
         self.pages = PageStore(db)
         self.log = CrawlLog(db)
+        self.renderer = Renderer(config)  # Chromium starts on the first page that needs it
 
     def ensure_indexes(self) -> None:
         """Create the MongoDB indexes of the page store and the crawl log (idempotent)."""
@@ -195,7 +201,8 @@ class Crawler:
         # the page stored under this URL, or under the final URL it redirected to last time: its
         # validators go with the request, so that a redirected page is not downloaded again
         stored = self.pages.lookup(task.url)
-        validators = stored.validators if stored else {}
+        # a rendered page's text also comes from its scripts' requests: no conditional GET
+        validators = stored.validators if stored and not rules.needs_browser else {}
         result = self.fetcher.fetch(task.url, etag=validators.get("etag"),
                                     last_modified=validators.get("last_modified"),
                                     check_hop=self._hop_check(frontier, rules))
@@ -286,36 +293,59 @@ class Crawler:
             admitted = self._admit_links(frontier, scan_id, rules, task, xml_links(result.body, result.final_url))
             return self._finish(frontier, scan_id, task, Outcome.OK, "feed or sitemap", result.status,
                                 admitted=admitted)
-        if stored and stored.content_hash == sha256(result.body):
+        # a rendered page is compared by its text: the same shell may load other text
+        if stored and not rules.needs_browser and stored.content_hash == sha256(result.body):
             return self._unchanged(frontier, scan_id, rules, task, result, stored, key)
         started = time.perf_counter()
         decoded = decode_bytes(result.body, result.headers.get("content-type"))
         decoded_at = time.perf_counter()
-        extracted = extract_document(decoded.text, result.kind, result.final_url, with_author=False)
+        ms_decode = _ms(decoded_at - started)
+        document, body, encoding = decoded.text, result.body, f"{decoded.encoding} ({decoded.source})"
+        refused = []
+        if rules.needs_browser and result.kind == "html":
+            rendered = self.renderer.render(result.final_url, decoded.text, self._robots_check)
+            frontier.count(ms_render=_ms(rendered.elapsed), render_requests=rendered.requests)
+            refused = [{"url": u, "reason": r} for u, r in rendered.refused]
+            if rendered.outcome is not Outcome.OK:
+                if stored:
+                    self.pages.record_visit(key, scan_id=scan_id, outcome=rendered.outcome.value,
+                                            status=result.status, reason=rendered.reason)
+                return self._finish(frontier, scan_id, task, rendered.outcome, rendered.reason,
+                                    result.status, refused=refused)
+            document, body = rendered.html, rendered.html.encode("utf-8")
+            encoding += ", rendered"
+            decoded_at = time.perf_counter()  # extraction's time starts after rendering
+        extracted = extract_document(document, result.kind, result.final_url, with_author=False)
         text_at = time.perf_counter()
-        links = []
+        links, parts, part_of = [], [], ""
         if result.kind == "html":
-            links = _canonical_all(html_links(decoded.text, result.final_url))
+            links = _canonical_all(html_links(document, result.final_url))
+            parts = _canonical_all(next_part_links(document, result.final_url))
+            part_of = chapter_of(key, links, parts)
         extracted_at = time.perf_counter()
         saved = self.pages.save(
             canonical_url=key, url=task.url, final_url=result.final_url,
             domain=host_of(result.final_url), site_id=rules.site_id, scan_id=scan_id,
             status=result.status, outcome=(Outcome.OK if extracted.ok else Outcome.EXTRACT_FAILED).value,
             reason=extracted.error or "", headers=result.headers, validators=result.validators,
-            body=result.body, text=extracted.text, title=extracted.title or None, published=extracted.date,
-            encoding=f"{decoded.encoding} ({decoded.source})",
-            extraction={"method": extracted.method, "error": extracted.error}, links=links)
-        frontier.count(**{f"pages_{saved.change}": 1, "ms_decode": _ms(decoded_at - started),
+            body=body, text=extracted.text, title=extracted.title or None, published=extracted.date,
+            encoding=encoding,
+            extraction={"method": extracted.method, "error": extracted.error}, links=links,
+            part_of=part_of)
+        frontier.count(**{f"pages_{saved.change}": 1, "ms_decode": ms_decode,
                           "ms_extract": _ms(text_at - decoded_at), "ms_links": _ms(extracted_at - text_at),
                           "ms_store": _ms(time.perf_counter() - extracted_at)})
+        # the next part first, at this page's depth: a chapter's parts do not spend link depth
+        parts = self._admit_links(frontier, scan_id, rules, task, parts, task.depth)
         admitted = self._admit_links(frontier, scan_id, rules, task, links)
         outcome = Outcome.OK if extracted.ok else Outcome.EXTRACT_FAILED
         if extracted.ok and saved.change == "unchanged":
             outcome = Outcome.UNCHANGED
         match = (saved.page_id, saved.version_id) if saved.needs_matching else None
         return self._finish(frontier, scan_id, task, outcome, extracted.error or saved.change,
-                            result.status, admitted=admitted, match=match, change=saved.change,
-                            page=(saved.page_id, saved.version_id), final_url=final)
+                            result.status, refused=refused, admitted=admitted, match=match,
+                            change=saved.change, page=(saved.page_id, saved.version_id),
+                            final_url=final, parts=parts)
 
     def _unchanged(self, frontier, scan_id, rules, task, result: FetchResult, stored,
                    key: str | None = None) -> StepResult:
@@ -325,15 +355,23 @@ class Crawler:
         self.pages.record_visit(key, scan_id=scan_id, outcome=result.outcome.value,
                                 status=result.status)
         frontier.count(pages_unchanged=1)
+        parts = []
+        if stored.part_of:
+            number = chapter_part(key)[1]
+            parts = [u for u in stored.links if chapter_part(u) == (stored.part_of, number + 1)]
+            parts = self._admit_links(frontier, scan_id, rules, task, parts, task.depth)
         admitted = self._admit_links(frontier, scan_id, rules, task, stored.links)
         return self._finish(frontier, scan_id, task, result.outcome if result.outcome is Outcome.NOT_MODIFIED
                             else Outcome.UNCHANGED, "same content as stored", result.status,
                             admitted=admitted, change="unchanged",
                             page=(stored.id, stored.version_id),
-                            final_url=key if key != task.url else "")
+                            final_url=key if key != task.url else "", parts=parts)
 
-    def _admit_links(self, frontier, scan_id, rules, task, links: list[str]) -> list[str]:
-        """Admit in-scope links at depth + 1; links into URL traps are recorded once as 'trap'."""
+    def _admit_links(self, frontier, scan_id, rules, task, links: list[str],
+                     depth: int | None = None) -> list[str]:
+        """Admit in-scope links at ``depth`` (default the task's depth + 1); links into URL
+        traps are recorded once as 'trap'. Returns the canonical URLs newly admitted."""
+        depth = task.depth + 1 if depth is None else depth
         links = _canonical_all(links)
         in_scope = [u for u in links if rules.in_scope(u)]
         safe, traps = [], []
@@ -343,10 +381,15 @@ class Crawler:
         for url, reason in traps:
             if frontier.mark_seen(url):
                 self.log.record(scan_id, url, Outcome.TRAP.value, reason=reason, attempts=0,
-                                depth=task.depth + 1)
+                                depth=depth)
                 frontier.count_outcome(Outcome.TRAP.value)
-        verdicts = frontier.admit([u for u, _ in safe], task.depth + 1)
+        verdicts = frontier.admit([u for u, _ in safe], depth)
         return [u for u, v in verdicts.items() if v == "admitted"]
+
+    def _robots_check(self, url: str) -> str | None:
+        """The renderer's check of a page's own requests: the robots.txt of their origin."""
+        policy = self.robots.policy(url)
+        return None if policy.allowed(url) else f"{Outcome.ROBOTS_DISALLOWED.value} ({policy.reason})"
 
     def _trap(self, url: str) -> str | None:
         return trap_reason(url, max_url_length=self.config.max_url_length,
@@ -354,9 +397,9 @@ class Crawler:
                            max_segment_repeats=self.config.max_segment_repeats).reason
 
     def _finish(self, frontier, scan_id, task: UrlTask, outcome: Outcome, reason: str = "",
-                status: int | None = None, **kw) -> StepResult:
+                status: int | None = None, refused: list[dict] | None = None, **kw) -> StepResult:
         self.log.record(scan_id, task.url, outcome.value, reason=reason, status=status,
-                        attempts=task.attempt + 1, depth=task.depth)
+                        attempts=task.attempt + 1, depth=task.depth, refused=refused)
         frontier.count_outcome(outcome.value)
         return StepResult(task, outcome=outcome, reason=reason, status=status, **kw)
 

@@ -100,7 +100,7 @@ def progress(run: ScanRun, user) -> dict:
         "errors": sum(errors.values()) if staff else None,
         "errors_by_kind": sorted(errors.items()) if staff else None,
         "errors_in_words": labels.errors_in_words(errors) if staff else None,
-        "note": run.note,
+        "note": run.note_words,
     }
 
 

@@ -17,6 +17,7 @@ import time
 
 from django.conf import settings
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 from tqdm import tqdm
 
 from crawler.config import CrawlConfig
@@ -24,6 +25,7 @@ from crawler.frontier import Frontier, FrontierState
 from crawler.models import ScanRun, ScanStatus, TargetSite
 from crawler.outcomes import Outcome
 from crawler.pipeline import Crawler
+from tracker.core import notes
 from tracker.core.connections import get_mongo_db, get_redis
 
 log = logging.getLogger(__name__)
@@ -73,7 +75,8 @@ def start(site: TargetSite, *, max_pages: int | None = None,
         running = holder.decode() if holder else "?"
         ScanRun.objects.filter(pk=scan.pk).update(
             status=ScanStatus.SKIPPED, finished_at=timezone.now(),
-            note=f"skipped: scan #{running} of this site is still running")
+            note=notes.coded("scan_skipped", gettext_noop(
+                "skipped: scan #%(running)s of this site is still running"), running=running))
         scan.refresh_from_db()
         log.info("scan of %s skipped: scan #%s running", site, running)
         return scan, [], ""
@@ -82,7 +85,7 @@ def start(site: TargetSite, *, max_pages: int | None = None,
     token = crawler.frontier(scan.pk).open(limit, site.max_depth, {"rules": rules.to_dict()})
     admitted = crawler.seed(scan.pk, rules, list(site.start_urls))
     if not admitted:
-        finish(scan.pk, note="no crawlable start URL")
+        finish(scan.pk, note=notes.coded("no_start_url", gettext_noop("no crawlable start URL")))
         scan.refresh_from_db()
     return scan, admitted, token
 
@@ -95,7 +98,8 @@ def _lock(redis, site_id: int, scan_id: int) -> bool:
     holder = redis.get(lock_key(site_id))
     if holder is None or get_crawler().frontier(int(holder)).alive():
         return False
-    finish(int(holder), ScanStatus.FAILED, note="abandoned: no progress for an hour (a worker died?)")
+    finish(int(holder), ScanStatus.FAILED, note=notes.coded("scan_abandoned", gettext_noop(
+        "abandoned: no progress for an hour (a worker died?)")))
     return bool(redis.set(lock_key(site_id), scan_id, nx=True, ex=settings.SCAN_LOCK_TTL_SECONDS))
 
 
@@ -140,7 +144,7 @@ def figures(state: FrontierState) -> dict:
         "pages_unchanged": stats.get("pages_unchanged", 0), "errors": errors,
         "matches_found": stats.get("matches", 0), "matches_new": stats.get("matches_new", 0),
         "stage_seconds": {stage: round(stats.get(f"ms_{stage}", 0) / 1000, 2)
-                          for stage in ("fetch", "decode", "extract", "links", "store", "match")},
+                          for stage in ("fetch", "decode", "render", "extract", "links", "store", "match")},
     }
 
 
@@ -176,13 +180,17 @@ def sweep_stuck(stuck_seconds: float | None = None) -> list[int]:
             "pk", "started_at"):
         idle = get_crawler().frontier(scan_id).idle_seconds()
         if idle is None and (now - started).total_seconds() > limit:
-            note = f"failed: the scan never reached a worker within {limit:.0f} s"
+            note = notes.coded("scan_never_started", gettext_noop(
+                "failed: the scan never reached a worker within %(seconds)s s"),
+                seconds=round(limit))
         elif idle is not None and idle > limit:
-            note = f"failed: no task of the scan finished for {idle:.0f} s (its workers died?)"
+            note = notes.coded("scan_stuck", gettext_noop(
+                "failed: no task of the scan finished for %(seconds)s s (its workers died?)"),
+                seconds=round(idle))
         else:
             continue
         if finish(scan_id, ScanStatus.FAILED, note=note):
-            log.warning("scan #%s %s", scan_id, note)
+            log.warning("scan #%s %s", scan_id, notes.in_english(note))
             closed.append(scan_id)
     return closed
 

@@ -24,11 +24,13 @@ import time
 from django.db import transaction
 from django.dispatch import Signal
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from crawler import scans
 from crawler.models import CheckOutcome, Match, ScanRun, TakedownCheck
 from crawler.outcomes import Outcome
 from crawler.urls import host_of
+from tracker.core import notes
 from tracker.core.models import AuditEvent
 from tracker.text import decode_bytes, extract_document
 
@@ -72,8 +74,9 @@ def verify_match(match: Match, engine) -> TakedownCheck:
     url = match.url
     policy = crawler.robots.policy(url)
     if not policy.allowed(url):
-        return record_check(match, CheckOutcome.UNREACHABLE, None, "",
-                            f"robots.txt forbids it ({policy.reason})")
+        return record_check(match, CheckOutcome.UNREACHABLE, None, "", notes.coded(
+            "check_robots", gettext_noop("robots.txt forbids it (%(reason)s)"),
+            reason=str(policy.reason)[:300]))
     delay = crawler.config.default_delay_seconds
     if match.site is not None and match.site.delay_seconds is not None:
         delay = match.site.delay_seconds
@@ -90,7 +93,8 @@ def verify_match(match: Match, engine) -> TakedownCheck:
     found = {m.work_id for m in engine.match(text)} if text else set()
     if str(match.work.uid) not in found:
         return record_check(match, CheckOutcome.REMOVED, result.status, digest,
-                            "the page no longer contains the matched passages")
+                            notes.coded("check_passages_gone", gettext_noop(
+                                "the page no longer contains the matched passages")))
     version = crawler.pages.version(match.version_id)
     same = version is not None and text_sha256(version.text or "") == digest
     return record_check(match, CheckOutcome.PRESENT if same else CheckOutcome.CHANGED,
@@ -129,18 +133,30 @@ def record_check(match: Match, outcome: str, http_status: int | None, digest: st
         if change:
             Match.objects.filter(pk=locked.pk).update(still_matching=change == "reopened",
                                                       last_seen=timezone.now())
-            status = f"HTTP {http_status}" if http_status else "no answer"
             AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=None, holder=locked.work.holder,
                               target=locked, subject=f"{locked.url} ({locked.work})",
-                              old_state=old, new_state=new,
-                              reason=f"takedown check #{check.pk} at {check.checked_at:%Y-%m-%d %H:%M} "
-                                     f"UTC: {outcome}, {status}, text SHA-256 {digest[:12] or '-'}"
-                                     f"{'; ' + note if note else ''}")
+                              old_state=old, new_state=new, reason=_check_reason(check))
             transaction.on_commit(lambda: takedown_changed.send(
                 sender=TakedownCheck, match=Match.objects.get(pk=locked.pk), check=check,
                 change=change))
     match.refresh_from_db()
     return check
+
+
+def _check_reason(check: TakedownCheck) -> str:
+    """The audit reason (a coded note, ``tracker.core.notes``) of ``check`` changing its match:
+    the check's id, time (UTC), outcome, HTTP status, text digest and its own note."""
+    status = (f"HTTP {check.http_status}" if check.http_status
+              else notes.coded("no_answer", gettext_noop("no answer")))
+    params = {"check": check.pk, "time": f"{check.checked_at:%Y-%m-%d %H:%M}",
+              "outcome": check.outcome, "status": status, "digest": check.text_sha256[:12] or "-"}
+    if check.note:
+        return notes.coded("takedown_check_note", gettext_noop(
+            "takedown check #%(check)s at %(time)s UTC: %(outcome)s, %(status)s, text SHA-256 "
+            "%(digest)s; %(note)s"), note=check.note, **params)
+    return notes.coded("takedown_check", gettext_noop(
+        "takedown check #%(check)s at %(time)s UTC: %(outcome)s, %(status)s, text SHA-256 "
+        "%(digest)s"), **params)
 
 
 def record_gone(scan_id: int, url: str, http_status: int | None) -> int:
@@ -151,8 +167,9 @@ def record_gone(scan_id: int, url: str, http_status: int | None) -> int:
     matches = list(Match.objects.filter(domain=host_of(url), url=url, still_matching=True))
     scan = ScanRun.objects.filter(pk=scan_id).first()
     for match in matches:
-        record_check(match, CheckOutcome.REMOVED, http_status, "", f"HTTP {http_status} in a scan",
-                     scan=scan)
+        record_check(match, CheckOutcome.REMOVED, http_status, "", notes.coded(
+            "check_gone_in_scan", gettext_noop("HTTP %(status)s in a scan"), status=http_status),
+            scan=scan)
     return len(matches)
 
 
@@ -165,5 +182,6 @@ def record_back(page_id: str, scan_id: int, http_status: int | None, digest: str
     scan = ScanRun.objects.filter(pk=scan_id).first() if removed else None
     for match in removed:
         record_check(match, CheckOutcome.PRESENT, http_status, digest,
-                     "the same text is back (found in a scan)", scan=scan)
+                     notes.coded("check_back", gettext_noop(
+                         "the same text is back (found in a scan)")), scan=scan)
     return len(removed)

@@ -1,7 +1,8 @@
-"""Celery tasks of the crawler: start_scan and crawl_url on settings.QUEUE_CRAWL, match_page on
-settings.QUEUE_MATCH (settings.CELERY_TASK_ROUTES).
+"""Celery tasks of the crawler: start_scan and crawl_url on settings.QUEUE_CRAWL, render_url on
+settings.QUEUE_RENDER, match_page on settings.QUEUE_MATCH (settings.CELERY_TASK_ROUTES).
 
-One crawl_url task per admitted URL. A URL that must wait (politeness slot, retry backoff) is
+One crawl_url task per admitted URL; render_url instead for the URLs of a site that needs a
+browser (the same work, on the workers that have Chromium). A URL that must wait (politeness slot, retry backoff) is
 sent again with a countdown instead of sleeping in the worker. Each finished URL enqueues the
 URLs it admitted and, for a new or changed page, one match_page task; the task that brings the
 scan's pending count to zero closes the scan run. MongoDB or Redis being unreachable makes a
@@ -40,9 +41,12 @@ def _rules(scan_id: int) -> SiteRules:
 
 
 def enqueue_url(scan_id: int, token: str, url: str, depth: int = 0, attempt: int = 0,
-                reserved: bool = False, countdown: float | None = None) -> None:
-    """Send one crawl_url task of run ``token`` to the workers, after ``countdown`` seconds."""
-    crawl_url.apply_async((scan_id, url, depth, attempt, reserved, token), countdown=countdown)
+                reserved: bool = False, countdown: float | None = None,
+                browser: bool = False) -> None:
+    """Send one crawl task of run ``token`` to the workers, after ``countdown`` seconds:
+    render_url when the site needs a ``browser``, else crawl_url."""
+    task = render_url if browser else crawl_url
+    task.apply_async((scan_id, url, depth, attempt, reserved, token), countdown=countdown)
 
 
 def launch(site: TargetSite, *, max_pages: int | None = None, trigger: str = "command") -> ScanRun:
@@ -53,7 +57,7 @@ def launch(site: TargetSite, *, max_pages: int | None = None, trigger: str = "co
     """
     scan, urls, token = scans.start(site, max_pages=max_pages, trigger=trigger)
     for url in urls:
-        enqueue_url(scan.pk, token, url)
+        enqueue_url(scan.pk, token, url, browser=site.needs_browser)
     return scan
 
 
@@ -79,27 +83,43 @@ def crawl_url(self, scan_id: int, url: str, depth: int = 0, attempt: int = 0,
     Returns the outcome value, 'deferred' when the URL was sent again with a countdown, or
     'stale' when ``token`` is not the scan's open run (the task is dropped uncounted).
     """
+    return _crawl(self, scan_id, url, depth, attempt, reserved, token)
+
+
+@shared_task(bind=True, name="crawler.render_url", max_retries=settings.CRAWL_STORAGE_RETRIES)
+def render_url(self, scan_id: int, url: str, depth: int = 0, attempt: int = 0,
+               reserved: bool = False, token: str = "") -> str:
+    """crawl_url for a site that needs a browser (its HTML pages are rendered in Chromium,
+    crawler.render), on settings.QUEUE_RENDER. Returns what crawl_url returns."""
+    return _crawl(self, scan_id, url, depth, attempt, reserved, token)
+
+
+def _crawl(task, scan_id: int, url: str, depth: int, attempt: int, reserved: bool, token: str) -> str:
+    """The body of crawl_url and render_url (``task``: the bound Celery task, for retries)."""
     crawler = scans.get_crawler()
     if not crawler.frontier(scan_id).accepts(token):
         log.info("dropping %s: scan %s is not open for this run", url, scan_id)
         return "stale"
     try:
-        result = crawler.step(scan_id, _rules(scan_id), UrlTask(url, depth, attempt, reserved))
+        rules = _rules(scan_id)
+        result = crawler.step(scan_id, rules, UrlTask(url, depth, attempt, reserved))
         if result.outcome is None:
             nxt = result.next_task
             enqueue_url(scan_id, token, nxt.url, nxt.depth, nxt.attempt, nxt.reserved,
-                        countdown=result.defer)
+                        countdown=result.defer, browser=rules.needs_browser)
             return "deferred"
         for child in result.admitted:
-            enqueue_url(scan_id, token, child, depth + 1)
+            enqueue_url(scan_id, token, child, depth + 1, browser=rules.needs_browser)
+        for part in result.parts:  # the next part of a chapter page: same depth
+            enqueue_url(scan_id, token, part, depth, browser=rules.needs_browser)
         takedown.record_gone(scan_id, url, result.status)  # a matched page gone: 404/410
         to_match = _to_match(crawler, scan_id, result)
         if to_match:
             crawler.frontier(scan_id).add_pending()
             match_page.apply_async((scan_id, *to_match, token))
     except storage_errors() as exc:
-        if self.request.retries < settings.CRAWL_STORAGE_RETRIES:
-            raise self.retry(exc=exc, countdown=_retry_delay(self.request.retries)) from exc
+        if task.request.retries < settings.CRAWL_STORAGE_RETRIES:
+            raise task.retry(exc=exc, countdown=_retry_delay(task.request.retries)) from exc
         log.error("giving up %s of scan %s: storage unreachable: %s", url, scan_id, exc)
         crawler.frontier(scan_id).count_outcome(Outcome.CONNECTION_ERROR.value)
         _done(scan_id, self.request.id)
@@ -144,10 +164,13 @@ def match_page(self, scan_id: int, page_id: str, version_id: str, token: str = "
             report = matching.MatchReport(0, 0, 0, 0)
         else:
             engine = get_engine()
-            report = matching.match_version(engine, page, version,
-                                            ScanRun.objects.filter(pk=scan_id).first())
+            found = engine.match_with_keys(version.text)
+            report = matching.record_matches(page, version,
+                                             ScanRun.objects.filter(pk=scan_id).first(),
+                                             found.matches)
             # kept for the stored-page search of later works (crawler.rematch)
-            crawler.pages.mark_matched(page_id, version_id, pagekeys.compute(engine, version.text))
+            crawler.pages.mark_matched(page_id, version_id,
+                                       pagekeys.pack(found.keys, engine.config))
     except storage_errors() as exc:
         if self.request.retries < settings.CRAWL_STORAGE_RETRIES:
             raise self.retry(exc=exc, countdown=_retry_delay(self.request.retries)) from exc
@@ -187,6 +210,23 @@ def sweep_stuck() -> dict:
 
     return {"scans_failed": scans.sweep_stuck(), "works_requeued": services.requeue_pending(),
             "imports_failed": import_jobs.fail_stale()}
+
+
+@shared_task(bind=True, name="crawler.discover_sites", max_retries=settings.CRAWL_STORAGE_RETRIES)
+def discover_sites(self) -> dict:
+    """One discovery pass (crawler.discovery.discover): candidate sites counted from the links
+    of matched pages, the new ones sampled. Returns {"sampled": [domains], "proposed": [the
+    sampled domains now proposed]}. Retries with backoff while MongoDB or Redis is down."""
+    from crawler import discovery
+    from crawler.models import CandidateStatus
+    from tracker.core.engine import get_engine
+
+    try:
+        sampled = discovery.discover(scans.get_crawler(), get_engine())
+    except storage_errors() as exc:
+        raise self.retry(exc=exc, countdown=_retry_delay(self.request.retries)) from exc
+    return {"sampled": [c.domain for c in sampled],
+            "proposed": [c.domain for c in sampled if c.status == CandidateStatus.PROPOSED]}
 
 
 @shared_task(bind=True, name="crawler.rematch_pending", max_retries=settings.CRAWL_STORAGE_RETRIES)

@@ -12,6 +12,7 @@ from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.contrib.admin.utils import unquote
+from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count
 from django.http import (
@@ -25,6 +26,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -39,6 +41,7 @@ from dashboard.filters import (
     FirstSeenRangeFilter,
     ScanFilter,
     ScoreFilter,
+    WorkFilter,
 )
 from dashboard.models import (
     NOTICE_TRANSITIONS,
@@ -84,8 +87,18 @@ class ReasonForm:
         self.resend = data.get("resend") == "1"
 
 
+class ChapterGroupedChangeList(ChangeList):
+    """The match list with the parts of one chapter split over several pages (same work) on one
+    row (``Match.objects.chapter_heads``); with ``?part_of=URL`` in the query, every part."""
+
+    def get_queryset(self, request, exclude_parameters=None):
+        queryset = super().get_queryset(request, exclude_parameters)
+        return queryset if "part_of" in request.GET else queryset.chapter_heads()
+
+
 class MatchAdmin(HolderScopedAdmin):
-    """The match list (filters, search, sort, bulk review, exports) and the evidence view."""
+    """The match list (filters, search, sort, bulk review, exports) and the evidence view.
+    The parts of one chapter page are one row; bulk actions and exports take all its parts."""
 
     holder_path = "work__holder"
     list_display = ["evidence_link", "page", "work_link", "holder_name", "score_pct",
@@ -94,7 +107,7 @@ class MatchAdmin(HolderScopedAdmin):
     list_filter = ["review_status", FirstSeenRangeFilter, ScoreFilter, DomainFilter,
                    "still_matching",
                    ("work__holder", admin.RelatedOnlyFieldListFilter),
-                   ("work", admin.RelatedOnlyFieldListFilter), ScanFilter]
+                   WorkFilter, ScanFilter]
     search_fields = ["url", "title", "work__title", "work__reference"]
     sortable_by = ["evidence_link", "score_pct", "first_seen_at", "last_seen_at",
                    "status_badge", "work_link", "holder_name"]
@@ -106,6 +119,9 @@ class MatchAdmin(HolderScopedAdmin):
         # Columns, actions, exports and the evidence view all read the work and its holder.
         return super().get_queryset(request).select_related("work", "work__holder")
 
+    def get_changelist(self, request, **kwargs):
+        return ChapterGroupedChangeList
+
     # -- list columns -----------------------------------------------------------------------
     @admin.display(description=gettext_lazy("match"), ordering="pk")
     def evidence_link(self, obj):
@@ -113,9 +129,15 @@ class MatchAdmin(HolderScopedAdmin):
 
     @admin.display(description=gettext_lazy("page"))
     def page(self, obj):
-        return format_html('<a class="dash-url" href="{}" target="_blank" rel="noopener '
+        cell = format_html('<a class="dash-url" href="{}" target="_blank" rel="noopener '
                            'noreferrer">{}</a><br><span class="dash-muted">{}</span>',
                            web_href(obj.url), obj.title or obj.url, obj.url if obj.title else "")
+        count = getattr(obj, "part_count", 1)  # the row of a chapter split over pages
+        if count < 2:
+            return cell
+        query = urlencode({"part_of": obj.part_of, "work__id__exact": obj.work_id})
+        return format_html('{}<br><a class="dash-parts" href="?{}">{}</a>', cell, query,
+                           _("%(n)d pages of one chapter") % {"n": count})
 
     @admin.display(description=gettext_lazy("work"), ordering="work__title")
     def work_link(self, obj):
@@ -234,7 +256,7 @@ class MatchAdmin(HolderScopedAdmin):
             changelist = self.get_changelist_instance(request)
         except IncorrectLookupParameters:
             return HttpResponseBadRequest(_("These filters are not valid."))
-        queryset = changelist.get_queryset(request)
+        queryset = changelist.get_queryset(request).with_parts()
         stamp = timezone.localtime().strftime("%Y%m%d-%H%M")
         if fmt == "csv":
             response = StreamingHttpResponse(exports.csv_chunks(queryset.iterator()),
@@ -264,6 +286,7 @@ class MatchAdmin(HolderScopedAdmin):
         return TemplateResponse(request, "dashboard/action_reason.html", context)
 
     def _bulk_review(self, request, queryset, decision: str, heading: str):
+        queryset = queryset.with_parts()  # a chapter's row stands for all its pages
         form = ReasonForm(request.POST)
         if "apply" not in request.POST or not form.reason:
             if "apply" in request.POST:
@@ -293,6 +316,7 @@ class MatchAdmin(HolderScopedAdmin):
 
     @admin.action(description=gettext_lazy("Draft takedown notices"))
     def draft_notice(self, request, queryset):
+        queryset = queryset.with_parts()
         if "apply" not in request.POST:
             return self._reason_page(request, queryset, "draft_notice",
                                      _("Draft takedown notices"), notice=True)
@@ -427,10 +451,11 @@ class AuditEventAdmin(RecordAdminMixin, HolderScopedAdmin):
     deletable = False
 
     list_display = ["sequence", "at", "kind", "username", "subject_link", "from_state",
-                    "to_state", "reason"]
+                    "to_state", "reason_words"]
     list_filter = ["kind", AuditStateFilter]
-    exclude = ["old_state", "new_state"]  # the change page names them in words instead
-    readonly_fields = ["from_state", "to_state"]
+    # the change page names the states and coded reasons in words instead
+    exclude = ["old_state", "new_state", "reason"]
+    readonly_fields = ["from_state", "to_state", "reason_words"]
 
     def get_changelist(self, request, **kwargs):
         return audit_links.AuditChangeList
@@ -447,6 +472,10 @@ class AuditEventAdmin(RecordAdminMixin, HolderScopedAdmin):
     @admin.display(description=gettext_lazy("to"), ordering="new_state")
     def to_state(self, obj):
         return obj.new_label
+
+    @admin.display(description=gettext_lazy("reason"), ordering="reason")
+    def reason_words(self, obj):
+        return obj.reason_label
     search_fields = ["subject", "username", "reason"]
     list_display_links = None
 

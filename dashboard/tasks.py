@@ -10,11 +10,13 @@ from celery.utils.log import get_task_logger
 from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from crawler import takedown
 from crawler.models import CheckOutcome
 from dashboard.actions import do_advance_notice
 from dashboard.models import NoticeStatus, TakedownNotice
+from tracker.core import notes
 
 log = get_task_logger(__name__)
 
@@ -44,10 +46,11 @@ def verify_takedowns() -> dict:
             continue
         cited = [checks[m.pk] for m in notice.matches.all()]
         if cited and all(c.outcome == CheckOutcome.REMOVED for c in cited):
-            evidence = "; ".join(f"{c.match.url}: {c.note} (check #{c.pk}, "
+            evidence = "; ".join(f"{c.match.url}: {notes.in_english(c.note)} (check #{c.pk}, "
                                  f"{c.checked_at:%Y-%m-%d %H:%M} UTC)" for c in cited)
-            do_advance_notice(notice, NoticeStatus.REMOVED, None,
-                              note=f"verified removed: {evidence}"[:2000])
+            do_advance_notice(notice, NoticeStatus.REMOVED, None, note=notes.coded(
+                "verified_removed", gettext_noop("verified removed: %(evidence)s"),
+                evidence=evidence[:1800]))
             moved.append(notice.pk)
     log.info("takedown checks: %d matches, notices removed: %s", len(checks), moved)
     return {"checked": len(checks), "notices_removed": moved}

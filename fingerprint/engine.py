@@ -86,6 +86,17 @@ class Match:
         return asdict(self)
 
 
+@dataclass
+class PageMatches:
+    """What ``Engine.match_with_keys`` found in a page: ``matches`` (list[Match], best score
+    first, as ``Engine.match`` returns them) and ``keys``, the page's query keys
+    (``Engine.query_keys`` of its letters, as a uint64 array of shape (n,), duplicates
+    possible), so that a caller keeping them does not fingerprint the text again."""
+
+    matches: list[Match]
+    keys: np.ndarray
+
+
 @dataclass(frozen=True)
 class _Prepared:
     seeds: SeedIndex
@@ -130,28 +141,37 @@ def _numbers(letters: Letters) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     return starts, ends, digits, np.searchsorted(starts, digits, side="right") - 1
 
 
-def _compare_numbers(numbers: tuple[np.ndarray, ...], mask: np.ndarray,
-                     passages: list[tuple[int, int, int, int]]) -> tuple[int, int]:
-    """(numbers equal in the work, numbers that differ) among the page's numbers that lie
-    wholly inside a passage, next to a matched letter (in the middle of copied or templated
-    text); a number is equal when all its digit letters are matched.
-    Clears, in ``mask`` (modified in place), the digit letters of every page number that is
-    not wholly matched: a number counts as shared text only when it is the same number."""
+def _compare_numbers(numbers: tuple[np.ndarray, ...], masks: np.ndarray,
+                     passages: list[list[tuple[int, int, int, int]]]
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """(numbers equal in the work, numbers that differ), two int arrays of shape (n_works,),
+    among the page's numbers that lie wholly inside one of a work's ``passages`` (one list per
+    work), next to a matched letter (in the middle of copied or templated text); a number is
+    equal when all its digit letters are matched.
+    ``masks``: bool (n_works, n_page_letters), each work's matched page letters; cleared in
+    place at the digit letters of every page number that is not wholly matched: a number counts
+    as shared text only when it is the same number. All works are compared at once (a
+    templated page has ten candidates or more)."""
     starts, ends, digits, owners = numbers
+    zero = np.zeros(len(masks), dtype=np.int64)
     if len(starts) == 0:
-        return 0, 0
-    done = np.concatenate(([0], np.cumsum(mask)))
-    equal = (done[ends] - done[starts]) == (ends - starts)
-    mask[digits[~equal[owners]]] = False
-    inside = np.zeros(len(starts), dtype=bool)
-    for a, b, _, _ in passages:
-        inside |= (starts > a) & (ends < b)
-    if not inside.any():
-        return 0, 0
-    starts, ends, equal = starts[inside], ends[inside], equal[inside]
-    flanked = mask[starts - 1] | mask[ends]
-    same = int(np.count_nonzero(equal & flanked))
-    return same, int(np.count_nonzero(flanked)) - same
+        return zero, zero
+    # a number's letters are all digit letters, consecutive in ``digits``
+    sizes = ends - starts
+    first = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    equal = np.add.reduceat(masks[:, digits], first, axis=1, dtype=np.int64) == sizes
+    masks[:, digits] &= equal[:, owners]
+    spans = [(w, a, b) for w, kept in enumerate(passages) for a, b, _, _ in kept]
+    if not spans:
+        return zero, zero
+    work, a, b = np.array(spans, dtype=np.int64).T
+    inside = np.zeros(equal.shape, dtype=bool)
+    np.logical_or.at(inside, work, (starts > a[:, None]) & (ends < b[:, None]))
+    # a number inside a passage has a letter before it and one after it
+    last = masks.shape[1] - 1
+    flanked = inside & (masks[:, np.maximum(starts - 1, 0)] | masks[:, np.minimum(ends, last)])
+    same = np.count_nonzero(equal & flanked, axis=1)
+    return same, np.count_nonzero(flanked, axis=1) - same
 
 
 class Engine:
@@ -219,11 +239,15 @@ class Engine:
         """Keys a page looks up (duplicates possible): exact and probed window keys, and k-gram
         keys, both selected ``query_sparsity`` times sparser than in works on pages of at least
         ``dense_page_letters`` letters, as densely as in works on shorter ones."""
+        return self._query_key_array(letters).tolist()
+
+    def _query_key_array(self, letters: Letters) -> np.ndarray:
+        """``query_keys`` as a uint64 array of shape (n,)."""
         c = self.config
         sparsity = c.query_sparsity if len(letters) >= c.dense_page_letters else 1
         hashes, starts, short = self._layout(letters, sparsity, c.short_radius * sparsity)
         keys = self.quantizer.probe_keys(letters.codes, starts, c.probe, hashes)
-        return keys.tolist() + short.tolist()
+        return np.concatenate((keys.astype(np.uint64), short))
 
     # -- works ----------------------------------------------------------------------------
 
@@ -369,11 +393,10 @@ class Engine:
         work id (so every index backend, whatever its key order, gives the same list)."""
         return self._rank(self.index.lookup(self.query_keys(letters)))
 
-    def _lookup(self, letters: Letters
+    def _lookup(self, keys: list[int]
                 ) -> tuple[dict[int, list[tuple[str, int]]], dict[str, str] | None]:
-        """(postings of the page's query keys, {work_id: index revision} or None when the
+        """(postings of a page's query ``keys``, {work_id: index revision} or None when the
         index does not report revisions, i.e. has no ``lookup_revisions``)."""
-        keys = self.query_keys(letters)
         lookup_revisions = getattr(self.index, "lookup_revisions", None)
         if lookup_revisions is None:
             return self.index.lookup(keys), None
@@ -394,11 +417,18 @@ class Engine:
         Every candidate is aligned first; then each page letter gets a weight of 1 / (number
         of candidates whose passages cover it), so that template text shared by many
         registered works counts little for each of them (see ``_judge``)."""
+        return self.match_with_keys(text).matches
+
+    def match_with_keys(self, text: str) -> PageMatches:
+        """``match(text)`` together with the page's query keys (PageMatches), computed once for
+        both; the keys are returned for a text under ``min_text_letters`` letters too (it is
+        not looked up). Raises as ``match``."""
         letters = self.letters(text)
+        keys = self._query_key_array(letters)
         c = self.config
         if len(letters) < c.min_text_letters:
-            return []
-        hits, index_revisions = self._lookup(letters)
+            return PageMatches([], keys)
+        hits, index_revisions = self._lookup(keys.tolist())
         work_ids = [w for w, _ in self._rank(hits)]
         if index_revisions is not None:
             revisions = {w: ("index", index_revisions[w]) for w in work_ids}
@@ -412,7 +442,8 @@ class Engine:
             found = self._align(letters, work_id, revisions.get(work_id), grams)
             if found is not None:
                 aligned.append((work_id, *found))
-        return self._judge(letters, exact_codes(letters, text) if aligned else None, aligned)
+        return PageMatches(
+            self._judge(letters, exact_codes(letters, text) if aligned else None, aligned), keys)
 
     def verify(self, letters: Letters, work_id: str) -> Match | None:
         """Align a page's letters with one stored work, alone (no other work discounts its
@@ -489,10 +520,10 @@ class Engine:
         c = self.config
         numbers = _numbers(letters)
         page = letters.codes if exact is None else exact
-        masks = [self._matched_mask(page, prep, aln, exact is not None)
-                 for _, prep, aln in aligned]
-        compared = [_compare_numbers(numbers, m, aln.passages)
-                    for m, (_, _, aln) in zip(masks, aligned, strict=True)]
+        masks = np.array([self._matched_mask(page, prep, aln, exact is not None)
+                          for _, prep, aln in aligned])
+        same_numbers, other_numbers = _compare_numbers(numbers, masks,
+                                                       [aln.passages for _, _, aln in aligned])
         counts = [int(np.count_nonzero(m)) for m in masks]
         weight = 1.0 / np.maximum(np.sum(masks, axis=0), 1)
         out = []
@@ -500,7 +531,7 @@ class Engine:
         n = len(letters)
         for i, (work_id, prep, aln) in enumerate(aligned):
             mask = masks[i]
-            same, other = compared[i]
+            same, other = int(same_numbers[i]), int(other_numbers[i])
             if other > c.max_number_mismatch * (same + other):
                 continue
             if any(counts[j] > counts[i]

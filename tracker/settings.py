@@ -71,6 +71,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "tracker.core.timezones.UserTimeZoneMiddleware",  # the user's own time zone (UserSettings)
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes requires
@@ -202,12 +203,17 @@ CELERY_TIMEZONE = TIME_ZONE
 # queue (docker-compose.yml), `make run` and the tests one worker on WORKER_QUEUES.
 QUEUE_DEFAULT, QUEUE_INGEST, QUEUE_CRAWL, QUEUE_MATCH = "default", "ingest", "crawl", "match"
 WORKER_QUEUES = [QUEUE_DEFAULT, QUEUE_INGEST, QUEUE_CRAWL, QUEUE_MATCH]
+# Issue 14, rendering: pages of target sites that need a browser are crawled on "render", by
+# workers with Chromium and a small pool (each process runs one browser of a few hundred MB).
+QUEUE_RENDER = "render"
+WORKER_QUEUES.append(QUEUE_RENDER)
 CELERY_TASK_DEFAULT_QUEUE = QUEUE_DEFAULT
 CELERY_TASK_ROUTES = {
     "tracker.core.tasks.*": {"queue": QUEUE_INGEST},
     "crawler.start_scan": {"queue": QUEUE_CRAWL},
     "crawler.crawl_url": {"queue": QUEUE_CRAWL},
     "crawler.match_page": {"queue": QUEUE_MATCH},
+    "crawler.render_url": {"queue": QUEUE_RENDER},
     "dashboard.verify_takedowns": {"queue": QUEUE_CRAWL},
     "crawler.rematch_pending": {"queue": QUEUE_MATCH},
 }
@@ -321,6 +327,18 @@ CELERY_BEAT_SCHEDULE = {
     "verify-takedowns": {"task": "dashboard.verify_takedowns",
                          "schedule": TAKEDOWN_CHECK_INTERVAL_SECONDS},
 }
+# Issue 14, discovery of candidate sites (crawler.discovery; task crawler.discover_sites on the
+# crawl queue, every DISCOVERY_INTERVAL_SECONDS): a domain that matched pages, or pages of sites
+# with confirmed matches, link to DISCOVERY_MIN_LINKS times or more becomes a candidate; each pass
+# samples at most DISCOVERY_MAX_SAMPLED new candidates, DISCOVERY_SAMPLE_PAGES pages each
+# (robots.txt, politeness delay and SSRF guard as in a scan), and matches them with the works.
+DISCOVERY_INTERVAL_SECONDS = env.float("TRACKER_DISCOVERY_INTERVAL", default=24 * 3600.0)
+DISCOVERY_MIN_LINKS = env.int("TRACKER_DISCOVERY_MIN_LINKS", default=1)
+DISCOVERY_MAX_SAMPLED = env.int("TRACKER_DISCOVERY_MAX_SAMPLED", default=20)
+DISCOVERY_SAMPLE_PAGES = env.int("TRACKER_DISCOVERY_SAMPLE_PAGES", default=3)
+CELERY_BEAT_SCHEDULE["discover-sites"] = {"task": "crawler.discover_sites",
+                                          "schedule": DISCOVERY_INTERVAL_SECONDS}
+CELERY_TASK_ROUTES["crawler.discover_sites"] = {"queue": QUEUE_CRAWL}
 # A new target site is scanned daily at this hour (0-23) of TIME_ZONE: the sites' quiet hours.
 SCAN_DEFAULT_HOUR = env.int("TRACKER_SCAN_HOUR", default=3)
 # Seconds `make run` and the tests wait for a Celery worker to answer a ping (about 3 s idle).

@@ -4,6 +4,7 @@ and a health check."""
 from django.contrib import admin
 from django.urls import include, path
 
+from dashboard.user_settings import user_settings_view
 from tracker.core import views
 
 urlpatterns = [
@@ -11,5 +12,6 @@ urlpatterns = [
     path("api/v1/", include("dashboard.api.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("alerts/", include("dashboard.alerts.urls")),
+    path("settings/", admin.site.admin_view(user_settings_view), name="user_settings"),
     path("", admin.site.urls),
 ]

@@ -12,6 +12,8 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from tracker.core.timezones import zone_of
+
 UNSUBSCRIBE_SALT = "alerts.unsubscribe"
 CHANNELS = ("email", "digest")  # what an unsubscribe link turns off
 
@@ -49,6 +51,11 @@ def unsubscribe_url(user_id: int, channel: str) -> str:
     return absolute(reverse("alerts_unsubscribe", args=[unsubscribe_token(user_id, channel)]))
 
 
+def _when(moment) -> str:
+    """``moment`` in the active time zone with its UTC offset, "2026-11-25 09:30 +0800"."""
+    return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M %z")
+
+
 def _match_lines(match) -> list[str]:
     return [
         _("Work: %(work)s") % {"work": match.work.title},
@@ -57,8 +64,7 @@ def _match_lines(match) -> list[str]:
         _("Domain: %(domain)s") % {"domain": match.domain},
         _("Score: %(score)d%%") % {"score": round(match.score * 100)},
         *([_("Chapters: %(section)s") % {"section": match.section}] if match.section else []),
-        _("First seen: %(time)s") % {"time": timezone.localtime(match.first_seen)
-                                     .strftime("%Y-%m-%d %H:%M %Z")},
+        _("First seen: %(time)s") % {"time": _when(match.first_seen)},
         _("Evidence: %(url)s") % {"url": evidence_url(match)},
     ]
 
@@ -82,17 +88,17 @@ def _check_lines(check) -> list[str]:
         return []
     status = str(check.http_status) if check.http_status else "-"
     return [_("Checked: %(time)s, HTTP status %(status)s") % {
-        "time": timezone.localtime(check.checked_at).strftime("%Y-%m-%d %H:%M %Z"),
+        "time": _when(check.checked_at),
         "status": status}]
 
 
 def delivery_mail(delivery, language: str) -> EmailMessage:
     """The alert mail of ``delivery`` (kind immediate, removed or reopened) to its user in
-    ``language``, with an unsubscribe link in the text and a List-Unsubscribe header
-    (RFC 2369)."""
+    ``language`` and the user's time zone, with an unsubscribe link in the text and a
+    List-Unsubscribe header (RFC 2369)."""
     user = delivery.user
     link = unsubscribe_url(user.pk, "email")
-    with translation.override(language):
+    with translation.override(language), timezone.override(zone_of(user)):
         subject, first = _headline(delivery)
         body = "\n".join([first, "", *_match_lines(delivery.match),
                           *_check_lines(delivery.takedown_check), "",

@@ -13,6 +13,7 @@ from crawler.models import Match, ReviewStatus, ScanRun, ScanStatus, TargetSite
 from dashboard.alerts.models import AlertPreference, WebhookEndpoint
 from dashboard.alerts.validators import check_webhook_url
 from dashboard.models import NoticeLanguage, NoticeStatus, TakedownNotice
+from tracker.core import notes
 from tracker.core.connections import storage_errors
 from tracker.core.errors import StorageUnavailable
 from tracker.core.models import AuditEvent, Work, WorkKind, WorkLanguage
@@ -23,6 +24,8 @@ class WorkSerializer(serializers.ModelSerializer):
 
     holder = serializers.IntegerField(source="holder_id", read_only=True,
                                       help_text="Id of the owning rights holder.")
+    error = serializers.CharField(source="error_words", read_only=True, help_text=(
+        "Why ingestion waits or failed, in words of the request's language; empty otherwise."))
     chapters = serializers.SerializerMethodField(help_text="Number of chapters found in the "
                                                            "text.")
 
@@ -39,7 +42,6 @@ class WorkSerializer(serializers.ModelSerializer):
             "sha256": {"help_text": "Hex SHA-256 of the registered text (UTF-8)."},
             "status": {"help_text": "Ingestion: pending (queued), waiting (storage "
                                     "unreachable, retrying), indexed (searchable), failed."},
-            "error": {"help_text": "Why ingestion waits or failed; empty otherwise."},
             "windows": {"help_text": "Fingerprint windows indexed (0 until indexed)."},
             "indexed_at": {"help_text": "When the text was indexed (ISO 8601), null before."},
             "created_at": {"help_text": "When the work was registered (ISO 8601)."},
@@ -145,7 +147,7 @@ class MatchSerializer(serializers.ModelSerializer):
         model = Match
         fields = ["id", "work", "work_reference", "url", "domain", "title", "score",
                   "containment_page", "containment_work", "chapters", "first_seen",
-                  "last_seen", "still_matching", "review_status"]
+                  "last_seen", "still_matching", "review_status", "part_of"]
         read_only_fields = fields
         extra_kwargs = {
             "id": {"help_text": "Id of the match."},
@@ -164,6 +166,10 @@ class MatchSerializer(serializers.ModelSerializer):
             "still_matching": {"help_text": "False once a later version of the page no longer "
                                             "matches."},
             "review_status": {"help_text": "new, confirmed, false_positive or licensed."},
+            "part_of": {"help_text": "For one part of a chapter split over several pages "
+                                     "(下一页, _2.html): the canonical URL of the chapter's "
+                                     "first part; else empty. Filter matches by it to get "
+                                     "every part."},
         }
 
 
@@ -323,6 +329,20 @@ class ScanSerializer(serializers.ModelSerializer):
     frontier in Redis (``crawler.scans.live_figures``; the row gets them when it finishes).
     Raises StorageUnavailable (503) when Redis does not answer for a running scan."""
 
+    note = serializers.CharField(source="note_words", read_only=True, help_text=(
+        "Why it ended, in words of the request's language (Accept-Language)."))
+    note_code = serializers.SerializerMethodField(help_text=(
+        "Stable code of the note (scan_cancelled, scan_skipped, no_start_url, scan_abandoned, "
+        "scan_never_started, scan_stuck), \"\" for none or for a note kept as plain text."))
+    note_params = serializers.SerializerMethodField(help_text=(
+        "The note's parameters ({name: value}, e.g. {\"user\": \"alice\"}), {} for none."))
+
+    def get_note_code(self, instance) -> str:
+        return notes.code_of(instance.note)
+
+    def get_note_params(self, instance) -> dict:
+        return notes.params_of(instance.note)
+
     def to_representation(self, instance):
         data = super().to_representation(instance)
         if instance.status == ScanStatus.RUNNING:
@@ -336,7 +356,8 @@ class ScanSerializer(serializers.ModelSerializer):
         model = ScanRun
         fields = ["id", "site", "status", "trigger", "started_at", "finished_at", "max_pages",
                   "urls_seen", "pages_fetched", "pages_new", "pages_changed", "pages_unchanged",
-                  "errors", "matches_found", "matches_new", "stage_seconds", "note"]
+                  "errors", "matches_found", "matches_new", "stage_seconds", "note",
+                  "note_code", "note_params"]
         read_only_fields = fields
         extra_kwargs = {
             "site": {"help_text": "Id of the target site."},
@@ -354,7 +375,6 @@ class ScanSerializer(serializers.ModelSerializer):
             "matches_found": {"help_text": "Matches found so far."},
             "matches_new": {"help_text": "Matches not seen before."},
             "stage_seconds": {"help_text": "Time per stage: {stage: seconds}."},
-            "note": {"help_text": "Why it ended, in words."},
         }
 
 

@@ -261,11 +261,13 @@ class MatchFilter(django_filters.FilterSet):
     work = django_filters.NumberFilter(field_name="work_id", help_text="Id of the work.")
     still_matching = django_filters.BooleanFilter(help_text="Whether the latest version of "
                                                             "the page still matches.")
+    part_of = django_filters.CharFilter(help_text="The parts of one chapter split over several "
+                                                  "pages: its first part's canonical URL.")
 
     class Meta:
         model = Match
         fields = ["status", "first_seen_after", "first_seen_before", "score_min", "score_max",
-                  "domain", "work", "still_matching"]
+                  "domain", "work", "still_matching", "part_of"]
 
 
 def _detail(match: Match) -> dict:

@@ -119,17 +119,31 @@ def _handler_class(site: TestSite):
 
 
 @pytest.fixture
-def site():
+def site_on():
+    """Factory ``site_on(host) -> TestSite``: a fresh TestSite served on the loopback address
+    ``host`` (e.g. "127.0.0.2", another "host" for the SSRF guard and for discovery) at a free
+    port for the duration of one test."""
+    servers = []
+
+    def start(host: str) -> TestSite:
+        s = TestSite()
+        server = ThreadingHTTPServer((host, 0), _handler_class(s))
+        server.daemon_threads = True
+        s.base = f"http://{host}:{server.server_address[1]}"
+        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+        servers.append(server)
+        return s
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def site(site_on):
     """A fresh TestSite served on 127.0.0.1 at a free port for the duration of one test."""
-    s = TestSite()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_class(s))
-    server.daemon_threads = True
-    s.base = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield s
-    server.shutdown()
-    server.server_close()
+    return site_on("127.0.0.1")
 
 
 @pytest.fixture(autouse=True)
@@ -180,6 +194,7 @@ def run_scan(crawler, scan_id, rules, start_urls, max_pages=50, max_depth=3, max
             continue
         results[task.url] = result
         queue.extend(UrlTask(u, task.depth + 1) for u in result.admitted)
+        queue.extend(UrlTask(u, task.depth) for u in result.parts)
         frontier.task_done()
     assert not queue, "scan did not finish within max_steps"
     return results

@@ -39,8 +39,9 @@ def test_staff_pages_and_scan_now(staff, platform_stores):
     staff.post("/crawler/targetsite/add/", {
         "name": "新站", "start_urls": "http://news.example.cn/\nhttp://news.example.cn/rss.xml\n",
         "allowed_domains": "", "path_patterns": "^/news/", "max_depth": 3, "max_pages": 100,
-        "delay_seconds": 2, "enabled": "on", "notes": "", **DAILY_AT_3})
+        "delay_seconds": 2, "enabled": "on", "needs_browser": "on", "notes": "", **DAILY_AT_3})
     new = TargetSite.objects.get(name="新站")
+    assert new.needs_browser and new.rules().needs_browser  # its pages go to the render queue
     assert new.start_urls == ["http://news.example.cn/", "http://news.example.cn/rss.xml"]
     assert new.allowed_domains == ["news.example.cn"] and new.periodic_task is not None
     staff.post("/crawler/scanrun/", {"action": "cancel", "_selected_action": [run.pk]})

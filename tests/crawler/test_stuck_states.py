@@ -16,7 +16,7 @@ from django.utils import timezone
 from crawler import actions, scans, tasks
 from crawler.models import ScanRun, TargetSite
 from tracker.core import actions as core_actions
-from tracker.core import services
+from tracker.core import notes, services
 from tracker.core.models import RightsHolder, Work, WorkStatus
 from tracker.text import Extracted
 
@@ -56,8 +56,8 @@ def test_stuck_scans_are_failed_with_the_reason_and_free_their_site(idle_worker,
 
     assert sorted(result["scans_failed"]) == sorted([died.pk, never.pk])
     died.refresh_from_db(), never.refresh_from_db(), fresh.refresh_from_db()
-    assert died.status == "failed" and "no task of the scan finished" in died.note
-    assert never.status == "failed" and "never reached a worker" in never.note
+    assert died.status == "failed" and "no task of the scan finished" in notes.in_english(died.note)
+    assert never.status == "failed" and "never reached a worker" in notes.in_english(never.note)
     assert fresh.status == "running"
     assert not ScanRun.objects.filter(status="running").exclude(pk=fresh.pk).exists()
     assert scans.start(site)[0].status == "running"  # the site's lock was released

@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from crawler import actions, takedown
 from crawler.models import CheckOutcome, Match, TakedownCheck
 from dashboard import tasks as dashboard_tasks
 from dashboard.actions import do_advance_notice, do_draft_notices
+from tracker.core import notes
 from tracker.core.engine import get_engine
 from tracker.core.models import AuditEvent, RightsHolder, Work
 
@@ -76,8 +77,12 @@ def test_takedown_removed_then_restored(idle_worker, site, platform_stores):
     dashboard_tasks.verify_takedowns.delay().get(timeout=120)
     match.refresh_from_db()
     assert not match.still_matching
-    assert TakedownCheck.objects.filter(match=match).first().note == (
-        "the page no longer contains the matched passages")
+    gone = TakedownCheck.objects.filter(match=match).first()
+    assert notes.in_english(gone.note) == "the page no longer contains the matched passages"
+    with translation.override("zh-hans"):  # read in the reader's language
+        assert notes.in_words(gone.note) == "网页已不再包含匹配的段落"
+        reason = AuditEvent.objects.about(match).order_by("-sequence").first().reason_label
+        assert reason.startswith(f"删除核查 #{gone.pk}，") and "网页已不再包含匹配的段落" in reason
 
     page[0] = site.html(COPY)
     dashboard_tasks.verify_takedowns.delay().get(timeout=120)
@@ -119,5 +124,8 @@ def test_a_change_is_signalled_after_commit(platform_stores, client):
     assert seen == [(match.pk, "removed", "removed", False), (match.pk, "changed", "reopened", True)]
     client.force_login(get_user_model().objects.create_superuser("root", "r@example.com", "x"))
     listing = client.get("/crawler/takedowncheck/", HTTP_ACCEPT_LANGUAGE="en")
-    assert listing.status_code == 200 and listing.content.decode().count("changed but still copying") == 2
+    html = listing.content.decode()
+    assert listing.status_code == 200
+    assert html.count('<td class="field-outcome">changed but still copying</td>') == 1  # the row
+    assert '<a href="?outcome__exact=changed">changed but still copying</a>' in html  # filter
     assert client.get("/crawler/rematchjob/").status_code == 200

@@ -10,8 +10,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from crawler import scans
+from crawler import pagekeys, scans
 from crawler.models import Match, ScanRun, TargetSite, WhitelistedDomain
+from tracker.core import notes
 from tracker.core.connections import get_redis
 from tracker.core.engine import get_engine
 from tracker.core.models import RightsHolder, Work
@@ -108,6 +109,10 @@ def test_scan_through_workers_records_pages_outcomes_and_matches(idle_worker, si
     assert "靈根育孕源流出" in version.text[p["page_start"]:p["page_end"]]
     work_start = opencc.OpenCC("s2t").convert(CHAPTER[p["work_start"] + 4:p["work_start"] + 10])
     assert work_start in version.text[p["page_start"]:p["page_end"]]
+    # the query keys kept for the stored-page search are those of the version's text
+    kept = {k.version_id: k.keys for chunk in scans.get_crawler().pages.iter_current_keys()
+            for k in chunk}
+    assert kept[match.version_id] == pagekeys.compute(get_engine(), version.text)
 
     listing = io.StringIO()
     call_command("matches", "--scan", str(summary["scan"]), "--format", "jsonl", stdout=listing)
@@ -149,7 +154,7 @@ def test_one_scan_of_a_site_at_a_time(platform_stores):
     first, urls, token = scans.start(site, trigger="command")
     assert first.status == "running" and urls and token
     second, none, no_token = scans.start(site, trigger="schedule")
-    assert second.status == "skipped" and none == [] == list(no_token) and f"#{first.pk}" in second.note
+    assert second.status == "skipped" and none == [] == list(no_token) and f"#{first.pk}" in second.note_words
     with pytest.raises(CommandError, match="still running"):
         call_command("scan", str(site.pk), stdout=io.StringIO())
     assert scans.finish(first.pk) and not scans.finish(first.pk)
@@ -160,7 +165,7 @@ def test_one_scan_of_a_site_at_a_time(platform_stores):
     fourth, _, _ = scans.start(site)
     assert fourth.status == "running"
     third.refresh_from_db()
-    assert third.status == "failed" and third.note.startswith("abandoned")
+    assert third.status == "failed" and notes.in_english(third.note).startswith("abandoned")
     scans.finish(fourth.pk)
 
 

@@ -234,6 +234,20 @@ def test_match_list_filters_and_detail_evidence(scenario, api):
     assert detail["chapter_shares"][0]["title"].startswith("第二回")
 
 
+def test_parts_of_a_chapter_page_are_named_and_filtered(scenario, api):
+    """A match that is part 2 of a chapter split over pages names its first part; filtering by
+    that URL gives every part the caller may see."""
+    first, second = scenario.matches[0], scenario.matches[1]
+    Match.objects.filter(pk=second.pk).update(part_of=first.url, work=first.work)
+    Match.objects.filter(pk=first.pk).update(part_of=first.url)
+    client = api(scenario.users.staff)
+    rows = client.get("matches/", params={"part_of": first.url}).json()["results"]
+    assert sorted(r["id"] for r in rows) == sorted([first.pk, second.pk])
+    assert {r["part_of"] for r in rows} == {first.url}
+    assert client.get("matches/", params={"part_of": "https://elsewhere.example/1.html"}
+                      ).json()["count"] == 0
+
+
 def test_review_goes_through_the_dashboards_action(scenario, api):
     """Confirm with a reason: the audit trail records who and why and the detail's history
     shows it; a missing reason is a 400 with a field message in the request's language."""

@@ -4,9 +4,11 @@ its visible text searched for English words outside a short allow-list (URLs, e-
 addresses, product and format names, the test data's own values)."""
 
 import re
+import zoneinfo
 from html.parser import HTMLParser
 
 from django.contrib import admin
+from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import NoReverseMatch, reverse
 
@@ -17,7 +19,7 @@ ALLOWED = {
     "Chen", "Guang", "XYJ", "pd", "demo", "staff", "holder", "a", "b", "IP", "SSRF", "UTC",
     "Bearer", "Token", "HMAC", "SMTP", "Django", "Celery", "Swagger", "Redoc", "APP",
     "Webhook", "markdown", "English", "Control", "Command", "Mac", "MB", "htm", "html",
-    "xhtml", "pdf", "text", "HH", "MM", "Asia",
+    "xhtml", "pdf", "text", "HH", "MM", "Asia", "Chromium", "JavaScript", "ZIP", "LDAP",
 }
 HEX = re.compile(r"[0-9a-f]*\d[0-9a-f]*")  # digests and their shortened forms
 URLISH = re.compile(r"(https?://\S+|\S+@\S+|\b[\w-]+(\.[\w-]+)+\b|/[\w/.-]*)")
@@ -68,9 +70,9 @@ def english_words(html: str, data_values: set[str]) -> set[str]:
 
 def admin_pages(scenario, notice) -> list[str]:
     """URLs of every admin list, add form and change form (first object) a staff member may
-    open, plus the overview, the evidence view and report."""
+    open, plus the overview, the evidence view and report, and "My settings"."""
     urls = ["/", f"/crawler/match/{scenario.matches[0].pk}/change/",
-            f"/crawler/match/{scenario.matches[0].pk}/report/"]
+            f"/crawler/match/{scenario.matches[0].pk}/report/", "/settings/"]
     for model in admin.site._registry:
         meta = model._meta
         if meta.app_label in ("django_celery_beat", "axes"):
@@ -101,11 +103,11 @@ def test_no_english_on_zh_hans_pages(scenario):
             scenario.novel.reference, scenario.news.reference, scenario.article["title"],
             *(m.title for m in scenario.matches), "staff", "holder_a", "holder_b",
             roles.STAFF_GROUP, roles.HOLDER_GROUP,  # group names are data
-            # the password hash summary on the user pages: algorithm, salt and hash prefixes
-            *(part[:6] for user in vars(scenario.users).values()
-              for part in user.password.split("$")),
-            # scan notes are stored as written by the crawler (left open: not translated yet)
-            *ScanRun.objects.values_list("note", flat=True)}
+            # the password hash summary on the user pages: algorithm, salt (2 characters shown)
+            # and hash (6) prefixes
+            *(part[:shown] for password in get_user_model().objects.values_list("password", flat=True)
+              for part in password.split("$") for shown in (2, 6)),
+            *zoneinfo.available_timezones()}  # IANA names, offered as they are on "My settings"
     client = Client(HTTP_ACCEPT_LANGUAGE="zh-hans")
     client.force_login(scenario.users.staff)
     leaks = {}

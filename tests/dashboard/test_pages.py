@@ -77,6 +77,29 @@ def test_bad_date_is_reported_not_fatal(scenario):
     assert "Not a date: yesterday" in response.content.decode()
 
 
+def _work_choices(response) -> list[tuple[str, bool]]:
+    from dashboard.filters import WorkFilter
+
+    changelist = response.context["cl"]
+    return [(c["display"], c["selected"]) for spec in changelist.filter_specs
+            if isinstance(spec, WorkFilter) for c in spec.choices(changelist)]
+
+
+def test_work_filter_lists_the_most_matched_works_and_the_chosen_one(scenario, monkeypatch):
+    from dashboard.filters import WorkFilter
+
+    monkeypatch.setattr(WorkFilter, "LIMIT", 1)
+    staff = client_for(scenario.users.staff)
+    assert _work_choices(staff.get("/crawler/match/")) == [("All", True), ("西游记（节选） (2)", False)]
+    chosen = staff.get(f"/crawler/match/?work__id__exact={scenario.news.pk}")
+    assert listed(chosen) == [scenario.matches[2].pk]
+    assert _work_choices(chosen)[-1] == (f"{scenario.news.title} (1)", True)
+    assert staff.get("/crawler/match/?work__id__exact=xyz").status_code == 302  # ?e=1
+    other = client_for(scenario.users.holder_a).get(
+        f"/crawler/match/?work__id__exact={scenario.news.pk}")
+    assert listed(other) == [] and scenario.news.title not in other.content.decode()
+
+
 def test_holder_sees_only_its_matches_and_no_holder_filter(scenario):
     response = client_for(scenario.users.holder_a).get("/crawler/match/")
     assert listed(response) == sorted(m.pk for m in scenario.matches[:2])

@@ -97,6 +97,18 @@ def test_excerpt_of_300_characters_from_a_6000_character_chapter_is_found(engine
     assert m.score == max(m.containment_page, m.containment_work)
 
 
+def test_match_with_keys_gives_the_matches_and_the_query_keys_of_the_page(engine, chapters):
+    _index_chapters(engine, chapters)
+    page = PORTAL + _paragraph_of(chapters[0]["text"])[1]
+    found = engine.match_with_keys(page)
+    assert [m.work_id for m in found.matches] == [chapters[0]["id"]]
+    assert found.matches == engine.match(page)
+    assert found.keys.tolist() == engine.query_keys(engine.letters(page))
+    short = page[:40]  # under min_text_letters: not looked up, but its keys are given
+    assert len(engine.letters(short)) < engine.config.min_text_letters
+    assert engine.match_with_keys(short).keys.tolist() == engine.query_keys(engine.letters(short))
+
+
 def test_different_chapters_of_the_same_novel_do_not_match(engine, chapters):
     _index_chapters(engine, chapters, which=(0, 2))
     assert engine.match(chapters[1]["text"]) == []

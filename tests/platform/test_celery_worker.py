@@ -4,6 +4,7 @@ import time
 
 import pytest
 
+from tracker.core import notes
 from tracker.core.models import RightsHolder, Work, WorkStatus
 from tracker.core.tasks import ingest_work
 
@@ -17,7 +18,7 @@ def test_worker_answers_and_sees_committed_rows(celery_worker):
     assert ingest_work.delay(work.pk).get(timeout=60) == "failed"
     work.refresh_from_db()
     assert work.status == WorkStatus.FAILED
-    assert "missing" in work.error
+    assert "missing" in notes.in_english(work.error)
 
 
 

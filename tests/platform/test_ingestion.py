@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from tracker import embedded, workers
-from tracker.core import services
+from tracker.core import notes, services
 from tracker.core.chapters import attribute
 from tracker.core.engine import get_engine, get_store
 from tracker.core.models import Work, WorkStatus
@@ -196,7 +196,7 @@ def test_mongo_down_work_waits_then_is_indexed(celery_worker, platform_stores, p
                                      ingest=False)
         ingest_work.apply_async(args=[reg.work.pk], queue=queue)
         work = wait_for(lambda: _status(reg.work, WorkStatus.WAITING))
-        assert "Waiting for storage" in work.error
+        assert "Waiting for storage" in notes.in_english(work.error)
         assert services.staged_path(work.engine_id, work.sha256).exists()  # nothing lost
         mongo = embedded.start_mongo(tmp_path / "mongo", port=port, journal=False)
         work = wait_for(lambda: _status(reg.work, WorkStatus.INDEXED), timeout=180)

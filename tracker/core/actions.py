@@ -18,7 +18,15 @@ from django.utils.translation import gettext as _
 
 from . import services
 from .errors import ActionError
-from .models import AuditEvent, ConflictStatus, ImportJob, RightsConflict, RightsHolder, Work
+from .models import (
+    AuditEvent,
+    ConflictStatus,
+    ImportJob,
+    RightsConflict,
+    RightsHolder,
+    UserSettings,
+    Work,
+)
 
 if TYPE_CHECKING:
     from tracker.text import Extracted
@@ -190,3 +198,31 @@ def _queue_import(job_id: int) -> None:
     except Exception as exc:  # kombu's errors when Redis is down: fail now, not "running"
         fail(job_id, _("The import could not be queued (task queue unreachable: %(error)s); "
                        "upload the archive again later.") % {"error": exc})
+
+
+def do_update_user_settings(user, acting_user, *, time_zone: str) -> UserSettings:
+    """Set ``user``'s time zone (an IANA name; "" for settings.TIME_ZONE), recorded in the
+    audit trail (kind "settings", the zone before and after) when it changes.
+
+    Returns:
+        The user's UserSettings row (created on first change).
+
+    Raises:
+        ActionError: ``time_zone`` is not a time zone this machine knows.
+    """
+    from django.conf import settings
+
+    from .timezones import names
+
+    if time_zone and time_zone not in names():
+        raise ActionError(_("Unknown time zone: %(zone)s") % {"zone": time_zone})
+    with transaction.atomic():
+        row, _created = UserSettings.objects.select_for_update().get_or_create(user=user)
+        old = row.time_zone or settings.TIME_ZONE
+        row.time_zone = time_zone
+        row.save()
+        if old != (time_zone or settings.TIME_ZONE):
+            AuditEvent.record(kind=AuditEvent.Kind.USER_SETTINGS, user=acting_user, holder=None,
+                              target=row, subject=user.get_username(), old_state=old,
+                              new_state=time_zone or settings.TIME_ZONE)
+    return row

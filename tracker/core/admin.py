@@ -185,16 +185,20 @@ class WorkAdmin(HolderScopedAdmin):
                     "updated_at"]
     list_filter = ["status", "kind", "language", ("holder", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["title", "reference", "author"]
-    readonly_fields = ["uid", "source_name", "length", "status", "error", "fingerprint_version",
+    readonly_fields = ["uid", "source_name", "length", "status", "error_words", "fingerprint_version",
                        "windows", "indexed_at", "chapter_list", "created_at", "updated_at"]
     actions = ["ingest_again", "export_csv"]
     date_hierarchy = "created_at"
+
+    @admin.display(description=_("error"))
+    def error_words(self, work):
+        return work.error_words
 
     def get_fieldsets(self, request, obj=None):
         return [
             (None, {"fields": ["holder", "reference", "title", "author", "kind", "language"]}),
             (_("Text"), {"fields": ["upload", "text", "register_anyway"]}),
-            (_("Ingestion"), {"fields": ["status", "error", "uid", "source_name", "length",
+            (_("Ingestion"), {"fields": ["status", "error_words", "uid", "source_name", "length",
                                          "windows", "fingerprint_version", "indexed_at",
                                          "chapter_list", "created_at", "updated_at"]}),
         ] if obj else [

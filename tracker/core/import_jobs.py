@@ -17,8 +17,9 @@ from pathlib import Path
 
 from django.conf import settings
 from django.utils import timezone, translation
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
+from . import notes
 from .importing import import_path
 from .models import ImportJob, ImportState
 from .uploads import UploadError
@@ -78,8 +79,8 @@ def fail_stale(stuck_seconds: float | None = None) -> list[int]:
         state=ImportState.RUNNING, updated_at__lt=timezone.now() - timedelta(seconds=age))
         .values_list("pk", flat=True))
     for job_id in stale:
-        fail(job_id, _("The import stopped moving (its worker was lost); upload the archive "
-                       "again."))
+        fail(job_id, notes.coded("import_stalled", gettext_noop(
+            "The import stopped moving (its worker was lost); upload the archive again.")))
     return stale
 
 
@@ -97,5 +98,5 @@ def progress(job: ImportJob) -> dict:
         job.refresh_from_db()
     percent = round(100 * job.done / job.total) if job.total else 0
     return {"state": job.state, "state_label": job.get_state_display(), "done": job.done,
-            "total": job.total, "percent": percent, "error": job.error, "summary": job.summary}
+            "total": job.total, "percent": percent, "error": notes.in_words(job.error), "summary": job.summary}
 

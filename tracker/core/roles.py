@@ -24,7 +24,9 @@ HOLDER_PERMISSIONS: dict[str, list[str]] = {
                 # checks of their notices' matched URLs (read only, scoped to their works)
                 "view_takedowncheck",
                 # sites they propose for scanning (staff decide)
-                "view_siteproposal", "add_siteproposal"],
+                "view_siteproposal", "add_siteproposal",
+                # candidate sites that copy their works (issue 14 discovery; read only)
+                "view_candidatesite"],
     # dashboard: takedown notices
     "dashboard": ["view_takedownnotice", "change_takedownnotice"],
     # alerts: their own preferences, their holder's webhooks, the delivery log (read only)

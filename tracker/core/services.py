@@ -26,7 +26,9 @@ from django.conf import settings
 from django.db import transaction
 from django.dispatch import Signal
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
+from tracker.core import notes
 from tracker.text import Extracted
 
 from .connections import get_redis, storage_errors
@@ -165,7 +167,8 @@ def enqueue_ingest(work_id: int) -> bool:
     except Exception as exc:  # kombu raises OperationalError and others when Redis is down
         log.error("could not queue ingestion of work %s: %s", work_id, exc)
         Work.objects.filter(pk=work_id, status=WorkStatus.PENDING).update(
-            error=f"Not queued yet (task queue unreachable: {exc})")
+            error=notes.coded("not_queued", gettext_noop(
+                "Not queued yet (task queue unreachable: %(error)s)"), error=str(exc)))
         return False
 
 
@@ -230,8 +233,9 @@ def ingest(work_id: int) -> str:
         if not path.exists():
             if work.status == WorkStatus.INDEXED:
                 return "already indexed"
-            _finish(work, WorkStatus.FAILED, error="The text to index is missing from the "
-                    "staging folder; upload the work again.")
+            _finish(work, WorkStatus.FAILED, error=notes.coded("staged_text_missing", gettext_noop(
+                "The text to index is missing from the staging folder; upload the work "
+                "again.")))
             return "failed"
         text = path.read_text(encoding="utf-8")
         try:
@@ -263,7 +267,8 @@ def _finish(work: Work, status: str, **fields) -> None:
 def mark_waiting(work_id: int, reason: str) -> None:
     """Show that work ``work_id`` waits for MongoDB or Redis, with ``reason`` as its error."""
     Work.objects.filter(pk=work_id).exclude(status=WorkStatus.INDEXED).update(
-        status=WorkStatus.WAITING, error=f"Waiting for storage, will retry: {reason}"[:2000])
+        status=WorkStatus.WAITING, error=notes.coded("waiting_for_storage", gettext_noop(
+            "Waiting for storage, will retry: %(reason)s"), reason=reason[:1800]))
 
 
 def forget_work(engine_id: str) -> None:
@@ -332,7 +337,8 @@ def reindex(prune: bool = False) -> dict:
         else:
             Work.objects.filter(pk=work.pk).update(
                 status=WorkStatus.FAILED, windows=0,
-                error="The work's text is missing from MongoDB; upload it again.")
+                error=notes.coded("stored_text_missing", gettext_noop(
+                    "The work's text is missing from MongoDB; upload it again.")))
             report["lost"].append(work.pk)
     report["orphans"] = sorted(stored - known)
     if prune:

@@ -1,4 +1,5 @@
-"""manage.py add_site NAME START_URL [START_URL ...] [--allow-domain D ...] [--delay SECONDS]"""
+"""manage.py add_site NAME START_URL [START_URL ...] [--allow-domain D ...] [--delay SECONDS]
+[--browser]"""
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
@@ -22,12 +23,16 @@ class Command(BaseCommand):
         parser.add_argument("--max-depth", type=int, default=None)
         parser.add_argument("--path-pattern", action="append", default=[], dest="patterns",
                             metavar="REGEX", help="only visit URLs whose path matches (repeatable)")
+        parser.add_argument("--browser", action="store_true", dest="needs_browser",
+                            help="render its pages in headless Chromium (text delivered by JavaScript)")
         parser.add_argument("--update", action="store_true", help="update the site if the name exists")
 
     def handle(self, *args, **opts):
         if opts["delay"] is not None and opts["delay"] < 0:
             raise CommandError("--delay must be 0 or more seconds")
         extra = {k: opts[k] for k in ("max_pages", "max_depth") if opts[k] is not None}
+        if opts["needs_browser"]:
+            extra["needs_browser"] = True
         if opts["patterns"]:
             extra["path_patterns"] = opts["patterns"]
         try:

@@ -10,6 +10,7 @@ from crawler import scans
 from crawler.actions import do_start_scan
 from crawler.models import ScanStatus
 from crawler.sites import SiteNotFound, find_site
+from tracker.core import notes
 
 
 class Command(BaseCommand):
@@ -42,5 +43,5 @@ class Command(BaseCommand):
                                    "(cancel it in the admin under Scan runs)") from None
         self.stdout.write(json.dumps(scan.summary(), ensure_ascii=False, indent=1))
         if scan.status == ScanStatus.SKIPPED:
-            raise CommandError(scan.note)
+            raise CommandError(notes.in_english(scan.note))
 

@@ -1,6 +1,7 @@
 """Models of the core app, one module per subject.
 
-holders.py: RightsHolder; works.py: Work; conflicts.py: RightsConflict; imports.py: ImportJob; audit.py: AuditEvent, the append-only audit trail that
+holders.py: RightsHolder; works.py: Work; conflicts.py: RightsConflict; imports.py: ImportJob;
+user_settings.py: UserSettings (a person's time zone); audit.py: AuditEvent, the append-only audit trail that
 every app's actions write. Target sites, scan runs, whitelisted domains and matches are the
 crawler's (``crawler.models``); takedown notices are the dashboard's.
 """
@@ -9,8 +10,9 @@ from .audit import AuditEvent, AuditTrailError, register_state_labels, verify_ch
 from .conflicts import ConflictStatus, RightsConflict
 from .holders import RightsHolder
 from .imports import ImportJob, ImportState
+from .user_settings import UserSettings
 from .works import Work, WorkKind, WorkLanguage, WorkStatus
 
 __all__ = ["AuditEvent", "AuditTrailError", "ConflictStatus", "RightsConflict", "RightsHolder",
            "ImportJob", "ImportState", "Work", "WorkKind", "WorkLanguage",
-           "WorkStatus", "register_state_labels", "verify_chain"]
+           "WorkStatus", "UserSettings", "register_state_labels", "verify_chain"]

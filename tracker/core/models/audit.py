@@ -18,6 +18,7 @@ from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from tracker.core import notes
 from tracker.core.errors import CoreError
 
 from .holders import RightsHolder
@@ -100,6 +101,7 @@ class AuditEvent(models.Model):
         ALERT = "alert", _("alert setting")
         CONFLICT = "conflict", _("rights conflict")
         PROPOSAL = "proposal", _("site proposal")
+        USER_SETTINGS = "settings", _("user settings")
 
     sequence = models.PositiveBigIntegerField(_("sequence"), unique=True, editable=False)
     at = models.DateTimeField(_("time"), default=timezone.now, editable=False, db_index=True)
@@ -154,6 +156,12 @@ class AuditEvent(models.Model):
     def new_label(self) -> str:
         """The state after, in words of the active language."""
         return self._label(self.new_state)
+
+    @property
+    def reason_label(self) -> str:
+        """The reason in words of the active language (a coded note, ``tracker.core.notes``,
+        translated; text typed by a person as it is)."""
+        return notes.in_words(self.reason)
 
     def content(self) -> dict:
         """The fields the digest covers, as a JSON-ready dict (ids, states, text, ISO time).

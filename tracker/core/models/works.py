@@ -12,6 +12,8 @@ import uuid
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from tracker.core import notes
+
 from .holders import RightsHolder
 
 
@@ -85,6 +87,11 @@ class Work(models.Model):
     indexed_at = models.DateTimeField(_("indexed"), null=True, blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    @property
+    def error_words(self) -> str:
+        """The error in words of the active language (``tracker.core.notes``); "" for none."""
+        return notes.in_words(self.error)
 
     class Meta:
         verbose_name = _("work")

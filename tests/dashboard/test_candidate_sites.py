@@ -1,0 +1,49 @@
+"""The candidate sites found by discovery, in real Chromium: ranked with their evidence, fitting
+a 1366 px screen in both languages (screenshots in test-artifacts/); staff make one a target
+site from the list; a rights holder sees only the candidates copying its works."""
+
+import pytest
+
+pytestmark = pytest.mark.browser
+PROMOTE = {"zh-hans": "设为目标站点", "en": "Make target site"}
+
+
+@pytest.mark.parametrize("language", ["zh-hans", "en"])
+def test_candidate_list_ranked_with_evidence(scenario, open_page, browser_login, screenshot,
+                                            language):
+    from crawler.models import CandidateSite, TargetSite
+
+    mirror = CandidateSite.objects.create(
+        domain="mirror-copy.example.net", status="proposed", link_count=4, pages_sampled=3,
+        matches_found=2, linked_from=[m.url for m in scenario.matches[:2]],
+        sample_urls=["https://mirror-copy.example.net/xyj/1.html"])
+    mirror.works.set([scenario.novel])
+    CandidateSite.objects.create(domain="news-portal.example.org", status="no_match",
+                                 link_count=9, pages_sampled=3, matches_found=0,
+                                 linked_from=[scenario.matches[2].url])
+    page = open_page(language)
+    page.set_viewport_size({"width": 1366, "height": 768})
+    browser_login(page, "staff")
+    page.goto("/crawler/candidatesite/")
+    rows = page.locator("#result_list tbody tr")
+    assert rows.count() == 2
+    assert rows.nth(0).locator(".field-domain").inner_text() == "mirror-copy.example.net"  # ranked first
+    assert scenario.novel.title in rows.nth(0).inner_text()
+    evidence = rows.nth(0).locator(".field-evidence")
+    assert evidence.inner_text().endswith("(+1)")  # two source pages, the first one shown
+    assert evidence.locator("span").get_attribute("title").split("\n") == [
+        m.url for m in scenario.matches[:2]]
+    assert rows.nth(0).locator(".field-sample").inner_text() == "2 / 3"
+    assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
+    screenshot(page, f"candidate-sites-{language}-1366")
+    rows.nth(0).locator("input.action-select").check()
+    page.select_option("select[name=action]", label=PROMOTE[language])
+    page.click("button[name=index]")
+    page.wait_for_load_state("networkidle")
+    assert TargetSite.objects.filter(allowed_domains=["mirror-copy.example.net"]).exists()
+    screenshot(page, f"candidate-sites-promoted-{language}-1366")
+
+    holder_page = open_page(language)
+    browser_login(holder_page, "holder_b")  # the news holder: the mirror copies the novel
+    holder_page.goto("/crawler/candidatesite/")
+    assert "mirror-copy.example.net" not in holder_page.content()
