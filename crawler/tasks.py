@@ -122,15 +122,15 @@ def _crawl(task, scan_id: int, url: str, depth: int, attempt: int, reserved: boo
             raise task.retry(exc=exc, countdown=_retry_delay(task.request.retries)) from exc
         log.error("giving up %s of scan %s: storage unreachable: %s", url, scan_id, exc)
         crawler.frontier(scan_id).count_outcome(Outcome.CONNECTION_ERROR.value)
-        _done(scan_id, self.request.id)
+        _done(scan_id, task.request.id)
         return Outcome.CONNECTION_ERROR.value
     except Exception:
         # whatever went wrong, the scan must still be able to finish
         log.exception("crawling %s of scan %s failed", url, scan_id)
         crawler.frontier(scan_id).count_outcome(Outcome.INTERNAL_ERROR.value)
-        _done(scan_id, self.request.id)
+        _done(scan_id, task.request.id)
         raise
-    _done(scan_id, self.request.id)
+    _done(scan_id, task.request.id)
     return result.outcome.value
 
 
