@@ -46,6 +46,22 @@ end
 return out
 """
 
+# KEYS: meta hash, alive key, set of finished task ids. ARGV: task id ('' = not recorded), now
+# (s), STALE_SECONDS, KEY_TTL_SECONDS, '1' when a URL is finished. A task id seen before (the
+# broker delivered the task again after its worker died past this point) changes nothing.
+_TASK_DONE = """
+if ARGV[1] ~= '' then
+  if redis.call('SADD', KEYS[3], ARGV[1]) == 0 then
+    return tonumber(redis.call('HGET', KEYS[1], 'pending') or '0')
+  end
+  redis.call('EXPIRE', KEYS[3], ARGV[4])
+end
+redis.call('SET', KEYS[2], 1, 'EX', ARGV[3])
+redis.call('HSET', KEYS[1], 'touched', ARGV[2])
+if ARGV[5] == '1' then redis.call('HINCRBY', KEYS[1], 'done', 1) end
+return redis.call('HINCRBY', KEYS[1], 'pending', -1)
+"""
+
 
 @dataclass(frozen=True)
 class FrontierState:
@@ -69,8 +85,9 @@ class Frontier:
         self.redis = redis
         base = f"{prefix}:{scan_id}"
         self.seen_key, self.meta_key, self.stats_key = f"{base}:seen", f"{base}:meta", f"{base}:stats"
-        self.alive_key = f"{base}:alive"
+        self.alive_key, self.finished_key = f"{base}:alive", f"{base}:finished"
         self._admit = redis.register_script(_ADMIT)
+        self._task_done = redis.register_script(_TASK_DONE)
         self._batch: collections.Counter | None = None
 
     @contextlib.contextmanager
@@ -140,18 +157,18 @@ class Frontier:
         """Count ``n`` more pending tasks that are not URL admissions (e.g. a match task)."""
         self.redis.hincrby(self.meta_key, "pending", n)
 
-    def task_done(self, url_finished: bool = True) -> int:
-        """Mark one pending task finished; ``url_finished`` also counts a URL as done.
+    def task_done(self, url_finished: bool = True, task_id: str = "") -> int:
+        """Mark one pending task finished; ``url_finished`` also counts a URL as done. With a
+        ``task_id`` (str, the broker's id of the task) a second call for the same id (a task
+        delivered again after its worker died) changes nothing, so the scan cannot finish
+        while tasks of it still run.
 
         Returns the number of pending tasks left (int): the caller that sees 0 finishes the scan.
         """
-        pipe = self.redis.pipeline()
-        pipe.hincrby(self.meta_key, "pending", -1)
-        pipe.set(self.alive_key, 1, ex=STALE_SECONDS)
-        pipe.hset(self.meta_key, "touched", int(time.time()))
-        if url_finished:
-            pipe.hincrby(self.meta_key, "done", 1)
-        return int(pipe.execute()[0])
+        return int(self._task_done(
+            keys=[self.meta_key, self.alive_key, self.finished_key],
+            args=[task_id, int(time.time()), STALE_SECONDS, KEY_TTL_SECONDS,
+                  "1" if url_finished else "0"]))
 
     def idle_seconds(self) -> float | None:
         """Seconds (float) since the scan was opened or a task of it last finished, by this
@@ -205,7 +222,7 @@ class Frontier:
     def close(self, keep_seconds: int = 24 * 3600) -> None:
         """Free the seen-set now and keep the counters ``keep_seconds`` longer for reports."""
         pipe = self.redis.pipeline()
-        pipe.delete(self.seen_key, self.alive_key)
+        pipe.delete(self.seen_key, self.alive_key, self.finished_key)
         pipe.hset(self.meta_key, "token", "")  # tasks still queued for this run are dropped
         pipe.expire(self.meta_key, keep_seconds)
         pipe.expire(self.stats_key, keep_seconds)

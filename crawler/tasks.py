@@ -122,15 +122,15 @@ def _crawl(task, scan_id: int, url: str, depth: int, attempt: int, reserved: boo
             raise task.retry(exc=exc, countdown=_retry_delay(task.request.retries)) from exc
         log.error("giving up %s of scan %s: storage unreachable: %s", url, scan_id, exc)
         crawler.frontier(scan_id).count_outcome(Outcome.CONNECTION_ERROR.value)
-        _done(scan_id)
+        _done(scan_id, task.request.id)
         return Outcome.CONNECTION_ERROR.value
     except Exception:
         # whatever went wrong, the scan must still be able to finish
         log.exception("crawling %s of scan %s failed", url, scan_id)
         crawler.frontier(scan_id).count_outcome(Outcome.INTERNAL_ERROR.value)
-        _done(scan_id)
+        _done(scan_id, task.request.id)
         raise
-    _done(scan_id)
+    _done(scan_id, task.request.id)
     return result.outcome.value
 
 
@@ -176,21 +176,23 @@ def match_page(self, scan_id: int, page_id: str, version_id: str, token: str = "
             raise self.retry(exc=exc, countdown=_retry_delay(self.request.retries)) from exc
         log.error("giving up matching %s of scan %s: %s", page_id, scan_id, exc)
         frontier.count(match_errors=1)
-        _done(scan_id, url_finished=False)
+        _done(scan_id, self.request.id, url_finished=False)
         return {}
     except Exception:
         log.exception("matching %s of scan %s failed", page_id, scan_id)
         frontier.count(match_errors=1)
-        _done(scan_id, url_finished=False)
+        _done(scan_id, self.request.id, url_finished=False)
         raise
     frontier.count(matches=report.found, matches_new=report.new, matches_whitelisted=report.whitelisted,
                    pages_matched=1, ms_match=int((time.perf_counter() - started) * 1000))
-    _done(scan_id, url_finished=False)
+    _done(scan_id, self.request.id, url_finished=False)
     return dataclasses.asdict(report)
 
 
-def _done(scan_id: int, url_finished: bool = True) -> None:
-    if scans.get_crawler().frontier(scan_id).task_done(url_finished) <= 0:
+def _done(scan_id: int, task_id: str, url_finished: bool = True) -> None:
+    """Count task ``task_id`` of scan ``scan_id`` finished (once, however often it is
+    delivered); the task that leaves none pending closes the scan."""
+    if scans.get_crawler().frontier(scan_id).task_done(url_finished, task_id or "") <= 0:
         scans.finish(scan_id)
 
 

@@ -444,6 +444,22 @@ ALERT_DIGEST_MAX_MATCHES = 500
 # Seconds `manage.py demo` waits for the alert mails of the demo scan's new matches.
 DEMO_ALERT_TIMEOUT_SECONDS = 60.0
 
+# Lost tasks (issue 15, fault drills). Tasks are acknowledged after they finish
+# (CELERY_TASK_ACKS_LATE, all are idempotent) and given back at once when a pool process dies
+# (CELERY_TASK_REJECT_ON_WORKER_LOST). A whole worker killed by SIGKILL cannot give its
+# unacknowledged tasks back: Redis delivers them again after the visibility timeout, in
+# seconds. It must exceed the longest countdown a task is held for (Celery's Redis transport
+# redelivers a task held past it a second time), hence the longest retry delay plus 10 min.
+BROKER_VISIBILITY_TIMEOUT_SECONDS = env.int(
+    "TRACKER_VISIBILITY_TIMEOUT",
+    default=int(max(ALERT_RETRY_MAX_SECONDS, STORAGE_RETRY_MAX_SECONDS)) + 600)
+# Every BROKER_RESTORE_INTERVAL_SECONDS each worker gives back the tasks unacknowledged for
+# longer than the visibility timeout (kombu's default: a scan every 10th call of 10 s).
+BROKER_RESTORE_INTERVAL_SECONDS = env.int("TRACKER_UNACKED_RESTORE_INTERVAL", default=10)
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": BROKER_VISIBILITY_TIMEOUT_SECONDS,
+                                   "unacked_restore_interval": BROKER_RESTORE_INTERVAL_SECONDS,
+                                   "unacked_restore_throttle": 1}
+
 # ---- Live scan progress (issue 11, item 9): the scan run page and the overview poll the scans'
 # figures (crawler.progress) every SCAN_PROGRESS_POLL_SECONDS while a scan runs; after a failed
 # poll the wait doubles up to SCAN_PROGRESS_POLL_MAX_SECONDS. One poll asks for at most

@@ -34,7 +34,7 @@ def start_worker(env: dict[str, str], log: Path, name: str, concurrency: int = 2
 
     Args:
         env: the process environment (DJANGO_SETTINGS_MODULE, DATABASE_URL, MONGO_URL, ...).
-        log: file receiving the worker's log.
+        log: file receiving the worker's log; its stdout and stderr go to ``output_path(log)``.
         name: node name prefix; the node is ``<name>@<host name>``.
         concurrency: worker processes.
         queues: queues to consume (default settings.WORKER_QUEUES: all of them).
@@ -50,9 +50,7 @@ def start_worker(env: dict[str, str], log: Path, name: str, concurrency: int = 2
            "-Q", ",".join(queues or settings.WORKER_QUEUES), "--pool", "prefork", "-c", str(concurrency),
            "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "-l", "INFO",
            "-f", str(log)]
-    return subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            preexec_fn=die_with_parent)
+    return _start(cmd, env, log, cwd)
 
 
 def start_beat(env: dict[str, str], log: Path, pidfile: Path,
@@ -66,9 +64,27 @@ def start_beat(env: dict[str, str], log: Path, pidfile: Path,
     cmd = [sys.executable, "-m", "celery", "-A", "tracker", "beat", "-l", "INFO",
            "-f", str(log), "--pidfile", str(pidfile),
            "--scheduler", "django_celery_beat.schedulers:DatabaseScheduler"]
-    return subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            preexec_fn=die_with_parent)
+    return _start(cmd, env, log, cwd)
+
+
+def output_path(log: Path) -> Path:
+    """The file receiving what a process started with log file ``log`` writes to its stdout and
+    stderr: ``<log>.out`` (errors before Celery's logging is set up, e.g. in Django's settings
+    or an import, appear only there)."""
+    return log.with_name(log.name + ".out")
+
+
+def _start(cmd: list[str], env: dict[str, str], log: Path, cwd: Path | None) -> subprocess.Popen:
+    """Popen ``cmd`` with its stdout and stderr in ``output_path(log)`` (truncated)."""
+    with output_path(log).open("wb") as out:
+        return subprocess.Popen(cmd, env=env, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, preexec_fn=die_with_parent)
+
+
+def _tail(path: Path, chars: int = 3000) -> str:
+    """The last ``chars`` characters of ``path``, or "(none)" when it is missing or empty."""
+    text = path.read_text(errors="replace")[-chars:] if path.exists() else ""
+    return text or "(none)"
 
 
 def node_name(name: str) -> str:
@@ -83,7 +99,7 @@ def wait_until_ready(app, proc: subprocess.Popen, name: str, log: Path,
 
     Raises:
         RuntimeError: the process exited or did not answer within ``timeout`` seconds; the
-            message holds the tail of its log.
+            message holds the tails of its log and of its stdout/stderr (``output_path(log)``).
     """
     from django.conf import settings
 
@@ -93,8 +109,9 @@ def wait_until_ready(app, proc: subprocess.Popen, name: str, log: Path,
     while not app.control.ping(destination=[node_name(name)], timeout=1.0):
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
-            tail = log.read_text(errors="replace")[-3000:] if log.exists() else "(no log)"
-            raise RuntimeError(f"Celery worker {name} did not start (exit {proc.poll()}):\n{tail}")
+            raise RuntimeError(f"Celery worker {name} did not start (exit {proc.wait()}).\n"
+                               f"Log {log}:\n{_tail(log)}\n"
+                               f"stdout/stderr {output_path(log)}:\n{_tail(output_path(log))}")
 
 
 def stop(proc: subprocess.Popen, timeout: float = 30.0) -> None:

@@ -40,6 +40,18 @@ def test_pending_counts_down_to_zero_and_counters(redis_client):
     assert f.mark_seen("trap") and not f.mark_seen("trap")
 
 
+def test_a_task_delivered_twice_is_counted_once(redis_client):
+    """A task redelivered after its worker died past its end must not finish the scan early,
+    while another task of it still runs."""
+    f = Frontier(redis_client, 8)
+    f.open(10, 2)
+    f.admit(["a", "b"], 0)
+    assert f.task_done(task_id="t-a") == 1
+    assert f.task_done(task_id="t-a") == 1  # the same task again: b still pending
+    assert f.state().done == 1
+    assert f.task_done(task_id="t-b") == 0
+
+
 def test_cancel_and_bad_limits(redis_client):
     f = Frontier(redis_client, 3)
     f.open(5, 0)

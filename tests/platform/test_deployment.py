@@ -19,7 +19,8 @@ def test_stateful_services_have_pinned_images_healthchecks_and_volumes():
     services = _compose()["services"]
     assert services["mongo"]["image"] == "mongo:7"
     assert services["redis"]["image"] == "redis:7"
-    assert services["postgres"]["image"] == "postgres:16"
+    assert services["postgres"]["image"] == "postgres:18"
+    assert "pgdata18:/var/lib/postgresql" in services["postgres"]["volumes"]
     assert "--appendonly" in services["redis"]["command"]
     for name in ("mongo", "redis", "postgres"):
         assert services[name]["healthcheck"]["test"], name
@@ -38,10 +39,11 @@ def test_apps_wait_for_healthy_dependencies_and_queues_are_separate():
               for name in apps if "-Q" in services[name]["command"]}
     assert queues["worker-crawl"] == "crawl" and queues["worker-match"] == "match"
     assert queues["worker-render"] == "render"
-    from django.conf import settings
+    from django.conf import settings  # every queue of the settings consumed, no other one
 
-    consumed = {q for names in queues.values() for q in names.split(",")}
-    assert set(settings.WORKER_QUEUES) == consumed  # every queue has its workers
+    consumed = [q for spec in queues.values() for q in spec.split(",")]
+    assert sorted(consumed) == sorted(settings.WORKER_QUEUES)
+    assert {route["queue"] for route in settings.CELERY_TASK_ROUTES.values()} <= set(consumed)
     assert sum("beat" in services[name].get("command", []) for name in services) == 1
     assert "gunicorn" in services["web"]["command"]
 

@@ -7,6 +7,7 @@ import io
 import pytest
 from django.conf import settings
 from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from tracker import embedded, workers
 from tracker.core import notes, services
@@ -112,6 +113,39 @@ def test_reindex_rebuilds_the_index_after_a_redis_loss(platform_stores, people, 
     assert get_engine().match(novel_text[9000:10500])[0].work_id == reg.work.engine_id
     assert Work.objects.get(pk=pending.work.pk).status == WorkStatus.PENDING
     for key in list(redis_client.scan_iter(match="fp-reindex-test:*")):
+        redis_client.delete(key)
+
+
+def test_reindex_check_reports_a_work_removed_behind_the_index_back(
+        platform_stores, people, novel_text, settings):
+    """`reindex --check` finds the index equal to a rebuild from MongoDB, then, after a work's
+    postings are removed from Redis behind the platform's back, names it and exits 1."""
+    settings.FINGERPRINT_INDEX_PREFIX = "fp-check-test"
+    _db, redis_client = platform_stores
+    works = [services.register_work(people["press"], f"part-{i}",
+                                    extract_pasted(novel_text[i * 6000:(i + 1) * 6000]),
+                                    ingest=False).work for i in range(2)]
+    for work in works:
+        assert services.ingest(work.pk) == "indexed"
+    out = io.StringIO()
+    call_command("reindex", "--check", stdout=out)
+    assert "the index equals a rebuild from MongoDB" in out.getvalue()
+    get_engine().index.remove(works[1].engine_id)  # the index loses a work, MongoDB keeps it
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="differs") as failed:
+        call_command("reindex", "--check", stdout=out)
+    assert failed.value.returncode == 1
+    assert f"missing from the index: 1 {works[1].engine_id}" in out.getvalue()
+    assert "in the index but not in MongoDB: 0" in out.getvalue()
+    engine = get_engine()  # the work back, less its last 5 postings
+    postings = engine.postings(engine.letters(get_store().get(works[1].engine_id)["text"]))
+    engine.index.add(works[1].engine_id, postings[:-5])
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="differs"):
+        call_command("reindex", "--check", stdout=out)
+    assert "missing from the index: 0" in out.getvalue()
+    assert f"{works[1].engine_id}: 5 missing, 0 extra" in out.getvalue()
+    for key in list(redis_client.scan_iter(match="fp-check-test:*")):
         redis_client.delete(key)
 
 

@@ -160,8 +160,9 @@ def enqueue_ingest(work_id: int) -> bool:
     """
     from tracker.celery import app
 
-    try:  # by name: the tasks module imports this one
-        app.send_task("tracker.core.tasks.ingest_work", args=[work_id])
+    try:  # by name: the tasks module imports this one. No result is read, so none is awaited:
+        # subscribing to it retried an unreachable Redis 20 times (about 20 s) per work
+        app.send_task("tracker.core.tasks.ingest_work", args=[work_id], ignore_result=True)
         return True
     except Exception as exc:  # kombu raises OperationalError and others when Redis is down
         log.error("could not queue ingestion of work %s: %s", work_id, exc)

@@ -1,0 +1,248 @@
+"""Fault drills (issue 15): real servers and real Celery workers, killed and started again.
+
+Each drill runs on a PRIVATE MongoDB and Redis (``private_stack``), never on the session's
+shared servers, with its own Celery workers; the test database stays the session's
+PostgreSQL test database. The test process's settings and Celery app are pointed at the private
+servers for the drill and back afterwards. Drills wait for events (a count reached, a status
+changed), bounded by DRILL_TIMEOUT seconds, never for fixed times.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from tracker import embedded, workers
+
+#: Seconds a drill waits at most for one event (a scan finished, works indexed).
+DRILL_TIMEOUT = 180.0
+#: Crawler settings of the drills' workers: loopback allowed, fast retries, no politeness delay.
+CRAWLER_ENV = {"CRAWLER_ALLOW_ADDRESSES": "127.0.0.1", "CRAWLER_READ_TIMEOUT": "2",
+               "CRAWLER_RETRY_BASE_SECONDS": "0.2", "CRAWLER_MAX_RETRIES": "2",
+               "CRAWLER_DEFAULT_DELAY_SECONDS": "0"}
+
+
+def wait_until(condition, what: str, timeout: float = DRILL_TIMEOUT, poll: float = 0.2):
+    """Call ``condition()`` until it returns a true value, which is returned; AssertionError
+    naming ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not (value := condition()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout:.0f} s: {what}")
+        time.sleep(poll)
+    return value
+
+
+@dataclass
+class Stack:
+    """A drill's private servers and workers.
+
+    Attributes:
+        folder: the drill's folder (server data, worker logs).
+        mongo, redis: the private servers (tracker.embedded.Service).
+        env: the environment of the drill's worker subprocesses.
+        procs: the worker processes started by ``start_worker`` (stopped at the end).
+    """
+
+    folder: Path
+    mongo: embedded.Service
+    redis: embedded.Service
+    env: dict
+    procs: list = field(default_factory=list)
+
+    def start_worker(self, **overrides: str):
+        """Start a Celery worker on every queue with this stack's environment (``overrides``
+        added) and wait until it answers; returns its Popen."""
+        from tracker.celery import app
+
+        name = f"drill-{uuid.uuid4().hex[:6]}"
+        log = self.folder / f"{name}.log"
+        proc = workers.start_worker({**self.env, **overrides}, log, name,
+                                    cwd=Path(__file__).resolve().parents[2])
+        self.procs.append(proc)
+        workers.wait_until_ready(app, proc, name, log)
+        return proc
+
+    def kill_worker(self, proc) -> None:
+        """SIGKILL a worker's main process and its pool processes at once, as the kernel's
+        out-of-memory killer or a lost machine would: nothing gives its tasks back."""
+        pids = [proc.pid, *_children(proc.pid)]
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        proc.wait()
+        wait_until(lambda: not any(_alive(pid) for pid in pids), "worker processes exited",
+                   timeout=30)
+
+    def kill_redis(self) -> None:
+        """SIGKILL the private Redis (its append-only file keeps what was synced)."""
+        os.kill(self.redis.pid, signal.SIGKILL)
+        wait_until(lambda: not _alive(self.redis.pid), "Redis exited", timeout=30)
+
+
+def _children(pid: int) -> list[int]:
+    """Process ids whose parent is ``pid`` (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(") ", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        return not Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].startswith("Z")
+    except OSError:
+        return False
+
+
+def _point_celery_at(url: str) -> None:
+    """Send this process's tasks and read their results through ``url`` from now on."""
+    from tracker.celery import app
+
+    app.conf.update(broker_url=url, result_backend=url)
+    # Forget the pools, not close them: app.pool is kombu's process-wide pool of that URL,
+    # which the tests after the drill use again.
+    app._pool = None
+    app.amqp._producer_pool = None
+    app._local.__dict__.pop("backend", None)
+
+
+@pytest.fixture
+def private_stack(tmp_path, worker_env, settings):
+    """A private MongoDB and Redis, this process pointed at them, and a function to start
+    workers on them; everything stopped afterwards and this process pointed back.
+
+    Yields:
+        Stack.
+    """
+    from crawler import scans
+
+    mongo = embedded.start_mongo(tmp_path / "mongo", journal=True)
+    redis = embedded.start_redis(tmp_path / "redis", persist=True)
+    shared_redis = settings.REDIS_URL
+    settings.MONGO_URL, settings.REDIS_URL = mongo.url, redis.url
+    settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = redis.url
+    settings.CRAWLER = {**settings.CRAWLER, **{name.removeprefix("CRAWLER_"): value
+                                               for name, value in CRAWLER_ENV.items()}}
+    _point_celery_at(redis.url)
+    scans._crawler.cache_clear()  # this process's crawler, on the private servers
+    env = worker_env(MONGO_URL=mongo.url, REDIS_URL=redis.url, CELERY_BROKER_URL=redis.url,
+                     CELERY_RESULT_BACKEND=redis.url, **CRAWLER_ENV)
+    stack = Stack(tmp_path, mongo, redis, env)
+    try:
+        yield stack
+    finally:
+        for proc in stack.procs:
+            workers.stop(proc, timeout=10)
+        _point_celery_at(shared_redis)
+        scans._crawler.cache_clear()
+        stack.redis.stop()
+        stack.mongo.stop()
+
+
+@pytest.fixture
+def until():
+    """The ``wait_until`` function of this module (test modules cannot import conftest)."""
+    return wait_until
+
+
+@pytest.fixture
+def check_platform():
+    """A function asserting the end state every drill must reach: no scan running, every work
+    indexed, each exactly once in the Redis index, and ``manage.py reindex --check`` finding the
+    index equal to a rebuild from MongoDB (it raises CommandError otherwise)."""
+    from django.core.management import call_command
+
+    from crawler.models import ScanRun, ScanStatus
+    from tracker.core.engine import get_engine
+    from tracker.core.models import Work, WorkStatus
+
+    def check() -> None:
+        assert not ScanRun.objects.filter(status=ScanStatus.RUNNING).exists()
+        works = {work.engine_id: work.status for work in Work.objects.all()}
+        assert set(works.values()) <= {WorkStatus.INDEXED}, works
+        indexed = list(get_engine().index.work_ids())
+        assert len(indexed) == len(set(indexed)) and set(indexed) == set(works)
+        call_command("reindex", "--check", stdout=io.StringIO())
+
+    return check
+
+
+class DrillSite:
+    """A loopback site of ``pages`` pages linked from ``/``, each answered after ``delay``
+    seconds; page i holds ``texts[i % len(texts)]``."""
+
+    def __init__(self, texts: list[str], pages: int, delay: float):
+        self.texts, self.pages, self.delay = texts, pages, delay
+        site = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                if self.path == "/robots.txt":
+                    body = b"User-agent: *\nAllow: /\n"
+                    kind = "text/plain"
+                elif self.path == "/":
+                    body = "".join(f'<a href="/p/{i}.html">{i}</a>'
+                                   for i in range(site.pages)).encode()
+                    kind = "text/html; charset=utf-8"
+                elif self.path.startswith("/p/"):
+                    time.sleep(site.delay)
+                    i = int(self.path[3:].split(".")[0])
+                    text = site.texts[i % len(site.texts)]
+                    body = (f"<html><head><title>第{i}页</title></head><body><article><p>"
+                            f"{text}</p></article></body></html>").encode()
+                    kind = "text/html; charset=utf-8"
+                else:
+                    self.send_error(404)
+                    return
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", kind)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):  # its worker was killed
+                    pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def drill_site():
+    """A function ``(texts, pages, delay) -> DrillSite``; the sites are closed afterwards."""
+    made = []
+
+    def make(texts: list[str], pages: int = 30, delay: float = 0.2) -> DrillSite:
+        made.append(DrillSite(texts, pages, delay))
+        return made[-1]
+
+    yield make
+    for site in made:
+        site.close()
