@@ -24,3 +24,11 @@ def test_coded_notes_read_in_the_active_language_and_plain_text_as_is():
     assert notes.in_english(cancelled) == "cancelled by li"
     assert (notes.code_of(cancelled), notes.params_of(cancelled)) == ("scan_cancelled",
                                                                       {"user": "li"})
+
+
+def test_stored_prefix_finds_the_notes_of_one_code_only():
+    stored = notes.coded("not_queued", gettext_noop("Not queued yet (%(error)s)"), error="x")
+    assert stored.startswith(notes.stored_prefix("not_queued"))
+    assert not stored.startswith(notes.stored_prefix("not"))  # a code that is a prefix of it
+    assert not notes.coded("scan_stuck", gettext_noop("stuck")).startswith(
+        notes.stored_prefix("not_queued"))

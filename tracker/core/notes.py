@@ -49,6 +49,12 @@ def coded(code: str, msg: str, **params) -> str:
                                sort_keys=True)
 
 
+def stored_prefix(code: str) -> str:
+    """The text every note stored by ``coded(code, ...)`` starts with (``coded`` sorts the JSON
+    keys, and "code" sorts first), for database filters such as ``error__startswith``."""
+    return PREFIX + '{"code": ' + json.dumps(code, ensure_ascii=False)
+
+
 def parse(stored: str | None) -> CodedNote | None:
     """The CodedNote in ``stored`` text, or None for plain text (typed by a person, or stored
     before notes were coded) and for anything malformed."""

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
+from tracker.core import notes
 from tracker.core.importing import import_path
 from tracker.core.models import RightsHolder, Work, WorkKind, WorkStatus
 from tracker.core.uploads import UploadError
@@ -62,7 +63,7 @@ class Command(BaseCommand):
                   "queued for fingerprinting (Celery queue 'ingest')."))
         # Registered but not handed to Celery (the broker went away): the import failed too.
         unqueued = Work.objects.filter(pk__in=summary.queued, status=WorkStatus.PENDING,
-                                       error__startswith="Not queued").count()
+                                       error__startswith=notes.stored_prefix("not_queued")).count()
         if unqueued:
             write(f"not queued: {unqueued} (task queue unreachable; once Redis answers, "
                   "`manage.py reindex` queues them)")
