@@ -20,6 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 
 from tracker import embedded, workers
 
@@ -66,8 +67,9 @@ class Stack:
 
         name = f"drill-{uuid.uuid4().hex[:6]}"
         log = self.folder / f"{name}.log"
-        proc = workers.start_worker({**self.env, **overrides}, log, name,
-                                    cwd=Path(__file__).resolve().parents[2])
+        # cwd: the repository root, as for the session's worker (from tests/, the folder
+        # tests/fingerprint would shadow the engine package when PYTHONPATH is not set)
+        proc = workers.start_worker({**self.env, **overrides}, log, name, cwd=settings.BASE_DIR)
         self.procs.append(proc)
         workers.wait_until_ready(app, proc, name, log)
         return proc
