@@ -24,11 +24,3 @@ def percent(fraction) -> str:
     from dashboard import wording
 
     return "—" if fraction is None else wording.percent(float(fraction))
-
-
-@register.filter
-def scan_errors(errors) -> str:
-    """A scan's ``errors`` ({outcome code: count}) in words of the active language."""
-    from crawler.labels import errors_in_words
-
-    return errors_in_words(errors)
