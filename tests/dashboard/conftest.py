@@ -8,6 +8,8 @@ Browser tests are marked ``browser``; they skip, with the reason printed by ``-r
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -60,6 +62,24 @@ def chromium():
             os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
         else:
             os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture
+def pdf_reader():
+    """The ``pypdf`` module, for tests that render a PDF report and read its text back. Skips,
+    with the reason, when pypdf is missing, when WeasyPrint cannot load Pango, or when no
+    Chinese font is installed: WeasyPrint would draw every Chinese character as a .notdef box
+    (the Dockerfile and .ci/run install fonts-noto-cjk)."""
+    pypdf = pytest.importorskip("pypdf")
+    try:
+        import weasyprint  # noqa: F401
+    except OSError as exc:  # the Python package is there, the Pango library is not
+        pytest.skip(f"PDF report: WeasyPrint cannot load Pango here ({exc})")
+    fonts = subprocess.run(["fc-list", ":lang=zh", "family"], capture_output=True, text=True,
+                           check=False).stdout if shutil.which("fc-list") else ""
+    if not fonts.strip():
+        pytest.skip("PDF report: no Chinese font (apt-get install fonts-noto-cjk, as .ci/run does)")
+    return pypdf
 
 
 @pytest.fixture

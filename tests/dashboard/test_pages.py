@@ -174,17 +174,12 @@ def test_evidence_report_is_self_contained(scenario):
     assert scenario.texts[match.pk][first["page_start"]:first["page_end"]] in html
 
 
-def test_evidence_report_as_pdf(scenario):
-    pypdf = pytest.importorskip("pypdf")
-    try:
-        import weasyprint  # noqa: F401
-    except OSError as exc:  # the Python package is there, the Pango library is not
-        pytest.skip(f"PDF report: WeasyPrint cannot load Pango here ({exc})")
+def test_evidence_report_as_pdf(scenario, pdf_reader):
     match = scenario.matches[0]
     response = client_for(scenario.users.staff, "zh-hans").get(
         f"/crawler/match/{match.pk}/report/pdf/")
     assert response["Content-Type"] == "application/pdf"
-    text = "".join(p.extract_text() for p in pypdf.PdfReader(io.BytesIO(response.content)).pages)
+    text = "".join(p.extract_text() for p in pdf_reader.PdfReader(io.BytesIO(response.content)).pages)
     assert "证据报告" in text and "copy.example.com" in text
 
 

@@ -52,17 +52,12 @@ def staff_client(scenario, language):
     return client
 
 
-def test_pdf_of_a_whole_chapter_copy_is_a_few_a4_pages(scenario, chapter_copy):
-    pypdf = pytest.importorskip("pypdf")
-    try:
-        import weasyprint  # noqa: F401
-    except OSError as exc:  # the Python package is there, the Pango library is not
-        pytest.skip(f"PDF report: WeasyPrint cannot load Pango here ({exc})")
+def test_pdf_of_a_whole_chapter_copy_is_a_few_a4_pages(scenario, chapter_copy, pdf_reader):
     do_review_match(chapter_copy, "confirmed", "整章转载", scenario.users.staff)
     response = staff_client(scenario, "zh-hans").get(
         f"/crawler/match/{chapter_copy.pk}/report/pdf/")
     assert response["Content-Type"] == "application/pdf"
-    reader = pypdf.PdfReader(io.BytesIO(response.content))
+    reader = pdf_reader.PdfReader(io.BytesIO(response.content))
     width, height = (float(v) for v in reader.pages[0].mediabox.upper_right)
     assert (round(width), round(height)) == (595, 842)  # A4 in points
     assert 2 <= len(reader.pages) <= 6, len(reader.pages)  # 5 here; 27 with the old layout

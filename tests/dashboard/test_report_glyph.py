@@ -4,7 +4,6 @@ text path turns into 㳠 (tracker.text.gbk_pua), so the PDF shows the character,
 
 import io
 
-import pytest
 from django.test import Client
 from django.utils import timezone
 
@@ -16,12 +15,7 @@ from .conftest import FIXTURES, chapter_sections, copy_page, store_page
 CHAPTER = FIXTURES / "xiyouji-chapter-02.txt"
 
 
-def test_pdf_report_shows_la_not_a_private_use_box(scenario):
-    pypdf = pytest.importorskip("pypdf")
-    try:
-        import weasyprint  # noqa: F401
-    except OSError as exc:
-        pytest.skip(f"PDF report: WeasyPrint cannot load Pango here ({exc})")
+def test_pdf_report_shows_la_not_a_private_use_box(scenario, pdf_reader):
     from tracker.core.engine import get_engine
     from tracker.core.models import Work
 
@@ -45,5 +39,5 @@ def test_pdf_report_shows_la_not_a_private_use_box(scenario):
     pdf = client.get(f"/crawler/match/{match.pk}/report/pdf/").content
     (FIXTURES.parents[2] / "test-artifacts").mkdir(exist_ok=True)
     (FIXTURES.parents[2] / "test-artifacts" / "report-glyph.pdf").write_bytes(pdf)
-    words = "".join(p.extract_text() for p in pypdf.PdfReader(io.BytesIO(pdf)).pages)
+    words = "".join(p.extract_text() for p in pdf_reader.PdfReader(io.BytesIO(pdf)).pages)
     assert "滴㳠" in words and "\ue82f" not in words
