@@ -15,8 +15,9 @@ sentences) and they match no page: the index grows, the pages' answers do not ch
 
 Pages. Half are copies of chapters indexed before the first size, wrapped in a real portal's
 header/footer (so the expected match exists at every size), half are chapters never indexed
-(nor their sentences), wrapped the same way. After one untimed pass every page is timed
-``--passes`` times and its median kept.
+(nor their sentences), wrapped the same way. No indexed work or variant shares a passage with
+any page's chapter (``unrelated_to``), so each page's answer is the same at every size. After
+one untimed pass every page is timed ``--passes`` times and its median kept.
 
 Backends. ``memory``: MemoryIndex and MemoryWorkStore in this process; at each size the index
 is also saved (bytes per window on disk), loaded again (seconds) and the pages are timed on the
@@ -50,13 +51,34 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as ``python bench/scaling.py``
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.corpus import CHAPTER_CHARS, DATA_DIR, Doc, load_chapters
+from bench.corpus import (
+    CHAPTER_CHARS,
+    DATA_DIR,
+    NEGATIVE_OVERLAP,
+    Doc,
+    _OverlapGuard,
+    load_chapters,
+)
 from bench.edits import EditKit, header_footer, sentences
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 DEFAULT_SIZES = "10000,100000,1000000,10000000"
 SCALING_CHARS = (200, 200_000)  # all chapters
 MAX_ROUNDS = 20  # variant rounds at most (each adds about 2.2M windows)
+
+
+def unrelated_to(pages: list[Doc], chapters: list[Doc]) -> list[Doc]:
+    """The chapters (in order) that are not pages and share no 40-character passage and at
+    most ``NEGATIVE_OVERLAP`` of their 12-grams with any page's chapter (``bench.corpus``'s
+    rules). Upstream some novels repeat other novels' chapters (the data README), so without
+    this an "unrelated" page became a copying page once its twin was indexed at a larger size,
+    and a copying page gained a second true match: growth of the answer, not of the index."""
+    guard = _OverlapGuard()
+    for doc in pages:
+        guard.accept(doc.text)
+    taken = {doc.id for doc in pages}
+    return [doc for doc in chapters if doc.id not in taken and not guard.shares_passage(doc.text)
+            and guard.overlap(doc.text) <= NEGATIVE_OVERLAP]
 
 
 def variants(chapters: list[Doc], seed: int) -> Iterator[Doc]:
@@ -300,8 +322,7 @@ def main(argv: list[str] | None = None) -> int:
     low, high = CHAPTER_CHARS  # the pages are ordinary chapters, as in bench.run
     typical = [doc for doc in chapters if low <= len(doc.text) <= high][:2 * half]
     unindexed, sources = typical[:half], typical[half:]
-    taken = {doc.id for doc in typical}
-    rest = [doc for doc in chapters if doc.id not in taken]
+    rest = unrelated_to(typical, chapters)
     kit = EditKit.build([doc.text for doc in rest[:500]], unindexed, args.data)
     pages = [(doc.id, header_footer(doc.text, random.Random(f"{args.seed}:{doc.id}"), kit))
              for doc in sources]
