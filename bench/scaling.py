@@ -17,14 +17,17 @@ Pages. Half are copies of chapters indexed before the first size, wrapped in a r
 header/footer (so the expected match exists at every size), half are chapters never indexed
 (nor their sentences), wrapped the same way. No indexed work or variant shares a passage with
 any page's chapter (``unrelated_to``), so each page's answer is the same at every size. After
-one untimed pass every page is timed ``--passes`` times and its median kept.
+one untimed pass every page is timed ``--passes`` times and its median kept; each page is
+matched by the engines of every size and backend in turn (all are kept alive), so that the
+machine's load weighs on every size alike and the ratios between sizes are taken in one run.
 
 Backends. ``memory``: MemoryIndex and MemoryWorkStore in this process; at each size the index
 is also saved (bytes per window on disk), loaded again (seconds) and the pages are timed on the
 loaded index too (``memory-loaded``: the arrays ``python -m fingerprint query`` uses). ``redis``:
 RedisIndex on an embedded Redis and MongoWorkStore on an embedded MongoDB
-(``tracker.embedded``), both private to the run, so ``INFO used_memory`` (minus that of the
-empty server) is the index's, and MongoDB's ``collStats`` gives the work store's bytes.
+(``tracker.embedded``), both private to the run; each size has its own key prefix and
+database, filled one after the other, so the growth of ``INFO used_memory`` while one is
+filled is that index's, and MongoDB's ``collStats`` gives the work store's bytes.
 
 Per size: windows, works, characters; index build time and windows per second; Redis
 used_memory per window and per character; disk bytes per window of the saved MemoryIndex and
@@ -44,7 +47,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -112,40 +115,52 @@ def variants(chapters: list[Doc], seed: int) -> Iterator[Doc]:
 
 
 class _Backend:
-    """One engine under growth, with the servers and measurements its backend needs."""
+    """One backend's servers (Redis and MongoDB for ``redis``, none for ``memory``) and an
+    engine per index size on them, each filled separately."""
 
     def __init__(self, name: str, workdir: Path):
-        from fingerprint import Engine
-
         self.name, self.workdir, self.services = name, workdir, []
         if name == "memory":
-            from fingerprint.index import MemoryIndex
-            from fingerprint.store import MemoryWorkStore
-
-            self.engine = Engine(MemoryIndex(), MemoryWorkStore())
             return
         import pymongo
         import redis
 
-        from fingerprint.index import RedisIndex
-        from fingerprint.store import MongoWorkStore
         from tracker.embedded import start_mongo, start_redis
 
         self.services.append(start_redis(workdir / "redis", persist=False))
         self.services.append(start_mongo(workdir / "mongo", journal=False))
         self.redis = redis.Redis.from_url(self.services[0].url)
-        self.mongo = pymongo.MongoClient(self.services[1].url)["bench_scaling"]
-        self.engine = Engine(RedisIndex(self.redis, prefix="scaling"), MongoWorkStore(self.mongo))
-        self.engine.index.check()
-        self.empty_memory = self.redis.info("memory")["used_memory"]
+        self.mongo = pymongo.MongoClient(self.services[1].url)
 
-    def sizes(self, windows: int, chars: int) -> tuple[dict, list]:
-        """(figures of the index's size at this point, [(label, engine)] to time pages on)."""
+    def engine(self, size: int):
+        """A new, empty engine for the index of ``size`` windows: its own MemoryIndex and
+        store, or its own key prefix on the Redis and database on the MongoDB."""
+        from fingerprint import Engine
+
+        if self.name == "memory":
+            from fingerprint.index import MemoryIndex
+            from fingerprint.store import MemoryWorkStore
+
+            return Engine(MemoryIndex(), MemoryWorkStore())
+        from fingerprint.index import RedisIndex
+        from fingerprint.store import MongoWorkStore
+
+        engine = Engine(RedisIndex(self.redis, prefix=f"scaling{size}"),
+                        MongoWorkStore(self.mongo[f"bench_scaling_{size}"]))
+        engine.index.check()
+        return engine
+
+    def used_memory(self) -> int:
+        """Redis ``used_memory`` in bytes now (0 for ``memory``)."""
+        return self.redis.info("memory")["used_memory"] if self.name == "redis" else 0
+
+    def sizes(self, engine, size: int, windows: int, chars: int, used: int) -> tuple[dict, list]:
+        """(figures of the index of ``size`` just filled, [(label, engine)] to time pages on);
+        ``used``: the Redis bytes its filling added."""
         if self.name == "redis":
-            used = self.redis.info("memory")["used_memory"] - self.empty_memory
-            self.mongo.client.admin.command("fsync")  # a checkpoint: storageSize is then current
-            stats = [self.mongo.command("collStats", name)
-                     for name in ("works_fp", "works_fp_chunks")]
+            database = self.mongo[f"bench_scaling_{size}"]
+            self.mongo.admin.command("fsync")  # a checkpoint: storageSize is then current
+            stats = [database.command("collStats", name) for name in ("works_fp", "works_fp_chunks")]
             works = max(stats[0]["count"], 1)
             bson = sum(s.get("size", 0) for s in stats)
             disk = sum(s.get("storageSize", 0) for s in stats)
@@ -154,20 +169,20 @@ class _Backend:
                     "mongo_storage_bytes_per_work": disk / works,
                     "mongo_bson_bytes_per_char": bson / chars,
                     "mongo_storage_bytes_per_char": disk / chars,
-                    }, [("redis", self.engine)]
+                    }, [("redis", engine)]
         from fingerprint import Engine
         from fingerprint.index import MemoryIndex
 
-        folder = self.workdir / "saved"
+        folder = self.workdir / f"saved-{size}"
         start = time.perf_counter()
-        self.engine.index.save(folder)
+        engine.index.save(folder)
         save_s = time.perf_counter() - start
         disk = sum(f.stat().st_size for f in folder.iterdir())
         start = time.perf_counter()
         loaded = MemoryIndex.load(folder)
         load_s = time.perf_counter() - start
         return {"disk_bytes_per_window": disk / windows, "save_s": save_s, "load_s": load_s}, [
-            ("memory", self.engine), ("memory-loaded", Engine(loaded, self.engine.store))]
+            ("memory", engine), ("memory-loaded", Engine(loaded, engine.store))]
 
     def stop(self) -> None:
         """Stop the embedded servers."""
@@ -175,36 +190,52 @@ class _Backend:
             service.stop()
 
 
-def _time_pages(engine, pages: list[tuple[str | None, str]], passes: int) -> dict:
-    """Median over ``passes`` of each page's match time; the figures of module docstring."""
-    for _, text in pages:  # warm-up pass: caches, connections, lazy tables
-        engine.match(text)
-    runs: list[list[float]] = [[] for _ in pages]
-    found = 0
+def time_pages(engines: list, pages: list[tuple[str | None, str]], passes: int) -> list[dict]:
+    """Page times on every engine, interleaved: in each pass every page is matched by each
+    engine in turn, so that the machine's load weighs on all sizes alike.
+
+    Args:
+        engines: Engines to time (one per backend label and index size).
+        pages: (expected work id or None, page text).
+        passes: timed passes after one untimed one (caches, connections, lazy tables).
+
+    Returns:
+        Per engine, in order: ``copy_ms``, ``copy_p90_ms``, ``unrelated_ms``,
+        ``unrelated_p90_ms`` (over the pages, each page's median over the passes, in
+        milliseconds), ``lookup_ms`` (median over all pages of the index lookup of the page's
+        query keys alone, timed the same way) and ``recall`` (share of the copying pages'
+        matches that found their work).
+    """
+    for _, text in pages:
+        for engine in engines:
+            engine.match(text)
+    keys = [engines[0].query_keys(engines[0].letters(text)) for _, text in pages]
+    runs = [[[] for _ in pages] for _ in engines]
+    looks = [[[] for _ in pages] for _ in engines]
+    found = [0] * len(engines)
     for _ in range(passes):
         for i, (expected, text) in enumerate(pages):
-            start = time.perf_counter()
-            ids = {match.work_id for match in engine.match(text)}
-            runs[i].append((time.perf_counter() - start) * 1000)
-            found += expected in ids if expected else 0
-    lookups = []  # the index's share: the lookup of the page's query keys alone
-    for _, text in pages:
-        keys = engine.query_keys(engine.letters(text))
-        lookup = getattr(engine.index, "lookup_revisions", engine.index.lookup)
-        spent = []
-        for _ in range(passes):
-            start = time.perf_counter()
-            lookup(keys)
-            spent.append((time.perf_counter() - start) * 1000)
-        lookups.append(statistics.median(spent))
-    times = [statistics.median(t) for t in runs]
-    copies = sorted(t for t, (e, _) in zip(times, pages, strict=True) if e)
-    unrelated = sorted(t for t, (e, _) in zip(times, pages, strict=True) if not e)
-    positives = len(copies) * passes
-    return {"copy_ms": statistics.median(copies), "copy_p90_ms": _p90(copies),
-            "unrelated_ms": statistics.median(unrelated), "unrelated_p90_ms": _p90(unrelated),
-            "lookup_ms": statistics.median(lookups),
-            "recall": found / positives if positives else 0.0}
+            for e, engine in enumerate(engines):
+                start = time.perf_counter()
+                ids = {match.work_id for match in engine.match(text)}
+                runs[e][i].append((time.perf_counter() - start) * 1000)
+                found[e] += expected in ids if expected else 0
+                lookup = getattr(engine.index, "lookup_revisions", engine.index.lookup)
+                start = time.perf_counter()
+                lookup(keys[i])
+                looks[e][i].append((time.perf_counter() - start) * 1000)
+    positives = sum(1 for expected, _ in pages if expected) * passes
+    out = []
+    for e in range(len(engines)):
+        times = [statistics.median(t) for t in runs[e]]
+        copies = sorted(t for t, (x, _) in zip(times, pages, strict=True) if x)
+        unrelated = sorted(t for t, (x, _) in zip(times, pages, strict=True) if not x)
+        out.append({"copy_ms": statistics.median(copies), "copy_p90_ms": _p90(copies),
+                    "unrelated_ms": statistics.median(unrelated),
+                    "unrelated_p90_ms": _p90(unrelated),
+                    "lookup_ms": statistics.median(statistics.median(t) for t in looks[e]),
+                    "recall": found[e] / positives if positives else 0.0})
+    return out
 
 
 def _p90(values: list[float]) -> float:
@@ -212,56 +243,52 @@ def _p90(values: list[float]) -> float:
     return statistics.quantiles(values, n=10)[-1] if len(values) > 1 else values[0]
 
 
-def grow(backend: str, works: Iterator[Doc], pages: list[tuple[str | None, str]],
-         sizes: list[int], workdir: Path, passes: int = 3) -> list[dict]:
-    """Fill one engine up to each size, measure its index there and time the pages.
-
-    Args:
-        backend: ``"memory"`` or ``"redis"``.
-        works: works in indexing order (the copying pages' sources come first).
-        pages: (expected work id or None, page text).
-        sizes: index sizes in windows, ascending.
-        workdir: folder for the embedded servers' files and the saved index.
-        passes: timed passes over the pages; a page's time is its median over the passes.
+def fill(engine, works: Iterator[Doc], size: int) -> tuple[int, int, int, float]:
+    """Add works to ``engine`` until its index holds ``size`` windows.
 
     Returns:
-        One dict per size reached: ``windows``, ``works`` (taken, including the few refused
-        as too short), ``chars`` indexed, ``index_s`` (seconds of ``add_work`` since the
-        previous size) and ``windows_per_s``, the backend's size figures (``_Backend.sizes``),
-        and ``timings``: {engine label: the figures of ``_time_pages``}. Sizes the works cannot
-        fill are left out.
+        (windows, works taken including the few refused as too short, characters indexed,
+        seconds of ``add_work``); windows < size when the works ran out.
     """
-    state = _Backend(backend, workdir)
-    rows = []
-    try:
-        windows = chars = added = 0
-        last = 0
-        for size in sizes:
-            start = time.perf_counter()
-            for doc in works:
-                added += 1
-                try:
-                    windows += state.engine.add_work(doc.id, doc.text)
-                except ValueError:  # EmptyTextError: too few letters for the engine to index
-                    continue
-                chars += len(doc.text)
-                if windows >= size:
-                    break
-            index_s = time.perf_counter() - start
-            if windows < size:
-                print(f"[{backend}] works exhausted at {windows:,} windows", file=sys.stderr)
-                break
-            figures, engines = state.sizes(windows, chars)
-            row = {"windows": windows, "works": added, "chars": chars, "index_s": index_s,
-                   "windows_per_s": (windows - last) / index_s, **figures, "timings": {}}
-            last = windows
-            for label, engine in engines:
-                row["timings"][label] = _time_pages(engine, pages, passes)
-            rows.append(row)
-            print(f"[{backend}] {json.dumps(row)}", file=sys.stderr)
-    finally:
-        state.stop()
-    return rows
+    windows = chars = taken = 0
+    start = time.perf_counter()
+    for doc in works:
+        taken += 1
+        try:
+            windows += engine.add_work(doc.id, doc.text)
+        except ValueError:  # EmptyTextError: too few letters for the engine to index
+            continue
+        chars += len(doc.text)
+        if windows >= size:
+            break
+    return windows, taken, chars, time.perf_counter() - start
+
+
+def build(backend: _Backend, works: Callable[[], Iterator[Doc]], sizes: list[int]
+          ) -> tuple[list[dict], list[tuple[str, int, object]]]:
+    """Fill one engine per size on ``backend`` (each from the start of ``works()``, so the
+    smaller indexes are prefixes of the larger) and measure each index.
+
+    Returns:
+        (one dict per size reached: ``windows``, ``works``, ``chars``, ``index_s``,
+        ``windows_per_s`` and the backend's size figures (``_Backend.sizes``);
+        [(engine label, size, engine)] to time). Sizes the works cannot fill are left out.
+    """
+    rows, timed = [], []
+    for size in sizes:
+        engine = backend.engine(size)
+        before = backend.used_memory()
+        windows, taken, chars, index_s = fill(engine, works(), size)
+        if windows < size:
+            print(f"[{backend.name}] works exhausted at {windows:,} windows", file=sys.stderr)
+            break
+        figures, engines = backend.sizes(engine, size, windows, chars,
+                                         backend.used_memory() - before)
+        rows.append({"size": size, "windows": windows, "works": taken, "chars": chars, "index_s": index_s,
+                     "windows_per_s": windows / index_s, **figures, "timings": {}})
+        timed += [(label, size, each) for label, each in engines]
+        print(f"[{backend.name}] {json.dumps(rows[-1])}", file=sys.stderr)
+    return rows, timed
 
 
 def table(results: dict[str, list[dict]]) -> str:
@@ -328,13 +355,22 @@ def main(argv: list[str] | None = None) -> int:
              for doc in sources]
     pages += [(None, header_footer(doc.text, random.Random(f"{args.seed}:{doc.id}"), kit))
               for doc in unindexed]
-    results = {}
+    results, timed, backends = {}, [], []
     with tempfile.TemporaryDirectory(prefix="bench-scaling-") as workdir:
-        for backend in args.backends.split(","):
-            works = iter([*sources, *rest])
-            stream = (doc for part in (works, variants(rest, args.seed)) for doc in part)
-            results[backend] = grow(backend, stream, pages, sizes, Path(workdir) / backend,
-                                    args.passes)
+        try:
+            for name in args.backends.split(","):
+                backends.append(_Backend(name, Path(workdir) / name))
+                results[name], engines = build(backends[-1], lambda: (
+                    doc for part in (iter([*sources, *rest]), variants(rest, args.seed))
+                    for doc in part), sizes)
+                timed += engines
+            for (label, size, _), timing in zip(timed, time_pages(
+                    [engine for _, _, engine in timed], pages, args.passes), strict=True):
+                row = next(r for r in results[label.split("-")[0]] if r["size"] == size)
+                row["timings"][label] = timing
+        finally:
+            for backend in backends:
+                backend.stop()
     print(table(results))
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / f"scaling-{datetime.now(UTC):%Y%m%dT%H%M%S}.json"
