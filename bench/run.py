@@ -35,6 +35,7 @@ from bench.corpus import (
     DATA_DIR,
     Corpus,
     CorpusError,
+    build_dailies,
     build_english,
     build_judgments,
     build_news,
@@ -350,7 +351,7 @@ def _servers(workdir: Path, mongo: bool) -> tuple[list, str, str | None]:
 def parse_builders() -> dict:
     """Corpus name -> its builder ``(works, negatives, hosts, seed, data_dir) -> Corpus``."""
     return {"novels": build_novels, "news": build_news, "judgments": build_judgments,
-            "english": build_english}
+            "english": build_english, "dailies": build_dailies}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -361,7 +362,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="pages per edit, and negatives per kind")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs; medians reported")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--corpora", default="novels,news,judgments,english")
+    parser.add_argument("--corpora", default="novels,news,judgments,english,dailies")
     parser.add_argument("--detectors", default=None,
                         help="comma-separated names (default: all available)")
     parser.add_argument("--no-redis", action="store_true",
