@@ -1,8 +1,7 @@
 """Template-aware evidence: templated court judgments, numbers, English copy-paste.
 
 Samples: tests/fingerprint/fixtures/engine/judgments.json, english_answers.json and
-peoples_daily_formula.json (sources in
-SOURCES.md there).
+peoples_daily_formula.json (sources in SOURCES.md there).
 """
 
 from __future__ import annotations
