@@ -108,7 +108,8 @@ def run_once(make: Callable[[], Detector], corpus: Corpus, queries: list[Query])
         ``{"index_s": seconds to index and commit, "query_s": seconds for all pages,
         "results": [set of ids per page], "errors": [message per refused work or page that
         raised]}``; a page that raises counts as returning nothing, a work refused with a
-        ValueError (e.g. EmptyTextError) is skipped and so never found.
+        ValueError (e.g. EmptyTextError, by ``index`` or at ``commit``) is skipped and so never
+        found.
 
     Raises:
         ImportError: the detector's package is missing (the engine before it lands).
@@ -122,7 +123,7 @@ def run_once(make: Callable[[], Detector], corpus: Corpus, queries: list[Query])
                 detector.index(doc.id, doc.text)
             except ValueError as exc:  # a work the detector refuses (too short): never found
                 errors.append(f"index {doc.id}: {type(exc).__name__}: {exc}")
-        detector.commit()
+        errors += detector.commit() or []
         index_s = time.perf_counter() - start
         results = []
         start = time.perf_counter()

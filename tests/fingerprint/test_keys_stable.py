@@ -12,9 +12,11 @@ import hashlib
 import json
 
 import numpy as np
+import pytest
 
 from fingerprint import Engine
 from fingerprint.index import MemoryIndex
+from fingerprint.letters import EmptyTextError
 from fingerprint.store import MemoryWorkStore
 
 from .conftest import FIXTURES
@@ -62,3 +64,37 @@ def _digest(name: str) -> str:
 
 def test_the_keys_of_every_fixture_text_are_those_of_the_shipped_scheme():
     assert {name: _digest(name) for name in DIGESTS} == DIGESTS
+
+
+def _state(engine: Engine, store: MemoryWorkStore, ids: list[str]) -> list:
+    """Every stored record (offsets as lists) and what the index holds for their keys."""
+    records = [{k: (v.tolist() if isinstance(v, np.ndarray) else v)
+                for k, v in store.get(work_id).items()} for work_id in ids]
+    keys = [k for work_id in ids for k in engine.query_keys(engine.letters(store.get(work_id)
+                                                                          ["text"]))]
+    return [records, sorted((k, sorted(v)) for k, v in engine.index.lookup(keys).items())]
+
+
+def test_add_works_gives_every_work_the_keys_and_records_of_add_work():
+    texts = [t for name in DIGESTS for t in _texts(json.loads(
+        (FIXTURES / f"{name}.json").read_text(encoding="utf-8")))]
+    # and the edges of a batch: a work under one window (32 letters), one of exactly the
+    # short-text limit's length, Latin words, digits only, and an id given twice
+    short = texts[0][:60]
+    texts += [short, "這是一個" * 150, "Copy paste " * 30, "０１２３４５６７８９" * 5]
+    items = [(f"w{i}", t) for i, t in enumerate(texts)] + [("w0", texts[1])]
+    one_store, many_store = MemoryWorkStore(), MemoryWorkStore()
+    one, many = Engine(MemoryIndex(), one_store), Engine(MemoryIndex(), many_store)
+    added_one = [one.add_work(work_id, text) for work_id, text in items]
+    added_many = many.add_works(items)
+    assert added_many == added_one
+    ids = list(dict.fromkeys(work_id for work_id, _ in items))
+    assert _state(many, many_store, ids) == _state(one, one_store, ids)
+
+
+def test_add_works_checks_every_work_before_storing_any():
+    store = MemoryWorkStore()
+    engine = Engine(MemoryIndex(), store)
+    with pytest.raises(EmptyTextError):
+        engine.add_works([("a", "这是一段足够长的文字" * 10), ("b", "太短")])
+    assert list(store.ids()) == [] and not engine.has_work("a")
