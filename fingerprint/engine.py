@@ -145,12 +145,14 @@ def _numbers(letters: Letters) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
 
 
 def _compare_numbers(numbers: tuple[np.ndarray, ...], masks: np.ndarray,
-                     passages: list[list[tuple[int, int, int, int]]]
+                     passages: list[list[tuple[int, int, int, int]]], boundaries: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:
     """(numbers equal in the work, numbers that differ), two int arrays of shape (n_works,),
     among the page's numbers that lie wholly inside one of a work's ``passages`` (one list per
-    work), next to a matched letter (in the middle of copied or templated text); a number is
-    equal when all its digit letters are matched.
+    work), next to a matched letter of the same sentence (in the middle of copied or templated
+    text; ``boundaries``: ``Letters.boundaries``, the letters that start a sentence or line: a
+    portal's licence number on a line of its own between two copied paragraphs is no
+    template's number); a number is equal when all its digit letters are matched.
     ``masks``: bool (n_works, n_page_letters), each work's matched page letters; cleared in
     place at the digit letters of every page number that is not wholly matched: a number counts
     as shared text only when it is the same number. All works are compared at once (a
@@ -170,9 +172,12 @@ def _compare_numbers(numbers: tuple[np.ndarray, ...], masks: np.ndarray,
     work, a, b = np.array(spans, dtype=np.int64).T
     inside = np.zeros(equal.shape, dtype=bool)
     np.logical_or.at(inside, work, (starts > a[:, None]) & (ends < b[:, None]))
-    # a number inside a passage has a letter before it and one after it
+    # a number inside a passage has a letter before it and one after it, in its sentence
     last = masks.shape[1] - 1
-    flanked = inside & (masks[:, np.maximum(starts - 1, 0)] | masks[:, np.minimum(ends, last)])
+    opens = np.zeros(last + 2, dtype=bool)
+    opens[boundaries] = True
+    flanked = inside & ((masks[:, np.maximum(starts - 1, 0)] & ~opens[starts])
+                        | (masks[:, np.minimum(ends, last)] & ~opens[ends]))
     same = np.count_nonzero(equal & flanked, axis=1)
     return same, np.count_nonzero(flanked, axis=1) - same
 
@@ -592,8 +597,8 @@ class Engine:
         A candidate whose alignment passed ``_need`` is judged on the text it shares with the
         page, against the other candidates of the same page (template-aware evidence):
 
-        - numbers: the page's numbers (runs of digits) that lie wholly inside its passages are
-          compared with the work; when more than ``max_number_mismatch`` of them differ, the
+        - numbers: the page's numbers (runs of digits) that lie wholly inside its passages,
+          next to a matched letter of their sentence, are compared with the work; when more than ``max_number_mismatch`` of them differ, the
           passages are a template filled in with other dates, amounts and case numbers, not a
           copy, and the work is rejected;
         - dominance: when another candidate matched more page letters and leaves fewer than
@@ -615,8 +620,8 @@ class Engine:
         page = letters.codes if exact is None else exact
         masks = np.array([self._matched_mask(page, prep, aln, exact is not None)
                           for _, prep, aln in aligned])
-        same_numbers, other_numbers = _compare_numbers(numbers, masks,
-                                                       [aln.passages for _, _, aln in aligned])
+        same_numbers, other_numbers = _compare_numbers(
+            numbers, masks, [aln.passages for _, _, aln in aligned], letters.boundaries)
         counts = [int(np.count_nonzero(m)) for m in masks]
         weight = 1.0 / np.maximum(np.sum(masks, axis=0), 1)
         out = []

@@ -182,3 +182,18 @@ def test_a_reprint_of_a_news_paragraph_with_a_portal_header_matches_with_passage
         first, last = found[0].passages[0], found[0].passages[-1]
         assert first.page_start <= start + 5 and last.page_end >= start + len(text) - 5
         assert first.work_start <= 5 and last.work_end >= len(text) - 5
+
+
+def test_a_licence_number_between_two_copied_paragraphs_is_no_template_number(dailies):
+    # a portal puts its "related reading" block, with its licence number on a line of its own,
+    # between two paragraphs of the copied text (the block of a real bench page, short enough
+    # for one passage to span it): that number is not the text's, so it is neither equal nor
+    # different (a number differs only inside a sentence of the copy)
+    first, second = (p["text"] for p in dailies["meetings"][:2])
+    engine = _engine({"work": first + "\n" + second})
+    page = _page(first + "\n相关阅读：\n增值电信业务许可证 浙 B2-20181004\n" + second)
+    assert [m.work_id for m in engine.match(page)] == ["work"]
+    # the same number inside a sentence of the copy is a number the work does not have
+    middle = first.index("会见")
+    changed = first[:middle] + "20181004" + first[middle:]
+    assert engine.match(_page(changed + "\n" + second)) == []
