@@ -1,6 +1,7 @@
 """Benchmark corpora built from the real text in ``../shared/data``.
 
-Two corpora, each split into indexed works, negatives and host texts:
+The corpora, each split into indexed works, negatives and host texts (``judgments``,
+``english`` and ``dailies`` are described at their builders):
 
 - ``novels``: chapters of classical Chinese novels (``novels_dev.jsonl.gz``). Works are a few
   chapters from each of many novels; the negatives are other chapters of the same novels (same
