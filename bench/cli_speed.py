@@ -113,7 +113,7 @@ def measure(name: str, works: int, pages: int, repeat: int, seed: int, data: Pat
 def main(argv: list[str] | None = None) -> int:
     """Run the measurement and print the table; returns 0 (2 when the data is missing)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpora", default="novels,news,judgments,english")
+    parser.add_argument("--corpora", default="novels,news,judgments,english,dailies")
     parser.add_argument("--works", type=int, default=300)
     parser.add_argument("--pages", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=3)

@@ -1,6 +1,7 @@
 """Benchmark corpora built from the real text in ``../shared/data``.
 
-Two corpora, each split into indexed works, negatives and host texts:
+The corpora, each split into indexed works, negatives and host texts (``judgments``,
+``english`` and ``dailies`` are described at their builders):
 
 - ``novels``: chapters of classical Chinese novels (``novels_dev.jsonl.gz``). Works are a few
   chapters from each of many novels; the negatives are other chapters of the same novels (same
@@ -27,7 +28,7 @@ import json
 import math
 import random
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -444,3 +445,121 @@ def build_english(works: int, negatives: int, hosts: int, seed: int = 0,
                  NEGATIVE_OVERLAP, accept=False)
     news = build_news(1, 0, hosts, seed, data_dir)
     return Corpus("english", indexed, {"other_answers": rest}, news.hosts, english=True)
+
+
+# The templated People's Daily paragraphs (``dailies``): wire datelines, meeting and visit
+# reports, law articles, photo captions. Formula is text shared, up to its digits, by several
+# paragraphs: digits become 0 so that "１月１３日电" and "１月８日电" are the same formula.
+FORMULA_K = 8  # characters of a formula shingle (the formulas are short: datelines, titles)
+FORMULA_DF = 3  # paragraphs sharing a shingle for it to be formula (2 is one story retold)
+FORMULA_SHARE = 0.2  # share of a paragraph's shingles that are formula for it to be formulaic
+NEGATIVE_FORMULA_SHARE = 0.1  # the same for a negative's first paragraph (more of them)
+FORMULA_SHARED = 3  # formula shingles a negative shares with a work: "the same formula"
+DAILY_CHARS = (60, 150)  # shortest formulaic paragraph; a work is extended to this length
+DAILY_PARAGRAPHS = 3  # paragraphs of a work at most
+MAX_DAILIES = 100  # works at most whatever --works asks (164 formulaic documents exist)
+_DIGIT = re.compile(r"[0-9０-９]")
+
+
+def _formula_shingles(text: str) -> set[str]:
+    flat = _DIGIT.sub("0", _SPACE.sub("", text))
+    return {flat[i:i + FORMULA_K] for i in range(len(flat) - FORMULA_K + 1)}
+
+
+def load_dailies(data_dir: Path = DATA_DIR, share: float = FORMULA_SHARE
+                 ) -> list[tuple[Doc, set[str]]]:
+    """The formulaic People's Daily paragraphs, each made into a short templated document.
+
+    A paragraph is formulaic when at least ``share`` of its ``FORMULA_K``-character
+    shingles (digits replaced by 0) occur in ``FORMULA_DF`` or more distinct paragraphs, and it
+    has at least ``DAILY_CHARS[0]`` characters. Its document is the paragraph followed, while
+    shorter than ``DAILY_CHARS[1]`` characters, by the next paragraphs in reading order (at most
+    ``DAILY_PARAGRAPHS`` in all, joined with newlines), as a wire item's opening; a paragraph
+    already in a document starts none.
+
+    Args:
+        data_dir: folder holding ``peoples_daily_199801_dev.jsonl.gz``.
+        share: least share of formula shingles in the first paragraph (0..1).
+
+    Returns:
+        (Doc, its formula shingles) in reading order; ids ``pdf-`` + the first paragraph's
+        record number, ``group`` ``"dailies"``.
+
+    Raises:
+        CorpusError: the file is missing.
+    """
+    texts = [record["text"].strip() for record in _read_jsonl(data_dir / NEWS_FILE)]
+    shingles = [_formula_shingles(text) for text in texts]
+    df: Counter[str] = Counter()
+    for text in dict.fromkeys(texts):  # a duplicated paragraph counts once
+        df.update(_formula_shingles(text))
+    formula = {s for s, n in df.items() if n >= FORMULA_DF}
+    docs: list[tuple[Doc, set[str]]] = []
+    used = -1
+    for i, text in enumerate(texts):
+        if (i <= used or len(text) < DAILY_CHARS[0]
+                or len(shingles[i] & formula) < share * len(shingles[i])):
+            continue
+        used = i
+        parts = [text]
+        while (sum(map(len, parts)) < DAILY_CHARS[1] and len(parts) < DAILY_PARAGRAPHS
+               and used + 1 < len(texts)):
+            used += 1
+            if texts[used]:
+                parts.append(texts[used])
+        docs.append((Doc(f"pdf-{i:04d}", "\n".join(parts), "dailies"), shingles[i] & formula))
+    return docs
+
+
+def build_dailies(works: int, negatives: int, hosts: int, seed: int = 0,
+                  data_dir: Path = DATA_DIR) -> Corpus:
+    """Sample the templated corpus of formulaic People's Daily paragraphs (``load_dailies``).
+
+    At most ``MAX_DAILIES`` works are indexed whatever ``works`` asks. As for the judgments, no
+    two works are siblings (``SIBLING_OVERLAP`` of their 12-grams shared: one item quoting
+    another) and no work, negative or host shares a ``PASSAGE``-character run with a work (a
+    story retold with copied sentences is a real match); negatives (kind ``same_formula``) are
+    the other formulaic documents that share at least ``FORMULA_SHARED`` formula shingles with
+    a work (documents of ``load_dailies`` at ``NEGATIVE_FORMULA_SHARE``, holding no paragraph
+    of a work); hosts (for the excerpt edit) are news documents (``load_news``) holding no paragraph
+    of a work or negative, screened as the news hosts are.
+
+    Args:
+        works: number of documents to index (at most MAX_DAILIES).
+        negatives: number of negatives (at most those left).
+        hosts: number of host documents.
+        seed: sampling seed.
+        data_dir: folder of the shared data.
+
+    Returns:
+        The Corpus.
+
+    Raises:
+        CorpusError: the data is missing, or fewer hosts than asked are left.
+    """
+    rng = random.Random(seed)
+    docs = load_dailies(data_dir)
+    rng.shuffle(docs)
+    siblings, passages = _SiblingGuard(), _OverlapGuard()
+    indexed: list[Doc] = []
+    formula: set[str] = set()
+    for doc, shingles in docs:
+        if (len(indexed) < min(works, MAX_DAILIES) and siblings.overlap(doc.text)
+                <= SIBLING_OVERLAP and not passages.shares_passage(doc.text)):
+            siblings.accept(doc.text)
+            passages.accept(doc.text)
+            indexed.append(doc)
+            formula |= shingles
+    taken = {line for doc in indexed for line in doc.text.split("\n")}
+    rest = load_dailies(data_dir, NEGATIVE_FORMULA_SHARE)
+    rng.shuffle(rest)
+    same = [doc for doc, shingles in rest if taken.isdisjoint(doc.text.split("\n"))
+            and len(shingles & formula) >= FORMULA_SHARED
+            and siblings.overlap(doc.text) <= SIBLING_OVERLAP
+            and not passages.shares_passage(doc.text)][:negatives]
+    taken |= {line for doc in same for line in doc.text.split("\n")}
+    news = [doc for doc in load_news(data_dir, seed) if taken.isdisjoint(doc.text.split("\n"))]
+    rng.shuffle(news)
+    pool = _require(_take(news, hosts, passages, NEGATIVE_OVERLAP, accept=False), hosts,
+                    "host news documents")
+    return Corpus("dailies", indexed, {"same_formula": same}, pool)

@@ -1,7 +1,8 @@
 """Near-duplicate detectors behind one interface, for the benchmark.
 
 Every detector indexes works with ``index(work_id, text)``, makes them queryable with
-``commit()`` (timed with the indexing: datasketch's Redis storage buffers its writes), and
+``commit()`` (timed with the indexing: datasketch's Redis storage buffers its writes, the
+engine computes the keys of all the works at once with ``Engine.add_works``), and
 answers ``query(text)`` with the set of work ids it considers copied in the page; ``close()``
 releases what it holds (a Redis database is flushed, a MongoDB database dropped). Peers:
 
@@ -51,8 +52,9 @@ class Detector(Protocol):
     def index(self, work_id: str, text: str) -> None:
         """Add one work (text in characters) under ``work_id``."""
 
-    def commit(self) -> None:
-        """Make every work indexed so far visible to ``query``."""
+    def commit(self) -> list[str] | None:
+        """Make every work indexed so far visible to ``query``; a detector that indexes at
+        commit returns a message per work it refused (the others None)."""
 
     def query(self, text: str) -> set[str]:
         """Return the ids of the works found copied in the page ``text``."""
@@ -230,12 +232,24 @@ class EngineDetector:
 
             index, store = MemoryIndex(), MemoryWorkStore()
         self._engine = Engine(index, store, config=config)
+        self._pending: list[tuple[str, str]] = []  # (work_id, text) until commit
 
     def index(self, work_id: str, text: str) -> None:
-        self._engine.add_work(work_id, text)
+        self._pending.append((work_id, text))
 
-    def commit(self) -> None:
-        pass  # add_work is complete when it returns
+    def commit(self) -> list[str]:
+        pending, self._pending = self._pending, []
+        try:
+            self._engine.add_works(pending)
+            return []
+        except ValueError:  # a work refused (too short): add them one by one, skipping it
+            refused = []
+            for work_id, text in pending:
+                try:
+                    self._engine.add_work(work_id, text)
+                except ValueError as exc:
+                    refused.append(f"index {work_id}: {type(exc).__name__}: {exc}")
+            return refused
 
     def query(self, text: str) -> set[str]:
         return {match.work_id for match in self._engine.match(text)}

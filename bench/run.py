@@ -35,6 +35,7 @@ from bench.corpus import (
     DATA_DIR,
     Corpus,
     CorpusError,
+    build_dailies,
     build_english,
     build_judgments,
     build_news,
@@ -107,7 +108,8 @@ def run_once(make: Callable[[], Detector], corpus: Corpus, queries: list[Query])
         ``{"index_s": seconds to index and commit, "query_s": seconds for all pages,
         "results": [set of ids per page], "errors": [message per refused work or page that
         raised]}``; a page that raises counts as returning nothing, a work refused with a
-        ValueError (e.g. EmptyTextError) is skipped and so never found.
+        ValueError (e.g. EmptyTextError, by ``index`` or at ``commit``) is skipped and so never
+        found.
 
     Raises:
         ImportError: the detector's package is missing (the engine before it lands).
@@ -121,7 +123,7 @@ def run_once(make: Callable[[], Detector], corpus: Corpus, queries: list[Query])
                 detector.index(doc.id, doc.text)
             except ValueError as exc:  # a work the detector refuses (too short): never found
                 errors.append(f"index {doc.id}: {type(exc).__name__}: {exc}")
-        detector.commit()
+        errors += detector.commit() or []
         index_s = time.perf_counter() - start
         results = []
         start = time.perf_counter()
@@ -350,7 +352,7 @@ def _servers(workdir: Path, mongo: bool) -> tuple[list, str, str | None]:
 def parse_builders() -> dict:
     """Corpus name -> its builder ``(works, negatives, hosts, seed, data_dir) -> Corpus``."""
     return {"novels": build_novels, "news": build_news, "judgments": build_judgments,
-            "english": build_english}
+            "english": build_english, "dailies": build_dailies}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -361,7 +363,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="pages per edit, and negatives per kind")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs; medians reported")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--corpora", default="novels,news,judgments,english")
+    parser.add_argument("--corpora", default="novels,news,judgments,english,dailies")
     parser.add_argument("--detectors", default=None,
                         help="comma-separated names (default: all available)")
     parser.add_argument("--no-redis", action="store_true",

@@ -35,9 +35,11 @@ is made on the margin and on the lookups a page costs:
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 WINDOW_MODES = ("content", "fixed")
+_SCHEME_FIELDS = ("window_mode", "window_letters", "overlap", "anchor_k", "letters", "levels",
+                  "anchor_bits", "short_text_letters", "short_k", "short_radius")
 
 
 @dataclass(frozen=True)
@@ -190,7 +192,4 @@ class EngineConfig:
 
     def scheme(self) -> dict:
         """The parameters that determine window keys (stored with each work)."""
-        d = asdict(self)
-        keys = ("window_mode", "window_letters", "overlap", "anchor_k", "letters", "levels",
-                "anchor_bits", "short_text_letters", "short_k", "short_radius")
-        return {k: d[k] for k in keys}
+        return {k: getattr(self, k) for k in _SCHEME_FIELDS}  # asdict: 15 µs a work

@@ -14,6 +14,7 @@ import hashlib
 import heapq
 import json
 from collections import Counter, OrderedDict
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from itertools import chain
 from operator import itemgetter
@@ -35,6 +36,8 @@ from fingerprint.verify import Alignment, SeedIndex, align
 from fingerprint.windows import content_radius, kgram_codes, mix, window_starts, winnow
 
 SCHEME_VERSION = "fp2"  # bump when the key computation changes in code
+_MAX_HASH = np.uint64(2**64 - 1)  # winnowing's padding
+BATCH_LETTERS = 1 << 16  # letters of the works whose keys add_works computes in one pass
 
 
 def _scheme_digest(config: EngineConfig) -> str:
@@ -142,12 +145,14 @@ def _numbers(letters: Letters) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
 
 
 def _compare_numbers(numbers: tuple[np.ndarray, ...], masks: np.ndarray,
-                     passages: list[list[tuple[int, int, int, int]]]
+                     passages: list[list[tuple[int, int, int, int]]], boundaries: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:
     """(numbers equal in the work, numbers that differ), two int arrays of shape (n_works,),
     among the page's numbers that lie wholly inside one of a work's ``passages`` (one list per
-    work), next to a matched letter (in the middle of copied or templated text); a number is
-    equal when all its digit letters are matched.
+    work), next to a matched letter of the same sentence (in the middle of copied or templated
+    text; ``boundaries``: ``Letters.boundaries``, the letters that start a sentence or line: a
+    portal's licence number on a line of its own between two copied paragraphs is no
+    template's number); a number is equal when all its digit letters are matched.
     ``masks``: bool (n_works, n_page_letters), each work's matched page letters; cleared in
     place at the digit letters of every page number that is not wholly matched: a number counts
     as shared text only when it is the same number. All works are compared at once (a
@@ -167,9 +172,12 @@ def _compare_numbers(numbers: tuple[np.ndarray, ...], masks: np.ndarray,
     work, a, b = np.array(spans, dtype=np.int64).T
     inside = np.zeros(equal.shape, dtype=bool)
     np.logical_or.at(inside, work, (starts > a[:, None]) & (ends < b[:, None]))
-    # a number inside a passage has a letter before it and one after it
+    # a number inside a passage has a letter before it and one after it, in its sentence
     last = masks.shape[1] - 1
-    flanked = inside & (masks[:, np.maximum(starts - 1, 0)] | masks[:, np.minimum(ends, last)])
+    opens = np.zeros(last + 2, dtype=bool)
+    opens[boundaries] = True
+    flanked = inside & ((masks[:, np.maximum(starts - 1, 0)] & ~opens[starts])
+                        | (masks[:, np.minimum(ends, last)] & ~opens[ends]))
     same = np.count_nonzero(equal & flanked, axis=1)
     return same, np.count_nonzero(flanked, axis=1) - same
 
@@ -235,6 +243,63 @@ class Engine:
             out.extend(zip(extra, range(len(keys), len(keys) + len(extra)), strict=True))
         return out
 
+    def _postings_many(self, letters: list[Letters]) -> list[list[tuple[int, int]]]:
+        """``postings`` of each of several letter sequences (each at least ``anchor_k``
+        letters), computed over their concatenation: k-grams, hashes, window keys and short
+        keys are taken only inside each sequence, and winnowing sees ``MAX`` hashes beyond its
+        ends as ``winnow``'s padding, so every value is the one ``postings`` gives."""
+        c = self.config
+        if c.window_mode != "content" or len(letters) < 2:  # fixed offsets: rare
+            return [self.postings(work) for work in letters]
+        k, radius = c.anchor_k, content_radius(c.stride, 1)
+        pad = max(radius, c.short_radius)
+        lengths = np.array([len(work) for work in letters], dtype=np.int64)
+        first = np.concatenate(([0], np.cumsum(lengths)[:-1]))  # each sequence's first letter
+        codes = np.concatenate([work.codes for work in letters])
+        grams = kgram_codes(codes, k)  # grams across two sequences are never used
+        hashes = mix(grams)
+        # the sequences' hashes with ``pad`` MAX hashes between them: position q of this array
+        # is position q - pad * i of sequence i's concatenation
+        sizes = lengths - k + 1
+        owner = np.repeat(np.arange(len(letters)), sizes)
+        within = np.arange(len(owner)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        gapped = np.full(len(owner) + pad * (len(letters) - 1), _MAX_HASH, dtype=np.uint64)
+        gapped[np.arange(len(owner)) + pad * owner] = hashes[first[owner] + within]
+        out: list[list[tuple[int, int]]] = []
+        minima, chosen = winnow(gapped, (radius, c.short_radius))
+        starts, start_owner = self._inside(minima, sizes, pad, lengths - c.window_letters + 1)
+        starts += first[start_owner]
+        keys = self.quantizer.keys(codes, starts, hashes).tolist()
+        short = (lengths < c.short_text_letters)
+        picked, pick_owner = self._inside(chosen, sizes, pad, sizes - (c.short_k - k))
+        keep = short[pick_owner]
+        picked, pick_owner = picked[keep] + first[pick_owner[keep]], pick_owner[keep]
+        extra = short_keys(grams, k, picked, c.short_k)
+        order = np.lexsort((extra, pick_owner))  # np.unique per sequence: sorted, distinct
+        extra, pick_owner = extra[order], pick_owner[order]
+        new = np.ones(len(extra), dtype=bool)
+        new[1:] = (extra[1:] != extra[:-1]) | (pick_owner[1:] != pick_owner[:-1])
+        extra, pick_owner = extra[new].tolist(), pick_owner[new]
+        window_bounds = np.searchsorted(start_owner, np.arange(len(letters) + 1))
+        extra_bounds = np.searchsorted(pick_owner, np.arange(len(letters) + 1))
+        for i in range(len(letters)):
+            own = keys[window_bounds[i]:window_bounds[i + 1]]
+            more = extra[extra_bounds[i]:extra_bounds[i + 1]]
+            out.append(list(zip(own + more, range(len(own) + len(more)), strict=True)))
+        return out
+
+    @staticmethod
+    def _inside(positions: np.ndarray, sizes: np.ndarray, pad: int, limits: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """(positions within their sequence, sequence numbers) of the winnowed ``positions``
+        of ``_postings_many``'s gapped array that lie in a sequence, before its ``limits``
+        (positions per sequence; a pad position is in none)."""
+        bases = np.cumsum(sizes + pad) - sizes - pad  # where each sequence starts in the array
+        owner = np.searchsorted(bases, positions, side="right") - 1
+        within = positions - bases[owner]
+        keep = within < np.minimum(sizes, limits)[owner]
+        return within[keep], owner[keep]
+
     def query_keys(self, letters: Letters) -> list[int]:
         """Keys a page looks up (duplicates possible): exact and probed window keys, and k-gram
         keys, both selected ``query_sparsity`` times sparser than in works on pages of at least
@@ -262,6 +327,35 @@ class Engine:
         ``min_text_letters`` (such a work could never be matched), TextTooLargeError (a
         ValueError) when it is longer than ``max_text_chars``; nothing is stored then.
         """
+        letters = self._work_letters(work_id, text)
+        return self._store_and_index(work_id, text, letters, self.postings(letters))
+
+    def add_works(self, works: Iterable[tuple[str, str]]) -> list[int]:
+        """Index several works, each as ``add_work`` would (same keys, each work atomic, a
+        later (work_id, text) replacing an earlier one of the same id); returns the postings
+        indexed per work, in order.
+
+        Faster than one ``add_work`` per work on short texts: the keys of all the works are
+        computed in one pass of numpy operations. Every work is checked before any is stored:
+        raises as ``add_work`` on the first invalid one, and then nothing is stored. An error
+        of the index or store while adding leaves the works before it added.
+        """
+        items = list(works)
+        letters = [self._work_letters(work_id, text) for work_id, text in items]
+        postings: list[list[tuple[int, int]]] = []
+        batch: list[Letters] = []
+        for work in [*letters, None]:  # batches of up to BATCH_LETTERS letters
+            if work is None or (batch and sum(map(len, batch)) + len(work) > BATCH_LETTERS):
+                postings += self._postings_many(batch)
+                batch = []
+            if work is not None:
+                batch.append(work)
+        return [self._store_and_index(work_id, text, work_letters, work_postings)
+                for (work_id, text), work_letters, work_postings
+                in zip(items, letters, postings, strict=True)]
+
+    def _work_letters(self, work_id: str, text: str) -> Letters:
+        """Letters of a work's text, after the checks of ``add_work`` (raises as it does)."""
         check_work_id(work_id)
         letters = self.letters(text)
         if len(letters) == 0:
@@ -270,7 +364,11 @@ class Engine:
             raise EmptyTextError(
                 f"work {work_id!r}: only {len(letters)} letters; a work needs at least "
                 f"min_text_letters={self.config.min_text_letters} to ever be matched")
-        postings = self.postings(letters)
+        return letters
+
+    def _store_and_index(self, work_id: str, text: str, letters: Letters,
+                         postings: list[tuple[int, int]]) -> int:
+        """Store a checked work's record, then index its postings (see ``add_work``)."""
         record = {
             "text": text,
             "letters": letters.letters,
@@ -499,8 +597,8 @@ class Engine:
         A candidate whose alignment passed ``_need`` is judged on the text it shares with the
         page, against the other candidates of the same page (template-aware evidence):
 
-        - numbers: the page's numbers (runs of digits) that lie wholly inside its passages are
-          compared with the work; when more than ``max_number_mismatch`` of them differ, the
+        - numbers: the page's numbers (runs of digits) that lie wholly inside its passages,
+          next to a matched letter of their sentence, are compared with the work; when more than ``max_number_mismatch`` of them differ, the
           passages are a template filled in with other dates, amounts and case numbers, not a
           copy, and the work is rejected;
         - dominance: when another candidate matched more page letters and leaves fewer than
@@ -522,8 +620,8 @@ class Engine:
         page = letters.codes if exact is None else exact
         masks = np.array([self._matched_mask(page, prep, aln, exact is not None)
                           for _, prep, aln in aligned])
-        same_numbers, other_numbers = _compare_numbers(numbers, masks,
-                                                       [aln.passages for _, _, aln in aligned])
+        same_numbers, other_numbers = _compare_numbers(
+            numbers, masks, [aln.passages for _, _, aln in aligned], letters.boundaries)
         counts = [int(np.count_nonzero(m)) for m in masks]
         weight = 1.0 / np.maximum(np.sum(masks, axis=0), 1)
         out = []

@@ -43,6 +43,8 @@ import numpy as np
 
 from fingerprint.index.base import (
     DEFAULT_MAX_DF,
+    MAX_KEY,
+    MAX_WINDOW,
     IndexLayoutError,
     IndexVersionError,
     check_posting,
@@ -105,12 +107,11 @@ class MemoryIndex:
         """Index a work's ``(key, window)`` postings, replacing its old ones; see Index.add."""
         check_work_id(work_id)
         by_key: dict[int, list[int]] = {}
-        seen: set[tuple[int, int]] = set()
-        for key, window in postings:
-            check_posting(key, window)
-            if (key, window) not in seen:
-                seen.add((key, window))
-                by_key.setdefault(int(key), []).append(int(window))
+        seen = dict.fromkeys((key, window) for key, window in postings)  # distinct, in order
+        for key, window in seen:
+            if not (0 <= key <= MAX_KEY and 0 <= window <= MAX_WINDOW):
+                check_posting(key, window)  # raises
+            by_key.setdefault(int(key), []).append(int(window))
         self._thaw()
         number = self._number.get(work_id)
         if number is not None:
@@ -121,16 +122,16 @@ class MemoryIndex:
         base = number << 32
         post, df = self._post, self._df
         for key, windows in by_key.items():
-            packed = [base | w for w in windows]
             held = post.get(key)
-            if held is None:
-                post[key] = packed[0] if len(packed) == 1 else packed
+            if held is None:  # most keys of a new work: one window, no list built
+                post[key] = base | windows[0] if len(windows) == 1 else [base | w for w in windows]
+                continue
+            df[key] = df.get(key, 1) + 1
+            packed = [base | w for w in windows]
+            if type(held) is int:
+                post[key] = [held, *packed]
             else:
-                df[key] = df.get(key, 1) + 1
-                if type(held) is int:
-                    post[key] = [held, *packed]
-                else:
-                    held.extend(packed)
+                held.extend(packed)
         self._keys_of[number] = array("Q", by_key)
         self._windows += len(seen)
         return len(seen)

@@ -1,7 +1,7 @@
 """Template-aware evidence: templated court judgments, numbers, English copy-paste.
 
-Samples: tests/fingerprint/fixtures/engine/judgments.json and english_answers.json (sources in
-SOURCES.md there).
+Samples: tests/fingerprint/fixtures/engine/judgments.json, english_answers.json and
+peoples_daily_formula.json (sources in SOURCES.md there).
 """
 
 from __future__ import annotations
@@ -150,3 +150,50 @@ def test_a_judgment_that_loses_a_sentence_is_found_among_its_siblings(judgments)
         sentences = re.findall(r"[^。]*。?", texts[work_id])
         cut = "".join(s for i, s in enumerate(sentences) if i != 1)
         assert [m.work_id for m in engine.match(_page(cut))] == [work_id]
+
+
+@pytest.fixture(scope="module")
+def dailies() -> dict[str, list[dict]]:
+    """{"meetings": 20 meeting reports of one wire formula, "law": 10 Price Law articles}."""
+    return json.loads((FIXTURES / "peoples_daily_formula.json").read_text(encoding="utf-8"))
+
+
+def test_two_news_paragraphs_of_one_formula_with_other_facts_do_not_match(dailies):
+    # 新华社北京１月５日电（记者…）<leader>今天下午在人民大会堂会见了<guest>: same formula,
+    # other dates, reporters, leaders and guests
+    meetings = [p["text"] for p in dailies["meetings"]]
+    for i, work in enumerate(meetings):
+        engine = _engine({"work": work})
+        assert [m for page in meetings if page != work for m in engine.match(_page(page))] == [], i
+    # and with every other report registered (the formula then weighs little for each)
+    for i, page in enumerate(meetings):
+        engine = _engine({f"m{j}": t for j, t in enumerate(meetings) if j != i})
+        assert engine.match(_page(page)) == [], i
+
+
+def test_a_reprint_of_a_news_paragraph_with_a_portal_header_matches_with_passages(dailies):
+    texts = {p["id"]: p["text"] for p in dailies["meetings"] + dailies["law"]}
+    engine = _engine(texts)
+    for work_id, text in texts.items():
+        page = _page(text)
+        found = engine.match(page)
+        assert [m.work_id for m in found] == [work_id]
+        start = page.index(text)
+        first, last = found[0].passages[0], found[0].passages[-1]
+        assert first.page_start <= start + 5 and last.page_end >= start + len(text) - 5
+        assert first.work_start <= 5 and last.work_end >= len(text) - 5
+
+
+def test_a_licence_number_between_two_copied_paragraphs_is_no_template_number(dailies):
+    # a portal puts its "related reading" block, with its licence number on a line of its own,
+    # between two paragraphs of the copied text (the block of a real bench page, short enough
+    # for one passage to span it): that number is not the text's, so it is neither equal nor
+    # different (a number differs only inside a sentence of the copy)
+    first, second = (p["text"] for p in dailies["meetings"][:2])
+    engine = _engine({"work": first + "\n" + second})
+    page = _page(first + "\n相关阅读：\n增值电信业务许可证 浙 B2-20181004\n" + second)
+    assert [m.work_id for m in engine.match(page)] == ["work"]
+    # the same number inside a sentence of the copy is a number the work does not have
+    middle = first.index("会见")
+    changed = first[:middle] + "20181004" + first[middle:]
+    assert engine.match(_page(changed + "\n" + second)) == []
