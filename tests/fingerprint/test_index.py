@@ -313,6 +313,48 @@ def test_memory_loaded_index_agrees_with_brute_force_on_random_keys(tmp_path, mo
     assert any(len({w for w, _ in v}) > 1 for v in brute.values())
 
 
+@pytest.mark.parametrize("presence_min", [0, 1 << 20])
+def test_memory_index_with_a_presence_filter_answers_as_without(monkeypatch, presence_min):
+    """The dicts' lookups, with a PresenceFilter in front (as from PRESENCE_MIN_KEYS keys on)
+    and without, answer random keys as a brute-force scan of the postings does: present and
+    absent keys, wide keys (bit 63 set), after removes and re-adds, and after the filter
+    filled up and was rebuilt larger."""
+    monkeypatch.setattr("fingerprint.index.memory.PRESENCE_MIN_KEYS", presence_min)
+    rng = random.Random(12)
+    index = MemoryIndex(max_df=4, version=V)
+    postings = {}
+    common = [rng.getrandbits(35) for _ in range(200)]
+
+    def check():
+        keys = [k for work in postings.values() for k, _ in work][::3] + common \
+            + [rng.getrandbits(35) for _ in range(3000)] + [2**64 - 1, 0]
+        brute = {}
+        for work_id, work in postings.items():
+            for key, window in work:
+                brute.setdefault(key, []).append((work_id, window))
+        brute = {k: sorted(v) for k, v in brute.items()
+                 if k in set(keys) and len({w for w, _ in v}) <= 4}
+        assert as_sets(index.lookup(keys)) == brute
+        assert index.lookup([]) == {}
+
+    for n in range(40):  # the filter (sized for 2x the keys at its first lookup) fills up
+        work = [(rng.getrandbits(35), rng.randrange(5000)) for _ in range(400)]
+        work += [(rng.choice(common), rng.randrange(5000)) for _ in range(20)]
+        work += [(2**63 + rng.getrandbits(63), 0)]
+        index.add(f"w{n}", work)
+        postings[f"w{n}"] = set(work)
+        if n % 8 == 0:
+            check()
+    for n in range(0, 40, 5):
+        index.remove(f"w{n}")
+        del postings[f"w{n}"]
+    check()
+    index.add("w0", [(k, 1) for k in common[:50]])
+    postings["w0"] = {(k, 1) for k in common[:50]}
+    check()
+    assert (index._presence is not None) == (presence_min == 0)
+
+
 def test_memory_saved_index_is_small(tmp_path):
     """100,000 postings of 35-bit keys (the default window keys' width) over 500 works take
     at most 8 bytes per posting on disk, all files included."""
