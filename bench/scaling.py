@@ -192,7 +192,8 @@ class _Backend:
 
 def time_pages(engines: list, pages: list[tuple[str | None, str]], passes: int) -> list[dict]:
     """Page times on every engine, interleaved: in each pass every page is matched by each
-    engine in turn, so that the machine's load weighs on all sizes alike.
+    engine in turn, starting with a different engine for each page, so that the machine's load
+    and the caches weigh on all sizes alike.
 
     Args:
         engines: Engines to time (one per backend label and index size).
@@ -213,9 +214,12 @@ def time_pages(engines: list, pages: list[tuple[str | None, str]], passes: int) 
     runs = [[[] for _ in pages] for _ in engines]
     looks = [[[] for _ in pages] for _ in engines]
     found = [0] * len(engines)
-    for _ in range(passes):
+    for p in range(passes):
         for i, (expected, text) in enumerate(pages):
-            for e, engine in enumerate(engines):
+            # each page and pass starts on another engine: the first after a page change meets the
+            # CPU caches as the previous engine left them
+            for e in rotated(len(engines), i + p):
+                engine = engines[e]
                 start = time.perf_counter()
                 ids = {match.work_id for match in engine.match(text)}
                 runs[e][i].append((time.perf_counter() - start) * 1000)
@@ -236,6 +240,11 @@ def time_pages(engines: list, pages: list[tuple[str | None, str]], passes: int) 
                     "lookup_ms": statistics.median(statistics.median(t) for t in looks[e]),
                     "recall": found[e] / positives if positives else 0.0})
     return out
+
+
+def rotated(n: int, start: int) -> list[int]:
+    """0..n-1 starting at ``start % n`` and wrapping around."""
+    return [(start + k) % n for k in range(n)]
 
 
 def _p90(values: list[float]) -> float:
