@@ -337,6 +337,9 @@ def start_postgres(datadir: Path | str, database: str = "tracker", port: int | N
             port = int(portfile.read_text())
             try:
                 with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+                    # As PostgreSQL binds: connections of its previous life left in TIME_WAIT
+                    # do not take the port, a listening socket does.
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
                     sock.bind(("127.0.0.1", port))
             except OSError:
                 port = None
