@@ -294,8 +294,8 @@ def server_env():
         env = {name: value for name, value in os.environ.items()
                if name not in ("DATABASE_URL", "MONGO_URL", "REDIS_URL", "CELERY_BROKER_URL",
                                "CELERY_RESULT_BACKEND", "MEDIA_ROOT", "STATIC_ROOT")}
-        return workers.child_env(**{**env, "TRACKER_VAR_DIR": str(var), "DEBUG": "false",
-                                    **overrides})
+        return {**env, "DJANGO_SETTINGS_MODULE": "tracker.settings",
+                "TRACKER_VAR_DIR": str(var), "DEBUG": "false", **overrides}
 
     return build
 
