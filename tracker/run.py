@@ -95,7 +95,8 @@ def stop_leftovers(var: Path) -> list[str]:
     after LEFTOVER_STOP_SECONDS. A recorded pid now used by another process is left alone.
 
     Returns:
-        "COMMAND (pid N)" of each process stopped (list of str); empty when none was left.
+        "NAME (pid N)" of each process stopped (list of str), NAME as in run.pids
+        ("celery-worker", "web-server", ...); empty when none was left.
     """
     try:
         lines = (var / "run.pids").read_text().splitlines()
