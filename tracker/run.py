@@ -7,7 +7,10 @@ then a Celery worker (all queues) and beat, the bundled demo site on http://127.
 (DEMO_SITE_PORT), applies migrations, runs ``manage.py demo`` (demo accounts, demo works, the
 main job: a scan of the demo site, a summary), then serves the dashboard on
 http://127.0.0.1:8000 (TRACKER_PORT) until Ctrl-C, and stops everything it started. A second
-run continues with the same data; servers left running by a run that was killed are reused.
+run continues with the same data. After a run was killed (SIGKILL, a crash), the next one
+reuses the servers it left running, stops the worker, beat and web server it left behind
+(recorded in TRACKER_VAR_DIR/run.pids), and ignores lock and pid files whose process is gone
+or is another program.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from crawler import demo
 from tracker import embedded, workers
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+#: Seconds a process left behind by a killed run has to exit after SIGTERM before SIGKILL.
+LEFTOVER_STOP_SECONDS = 20.0
 
 
 class RunError(RuntimeError):
@@ -46,6 +51,75 @@ def _take_run_lock(var: Path) -> Path:
         pass  # no lock, or its process is gone
     lock.write_text(str(os.getpid()))
     return lock
+
+
+def _start_time(pid: int) -> str | None:
+    """When process ``pid`` started (clock ticks since boot, /proc/PID/stat field 22), None
+    when it is gone or a zombie: with the pid it names one process, even after the pid is
+    reused."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return None if fields[0] == "Z" else fields[19]
+
+
+def _record_children(var: Path, procs: dict[str, subprocess.Popen]) -> None:
+    """Write VAR/run.pids: "PID START_TIME NAME" of each process this run started (``procs``:
+    name without spaces -> process), for the next run to stop them if this one is killed."""
+    lines = [f"{proc.pid} {_start_time(proc.pid)} {name}\n" for name, proc in procs.items()
+             if _start_time(proc.pid)]
+    (var / "run.pids").write_text("".join(lines))
+
+
+def _descendants(pid: int) -> list[int]:
+    """Process ids of the children of ``pid``, their children, and so on (from /proc)."""
+    parents: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(") ", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        parents.setdefault(ppid, []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        children = parents.get(todo.pop(), [])
+        found += children
+        todo += children
+    return found
+
+
+def stop_leftovers(var: Path) -> list[str]:
+    """Stop the processes a killed run left behind (VAR/run.pids: Celery worker and its pool,
+    beat, web server, demo site, still running under no supervision): SIGTERM, then SIGKILL
+    after LEFTOVER_STOP_SECONDS. A recorded pid now used by another process is left alone.
+
+    Returns:
+        "NAME (pid N)" of each process stopped (list of str), NAME as in run.pids
+        ("celery-worker", "web-server", ...); empty when none was left.
+    """
+    try:
+        lines = (var / "run.pids").read_text().splitlines()
+    except OSError:
+        return []
+    left: dict[int, str] = {}
+    for line in lines:
+        pid, started, name = (line.split() + ["", "", ""])[:3]
+        if pid.isdigit() and started and _start_time(int(pid)) == started:
+            left[int(pid)] = name
+    pids = list(left) + [child for pid in left for child in _descendants(pid)]
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+                os.kill(pid, signal.SIGCONT)  # a stopped process acts on SIGTERM only then
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + LEFTOVER_STOP_SECONDS
+        while time.monotonic() < deadline and any(_start_time(pid) for pid in pids):
+            time.sleep(0.1)
+    (var / "run.pids").unlink(missing_ok=True)
+    return [f"{name} (pid {pid})" for pid, name in left.items()]
 
 
 def sqlite_notice(var: Path) -> str | None:
@@ -80,6 +154,8 @@ def _write_run_env(var: Path, urls: dict[str, str]) -> Path:
 
 def _check_port(port: int) -> None:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        # As the web server binds: connections of an earlier run in TIME_WAIT do not count.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("127.0.0.1", port))
         except OSError as exc:
@@ -113,12 +189,16 @@ def main() -> int:
     port = int(os.environ.get("TRACKER_PORT", "8000"))
     try:
         lock = _take_run_lock(var)
+        stopped = stop_leftovers(var)
+        if stopped:
+            print(f"make run: stopped what a killed run left running: {', '.join(stopped)}",
+                  file=sys.stderr, flush=True)
         _check_port(port)
     except RunError as exc:
         print(f"make run: {exc}", file=sys.stderr)
         return 2
     services: list[embedded.Service] = []
-    procs: list[subprocess.Popen] = []
+    procs: dict[str, subprocess.Popen] = {}
     run_env = var / "run.env"
     try:
         run_env.unlink(missing_ok=True)  # a killed run's: the settings must not read it
@@ -165,13 +245,19 @@ def main() -> int:
             [sys.executable, str(BASE_DIR / "manage.py"), "demo_site", "--port", site_port],
             env=env, cwd=BASE_DIR, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
             preexec_fn=workers.die_with_parent)
-        procs.append(site)
+        procs["demo-site"] = site
+        _record_children(var, procs)
         worker = workers.start_worker(env, logs / "celery-worker.log", "run-worker",
                                       cwd=BASE_DIR)
-        procs.append(worker)
+        procs["celery-worker"] = worker
+        _record_children(var, procs)
+        # Any beat of an earlier run is stopped (run lock, stop_leftovers): its pid file is
+        # stale, and beat would refuse to start if that pid now names another process.
+        (var / "celery-beat.pid").unlink(missing_ok=True)
         beat = workers.start_beat(env, logs / "celery-beat.log", var / "celery-beat.pid",
                                   cwd=BASE_DIR)
-        procs.append(beat)
+        procs["celery-beat"] = beat
+        _record_children(var, procs)
         workers.wait_until_ready(app, worker, "run-worker", logs / "celery-worker.log")
         print(f"Celery worker and beat running (logs in {logs})", flush=True)
         if settings.EMAIL_BACKEND.endswith("filebased.EmailBackend"):
@@ -180,7 +266,8 @@ def main() -> int:
         server = subprocess.Popen([sys.executable, str(BASE_DIR / "manage.py"), "runserver",
                                    f"127.0.0.1:{port}", "--noreload", "--insecure"], env=env,
                                   cwd=BASE_DIR, preexec_fn=workers.die_with_parent)
-        procs.append(server)
+        procs["web-server"] = server
+        _record_children(var, procs)
         print(f"\nDashboard: http://127.0.0.1:{port}/  (Ctrl-C stops everything)", flush=True)
         return _supervise({"web server": server, "Celery worker": worker, "Celery beat": beat})
     except KeyboardInterrupt:
@@ -190,8 +277,9 @@ def main() -> int:
         print(f"make run: {exc}", file=sys.stderr)
         return 1
     finally:
-        for proc in reversed(procs):
+        for proc in reversed(procs.values()):
             workers.stop(proc)
+        (var / "run.pids").unlink(missing_ok=True)
         for service in reversed(services):
             service.stop()
         run_env.unlink(missing_ok=True)

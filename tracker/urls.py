@@ -1,5 +1,5 @@
 """URLs: the admin (the dashboard) at the root, the REST API under /api/v1/, language switching,
-and a health check."""
+and a health check; handler500 answers 503 while a server is down."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -15,3 +15,5 @@ urlpatterns = [
     path("settings/", admin.site.admin_view(user_settings_view), name="user_settings"),
     path("", admin.site.urls),
 ]
+
+handler500 = "tracker.core.views.server_error"

@@ -39,3 +39,28 @@ def test_each_package_has_one_base_exception():
     assert all(issubclass(cls, DashboardError) for cls in (SpanError, PdfUnavailableError))
     assert all(issubclass(cls, CoreError) for cls in (
         StorageUnavailable, ActionError, AuditTrailError))
+
+
+def _page_for(error: Exception, language: str):
+    """What the dashboard's handler500 answers while ``error`` is being handled."""
+    from django.test import RequestFactory
+
+    from tracker.core.views import server_error
+
+    request = RequestFactory().get("/", HTTP_ACCEPT_LANGUAGE=language)
+    try:
+        raise error
+    except Exception:
+        return server_error(request)
+
+
+def test_a_server_down_is_a_503_page_in_the_users_language_and_a_bug_a_500():
+    from django.db import OperationalError
+
+    down = _page_for(pymongo.errors.ServerSelectionTimeoutError("no mongod"), "zh-hans")
+    assert down.status_code == 503 and int(down["Retry-After"]) > 0
+    assert "服务暂时不可用" in down.content.decode()
+    down = _page_for(OperationalError("connection refused"), "en")
+    assert down.status_code == 503 and "Service temporarily unavailable" in down.content.decode()
+    bug = _page_for(ValueError("a bug"), "en")
+    assert bug.status_code == 500 and "unavailable" not in bug.content.decode()

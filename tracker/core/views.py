@@ -1,8 +1,42 @@
-"""Plain views of the core app."""
+"""Plain views of the core app: the health check and the server-error page."""
 
-from django.http import JsonResponse
+import sys
+
+from django.db import InterfaceError, OperationalError
+from django.http import HttpResponse, JsonResponse
+from django.template import loader
+from django.utils import translation
+from django.views import defaults
+
+from .connections import storage_errors
+
+#: Seconds a browser is told to wait before trying again when a server is down (Retry-After).
+RETRY_AFTER_SECONDS = 30
 
 
 def healthz(request):
     """Liveness check for load balancers and docker-compose: ``{"ok": true}`` with status 200."""
     return JsonResponse({"ok": True})
+
+
+def server_error(request):
+    """handler500: when the error being handled means a server is down (PostgreSQL:
+    OperationalError or InterfaceError; MongoDB or Redis: ``storage_errors()``), a 503 page
+    in the request's language (cookie or Accept-Language) saying to try again shortly, with a
+    Retry-After header; otherwise Django's plain 500 page.
+
+    The 503 page is rendered without context processors and without the admin's layout, which
+    would read the session and the user from the database that is down.
+
+    Returns:
+        HttpResponse (status 503 or 500).
+    """
+    error = sys.exc_info()[1]
+    if not isinstance(error, (OperationalError, InterfaceError, *storage_errors())):
+        return defaults.server_error(request)
+    with translation.override(translation.get_language_from_request(request)):
+        body = loader.render_to_string("503.html", {"retry_after": RETRY_AFTER_SECONDS,
+                                                    "LANGUAGE_CODE": translation.get_language()})
+    response = HttpResponse(body, status=503)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response

@@ -248,3 +248,76 @@ def drill_site():
     yield make
     for site in made:
         site.close()
+
+
+class PrivatePostgres:
+    """A drill's PRIVATE PostgreSQL (tracker.embedded), not the session's test database server.
+
+    Attributes:
+        datadir: its folder (cluster, log, password, port).
+        service: the running embedded.Service (its URL keeps port and password across
+            restarts).
+    """
+
+    def __init__(self, datadir: Path):
+        self.datadir = datadir
+        self.start()
+
+    def crash(self) -> None:
+        """Stop the server as a crash would: an immediate shutdown (SIGQUIT to the postmaster:
+        every connection dropped, no checkpoint, recovery at the next start); returns once
+        it has exited."""
+        os.kill(self.service.pid, signal.SIGQUIT)
+        wait_until(lambda: not _alive(self.service.pid), "PostgreSQL exited", timeout=60)
+
+    def start(self) -> None:
+        """Start the server from its folder (again: same port and password). Durable, as in
+        production: a commit survives the crash (the test suite's server is not)."""
+        self.service = embedded.start_postgres(self.datadir)
+
+
+@pytest.fixture
+def private_postgres(tmp_path):
+    """A PrivatePostgres under ``tmp_path/postgres``, stopped afterwards."""
+    server = PrivatePostgres(tmp_path / "postgres")
+    yield server
+    server.service.stop()
+
+
+@pytest.fixture
+def server_env():
+    """A function ``(var, **overrides) -> dict``: the environment of a web server, `make run`
+    or ``manage.py`` subprocess as a user's would be: no server URL of this test session
+    (DATABASE_URL, MONGO_URL, REDIS_URL, ... removed), data folder ``var`` (Path), DEBUG off;
+    ``overrides`` (str) added."""
+    def build(var: Path, **overrides: str) -> dict[str, str]:
+        env = {name: value for name, value in os.environ.items()
+               if name not in ("DATABASE_URL", "MONGO_URL", "REDIS_URL", "CELERY_BROKER_URL",
+                               "CELERY_RESULT_BACKEND", "MEDIA_ROOT", "STATIC_ROOT")}
+        return {**env, "DJANGO_SETTINGS_MODULE": "tracker.settings",
+                "TRACKER_VAR_DIR": str(var), "DEBUG": "false", **overrides}
+
+    return build
+
+
+@pytest.fixture
+def dashboard_login():
+    """A function ``(base_url, username, password, language) -> requests.Session`` logged in
+    to the dashboard through its login form, sending ``Accept-Language: language``."""
+    import re
+
+    import requests
+
+    def login(base_url: str, username: str, password: str, language: str = "en"):
+        session = requests.Session()
+        session.headers["Accept-Language"] = language
+        form = session.get(f"{base_url}/login/", timeout=30)
+        assert form.status_code == 200, form.text[:500]
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form.text).group(1)
+        answer = session.post(f"{base_url}/login/?next=/", timeout=30, data={
+            "csrfmiddlewaretoken": token, "username": username, "password": password,
+            "next": "/"})
+        assert answer.status_code == 200 and answer.url.rstrip("/") == base_url, answer.url
+        return session
+
+    return login
