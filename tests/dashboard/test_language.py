@@ -58,10 +58,13 @@ def english_words(html: str, data_values: set[str]) -> set[str]:
     """English words in ``html``'s visible text that are neither allowed nor test data."""
     parser = VisibleText()
     parser.feed(html)
+    # whole values only: a 2-character salt prefix such as "de" must not cut "demo" into "mo"
+    listed = "|".join(re.escape(value) for value in sorted(data_values, key=len, reverse=True)
+                      if value)
+    values = re.compile(rf"(?<![A-Za-z0-9])(?:{listed})(?![A-Za-z0-9])")
     found = set()
     for part in parser.parts:
-        for value in sorted(data_values, key=len, reverse=True):
-            part = part.replace(value, " ")
+        part = values.sub(" ", part)
         for word in WORD.findall(URLISH.sub(" ", HEX.sub(" ", part))):
             if word not in ALLOWED:
                 found.add(word)
