@@ -284,6 +284,9 @@ INGEST_RETRY_BASE_SECONDS = env.float("TRACKER_INGEST_RETRY_BASE", default=5.0) 
 CRAWL_RETRY_BASE_SECONDS = env.float("TRACKER_CRAWL_RETRY_BASE", default=5.0)  # seconds
 STORAGE_RETRY_MAX_SECONDS = env.float("TRACKER_STORAGE_RETRY_MAX", default=600.0)  # seconds
 CRAWL_STORAGE_RETRIES = env.int("TRACKER_CRAWL_STORAGE_RETRIES", default=5)  # retries
+# While PostgreSQL, MongoDB or Redis is down, pages and API calls answer 503 with this
+# Retry-After (seconds).
+SERVER_DOWN_RETRY_AFTER_SECONDS = env.int("TRACKER_SERVER_DOWN_RETRY_AFTER", default=30)
 # A MongoDB call gives up on an unreachable server after MONGO_SERVER_TIMEOUT_MS milliseconds;
 # a Redis connection after REDIS_CONNECT_TIMEOUT_SECONDS, a Redis command after
 # REDIS_SOCKET_TIMEOUT_SECONDS; an idle Redis connection is checked every

@@ -10,6 +10,7 @@ Django's LocaleMiddleware); ``fields`` names the request fields at fault ({} oth
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.utils.translation import gettext as _
@@ -19,6 +20,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from tracker.core.errors import ActionError, StorageUnavailable
 from tracker.core.uploads import UploadError
+from tracker.core.views import server_is_down
 
 
 class ApiError(exceptions.APIException):
@@ -64,8 +66,9 @@ def exception_handler(exc, context):
     """DRF's EXCEPTION_HANDLER: every error as ``{"code", "message", "fields"}``.
 
     ActionError and UploadError become 400 answers (codes "action_refused" and the upload's
-    code); StorageUnavailable 503 ("storage_unavailable"). Other exceptions are left to Django
-    (500).
+    code); StorageUnavailable, and PostgreSQL, MongoDB or Redis being down, 503
+    ("storage_unavailable", with Retry-After: settings.SERVER_DOWN_RETRY_AFTER_SECONDS). Other
+    exceptions are left to Django (500).
     """
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
@@ -75,8 +78,10 @@ def exception_handler(exc, context):
         exc = ApiError(exc.code, str(exc))
     elif isinstance(exc, ActionError):
         exc = ApiError("action_refused", str(exc))
-    elif isinstance(exc, StorageUnavailable):
-        exc = ApiError("storage_unavailable", str(exc),
+    elif isinstance(exc, StorageUnavailable) or server_is_down(exc):
+        exc = ApiError("storage_unavailable", str(exc) if isinstance(exc, StorageUnavailable)
+                       else _("The platform cannot reach its database or storage right now. "
+                              "Nothing you saved is lost."),
                        status_code=status.HTTP_503_SERVICE_UNAVAILABLE)
     response = drf_exception_handler(exc, context)
     if response is None:
@@ -92,5 +97,8 @@ def exception_handler(exc, context):
         messages = _flatten(exc.detail) if hasattr(exc, "detail") else [str(exc)]
         body = {"code": _first_code(getattr(exc, "detail", "")) or "error",
                 "message": " ".join(messages), "fields": {}}
-    return Response(body, status=response.status_code, headers={
-        k: v for k, v in response.items() if k in ("WWW-Authenticate", "Retry-After", "Allow")})
+    headers = {k: v for k, v in response.items()
+               if k in ("WWW-Authenticate", "Retry-After", "Allow")}
+    if body["code"] == "storage_unavailable":
+        headers["Retry-After"] = str(settings.SERVER_DOWN_RETRY_AFTER_SECONDS)
+    return Response(body, status=response.status_code, headers=headers)

@@ -64,3 +64,23 @@ def test_a_server_down_is_a_503_page_in_the_users_language_and_a_bug_a_500():
     assert down.status_code == 503 and "Service temporarily unavailable" in down.content.decode()
     bug = _page_for(ValueError("a bug"), "en")
     assert bug.status_code == 500 and "unavailable" not in bug.content.decode()
+
+
+def test_the_api_answers_a_server_down_as_json_503_in_the_callers_language():
+    """An API call that meets PostgreSQL, MongoDB or Redis down gets the API's JSON error
+    (code "storage_unavailable", status 503, Retry-After), not the dashboard's HTML page; a
+    bug is still left to Django's 500."""
+    from django.db import OperationalError
+    from django.utils import translation
+
+    from dashboard.api.errors import exception_handler
+
+    for error, language, words in (
+            (OperationalError("connection refused"), "zh-hans", "无法连接"),
+            (pymongo.errors.ServerSelectionTimeoutError("no mongod"), "en", "cannot reach")):
+        with translation.override(language):
+            response = exception_handler(error, {})
+        assert response.status_code == 503 and int(response["Retry-After"]) > 0
+        assert response.data["code"] == "storage_unavailable"
+        assert words in response.data["message"], response.data
+    assert exception_handler(ValueError("a bug"), {}) is None

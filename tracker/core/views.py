@@ -2,6 +2,7 @@
 
 import sys
 
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse, JsonResponse
 from django.template import loader
@@ -10,13 +11,16 @@ from django.views import defaults
 
 from .connections import storage_errors
 
-#: Seconds a browser is told to wait before trying again when a server is down (Retry-After).
-RETRY_AFTER_SECONDS = 30
-
 
 def healthz(request):
     """Liveness check for load balancers and docker-compose: ``{"ok": true}`` with status 200."""
     return JsonResponse({"ok": True})
+
+
+def server_is_down(error: BaseException | None) -> bool:
+    """True when ``error`` means a server is down rather than a bug: PostgreSQL
+    (OperationalError, InterfaceError), MongoDB or Redis (``storage_errors()``)."""
+    return isinstance(error, (OperationalError, InterfaceError, *storage_errors()))
 
 
 def server_error(request):
@@ -31,12 +35,12 @@ def server_error(request):
     Returns:
         HttpResponse (status 503 or 500).
     """
-    error = sys.exc_info()[1]
-    if not isinstance(error, (OperationalError, InterfaceError, *storage_errors())):
+    if not server_is_down(sys.exc_info()[1]):
         return defaults.server_error(request)
+    retry_after = settings.SERVER_DOWN_RETRY_AFTER_SECONDS
     with translation.override(translation.get_language_from_request(request)):
-        body = loader.render_to_string("503.html", {"retry_after": RETRY_AFTER_SECONDS,
+        body = loader.render_to_string("503.html", {"retry_after": retry_after,
                                                     "LANGUAGE_CODE": translation.get_language()})
     response = HttpResponse(body, status=503)
-    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    response["Retry-After"] = str(retry_after)
     return response
