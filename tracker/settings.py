@@ -301,10 +301,12 @@ INGEST_LOCK_WAIT_SECONDS = env.int("TRACKER_INGEST_LOCK_WAIT", default=60)
 SCAN_LOCK_TTL_SECONDS = env.int("TRACKER_SCAN_LOCK_TTL", default=12 * 3600)
 # Sweeper (crawler.sweep_stuck, run by beat every SWEEP_INTERVAL_SECONDS): a running scan with
 # no task finished for SCAN_STUCK_SECONDS (its workers died), or never started by a worker that
-# long after it was recorded, is closed as failed with the reason; a work still "pending"
-# WORK_PENDING_REQUEUE_SECONDS after its last change (its ingestion task lost or never queued)
-# is queued again. SCAN_STUCK_SECONDS stays above the longest legitimate pause of a scan
-# (politeness horizon 60 s, retry backoff up to STORAGE_RETRY_MAX_SECONDS).
+# long after it was recorded, is closed as failed with the reason; a work still "pending" or
+# "waiting" WORK_PENDING_REQUEUE_SECONDS after its last change (its ingestion task lost or never
+# queued, or its retry lost with the broker) is queued again. SCAN_STUCK_SECONDS stays above the
+# longest legitimate pause of a scan (politeness horizon 60 s, retry backoff up to
+# STORAGE_RETRY_MAX_SECONDS); WORK_PENDING_REQUEUE_SECONDS above STORAGE_RETRY_MAX_SECONDS (each
+# retry of a waiting work touches it).
 SWEEP_INTERVAL_SECONDS = env.int("TRACKER_SWEEP_INTERVAL", default=300)
 SCAN_STUCK_SECONDS = env.int("TRACKER_SCAN_STUCK", default=3600)
 WORK_PENDING_REQUEUE_SECONDS = env.int("TRACKER_WORK_PENDING_REQUEUE", default=900)

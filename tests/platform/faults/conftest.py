@@ -89,6 +89,28 @@ class Stack:
         os.kill(self.redis.pid, signal.SIGKILL)
         wait_until(lambda: not _alive(self.redis.pid), "Redis exited", timeout=30)
 
+    def restart_redis(self) -> None:
+        """Start the killed Redis again on its port and data folder (it reloads its
+        append-only file); returns once it listens."""
+        self.redis = embedded.start_redis(self.redis.datadir, port=_port(self.redis.url),
+                                          persist=True)
+
+    def kill_mongo(self) -> None:
+        """SIGKILL the private MongoDB (its journal keeps what was acknowledged)."""
+        os.kill(self.mongo.pid, signal.SIGKILL)
+        wait_until(lambda: not _alive(self.mongo.pid), "MongoDB exited", timeout=30)
+
+    def restart_mongo(self) -> None:
+        """Start the killed MongoDB again on its port and data folder (it recovers from its
+        journal); returns once it listens."""
+        self.mongo = embedded.start_mongo(self.mongo.datadir, port=_port(self.mongo.url),
+                                          journal=True)
+
+
+def _port(url: str) -> int:
+    """The TCP port of a server URL such as ``redis://127.0.0.1:6379/0``."""
+    return int(url.rsplit(":", 1)[1].split("/")[0])
+
 
 def _children(pid: int) -> list[int]:
     """Process ids whose parent is ``pid`` (from /proc)."""
