@@ -289,6 +289,11 @@ CRAWL_STORAGE_RETRIES = env.int("TRACKER_CRAWL_STORAGE_RETRIES", default=5)  # r
 # REDIS_SOCKET_TIMEOUT_SECONDS; an idle Redis connection is checked every
 # REDIS_HEALTH_CHECK_SECONDS before use.
 MONGO_SERVER_TIMEOUT_MS = env.int("TRACKER_MONGO_TIMEOUT_MS", default=5000)
+# MongoDB acknowledges a write only once it is in its journal (write concern j): a mongod
+# killed right after a write loses at most that write's failed call, never an acknowledged page
+# version or fingerprint (without it, up to 100 ms of acknowledged writes). False only for a
+# server run without a journal (the test suite's, --nojournal), which refuses such writes.
+MONGO_JOURNALED_WRITES = env.bool("TRACKER_MONGO_JOURNAL", default=True)
 REDIS_CONNECT_TIMEOUT_SECONDS = env.float("TRACKER_REDIS_CONNECT_TIMEOUT", default=5.0)
 REDIS_SOCKET_TIMEOUT_SECONDS = env.float("TRACKER_REDIS_TIMEOUT", default=30.0)
 REDIS_HEALTH_CHECK_SECONDS = 30

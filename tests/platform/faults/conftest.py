@@ -162,13 +162,14 @@ def private_stack(tmp_path, worker_env, settings):
     redis = embedded.start_redis(tmp_path / "redis", persist=True)
     shared_redis = settings.REDIS_URL
     settings.MONGO_URL, settings.REDIS_URL = mongo.url, redis.url
+    settings.MONGO_JOURNALED_WRITES = True  # as in production: the private MongoDB journals
     settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = redis.url
     settings.CRAWLER = {**settings.CRAWLER, **{name.removeprefix("CRAWLER_"): value
                                                for name, value in CRAWLER_ENV.items()}}
     _point_celery_at(redis.url)
     scans._crawler.cache_clear()  # this process's crawler, on the private servers
     env = worker_env(MONGO_URL=mongo.url, REDIS_URL=redis.url, CELERY_BROKER_URL=redis.url,
-                     CELERY_RESULT_BACKEND=redis.url, **CRAWLER_ENV)
+                     CELERY_RESULT_BACKEND=redis.url, TRACKER_MONGO_JOURNAL="1", **CRAWLER_ENV)
     stack = Stack(tmp_path, mongo, redis, env)
     try:
         yield stack
