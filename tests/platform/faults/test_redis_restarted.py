@@ -2,8 +2,10 @@
 works and started again while the import runs. The import ends with a non-zero status naming
 the works it could not queue; importing the same file again queues those (it must not skip
 them as unchanged), and the sweeper (crawler.sweep_stuck, driven here with a short
-settings.WORK_PENDING_REQUEUE_SECONDS) queues again the works whose tasks Redis lost. Every
-work ends indexed exactly once and the index equals a rebuild from MongoDB."""
+settings.WORK_PENDING_REQUEUE_SECONDS) queues again the works whose tasks Redis lost. A work
+whose ingestion lock survived in Redis waits for the lock's expiry (INGEST_LOCK_TTL_SECONDS,
+short here). Every work ends indexed exactly once and the index equals a rebuild from
+MongoDB."""
 
 from __future__ import annotations
 
@@ -48,7 +50,10 @@ def test_import_recovers_when_redis_is_killed_and_started_again(
             out.write(json.dumps({"id": f"w{i:03d}", "title": f"第{i}篇",
                                   "text": novel_text[start:start + 400]}, ensure_ascii=False)
                       + "\n")
-    private_stack.start_worker(TRACKER_STORAGE_RETRY_MAX="2")
+    # A work's ingestion lock taken just before the kill outlives it (the append-only file keeps
+    # it) and holds that work up for settings.INGEST_LOCK_TTL_SECONDS: short here.
+    private_stack.start_worker(TRACKER_STORAGE_RETRY_MAX="2", TRACKER_INGEST_LOCK_TTL="10",
+                               TRACKER_INGEST_LOCK_WAIT="2")
     not_queued = Work.objects.filter(status=WorkStatus.PENDING,
                                      error__startswith=notes.stored_prefix("not_queued"))
     first = {}
