@@ -120,7 +120,8 @@ def setup_environment(tmp: Path):
     os.environ.update({
         "DJANGO_SETTINGS_MODULE": "tracker.settings", "TRACKER_VAR_DIR": str(tmp / "var"),
         "DATABASE_URL": f"sqlite:///{tmp / 'bench.sqlite3'}", "MONGO_URL": mongo.url,
-        "REDIS_URL": redis.url, "MONGO_DB": "crawlbench", "CRAWLER_ALLOW_ADDRESSES": "127.0.0.1",
+        "REDIS_URL": redis.url, "MONGO_DB": "crawlbench", "TRACKER_MONGO_JOURNAL": "0",
+        "CRAWLER_ALLOW_ADDRESSES": "127.0.0.1",
         "CRAWLER_DEFAULT_DELAY_SECONDS": "0", "LOG_LEVEL": "WARNING"})
     import django
 

@@ -320,7 +320,8 @@ def start_servers(tmp: Path, services: list) -> None:
     os.environ.update({
         "DJANGO_SETTINGS_MODULE": "tracker.settings", "TRACKER_VAR_DIR": str(tmp / "var"),
         "DATABASE_URL": services[0].url, "MONGO_URL": services[1].url,
-        "REDIS_URL": services[2].url, "CRAWLER_ALLOW_ADDRESSES": "127.0.0.1",
+        "REDIS_URL": services[2].url, "TRACKER_MONGO_JOURNAL": "0",
+        "CRAWLER_ALLOW_ADDRESSES": "127.0.0.1",
         "LOG_LEVEL": "WARNING"})
     (tmp / "var" / "static").mkdir(parents=True)  # STATIC_ROOT, served by WhiteNoise
     import django

@@ -66,6 +66,7 @@ def _point_django_at(database: str, mongo: str, redis_url: str, tmp: Path) -> No
     var = tmp / "var"
     var.mkdir(parents=True, exist_ok=True)
     settings.MONGO_URL = mongo
+    settings.MONGO_JOURNALED_WRITES = os.environ.get("TRACKER_MONGO_JOURNAL") != "0"
     settings.REDIS_URL = redis_url
     settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = redis_url
     settings.VAR_DIR = var
@@ -98,6 +99,7 @@ def pytest_configure(config):
         service = embedded.start_mongo(_tmp / "mongo", journal=False)
         _started.append(service)
         mongo = service.url
+        os.environ["TRACKER_MONGO_JOURNAL"] = "0"  # no journal: no journaled writes (workers)
     redis = os.environ.get("TEST_REDIS_URL")
     if not redis:
         service = embedded.start_redis(_tmp / "redis", persist=False)

@@ -82,6 +82,14 @@ def _alive(pid: int) -> bool:
         done, _ = os.waitpid(pid, os.WNOHANG)
         return done == 0
     except ChildProcessError:
+        pass
+    # Not our child (a forked server): killed but not yet reaped by its parent, it is a zombie
+    # that still answers kill(0); taken for alive, its dead server would be "reused".
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1][:1] != "Z"
+    except FileNotFoundError:
+        return not Path("/proc/self/stat").exists()  # gone; or no /proc to ask (macOS)
+    except (OSError, IndexError):
         return True
 
 

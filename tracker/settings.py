@@ -292,6 +292,11 @@ SERVER_DOWN_RETRY_AFTER_SECONDS = env.int("TRACKER_SERVER_DOWN_RETRY_AFTER", def
 # REDIS_SOCKET_TIMEOUT_SECONDS; an idle Redis connection is checked every
 # REDIS_HEALTH_CHECK_SECONDS before use.
 MONGO_SERVER_TIMEOUT_MS = env.int("TRACKER_MONGO_TIMEOUT_MS", default=5000)
+# MongoDB acknowledges a write only once it is in its journal (write concern j): a mongod
+# killed right after a write loses at most that write's failed call, never an acknowledged page
+# version or fingerprint (without it, up to 100 ms of acknowledged writes). False only for a
+# server run without a journal (the test suite's, --nojournal), which refuses such writes.
+MONGO_JOURNALED_WRITES = env.bool("TRACKER_MONGO_JOURNAL", default=True)
 REDIS_CONNECT_TIMEOUT_SECONDS = env.float("TRACKER_REDIS_CONNECT_TIMEOUT", default=5.0)
 REDIS_SOCKET_TIMEOUT_SECONDS = env.float("TRACKER_REDIS_TIMEOUT", default=30.0)
 REDIS_HEALTH_CHECK_SECONDS = 30
@@ -304,10 +309,12 @@ INGEST_LOCK_WAIT_SECONDS = env.int("TRACKER_INGEST_LOCK_WAIT", default=60)
 SCAN_LOCK_TTL_SECONDS = env.int("TRACKER_SCAN_LOCK_TTL", default=12 * 3600)
 # Sweeper (crawler.sweep_stuck, run by beat every SWEEP_INTERVAL_SECONDS): a running scan with
 # no task finished for SCAN_STUCK_SECONDS (its workers died), or never started by a worker that
-# long after it was recorded, is closed as failed with the reason; a work still "pending"
-# WORK_PENDING_REQUEUE_SECONDS after its last change (its ingestion task lost or never queued)
-# is queued again. SCAN_STUCK_SECONDS stays above the longest legitimate pause of a scan
-# (politeness horizon 60 s, retry backoff up to STORAGE_RETRY_MAX_SECONDS).
+# long after it was recorded, is closed as failed with the reason; a work still "pending" or
+# "waiting" WORK_PENDING_REQUEUE_SECONDS after its last change (its ingestion task lost or never
+# queued, or its retry lost with the broker) is queued again. SCAN_STUCK_SECONDS stays above the
+# longest legitimate pause of a scan (politeness horizon 60 s, retry backoff up to
+# STORAGE_RETRY_MAX_SECONDS); WORK_PENDING_REQUEUE_SECONDS above STORAGE_RETRY_MAX_SECONDS (each
+# retry of a waiting work touches it).
 SWEEP_INTERVAL_SECONDS = env.int("TRACKER_SWEEP_INTERVAL", default=300)
 SCAN_STUCK_SECONDS = env.int("TRACKER_SCAN_STUCK", default=3600)
 WORK_PENDING_REQUEUE_SECONDS = env.int("TRACKER_WORK_PENDING_REQUEUE", default=900)

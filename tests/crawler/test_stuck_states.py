@@ -109,3 +109,20 @@ def test_a_pending_work_is_queued_again_by_the_sweeper_and_by_a_reimport(idle_wo
     _wait(lambda: Work.objects.get(pk=lost.pk).status == WorkStatus.INDEXED)
     assert Work.objects.get(pk=young.pk).status == WorkStatus.PENDING
     assert tasks.sweep_stuck.delay().get(timeout=60)["works_requeued"] == []
+
+
+def test_a_waiting_work_whose_retry_was_lost_is_queued_again_by_the_sweeper(idle_worker,
+                                                                           platform_stores):
+    holder = RightsHolder.objects.create(name="等待出版社")
+    lost = services.register_work(holder, "waiting-1", _text(TEXT), ingest=False).work
+    retrying = services.register_work(holder, "waiting-2", _text(TEXT[::-1]), ingest=False).work
+    # Redis went away during both ingestions; the retry of the first was lost with it
+    services.mark_waiting(lost.pk, "Redis unreachable")
+    Work.objects.filter(pk=lost.pk).update(
+        updated_at=timezone.now() - timedelta(seconds=settings.WORK_PENDING_REQUEUE_SECONDS + 60))
+    services.mark_waiting(retrying.pk, "Redis unreachable")  # its retry is on its way
+
+    result = tasks.sweep_stuck.delay().get(timeout=60)
+    assert result["works_requeued"] == [lost.pk]
+    _wait(lambda: Work.objects.get(pk=lost.pk).status == WorkStatus.INDEXED)
+    assert Work.objects.get(pk=retrying.pk).status == WorkStatus.WAITING

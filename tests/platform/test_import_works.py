@@ -9,6 +9,7 @@ import zipfile
 import pytest
 from django.core.management import CommandError, call_command
 
+from tracker.core import notes
 from tracker.core.models import RightsHolder, Work, WorkStatus
 
 pytestmark = pytest.mark.django_db
@@ -116,3 +117,16 @@ def test_now_indexes_without_a_worker(platform_stores, folder):
     work = Work.objects.get(reference="xiyouji")
     assert work.status == WorkStatus.INDEXED
     assert get_engine().has_work(work.engine_id)
+
+
+@pytest.mark.django_db(transaction=True)  # each work queued when its registration commits
+def test_reimport_queues_a_work_left_unqueued_and_exits_0(folder):
+    _run(folder, "--holder", "Press")
+    work = Work.objects.get(reference="n1")
+    # as enqueue_ingest leaves it when Redis was unreachable during the first import (set even
+    # if a session worker handled the work meanwhile)
+    Work.objects.filter(pk=work.pk).update(status=WorkStatus.PENDING, error=notes.coded(
+        "not_queued", "Not queued yet (task queue unreachable: %(error)s)", error="refused"))
+    out = _run(folder, "--holder", "Press")
+    assert "n1: unchanged; still pending, queued again" in out
+    assert "not queued" not in out  # it was queued this time: the command exits 0

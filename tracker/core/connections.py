@@ -24,7 +24,8 @@ from tracker.core.errors import CoreError, StorageUnavailable
 @lru_cache(maxsize=8)
 def _mongo_client(url: str, pid: int) -> pymongo.MongoClient:
     return pymongo.MongoClient(url, serverSelectionTimeoutMS=settings.MONGO_SERVER_TIMEOUT_MS,
-                               connectTimeoutMS=settings.MONGO_SERVER_TIMEOUT_MS, tz_aware=True)
+                               connectTimeoutMS=settings.MONGO_SERVER_TIMEOUT_MS, tz_aware=True,
+                               journal=settings.MONGO_JOURNALED_WRITES)
 
 
 @lru_cache(maxsize=8)

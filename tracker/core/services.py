@@ -155,14 +155,17 @@ def enqueue_ingest(work_id: int) -> bool:
     """Queue the Celery task ingesting work ``work_id``.
 
     Returns:
-        True when queued; False when the broker is unreachable (logged; the work stays
-        pending with its staged text, and ``manage.py reindex`` queues it again).
+        True when queued (a "not queued" note left by an earlier attempt is cleared); False
+        when the broker is unreachable (logged; the work stays pending with its staged text
+        and that note, and ``manage.py reindex``, the sweeper or importing it again queues it).
     """
     from tracker.celery import app
 
     try:  # by name: the tasks module imports this one. No result is read, so none is awaited:
         # subscribing to it retried an unreachable Redis 20 times (about 20 s) per work
         app.send_task("tracker.core.tasks.ingest_work", args=[work_id], ignore_result=True)
+        Work.objects.filter(pk=work_id, status=WorkStatus.PENDING,
+                            error__startswith=notes.stored_prefix("not_queued")).update(error="")
         return True
     except Exception as exc:  # kombu raises OperationalError and others when Redis is down
         log.error("could not queue ingestion of work %s: %s", work_id, exc)
@@ -178,10 +181,12 @@ work_indexed = Signal()
 
 
 def requeue_pending(older_than_seconds: float | None = None) -> list[int]:
-    """Queue again the ingestion of every work still "pending" whose record was last touched
-    more than ``older_than_seconds`` ago (default settings.WORK_PENDING_REQUEUE_SECONDS): its
-    task was never queued (broker down) or was lost. Touches the records, so that a work is
-    queued again at most once per that age.
+    """Queue again the ingestion of every work still "pending" or "waiting" whose record was
+    last touched more than ``older_than_seconds`` ago (default
+    settings.WORK_PENDING_REQUEUE_SECONDS): its task was never queued (broker down) or was lost,
+    or the retry of a waiting work was lost with the broker (each retry touches the record, see
+    ``mark_waiting``). Touches the records, so that a work is queued again at most once per
+    that age.
 
     Returns:
         The ids of the works queued (ingestion is idempotent: a work queued twice is indexed
@@ -189,7 +194,7 @@ def requeue_pending(older_than_seconds: float | None = None) -> list[int]:
     """
     age = settings.WORK_PENDING_REQUEUE_SECONDS if older_than_seconds is None else older_than_seconds
     now = timezone.now()
-    stale = list(Work.objects.filter(status=WorkStatus.PENDING,
+    stale = list(Work.objects.filter(status__in=[WorkStatus.PENDING, WorkStatus.WAITING],
                                      updated_at__lt=now - timedelta(seconds=age))
                  .values_list("pk", flat=True))
     queued = [work_id for work_id in stale if enqueue_ingest(work_id)]
@@ -265,9 +270,12 @@ def _finish(work: Work, status: str, **fields) -> None:
 
 
 def mark_waiting(work_id: int, reason: str) -> None:
-    """Show that work ``work_id`` waits for MongoDB or Redis, with ``reason`` as its error."""
+    """Show that work ``work_id`` waits for MongoDB or Redis, with ``reason`` as its error;
+    touches ``updated_at``, so that the sweeper (``requeue_pending``) leaves a work alone
+    while its retries go on."""
     Work.objects.filter(pk=work_id).exclude(status=WorkStatus.INDEXED).update(
-        status=WorkStatus.WAITING, error=notes.coded("waiting_for_storage", gettext_noop(
+        status=WorkStatus.WAITING, updated_at=timezone.now(),
+        error=notes.coded("waiting_for_storage", gettext_noop(
             "Waiting for storage, will retry: %(reason)s"), reason=reason[:1800]))
 
 

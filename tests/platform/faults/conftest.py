@@ -89,6 +89,28 @@ class Stack:
         os.kill(self.redis.pid, signal.SIGKILL)
         wait_until(lambda: not _alive(self.redis.pid), "Redis exited", timeout=30)
 
+    def restart_redis(self) -> None:
+        """Start the killed Redis again on its port and data folder (it reloads its
+        append-only file); returns once it listens."""
+        self.redis = embedded.start_redis(self.redis.datadir, port=_port(self.redis.url),
+                                          persist=True)
+
+    def kill_mongo(self) -> None:
+        """SIGKILL the private MongoDB (its journal keeps what was acknowledged)."""
+        os.kill(self.mongo.pid, signal.SIGKILL)
+        wait_until(lambda: not _alive(self.mongo.pid), "MongoDB exited", timeout=30)
+
+    def restart_mongo(self) -> None:
+        """Start the killed MongoDB again on its port and data folder (it recovers from its
+        journal); returns once it listens."""
+        self.mongo = embedded.start_mongo(self.mongo.datadir, port=_port(self.mongo.url),
+                                          journal=True)
+
+
+def _port(url: str) -> int:
+    """The TCP port of a server URL such as ``redis://127.0.0.1:6379/0``."""
+    return int(url.rsplit(":", 1)[1].split("/")[0])
+
 
 def _children(pid: int) -> list[int]:
     """Process ids whose parent is ``pid`` (from /proc)."""
@@ -140,13 +162,14 @@ def private_stack(tmp_path, worker_env, settings):
     redis = embedded.start_redis(tmp_path / "redis", persist=True)
     shared_redis = settings.REDIS_URL
     settings.MONGO_URL, settings.REDIS_URL = mongo.url, redis.url
+    settings.MONGO_JOURNALED_WRITES = True  # as in production: the private MongoDB journals
     settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = redis.url
     settings.CRAWLER = {**settings.CRAWLER, **{name.removeprefix("CRAWLER_"): value
                                                for name, value in CRAWLER_ENV.items()}}
     _point_celery_at(redis.url)
     scans._crawler.cache_clear()  # this process's crawler, on the private servers
     env = worker_env(MONGO_URL=mongo.url, REDIS_URL=redis.url, CELERY_BROKER_URL=redis.url,
-                     CELERY_RESULT_BACKEND=redis.url, **CRAWLER_ENV)
+                     CELERY_RESULT_BACKEND=redis.url, TRACKER_MONGO_JOURNAL="1", **CRAWLER_ENV)
     stack = Stack(tmp_path, mongo, redis, env)
     try:
         yield stack
