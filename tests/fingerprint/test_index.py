@@ -283,6 +283,17 @@ def test_key_directory_finds_exactly_what_binary_search_finds(shape, direct_min)
     assert (directory.find(keys) == np.arange(len(keys))).all()
 
 
+def brute_force_lookup(postings: dict[str, set], keys: list[int], max_df: int) -> dict:
+    """What a lookup of ``keys`` must answer, from a scan of every work's (key, window)
+    postings: {key: sorted [(work_id, window)]} for the keys held by at most max_df works."""
+    brute = {}
+    for work_id, work in postings.items():
+        for key, window in work:
+            brute.setdefault(key, []).append((work_id, window))
+    return {k: sorted(v) for k, v in brute.items()
+            if k in set(keys) and len({w for w, _ in v}) <= max_df}
+
+
 @pytest.mark.parametrize("direct_min", [0, DIRECT_MIN_KEYS])
 def test_memory_loaded_index_agrees_with_brute_force_on_random_keys(tmp_path, monkeypatch,
                                                                    direct_min):
@@ -303,12 +314,7 @@ def test_memory_loaded_index_agrees_with_brute_force_on_random_keys(tmp_path, mo
     loaded = MemoryIndex.load(tmp_path, version=V)
     keys = [k for work in postings.values() for k, _ in work][::5] + common \
         + [rng.getrandbits(35) for _ in range(2000)]
-    brute = {}
-    for work_id, work in postings.items():
-        for key, window in work:
-            brute.setdefault(key, []).append((work_id, window))
-    brute = {k: sorted(v) for k, v in brute.items()
-             if k in set(keys) and len({w for w, _ in v}) <= 4}
+    brute = brute_force_lookup(postings, keys, max_df=4)
     assert as_sets(loaded.lookup(keys)) == brute
     assert any(len({w for w, _ in v}) > 1 for v in brute.values())
 
@@ -328,13 +334,7 @@ def test_memory_index_with_a_presence_filter_answers_as_without(monkeypatch, pre
     def check():
         keys = [k for work in postings.values() for k, _ in work][::3] + common \
             + [rng.getrandbits(35) for _ in range(3000)] + [2**64 - 1, 0]
-        brute = {}
-        for work_id, work in postings.items():
-            for key, window in work:
-                brute.setdefault(key, []).append((work_id, window))
-        brute = {k: sorted(v) for k, v in brute.items()
-                 if k in set(keys) and len({w for w, _ in v}) <= 4}
-        assert as_sets(index.lookup(keys)) == brute
+        assert as_sets(index.lookup(keys)) == brute_force_lookup(postings, keys, max_df=4)
         assert index.lookup([]) == {}
 
     for n in range(40):  # the filter (sized for 2x the keys at its first lookup) fills up
