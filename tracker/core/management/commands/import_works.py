@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from tracker.core import notes
@@ -66,6 +67,8 @@ class Command(BaseCommand):
                                        error__startswith=notes.stored_prefix("not_queued")).count()
         if unqueued:
             write(f"not queued: {unqueued} (task queue unreachable; once Redis answers, "
-                  "`manage.py reindex` queues them)")
+                  "import the same file again or run `manage.py reindex` to queue them; "
+                  "while Celery beat runs, its sweeper queues them once they have waited "
+                  f"{settings.WORK_PENDING_REQUEUE_SECONDS} s)")
         if summary.failed or unqueued:
             raise CommandError(f"{len(summary.failed)} item(s) failed, {unqueued} not queued")
