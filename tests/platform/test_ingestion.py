@@ -210,3 +210,22 @@ def test_mongo_down_work_waits_then_is_indexed(celery_worker, platform_stores, p
         workers.stop(proc)
         if mongo:
             mongo.stop()
+
+
+def test_a_retry_takes_over_its_own_lock_left_by_a_redis_crash(platform_stores, people,
+                                                              novel_text, settings):
+    """A work's ingestion lock that Redis kept through a crash (its append-only file) holds the
+    id of the task that took it: that task's retry (same id) takes it over and indexes the
+    work at once; another task still waits for it, then gives up to retry later."""
+    from tracker.core.connections import get_redis
+
+    settings.INGEST_LOCK_WAIT_SECONDS = 0.5
+    reg = services.register_work(people["press"], "xyj", extract_pasted(novel_text[:6000]),
+                                 ingest=False)
+    key = f"tracker:ingest-lock:{reg.work.engine_id}"
+    get_redis().set(key, "task-1", ex=600)
+    with pytest.raises(services.StorageUnavailable, match="another task"):
+        services.ingest(reg.work.pk, token="task-2")
+    assert services.ingest(reg.work.pk, token="task-1") == "indexed"
+    assert get_redis().get(key) is None  # released when done
+    assert Work.objects.get(pk=reg.work.pk).status == WorkStatus.INDEXED

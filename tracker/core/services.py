@@ -204,11 +204,38 @@ def requeue_pending(older_than_seconds: float | None = None) -> list[int]:
     return queued
 
 
-def ingest(work_id: int) -> str:
+def _ingest_lock(engine_id: str, token: str | None):
+    """The work's ingestion lock (redis-py Lock), acquired; ``token``: the lock's value, the
+    ingestion task's id, kept by its retries. A lock that already holds ``token`` is this
+    task's own from an earlier attempt that could not release it (Redis went down, and its
+    append-only file kept the lock): it is taken over instead of waited for until it expires.
+
+    Raises:
+        StorageUnavailable: Redis is unreachable, or the lock stayed taken by another task for
+            settings.INGEST_LOCK_WAIT_SECONDS.
+    """
+    try:
+        lock = get_redis().lock(f"tracker:ingest-lock:{engine_id}",
+                                timeout=settings.INGEST_LOCK_TTL_SECONDS,
+                                blocking_timeout=settings.INGEST_LOCK_WAIT_SECONDS)
+        if token is not None:
+            lock.local.token = token.encode()
+            if lock.owned():
+                lock.reacquire()
+                return lock
+        if not lock.acquire(token=token):
+            raise StorageUnavailable(f"work {engine_id} is being ingested by another task")
+    except storage_errors() as exc:
+        raise StorageUnavailable(f"Redis unreachable: {exc}") from exc
+    return lock
+
+
+def ingest(work_id: int, token: str | None = None) -> str:
     """Fingerprint work ``work_id``'s staged text into MongoDB and the Redis index.
 
     Idempotent: a work already indexed with its current text is left alone, and adding a
-    work again replaces its postings (Engine.add_work).
+    work again replaces its postings (Engine.add_work). ``token``: the ingestion task's id
+    (see ``_ingest_lock``); None for a call outside a task.
 
     Returns:
         "indexed", "already indexed", "gone" (the work was deleted) or "failed".
@@ -222,14 +249,7 @@ def ingest(work_id: int) -> str:
     work = Work.objects.filter(pk=work_id).only("uid").first()
     if work is None:
         return "gone"
-    try:
-        lock = get_redis().lock(f"tracker:ingest-lock:{work.engine_id}",
-                                timeout=settings.INGEST_LOCK_TTL_SECONDS,
-                                blocking_timeout=settings.INGEST_LOCK_WAIT_SECONDS)
-        if not lock.acquire():
-            raise StorageUnavailable(f"work {work.engine_id} is being ingested by another task")
-    except storage_errors() as exc:
-        raise StorageUnavailable(f"Redis unreachable: {exc}") from exc
+    lock = _ingest_lock(work.engine_id, token)
     try:
         work = Work.objects.filter(pk=work_id).first()
         if work is None:

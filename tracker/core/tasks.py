@@ -26,7 +26,7 @@ def ingest_work(self, work_id: int) -> str:
         services.ingest's outcome: "indexed", "already indexed", "gone" or "failed".
     """
     try:
-        return services.ingest(work_id)
+        return services.ingest(work_id, token=self.request.id)
     except services.StorageUnavailable as exc:
         services.mark_waiting(work_id, str(exc))
         raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from exc

@@ -2,9 +2,10 @@
 works and started again while the import runs. The import ends with a non-zero status naming
 the works it could not queue; importing the same file again queues those (it must not skip
 them as unchanged), and the sweeper (crawler.sweep_stuck, driven here with a short
-settings.WORK_PENDING_REQUEUE_SECONDS) queues again the works whose tasks Redis lost. A work
-whose ingestion lock survived in Redis waits for the lock's expiry (INGEST_LOCK_TTL_SECONDS,
-short here). Every work ends indexed exactly once and the index equals a rebuild from
+settings.WORK_PENDING_REQUEUE_SECONDS) queues again the works whose tasks Redis lost. An
+ingestion lock that survived in Redis is taken over by the retry of the task that took it; a
+work whose task Redis lost is queued again as a new task, which waits for the lock's expiry
+(INGEST_LOCK_TTL_SECONDS, short here). Every work ends indexed exactly once and the index equals a rebuild from
 MongoDB."""
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ def test_import_recovers_when_redis_is_killed_and_started_again(
                                   "text": novel_text[start:start + 400]}, ensure_ascii=False)
                       + "\n")
     # A work's ingestion lock taken just before the kill outlives it (the append-only file keeps
-    # it) and holds that work up for settings.INGEST_LOCK_TTL_SECONDS: short here.
+    # it); when the task that took it was lost too, the new task the sweeper queues waits for
+    # settings.INGEST_LOCK_TTL_SECONDS: short here.
     private_stack.start_worker(TRACKER_STORAGE_RETRY_MAX="2", TRACKER_INGEST_LOCK_TTL="10",
                                TRACKER_INGEST_LOCK_WAIT="2")
     not_queued = Work.objects.filter(status=WorkStatus.PENDING,
