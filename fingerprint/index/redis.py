@@ -716,8 +716,9 @@ class RedisIndex:
                 hit_key, hit_work, hit_window = (hit_key[allowed], hit_work[allowed],
                                                  hit_window[allowed])
         numbers = set(hit_work.tolist())
-        self._resolve(numbers - self._names.keys())
         names = self._names
+        # not ``numbers - names.keys()``: that iterates over every work number ever resolved
+        self._resolve({n for n in numbers if n not in names})
         out: dict[int, list[tuple[str, int]]] = {}
         ukeys = u.tolist()
         for k, n, w in zip(hit_key.tolist(), hit_work.tolist(), hit_window.tolist(), strict=True):
