@@ -30,8 +30,10 @@ def test_urls_are_loopback(mongo_url, redis_url):
 
 def test_a_server_killed_but_not_yet_reaped_is_started_again(tmp_path):
     # a pidfile naming a zombie: the server was SIGKILLed and its parent has not reaped it yet
-    parent = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time; "
-                               "print(subprocess.Popen(['true']).pid, flush=True); time.sleep(60)"],
+    # the parent keeps its Popen: a discarded one reaps its finished child when collected
+    parent = subprocess.Popen([sys.executable, "-c", "import subprocess, time; "
+                               "child = subprocess.Popen(['true']); print(child.pid, flush=True); "
+                               "time.sleep(60)"],
                               stdout=subprocess.PIPE, text=True)
     try:
         zombie = int(parent.stdout.readline())
