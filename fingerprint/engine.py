@@ -610,8 +610,8 @@ class Engine:
           with the page; Sparck Jones 1972); a work's *distinctive letters* are its matched
           letters so weighted, and it needs ``min_distinct_letters`` of them, each of the
           page's numbers inside its passages that is wholly equal to the work's counting
-          ``number_evidence_letters`` more (a date or case number filled in the same way is a
-          particular of this text, even where a sibling shares its year).
+          ``number_evidence_letters`` more (dates and case numbers filled in the same way;
+          a number is a run of digits, so a sibling of the same month shares some of them).
 
         Containments and score are measured in distinctive letters: the score grows with how
         much text of the work, not shared with other candidates, the page holds.
