@@ -608,7 +608,10 @@ class Engine:
         - document frequency: a page letter matched by n candidates weighs 1/n for each (the
           inverse document frequency of that letter among the registered works that share text
           with the page; Sparck Jones 1972); a work's *distinctive letters* are its matched
-          letters so weighted, and it needs ``min_distinct_letters`` of them.
+          letters so weighted, and it needs ``min_distinct_letters`` of them, each of the
+          page's numbers inside its passages that is wholly equal to the work's counting
+          ``number_evidence_letters`` more (dates and case numbers filled in the same way;
+          a number is a run of digits, so a sibling of the same month shares some of them).
 
         Containments and score are measured in distinctive letters: the score grows with how
         much text of the work, not shared with other candidates, the page holds.
@@ -637,7 +640,7 @@ class Engine:
                    for j in range(len(aligned))):
                 continue
             distinct = float(weight[mask].sum())
-            if distinct < c.min_distinct_letters:
+            if distinct + c.number_evidence_letters * same < c.min_distinct_letters:
                 continue
             n_work = prep.seeds.n_letters
             cp = distinct / n

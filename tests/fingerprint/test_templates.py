@@ -1,7 +1,7 @@
 """Template-aware evidence: templated court judgments, numbers, English copy-paste.
 
-Samples: tests/fingerprint/fixtures/engine/judgments.json, english_answers.json and
-peoples_daily_formula.json (sources in SOURCES.md there).
+Samples: tests/fingerprint/fixtures/engine/judgments.json, judgments_crowd.json,
+english_answers.json and peoples_daily_formula.json (sources in SOURCES.md there).
 """
 
 from __future__ import annotations
@@ -150,6 +150,26 @@ def test_a_judgment_that_loses_a_sentence_is_found_among_its_siblings(judgments)
         sentences = re.findall(r"[^。]*。?", texts[work_id])
         cut = "".join(s for i, s in enumerate(sentences) if i != 1)
         assert [m.work_id for m in engine.match(_page(cut))] == [work_id]
+
+
+def test_a_short_judgment_found_by_its_dates_among_many_siblings():
+    # a 157-character judgment, all template clauses but for its parties and its dates, among
+    # 16 registered works of its template; copied without its parties' sentence, its matched
+    # letters are shared with the siblings (about 14 distinctive letters, under
+    # min_distinct_letters) but its dates are its own: each page number equal to the work's
+    # counts as evidence (``number_evidence_letters``)
+    crowd = json.loads((FIXTURES / "judgments_crowd.json").read_text(encoding="utf-8"))
+    texts = {f"j{j['line']}": j["text"] for j in crowd}
+    engine = _engine(texts)
+    text = texts["j1130"]
+    parties = re.search(r"原告韩岫，[^。]*。", text).group()
+    assert [m.work_id for m in engine.match(_page(text.replace(parties, "")))] == ["j1130"]
+    # the same clauses filled in with other dates are another judgment
+    other = re.sub(r"\d+", lambda m: str(int(m.group()) % 9 + 1), text.replace(parties, ""))
+    assert engine.match(_page(other)) == []
+    # and each sibling copied whole is found alone
+    for work_id, sibling in texts.items():
+        assert [m.work_id for m in engine.match(_page(sibling))] == [work_id]
 
 
 @pytest.fixture(scope="module")
