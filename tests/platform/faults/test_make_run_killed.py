@@ -174,14 +174,17 @@ def test_make_run_comes_back_after_sigkill(tmp_path, server_env, dashboard_login
         assert _counts(var) == one_each
 
         # 2. Everything killed at once, servers included; their pids then reused.
+        pidfiles = (var / "mongo" / "mongod.pid", var / "redis" / "redis.pid",
+                    var / "celery-beat.pid", var / "run.pid")
+        # beat writes its pid file a moment after it starts, maybe after the dashboard serves
+        until(lambda: all(pidfile.exists() for pidfile in pidfiles), "every pid file written")
         for pid in _folder_processes(var):
             os.kill(pid, signal.SIGKILL)
         until(lambda: not _folder_processes(var), "every process of the folder killed",
               timeout=60)
         run.proc.wait()
         reuse = subprocess.Popen(["sleep", "600"])  # "another program" holding the old pids
-        for pidfile in (var / "mongo" / "mongod.pid", var / "redis" / "redis.pid",
-                        var / "celery-beat.pid", var / "run.pid"):
+        for pidfile in pidfiles:
             assert pidfile.exists(), pidfile
             pidfile.write_text(f"{reuse.pid}\n")
         lock = var / "postgres" / "data" / "postmaster.pid"
