@@ -254,27 +254,43 @@ def sentences(text: str) -> list[str]:
     return [piece for piece in _SENTENCE.findall(text) if piece]
 
 
+def _within(pieces: list[str], rate: float, rng: random.Random) -> set[int]:
+    """Indexes of CJK-holding pieces, taken in random order while their characters stay within
+    ``rate`` of all such pieces' characters; never all of them (set, possibly empty)."""
+    content = [i for i, piece in enumerate(pieces) if _CJK.search(piece)]
+    budget = rate * sum(len(pieces[i]) for i in content)
+    drop, used = set(), 0
+    for i in rng.sample(content, len(content)):
+        if used + len(pieces[i]) <= budget and len(drop) < len(content) - 1:
+            drop.add(i)
+            used += len(pieces[i])
+    return drop
+
+
 def delete_sentences(text: str, rate: float, rng: random.Random, kit: EditKit) -> str:
-    """Delete ``rate`` of the sentences (those holding CJK characters), rounded, at least one
-    and never all of them: a text of one sentence loses one clause of it instead (deleting its
-    only sentence would leave no copied text to find).
+    """Delete about ``rate`` of the text's characters as whole sentences (those holding CJK
+    characters), chosen at random, never more than ``rate`` of them; a text with no sentence
+    that short loses clauses within ``rate`` instead, or else one clause (deleting one of a
+    short text's two or three sentences would remove half of it or more). At least one piece
+    is deleted, never the whole text.
 
     Args:
         text: the page text.
-        rate: share of the sentences to delete.
+        rate: share of the characters (of CJK-holding sentences) to delete.
         rng: random source.
         kit: unused (the common edit signature).
 
     Returns:
-        The text without the deleted sentences.
+        The text without the deleted sentences or clauses.
     """
     pieces = sentences(text)
-    content = [i for i, piece in enumerate(pieces) if _CJK.search(piece)]
-    if len(content) == 1:
+    drop = _within(pieces, rate, rng)
+    if not drop:
         pieces = _CLAUSE.findall(text)
+        drop = _within(pieces, rate, rng)
         content = [i for i, piece in enumerate(pieces) if _CJK.search(piece)]
-    count = min(len(content) - 1, max(1, round(rate * len(content))))
-    drop = set(rng.sample(content, max(0, count)))
+        if not drop and len(content) > 1:
+            drop = {rng.choice(content)}
     return "".join(piece for i, piece in enumerate(pieces) if i not in drop)
 
 

@@ -59,17 +59,22 @@ def test_sentences_partition_the_text(work_text):
     assert all(p.endswith(("。", "！", "？", "；", "\n", "”")) or p is pieces[-1] for p in pieces)
 
 
-def test_delete_sentences_removes_whole_sentences(work_text, kit):
+def test_delete_sentences_removes_whole_sentences_within_the_rate(work_text, kit):
     pieces = sentences(work_text)
-    out = delete_sentences(work_text, 0.10, random.Random(3), kit)
-    kept = [p for p in pieces if p in out]
-    assert "".join(kept) == out
     content = [p for p in pieces if CJK.search(p)]
-    assert len(content) - sum(1 for p in kept if CJK.search(p)) == round(0.1 * len(content))
+    budget = 0.1 * sum(map(len, content))
+    for seed in range(5):
+        out = delete_sentences(work_text, 0.10, random.Random(seed), kit)
+        kept = [p for p in pieces if p in out]
+        assert "".join(kept) == out
+        deleted = len(work_text) - len(out)
+        assert 0 < deleted <= budget
+        # no kept sentence would still have fitted in what is left of the 10%
+        assert all(len(p) > budget - deleted for p in content if p in kept)
 
 
 def test_delete_sentences_never_deletes_the_whole_text(kit):
-    # a one-sentence text loses one clause; a two-sentence text one sentence, never both
+    # a text whose sentences are all longer than 10% of it loses one clause, never everything
     one = "本院认为，原告的诉讼请求缺乏事实依据，本院不予支持。"
     out = delete_sentences(one, 0.10, random.Random(1), kit)
     clauses = ("本院认为，", "原告的诉讼请求缺乏事实依据，", "本院不予支持。")
@@ -78,6 +83,17 @@ def test_delete_sentences_never_deletes_the_whole_text(kit):
     for seed in range(5):
         out = delete_sentences(two, 0.10, random.Random(seed), kit)
         assert out in ("原告诉称被告违法。", "本院认为原告的请求不能成立。")
+
+
+def test_delete_sentences_keeps_most_of_a_short_text(kit):
+    # deleting one of two sentences would remove most of this text: clauses go instead
+    text = ("原告武泽溪请求撤销被告天津市红桥区房地产管理局作出的《房屋拆迁裁决书》以及"
+            "天津市红桥区人民政府作出的《行政复议决定书》一案，2018年7月23日，向本院提起诉讼。"
+            "本院受理后，依法组成合议庭进行了审理，现已审理终结。")
+    for seed in range(5):
+        out = delete_sentences(text, 0.10, random.Random(seed), kit)
+        assert out != text
+        assert len(out) >= 0.85 * len(text)
 
 
 def test_reorder_keeps_the_paragraphs_in_another_order(work_text, kit):
