@@ -129,6 +129,10 @@ def test_progress_moves_without_reload_until_finished(language, idle_worker, slo
     seen, overview_seen, shot = [], [], False
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
+        # asked before the figures are read, so that the last figures read are the final ones
+        # (once both show the scan ended, their polling has stopped)
+        ended = run_page.get_attribute(box, "data-running") == "0" and \
+            overview.get_attribute(row, "data-running") == "0"
         figures, listed = _figures(run_page, box), _figures(overview, row)
         seen.append(figures)
         overview_seen.append(listed)
@@ -137,8 +141,7 @@ def test_progress_moves_without_reload_until_finished(language, idle_worker, slo
                 screenshot(run_page, f"scan-progress-running-{language}")
                 screenshot(overview, f"overview-progress-running-{language}")
                 shot = True
-        if run_page.get_attribute(box, "data-running") == "0" and \
-                overview.get_attribute(row, "data-running") == "0":
+        if ended:
             break
         time.sleep(0.3)
     else:

@@ -116,6 +116,21 @@ class Run:
             return False
 
 
+def _crash(var: Path) -> int:
+    """Kill every process of the data folder ``var`` as a machine crash would: all are stopped
+    (SIGSTOP) before any is killed, so that none reacts to another's death (a child of `make
+    run` gets SIGTERM when it dies, ``tracker.workers.die_with_parent``, and beat would then
+    remove its pid file). Returns how many processes it found (0: none was left)."""
+    pids = list(_folder_processes(var))
+    for sig in (signal.SIGSTOP, signal.SIGKILL):
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+    return len(pids)
+
+
 def _stop_everything(run: Run | None, var: Path, until) -> None:
     """Stop ``run`` as Ctrl-C would, then SIGKILL whatever still runs on ``var``."""
     if run and run.proc.poll() is None:
@@ -178,10 +193,7 @@ def test_make_run_comes_back_after_sigkill(tmp_path, server_env, dashboard_login
                     var / "celery-beat.pid", var / "run.pid")
         # beat writes its pid file a moment after it starts, maybe after the dashboard serves
         until(lambda: all(pidfile.exists() for pidfile in pidfiles), "every pid file written")
-        for pid in _folder_processes(var):
-            os.kill(pid, signal.SIGKILL)
-        until(lambda: not _folder_processes(var), "every process of the folder killed",
-              timeout=60)
+        until(lambda: _crash(var) == 0, "every process of the folder killed", timeout=60)
         run.proc.wait()
         reuse = subprocess.Popen(["sleep", "600"])  # "another program" holding the old pids
         for pidfile in pidfiles:
