@@ -52,7 +52,12 @@ def test_a_crawled_match_reaches_smtp_and_webhook_within_a_minute(
     headers, body = receiver.requests[0]
     assert webhooks.verify("s3cret", headers["X-Tracker-Timestamp"], body,
                            headers["X-Tracker-Signature"])
-    sent = wait_for(lambda: list(Delivery.objects.filter(match=match, status="sent")
-                                 .order_by("channel")) or None, what="the sent deliveries")
+
+    def both_sent():
+        sent = list(Delivery.objects.filter(match=match, status="sent").order_by("channel"))
+        return sent if len(sent) == 2 else None
+
+    # the worker records a delivery "sent" a moment after the server received it
+    sent = wait_for(both_sent, what="both deliveries recorded as sent")
     assert [d.channel for d in sent] == ["email", "webhook"]
     assert all(d.sent_at - match.first_seen < timedelta(seconds=TARGET_SECONDS) for d in sent)
