@@ -132,17 +132,14 @@ def _crash(var: Path) -> int:
 
 
 def _stop_everything(run: Run | None, var: Path, until) -> None:
-    """Stop ``run`` as Ctrl-C would, then SIGKILL whatever still runs on ``var``."""
+    """Stop ``run`` as Ctrl-C would, then kill whatever still runs on ``var`` (``_crash``)."""
     if run and run.proc.poll() is None:
         run.proc.send_signal(signal.SIGINT)
         try:
             run.proc.wait(timeout=90)
         except subprocess.TimeoutExpired:
             run.proc.kill()
-    for pid in _folder_processes(var):
-        os.kill(pid, signal.SIGKILL)
-    until(lambda: not _folder_processes(var), "every process of the drill's folder exited",
-          timeout=60)
+    until(lambda: _crash(var) == 0, "every process of the drill's folder exited", timeout=60)
 
 
 def test_make_run_comes_back_after_sigkill(tmp_path, server_env, dashboard_login, until):
