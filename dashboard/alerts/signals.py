@@ -8,6 +8,8 @@ from __future__ import annotations
 from django.db import transaction
 from django.db.models.signals import post_save
 
+MATCH_SAVED = "alerts.match_saved"  # dispatch_uid of the Match post_save receiver
+
 
 def _on_match_saved(sender, instance, created=False, raw=False, **kwargs):
     if created and not raw:
@@ -27,5 +29,5 @@ def connect() -> None:
     from crawler.models import Match
     from crawler.takedown import takedown_changed
 
-    post_save.connect(_on_match_saved, sender=Match, dispatch_uid="alerts.match_saved")
+    post_save.connect(_on_match_saved, sender=Match, dispatch_uid=MATCH_SAVED)
     takedown_changed.connect(_on_takedown_changed, dispatch_uid="alerts.takedown_changed")

@@ -26,7 +26,7 @@ def no_alerts_of_the_scenario():
     from crawler.models import Match
     from dashboard.alerts import signals
 
-    post_save.disconnect(sender=Match, dispatch_uid="alerts.match_saved")
+    post_save.disconnect(sender=Match, dispatch_uid=signals.MATCH_SAVED)
     yield
     signals.connect()
 
