@@ -3,10 +3,14 @@
 
 import io
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import opencc
 import pytest
+from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
@@ -194,6 +198,19 @@ def test_commands_reject_bad_input(platform_stores):
     with pytest.raises(CommandError, match="not a date"):
         call_command("matches", "--since", "yesterday", stdout=io.StringIO())
     assert TargetSite.objects.count() == 1
+
+
+@pytest.mark.parametrize("since", ["9999-99-99", "2024-02-30", "2024-01-01T25:00:00"])
+def test_matches_command_refuses_an_impossible_date_in_one_line(since):
+    """As a user types it: one line naming the argument, exit status 2, no traceback."""
+    result = subprocess.run([sys.executable, str(settings.BASE_DIR / "manage.py"), "matches",
+                             "--since", since], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "DJANGO_SETTINGS_MODULE": "tracker.settings"})
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    error = [line for line in result.stderr.splitlines() if not line.startswith("servers:")]
+    assert error == [f"CommandError: --since {since!r} is not a date (YYYY-MM-DD) or ISO "
+                     "datetime"]
 
 
 
