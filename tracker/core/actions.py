@@ -76,6 +76,25 @@ def do_register_work(holder: RightsHolder, reference: str, extracted: Extracted,
     return registration
 
 
+def do_create_holder(name: str, acting_user=None) -> RightsHolder:
+    """Create the rights holder ``name`` (stripped, 1 to 200 characters) and record who did.
+
+    Raises:
+        ActionError: a holder of that name exists already, or the name is empty.
+    """
+    name = name.strip()
+    if not name:
+        raise ActionError(_("A rights holder needs a name."))
+    with transaction.atomic():
+        if RightsHolder.objects.filter(name=name).exists():
+            raise ActionError(_("The rights holder %(name)s exists already.") % {"name": name})
+        holder = RightsHolder.objects.create(name=name)
+        AuditEvent.record(kind=AuditEvent.Kind.HOLDER, user=acting_user, holder=holder,
+                          target=holder, subject=holder.name, old_state="",
+                          new_state="created")
+    return holder
+
+
 def do_update_work(work: Work, acting_user, changed: list[str]) -> Work:
     """Save the metadata fields ``changed`` of ``work`` (title, author, kind, reference...) and
     record who changed what; the text is unchanged (use ``do_register_work`` for a new text).
