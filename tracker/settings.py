@@ -89,6 +89,10 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "dashboard/lockout.html"
 
+# After login without a safe "next" (none, or one off this site): the dashboard's home, not
+# Django's default /accounts/profile/, which this project has no page for.
+LOGIN_REDIRECT_URL = "admin:index"
+
 ROOT_URLCONF = "tracker.urls"
 WSGI_APPLICATION = "tracker.wsgi.application"
 
