@@ -226,7 +226,9 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
-CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Celery replaces the root logger's handlers (Django's console handler on stderr) with its log
+# file, so that `celery -f FILE` (make run's var/log/celery-*.log) holds the log.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = True
 
 # `python manage.py demo` runs these callables in order (dotted paths; each takes stdout and
 # returns a dict for the summary): the main job of `make run`: register and index the demo
