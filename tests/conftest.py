@@ -84,11 +84,23 @@ def _point_django_at(database: str, mongo: str, redis_url: str, tmp: Path) -> No
     app.conf.update(broker_url=redis_url, result_backend=redis_url)
 
 
+@pytest.fixture
+def server_tmp_path() -> Path:
+    """A new empty folder for a test's own servers, that every account may traverse (o+x, as a
+    clone in an ordinary folder): under root, the embedded PostgreSQL's account keeps its
+    cluster there. pytest's ``tmp_path`` would not do: pytest makes /tmp/pytest-of-<user> mode
+    700 again whenever a session starts. Removed with the session's folder."""
+    folder = Path(tempfile.mkdtemp(prefix="servers-", dir=_tmp))
+    folder.chmod(0o711)
+    return folder
+
+
 def pytest_configure(config):
     global _tmp
     if hasattr(config, "workerinput"):
         return
     _tmp = Path(tempfile.mkdtemp(prefix="tracker-test-"))
+    _tmp.chmod(0o711)  # PostgreSQL's account (under root) reaches its cluster inside
     database = os.environ.get("TEST_DATABASE_URL")
     if not database:
         service = embedded.start_postgres(_tmp / "postgres", durable=False)
