@@ -38,6 +38,7 @@ from tracker.core.services import work_text
 
 from . import serializers as s
 from .errors import ApiError, ErrorSerializer
+from .filters import UtcIsoDateTimeFilter
 
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 ERRORS = {code: OpenApiResponse(ErrorSerializer, description=text) for code, text in (
@@ -246,10 +247,10 @@ class MatchFilter(django_filters.FilterSet):
 
     status = django_filters.ChoiceFilter(field_name="review_status", choices=ReviewStatus.choices,
                                          help_text="Review status.")
-    first_seen_after = django_filters.IsoDateTimeFilter(
+    first_seen_after = UtcIsoDateTimeFilter(
         field_name="first_seen", lookup_expr="gte",
         help_text="First seen at or after this time (ISO 8601).")
-    first_seen_before = django_filters.IsoDateTimeFilter(
+    first_seen_before = UtcIsoDateTimeFilter(
         field_name="first_seen", lookup_expr="lt", help_text="First seen before this time "
                                                              "(ISO 8601).")
     score_min = django_filters.NumberFilter(field_name="score", lookup_expr="gte",

@@ -234,6 +234,26 @@ def test_match_list_filters_and_detail_evidence(scenario, api):
     assert detail["chapter_shares"][0]["title"].startswith("第二回")
 
 
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_match_time_filters_take_any_offset_and_refuse_out_of_range_times(scenario, api,
+                                                                           language):
+    """Python takes offsets up to ±23:59, PostgreSQL up to ±15:59: the filter answers either
+    way; a time outside years 1 to 9999 once in UTC is a 400 naming the filter."""
+    client = api(scenario.users.staff, language)
+    for offset in ("+16:00", "-23:59", "+08:00"):
+        listed = client.get("matches/", params={"first_seen_after": f"2000-01-01T00:00:00{offset}",
+                                                "first_seen_before": f"9999-01-01T00:00:00{offset}"})
+        assert listed.status_code == 200, listed.text
+        assert listed.json()["count"] == len(scenario.matches)
+    for value in ("0001-01-01T00:00:00+01:00", "9999-12-31T23:00:00-05:00"):
+        refused = client.get("matches/", params={"first_seen_after": value})
+        assert refused.status_code == 400, refused.text
+        assert refused.json()["code"] == "invalid"
+        assert refused.json()["fields"]["first_seen_after"] == [
+            {"en": "The time is out of range (years 1 to 9999 in UTC).",
+             "zh-hans": "时间超出范围（UTC 时间须在公元 1 年至 9999 年之间）。"}[language]]
+
+
 def test_parts_of_a_chapter_page_are_named_and_filtered(scenario, api):
     """A match that is part 2 of a chapter split over pages names its first part; filtering by
     that URL gives every part the caller may see."""
