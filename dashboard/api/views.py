@@ -178,7 +178,7 @@ class WorkViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
                 item = json.loads(line)
                 if not isinstance(item, dict):
                     raise ValueError
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested too deeply
                 row["error"] = {"code": "parse_error", "message": _("Line %(n)d is not a JSON "
                                                                     "object.") % {"n": number},
                                 "fields": {}}

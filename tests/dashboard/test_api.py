@@ -355,6 +355,43 @@ def test_sites_and_scans_are_for_staff(scenario, api):
     frontier.redis.delete(frontier.meta_key, frontier.stats_key)  # ids are reused by later tests
 
 
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_every_api_error_is_json_with_code_and_message(scenario, api, live_server, language):
+    """An unknown path, a body over the size limit and JSON nested too deeply: JSON errors
+    with a code and a message in the request's language, never an HTML page or a redirect."""
+    from django.conf import settings
+
+    client, anonymous = api(scenario.users.holder_a, language), api(None, language)
+    works = Work.objects.count()
+    expected = {"en": {"not_found": "Not found.",
+                       "too_large": "The request body is larger than 51 MB.",
+                       "parse_error": "The JSON body is nested too deeply."},
+                "zh-hans": {"not_found": "未找到。",
+                            "too_large": "请求正文超过 51 MB。",
+                            "parse_error": "JSON 正文嵌套过深。"}}[language]
+
+    def assert_error(response, status, code):
+        assert response.status_code == status, response.text[:300]
+        assert response.headers["Content-Type"].startswith("application/json")
+        body = response.json()
+        assert (body["code"], body["message"]) == (code, expected[code])
+
+    for who in (client, anonymous):
+        assert_error(who.get("no-such-thing/", allow_redirects=False), 404, "not_found")
+        assert_error(who.post("works/1/nothing/", json={}, allow_redirects=False), 404,
+                     "not_found")
+    oversized = b'{"text": "' + b"x" * settings.DATA_UPLOAD_MAX_MEMORY_SIZE + b'"}'
+    assert_error(client.post("works/", data=oversized,
+                             headers={"Content-Type": "application/json"}), 400, "too_large")
+    deep = "[" * 100_000 + "]" * 100_000
+    assert_error(client.post("works/", data=deep, headers={"Content-Type": "application/json"}),
+                 400, "parse_error")
+    bulk = client.post("works/bulk/", data=deep + "\n", headers={
+        "Content-Type": "application/x-ndjson"})
+    assert bulk.status_code == 200 and bulk.json()[0]["error"]["code"] == "parse_error"
+    assert Work.objects.count() == works
+
+
 FUZZ_EXAMPLES = 10  # hypothesis examples per operation: the run stays under a minute or two
 
 
