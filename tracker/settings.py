@@ -184,6 +184,9 @@ MEDIA_ROOT = env.str("MEDIA_ROOT", default=str(VAR_DIR / "media"))
 # Uploads: the largest file or pasted text accepted, in bytes (TRACKER_UPLOAD_MAX_MB megabytes).
 UPLOAD_MAX_BYTES = env.int("TRACKER_UPLOAD_MAX_MB", default=50) * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES + 1024 * 1024
+# The longest text a work may have, in characters: uploads, pasted and appended texts over it
+# are refused ("too_large"); the fingerprint engine is given the same limit (max_text_chars).
+WORK_TEXT_MAX_CHARS = env.int("TRACKER_WORK_TEXT_MAX_CHARS", default=10_000_000)
 # Archives (.docx, .epub, .zip imports): the most bytes their entries may expand to, and the
 # highest expansion ratio of one entry; above either the file is refused as an archive bomb.
 ARCHIVE_MAX_UNCOMPRESSED_BYTES = env.int("TRACKER_ARCHIVE_MAX_MB", default=500) * 1024 * 1024

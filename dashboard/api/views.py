@@ -194,7 +194,8 @@ class WorkViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
                 fields = exc.detail if isinstance(exc, ValidationError) else getattr(
                     exc, "fields", {})
                 row["error"] = {"code": getattr(exc, "code", "invalid"),
-                                "message": str(getattr(exc, "message", "")) or _(
+                                "message": str(exc) if isinstance(exc, uploads.UploadError)
+                                else str(getattr(exc, "message", "")) or _(
                                     "The request has invalid fields: %(names)s.") % {
                                         "names": ", ".join(fields)},
                                 "fields": {k: [str(m) for m in v] for k, v in fields.items()}}

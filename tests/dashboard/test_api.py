@@ -5,6 +5,7 @@ registration, match evidence and review, and a schema generated with no warnings
 from __future__ import annotations
 
 import collections
+import re
 
 import pytest
 import requests
@@ -393,6 +394,33 @@ def test_every_api_error_is_json_with_code_and_message(scenario, api, live_serve
     assert bulk.status_code == 200 and bulk.json()[0]["error"]["code"] == "parse_error"
     assert Work.objects.count() == works
 
+
+def test_a_text_over_the_length_limit_is_a_400_too_large_in_every_path(scenario, api):
+    """A text of WORK_TEXT_MAX_CHARS + 1 characters (under the 50 MB upload limit): 400
+    too_large from works/, works/upload/, works/bulk/ and works/{id}/text/ (append), and no
+    work changed."""
+    from django.conf import settings
+
+    client = api(scenario.users.holder_a)
+    limit = settings.WORK_TEXT_MAX_CHARS
+    message = re.compile(rf"The text has \d+ characters; a work may have at most {limit}\.")
+    long_text = "x" * (limit + 1)
+    works = {work.pk: work.sha256 for work in Work.objects.all()}
+    own = Work.objects.filter(holder__users=scenario.users.holder_a).first()
+    for response in (
+            client.post("works/", json={"reference": "long", "text": long_text}),
+            client.post("works/upload/", data={"reference": "long"},
+                        files={"file": ("long.txt", long_text.encode())}),
+            client.post(f"works/{own.pk}/text/", json={"text": "x" * limit, "mode": "append"})):
+        assert response.status_code == 400, response.text[:300]
+        assert response.json()["code"] == "too_large"
+        assert message.fullmatch(response.json()["message"]), response.json()["message"]
+    bulk = client.post("works/bulk/", data=f'{{"reference": "long", "text": "{long_text}"}}\n',
+                       headers={"Content-Type": "application/x-ndjson"})
+    assert bulk.status_code == 200
+    assert bulk.json()[0]["error"]["code"] == "too_large"
+    assert message.fullmatch(bulk.json()[0]["error"]["message"])
+    assert {work.pk: work.sha256 for work in Work.objects.all()} == works
 
 # Hypothesis examples per operation: 30 take about 2.5 min on the shared 2-core machine (10
 # took under 1 min and missed an offset of +16:00 in a time filter that 40 found).
