@@ -422,6 +422,31 @@ def test_a_text_over_the_length_limit_is_a_400_too_large_in_every_path(scenario,
     assert message.fullmatch(bulk.json()[0]["error"]["message"])
     assert {work.pk: work.sha256 for work in Work.objects.all()} == works
 
+HOSTILE_FILTERS = {
+    "works/": {"status": "nope", "reference": "a\x00b", "kind": "\x00", "ordering": "-nope",
+               "page": "99999999999999999999", "page_size": "-1"},
+    "matches/": {"work": "1e30", "score_min": "1e999", "score_max": "NaN", "domain": "\x00",
+                 "still_matching": "maybe", "part_of": "\x00", "page": "0",
+                 "first_seen_before": "99999-01-01"},
+    "notices/": {"status": "\x00", "domain": "a\x00", "language": "xx"},
+    "sites/": {"enabled": "2"},
+    "scans/": {"site": "99999999999999999999", "status": "\x00"},
+    "alerts/webhooks/": {"holder": "-99999999999999999999", "enabled": "x"},
+}
+
+
+@pytest.mark.parametrize("path", list(HOSTILE_FILTERS))
+def test_hostile_filter_values_get_json_answers_not_errors(scenario, api, path):
+    """Each filter with values out of its type or range: a JSON answer (a 400 naming the
+    filter, or a list), never a 500."""
+    client = api(scenario.users.staff)
+    for name, value in HOSTILE_FILTERS[path].items():
+        response = client.get(path, params={name: value})
+        assert response.status_code in (200, 400, 404), (name, value, response.text[:300])
+        body = response.json()
+        if response.status_code == 400:
+            assert name in body["fields"], (name, value, body)
+
 # Hypothesis examples per operation: 30 take about 2.5 min on the shared 2-core machine (10
 # took under 1 min and missed an offset of +16:00 in a time filter that 40 found).
 FUZZ_EXAMPLES = 30
