@@ -133,6 +133,19 @@ def test_reimport_queues_a_work_left_unqueued_and_exits_0(folder):
     assert "not queued" not in out  # it was queued this time: the command exits 0
 
 
+def test_an_epub_with_empty_title_and_author_is_imported_with_the_rest(tmp_path, novel_text):
+    from tests.text.test_uploads import _epub
+
+    archive = tmp_path / "works.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("blank.epub", _epub([("第一回", "东胜神洲海外有一国土，名曰傲来国。")],
+                                            title="", author=""))
+        zipped.writestr("xiyouji.txt", novel_text)
+    out = _run(archive, "--holder", "甲")
+    assert "registered: 2" in out and "failed:     0" in out
+    assert Work.objects.get(reference="blank").author == ""
+
+
 def test_unknown_holder_is_refused_with_the_known_ones_unless_created(tmp_path, folder):
     RightsHolder.objects.create(name="出版社甲")
     with pytest.raises(CommandError, match="no rights holder '出版社乙'; known holders: "

@@ -60,14 +60,14 @@ def _docx(paragraphs: list[tuple[str, str]], title: str = "") -> bytes:
     return buf.getvalue()
 
 
-def _epub(chapters: list[tuple[str, str]]) -> bytes:
+def _epub(chapters: list[tuple[str, str]], title: str = "测试之书", author: str = "佚名") -> bytes:
     from ebooklib import epub
 
     book = epub.EpubBook()
     book.set_identifier("test-book")
-    book.set_title("测试之书")
+    book.set_title(title)
     book.set_language("zh")
-    book.add_author("佚名")
+    book.add_author(author)
     items = []
     for n, (title, body) in enumerate(chapters, 1):
         item = epub.EpubHtml(title=title, file_name=f"c{n}.xhtml", lang="zh")
@@ -282,6 +282,13 @@ def test_pdf_title_is_its_heading_line_not_its_metadata():
 def test_epub_title_and_author_from_dublin_core():
     got = extract_file("b.epub", _epub([("第一回", "东胜神洲海外有一国土，名曰傲来国。")]))
     assert (got.title, got.author) == ("测试之书", "佚名")
+
+
+def test_epub_with_empty_title_and_author_elements_is_read():
+    """<dc:title/> and <dc:creator/> are empty: no title or author from them, the text is read."""
+    got = extract_file("b.epub", _epub([("第一回", "东胜神洲海外有一国土，名曰傲来国。")],
+                                       title="", author=""))
+    assert got.author == "" and "傲来国" in got.text
 
 
 def test_same_html_gives_same_text_and_offsets_uploaded_or_crawled(news_html):

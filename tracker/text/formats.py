@@ -146,11 +146,15 @@ def read_epub(data: bytes, config: TextConfig = DEFAULT) -> Extracted:
         body = normalize(xhtml_text(item.get_content()))
         parts.append((_heading(item.get_content()) or body.split("\n", 1)[0][:60], body))
     text, sections = join_sections(parts)
-    titles = book.get_metadata("DC", "title")
-    creators = book.get_metadata("DC", "creator")
     return Extracted(text, "epub", "ebooklib", sections,
-                     title=normalize(titles[0][0]) if titles else "",
-                     author=normalize(creators[0][0]) if creators else "")
+                     title=_first_metadata(book, "title"), author=_first_metadata(book, "creator"))
+
+
+def _first_metadata(book, name: str) -> str:
+    """The first non-empty Dublin Core ``name`` of an EbookLib book, normalised; "" when none
+    (an empty element such as ``<dc:creator/>`` has the value None)."""
+    values = (normalize(value) for value, _attrs in book.get_metadata("DC", name) if value)
+    return next((value for value in values if value), "")
 
 
 def xhtml_text(content: bytes) -> str:
