@@ -61,6 +61,7 @@ def _point_django_at(database: str, mongo: str, redis_url: str, tmp: Path) -> No
     import environ
     from django.conf import settings
 
+    from tracker import settings as project_settings
     from tracker.celery import app
 
     var = tmp / "var"
@@ -69,6 +70,8 @@ def _point_django_at(database: str, mongo: str, redis_url: str, tmp: Path) -> No
     settings.MONGO_JOURNALED_WRITES = os.environ.get("TRACKER_MONGO_JOURNAL") != "0"
     settings.REDIS_URL = redis_url
     settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = redis_url
+    settings.CACHES["default"]["LOCATION"] = project_settings.redis_cache_url(
+        redis_url, settings.CACHE_REDIS_DB)
     settings.VAR_DIR = var
     settings.MEDIA_ROOT = str(var / "media")
     settings.STATIC_ROOT = str(var / "static")

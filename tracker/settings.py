@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import secrets
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import environ
 from csp.constants import NONE, SELF, UNSAFE_INLINE
@@ -198,6 +199,19 @@ MONGO_DB = env.str("MONGO_DB", default="tracker")
 # Redis holds the fingerprint index and is Celery's broker.
 REDIS_URL = _server_url("REDIS_URL", "redis://127.0.0.1:6379/0")
 FINGERPRINT_INDEX_PREFIX = env.str("FINGERPRINT_INDEX_PREFIX", default="fp")
+
+
+def redis_cache_url(redis_url: str, database: int) -> str:
+    """``redis_url`` with its database number replaced by ``database``."""
+    return urlsplit(redis_url)._replace(path=f"/{database}").geturl()
+
+
+# Django's cache (the API's throttle counts): Redis, so that every web process counts against
+# one budget and a restart keeps the counts. Its own Redis database number, because clearing
+# the cache (cache.clear(), FLUSHDB) must not touch the index or Celery's queues.
+CACHE_REDIS_DB = env.int("TRACKER_CACHE_REDIS_DB", default=1)
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                      "LOCATION": redis_cache_url(REDIS_URL, CACHE_REDIS_DB)}}
 # Seconds manage.py waits for each server to answer before a command that needs it runs.
 SERVER_CHECK_TIMEOUT_SECONDS = env.float("TRACKER_SERVER_CHECK_TIMEOUT", default=3.0)
 
