@@ -13,6 +13,7 @@ from django.core.management import call_command
 
 from crawler.models import Match
 from dashboard.models import ApiToken
+from tracker import embedded
 from tracker.core import uploads
 from tracker.core.models import AuditEvent, Work
 
@@ -446,6 +447,30 @@ def test_hostile_filter_values_get_json_answers_not_errors(scenario, api, path):
         body = response.json()
         if response.status_code == 400:
             assert name in body["fields"], (name, value, body)
+
+@pytest.mark.parametrize("language, words", [("en", "Service temporarily unavailable"),
+                                             ("zh-hans", "服务暂时不可用")])
+def test_evidence_report_and_match_detail_answer_503_while_mongodb_is_down(
+        scenario, api, live_server, language, words):
+    """The evidence page, its report and the API's match detail need MongoDB: while it does not
+    answer they say so in the user's language with a 503, never showing the driver's error or
+    the server's address."""
+    from django.test import override_settings
+
+    dead = f"127.0.0.1:{embedded.free_port()}"
+    match = scenario.matches[0]
+    browser = dashboard_session(live_server.url, scenario.users.holder_a.username)
+    browser.headers["Accept-Language"] = language
+    browser.cookies.set("django_language", language)
+    client = api(scenario.users.holder_a, language)
+    with override_settings(MONGO_URL=f"mongodb://{dead}", MONGO_SERVER_TIMEOUT_MS=300):
+        for path in (f"/crawler/match/{match.pk}/change/", f"/crawler/match/{match.pk}/report/"):
+            page = browser.get(live_server.url + path)
+            assert page.status_code == 503, (path, page.status_code, page.text[:300])
+            assert words in page.text and dead not in page.text
+        detail = client.get(f"matches/{match.pk}/")
+    assert detail.status_code == 503 and detail.json()["code"] == "storage_unavailable"
+    assert dead not in detail.text and int(detail.headers["Retry-After"]) > 0
 
 # Hypothesis examples per operation: 30 take about 2.5 min on the shared 2-core machine (10
 # took under 1 min and missed an offset of +16:00 in a time filter that 40 found).
