@@ -15,6 +15,7 @@ from crawler.models import Match
 from dashboard.models import ApiToken
 from tracker import embedded
 from tracker.core import uploads
+from tracker.core.errors import ActionError
 from tracker.core.models import AuditEvent, Work
 
 pytestmark = pytest.mark.django_db
@@ -323,6 +324,34 @@ def test_notices_draft_read_advance_download(scenario, api):
     assert docx.status_code == 200 and docx.content[:2] == b"PK"
     unconfirmed = client.post("notices/", json={"matches": [scenario.matches[1].pk]})
     assert unconfirmed.status_code == 400 and unconfirmed.json()["code"] == "action_refused"
+
+
+def test_notice_text_with_control_characters_is_refused_and_old_ones_still_download(
+        scenario, api):
+    """A recipient or text with control characters (not line breaks or tabs) is refused when
+    drafting or editing; a notice that holds some already still downloads as .docx."""
+    from dashboard.actions import do_edit_notice
+    from dashboard.models import TakedownNotice
+
+    match = scenario.matches[0]
+    client = api(scenario.users.holder_a, "zh-hans")
+    assert client.post(f"matches/{match.pk}/review/", json={"decision": "confirmed",
+                                                             "reason": "copy"}).ok
+    refused = client.post("notices/", json={"matches": [match.pk], "recipient": "站长\x07"})
+    assert refused.status_code == 400 and refused.json()["code"] == "action_refused"
+    assert "控制字符" in refused.json()["message"]
+    notice_id = client.post("notices/", json={"matches": [match.pk],
+                                               "recipient": "站长"}).json()[0]["id"]
+    notice = TakedownNotice.objects.get(pk=notice_id)
+    with pytest.raises(ActionError):
+        do_edit_notice(notice, scenario.users.holder_a, body="第一行\x0b第二行\x00")
+    # a row written before the check (or a crawled excerpt holding them)
+    TakedownNotice.objects.filter(pk=notice_id).update(recipient="站\x1b长",
+                                                       body="正文\x0c第二段\x07")
+    docx = client.get(f"notices/{notice_id}/document/docx/")
+    assert docx.status_code == 200 and docx.content[:2] == b"PK"
+    text = client.get(f"notices/{notice_id}/document/txt/").text
+    assert "正文第二段" in text and "\x07" not in text
 
 
 def test_sites_and_scans_are_for_staff(scenario, api):
