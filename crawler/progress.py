@@ -84,7 +84,8 @@ def progress(run: ScanRun, user) -> dict:
     elapsed = (end - run.started_at).total_seconds()
     staff = sees_all(user)
     if staff:
-        matches, matches_new = fields["matches_found"], fields["matches_new"]
+        stored = scans.stored_match_figures(run.pk)  # while it runs too: rows, not attempts
+        matches, matches_new = stored["matches_found"], stored["matches_new"]
     else:
         matches = scan_matches(scope(Match.objects.all(), user, "work__holder"), run.pk).count()
         matches_new = None

@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from crawler.config import CrawlConfig
 from crawler.frontier import Frontier, FrontierState
-from crawler.models import ScanRun, ScanStatus, TargetSite
+from crawler.models import Match, ScanRun, ScanStatus, TargetSite
 from crawler.outcomes import Outcome
 from crawler.pipeline import Crawler
 from tracker.core import notes
@@ -104,8 +104,9 @@ def _lock(redis, site_id: int, scan_id: int) -> bool:
 
 
 def finish(scan_id: int, status: str = ScanStatus.FINISHED, note: str = "") -> bool:
-    """Close scan ``scan_id``: copy its counters from Redis, set the status (cancelled when the
-    scan was cancelled), release the site's lock and free the seen-set.
+    """Close scan ``scan_id``: copy its counters from Redis, its match figures from the Match
+    rows (``stored_match_figures``), set the status (cancelled when the scan was cancelled),
+    release the site's lock and free the seen-set.
 
     Returns False when the scan was already closed (finishing twice is harmless).
     """
@@ -113,7 +114,8 @@ def finish(scan_id: int, status: str = ScanStatus.FINISHED, note: str = "") -> b
     state = frontier.state()
     final = ScanStatus.CANCELLED if state.cancelled else status
     closed = ScanRun.objects.filter(pk=scan_id, status=ScanStatus.RUNNING).update(
-        status=final, finished_at=timezone.now(), note=note, **figures(state))
+        status=final, finished_at=timezone.now(), note=note,
+        **{**figures(state), **stored_match_figures(scan_id)})
     site_id = ScanRun.objects.filter(pk=scan_id).values_list("site_id", flat=True).first()
     if site_id is not None:
         get_redis().eval(_RELEASE, 1, lock_key(site_id), str(scan_id))
@@ -146,6 +148,17 @@ def figures(state: FrontierState) -> dict:
         "stage_seconds": {stage: round(stats.get(f"ms_{stage}", 0) / 1000, 2)
                           for stage in ("fetch", "decode", "render", "extract", "links", "store", "match")},
     }
+
+
+def stored_match_figures(scan_id: int) -> dict:
+    """``matches_found`` (Match rows first recorded or seen last in scan ``scan_id``) and
+    ``matches_new`` (first recorded in it), counted from the rows: a match task run twice (its
+    worker killed after it wrote them, the task delivered again) counts its matches twice in
+    the frontier's counters but writes each row once."""
+    from crawler.progress import scan_matches  # progress reads this module's figures
+
+    return {"matches_found": scan_matches(Match.objects.all(), scan_id).count(),
+            "matches_new": Match.objects.filter(first_scan_id=scan_id).count()}
 
 
 def live_figures(scan_id: int) -> dict:
