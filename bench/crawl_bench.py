@@ -192,7 +192,7 @@ def run_once(site, workers: int, tmp: Path, timeout: float, browser: bool = Fals
     proc = procs.start_worker(procs.child_env(), log, name, concurrency=workers,
                               queues=[fetch_queue, settings.QUEUE_MATCH], cwd=ROOT)
     try:
-        procs.wait_until_ready(app, proc, name, log)
+        procs.wait_until_ready(app, proc, name, log, settings.WORKER_READY_TIMEOUT_SECONDS)
         started = time.monotonic()
         scan = launch(site, trigger="bench")
         scan = scans.wait_for(scan.pk, timeout, open(os.devnull, "w"))

@@ -451,9 +451,10 @@ def main(argv=None) -> int:
               f"{sum(seeded.seconds.values()):.0f} s {seeded.seconds}", flush=True)
         plan = build_plan(seeded)
         worker = supervisor.start_worker(supervisor.child_env(), tmp / "celery-worker.log", "load",
-                                      queues=settings.WORKER_QUEUES, cwd=ROOT)
+                                         queues=settings.WORKER_QUEUES, cwd=ROOT)
         procs_started.append(worker)
-        supervisor.wait_until_ready(app, worker, "load", tmp / "celery-worker.log")
+        supervisor.wait_until_ready(app, worker, "load", tmp / "celery-worker.log",
+                                    settings.WORKER_READY_TIMEOUT_SECONDS)
         web, base = start_web(tmp, args.web_workers)
         procs_started.append(web)
         site_server, scan = start_scan(args.mirrors)

@@ -170,7 +170,8 @@ def do_set_site_enabled(site: TargetSite, enabled: bool, acting_user) -> TargetS
 def do_start_scan(site: TargetSite, *, acting_user=None, trigger: str = "command",
                   max_pages: int | None = None) -> ScanRun:
     """Start a scan of ``site`` and send its start URLs to the workers
-    (``crawler.tasks.launch``); a person's start is recorded in the audit trail.
+    (``crawler.tasks.launch``) once the ScanRun row is committed; a person's start is recorded
+    in the audit trail in the same transaction.
 
     Args:
         site: the TargetSite.
@@ -187,11 +188,12 @@ def do_start_scan(site: TargetSite, *, acting_user=None, trigger: str = "command
     """
     from crawler.tasks import launch  # the tasks module imports this one
 
-    scan = launch(site, max_pages=max_pages, trigger=trigger)
-    if acting_user is not None:
-        AuditEvent.record(kind=AuditEvent.Kind.SCAN, user=acting_user, holder=None, target=scan,
-                          subject=f"{site} #{scan.pk}", old_state="", new_state=scan.status,
-                          reason=scan.note)
+    with transaction.atomic():
+        scan = launch(site, max_pages=max_pages, trigger=trigger)
+        if acting_user is not None:
+            AuditEvent.record(kind=AuditEvent.Kind.SCAN, user=acting_user, holder=None,
+                              target=scan, subject=f"{site} #{scan.pk}", old_state="",
+                              new_state=scan.status, reason=scan.note)
     return scan
 
 
@@ -206,11 +208,12 @@ def do_cancel_scan(scan: ScanRun, acting_user) -> bool:
         return False
     note = notes.coded("scan_cancelled", gettext_noop("cancelled by %(user)s"),
                        user=str(acting_user))
-    if not scans.cancel(scan, note=note):
-        return False
-    AuditEvent.record(kind=AuditEvent.Kind.SCAN, user=acting_user, holder=None, target=scan,
-                      subject=f"{scan.site} #{scan.pk}", old_state=ScanStatus.RUNNING,
-                      new_state=ScanStatus.CANCELLED, reason=note)
+    with transaction.atomic():
+        if not scans.cancel(scan, note=note):
+            return False
+        AuditEvent.record(kind=AuditEvent.Kind.SCAN, user=acting_user, holder=None, target=scan,
+                          subject=f"{scan.site} #{scan.pk}", old_state=ScanStatus.RUNNING,
+                          new_state=ScanStatus.CANCELLED, reason=note)
     return True
 
 

@@ -33,6 +33,7 @@ from fingerprint import TextTooLargeError
 from fingerprint.index import MemoryIndex
 from tracker.core.connections import get_redis
 from tracker.core.models import Work, WorkStatus
+from tracker.core.queueing import queue_after_commit
 
 log = logging.getLogger(__name__)
 PENDING_KEY = "crawl:rematch:pending"  # Redis set of Work ids waiting for a pass
@@ -48,13 +49,11 @@ def schedule(work_ids: list[int]) -> bool:
     """Add ``work_ids`` to the pending set; send ``rematch_pending`` with a countdown of
     settings.REMATCH_COALESCE_SECONDS unless a pass is already scheduled. Returns True when a
     task was sent."""
-    from crawler.tasks import rematch_pending
-
     redis = get_redis()
     redis.sadd(PENDING_KEY, *work_ids)
     if not redis.set(SCHEDULED_KEY, 1, nx=True, ex=settings.REMATCH_SCHEDULED_TTL_SECONDS):
         return False
-    rematch_pending.apply_async(countdown=settings.REMATCH_COALESCE_SECONDS)
+    queue_after_commit("crawler.rematch_pending", countdown=settings.REMATCH_COALESCE_SECONDS)
     return True
 
 

@@ -18,6 +18,7 @@ import time
 from celery import shared_task
 from celery.utils.log import get_task_logger
 from django.conf import settings
+from django.db import transaction
 
 from crawler import matching, scans, takedown
 from crawler.lib import pagekeys
@@ -45,9 +46,11 @@ def enqueue_url(scan_id: int, token: str, url: str, depth: int = 0, attempt: int
                 reserved: bool = False, countdown: float | None = None,
                 browser: bool = False) -> None:
     """Send one crawl task of run ``token`` to the workers, after ``countdown`` seconds:
-    render_url when the site needs a ``browser``, else crawl_url."""
+    render_url when the site needs a ``browser``, else crawl_url; inside a transaction, once it
+    commits (the task reads the ScanRun row)."""
     task = render_url if browser else crawl_url
-    task.apply_async((scan_id, url, depth, attempt, reserved, token), countdown=countdown)
+    transaction.on_commit(lambda: task.apply_async((scan_id, url, depth, attempt, reserved, token),
+                                                   countdown=countdown))
 
 
 def launch(site: TargetSite, *, max_pages: int | None = None, trigger: str = "command") -> ScanRun:

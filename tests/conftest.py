@@ -324,9 +324,9 @@ def celery_worker(worker_env, django_db_blocker):
     name = f"test-{uuid.uuid4().hex[:6]}"
     env = worker_env()
     log = Path(settings.VAR_DIR) / "celery-worker.log"
-    proc = supervisor.start_worker(env, log, name, cwd=settings.BASE_DIR)
+    proc = supervisor.start_worker(env, log, name, settings.WORKER_QUEUES, cwd=settings.BASE_DIR)
     try:
-        supervisor.wait_until_ready(app, proc, name, log)
+        supervisor.wait_until_ready(app, proc, name, log, settings.WORKER_READY_TIMEOUT_SECONDS)
         yield supervisor.node_name(name)
     finally:
         supervisor.stop(proc)

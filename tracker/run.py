@@ -247,7 +247,7 @@ def main() -> int:
             preexec_fn=supervisor.die_with_parent)
         procs["demo-site"] = site
         _record_children(var, procs)
-        worker = supervisor.start_worker(env, logs / "celery-worker.log", "run-worker",
+        worker = supervisor.start_worker(env, logs / "celery-worker.log", "run-worker", settings.WORKER_QUEUES,
                                       cwd=BASE_DIR)
         procs["celery-worker"] = worker
         _record_children(var, procs)
@@ -258,7 +258,8 @@ def main() -> int:
                                   cwd=BASE_DIR)
         procs["celery-beat"] = beat
         _record_children(var, procs)
-        supervisor.wait_until_ready(app, worker, "run-worker", logs / "celery-worker.log")
+        supervisor.wait_until_ready(app, worker, "run-worker", logs / "celery-worker.log",
+                                    settings.WORKER_READY_TIMEOUT_SECONDS)
         print(f"Celery worker and beat running (logs in {logs})", flush=True)
         if settings.EMAIL_BACKEND.endswith("filebased.EmailBackend"):
             print(f"Alert mails are written to {settings.EMAIL_FILE_PATH}", flush=True)

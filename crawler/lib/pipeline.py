@@ -155,7 +155,7 @@ class Crawler:
 
     def frontier(self, scan_id) -> Frontier:
         """The Frontier of scan run ``scan_id``."""
-        return Frontier(self.redis, scan_id)
+        return Frontier(self.redis, scan_id, stale_seconds=self.config.scan_stale_seconds)
 
     def seed(self, scan_id, rules: SiteRules, start_urls: list[str]) -> list[str]:
         """Admit a site's start URLs at depth 0 to an opened frontier, with the in-scope

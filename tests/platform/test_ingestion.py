@@ -191,7 +191,8 @@ def test_mongo_down_work_waits_then_is_indexed(celery_worker, platform_stores, p
     try:
         from tracker.celery import app
 
-        supervisor.wait_until_ready(app, proc, "mongo-down", log)
+        supervisor.wait_until_ready(app, proc, "mongo-down", log,
+                                    settings.WORKER_READY_TIMEOUT_SECONDS)
         reg = services.register_work(people["press"], "xyj", extract_pasted(novel_text),
                                      ingest=False)
         ingest_work.apply_async(args=[reg.work.pk], queue=queue)

@@ -131,6 +131,23 @@ def do_flag_rights_conflict(existing: Work, claimed: Work, containment: float,
     return conflict
 
 
+def do_flag_rights_conflicts(work_id: int) -> int:
+    """Flag a RightsConflict between the indexed work ``work_id`` and every other holder's work
+    sharing its text (``conflicts.other_holders_overlaps``), each by ``do_flag_rights_conflict``.
+
+    Returns:
+        Number of conflicts newly flagged (a pair already flagged, either way round, is left).
+
+    Raises:
+        The storage errors of ``connections.storage_errors()``.
+    """
+    from .conflicts import other_holders_overlaps
+
+    work, found = other_holders_overlaps(work_id)
+    return sum(do_flag_rights_conflict(o.work, work, o.containment, o.passages) is not None
+               for o in found)
+
+
 def do_resolve_rights_conflict(conflict: RightsConflict, acting_user, note: str
                                ) -> RightsConflict:
     """Close ``conflict`` with staff's ``note`` (what was decided) and record it.

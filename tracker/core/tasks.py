@@ -7,7 +7,7 @@ from django.conf import settings
 
 from tracker.runtime.backoff import backoff_delay
 
-from . import import_jobs, services
+from . import importing, services
 
 
 def backoff(retries: int) -> float:
@@ -50,9 +50,9 @@ def remove_work(self, engine_id: str) -> bool:
 
 @shared_task(name="tracker.core.tasks.import_archive")
 def import_archive(job_id: int) -> str:
-    """Import the staged .zip of ImportJob ``job_id`` (``import_jobs.run``).
+    """Import the staged .zip of ImportJob ``job_id`` (``importing.run_job``).
 
     Returns:
         "finished", "failed" or "gone".
     """
-    return import_jobs.run(job_id)
+    return importing.run_job(job_id)

@@ -69,9 +69,10 @@ class Stack:
         log = self.folder / f"{name}.log"
         # cwd: the repository root, as for the session's worker (from tests/, the folder
         # tests/fingerprint would shadow the engine package when PYTHONPATH is not set)
-        proc = supervisor.start_worker({**self.env, **overrides}, log, name, cwd=settings.BASE_DIR)
+        proc = supervisor.start_worker({**self.env, **overrides}, log, name, settings.WORKER_QUEUES,
+                                       cwd=settings.BASE_DIR)
         self.procs.append(proc)
-        supervisor.wait_until_ready(app, proc, name, log)
+        supervisor.wait_until_ready(app, proc, name, log, settings.WORKER_READY_TIMEOUT_SECONDS)
         return proc
 
     def kill_worker(self, proc) -> None:
