@@ -1,0 +1,1 @@
+"""Django-free crawl library."""
