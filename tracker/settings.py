@@ -497,7 +497,7 @@ IMPORT_POLL_MS = 1000
 # default: evidence is then made without a trusted timestamp and says so. `make run` sets the
 # demo TSA on loopback (crawler.lib.evidence.demo_tsa, not accredited; its folder DEMO_TSA_DIR).
 # One attempt waits at most TSA_TIMEOUT_SECONDS for the whole answer; on a transient failure
-# (unreachable, timeout, HTTP 5xx, garbage) a TSA is asked TSA_RETRIES more times, pausing
+# (connection error, timeout, HTTP 5xx or 429, garbage) a TSA is asked TSA_RETRIES more times, pausing
 # (crawler.backoff.backoff_delay) from TSA_RETRY_BASE_SECONDS up to TSA_RETRY_MAX_SECONDS, then
 # the next TSA is asked. An answer longer than TSA_MAX_RESPONSE_BYTES bytes is refused.
 TSA_URLS = env.list("TRACKER_TSA_URLS", default=[])
