@@ -2,13 +2,13 @@
 
 These tests use no database. ``demo_tsa`` (session) is the demo RFC 3161 TSA
 (crawler.lib.evidence.demo_tsa: OpenSSL's TSA behind an HTTP handler) on a free loopback port,
-its root CA and keys in a temporary folder. The faulty TSAs are real HTTP servers too:
-``down_tsa_url`` a loopback port where nothing listens, ``garbage_tsa_url`` a server answering
-200 application/timestamp-reply with an HTML page, ``slow_tsa_url`` a proxy of the demo TSA
-that waits SLOW_TSA_SECONDS before passing a query on (a good token, too late). ``rejecting_tsa_url`` relays the demo TSA's rejection of a
-malformed query, whatever it is asked; ``replaying_tsa_url`` relays a good token for another
-digest. ``quick_config`` builds a TsaConfig with short
-pauses between retries.
+its root CA and keys in a temporary folder; ``demo_root`` its root certificate (PEM bytes).
+The faulty TSAs are real HTTP servers too: ``down_tsa_url`` a loopback port where nothing
+listens; ``garbage_tsa_url`` answers 200 application/timestamp-reply with an HTML page;
+fronts of the demo TSA: ``slow_tsa_url`` passes a query on after SLOW_TSA_SECONDS (a good
+token, too late), ``rejecting_tsa_url`` relays the demo TSA's rejection of a malformed query,
+``replaying_tsa_url`` a good token for another digest, whatever they are asked.
+``quick_config`` builds a TsaConfig with short pauses between retries.
 """
 
 from __future__ import annotations
