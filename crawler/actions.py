@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from crawler import scans, schedule
+from crawler.lib.canonical import origin_of
 from crawler.models import (
     CandidateSite,
     CandidateStatus,
@@ -32,7 +33,6 @@ from crawler.models import (
     TargetSite,
     WhitelistedDomain,
 )
-from crawler.urls import origin_of
 from tracker.core import notes
 from tracker.core.errors import ActionError
 from tracker.core.models import AuditEvent
@@ -220,8 +220,8 @@ def check_site_url(url: str) -> str:
     Raises:
         ActionError: not an http(s) URL, or its host is unresolvable or forbidden.
     """
-    from crawler.ssrf import RefusedAddress, check_url, parse_allow_list
-    from crawler.urls import InvalidURL, canonical_url
+    from crawler.lib.canonical import InvalidURL, canonical_url
+    from crawler.lib.ssrf import RefusedAddress, check_url, parse_allow_list
 
     try:
         url = canonical_url((url or "").strip())
@@ -293,7 +293,7 @@ def do_approve_site_proposal(proposal: SiteProposal, acting_user, reason: str = 
     Raises:
         ActionError: already decided, or the URL is refused now (its host's addresses changed).
     """
-    from crawler.urls import host_of
+    from crawler.lib.canonical import host_of
 
     url = check_site_url(proposal.url)
     with transaction.atomic():

@@ -9,7 +9,7 @@ The pass (``run``): the pending works' postings (``Engine.postings``, as ``Engin
 makes them) go into a small in-memory index (``fingerprint.index.MemoryIndex``); the query keys
 of each current page version of the library are looked up in it, after a vectorised test per
 chunk of versions that drops pages sharing no key with the new works. The keys are those kept
-with the version when it was matched (crawler.pagekeys); a version without keys, or with keys
+with the version when it was matched (crawler.lib.pagekeys); a version without keys, or with keys
 of another fingerprint version or configuration, has its text fingerprinted again (and the
 keys stored). A page where the small index names a candidate among the new works is matched
 again with the platform's engine through ``crawler.matching.match_version`` (the same
@@ -26,7 +26,8 @@ import numpy as np
 from django.conf import settings
 from django.utils import timezone
 
-from crawler import matching, pagekeys
+from crawler import matching
+from crawler.lib import pagekeys
 from crawler.models import RematchJob
 from fingerprint import TextTooLargeError
 from fingerprint.index import MemoryIndex
@@ -68,7 +69,7 @@ def take_pending() -> list[int]:
 
 
 def run(work_ids: list[int], engine, pages) -> RematchJob | None:
-    """Search every current page version of ``pages`` (a crawler.pagestore.PageStore) for the
+    """Search every current page version of ``pages`` (a crawler.lib.pagestore.PageStore) for the
     indexed works among ``work_ids`` and record their matches with ``engine`` (the platform's
     fingerprint.Engine). Returns the RematchJob (None when no such work is indexed).
 

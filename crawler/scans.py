@@ -20,11 +20,11 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 from tqdm import tqdm
 
-from crawler.config import CrawlConfig
-from crawler.frontier import Frontier, FrontierState
+from crawler.lib.config import CrawlConfig
+from crawler.lib.frontier import Frontier, FrontierState
+from crawler.lib.outcomes import Outcome
+from crawler.lib.pipeline import Crawler
 from crawler.models import ScanRun, ScanStatus, TargetSite
-from crawler.outcomes import Outcome
-from crawler.pipeline import Crawler
 from tracker.core import notes
 from tracker.core.connections import get_mongo_db, get_redis
 

@@ -20,7 +20,7 @@ from tqdm import tqdm
 from tracker.text import SUFFIXES
 
 from . import actions, services
-from .duplicates import DuplicateWork
+from .conflicts import DuplicateWork
 from .models import RightsHolder, WorkKind, WorkLanguage
 from .uploads import Extracted, UploadError, extract_file, extract_pasted, open_zip
 
@@ -137,7 +137,7 @@ def import_path(path: Path, holder: RightsHolder, *, kind: str | None = None,
         now: ingest each work in this process (no Celery worker needed) instead of queueing.
         progress: show a tqdm progress bar on stderr.
         allow_duplicates: register a text even when the holder registered it already as
-            another work (``tracker.core.duplicates``); else it goes to ``duplicates``.
+            another work (``tracker.core.conflicts``); else it goes to ``duplicates``.
         on_item: called with (items done, items in all) before each item and at the end
             (a progress row).
         acting_user: the user recorded in the audit trail, or None (a command).

@@ -36,7 +36,7 @@ def _ensure_roles(sender, **kwargs) -> None:
 @receiver(work_indexed)
 def _flag_conflicts(sender, work_id: int, **kwargs) -> None:
     from .connections import storage_errors
-    from .duplicates import flag_conflicts_of
+    from .conflicts import flag_conflicts_of
 
     try:
         flag_conflicts_of(work_id)

@@ -5,13 +5,13 @@ from __future__ import annotations
 from celery import shared_task
 from django.conf import settings
 
-from crawler.backoff import backoff_delay
+from tracker.runtime.backoff import backoff_delay
 
 from . import import_jobs, services
 
 
 def backoff(retries: int) -> float:
-    """Seconds before attempt ``retries + 1`` while storage is down: crawler.backoff.backoff_delay
+    """Seconds before attempt ``retries + 1`` while storage is down: tracker.runtime.backoff.backoff_delay
     from settings.INGEST_RETRY_BASE_SECONDS, at most settings.STORAGE_RETRY_MAX_SECONDS."""
     return backoff_delay(retries, settings.INGEST_RETRY_BASE_SECONDS,
                          settings.STORAGE_RETRY_MAX_SECONDS)

@@ -23,16 +23,16 @@ from pyhanko.sign.validation.generic_cms import validate_tst_signed_data
 from pyhanko.sign.validation.status import TimestampSignatureStatus
 from pyhanko_certvalidator import ValidationContext
 
-from crawler.backoff import backoff_delay
-from crawler.fetch import read_body, transport_outcome
-from crawler.outcomes import Outcome
+from crawler.lib.fetch import read_body, transport_outcome
+from crawler.lib.outcomes import Outcome
+from tracker.runtime.backoff import backoff_delay
 
 QUERY_TYPE = "application/timestamp-query"
 REPLY_TYPE = "application/timestamp-reply"
 SHA256_BYTES = 32
 # PKIStatus values that carry a token (RFC 3161 section 2.4.2): granted, grantedWithMods
 _GRANTED = ("granted", "granted_with_mods")
-# Failures of an answer itself, beside the transport ones (crawler.outcomes.Outcome)
+# Failures of an answer itself, beside the transport ones (crawler.lib.outcomes.Outcome)
 GARBAGE, REJECTED, MISMATCH = "garbage", "rejected", "mismatch"
 # Failures worth asking the same TSA again: the network or the server may recover
 _TRANSIENT = frozenset({Outcome.TIMEOUT, Outcome.CONNECTION_ERROR, Outcome.SERVER_ERROR,
@@ -53,9 +53,10 @@ class TsaConfig:
 
     ``urls`` the TSAs, tried in this order; ``timeout_seconds`` the most one attempt may take,
     connection and whole answer; ``retries`` attempts after the first at each TSA (transient
-    failures only: connection error, timeout, HTTP 5xx or 429, garbage); the pause before retry n
-    grows from ``retry_base_seconds`` to ``retry_max_seconds`` (crawler.backoff.backoff_delay);
-    ``max_response_bytes`` the largest answer read (a token with its chain is a few KB).
+    failures only: connection error, timeout, HTTP 5xx or 429, garbage); the pause before
+    retry n grows from ``retry_base_seconds`` to ``retry_max_seconds``
+    (tracker.runtime.backoff.backoff_delay); ``max_response_bytes`` the largest answer read (a
+    token with its chain is a few KB).
     """
 
     urls: tuple[str, ...] = ()
@@ -69,7 +70,7 @@ class TsaConfig:
 @dataclass(frozen=True)
 class TsaFailure:
     """One failed attempt: the TSA's URL, attempt number from 1, a reason and what was seen.
-    Reasons: the transport's, as the crawler names them (crawler.outcomes.Outcome: ``timeout``,
+    Reasons: the transport's, as the crawler names them (crawler.lib.outcomes.Outcome: ``timeout``,
     ``connection_error``, ``invalid_url``, ``too_large``, ``server_error``, ``rate_limited``,
     ``client_error``), or the answer's: ``garbage`` (not RFC 3161), ``rejected`` (the TSA's
     refusal, with its status text), ``mismatch`` (a token for another digest or nonce)."""

@@ -35,7 +35,7 @@ class CrawlConfig:
     path segments, ``max_segment_repeats`` same segment in one path (trap defence);
     ``default_delay_seconds`` politeness delay per host when the site sets none;
     ``politeness_horizon_seconds`` how far ahead a task may reserve a fetch slot.
-    Rendering (sites that need a browser, crawler.render): ``chromium_path`` the Chromium
+    Rendering (sites that need a browser, crawler.lib.render): ``chromium_path`` the Chromium
     executable; ``render_timeout_seconds`` for loading a page to its load event;
     ``render_settle_seconds`` at most waited after that for the page's own requests to stop
     (500 ms without any, Playwright's "networkidle"); ``render_max_requests`` and
