@@ -243,3 +243,61 @@ def do_update_user_settings(user, acting_user, *, time_zone: str) -> UserSetting
                               target=row, subject=user.get_username(), old_state=old,
                               new_state=time_zone or settings.TIME_ZONE)
     return row
+
+
+def do_set_holder_users(holder: RightsHolder, users, acting_user) -> tuple[list[str], list[str]]:
+    """Give exactly ``users`` (an iterable of User) access to ``holder``'s works, and record who
+    was added and who removed in the audit trail (kind "access").
+
+    Returns:
+        (usernames added, usernames removed), each sorted; both empty when nothing changed.
+    """
+    wanted = {user.pk: user for user in users}
+    with transaction.atomic():
+        holder = RightsHolder.objects.select_for_update().get(pk=holder.pk)
+        current = {user.pk: user for user in holder.users.all()}
+        added = sorted(wanted[pk].get_username() for pk in wanted.keys() - current.keys())
+        removed = sorted(current[pk].get_username() for pk in current.keys() - wanted.keys())
+        if not added and not removed:
+            return [], []
+        holder.users.set(wanted.values())
+        AuditEvent.record(kind=AuditEvent.Kind.ACCESS, user=acting_user, holder=holder,
+                          target=holder, subject=str(holder), old_state="", new_state="",
+                          reason="; ".join(filter(None, [
+                              "users added: " + ", ".join(added) if added else "",
+                              "users removed: " + ", ".join(removed) if removed else ""])))
+    return added, removed
+
+
+def do_change_email(user, email: str, acting_user) -> bool:
+    """Set ``user``'s e-mail address (where alerts go) to ``email`` and record the change.
+
+    Returns:
+        True when the address changed, False when it was already ``email``.
+    """
+    with transaction.atomic():
+        user = type(user).objects.select_for_update().get(pk=user.pk)
+        if user.email == email:
+            return False
+        old, user.email = user.email, email
+        user.save(update_fields=["email"])
+        AuditEvent.record(kind=AuditEvent.Kind.USER_SETTINGS, user=acting_user, holder=None,
+                          target=user, subject=user.get_username(), old_state="",
+                          new_state="", reason=f"e-mail address changed from {old or '-'} "
+                                               f"to {email or '-'}")
+    return True
+
+
+def do_create_holder(name: str, acting_user=None) -> tuple[RightsHolder, bool]:
+    """The rights holder named ``name`` (stripped), created and recorded when missing.
+
+    Returns:
+        (the holder, True when it was created now).
+    """
+    with transaction.atomic():
+        holder, created = RightsHolder.objects.get_or_create(name=name.strip())
+        if created:
+            AuditEvent.record(kind=AuditEvent.Kind.ACCESS, user=acting_user, holder=holder,
+                              target=holder, subject=str(holder), old_state="",
+                              new_state="created", reason="rights holder created")
+    return holder, created

@@ -96,6 +96,13 @@ class RightsHolderAdmin(HolderScopedAdmin):
     def get_exclude(self, request, obj=None):
         return [] if sees_all(request.user) else ["users"]
 
+    def save_related(self, request, form, formsets, change):
+        """Save the related rows; the holder's users through ``do_set_holder_users`` (audited)."""
+        users = form.cleaned_data.pop("users", None)
+        super().save_related(request, form, formsets, change)
+        if users is not None:
+            actions.do_set_holder_users(form.instance, users, request.user)
+
     def has_add_permission(self, request):
         return sees_all(request.user) and super().has_add_permission(request)
 
