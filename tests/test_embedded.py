@@ -15,7 +15,7 @@ import pymongo
 import pytest
 import redis
 
-from tracker import embedded
+from tracker.runtime import embedded
 
 
 def test_mongo_answers_ping_and_stores(mongo_db):
@@ -77,7 +77,7 @@ def test_postgres_starts_from_a_clone_in_a_folder_only_root_can_enter():
             shutil.copytree(installed / package, site / package, symlinks=True)
         datadir = home / "clone" / "var" / "postgres"
         started = subprocess.run(
-            [sys.executable, "-c", "import sys; from tracker import embedded; "
+            [sys.executable, "-c", "import sys; from tracker.runtime import embedded; "
              "s = embedded.start_postgres(sys.argv[1], durable=False); print(s.url, s.pid)",
              str(datadir)], capture_output=True, text=True, timeout=180,
             env={**os.environ, "PYTHONPATH": f"{site}{os.pathsep}{settings.BASE_DIR}"})

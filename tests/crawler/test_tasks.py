@@ -15,7 +15,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from crawler import pagekeys, progress, scans
+from crawler import progress, scans
+from crawler.lib import pagekeys
 from crawler.models import Match, ScanRun, TargetSite, WhitelistedDomain
 from tracker.core import notes
 from tracker.core.connections import get_redis
@@ -202,7 +203,7 @@ def test_commands_reject_bad_input(platform_stores):
 
 
 @pytest.mark.parametrize("since", ["9999-99-99", "2024-02-30", "2024-01-01T25:00:00"])
-def test_matches_command_refuses_an_impossible_date_in_one_line(since):
+def test_matches_command_refuses_an_impossible_date_in_one_line(session_servers, since):
     """As a user types it: one line naming the argument, exit status 2, no traceback."""
     result = subprocess.run([sys.executable, str(settings.BASE_DIR / "manage.py"), "matches",
                              "--since", since], capture_output=True, text=True, timeout=120,

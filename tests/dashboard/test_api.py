@@ -13,10 +13,10 @@ from django.core.management import call_command
 
 from crawler.models import Match
 from dashboard.models import ApiToken
-from tracker import embedded
 from tracker.core import uploads
 from tracker.core.errors import ActionError
 from tracker.core.models import AuditEvent, Work
+from tracker.runtime import embedded
 
 pytestmark = pytest.mark.django_db
 

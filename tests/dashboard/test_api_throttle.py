@@ -11,7 +11,7 @@ import pytest
 import requests
 from django.conf import settings
 
-from tracker import embedded, workers
+from tracker.runtime import embedded, supervisor
 
 from .test_api import token_for
 
@@ -26,7 +26,7 @@ def _gunicorn(env: dict[str, str], port: int, log) -> subprocess.Popen:
         return subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "tracker.wsgi", "--bind", f"127.0.0.1:{port}",
              "--workers", str(WORKERS), "--timeout", "60"], env=env, cwd=settings.BASE_DIR,
-            stdout=out, stderr=subprocess.STDOUT, preexec_fn=workers.die_with_parent)
+            stdout=out, stderr=subprocess.STDOUT, preexec_fn=supervisor.die_with_parent)
 
 
 def _until(condition, timeout: float = 120) -> None:
@@ -62,10 +62,10 @@ def test_rate_limit_is_shared_by_gunicorn_workers_and_survives_a_restart(
                    for _ in range(4 * RATE)]
         assert answers.count(200) == RATE and answers.count(429) == 3 * RATE, answers
     finally:
-        workers.stop(server, timeout=10)
+        supervisor.stop(server, timeout=10)
     server = _gunicorn(env, port, log)
     try:
         _until(lambda: healthy(server))
         assert requests.get(url, headers=headers, timeout=30).status_code == 429
     finally:
-        workers.stop(server, timeout=10)
+        supervisor.stop(server, timeout=10)

@@ -43,7 +43,7 @@ def test_worker_and_beat_logs_are_in_the_documented_files(celery_worker, worker_
     the <log>.out file kept for what a process prints before its logging starts."""
     from django.conf import settings
 
-    from tracker import workers
+    from tracker.runtime import supervisor
 
     result = ingest_work.delay(999_997)
     assert result.get(timeout=60) == "gone"
@@ -54,12 +54,12 @@ def test_worker_and_beat_logs_are_in_the_documented_files(celery_worker, worker_
         assert time.monotonic() < deadline, f"{log} lacks {line!r}"
         time.sleep(0.2)
     beat_log = tmp_path / "celery-beat.log"
-    beat = workers.start_beat(worker_env(), beat_log, tmp_path / "beat.pid",
+    beat = supervisor.start_beat(worker_env(), beat_log, tmp_path / "beat.pid",
                               cwd=settings.BASE_DIR)
     try:
         while "beat: Starting" not in (beat_log.read_text() if beat_log.exists() else ""):
             assert beat.poll() is None and time.monotonic() < deadline + 60, \
-                workers.output_path(beat_log).read_text(errors="replace")
+                supervisor.output_path(beat_log).read_text(errors="replace")
             time.sleep(0.2)
     finally:
-        workers.stop(beat)
+        supervisor.stop(beat)

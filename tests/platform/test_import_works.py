@@ -161,5 +161,5 @@ def test_unknown_holder_is_refused_with_the_known_ones_unless_created(tmp_path, 
     created = RightsHolder.objects.get(name="出版社乙")
     assert "Created rights holder '出版社乙'" in out.getvalue()
     assert Work.objects.filter(holder=created).count() == 2
-    assert AuditEvent.objects.filter(kind=AuditEvent.Kind.HOLDER, holder=created,
+    assert AuditEvent.objects.filter(kind=AuditEvent.Kind.ACCESS, holder=created,
                                      new_state="created").count() == 1

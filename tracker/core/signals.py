@@ -9,18 +9,18 @@ from django.db import transaction
 from django.db.models.signals import post_delete, post_migrate
 from django.dispatch import receiver
 
+from .ingestion import work_indexed
 from .models import Work
-from .services import work_indexed
 
 log = logging.getLogger(__name__)
 
 
 @receiver(post_delete, sender=Work)
 def _forget_deleted_work(sender, instance: Work, **kwargs) -> None:
-    from . import services
+    from . import ingestion
 
     engine_id = instance.engine_id
-    transaction.on_commit(lambda: services.forget_work(engine_id))
+    transaction.on_commit(lambda: ingestion.forget_work(engine_id))
 
 
 @receiver(post_migrate)
@@ -35,10 +35,10 @@ def _ensure_roles(sender, **kwargs) -> None:
 
 @receiver(work_indexed)
 def _flag_conflicts(sender, work_id: int, **kwargs) -> None:
+    from .actions import do_flag_rights_conflicts
     from .connections import storage_errors
-    from .duplicates import flag_conflicts_of
 
     try:
-        flag_conflicts_of(work_id)
+        do_flag_rights_conflicts(work_id)
     except storage_errors() as exc:  # the work stays indexed; a later ingestion checks again
         log.warning("rights conflict check of work %s skipped: %s", work_id, exc)

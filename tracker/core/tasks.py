@@ -5,13 +5,13 @@ from __future__ import annotations
 from celery import shared_task
 from django.conf import settings
 
-from crawler.backoff import backoff_delay
+from tracker.runtime.backoff import backoff_delay
 
-from . import import_jobs, services
+from . import errors, importing, ingestion
 
 
 def backoff(retries: int) -> float:
-    """Seconds before attempt ``retries + 1`` while storage is down: crawler.backoff.backoff_delay
+    """Seconds before attempt ``retries + 1`` while storage is down: tracker.runtime.backoff.backoff_delay
     from settings.INGEST_RETRY_BASE_SECONDS, at most settings.STORAGE_RETRY_MAX_SECONDS."""
     return backoff_delay(retries, settings.INGEST_RETRY_BASE_SECONDS,
                          settings.STORAGE_RETRY_MAX_SECONDS)
@@ -19,16 +19,16 @@ def backoff(retries: int) -> float:
 
 @shared_task(bind=True, name="tracker.core.tasks.ingest_work", max_retries=None)
 def ingest_work(self, work_id: int) -> str:
-    """Ingest work ``work_id`` (services.ingest); retried with backoff, without limit, while
+    """Ingest work ``work_id`` (ingestion.ingest); retried with backoff, without limit, while
     MongoDB or Redis is unreachable, the work showing "waiting" meanwhile.
 
     Returns:
-        services.ingest's outcome: "indexed", "already indexed", "gone" or "failed".
+        ingestion.ingest's outcome: "indexed", "already indexed", "gone" or "failed".
     """
     try:
-        return services.ingest(work_id, token=self.request.id)
-    except services.StorageUnavailable as exc:
-        services.mark_waiting(work_id, str(exc))
+        return ingestion.ingest(work_id, token=self.request.id)
+    except errors.StorageUnavailable as exc:
+        ingestion.mark_waiting(work_id, str(exc))
         raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from exc
 
 
@@ -50,9 +50,9 @@ def remove_work(self, engine_id: str) -> bool:
 
 @shared_task(name="tracker.core.tasks.import_archive")
 def import_archive(job_id: int) -> str:
-    """Import the staged .zip of ImportJob ``job_id`` (``import_jobs.run``).
+    """Import the staged .zip of ImportJob ``job_id`` (``importing.run_job``).
 
     Returns:
         "finished", "failed" or "gone".
     """
-    return import_jobs.run(job_id)
+    return importing.run_job(job_id)

@@ -9,7 +9,6 @@ from django.core.management.base import BaseCommand, CommandError, no_translatio
 
 from tracker.core import notes
 from tracker.core.actions import do_create_holder
-from tracker.core.errors import ActionError
 from tracker.core.importing import import_path
 from tracker.core.models import RightsHolder, Work, WorkKind, WorkStatus
 from tracker.core.uploads import UploadError
@@ -41,17 +40,15 @@ class Command(BaseCommand):
     @no_translations  # command-line output in English, as its summary labels
     def handle(self, *args, path: Path, holder: str, kind, now: bool, no_progress: bool,
                allow_duplicates: bool, create_holder: bool, **options):
-        owner = RightsHolder.objects.filter(name=holder.strip()).first()
-        if owner is None and create_holder:
-            try:
-                owner = do_create_holder(holder)
-            except ActionError as exc:
-                raise CommandError(str(exc), returncode=2) from exc
+        name = holder.strip()
+        owner = RightsHolder.objects.filter(name=name).first() if name else None
+        if owner is None and name and create_holder:
+            owner, _created = do_create_holder(name)
             self.stdout.write(f"Created rights holder {owner.name!r} (id {owner.pk}).")
         elif owner is None:
-            known = ", ".join(repr(name) for name in
+            known = ", ".join(repr(known_name) for known_name in
                               RightsHolder.objects.order_by("name").values_list("name", flat=True))
-            raise CommandError(f"no rights holder {holder.strip()!r}; known holders: "
+            raise CommandError(f"no rights holder {name!r}; known holders: "
                                f"{known or '(none)'}; --create-holder creates it", returncode=2)
         try:
             summary = import_path(path, owner, kind=kind, now=now, progress=not no_progress,

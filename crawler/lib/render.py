@@ -1,0 +1,293 @@
+"""Rendering a page in headless Chromium, for target sites that deliver their text by JavaScript.
+
+The pipeline downloads the page itself with the Fetcher (robots.txt, politeness, redirects,
+time and size limits, SSRF guard) and hands the decoded HTML to ``Renderer.render``, which shows
+it in Chromium (Debian's package, driven by Playwright) as if it had been loaded from its URL.
+
+Every request the page then makes (scripts, styles, XHR/fetch, frames) is intercepted
+(Playwright routing) and made by this process instead, through the SSRF-guarded requests
+session of a Fetcher: the host is resolved and refused when it is loopback, private, link-local
+and so on (unless it is in ``allow_addresses``), the connected peer is checked again (DNS
+rebinding), and the caller's ``check`` (robots.txt) runs after the address check. Each body is capped at
+``max_body_bytes`` and ``max_fetch_seconds``; a page gets ``render_max_requests`` requests and
+``render_max_bytes`` bytes at most. Images, media and fonts are not fetched (no text in them).
+Top-frame navigations away from the page (script or meta redirects), WebSockets and downloads
+are refused. Chromium itself resolves no host name (``--host-resolver-rules``), so a request
+that routing does not see (a preconnect, WebRTC) cannot reach any address. A refused request is
+aborted in the browser and listed in ``RenderResult.refused``.
+
+Chromium runs once per process, in a thread of its own: Playwright's sync API keeps an asyncio
+loop running in its thread, which would make Django refuse ORM calls in the worker's thread.
+Playwright is imported and Chromium started on first use, so a worker without them runs and
+reports ``browser_missing`` per page.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import importlib.util
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import requests
+
+from crawler.lib.config import CrawlConfig
+from crawler.lib.fetch import Fetcher, read_body, transport_outcome
+from crawler.lib.outcomes import Outcome
+from crawler.lib.ssrf import RefusedAddress, check_url, parse_allow_list
+
+# Flags for headless Chromium on servers (root, no GPU, closed network). Without the
+# background-networking ones Chromium keeps trying to reach Google's hosts; the resolver rule
+# leaves Chromium unable to reach any host by itself (every request is routed to this process);
+# the WebRTC policy keeps pages from opening UDP connections.
+CHROMIUM_ARGS = (
+    "--no-sandbox", "--headless", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--dns-prefetch-disable", "--host-resolver-rules=MAP * ~NOTFOUND",
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+)
+# Resource types (Playwright's request.resource_type) never fetched: they carry no text.
+SKIPPED_RESOURCES = frozenset({"image", "media", "font"})
+# Response headers not replayed to the browser: requests decoded the body and hands it whole.
+_DROPPED_RESPONSE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding",
+                                       "connection", "keep-alive"})
+# Request headers requests sets itself.
+_DROPPED_REQUEST_HEADERS = frozenset({"host", "content-length", "accept-encoding", "connection"})
+# Seconds the caller waits for the browser thread beyond the page's own limits before it gives
+# that browser up as hung.
+_GRACE_SECONDS = 30.0
+
+# check(url) -> None when the page may request url, else the reason (str) it may not.
+RequestCheck = Callable[[str], "str | None"]
+
+
+@dataclass
+class RenderResult:
+    """What rendering one page produced.
+
+    ``outcome``: Outcome.OK, RENDER_TIMEOUT, BROWSER_CRASHED, BROWSER_MISSING or TOO_LARGE;
+    ``reason``: detail (str); ``html``: the rendered DOM serialized (str, '' unless ok);
+    ``requests``: requests the page made that were fetched; ``bytes``: their body bytes;
+    ``refused``: (url, reason) of every request refused; ``elapsed``: seconds.
+    """
+
+    outcome: Outcome
+    reason: str = ""
+    html: str = ""
+    requests: int = 0
+    bytes: int = 0
+    refused: list[tuple[str, str]] = field(default_factory=list)
+    elapsed: float = 0.0
+
+
+class Renderer:
+    """Headless Chromium for one process. Takes a CrawlConfig (``chromium_path``, the render
+    limits, ``allow_addresses``, the fetch limits for the page's requests). Build one per
+    process and reuse it: the browser starts on the first ``render`` and stays up; a crashed
+    one is replaced on the next. ``close`` stops it."""
+
+    def __init__(self, config: CrawlConfig):
+        self.config = config
+        self._allow = parse_allow_list(config.allow_addresses)
+        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        self._playwright = None
+        self._browser = None
+        self._fetcher: Fetcher | None = None
+
+    def missing(self) -> str:
+        """Why this process cannot render ('' when it can): no Chromium at ``chromium_path`` or
+        no playwright package."""
+        if not Path(self.config.chromium_path).exists():
+            return f"browser not installed: no Chromium at {self.config.chromium_path}"
+        if importlib.util.find_spec("playwright") is None:
+            return "browser not installed: the playwright package is missing"
+        return ""
+
+    def render(self, url: str, html: str, check: RequestCheck | None = None) -> RenderResult:
+        """Show ``html`` (str, the page as downloaded) in Chromium as the document at ``url``
+        and return its DOM once the page has loaded and its requests have settled.
+
+        ``check`` is asked about every request the page makes (see the module docstring for
+        the other checks). Returns a RenderResult; never raises for browser or page failures.
+        """
+        started = time.monotonic()
+        missing = self.missing()
+        if missing:
+            return RenderResult(Outcome.BROWSER_MISSING, missing)
+        if self._executor is None:
+            self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="render")
+        limit = self.config.render_timeout_seconds + self.config.render_settle_seconds + _GRACE_SECONDS
+        future = self._executor.submit(self._render, url, html, check)
+        try:
+            result = future.result(timeout=limit)
+        except concurrent.futures.TimeoutError:
+            self._abandon()
+            result = RenderResult(Outcome.BROWSER_CRASHED,
+                                  f"the browser did not answer within {limit:.0f} s")
+        result.elapsed = time.monotonic() - started
+        return result
+
+    def close(self) -> None:
+        """Stop the browser and its thread (a later ``render`` starts them again)."""
+        if self._executor is not None:
+            self._executor.submit(self._stop_browser).result()
+            self._executor.shutdown()
+            self._executor = None
+
+    def _abandon(self) -> None:
+        # the browser thread hangs: leave it (and its browser) behind and start afresh next time
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        self._executor, self._playwright, self._browser = None, None, None
+
+    def _ensure_browser(self):
+        if self._browser is not None and self._browser.is_connected():
+            return self._browser
+        self._stop_browser()
+        from playwright.sync_api import sync_playwright
+
+        self._playwright = sync_playwright().start()
+        self._browser = self._playwright.chromium.launch(
+            executable_path=self.config.chromium_path, args=list(CHROMIUM_ARGS),
+            timeout=self.config.render_timeout_seconds * 1000)
+        if self._fetcher is None:
+            self._fetcher = Fetcher(self.config)  # its session is used in this thread only
+            self._fetcher.session.max_redirects = self.config.max_redirects
+        return self._browser
+
+    def _stop_browser(self) -> None:
+        from playwright.sync_api import Error
+
+        for stop in (getattr(self._browser, "close", None), getattr(self._playwright, "stop", None)):
+            if stop is not None:
+                try:
+                    stop()
+                except Error:
+                    pass
+        self._browser = self._playwright = None
+
+    def _render(self, url: str, html: str, check: RequestCheck | None) -> RenderResult:
+        from playwright.sync_api import Error, TimeoutError
+
+        try:
+            browser = self._ensure_browser()
+        except Error as exc:
+            self._stop_browser()
+            return RenderResult(Outcome.BROWSER_CRASHED, f"the browser did not start: {_first_line(exc)}")
+        cfg = self.config
+        visit = _PageRequests(cfg, self._fetcher.session, self._allow, html, check,
+                              deadline=time.monotonic() + cfg.render_timeout_seconds + cfg.render_settle_seconds)
+        context = browser.new_context(user_agent=cfg.user_agent, accept_downloads=False,
+                                      service_workers="block", locale="zh-CN")
+        try:
+            context.route("**/*", visit.handle)
+            context.route_web_socket("**/*", visit.refuse_web_socket)
+            page = context.new_page()
+            page.goto(url, wait_until="load", timeout=cfg.render_timeout_seconds * 1000)
+            try:
+                page.wait_for_load_state("networkidle", timeout=cfg.render_settle_seconds * 1000)
+            except TimeoutError:
+                pass  # a page that keeps polling: its DOM as it is now
+            dom = page.content()
+        except TimeoutError:
+            return visit.result(Outcome.RENDER_TIMEOUT,
+                                f"no load event within {cfg.render_timeout_seconds:g} s")
+        except Error as exc:
+            if not browser.is_connected():
+                self._stop_browser()
+            return visit.result(Outcome.BROWSER_CRASHED, f"rendering failed: {_first_line(exc)}")
+        finally:
+            try:
+                context.close()
+            except Error:
+                pass
+        size = len(dom.encode("utf-8"))
+        if size > cfg.max_body_bytes:
+            return visit.result(Outcome.TOO_LARGE, f"rendered page over {cfg.max_body_bytes} bytes")
+        return visit.result(Outcome.OK, html=dom)
+
+
+class _PageRequests:
+    """The route handler of one page: serves the page's own HTML to its first navigation and
+    fetches or refuses every other request (module docstring); counts what it did."""
+
+    def __init__(self, config: CrawlConfig, session: requests.Session, allow, html: str,
+                 check: RequestCheck | None, deadline: float):
+        self.config, self.session, self.allow, self.html, self.check = config, session, allow, html, check
+        self.deadline = deadline
+        self.served_page = False
+        self.requests = self.bytes = 0
+        self.refused: list[tuple[str, str]] = []
+
+    def result(self, outcome: Outcome, reason: str = "", html: str = "") -> RenderResult:
+        return RenderResult(outcome, reason, html, self.requests, self.bytes, self.refused)
+
+    def refuse_web_socket(self, ws) -> None:
+        self.refused.append((ws.url, "WebSocket"))  # never connected to its server
+
+    def handle(self, route, request) -> None:
+        top_navigation = request.is_navigation_request() and request.frame.parent_frame is None
+        if top_navigation and not self.served_page:
+            self.served_page = True
+            route.fulfill(status=200, content_type="text/html; charset=utf-8", body=self.html)
+            return
+        if request.resource_type in SKIPPED_RESOURCES:
+            route.abort("blockedbyclient")
+            return
+        refusal = self._refusal(request.url, top_navigation)
+        if refusal is None:
+            refusal = self._fetch(route, request)
+        if refusal is not None:
+            self.refused.append((request.url, refusal))
+            route.abort("blockedbyclient")
+
+    def _refusal(self, url: str, top_navigation: bool) -> str | None:
+        if top_navigation:
+            return "navigation away from the page"
+        if urlsplit(url).scheme not in ("http", "https"):
+            return "not an http(s) URL"
+        if self.requests >= self.config.render_max_requests:
+            return f"more than {self.config.render_max_requests} requests"
+        if time.monotonic() >= self.deadline:
+            return "render time over"
+        try:
+            check_url(url, self.allow)
+        except RefusedAddress as exc:
+            return f"{Outcome.SSRF_REFUSED.value}: {exc}"
+        return self.check(url) if self.check else None
+
+    def _fetch(self, route, request) -> str | None:
+        """Make ``request`` through the guarded session and fulfill it; returns None, or the
+        reason it was refused."""
+        cfg = self.config
+        headers = {k: v for k, v in request.all_headers().items()
+                   if k.lower() not in _DROPPED_REQUEST_HEADERS and not k.startswith(":")}
+        remaining = max(self.deadline - time.monotonic(), 0.1)
+        self.requests += 1
+        try:
+            response = self.session.request(
+                request.method, request.url, headers=headers, data=request.post_data_buffer,
+                stream=True, allow_redirects=True,
+                timeout=(min(cfg.connect_timeout, remaining), min(cfg.read_timeout, remaining)))
+        except requests.RequestException as exc:
+            outcome, reason = transport_outcome(exc)
+            return f"{outcome.value}: {reason}"
+        with response:
+            if "attachment" in response.headers.get("content-disposition", "").lower():
+                return "download"
+            limit = min(cfg.max_body_bytes, cfg.render_max_bytes - self.bytes)
+            body, failure = read_body(response, limit, time.monotonic() + cfg.max_fetch_seconds,
+                                      cfg.max_fetch_seconds)
+            if failure is not None:
+                return f"{failure[0].value}: {failure[1]}"
+            self.bytes += len(body)
+            kept = {k: v for k, v in response.headers.items()
+                    if k.lower() not in _DROPPED_RESPONSE_HEADERS}
+            route.fulfill(status=response.status_code, headers=kept, body=body)
+        return None
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

@@ -1,0 +1,542 @@
+"""Django settings of the copyright-tracking platform, read from environment variables.
+
+Every variable is optional; the defaults run everything on one machine with its data under
+``TRACKER_VAR_DIR`` (default ``./var``). The README lists each variable. The service URLs
+(``MONGO_URL``, ``REDIS_URL``) are read here once, but code must reach the services through
+``tracker.core.connections`` (which reads these settings at call time), so that the test suite
+can point the settings at the servers it starts after Django is configured.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import environ
+from csp.constants import NONE, SELF, UNSAFE_INLINE
+
+BASE_DIR = Path(__file__).resolve().parents[2]
+env = environ.Env()
+if env.str("TRACKER_ENV_FILE", default=""):
+    environ.Env.read_env(env.str("TRACKER_ENV_FILE"))
+
+VAR_DIR = Path(env.str("TRACKER_VAR_DIR", default=str(BASE_DIR / "var"))).resolve()
+
+
+def _secret_key() -> str:
+    """SECRET_KEY from the environment, else one generated once and kept in VAR_DIR."""
+    key = env.str("SECRET_KEY", default="")
+    if key:
+        return key
+    path = VAR_DIR / "secret_key"
+    if not path.exists():
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = env.bool("DEBUG", default=False)
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost"])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "dashboard",  # before the admin: its templates override the admin's (base_site, index)
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_celery_beat",
+    "tracker.core",
+    "crawler",  # crawler issue: Celery tasks, signals, management commands
+    "dashboard.alerts",  # e-mail and webhook alerts of new matches (between dashboard and crawler)
+    "axes",
+    "rest_framework",  # the REST API (dashboard/api/)
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and Redoc served from local static files
+    *env.list("TRACKER_EXTRA_APPS", default=[]),
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",  # Content-Security-Policy (django-csp), below
+    "whitenoise.middleware.WhiteNoiseMiddleware",  # serves STATIC_ROOT under gunicorn
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "tracker.core.timezones.UserTimeZoneMiddleware",  # the user's own time zone (UserSettings)
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes requires
+]
+
+# Login brute-force protection (django-axes, dashboard/auth.py): after AXES_FAILURE_LIMIT failed
+# logins for one username from one IP address, that pair is locked for AXES_COOLOFF_TIME hours.
+AUTHENTICATION_BACKENDS = [
+    "dashboard.auth.LoginThrottleBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", default=0.25)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "dashboard/lockout.html"
+
+# After login without a safe "next" (none, or one off this site): the dashboard's home, not
+# Django's default /accounts/profile/, which this project has no page for.
+LOGIN_REDIRECT_URL = "admin:index"
+
+ROOT_URLCONF = "tracker.urls"
+WSGI_APPLICATION = "tracker.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# The servers' URLs: DATABASE_URL (PostgreSQL), MONGO_URL and REDIS_URL from the environment;
+# each one not set there is read from RUN_ENV_FILE, where `make run` (tracker.run) records the
+# servers it started, so that a command in a second terminal uses them; else the default below.
+# SERVER_SOURCES says where each came from (manage.py prints it).
+RUN_ENV_FILE = VAR_DIR / "run.env"
+
+
+def _run_env() -> dict[str, str]:
+    """NAME=value lines of RUN_ENV_FILE (written by tracker.run), {} when there is none."""
+    try:
+        lines = RUN_ENV_FILE.read_text().splitlines()
+    except OSError:
+        return {}
+    return dict(line.split("=", 1) for line in lines if "=" in line and not line.startswith("#"))
+
+
+_RUN_ENV = _run_env()
+SERVER_SOURCES: dict[str, str] = {}
+
+
+def _server_url(name: str, default: str) -> str:
+    """The URL ``name`` from the environment, else RUN_ENV_FILE, else ``default``."""
+    for source, values in (("environment", os.environ), (str(RUN_ENV_FILE), _RUN_ENV)):
+        if values.get(name):
+            SERVER_SOURCES[name] = source
+            return values[name]
+    SERVER_SOURCES[name] = "default"
+    return default
+
+
+# Django's own database: PostgreSQL (`make run` and the tests start one, tracker.runtime.embedded).
+# DATABASE_URL=sqlite:///PATH works for a single process only (no Celery workers beside it).
+DATABASE_URL = _server_url("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tracker")
+DATABASES = {"default": environ.Env.db_url_config(DATABASE_URL)}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["OPTIONS"] = {"timeout": 30, "transaction_mode": "IMMEDIATE"}
+else:
+    # Seconds to wait for the server to accept a connection; connections kept open between
+    # requests for DATABASE_CONN_MAX_AGE seconds, checked before reuse.
+    DATABASES["default"]["OPTIONS"] = {"connect_timeout": env.int("DATABASE_CONNECT_TIMEOUT",
+                                                                  default=5)}
+    DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+# The admin in Simplified Chinese and English, chosen by the browser (Accept-Language) or by
+# the user (the language cookie set by django.views.i18n.set_language at /i18n/setlang/).
+LANGUAGE_CODE = env.str("LANGUAGE_CODE", default="zh-hans")
+LANGUAGES = [("zh-hans", "简体中文"), ("en", "English")]
+LOCALE_PATHS = [BASE_DIR / "tracker" / "locale"]
+TIME_ZONE = env.str("TIME_ZONE", default="Asia/Shanghai")
+USE_I18N = True
+USE_TZ = True
+# Dashboard layout: one date-time format in both languages, "2026-11-25 11:54".
+FORMAT_MODULE_PATH = ["tracker.formats"]
+
+STATIC_URL = "static/"
+STATIC_ROOT = env.str("STATIC_ROOT", default=str(VAR_DIR / "static"))
+MEDIA_URL = "media/"
+# Uploaded text waiting for ingestion is staged here; shared by web and workers in production.
+MEDIA_ROOT = env.str("MEDIA_ROOT", default=str(VAR_DIR / "media"))
+
+# Uploads: the largest file or pasted text accepted, in bytes (TRACKER_UPLOAD_MAX_MB megabytes).
+UPLOAD_MAX_BYTES = env.int("TRACKER_UPLOAD_MAX_MB", default=50) * 1024 * 1024
+DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES + 1024 * 1024
+# The longest text a work may have, in characters: uploads, pasted and appended texts over it
+# are refused ("too_large"); the fingerprint engine is given the same limit (max_text_chars).
+WORK_TEXT_MAX_CHARS = env.int("TRACKER_WORK_TEXT_MAX_CHARS", default=10_000_000)
+# Archives (.docx, .epub, .zip imports): the most bytes their entries may expand to, and the
+# highest expansion ratio of one entry; above either the file is refused as an archive bomb.
+ARCHIVE_MAX_UNCOMPRESSED_BYTES = env.int("TRACKER_ARCHIVE_MAX_MB", default=500) * 1024 * 1024
+ARCHIVE_MAX_RATIO = env.int("TRACKER_ARCHIVE_MAX_RATIO", default=200)
+
+# MongoDB holds the works' text and window fingerprints (and the crawled pages).
+MONGO_URL = _server_url("MONGO_URL", "mongodb://127.0.0.1:27017")
+MONGO_DB = env.str("MONGO_DB", default="tracker")
+# Redis holds the fingerprint index and is Celery's broker.
+REDIS_URL = _server_url("REDIS_URL", "redis://127.0.0.1:6379/0")
+FINGERPRINT_INDEX_PREFIX = env.str("FINGERPRINT_INDEX_PREFIX", default="fp")
+
+
+def redis_cache_url(redis_url: str, database: int) -> str:
+    """``redis_url`` with its database number replaced by ``database``."""
+    return urlsplit(redis_url)._replace(path=f"/{database}").geturl()
+
+
+# Django's cache (the API's throttle counts): Redis, so that every web process counts against
+# one budget and a restart keeps the counts. Its own Redis database number, because clearing
+# the cache (cache.clear(), FLUSHDB) must not touch the index or Celery's queues.
+CACHE_REDIS_DB = env.int("TRACKER_CACHE_REDIS_DB", default=1)
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                      "LOCATION": redis_cache_url(REDIS_URL, CACHE_REDIS_DB)}}
+# Seconds manage.py waits for each server to answer before a command that needs it runs.
+SERVER_CHECK_TIMEOUT_SECONDS = env.float("TRACKER_SERVER_CHECK_TIMEOUT", default=3.0)
+
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL)
+CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default=REDIS_URL)
+CELERY_RESULT_EXPIRES = 24 * 3600  # seconds
+CELERY_TIMEZONE = TIME_ZONE
+# Celery queues, named here only: "ingest" fingerprints works, "crawl" fetches pages (and starts
+# scans), "match" matches stored pages with the works; production runs one worker group per
+# queue (docker-compose.yml), `make run` and the tests one worker on WORKER_QUEUES.
+QUEUE_DEFAULT, QUEUE_INGEST, QUEUE_CRAWL, QUEUE_MATCH = "default", "ingest", "crawl", "match"
+WORKER_QUEUES = [QUEUE_DEFAULT, QUEUE_INGEST, QUEUE_CRAWL, QUEUE_MATCH]
+# Rendering: pages of target sites that need a browser are crawled on "render", by
+# workers with Chromium and a small pool (each process runs one browser of a few hundred MB).
+QUEUE_RENDER = "render"
+WORKER_QUEUES.append(QUEUE_RENDER)
+CELERY_TASK_DEFAULT_QUEUE = QUEUE_DEFAULT
+CELERY_TASK_ROUTES = {
+    "tracker.core.tasks.*": {"queue": QUEUE_INGEST},
+    "crawler.start_scan": {"queue": QUEUE_CRAWL},
+    "crawler.crawl_url": {"queue": QUEUE_CRAWL},
+    "crawler.match_page": {"queue": QUEUE_MATCH},
+    "crawler.render_url": {"queue": QUEUE_RENDER},
+    "dashboard.verify_takedowns": {"queue": QUEUE_CRAWL},
+    "crawler.rematch_pending": {"queue": QUEUE_MATCH},
+}
+CELERY_TASK_ACKS_LATE = True  # a task whose worker dies is delivered again: nothing is lost
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# Celery replaces the root logger's handlers (Django's console handler on stderr) with its log
+# file, so that `celery -f FILE` (make run's var/log/celery-*.log) holds the log.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = True
+
+# `python manage.py demo` runs these callables in order (dotted paths; each takes stdout and
+# returns a dict for the summary): the main job of `make run`: register and index the demo
+# works, then scan the bundled demo site for reprints of them.
+DEMO_STEPS = env.list("TRACKER_DEMO_STEPS", default=["tracker.core.demo.ingest_demo_works",
+                                                     "dashboard.alerts.demo.enable_demo_alerts",
+                                                     "crawler.demo.scan_demo_site",
+                                                     "dashboard.alerts.demo.report_demo_alerts"])
+DEMO_WORKS_DIR = BASE_DIR / "demo" / "works"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
+}
+
+# Security headers. Every response: X-Content-Type-Options: nosniff, Referrer-Policy:
+# same-origin, X-Frame-Options: DENY and a Content-Security-Policy allowing scripts, styles,
+# images and fonts from this site only (inline style attributes allowed; no inline script: the
+# dashboard's scripts are files under dashboard/static). Behind TLS (TRACKER_HTTPS=true, the
+# proxy sets X-Forwarded-Proto): plain-HTTP requests are redirected, HSTS for
+# TRACKER_HSTS_SECONDS seconds (preload with TRACKER_HSTS_PRELOAD), and the session and CSRF
+# cookies are sent over HTTPS only. Django's deployment checklist: `manage.py check --deploy`.
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+CONTENT_SECURITY_POLICY = {"DIRECTIVES": {
+    "default-src": [SELF], "script-src": [SELF], "style-src": [SELF, UNSAFE_INLINE],
+    "img-src": [SELF, "data:"], "font-src": [SELF], "connect-src": [SELF],
+    "object-src": [NONE], "base-uri": [SELF], "form-action": [SELF],
+    "frame-ancestors": [NONE],
+    # Redoc (/api/v1/redoc/) runs its search in a worker made from a blob: URL by its own script
+    "worker-src": [SELF, "blob:"],
+}}
+if not DEBUG and env.bool("TRACKER_HTTPS", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # docker-compose's health check, over plain HTTP
+    SECURE_HSTS_SECONDS = env.int("TRACKER_HSTS_SECONDS", default=365 * 24 * 3600)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("TRACKER_HSTS_SUBDOMAINS", default=True)
+    SECURE_HSTS_PRELOAD = env.bool("TRACKER_HSTS_PRELOAD", default=False)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+
+# ---- Limits, timeouts, retries and lock lifetimes of the Django side, each named once here ----
+# (The Django-free libraries keep theirs in their config dataclasses: fingerprint.EngineConfig,
+# crawler.lib.config.CrawlConfig, the latter filled from CRAWLER below.)
+#
+# Retries while MongoDB or Redis is unreachable, all through tracker.runtime.backoff.backoff_delay (the
+# delay doubles per attempt from the base, stops at STORAGE_RETRY_MAX_SECONDS, and up to a
+# quarter of it is taken off at random). Ingesting or removing a work retries without limit
+# (the work shows "waiting for storage"); a crawl or match task CRAWL_STORAGE_RETRIES times,
+# after which its URL counts as failed.
+INGEST_RETRY_BASE_SECONDS = env.float("TRACKER_INGEST_RETRY_BASE", default=5.0)  # seconds
+CRAWL_RETRY_BASE_SECONDS = env.float("TRACKER_CRAWL_RETRY_BASE", default=5.0)  # seconds
+STORAGE_RETRY_MAX_SECONDS = env.float("TRACKER_STORAGE_RETRY_MAX", default=600.0)  # seconds
+CRAWL_STORAGE_RETRIES = env.int("TRACKER_CRAWL_STORAGE_RETRIES", default=5)  # retries
+# While PostgreSQL, MongoDB or Redis is down, pages and API calls answer 503 with this
+# Retry-After (seconds).
+SERVER_DOWN_RETRY_AFTER_SECONDS = env.int("TRACKER_SERVER_DOWN_RETRY_AFTER", default=30)
+# A MongoDB call gives up on an unreachable server after MONGO_SERVER_TIMEOUT_MS milliseconds;
+# a Redis connection after REDIS_CONNECT_TIMEOUT_SECONDS, a Redis command after
+# REDIS_SOCKET_TIMEOUT_SECONDS; an idle Redis connection is checked every
+# REDIS_HEALTH_CHECK_SECONDS before use.
+MONGO_SERVER_TIMEOUT_MS = env.int("TRACKER_MONGO_TIMEOUT_MS", default=5000)
+# MongoDB acknowledges a write only once it is in its journal (write concern j): a mongod
+# killed right after a write loses at most that write's failed call, never an acknowledged page
+# version or fingerprint (without it, up to 100 ms of acknowledged writes). False only for a
+# server run without a journal (the test suite's, --nojournal), which refuses such writes.
+MONGO_JOURNALED_WRITES = env.bool("TRACKER_MONGO_JOURNAL", default=True)
+REDIS_CONNECT_TIMEOUT_SECONDS = env.float("TRACKER_REDIS_CONNECT_TIMEOUT", default=5.0)
+REDIS_SOCKET_TIMEOUT_SECONDS = env.float("TRACKER_REDIS_TIMEOUT", default=30.0)
+REDIS_HEALTH_CHECK_SECONDS = 30
+# Redis locks: one ingestion of a work at a time (lives at most INGEST_LOCK_TTL_SECONDS: a long
+# novel takes seconds; a second ingestion waits INGEST_LOCK_WAIT_SECONDS for it, then retries),
+# one scan of a site at a time (SCAN_LOCK_TTL_SECONDS: the longest scan expected; a crashed
+# scan's lock expires after it).
+INGEST_LOCK_TTL_SECONDS = env.int("TRACKER_INGEST_LOCK_TTL", default=900)
+INGEST_LOCK_WAIT_SECONDS = env.int("TRACKER_INGEST_LOCK_WAIT", default=60)
+SCAN_LOCK_TTL_SECONDS = env.int("TRACKER_SCAN_LOCK_TTL", default=12 * 3600)
+# Sweeper (crawler.sweep_stuck, run by beat every SWEEP_INTERVAL_SECONDS): a running scan with
+# no task finished for SCAN_STUCK_SECONDS (its workers died), or never started by a worker that
+# long after it was recorded, is closed as failed with the reason; a work still "pending" or
+# "waiting" WORK_PENDING_REQUEUE_SECONDS after its last change (its ingestion task lost or never
+# queued, or its retry lost with the broker) is queued again. SCAN_STUCK_SECONDS stays above the
+# longest legitimate pause of a scan (politeness horizon 60 s, retry backoff up to
+# STORAGE_RETRY_MAX_SECONDS); WORK_PENDING_REQUEUE_SECONDS above STORAGE_RETRY_MAX_SECONDS (each
+# retry of a waiting work touches it).
+SWEEP_INTERVAL_SECONDS = env.int("TRACKER_SWEEP_INTERVAL", default=300)
+SCAN_STUCK_SECONDS = env.int("TRACKER_SCAN_STUCK", default=3600)
+WORK_PENDING_REQUEUE_SECONDS = env.int("TRACKER_WORK_PENDING_REQUEUE", default=900)
+# Takedown verification (dashboard.verify_takedowns, queue "crawl"): every
+# TAKEDOWN_CHECK_INTERVAL_SECONDS (daily) the URLs of the matches cited by sent notices, and by
+# notices removed less than TAKEDOWN_WATCH_DAYS days ago (a removed copy may come back), are
+# fetched again under the crawler's politeness, robots.txt and SSRF rules.
+TAKEDOWN_CHECK_INTERVAL_SECONDS = env.int("TRACKER_TAKEDOWN_CHECK_INTERVAL", default=24 * 3600)
+TAKEDOWN_WATCH_DAYS = env.int("TRACKER_TAKEDOWN_WATCH_DAYS", default=90)
+# Stored pages searched for newly indexed works (crawler.rematch): works indexed within
+# REMATCH_COALESCE_SECONDS of the first are searched for in one pass; a scheduled pass that
+# never ran stops blocking the next after REMATCH_SCHEDULED_TTL_SECONDS; the job's progress row
+# is updated every REMATCH_PROGRESS_EVERY_PAGES pages.
+REMATCH_COALESCE_SECONDS = env.float("TRACKER_REMATCH_COALESCE", default=10.0)
+REMATCH_SCHEDULED_TTL_SECONDS = 3600
+REMATCH_PROGRESS_EVERY_PAGES = 1000
+# Fixed periodic tasks (beat copies them into its database schedule when it starts).
+CELERY_BEAT_SCHEDULE = {
+    "sweep-stuck": {"task": "crawler.sweep_stuck", "schedule": SWEEP_INTERVAL_SECONDS},
+    "verify-takedowns": {"task": "dashboard.verify_takedowns",
+                         "schedule": TAKEDOWN_CHECK_INTERVAL_SECONDS},
+}
+# Discovery of candidate sites (crawler.discovery; task crawler.discover_sites on the
+# crawl queue, every DISCOVERY_INTERVAL_SECONDS): a domain that matched pages, or pages of sites
+# with confirmed matches, link to DISCOVERY_MIN_LINKS times or more becomes a candidate; each pass
+# samples at most DISCOVERY_MAX_SAMPLED new candidates, DISCOVERY_SAMPLE_PAGES pages each
+# (robots.txt, politeness delay and SSRF guard as in a scan), and matches them with the works.
+DISCOVERY_INTERVAL_SECONDS = env.float("TRACKER_DISCOVERY_INTERVAL", default=24 * 3600.0)
+DISCOVERY_MIN_LINKS = env.int("TRACKER_DISCOVERY_MIN_LINKS", default=1)
+DISCOVERY_MAX_SAMPLED = env.int("TRACKER_DISCOVERY_MAX_SAMPLED", default=20)
+DISCOVERY_SAMPLE_PAGES = env.int("TRACKER_DISCOVERY_SAMPLE_PAGES", default=3)
+CELERY_BEAT_SCHEDULE["discover-sites"] = {"task": "crawler.discover_sites",
+                                          "schedule": DISCOVERY_INTERVAL_SECONDS}
+CELERY_TASK_ROUTES["crawler.discover_sites"] = {"queue": QUEUE_CRAWL}
+# A new target site is scanned daily at this hour (0-23) of TIME_ZONE: the sites' quiet hours.
+SCAN_DEFAULT_HOUR = env.int("TRACKER_SCAN_HOUR", default=3)
+# Seconds `make run` and the tests wait for a Celery worker to answer a ping (about 3 s idle).
+WORKER_READY_TIMEOUT_SECONDS = env.float("TRACKER_WORKER_READY_TIMEOUT", default=90.0)
+# Seconds `manage.py demo` waits for the workers to index the demo works, and for its scan.
+DEMO_INGEST_TIMEOUT_SECONDS = env.float("TRACKER_DEMO_INGEST_TIMEOUT", default=600.0)
+DEMO_SCAN_TIMEOUT_SECONDS = env.float("TRACKER_DEMO_SCAN_TIMEOUT", default=600.0)
+# Seconds `manage.py scan --wait` waits for the scan by default (--timeout).
+SCAN_WAIT_TIMEOUT_SECONDS = 3600.0
+# Evidence view: a page text up to EVIDENCE_PAGE_FULL_CHARS characters is shown whole, a longer
+# one EVIDENCE_PAGE_CONTEXT_CHARS characters around each passage; the work (a novel may run to a
+# million characters) EVIDENCE_WORK_CONTEXT_CHARS characters around each passage.
+EVIDENCE_PAGE_FULL_CHARS = 200_000
+EVIDENCE_PAGE_CONTEXT_CHARS = 2_000
+EVIDENCE_WORK_CONTEXT_CHARS = 400
+# Crawl library settings: CrawlConfig field NAME (upper case) -> value, each taken from the
+# environment variable CRAWLER_<NAME> when set (crawler/README.md lists them; the dataclass holds
+# the defaults). An unknown CRAWLER_ name or a bad value stops the crawler with its name.
+CRAWLER = {name.removeprefix("CRAWLER_"): value for name, value in os.environ.items()
+           if name.startswith("CRAWLER_")}
+
+# Audit trail: tries of AuditEvent.record when two writers race for the next sequence number.
+AUDIT_RECORD_ATTEMPTS = 5
+
+# REST API (dashboard/api/, under /api/v1/): Bearer tokens (dashboard.models.ApiToken) or the
+# browser's session; requests per token (per user) and per anonymous IP address, DRF rate
+# strings ("N/second|minute|hour|day"); page size of lists (rows).
+API_THROTTLE_USER_RATE = env.str("TRACKER_API_USER_RATE", default="1200/hour")
+API_THROTTLE_ANON_RATE = env.str("TRACKER_API_ANON_RATE", default="120/hour")
+API_PAGE_SIZE = 50
+API_PAGE_SIZE_MAX = 500
+# Bytes of a raw API token (secrets.token_urlsafe) and the characters kept as its visible prefix.
+API_TOKEN_BYTES = 32
+API_TOKEN_PREFIX_CHARS = 8
+# Bulk registration (JSON Lines): at most this many lines (works) per request.
+API_BULK_MAX_LINES = 1000
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "dashboard.api.auth.BearerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_THROTTLE_CLASSES": ["dashboard.api.throttling.TokenRateThrottle",
+                                 "rest_framework.throttling.AnonRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {"user": API_THROTTLE_USER_RATE, "anon": API_THROTTLE_ANON_RATE},
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend",
+                                "rest_framework.filters.OrderingFilter"],
+    "DEFAULT_PAGINATION_CLASS": "dashboard.api.pagination.Pagination",
+    "EXCEPTION_HANDLER": "dashboard.api.errors.exception_handler",
+    "DATETIME_FORMAT": "iso-8601",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Copyright tracker API",
+    "DESCRIPTION": "Register works, review matches, draft takedown notices, run scans.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "WorkKindEnum": "tracker.core.models.WorkKind",
+        "AuditKindEnum": "tracker.core.models.AuditEvent.Kind",
+        "ReviewStatusEnum": "crawler.models.ReviewStatus",
+        "WorkStatusEnum": "tracker.core.models.WorkStatus",
+        "WorkLanguageEnum": "tracker.core.models.WorkLanguage",
+        "NoticeStatusEnum": "dashboard.models.NoticeStatus",
+        "NoticeLanguageEnum": "dashboard.models.NoticeLanguage",
+        "AlertLanguageEnum": "django.conf.settings.LANGUAGES",  # alert e-mails and webhooks
+    },
+}
+
+# ---- Alerts (dashboard/alerts/): e-mail through Django's backends, signed webhooks, a daily digest ----
+# E-mail: SMTP configured from the environment (EMAIL_URL-style variables are not used: each
+# is its own variable); `make run` sets EMAIL_BACKEND to the file backend writing to
+# EMAIL_FILE_PATH (var/mail/).
+EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.smtp.EmailBackend")
+EMAIL_HOST = env.str("EMAIL_HOST", default="localhost")
+EMAIL_PORT = env.int("EMAIL_PORT", default=25)
+EMAIL_HOST_USER = env.str("EMAIL_HOST_USER", default="")
+EMAIL_HOST_PASSWORD = env.str("EMAIL_HOST_PASSWORD", default="")
+EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
+EMAIL_USE_SSL = env.bool("EMAIL_USE_SSL", default=False)
+EMAIL_TIMEOUT = env.float("EMAIL_TIMEOUT", default=10.0)  # seconds per SMTP operation
+EMAIL_FILE_PATH = env.str("EMAIL_FILE_PATH", default=str(VAR_DIR / "mail"))
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="alerts@copysentry.localhost")
+# Absolute base of the links in mails and webhooks (evidence views, unsubscribe).
+SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
+# The alert tasks run on QUEUE_DEFAULT (CELERY_TASK_DEFAULT_QUEUE).
+# Retries of one delivery (SMTP down, webhook timeout, connection error or 5xx) through
+# tracker.runtime.backoff.backoff_delay from ALERT_RETRY_BASE_SECONDS up to ALERT_RETRY_MAX_SECONDS;
+# a webhook endpoint is disabled after ALERT_WEBHOOK_MAX_FAILURES failed deliveries in a row.
+ALERT_MAX_RETRIES = env.int("TRACKER_ALERT_MAX_RETRIES", default=8)
+ALERT_RETRY_BASE_SECONDS = env.float("TRACKER_ALERT_RETRY_BASE", default=30.0)
+ALERT_RETRY_MAX_SECONDS = env.float("TRACKER_ALERT_RETRY_MAX", default=3600.0)
+ALERT_WEBHOOK_TIMEOUT_SECONDS = env.float("TRACKER_WEBHOOK_TIMEOUT", default=10.0)
+ALERT_WEBHOOK_MAX_FAILURES = env.int("TRACKER_WEBHOOK_MAX_FAILURES", default=5)
+# The daily digest is sent at this hour (0-23) of TIME_ZONE; at most this many matches are
+# listed in one digest mail (the rest are counted and come in the next one).
+ALERT_DIGEST_HOUR = env.int("TRACKER_DIGEST_HOUR", default=8)
+ALERT_DIGEST_MAX_MATCHES = 500
+# Seconds `manage.py demo` waits for the alert mails of the demo scan's new matches.
+DEMO_ALERT_TIMEOUT_SECONDS = 60.0
+
+# Lost tasks (see the fault drills). Tasks are acknowledged after they finish
+# (CELERY_TASK_ACKS_LATE, all are idempotent) and given back at once when a pool process dies
+# (CELERY_TASK_REJECT_ON_WORKER_LOST). A whole worker killed by SIGKILL cannot give its
+# unacknowledged tasks back: Redis delivers them again after the visibility timeout, in
+# seconds. It must exceed the longest countdown a task is held for (Celery's Redis transport
+# redelivers a task held past it a second time), hence the longest retry delay plus 10 min.
+BROKER_VISIBILITY_TIMEOUT_SECONDS = env.int(
+    "TRACKER_VISIBILITY_TIMEOUT",
+    default=int(max(ALERT_RETRY_MAX_SECONDS, STORAGE_RETRY_MAX_SECONDS)) + 600)
+# Every BROKER_RESTORE_INTERVAL_SECONDS each worker gives back the tasks unacknowledged for
+# longer than the visibility timeout (kombu's default: a scan every 10th call of 10 s).
+BROKER_RESTORE_INTERVAL_SECONDS = env.int("TRACKER_UNACKED_RESTORE_INTERVAL", default=10)
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": BROKER_VISIBILITY_TIMEOUT_SECONDS,
+                                   "unacked_restore_interval": BROKER_RESTORE_INTERVAL_SECONDS,
+                                   "unacked_restore_throttle": 1}
+
+# ---- Live scan progress: the scan run page and the overview poll the scans'
+# figures (crawler.progress) every SCAN_PROGRESS_POLL_SECONDS while a scan runs; after a failed
+# poll the wait doubles up to SCAN_PROGRESS_POLL_MAX_SECONDS. One poll asks for at most
+# SCAN_PROGRESS_MAX_SCANS scans (the overview lists up to 20).
+SCAN_PROGRESS_POLL_SECONDS = 2
+SCAN_PROGRESS_POLL_MAX_SECONDS = 60
+SCAN_PROGRESS_MAX_SCANS = 20
+
+# ---- Duplicate and conflicting registrations (tracker/core/conflicts.py) ----
+# A new text and a registered work are "the same text" when the larger of the two containments
+# (Engine.verify's score: share of the new text found in the work, or of the work found in the
+# new text) is at least this (0..1). Same holder: the upload is refused unless confirmed;
+# another holder: a RightsConflict is flagged for staff.
+DUPLICATE_MIN_CONTAINMENT = 0.90
+# Characters of each shared passage quoted on the rights conflict page.
+CONFLICT_QUOTE_CHARS = 300
+# Dashboard .zip imports (tracker/core/import_jobs.py, task on QUEUE_INGEST): a running import
+# whose progress row did not move for this many seconds is failed (worker lost); the page polls
+# its progress every IMPORT_POLL_MS milliseconds.
+IMPORT_STUCK_SECONDS = 900
+IMPORT_POLL_MS = 1000
+
+# ---- Trusted time and signatures of evidence (crawler.lib.evidence) ----
+# RFC 3161 time-stamping authorities (TSAs), tried in this order (comma-separated URLs). None by
+# default: evidence is then made without a trusted timestamp and says so. `make run` sets the
+# demo TSA on loopback (crawler.lib.evidence.demo_tsa, not accredited; its folder DEMO_TSA_DIR).
+# One attempt waits at most TSA_TIMEOUT_SECONDS for the whole answer; on a transient failure
+# (connection error, timeout, HTTP 5xx or 429, garbage) a TSA is asked TSA_RETRIES more times,
+# pausing (tracker.runtime.backoff.backoff_delay) from TSA_RETRY_BASE_SECONDS up to
+# TSA_RETRY_MAX_SECONDS, then the next TSA is asked. An answer longer than
+# TSA_MAX_RESPONSE_BYTES bytes is refused.
+TSA_URLS = env.list("TRACKER_TSA_URLS", default=[])
+TSA_TIMEOUT_SECONDS = env.float("TRACKER_TSA_TIMEOUT", default=10.0)
+TSA_RETRIES = env.int("TRACKER_TSA_RETRIES", default=2)
+TSA_RETRY_BASE_SECONDS = env.float("TRACKER_TSA_RETRY_BASE", default=1.0)
+TSA_RETRY_MAX_SECONDS = env.float("TRACKER_TSA_RETRY_MAX", default=30.0)
+TSA_MAX_RESPONSE_BYTES = 256 * 1024
+# PEM files of the root certificates the TSAs' tokens must chain to (comma-separated paths).
+TSA_TRUSTED_CERTS = env.list("TRACKER_TSA_TRUSTED_CERTS", default=[])
+DEMO_TSA_DIR = VAR_DIR / "demo-tsa"
+# The platform's key and certificate signing the evidence reports (PAdES B-T, PEM files):
+# production sets both paths (and the issuing CAs' certificates in TRACKER_SIGNING_CHAIN);
+# otherwise a self-signed pair is made in EVIDENCE_SIGNING_DIR on first use (key mode 0600).
+EVIDENCE_SIGNING_DIR = VAR_DIR / "signing"
+EVIDENCE_SIGNING_KEY = env.str("TRACKER_SIGNING_KEY", default="")
+EVIDENCE_SIGNING_CERT = env.str("TRACKER_SIGNING_CERT", default="")
+EVIDENCE_SIGNING_CHAIN = env.list("TRACKER_SIGNING_CHAIN", default=[])
