@@ -299,3 +299,36 @@ def test_same_html_gives_same_text_and_offsets_uploaded_or_crawled(news_html):
     assert uploaded.sections == crawled.sections and uploaded.title == crawled.title
     gbk = news_html.decode("utf-8").replace('charset="utf-8"', "").encode("gb18030")
     assert extract_file("page.htm", gbk).text == extract_document(decode_bytes(gbk).text).text
+
+
+def test_docx_text_limit_is_enforced_while_reading(settings):
+    """A .docx whose body holds more text than a work may: refused as too long once the limit
+    is passed, without reading the rest of the document (here a rest that is not even XML,
+    which a reader building the whole tree first reports as a damaged file)."""
+    settings.WORK_TEXT_MAX_CHARS = 2000
+    source = zipfile.ZipFile(io.BytesIO(_docx([("p", "占位")])))
+    paragraph = "<w:p><w:r><w:t>" + "长文本" * 30 + "</w:t></w:r></w:p>"
+    head = source.read("word/document.xml").decode().split("<w:body>")[0]
+    body = head + "<w:body>" + paragraph * 100 + "<w:p><w:r><w:t>not closed"
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as copy:
+        for info in source.infolist():
+            copy.writestr(info.filename, body if info.filename == "word/document.xml"
+                          else source.read(info.filename))
+    with translation.override("en"):
+        error = _error("long.docx", out.getvalue())
+    assert error.code == "too_large"
+    assert str(error) == "The text has more than 2000 characters, the most a work may have."
+
+
+@pytest.mark.parametrize("name", ["long.epub", "long.pdf"])
+def test_epub_and_pdf_text_limit_is_enforced_while_reading(settings, name):
+    """EPUB documents and PDF pages are counted as they are read: past the limit the file is
+    refused as too long, the rest left unread."""
+    settings.WORK_TEXT_MAX_CHARS = 40
+    data = (_epub([(f"第{n}回", "东胜神洲海外有一国土，名曰傲来国。" * 3) for n in range(5)])
+            if name.endswith(".epub") else _pdf("Long line of the report text " * 3))
+    with translation.override("en"):
+        error = _error(name, data)
+    assert (error.code, str(error)) == (
+        "too_large", "The text has more than 40 characters, the most a work may have.")

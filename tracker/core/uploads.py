@@ -33,6 +33,8 @@ _MESSAGES = {
     ("too_large", "too_large"): gettext_lazy("The file is %(size).1f MB; the limit is %(mb)d MB."),
     ("too_large", "text_chars"): gettext_lazy("The text has %(chars)d characters; a work may "
                                               "have at most %(limit)d."),
+    ("too_large", "text_chars_over"): gettext_lazy("The text has more than %(limit)d "
+                                                   "characters, the most a work may have."),
     ("unsupported", "suffix"): gettext_lazy("%(name)s: files of type %(type)s are not accepted; "
                                             "use one of %(types)s."),
     ("empty", "no_bytes"): gettext_lazy("%(name)s is empty."),
