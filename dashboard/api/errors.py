@@ -18,7 +18,8 @@ import logging
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
-from django.http import Http404
+from django.http import Http404, HttpResponsePermanentRedirect
+from django.urls import Resolver404, resolve
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, serializers, status
@@ -133,5 +134,14 @@ def exception_handler(exc, context):
 @permission_classes([])
 def not_found(request, path: str = ""):
     """Any path under /api/v1/ that names no endpoint: 404 "not_found" (instead of the
-    dashboard's redirect to its login page)."""
+    dashboard's redirect to its login page); a path that names one once a "/" is appended is
+    redirected there, as Django's APPEND_SLASH does (``works`` -> ``works/``)."""
+    if not request.path.endswith("/"):
+        try:
+            if resolve(request.path + "/").url_name != "not-found":
+                query = request.META.get("QUERY_STRING", "")
+                return HttpResponsePermanentRedirect(request.path + "/" + (
+                    f"?{query}" if query else ""))
+        except Resolver404:
+            pass
     raise exceptions.NotFound()

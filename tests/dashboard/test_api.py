@@ -409,8 +409,10 @@ def test_every_api_error_is_json_with_code_and_message(scenario, api, live_serve
         body = response.json()
         assert (body["code"], body["message"]) == (code, expected[code])
 
+    assert client.get("works").json()["count"] >= 0  # no slash: redirected to works/
     for who in (client, anonymous):
         assert_error(who.get("no-such-thing/", allow_redirects=False), 404, "not_found")
+        assert_error(who.get("no-such-thing"), 404, "not_found")
         assert_error(who.post("works/1/nothing/", json={}, allow_redirects=False), 404,
                      "not_found")
     oversized = b'{"text": "' + b"x" * settings.DATA_UPLOAD_MAX_MEMORY_SIZE + b'"}'
