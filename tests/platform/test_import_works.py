@@ -146,6 +146,23 @@ def test_an_epub_with_empty_title_and_author_is_imported_with_the_rest(tmp_path,
     assert Work.objects.get(reference="blank").author == ""
 
 
+def test_a_broken_epub_in_a_zip_is_one_failed_line_and_the_rest_is_imported(tmp_path,
+                                                                           novel_text):
+    from tests.text.test_uploads import broken_epub
+
+    archive = tmp_path / "works.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("broken.epub", broken_epub("no spine"))
+        zipped.writestr("xiyouji.txt", novel_text)
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="1 item"):
+        call_command("import_works", str(archive), "--holder", "甲", "--create-holder",
+                     "--no-progress", stdout=out)
+    assert "registered: 1" in out.getvalue() and "failed:     1" in out.getvalue()
+    assert "broken.epub: The EPUB file is damaged" in out.getvalue()
+    assert Work.objects.filter(reference="xiyouji").exists()
+
+
 def test_unknown_holder_is_refused_with_the_known_ones_unless_created(tmp_path, folder):
     RightsHolder.objects.create(name="出版社甲")
     with pytest.raises(CommandError, match="no rights holder '出版社乙'; known holders: "

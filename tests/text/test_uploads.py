@@ -332,3 +332,39 @@ def test_epub_and_pdf_text_limit_is_enforced_while_reading(settings, name):
         error = _error(name, data)
     assert (error.code, str(error)) == (
         "too_large", "The text has more than 40 characters, the most a work may have.")
+
+
+_CONTAINER = ('<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:'
+              'opendocument:xmlns:container"><rootfiles><rootfile full-path="content.opf" '
+              'media-type="application/oebps-package+xml"/></rootfiles></container>')
+_OPF_HEAD = ('<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" '
+             'unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
+             '<dc:identifier id="id">x</dc:identifier><dc:title>T</dc:title></metadata>')
+_CHAPTER = '<item id="c" href="c.xhtml" media-type="application/xhtml+xml"/>'
+BROKEN_EPUB_PACKAGES = {
+    "no spine": f"<manifest>{_CHAPTER}</manifest>",
+    "no manifest": '<spine><itemref idref="c"/></spine>',
+    "an item without href": '<manifest><item id="c" media-type="application/xhtml+xml"/>'
+                            '</manifest><spine><itemref idref="c"/></spine>',
+    "an empty navigation document": '<manifest><item id="n" href="n.xhtml" properties="nav" '
+                                    f'media-type="application/xhtml+xml"/>{_CHAPTER}</manifest>'
+                                    '<spine><itemref idref="c"/></spine>',
+}
+
+
+def broken_epub(case: str) -> bytes:
+    """An EPUB whose package document (content.opf) has the defect ``case`` names."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("mimetype", "application/epub+zip")
+        archive.writestr("META-INF/container.xml", _CONTAINER)
+        archive.writestr("content.opf", _OPF_HEAD + BROKEN_EPUB_PACKAGES[case] + "</package>")
+        archive.writestr("c.xhtml", '<html xmlns="http://www.w3.org/1999/xhtml"><body><p>'
+                                    "东胜神洲海外有一国土，名曰傲来国。</p></body></html>")
+        archive.writestr("n.xhtml", "<html><body><nav>")
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("case", list(BROKEN_EPUB_PACKAGES))
+def test_an_epub_with_a_broken_package_is_a_damaged_file(case):
+    assert _error("broken.epub", broken_epub(case)).code == "corrupt"

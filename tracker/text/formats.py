@@ -158,8 +158,8 @@ def read_epub(data: bytes, config: TextConfig = DEFAULT) -> Extracted:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             book = epub.read_epub(io.BytesIO(data), options={"ignore_ncx": True})
-    except (epub.EpubException, KeyError, ValueError, AttributeError, OSError,
-            SyntaxError) as exc:
+    except (epub.EpubException, LookupError, ValueError, AttributeError, TypeError, OSError,
+            SyntaxError) as exc:  # a package without spine or manifest: TypeError, IndexError
         raise TextError("corrupt", "corrupt", what="EPUB", error=exc) from exc
     parts, read = [], 0
     for item_id, _linear in book.spine:
