@@ -368,3 +368,12 @@ def broken_epub(case: str) -> bytes:
 @pytest.mark.parametrize("case", list(BROKEN_EPUB_PACKAGES))
 def test_an_epub_with_a_broken_package_is_a_damaged_file(case):
     assert _error("broken.epub", broken_epub(case)).code == "corrupt"
+
+
+@pytest.mark.parametrize("offset", [40, 240])
+def test_a_docx_with_damaged_compressed_text_is_a_damaged_file(offset):
+    """One byte of the compressed document.xml flipped: bad deflate data or a bad CRC."""
+    data = bytearray(_docx([("p", f"正文内容 {n}") for n in range(200)]))
+    info = zipfile.ZipFile(io.BytesIO(bytes(data))).getinfo("word/document.xml")
+    data[info.header_offset + 30 + len(info.filename) + len(info.extra) + offset] ^= 0xFF
+    assert _error("damaged.docx", bytes(data)).code == "corrupt"

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import io
 import warnings
+import zipfile
+import zlib
 
 from .archives import open_zip
 from .chapters import find_sections, is_heading, join_sections, sections_at
@@ -66,7 +68,8 @@ def read_docx(data: bytes, config: TextConfig = DEFAULT) -> Extracted:
             read = _within_limit(read + len(line) + (1 if line and read else 0), config)
     except TextError:
         raise
-    except (KeyError, ValueError, etree.XMLSyntaxError) as exc:
+    except (KeyError, ValueError, etree.XMLSyntaxError, zipfile.BadZipFile, zlib.error,
+            EOFError, OSError, RuntimeError) as exc:  # bad CRC or deflate data, encrypted entry
         raise TextError("corrupt", "corrupt", what="DOCX", error=exc) from exc
     for style, line in paragraphs:
         if not line:
