@@ -35,6 +35,7 @@ from bench.corpus import (
     DATA_DIR,
     Corpus,
     CorpusError,
+    Doc,
     build_dailies,
     build_english,
     build_judgments,
@@ -61,11 +62,14 @@ class Query:
         kind: the edit's name, or ``neg:<kind>`` for a negative.
         expected: the id of the work the page copies; None for a negative.
         text: the page text.
+        twins: ids of the other works registered with the same text as ``expected``
+            (``--twins``); the page is found only when all of them are returned too.
     """
 
     kind: str
     expected: str | None
     text: str
+    twins: tuple[str, ...] = ()
 
 
 def build_queries(corpus: Corpus, count: int, seed: int, data_dir: Path) -> list[Query]:
@@ -94,6 +98,20 @@ def build_queries(corpus: Corpus, count: int, seed: int, data_dir: Path) -> list
                           header_footer(doc.text, random.Random(f"{seed}:neg:{doc.id}"), kit))
                     for doc in docs]
     return queries
+
+
+def add_twins(corpus: Corpus, queries: list[Query], copies: int) -> list[Query]:
+    """Register the text of every work that a page copies as ``copies`` works in all: the
+    work and ``copies - 1`` more works with the same text (ids ``<id>~2``, ``<id>~3``, ...,
+    added to ``corpus.works``). Returns the queries with their ``twins`` set."""
+    if copies < 2:
+        return queries
+    sources = {query.expected for query in queries if query.expected is not None}
+    twins = {doc.id: tuple(f"{doc.id}~{k}" for k in range(2, copies + 1))
+             for doc in corpus.works if doc.id in sources}
+    corpus.works += [Doc(twin, doc.text, doc.group) for doc in corpus.works if doc.id in twins
+                     for twin in twins[doc.id]]
+    return [Query(q.kind, q.expected, q.text, twins.get(q.expected, ())) for q in queries]
 
 
 def run_once(make: Callable[[], Detector], corpus: Corpus, queries: list[Query]) -> dict:
@@ -194,8 +212,8 @@ def score(queries: list[Query], results: list[set[str]]) -> dict:
         "precision": tp / (tp + fp) or None when nothing was returned, "negatives_hit": share
         of negative pages with any id returned, "mistakes": up to ``MISTAKES`` pages per kind
         that missed their work or returned a wrong one, as {"kind", "expected", "returned"}}``.
-        Any returned id other than the page's source work is a false positive, on positive
-        pages as on negatives.
+        A page is found when its work and all its ``twins`` are returned; any other returned
+        id is a false positive, on positive pages as on negatives.
     """
     hits: dict[str, list[bool]] = {}
     tp = fp = 0
@@ -207,11 +225,13 @@ def score(queries: list[Query], results: list[set[str]]) -> dict:
             negatives += 1
             negatives_hit += bool(found)
         else:
-            hits.setdefault(query.kind, []).append(query.expected in found)
-        correct = int(query.expected in found)
+            group = {query.expected, *query.twins}
+            hits.setdefault(query.kind, []).append(group <= found)
+        correct = len(found & {query.expected, *query.twins}) if query.expected else 0
         tp += correct
         fp += len(found) - correct
-        wrong = (query.expected is not None and not correct) or len(found) > correct
+        wrong = (query.expected is not None and correct < 1 + len(query.twins)) \
+            or len(found) > correct
         if wrong and listed.get(query.kind, 0) < MISTAKES:
             listed[query.kind] = listed.get(query.kind, 0) + 1
             mistakes.append({"kind": query.kind, "expected": query.expected,
@@ -363,6 +383,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="pages per edit, and negatives per kind")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs; medians reported")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--twins", type=int, default=1, metavar="N",
+                        help="register the text of every copied work as N works (default 1)")
     parser.add_argument("--corpora", default="novels,news,judgments,english,dailies")
     parser.add_argument("--detectors", default=None,
                         help="comma-separated names (default: all available)")
@@ -371,8 +393,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--data", type=Path, default=DATA_DIR, help="the shared data folder")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="folder for the JSON")
     args = parser.parse_args(argv)
-    if min(args.works, args.queries, args.repeat) < 1:
-        parser.error("--works, --queries and --repeat must be at least 1")
+    if min(args.works, args.queries, args.repeat, args.twins) < 1:
+        parser.error("--works, --queries, --repeat and --twins must be at least 1")
     return args
 
 
@@ -407,7 +429,8 @@ def main(argv: list[str] | None = None) -> int:
                 except CorpusError as exc:
                     print(f"[{name}] {exc}", file=sys.stderr)
                     return 2
-                queries = build_queries(corpus, args.queries, args.seed, args.data)
+                queries = add_twins(corpus, build_queries(corpus, args.queries, args.seed,
+                                                          args.data), args.twins)
                 print(f"[{name}] {len(corpus.works)} works, {len(queries)} pages, built in "
                       f"{time.perf_counter() - started:.1f} s", file=sys.stderr)
                 chosen = {k: v for k, v in makers.items() if not wanted or k in wanted}
