@@ -26,12 +26,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as ``python bench/run.py``
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.corpus import (
+    ANSWER_WORDS,
     DATA_DIR,
     Corpus,
     CorpusError,
@@ -49,7 +51,7 @@ RESULTS_DIR = Path(__file__).resolve().parent / "results"
 COLUMNS = {"header_footer": "header", "substitute_1": "sub 1%", "substitute_3": "sub 3%",
            "homophones_5": "homoph 5%", "traditional": "trad", "reorder": "reorder",
            "delete_10": "del 10%", "excerpt": "excerpt", "combination": "combo",
-           "light_cuts": "cuts (en)"}
+           "light_cuts": "cuts (en)", "reword_20": "reword (en)"}
 MISTAKES = 10  # wrong pages listed per kind and detector in the JSON, for diagnosis
 REFERENCE = {"minhash-redis": "engine-redis", "engine-redis": "engine-redis"}  # else "engine"
 
@@ -383,6 +385,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="pages per edit, and negatives per kind")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs; medians reported")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--english-words", default=None, metavar="MIN,MAX",
+                        help="words of an English answer (default "
+                             f"{ANSWER_WORDS[0]},{ANSWER_WORDS[1]})")
     parser.add_argument("--twins", type=int, default=1, metavar="N",
                         help="register the text of every copied work as N works (default 1)")
     parser.add_argument("--corpora", default="novels,news,judgments,english,dailies")
@@ -395,6 +400,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if min(args.works, args.queries, args.repeat, args.twins) < 1:
         parser.error("--works, --queries, --repeat and --twins must be at least 1")
+    if args.english_words is not None:
+        try:
+            least, most = map(int, args.english_words.split(","))
+        except ValueError:
+            parser.error("--english-words takes two integers: MIN,MAX")
+        if not 20 <= least <= most:
+            parser.error("--english-words needs 20 <= MIN <= MAX")
+        args.english_words = (least, most)
     return args
 
 
@@ -405,6 +418,8 @@ def main(argv: list[str] | None = None) -> int:
     wanted = args.detectors.split(",") if args.detectors else None
     use_redis = not args.no_redis and (wanted is None or any("redis" in w for w in wanted))
     builders = parse_builders()
+    if args.english_words:
+        builders["english"] = partial(build_english, lengths=args.english_words)
     report: dict = {"started": datetime.now(UTC).isoformat(timespec="seconds"),
                     "command": " ".join(sys.argv), "options": {
                         k: str(v) for k, v in vars(args).items()}, "corpora": {}}

@@ -4,8 +4,8 @@ Run by hand (needs pypinyin, opencc-python-reimplemented and the development cor
 
     .venv/bin/python -m fingerprint.build_data --data ../shared/data
 
-Writes ``fingerprint/data/letter_table.json.gz`` and ``fingerprint/data/reference_distribution.json``
-and prints the measurements recorded in them (polyphone disagreement, speed, traditional
+Writes ``fingerprint/data/letter_table.json.gz``, ``fingerprint/data/reference_distribution.json``
+and ``fingerprint/data/pinyin_syllables.txt`` and prints the measurements recorded in them (polyphone disagreement, speed, traditional
 agreement). Bump ``LETTER_TABLE_VERSION`` whenever the table's content changes.
 
 Letter table. One class per code point (0 .. max code point of pypinyin's ``pinyin_dict``):
@@ -224,6 +224,16 @@ def reference_distribution(table: str, data: Path) -> dict:
     }
 
 
+def pinyin_syllables() -> list[str]:
+    """Every toneless pinyin syllable of pypinyin's readings (ü folded to u, as the letter table
+    folds accents), sorted: Latin words that give one letter (see ``fingerprint.letters``)."""
+    from pypinyin import pinyin_dict
+
+    return sorted({"".join(ch for ch in unicodedata.normalize("NFD", reading) if "a" <= ch <= "z")
+                   for readings in pinyin_dict.pinyin_dict.values()
+                   for reading in readings.split(",")} - {""})
+
+
 def main(argv: list[str] | None = None) -> None:
     """Build and write both data files; print the measurements."""
     from pypinyin import pinyin_dict
@@ -253,6 +263,7 @@ def main(argv: list[str] | None = None) -> None:
     DATA_DIR.mkdir(exist_ok=True)
     raw = json.dumps(record, ensure_ascii=False).encode("utf-8")
     (DATA_DIR / "letter_table.json.gz").write_bytes(gzip.compress(raw, mtime=0))
+    (DATA_DIR / "pinyin_syllables.txt").write_text(" ".join(pinyin_syllables()) + "\n")
     ref = reference_distribution(table, args.data)
     (DATA_DIR / "reference_distribution.json").write_text(json.dumps(ref, indent=1) + "\n")
     print(json.dumps({k: v for k, v in record.items() if k != "table"}, indent=1))

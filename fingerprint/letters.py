@@ -9,14 +9,17 @@ Rules (one table lookup per original character, so offsets always refer to the t
 - a Han character gives its letter from the versioned table ``data/letter_table.json.gz`` built by
   ``fingerprint.build_data`` from pypinyin's data (one letter per character: the one pypinyin's
   phrase mode gives it most often in the corpus; see that module for the polyphone figures);
-- a Latin-script word (a run of Latin letters, accents folded) gives one letter, its first,
-  lower-cased: "Beijing" -> "b", "pin yin" -> "py" (so syllable-spaced pinyin matches the Han
-  text it transcribes); the letter's offset is the word's first character;
+- a Latin-script word (a run of Latin letters, accents folded, case ignored) that is a pinyin
+  syllable gives one letter, its first: "pin yin" -> "py" (so syllable-spaced pinyin matches
+  the Han text it transcribes); any other Latin word gives min(its length,
+  ``LATIN_WORD_LETTERS``) letters drawn from a hash of the word, with the frequencies of the
+  reference distribution (since rules version r3; before, one letter per word, so that an
+  English text of 250 words made 250 letters, too few windows, and one changed word changed
+  a letter in windows of 32 words). The letters' offsets run from the word's first character
+  to its last, so passages cover whole words;
 - a digit (ASCII or full-width) gives one letter of its own, code 26 + d % 5 (since rules
   version r2: texts that differ in every date and case number are not the same letter
   sequence; five codes because the 5-bit k-gram codes leave room for no more);
-- Latin words keep one letter each: on the English bench corpus (200-300-word answers
-  reprinted with light cuts) recall is 1.00 with it, so more letters per word were not needed;
 - spaces and punctuation give nothing; sentence punctuation (。！？；… ! ? ; . and line
   breaks) marks a boundary, reported in letter coordinates.
 """
@@ -25,10 +28,13 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Iterable
 from functools import cached_property, lru_cache
 from pathlib import Path
 
 import numpy as np
+
+from fingerprint.windows import mix
 
 DATA_DIR = Path(__file__).with_name("data")
 # class codes in the lookup array: Han letter 1..26, digit 27..31, boundary 32, Latin letter
@@ -42,7 +48,12 @@ DIGIT_CODES = 5
 DIGIT_LETTER = 26  # the first digit code
 #: Version of the conversion rules applied on top of the table (digits, Latin words); part of
 #: ``LetterTable.version`` and so of FINGERPRINT_VERSION.
-RULES_VERSION = "r2"
+RULES_VERSION = "r3"
+#: Letters at most per Latin word that is not a pinyin syllable (see the module docstring;
+#: chosen on the English bench corpus, figures in bench/README.md).
+LATIN_WORD_LETTERS = 3
+_WORD_BASE = 0x100000001B3  # FNV-1a 64-bit prime (odd, so invertible modulo 2**64)
+_HASH_BITS = 12  # bits of the word hash per drawn letter
 _DIGITS = {"0123456789": 0x30, "０１２３４５６７８９": 0xFF10}
 _UNICODE_SIZE = 0x110000
 
@@ -99,7 +110,8 @@ class LetterTable:
     '.' nothing. version: the table's version string (part of FINGERPRINT_VERSION).
     """
 
-    def __init__(self, table: str, version: str):
+    def __init__(self, table: str, version: str, frequencies: dict[str, float] | None = None,
+                 syllables: Iterable[str] = ()):
         tr = bytearray(256)
         for ch in range(26):
             tr[97 + ch] = 1 + ch
@@ -113,6 +125,12 @@ class LetterTable:
         # one entry per code point (1.1 MB): no bounds check needed at lookup time
         self.classes = cls
         self.version = f"{version}{RULES_VERSION}"
+        # Latin words: hashed letters drawn by the inverse CDF of the letter frequencies
+        freq = np.array([(frequencies or {}).get(chr(97 + i), 1.0) for i in range(26)])
+        self._cdf = np.round(np.cumsum(freq) / freq.sum() * (1 << _HASH_BITS)).astype(np.uint64)
+        self._syllables = np.unique(np.array(
+            [_word_hashes(np.frombuffer(w.encode("ascii"), np.uint8) - 96, np.array([0]),
+                          np.array([len(w)]))[0] for w in syllables if w], dtype=np.uint64))
 
     def convert(self, text: str) -> Letters:
         """Letters of ``text`` (str). Never raises on content; returns an empty Letters if none.
@@ -125,12 +143,54 @@ class LetterTable:
         cp = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
         cls = self.classes.take(cp)
         letter = cls & 31
-        emit = letter.astype(bool)
-        if cls.max(initial=0) > LATIN:  # Latin words: keep only each word's first letter
-            latin = cls > LATIN
-            emit[1:] &= ~(latin[1:] & latin[:-1])
-        offsets = emit.nonzero()[0]
-        return Letters(letter.take(offsets) - 1, offsets, len(text), cls)
+        if cls.max(initial=0) <= LATIN:
+            offsets = letter.nonzero()[0]
+            return Letters(letter.take(offsets) - 1, offsets, len(text), cls)
+        latin = cls > LATIN
+        offsets = (letter.astype(bool) & ~latin).nonzero()[0]
+        codes, word_offsets = self._latin_words(letter, latin)
+        merged = np.concatenate((offsets, word_offsets))
+        order = np.argsort(merged, kind="stable")
+        codes = np.concatenate((letter.take(offsets) - 1, codes))
+        return Letters(codes[order].astype(np.uint8), merged[order], len(text), cls)
+
+    def _latin_words(self, letter: np.ndarray, latin: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        """(letter codes 0..25, character offsets) of the Latin words of a text, both (n,);
+        ``letter``: each character's letter 1..26 (Latin ones), ``latin``: bool, which
+        characters are Latin letters. See the module docstring for the rules."""
+        where = latin.nonzero()[0]
+        first = np.ones(len(where), dtype=bool)
+        first[1:] = np.diff(where) != 1
+        starts = first.nonzero()[0]  # in ``where``
+        lengths = np.diff(np.append(starts, len(where)))
+        hashes = _word_hashes(letter.take(where), starts, lengths)
+        syllable = np.isin(hashes, self._syllables)
+        count = np.where(syllable, 1, np.minimum(lengths, LATIN_WORD_LETTERS))
+        word = np.repeat(np.arange(len(starts)), count)
+        j = np.arange(len(word)) - np.repeat(np.cumsum(count) - count, count)
+        shift = (j * _HASH_BITS).astype(np.uint64)
+        drawn = (mix(hashes)[word] >> shift) & np.uint64((1 << _HASH_BITS) - 1)
+        codes = np.searchsorted(self._cdf, drawn, side="right")
+        own = syllable[word]
+        codes[own] = letter[where[starts[word[own]]]] - 1
+        offsets = where[starts[word]] + j * (lengths[word] - 1) // np.maximum(count[word] - 1, 1)
+        return codes, offsets
+
+
+def _word_hashes(letters: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Polynomial hash (uint64, base ``_WORD_BASE``, modulo 2**64) of each word of consecutive
+    letter values ``letters`` (1..26), words given by their ``starts`` and ``lengths`` in it."""
+    n = len(letters)
+    powers = np.full(n, _WORD_BASE, dtype=np.uint64)
+    powers[0] = 1
+    powers = np.cumprod(powers, dtype=np.uint64)
+    sums = np.concatenate((np.zeros(1, dtype=np.uint64),
+                           np.cumsum(letters.astype(np.uint64) * powers, dtype=np.uint64)))
+    inverse = np.full(n, pow(_WORD_BASE, -1, 1 << 64), dtype=np.uint64)
+    inverse[0] = 1
+    inverse = np.cumprod(inverse, dtype=np.uint64)
+    return (sums[starts + lengths] - sums[starts]) * inverse[starts]
 
 
 @lru_cache(maxsize=1)
@@ -138,7 +198,9 @@ def default_table() -> LetterTable:
     """The shipped letter table (loaded once from ``data/letter_table.json.gz``)."""
     with gzip.open(DATA_DIR / "letter_table.json.gz", "rt", encoding="utf-8") as f:
         record = json.load(f)
-    return LetterTable(record["table"], record["version"])
+    reference = json.loads((DATA_DIR / "reference_distribution.json").read_text())
+    syllables = (DATA_DIR / "pinyin_syllables.txt").read_text().split()
+    return LetterTable(record["table"], record["version"], reference["frequency"], syllables)
 
 
 def to_letters(text: str) -> Letters:

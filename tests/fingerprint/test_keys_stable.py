@@ -3,7 +3,8 @@
 Speed work on the fingerprinting (fewer numpy calls, cheaper bookkeeping) must give every work
 and page the very same keys: an index built before it must keep matching. The digests below
 were taken from the code before such a change; a change of the keys must bump
-``fingerprint.engine.SCHEME_VERSION`` (old indexes are then refused) and update them.
+``fingerprint.engine.SCHEME_VERSION`` (or ``fingerprint.letters.RULES_VERSION`` for a change
+of the letters; old indexes are then refused) and update them.
 """
 
 from __future__ import annotations
@@ -24,11 +25,11 @@ from .conftest import FIXTURES
 # sha256 of the postings, query keys, postings indexed and stored record (text left out) of
 # every text of a fixture file, and of what the index returns for all their query keys
 DIGESTS = {
-    'judgments': '44fa8983bd8db7a427f209fc86f00fd448b47a789f65cd7bf27b87234f669abc',
-    'peoples_daily': 'a101d14a1eca24abe83b32741f8b281ceca408006d5f2f824582cdaf975298ee',
-    'peoples_daily_formula': 'd85977ee4e555280ff3a3d7ed3232ecafaa409d3dc6af6e0d104c257889d1148',
-    'english_answers': 'baa2bbb80eb484aeb8fdb13256b0d820ecc691e47d2ecbd4b55c8b632547521f',
-    'hongloumeng_chapters': '41bf8d26803f3e54c96163fc96265ec30547e4363fdcc1bdd2721dff2e65c6fc',
+    'judgments': '89af6088d8f91ece52f1412f50533f935b97d1c6e2288fa7d3cb9f438ee63258',
+    'peoples_daily': 'f2395e1a884c39d4825f772cd73b98a5575f99be89c0baae2a8ad7ecbc908687',
+    'peoples_daily_formula': '207de13fbed6c2dbe54b0bcb75df874be2d573d0ea2c93f4aa7dd8f2573bc277',
+    'english_answers': '320fce8dc99c84afa60fcc2ace8bd9028418e2fd01ef3d5f2e00452da4919774',
+    'hongloumeng_chapters': '4082480b481cb3f9302ca9ba462574dab2b03f088fa6dca01488e3bcd15ed495',
 }
 
 

@@ -9,7 +9,13 @@ import numpy as np
 import pytest
 
 from fingerprint import FINGERPRINT_VERSION
-from fingerprint.letters import DATA_DIR, RULES_VERSION, default_table, to_letters
+from fingerprint.letters import (
+    DATA_DIR,
+    LATIN_WORD_LETTERS,
+    RULES_VERSION,
+    default_table,
+    to_letters,
+)
 
 
 def test_han_letters_and_offsets_point_at_their_characters():
@@ -26,17 +32,42 @@ def test_offsets_refer_to_the_original_text_when_nfkc_changes_length():
     # full-width Ｌatin and a compatibility ideograph (U+F900) fold to ordinary forms
     text = "㍿ＡＢＣ公司豈有此理"
     got = to_letters(text)
-    assert [text[i] for i in got.offsets] == ["㍿", "Ａ", "公", "司", "豈", "有", "此", "理"]
-    assert got.letters[1:4] == "ags"
-    assert got.letters[4] == to_letters("豈").letters
+    assert [text[i] for i in got.offsets] == ["㍿", "Ａ", "Ｂ", "Ｃ", "公", "司", "豈", "有", "此",
+                                              "理"]
+    assert got.letters[1:6] == to_letters("abc").letters + "gs"
+    assert got.letters[6] == to_letters("豈").letters
 
 
-def test_latin_words_give_their_first_letter_and_pinyin_matches_han():
+def test_latin_words_give_hashed_letters_and_pinyin_syllables_match_han():
     text = "Hello, Wörld! pin yin 拼音"
     got = to_letters(text)
-    assert got.letters == "hwpypy"
-    assert [text[i] for i in got.offsets] == ["H", "W", "p", "y", "拼", "音"]
-    assert to_letters("Beijing huanying ni").letters == to_letters("北京欢迎你").letters[:1] + "hn"
+    # a word gives min(length, LATIN_WORD_LETTERS) letters from its hash, spread from its
+    # first character to its last; a pinyin syllable gives its first letter
+    each = min(5, LATIN_WORD_LETTERS)
+    assert len(got) == each + each + 2 + 2
+    where = [text[i] for i in got.offsets]
+    assert where[0] == "H" and where[each - 1] == "o" and where[each] == "W"
+    assert where[2 * each - 1] == "d" and where[-4:] == ["p", "y", "拼", "音"]
+    assert got.letters[-4:] == "pypy"
+    assert np.all(np.diff(got.offsets) > 0)
+    # case and accents do not matter, the word does: another inflection is another word
+    assert to_letters("WORLD world").letters == to_letters("Wörld").letters * 2
+    assert to_letters("worlds").letters != to_letters("world").letters
+    assert len(to_letters("a of the").letters) == 1 + 2 + min(3, LATIN_WORD_LETTERS)
+    assert to_letters("ni hao").letters == to_letters("你好").letters
+    # the same word gives the same letters in any text (a stable hash, not Python's)
+    assert to_letters("copyright").letters == \
+        to_letters("本站 copyright 所有").letters[2:2 + LATIN_WORD_LETTERS]
+
+
+def test_hashed_letters_follow_the_reference_distribution():
+    words = " ".join(f"w{i}x{i * 7}q" for i in range(3000)).replace("0", "o").replace(
+        "1", "l").translate(str.maketrans("23456789", "abcdefgh"))
+    got = to_letters(words)
+    freq = json.loads((DATA_DIR / "reference_distribution.json").read_text())["frequency"]
+    counts = np.bincount(got.codes, minlength=26) / len(got)
+    for letter in "dsyjz":  # the five most frequent pinyin initials
+        assert abs(counts[ord(letter) - 97] - freq[letter]) < 0.02
 
 
 def test_digits_give_digit_letters_and_punctuation_marks_boundaries():
@@ -103,3 +134,16 @@ def test_letters_are_only_pinyin_initial_letters_on_chinese_text(chapters):
     got = to_letters(chapters[2]["text"])
     assert not set(got.letters) & set("iuv")
     assert np.all(np.diff(got.offsets) > 0)
+
+
+def test_an_index_of_the_one_letter_per_word_rules_is_refused_with_the_reindex_message(tmp_path):
+    # rules r2 gave one letter per Latin word: its keys are not comparable with these
+    from fingerprint.index import IndexVersionError, MemoryIndex
+
+    assert RULES_VERSION != "r2" and f"{RULES_VERSION}-" in FINGERPRINT_VERSION
+    old = MemoryIndex(version=FINGERPRINT_VERSION.replace(f"{RULES_VERSION}-", "r2-", 1))
+    old.add("a", [(1, 0)])
+    old.save(tmp_path)
+    with pytest.raises(IndexVersionError, match="r2-.*rebuild the index"):
+        MemoryIndex.load(tmp_path)
+
