@@ -1,4 +1,4 @@
-"""No stuck states (issue 12, item 4), through a real Celery worker: a scan whose workers died or
+"""No stuck states, through a real Celery worker: a scan whose workers died or
 that never reached a worker is failed by the sweeper (crawler.sweep_stuck) with the reason; the
 cancel action closes a scan at once and its queued URLs are never fetched; a work left pending
 because its ingestion task was never queued is queued again by the sweeper and by a re-import."""
