@@ -133,7 +133,7 @@ class EngineConfig:
       twice (one group for the rules above, see ``fingerprint.same_text``) when the alignment
       of one whole text with the other leaves at most ``same_text_frame`` of each text's
       letters outside its span (a header or footer) and covers at least ``same_text_share`` of
-      the letters inside the span (docs/same-text-works.md has the measurements).
+      the letters inside the span (docs/decisions/same-text-works.md has the measurements).
 
     Short texts:
     - short_text_letters: texts with fewer letters are indexed and queried with the

@@ -7,7 +7,8 @@ shared by different works. Two works are the same text when the alignment of one
 with the other (``fingerprint.verify.align``) spans all but at most ``frame`` of each text's
 letters (a header or footer of its own outside the span) and covers at least ``share`` of the
 letters inside each span (a name or a few characters changed). Groups are the connected
-components of that relation among a page's candidates. Design notes: docs/same-text-works.md.
+components of that relation among a page's candidates. Design notes:
+docs/decisions/same-text-works.md.
 """
 
 from __future__ import annotations
