@@ -53,6 +53,7 @@ RULES_VERSION = "r3"
 #: chosen on the English bench corpus, figures in bench/README.md).
 LATIN_WORD_LETTERS = 3
 _WORD_BASE = 0x100000001B3  # FNV-1a 64-bit prime (odd, so invertible modulo 2**64)
+_WORD_INVERSE = pow(_WORD_BASE, -1, 1 << 64)
 _HASH_BITS = 12  # bits of the word hash per drawn letter
 _DIGITS = {"0123456789": 0x30, "０１２３４５６７８９": 0xFF10}
 _UNICODE_SIZE = 0x110000
@@ -165,7 +166,8 @@ class LetterTable:
         starts = first.nonzero()[0]  # in ``where``
         lengths = np.diff(np.append(starts, len(where)))
         hashes = _word_hashes(letter.take(where), starts, lengths)
-        syllable = np.isin(hashes, self._syllables)
+        syllable = self._syllables.take(np.searchsorted(self._syllables, hashes),
+                                        mode="clip") == hashes
         count = np.where(syllable, 1, np.minimum(lengths, LATIN_WORD_LETTERS))
         word = np.repeat(np.arange(len(starts)), count)
         j = np.arange(len(word)) - np.repeat(np.cumsum(count) - count, count)
@@ -187,7 +189,7 @@ def _word_hashes(letters: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -
     powers = np.cumprod(powers, dtype=np.uint64)
     sums = np.concatenate((np.zeros(1, dtype=np.uint64),
                            np.cumsum(letters.astype(np.uint64) * powers, dtype=np.uint64)))
-    inverse = np.full(n, pow(_WORD_BASE, -1, 1 << 64), dtype=np.uint64)
+    inverse = np.full(n, _WORD_INVERSE, dtype=np.uint64)
     inverse[0] = 1
     inverse = np.cumprod(inverse, dtype=np.uint64)
     return (sums[starts + lengths] - sums[starts]) * inverse[starts]
