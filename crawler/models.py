@@ -40,12 +40,13 @@ def _validate_start_urls(value):
     (decimal and other forms included) or localhost, passes the SSRF guard with its allow list
     (host names are checked at each fetch, DNS answers change)."""
     from crawler.labels import ADDRESS_KINDS
+    from crawler.lib.config import CrawlConfig
     from crawler.lib.ssrf import RefusedAddress, check_literal, parse_allow_list
-    from crawler.scans import crawl_config
 
     if not isinstance(value, list) or not all(isinstance(u, str) for u in value):
         raise ValidationError(_("Start URLs must be a list of URLs."))
-    allow = parse_allow_list(crawl_config().allow_addresses)
+    # crawler.scans.crawl_config's reading, not imported: scans imports this module
+    allow = parse_allow_list(CrawlConfig.from_mapping(settings.CRAWLER).allow_addresses)
     for url in value:
         try:
             check_literal(canonical_url(url), allow)

@@ -16,6 +16,7 @@ import os
 import time
 
 from django.conf import settings
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 from tqdm import tqdm
@@ -152,13 +153,18 @@ def figures(state: FrontierState) -> dict:
     }
 
 
+def scan_matches(queryset: QuerySet, scan_id: int) -> QuerySet:
+    """Narrow a Match queryset to the matches scan ``scan_id`` found: first recorded in it, or
+    seen in it last (a later scan that sees a match again takes it over: a match keeps only its
+    first and its last scan)."""
+    return queryset.filter(Q(first_scan_id=scan_id) | Q(last_scan_id=scan_id))
+
+
 def stored_match_figures(scan_id: int) -> dict:
     """``matches_found`` (Match rows first recorded or seen last in scan ``scan_id``) and
     ``matches_new`` (first recorded in it), counted from the rows: a match task run twice (its
     worker killed after it wrote them, the task delivered again) counts its matches twice in
     the frontier's counters but writes each row once."""
-    from crawler.progress import scan_matches  # progress reads this module's figures
-
     return {"matches_found": scan_matches(Match.objects.all(), scan_id).count(),
             "matches_new": Match.objects.filter(first_scan_id=scan_id).count()}
 

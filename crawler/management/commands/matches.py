@@ -7,7 +7,7 @@ from django.utils.dateparse import parse_date, parse_datetime
 
 from crawler import exports
 from crawler.models import Match
-from crawler.progress import scan_matches
+from crawler.scans import scan_matches
 
 
 def parse_since(value: str):
