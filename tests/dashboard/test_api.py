@@ -421,6 +421,9 @@ def test_every_api_error_is_json_with_code_and_message(scenario, api, live_serve
     deep = "[" * 100_000 + "]" * 100_000
     assert_error(client.post("works/", data=deep, headers={"Content-Type": "application/json"}),
                  400, "parse_error")
+    many = client.get("works/", params=[("status", "indexed")] * 1001)  # over Django's 1000
+    assert many.status_code == 400 and many.json()["code"] == "bad_request"
+    assert "TooManyFieldsSent" in many.json()["message"]
     bulk = client.post("works/bulk/", data=deep + "\n", headers={
         "Content-Type": "application/x-ndjson"})
     assert bulk.status_code == 200 and bulk.json()[0]["error"]["code"] == "parse_error"
