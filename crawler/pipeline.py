@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 from crawler.config import CrawlConfig
 from crawler.crawllog import CrawlLog
+from crawler.exchange import ExchangeStash
 from crawler.fetch import Fetcher, FetchResult, HopCheck, retry_delay
 from crawler.frontier import Frontier
 from crawler.links import chapter_of, chapter_part, html_links, next_part_links, xml_links
@@ -139,12 +140,14 @@ class Crawler:
         self.politeness = Politeness(redis, config.politeness_horizon_seconds)
         self.pages = PageStore(db)
         self.log = CrawlLog(db)
+        self.exchanges = ExchangeStash(db, config.exchange_ttl_seconds)
         self.renderer = Renderer(config)  # Chromium starts on the first page that needs it
 
     def ensure_indexes(self) -> None:
         """Create the MongoDB indexes of the page store and the crawl log (idempotent)."""
         self.pages.ensure_indexes()
         self.log.ensure_indexes()
+        self.exchanges.ensure_indexes()
 
     def frontier(self, scan_id) -> Frontier:
         """The Frontier of scan run ``scan_id``."""
@@ -342,6 +345,8 @@ class Crawler:
         if extracted.ok and saved.change == "unchanged":
             outcome = Outcome.UNCHANGED
         match = (saved.page_id, saved.version_id) if saved.needs_matching else None
+        if match and result.exchange.size <= self.config.exchange_max_bytes:
+            self.exchanges.put(saved.version_id, result.exchange)  # kept if the version matches
         return self._finish(frontier, scan_id, task, outcome, extracted.error or saved.change,
                             result.status, refused=refused, admitted=admitted, match=match,
                             change=saved.change, page=(saved.page_id, saved.version_id),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import ssl
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
@@ -106,7 +107,27 @@ def _guarded(base: type[HTTPConnection], allow: tuple[Network, ...]) -> type[HTT
                 raise RefusedAddress(self.host, address, reason)
             return sock
 
+        def getresponse(self):
+            # the peer as the evidence of the exchange records it (crawler.exchange): the
+            # connection may be back in the pool before the caller looks at the response
+            response = super().getresponse()
+            response.peer = self.sock.getpeername()[:2] if self.sock else ("", 0)
+            response.peer_certificates = _peer_certificates(self.sock)
+            return response
+
     return Guarded
+
+
+def _peer_certificates(sock) -> list[bytes]:
+    """DER certificates a TLS peer presented, leaf first: the whole chain where the ssl module
+    gives it (Python 3.13+), else the leaf; [] for plain HTTP."""
+    if not isinstance(sock, ssl.SSLSocket):
+        return []
+    chain = getattr(sock, "get_unverified_chain", None)
+    if chain is not None:
+        return [c if isinstance(c, bytes) else c.public_bytes() for c in chain() or []]
+    leaf = sock.getpeercert(binary_form=True)
+    return [leaf] if leaf else []
 
 
 class GuardedAdapter(HTTPAdapter):

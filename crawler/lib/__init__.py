@@ -1,0 +1,1 @@
+"""Django-free libraries of the crawler app."""
