@@ -32,7 +32,7 @@ def exchange_warc(exchange: Exchange, *, software: str, filename: str = "data.wa
         "software": software, "format": "WARC File Format 1.1",
         "conformsTo": "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"}))
     for hop in exchange.hops:
-        date = datetime_to_iso_date(hop.started, use_micros=True)
+        date = datetime_to_iso_date(hop.started)
         request = writer.create_warc_record(
             hop.url, "request", payload=io.BytesIO(b""),
             http_headers=StatusAndHeaders(f"{hop.method} {hop.target} {hop.protocol}",
