@@ -534,3 +534,28 @@ CONFLICT_QUOTE_CHARS = 300
 # its progress every IMPORT_POLL_MS milliseconds.
 IMPORT_STUCK_SECONDS = 900
 IMPORT_POLL_MS = 1000
+
+# ---- Trusted time and signatures of evidence (crawler.lib.evidence) ----
+# RFC 3161 time-stamping authorities (TSAs), tried in this order (comma-separated URLs). None by
+# default: evidence is then made without a trusted timestamp and says so. `make run` sets the
+# demo TSA on loopback (crawler.lib.evidence.demo_tsa, not accredited; its folder DEMO_TSA_DIR).
+# One attempt waits at most TSA_TIMEOUT_SECONDS for the whole answer; on a transient failure
+# (unreachable, timeout, HTTP 5xx, garbage) a TSA is asked TSA_RETRIES more times, pausing
+# (crawler.backoff.backoff_delay) from TSA_RETRY_BASE_SECONDS up to TSA_RETRY_MAX_SECONDS, then
+# the next TSA is asked. An answer longer than TSA_MAX_RESPONSE_BYTES bytes is refused.
+TSA_URLS = env.list("TRACKER_TSA_URLS", default=[])
+TSA_TIMEOUT_SECONDS = env.float("TRACKER_TSA_TIMEOUT", default=10.0)
+TSA_RETRIES = env.int("TRACKER_TSA_RETRIES", default=2)
+TSA_RETRY_BASE_SECONDS = env.float("TRACKER_TSA_RETRY_BASE", default=1.0)
+TSA_RETRY_MAX_SECONDS = env.float("TRACKER_TSA_RETRY_MAX", default=30.0)
+TSA_MAX_RESPONSE_BYTES = 256 * 1024
+# PEM files of the root certificates the TSAs' tokens must chain to (comma-separated paths).
+TSA_TRUSTED_CERTS = env.list("TRACKER_TSA_TRUSTED_CERTS", default=[])
+DEMO_TSA_DIR = VAR_DIR / "demo-tsa"
+# The platform's key and certificate signing the evidence reports (PAdES B-T, PEM files):
+# production sets both paths (and the issuing CAs' certificates in TRACKER_SIGNING_CHAIN);
+# otherwise a self-signed pair is made in EVIDENCE_SIGNING_DIR on first use (key mode 0600).
+EVIDENCE_SIGNING_DIR = VAR_DIR / "signing"
+EVIDENCE_SIGNING_KEY = env.str("TRACKER_SIGNING_KEY", default="")
+EVIDENCE_SIGNING_CERT = env.str("TRACKER_SIGNING_CERT", default="")
+EVIDENCE_SIGNING_CHAIN = env.list("TRACKER_SIGNING_CHAIN", default=[])

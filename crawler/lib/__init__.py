@@ -1,1 +1,1 @@
-"""Django-free libraries of the crawler app."""
+"""Django-free crawl library."""
