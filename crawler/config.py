@@ -41,7 +41,7 @@ class CrawlConfig:
     (500 ms without any, Playwright's "networkidle"); ``render_max_requests`` and
     ``render_max_bytes`` the requests one page may make and the bytes they may bring in total
     (each also under ``max_body_bytes``); further requests are refused.
-    Evidence (crawler.exchange): the raw HTTP exchange of a new or changed page version, of
+    Evidence (crawler.lib.exchange): the raw HTTP exchange of a new or changed page version, of
     at most ``exchange_max_bytes`` body bytes over all hops, is stashed for
     ``exchange_ttl_seconds`` and kept for good when the version matches a work.
     The defaults follow common crawler practice (Scrapy: 180 s timeout, 1 GB max size, 20

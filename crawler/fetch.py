@@ -22,7 +22,7 @@ import urllib3
 
 from crawler.backoff import backoff_delay
 from crawler.config import CrawlConfig
-from crawler.exchange import ContentDecoder, Exchange, Hop
+from crawler.lib.exchange import ContentDecoder, Exchange, Hop
 from crawler.outcomes import Outcome
 from crawler.ssrf import GuardedAdapter, RefusedAddress, check_url, parse_allow_list
 from crawler.urls import InvalidURL, canonical_url

@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 
 from crawler.config import CrawlConfig
 from crawler.crawllog import CrawlLog
-from crawler.exchange import ExchangeStash
 from crawler.fetch import Fetcher, FetchResult, HopCheck, retry_delay
 from crawler.frontier import Frontier
+from crawler.lib.exchange import ExchangeStash
 from crawler.links import chapter_of, chapter_part, html_links, next_part_links, xml_links
 from crawler.outcomes import Outcome
 from crawler.pagestore import PageStore, sha256

@@ -108,7 +108,7 @@ def _guarded(base: type[HTTPConnection], allow: tuple[Network, ...]) -> type[HTT
             return sock
 
         def getresponse(self):
-            # the peer as the evidence of the exchange records it (crawler.exchange): the
+            # the peer as the evidence of the exchange records it (crawler.lib.exchange): the
             # connection may be back in the pool before the caller looks at the response
             response = super().getresponse()
             response.peer = self.sock.getpeername()[:2] if self.sock else ("", 0)

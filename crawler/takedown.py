@@ -46,8 +46,9 @@ def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _polite_slot(crawler, url: str, delay_seconds: float) -> None:
-    """Wait for this host's next politeness slot (the same Redis slots a scan uses)."""
+def polite_slot(crawler, url: str, delay_seconds: float) -> None:
+    """Wait (sleeping, in this worker) for the next politeness slot of ``url``'s host: the
+    same Redis slots a scan uses; ``delay_seconds`` between two fetches from the host."""
     while True:
         grant = crawler.politeness.acquire(host_of(url), delay_seconds)
         if grant.wait <= 0:
@@ -80,7 +81,7 @@ def verify_match(match: Match, engine) -> TakedownCheck:
     delay = crawler.config.default_delay_seconds
     if match.site is not None and match.site.delay_seconds is not None:
         delay = match.site.delay_seconds
-    _polite_slot(crawler, url, max(delay, policy.crawl_delay or 0.0))
+    polite_slot(crawler, url, max(delay, policy.crawl_delay or 0.0))
     result = crawler.fetcher.fetch(url)
     if result.status in GONE_STATUSES:
         return record_check(match, CheckOutcome.REMOVED, result.status, "", f"HTTP {result.status}")

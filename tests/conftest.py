@@ -9,6 +9,10 @@ TEST_REDIS_URL to use servers of your own instead. pytest-django imports the Dja
 MEDIA_ROOT) at the session's servers and folder. Code reaches the services through
 ``tracker.core.connections`` (settings read at call time).
 
+The demo time-stamping authority (crawler.lib.evidence.demo_tsa) runs on loopback for the
+session; the settings and the worker's environment name it (TRACKER_TSA_URLS), so evidence
+captures are timestamped as under `make run`.
+
 Set TRACKER_TEST_KEEP=1 to keep the session folder (worker log, test database) afterwards.
 
 Database. The Django test database ("test_" + the database name) lives on the session's
@@ -53,6 +57,7 @@ import pytest
 from tracker import embedded
 
 _started: list[embedded.Service] = []
+_stops: list = []  # other things started for the session: their stop functions
 _tmp: Path | None = None
 
 
@@ -73,6 +78,7 @@ def _point_django_at(database: str, mongo: str, redis_url: str, tmp: Path) -> No
     settings.MEDIA_ROOT = str(var / "media")
     settings.STATIC_ROOT = str(var / "static")
     (var / "static").mkdir(exist_ok=True)
+    settings.EVIDENCE_DIR = var / "evidence"
     # In place: django.db.connections holds this very dict.
     default = settings.DATABASES["default"]
     options = default.get("OPTIONS", {})
@@ -110,6 +116,21 @@ def pytest_configure(config):
     os.environ["REDIS_URL"] = redis
     os.environ["TRACKER_VAR_DIR"] = str(_tmp / "var")
     _point_django_at(database, mongo, redis, _tmp)
+    _start_demo_tsa(_tmp / "demo-tsa")
+
+
+def _start_demo_tsa(folder: Path) -> None:
+    """The demo time-stamping authority on loopback for this process and the worker: evidence
+    captures are timestamped by it (TRACKER_TSA_URLS, TRACKER_TSA_TRUSTED_CERTS)."""
+    from django.conf import settings
+
+    from crawler.lib.evidence.demo_tsa import start_demo_tsa
+
+    tsa = start_demo_tsa(folder)
+    _stops.append(tsa.stop)
+    os.environ["TRACKER_TSA_URLS"] = tsa.url
+    os.environ["TRACKER_TSA_TRUSTED_CERTS"] = str(tsa.ca_cert_path)
+    settings.TSA_URLS, settings.TSA_TRUSTED_CERTS = [tsa.url], [str(tsa.ca_cert_path)]
 
 
 def pytest_report_header(config):
@@ -138,6 +159,8 @@ def pytest_terminal_summary(terminalreporter):
 
 
 def pytest_unconfigure(config):
+    for stop in _stops:
+        stop()
     for service in _started:
         service.stop()
     if _tmp and os.environ.get("TRACKER_TEST_KEEP"):

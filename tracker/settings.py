@@ -182,14 +182,11 @@ MEDIA_ROOT = env.str("MEDIA_ROOT", default=str(VAR_DIR / "media"))
 # (TRACKER_EVIDENCE_STORAGE=storages.backends.s3.S3Storage, with the AWS_* variables of
 # django-storages and, for immutability, a bucket with Object Lock; docs/evidence.md).
 EVIDENCE_DIR = Path(env.str("TRACKER_EVIDENCE_DIR", default=str(VAR_DIR / "evidence")))
-_EVIDENCE_BACKEND = env.str("TRACKER_EVIDENCE_STORAGE",
-                            default="django.core.files.storage.FileSystemStorage")
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    "evidence": {"BACKEND": _EVIDENCE_BACKEND,
-                 "OPTIONS": ({"location": str(EVIDENCE_DIR)}
-                             if _EVIDENCE_BACKEND.endswith("FileSystemStorage") else {})},
+    "evidence": {"BACKEND": env.str("TRACKER_EVIDENCE_STORAGE",
+                                    default="crawler.evidence.storage.EvidenceFileStorage")},
 }
 
 # Uploads: the largest file or pasted text accepted, in bytes (TRACKER_UPLOAD_MAX_MB megabytes).

@@ -1,6 +1,6 @@
 """WARC/1.1 records (ISO 28500:2017) of a raw HTTP exchange, written with warcio.
 
-Each hop of a ``crawler.exchange.Exchange`` becomes a ``request`` record and a ``response``
+Each hop of a ``crawler.lib.exchange.Exchange`` becomes a ``request`` record and a ``response``
 record (``WARC-Concurrent-To`` linking them, ``WARC-IP-Address`` the server, ``WARC-Date`` the
 time the request was sent), after one ``warcinfo`` record naming the software. The response
 body is stored as received: Content-Encoding kept, only the HTTP/1.1 chunk framing removed
@@ -18,7 +18,7 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.timeutils import datetime_to_iso_date
 from warcio.warcwriter import WARCWriter
 
-from crawler.exchange import Exchange
+from crawler.lib.exchange import Exchange
 
 WARC_VERSION = "WARC/1.1"
 

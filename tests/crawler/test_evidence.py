@@ -1,0 +1,180 @@
+"""Evidence captures end to end: a loopback site, the real worker (queue "capture"), headless
+Chromium, the demo time-stamping authority of the test session, WACZ validation by Webrecorder's
+validator, and ``verify_evidence`` on the bundle and on tampered copies of it.
+
+The screenshots are kept under the session folder (``evidence-*.png``) to be looked at.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.utils import timezone
+from warcio.archiveiterator import ArchiveIterator
+
+CHROMIUM = Path("/usr/bin/chromium")
+needs_chromium = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason=f"browser test: no Chromium at {CHROMIUM} "
+                                  "(apt-get install chromium, as .ci/run does)")
+FIXTURES = Path(__file__).parent / "fixtures"
+WACZ_CLI = Path(sys.executable).with_name("wacz")
+PAGE = ("<html><head><title>盗版书站 西游记 第一回</title><link rel='stylesheet' href='/site.css'>"
+        "</head><body><h1 class='brand'>盗版书站</h1><div id='content'><p>{text}</p></div>"
+        "{extra}</body></html>")
+CSS = b"body{background:#fffbe6;font-size:18px} .brand{color:#b00000;border-bottom:4px solid #b00000}"
+
+
+def _chapter() -> str:
+    return (FIXTURES / "xiyouji-ch1.txt").read_text(encoding="utf-8")[:2500]
+
+
+def _registered_work(text: str):
+    from tracker.core.engine import get_engine
+    from tracker.core.models import RightsHolder, Work
+
+    holder = RightsHolder.objects.create(name="取证出版社")
+    work = Work.objects.create(holder=holder, reference="XYJ-E", title="西游记", author="吴承恩",
+                               kind="novel", length=len(text), status="indexed",
+                               indexed_at=timezone.now())
+    get_engine().add_work(work.engine_id, text)
+    return work
+
+
+def _scan(site, name: str) -> dict:
+    call_command("add_site", name, site.url("/"), "--delay", "0", stdout=io.StringIO())
+    out = io.StringIO()
+    call_command("scan", name, "--wait", "--timeout", "120", stdout=out, stderr=io.StringIO())
+    return json.loads(out.getvalue())
+
+
+def _wait_captures(count: int, timeout: float = 120.0, **filters):
+    from crawler.evidence.models import Capture, CaptureState
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        done = list(Capture.objects.filter(state__in=[CaptureState.DONE, CaptureState.FAILED],
+                                           **filters))
+        if len(done) >= count:
+            return done
+        time.sleep(0.5)
+    raise AssertionError(f"captures not finished: {list(Capture.objects.values('state', 'outcome'))}")
+
+
+def _verify(path: Path) -> tuple[int, str]:
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        call_command("verify_evidence", str(path), stdout=out, stderr=err)
+        code = 0
+    except SystemExit as exit_:
+        code = exit_.code
+    return code, out.getvalue() + err.getvalue()
+
+
+def _rezip(data: bytes, member: str, change) -> bytes:
+    """A copy of the ZIP ``data`` whose ``member`` is replaced by ``change(bytes)``."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            body = src.read(info)
+            dst.writestr(info, change(body) if info.filename == member else body)
+    return out.getvalue()
+
+
+def _flip(body: bytes) -> bytes:
+    at = len(body) // 2
+    return body[:at] + bytes([body[at] ^ 0x01]) + body[at + 1:]
+
+
+@needs_chromium
+@pytest.mark.django_db(transaction=True)
+def test_a_match_is_captured_as_a_verifiable_timestamped_wacz(idle_worker, site, platform_stores,
+                                                              tmp_path):
+    from crawler.evidence.models import CaptureState, TimestampStatus
+    from crawler.models import Match
+    from tracker.core.models import AuditEvent
+
+    text = _chapter()
+    work = _registered_work(text)
+    site.route("/", site.html('<a href="/book/1.html">第一回</a>'))
+    site.route("/site.css", site.Reply(200, {"Content-Type": "text/css"}, CSS))
+    page = PAGE.format(text=text, extra="").encode("utf-8")
+    site.route("/book/1.html", site.Reply(200, {"Content-Type": "text/html; charset=utf-8",
+                                                "Content-Encoding": "gzip"}, gzip.compress(page)))
+    result = _scan(site, "取证站")
+    assert result["matches_new"] == 1, result
+    match = Match.objects.get(work=work)
+    [capture] = _wait_captures(1)
+    assert capture.state == CaptureState.DONE, capture.outcome
+    assert capture.match == match and capture.kind == "detection"
+    assert capture.timestamp_status == TimestampStatus.STAMPED and capture.timestamp_token
+
+    data = capture.bundle.read()
+    import hashlib
+    assert hashlib.sha256(data).hexdigest() == capture.bundle_sha256
+    bundle = tmp_path / "capture.wacz"
+    bundle.write_bytes(data)
+    # Webrecorder's validator: required files, frictionless datapackage, paths and hashes
+    checked = subprocess.run([str(WACZ_CLI), "validate", "-f", str(bundle)], capture_output=True,
+                             text=True, check=False)
+    assert checked.returncode == 0 and "is valid" in checked.stdout, checked.stdout + checked.stderr
+
+    with zipfile.ZipFile(bundle) as wacz:
+        names = set(wacz.namelist())
+        assert {"archive/data.warc.gz", "evidence/screenshot.png", "evidence/page.pdf",
+                "evidence/text.txt", "evidence/passages.json", "evidence/metadata.json",
+                "evidence/provenance.html", "datapackage.json", "datapackage-digest.json",
+                "pages/pages.jsonl", "indexes/index.cdx.gz"} <= names
+        meta = json.loads(wacz.read("evidence/metadata.json"))
+        warc = wacz.read("archive/data.warc.gz")
+        png = wacz.read("evidence/screenshot.png")
+        provenance = wacz.read("evidence/provenance.html").decode("utf-8")
+        passages = json.loads(wacz.read("evidence/passages.json"))
+    port = int(site.base.rsplit(":", 1)[1])
+    assert meta["final_url"] == site.url("/book/1.html") and meta["http_status"] == 200
+    assert meta["server_ip"] == "127.0.0.1" and meta["server_port"] == port
+    assert meta["user_agent"].startswith("CopyrightTrackerBot")
+    assert ["Content-Encoding", "gzip"] in meta["response_headers"]
+    assert passages["passages"] and "灵根育孕源流出" in passages["passages"][0]["page_text"]
+    assert "取证说明" in provenance or "证据" in provenance
+    assert "How to verify" in provenance and "openssl ts -verify" in provenance
+    # the response record holds the body exactly as received: gzip bytes, as the server sent them
+    records = list(ArchiveIterator(io.BytesIO(warc)))
+    responses = [r for r in ArchiveIterator(io.BytesIO(warc)) if r.rec_type == "response"]
+    assert [r.rec_type for r in records] == ["warcinfo", "request", "response"]
+    raw = [r.raw_stream.read() for r in ArchiveIterator(io.BytesIO(warc)) if r.rec_type == "response"]
+    assert raw == [gzip.compress(page)] or gzip.decompress(raw[0]) == page
+    assert responses[0].rec_headers.get_header("WARC-IP-Address") == "127.0.0.1"
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    shot = Path(settings.VAR_DIR) / "evidence-detected.png"
+    shot.write_bytes(png)  # look at it: the brand in red and the chapter's text
+
+    event = AuditEvent.objects.filter(kind="evidence", new_state="done").get()
+    assert capture.bundle_sha256 in event.reason
+
+    code, said = _verify(bundle)
+    assert code == 0 and "timestamp" in said.lower(), said
+    # a changed byte in any file of the bundle is found and the file named
+    for member in sorted(names):
+        tampered = tmp_path / "tampered.wacz"
+        tampered.write_bytes(_rezip(data, member, _flip))
+        code, said = _verify(tampered)
+        assert code == 1 and member in said, (member, said)
+    # a flipped byte of the ZIP itself (CRC), a truncated copy
+    flipped = tmp_path / "flipped.wacz"
+    flipped.write_bytes(_flip(data))
+    code, said = _verify(flipped)
+    assert code == 1 and "FAIL" in said, said
+    truncated = tmp_path / "cut.wacz"
+    truncated.write_bytes(data[: len(data) // 3])
+    code, said = _verify(truncated)
+    assert code == 1 and "cut.wacz" in said, said
