@@ -37,6 +37,10 @@ from tracker.text import decode_bytes, extract_document
 # Sent after a check changed a match: keyword arguments ``match`` (Match), ``check``
 # (TakedownCheck) and ``change`` ("removed": the copy is gone; "reopened": it came back).
 takedown_changed = Signal()
+# Sent after ``verify_match`` recorded a check that fetched the page: keyword arguments ``match``,
+# ``check`` (TakedownCheck) and ``exchange`` (crawler.lib.exchange.Exchange, the check's raw HTTP
+# exchange). Receivers: crawler.evidence (proof of removal).
+takedown_checked = Signal()
 
 GONE_STATUSES = (404, 410)
 
@@ -83,6 +87,15 @@ def verify_match(match: Match, engine) -> TakedownCheck:
         delay = match.site.delay_seconds
     polite_slot(crawler, url, max(delay, policy.crawl_delay or 0.0))
     result = crawler.fetcher.fetch(url)
+    check = _check_answer(match, engine, crawler, result)
+    if result.exchange.hops:
+        takedown_checked.send(sender=TakedownCheck, match=match, check=check,
+                              exchange=result.exchange)
+    return check
+
+
+def _check_answer(match: Match, engine, crawler, result) -> TakedownCheck:
+    """Record what the fetch ``result`` of ``match.url`` found (``verify_match``)."""
     if result.status in GONE_STATUSES:
         return record_check(match, CheckOutcome.REMOVED, result.status, "", f"HTTP {result.status}")
     if result.outcome is not Outcome.OK:

@@ -86,8 +86,9 @@ def capture(record: Capture) -> Captured:
     files = {}
     if shot is not None and shot.outcome is Outcome.OK:
         files[SCREENSHOT], files[PRINT] = shot.png, shot.pdf
-    files[TEXT] = (version.text if version else "").encode("utf-8")
-    files[PASSAGES] = _json(_passages(match, version))
+    if record.kind == CaptureKind.DETECTION:  # a removal shows what the check found instead
+        files[TEXT] = (version.text if version else "").encode("utf-8")
+        files[PASSAGES] = _json(_passages(match, version))
     warc = exchange_warc(exchange, software=software())
     context = _metadata(record, exchange, shot, outcome, captured_at, fetched_now)
     context["sha256"] = {WARC: hashlib.sha256(warc).hexdigest(),
@@ -199,6 +200,10 @@ def _metadata(record: Capture, exchange: Exchange, shot, outcome: str, captured_
                         "requests_refused": [list(r) for r in shot.refused]}
                        if shot is not None and shot.outcome is Outcome.OK else None),
         "software": software(),
+        "takedown_check": ({"id": record.takedown_check_id,
+                            "outcome": record.takedown_check.outcome,
+                            "checked_at": record.takedown_check.checked_at.isoformat()}
+                           if record.takedown_check_id else None),
     }
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from crawler import matching
-from crawler.models import Match
+from crawler import matching, takedown
+from crawler.models import CheckOutcome, Match
 
 DISPATCH_UID = "evidence.capture_matched_versions"
+REMOVAL_DISPATCH_UID = "evidence.capture_removal"
 
 
 def capture_matched_versions(sender, page, version, match_ids, **kwargs) -> None:
@@ -25,6 +26,24 @@ def capture_matched_versions(sender, page, version, match_ids, **kwargs) -> None
         do_request_capture(match, version.id)
 
 
+def capture_removal(sender, match, check, exchange, **kwargs) -> None:
+    """A takedown check found ``match``'s page gone or changed: keep the check's own exchange
+    for good and request a removal capture of it (proof of removal, with its own time)."""
+    from crawler import scans
+    from crawler.evidence.actions import do_request_capture
+
+    if check.outcome not in (CheckOutcome.REMOVED, CheckOutcome.CHANGED):
+        return
+    key = f"check-{check.pk}"
+    stash = scans.get_crawler().exchanges
+    stash.put(key, exchange)
+    stash.keep(key)
+    do_request_capture(match, match.version_id, check=check, exchange_key=key,
+                       url=exchange.hops[0].url)
+
+
 def connect() -> None:
-    """Connect the receiver to ``crawler.matching.matches_recorded`` (once)."""
+    """Connect the receivers to ``crawler.matching.matches_recorded`` and
+    ``crawler.takedown.takedown_checked`` (once)."""
     matching.matches_recorded.connect(capture_matched_versions, dispatch_uid=DISPATCH_UID)
+    takedown.takedown_checked.connect(capture_removal, dispatch_uid=REMOVAL_DISPATCH_UID)

@@ -178,3 +178,85 @@ def test_a_match_is_captured_as_a_verifiable_timestamped_wacz(idle_worker, site,
     truncated.write_bytes(data[: len(data) // 3])
     code, said = _verify(truncated)
     assert code == 1 and "cut.wacz" in said, said
+
+
+@needs_chromium
+@pytest.mark.django_db(transaction=True)
+def test_a_removed_page_keeps_its_evidence_and_the_removal_is_captured(idle_worker, site,
+                                                                       platform_stores, tmp_path):
+    from crawler.evidence.models import Capture
+    from crawler.models import CheckOutcome, Match
+    from crawler.takedown import verify_match
+    from tracker.core.engine import get_engine
+
+    text = _chapter()
+    work = _registered_work(text)
+    page = site.html(PAGE.format(text=text, extra=""))
+    gone = site.html("<html><body>该页面已删除</body></html>", status=404)
+    served = []
+
+    def once_then_gone(handler):  # the pirate removes the page right after the crawl found it
+        served.append(1)
+        return page if len(served) == 1 else gone
+
+    site.route("/", site.html('<a href="/book/1.html">第一回</a>'))
+    site.route("/book/1.html", once_then_gone)
+    assert _scan(site, "删除站")["matches_new"] == 1
+    match = Match.objects.get(work=work)
+    [detection] = _wait_captures(1)
+    assert detection.state == "done", detection.outcome
+    # the capture showed the page as the crawl received it, without asking the site again
+    assert site.hits("/book/1.html") == 1
+    with zipfile.ZipFile(io.BytesIO(detection.bundle.read())) as wacz:
+        assert "evidence/screenshot.png" in wacz.namelist()
+        (Path(settings.VAR_DIR) / "evidence-removed-page.png").write_bytes(
+            wacz.read("evidence/screenshot.png"))
+        warc = wacz.read("archive/data.warc.gz")
+    [body] = [r.content_stream().read() for r in ArchiveIterator(io.BytesIO(warc))
+              if r.rec_type == "response"]
+    assert "灵根育孕源流出" in body.decode("utf-8")
+
+    check = verify_match(match, get_engine())  # the takedown check finds it gone: 404
+    assert check.outcome == CheckOutcome.REMOVED
+    done = _wait_captures(2)
+    [removal] = [c for c in done if c.kind == "removal"]
+    assert removal.state == "done" and removal.takedown_check == check, removal.outcome
+    bundle = tmp_path / "removal.wacz"
+    bundle.write_bytes(removal.bundle.read())
+    with zipfile.ZipFile(bundle) as wacz:
+        meta = json.loads(wacz.read("evidence/metadata.json"))
+        assert "evidence/screenshot.png" not in wacz.namelist()
+    assert meta["http_status"] == 404 and meta["kind"] == "removal"
+    assert meta["takedown_check"]["outcome"] == "removed"
+    assert _verify(bundle)[0] == 0
+    # the detection's bundle is still there, unchanged
+    detection.refresh_from_db()
+    assert detection.bundle.storage.exists(detection.bundle.name)
+    import hashlib
+    assert hashlib.sha256(detection.bundle.read()).hexdigest() == detection.bundle_sha256
+    assert Capture.objects.count() == 2
+
+
+@needs_chromium
+@pytest.mark.django_db(transaction=True)
+def test_a_page_that_does_not_render_is_captured_without_screenshot(idle_worker, site,
+                                                                    platform_stores, tmp_path):
+    from crawler.evidence.models import CaptureState
+    from tracker.core import notes
+
+    text = _chapter()
+    _registered_work(text)
+    site.route("/", site.html('<a href="/book/1.html">第一回</a>'))
+    site.route("/book/1.html", site.html(PAGE.format(
+        text=text, extra="<script>for(;;){}</script>")))  # never reaches its load event
+    assert _scan(site, "卡死站")["matches_new"] == 1
+    [capture] = _wait_captures(1)
+    assert capture.state == CaptureState.DONE
+    assert notes.code_of(capture.outcome) == "captured_no_screenshot"
+    assert notes.in_english(capture.outcome) == "captured without screenshot: render timeout"
+    bundle = tmp_path / "no-shot.wacz"
+    bundle.write_bytes(capture.bundle.read())
+    with zipfile.ZipFile(bundle) as wacz:
+        assert "evidence/screenshot.png" not in wacz.namelist()
+        assert "archive/data.warc.gz" in wacz.namelist()
+    assert _verify(bundle)[0] == 0
