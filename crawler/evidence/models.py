@@ -41,6 +41,16 @@ class TimestampStatus(models.TextChoices):
     STAMPED = "stamped", _("trusted timestamp")
 
 
+class CaptureQuerySet(models.QuerySet):
+    def bundle_of(self, match_id: int, capture_id: int | None = None) -> Capture | None:
+        """The finished capture of match ``match_id`` whose bundle a download gives: capture
+        ``capture_id`` when given, else the newest detection capture (else the newest one)."""
+        done = self.filter(match_id=match_id, state=CaptureState.DONE).exclude(bundle="")
+        if capture_id is not None:
+            return done.filter(pk=capture_id).first()
+        return done.order_by("kind", "-finished_at", "-id").first()  # "detection" sorts first
+
+
 class Capture(models.Model):
     """One evidence capture of a match.
 
@@ -89,6 +99,8 @@ class Capture(models.Model):
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
     next_attempt_at = models.DateTimeField(_("next attempt"), null=True, blank=True)
+
+    objects = CaptureQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("evidence capture")

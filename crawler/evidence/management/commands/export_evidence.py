@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from crawler.evidence.models import Capture, CaptureState
+from crawler.evidence.models import Capture
 
 
 class Command(BaseCommand):
@@ -19,12 +19,7 @@ class Command(BaseCommand):
         parser.add_argument("--capture", type=int, help="a capture id of that match")
 
     def handle(self, *args, match_id: int, output: str, capture: int | None, **options):
-        captures = Capture.objects.filter(match_id=match_id, state=CaptureState.DONE)
-        if capture is not None:
-            captures = captures.filter(pk=capture)
-        else:
-            captures = captures.order_by("kind", "-finished_at")  # detection sorts first
-        record = captures.first()
+        record = Capture.objects.bundle_of(match_id, capture)
         if record is None:
             states = list(Capture.objects.filter(match_id=match_id).values_list("state", flat=True))
             raise CommandError(f"match {match_id} has no finished capture"

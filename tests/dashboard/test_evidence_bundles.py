@@ -1,0 +1,105 @@
+"""Evidence bundles through the dashboard and the API (live server, real HTTP): a holder
+downloads its matches' bundles from the evidence view and from /api/v1/matches/{id}/evidence/,
+never another holder's (404, as for any object outside one's scope); an uploaded bundle is
+verified by /api/v1/evidence/verify/ and a tampered one is refused naming the file."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import zipfile
+from datetime import UTC, datetime
+
+import pytest
+import requests
+
+from crawler.evidence import actions
+from crawler.evidence.models import Capture
+from crawler.lib.evidence.bundle import build_wacz
+from crawler.lib.evidence.warc import exchange_warc
+from crawler.lib.exchange import Exchange, Hop
+
+pytestmark = pytest.mark.django_db
+
+
+def _bundle_for(match) -> Capture:
+    """A finished capture of ``match`` with a real WACZ of a one-hop exchange of its URL."""
+    body = f"<html><body><p>{match.title}</p></body></html>".encode()
+    hop = Hop(started=datetime.now(UTC), method="GET", url=match.url, target="/",
+              request_headers=[["Host", match.domain], ["User-Agent", "CopyrightTrackerBot"]],
+              status=200, reason="OK", response_headers=[["Content-Type", "text/html"]],
+              body=body, body_complete=True, peer_ip="203.0.113.7", peer_port=80)
+    bundle = build_wacz(exchange_warc(Exchange([hop]), software="test"),
+                        {"evidence/text.txt": match.title.encode()}, main_url=match.url,
+                        captured_at=hop.started, title=match.title, description="test",
+                        software="test")
+    capture = actions.do_request_capture(match, match.version_id)  # its task: only on commit
+    capture = actions.do_start_capture(capture.pk)
+    return actions.do_complete_capture(capture, bundle.data, bundle_sha256=bundle.sha256,
+                                       datapackage_sha256=bundle.datapackage_sha256,
+                                       outcome="captured")
+
+
+def _login(base: str, username: str) -> requests.Session:
+    session = requests.Session()
+    session.get(f"{base}/login/")
+    session.post(f"{base}/login/", data={"username": username, "password": "Dash-board-2026!",
+                                         "csrfmiddlewaretoken": session.cookies["csrftoken"]},
+                 headers={"Referer": f"{base}/login/"})
+    return session
+
+
+def _token(user) -> str:
+    from dashboard.models import ApiToken
+
+    token = ApiToken(user=user, name="evidence")
+    raw = token.issue()
+    token.save()
+    return raw
+
+
+def test_a_holder_downloads_its_bundles_and_never_another_holders(scenario, live_server):
+    mine = next(m for m in scenario.matches if m.work.holder == scenario.a)
+    theirs = next(m for m in scenario.matches if m.work.holder == scenario.b)
+    my_capture, their_capture = _bundle_for(mine), _bundle_for(theirs)
+    api = requests.Session()
+    api.headers["Authorization"] = f"Bearer {_token(scenario.users.holder_a)}"
+    base = f"{live_server.url}/api/v1/matches"
+
+    got = api.get(f"{base}/{mine.pk}/evidence/", timeout=30)
+    assert got.status_code == 200, got.text
+    assert hashlib.sha256(got.content).hexdigest() == my_capture.bundle_sha256
+    assert got.headers["X-Evidence-SHA256"] == my_capture.bundle_sha256
+    assert "attachment" in got.headers["Content-Disposition"]
+    assert api.get(f"{base}/{theirs.pk}/evidence/", timeout=30).status_code == 404
+    # naming the other holder's capture on one's own match gives nothing either
+    assert api.get(f"{base}/{mine.pk}/evidence/?capture={their_capture.pk}",
+                   timeout=30).status_code == 404
+
+    view = _login(live_server.url, "holder_a")
+    admin = f"{live_server.url}/crawler/match"
+    page = view.get(f"{admin}/{mine.pk}/change/", timeout=30)
+    assert f"/bundle/{my_capture.pk}/" in page.text and my_capture.bundle_sha256 in page.text
+    assert "no trusted timestamp" in page.text  # no TSA answered for these bundles
+    download = view.get(f"{admin}/{mine.pk}/bundle/{my_capture.pk}/", timeout=30)
+    assert hashlib.sha256(download.content).hexdigest() == my_capture.bundle_sha256
+    assert view.get(f"{admin}/{theirs.pk}/bundle/{their_capture.pk}/", timeout=30).status_code == 404
+    assert view.get(f"{admin}/{mine.pk}/bundle/{their_capture.pk}/", timeout=30).status_code == 404
+
+
+def test_an_uploaded_bundle_is_verified_and_a_tampered_one_named(scenario, live_server):
+    match = scenario.matches[0]
+    data = _bundle_for(match).bundle.read()
+    api = requests.Session()
+    api.headers["Authorization"] = f"Bearer {_token(scenario.users.holder_a)}"
+    url = f"{live_server.url}/api/v1/evidence/verify/"
+    good = api.post(url, files={"bundle": ("good.wacz", data)}, timeout=30).json()
+    assert good["valid"] is True and good["failed_file"] == "" and good["timestamp"] == ""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            body = src.read(info)
+            dst.writestr(info, body.replace(match.title.encode(), b"X" * len(match.title.encode()))
+                         if info.filename == "evidence/text.txt" else body)
+    bad = api.post(url, files={"bundle": ("bad.wacz", out.getvalue())}, timeout=30).json()
+    assert bad["valid"] is False and bad["failed_file"] == "evidence/text.txt", bad
