@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from crawler.evidence.models import Capture, CaptureKind, CaptureState
+from crawler.evidence.models import Capture, CaptureKind, CaptureState, TimestampStatus
 from crawler.models import Match, TakedownCheck
 from tracker.core import notes
 from tracker.core.models import AuditEvent
@@ -145,4 +145,42 @@ def do_retry_capture(capture: Capture, acting_user=None) -> Capture:
         _audit(locked, old, CaptureState.PENDING, notes.coded(
             "capture_sent_again", gettext_noop("sent again")), user=acting_user)
         _queue(locked)
+    return locked
+
+
+def do_stamp_capture(capture: Capture, bundle: bytes, *, bundle_sha256: str, token: bytes,
+                     authority: str, time) -> Capture:
+    """A capture made while no TSA answered got its timestamp later: store ``bundle`` (the
+    same files, with the token in datapackage-digest.json) as its new bundle file. The
+    earlier file stays in the storage (bundles are never deleted); the audit trail records
+    both digests. Returns the Capture."""
+    name = f"capture-{capture.pk}-{bundle_sha256[:12]}.wacz"
+    with transaction.atomic():
+        locked = Capture.objects.select_for_update().get(pk=capture.pk)
+        before = locked.bundle_sha256
+        locked.bundle.save(name, ContentFile(bundle), save=False)
+        locked.bundle_sha256, locked.bundle_bytes = bundle_sha256, len(bundle)
+        locked.timestamp_status, locked.timestamp_token = TimestampStatus.STAMPED, token
+        locked.timestamp_authority, locked.timestamped_at = authority, time
+        locked.save()
+        _audit(locked, TimestampStatus.PENDING, TimestampStatus.STAMPED, notes.coded(
+            "capture_stamped", gettext_noop(
+                "timestamped by %(tsa)s at %(time)s UTC; bundle SHA-256 %(before)s -> %(after)s"),
+            tsa=authority, time=f"{time:%Y-%m-%d %H:%M:%S}", before=before, after=bundle_sha256))
+    return locked
+
+
+def do_expire_capture(capture: Capture) -> Capture:
+    """Delete the bundle file of ``capture`` at the end of its retention
+    (settings.EVIDENCE_RETENTION_DAYS > 0 only; the default 0 keeps every bundle for ever).
+    The row, its digests and its audit trail stay. Returns the Capture."""
+    with transaction.atomic():
+        locked = Capture.objects.select_for_update().get(pk=capture.pk)
+        name = locked.bundle.name
+        locked.bundle.delete(save=False)
+        locked.save(update_fields=["bundle"])
+        _audit(locked, CaptureState.DONE, "expired", notes.coded(
+            "capture_expired", gettext_noop(
+                "bundle %(name)s (SHA-256 %(sha)s) deleted after the retention of %(days)s days"),
+            name=name, sha=locked.bundle_sha256, days=settings.EVIDENCE_RETENTION_DAYS))
     return locked

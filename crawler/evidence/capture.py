@@ -103,6 +103,10 @@ def capture(record: Capture) -> Captured:
                         title=(version.title if version and version.title else match.url)[:300],
                         description=f"{record.get_kind_display()} capture of {record.url}",
                         software=software(), stamp=stamper)
+    if stamper.result.status == "pending":
+        outcome = notes.coded("captured_tsa_pending", gettext_noop(
+            "%(outcome)s; timestamp pending: no time-stamping authority answered"),
+            outcome=outcome)
     return Captured(bundle, outcome, stamper.result)
 
 

@@ -13,7 +13,9 @@ from django.utils import timezone
 
 from crawler.backoff import backoff_delay
 from crawler.evidence import actions
-from crawler.evidence.models import Capture, CaptureState
+from crawler.evidence.models import Capture, CaptureState, TimestampStatus
+from crawler.evidence.trust import Stamper
+from crawler.lib.evidence.bundle import restamp
 from tracker.core.connections import storage_errors
 
 log = get_task_logger(__name__)
@@ -63,7 +65,11 @@ def sweep_captures() -> dict:
     after a backoff or failed for good after settings.CAPTURE_MAX_ATTEMPTS; a pending one whose
     task is that late (lost with the broker) is sent again.
 
-    Returns {"retried": [ids], "failed": [ids], "resent": [ids]}.
+    A capture bundled while no TSA answered ("timestamp pending") is stamped now if one does.
+    With settings.EVIDENCE_RETENTION_DAYS > 0, bundles older than that are deleted
+    (``do_expire_capture``); the default 0 keeps them for ever.
+
+    Returns {"retried", "failed", "resent", "stamped", "expired": [capture ids]}.
     """
     late = timezone.now() - timedelta(seconds=settings.CAPTURE_STUCK_SECONDS)
     out = {"retried": [], "failed": [], "resent": []}
@@ -76,4 +82,25 @@ def sweep_captures() -> dict:
     for record in pending.exclude(next_attempt_at__gte=late):
         actions.do_retry_capture(record)
         out["resent"].append(record.pk)
+    out["stamped"] = [c.pk for c in Capture.objects.filter(
+        state=CaptureState.DONE, timestamp_status=TimestampStatus.PENDING) if _stamp_later(c)]
+    out["expired"] = []
+    if settings.EVIDENCE_RETENTION_DAYS > 0:
+        old = timezone.now() - timedelta(days=settings.EVIDENCE_RETENTION_DAYS)
+        for record in Capture.objects.filter(finished_at__lt=old).exclude(bundle=""):
+            actions.do_expire_capture(record)
+            out["expired"].append(record.pk)
     return out
+
+
+def _stamp_later(record: Capture) -> bool:
+    """Ask the TSAs again for a capture bundled while none answered; True when stamped."""
+    stamper = Stamper()
+    with record.bundle.open("rb") as handle:
+        bundle = restamp(handle.read(), stamper)
+    if bundle is None:
+        return False
+    got = stamper.result
+    actions.do_stamp_capture(record, bundle.data, bundle_sha256=bundle.sha256, token=got.token,
+                             authority=got.authority, time=got.time)
+    return True

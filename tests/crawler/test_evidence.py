@@ -260,3 +260,95 @@ def test_a_page_that_does_not_render_is_captured_without_screenshot(idle_worker,
         assert "evidence/screenshot.png" not in wacz.namelist()
         assert "archive/data.warc.gz" in wacz.namelist()
     assert _verify(bundle)[0] == 0
+
+
+@needs_chromium
+@pytest.mark.django_db(transaction=True)
+def test_a_capture_whose_worker_was_killed_is_retried_then_given_up(idle_worker, site,
+                                                                    platform_stores, settings):
+    from crawler.evidence.models import Capture, CaptureState
+    from crawler.evidence.tasks import sweep_captures
+    from tracker.core import notes
+
+    settings.CAPTURE_RETRY_BASE_SECONDS = 0.5  # the sweeper runs here: its countdown is ours
+    text = _chapter()
+    _registered_work(text)
+    site.route("/", site.html('<a href="/book/1.html">第一回</a>'))
+    site.route("/book/1.html", site.html(PAGE.format(text=text, extra="")))
+    assert _scan(site, "中断站")["matches_new"] == 1
+    [capture] = _wait_captures(1)
+    first_bundle = capture.bundle.name
+    # what a worker killed mid-capture leaves: running, its message gone (acks_late redelivers
+    # a task whose worker dies; this is the case where the broker lost it too)
+    long_ago = timezone.now() - timezone.timedelta(seconds=settings.CAPTURE_STUCK_SECONDS + 5)
+    Capture.objects.filter(pk=capture.pk).update(state=CaptureState.RUNNING, started_at=long_ago)
+    assert sweep_captures()["retried"] == [capture.pk]
+    capture.refresh_from_db()
+    assert capture.state == CaptureState.PENDING and "worker was lost" in notes.in_english(
+        capture.outcome)
+    deadline = time.monotonic() + 90
+    while capture.state != CaptureState.DONE and time.monotonic() < deadline:
+        time.sleep(0.5)
+        capture.refresh_from_db()
+    assert capture.state == CaptureState.DONE and capture.attempts == 2
+    assert capture.bundle.storage.exists(first_bundle)  # the earlier bundle file is kept
+    # the last attempt lost too: given up, with the reason, never pending for ever
+    Capture.objects.filter(pk=capture.pk).update(state=CaptureState.RUNNING, started_at=long_ago,
+                                                 attempts=settings.CAPTURE_MAX_ATTEMPTS)
+    assert sweep_captures()["failed"] == [capture.pk]
+    capture.refresh_from_db()
+    assert capture.state == CaptureState.FAILED
+    assert notes.code_of(capture.outcome) == "capture_failed"
+    assert "worker was lost" in notes.in_english(capture.outcome)
+
+
+@pytest.mark.django_db
+def test_the_tsa_down_then_back_timestamps_the_bundle_later(platform_stores, settings, tmp_path):
+    import socket
+    from datetime import UTC, datetime
+
+    from crawler.evidence import actions
+    from crawler.evidence.models import TimestampStatus
+    from crawler.evidence.tasks import sweep_captures
+    from crawler.evidence.trust import Stamper
+    from crawler.lib.evidence.bundle import build_wacz
+    from crawler.lib.evidence.warc import exchange_warc
+    from crawler.lib.exchange import Exchange, Hop
+    from crawler.models import Match
+
+    work = _registered_work(_chapter())
+    match = Match.objects.create(work=work, page_id="0" * 24, version_id="1" * 24,
+                                 url="http://127.0.0.1/book/1.html", domain="127.0.0.1",
+                                 score=0.9, containment_page=0.9, containment_work=0.5)
+    with socket.socket() as probe:  # a loopback port where nothing listens: the TSA is down
+        probe.bind(("127.0.0.1", 0))
+        down = f"http://127.0.0.1:{probe.getsockname()[1]}/"
+    demo = list(settings.TSA_URLS)
+    settings.TSA_URLS, settings.TSA_RETRIES, settings.TSA_TIMEOUT_SECONDS = [down], 0, 2.0
+    hop = Hop(started=datetime.now(UTC), method="GET", url=match.url, target="/book/1.html",
+              request_headers=[["Host", "127.0.0.1"]], status=200, reason="OK",
+              response_headers=[["Content-Type", "text/html"]], body=b"<p>x</p>",
+              body_complete=True)
+    stamper = Stamper()
+    bundle = build_wacz(exchange_warc(Exchange([hop]), software="test"), {}, main_url=match.url,
+                        captured_at=hop.started, title="t", description="d", software="test",
+                        stamp=stamper)
+    assert stamper.result.status == TimestampStatus.PENDING and "unreachable" in stamper.result.problem
+    capture = actions.do_start_capture(actions.do_request_capture(match, match.version_id).pk)
+    capture = actions.do_complete_capture(capture, bundle.data, bundle_sha256=bundle.sha256,
+                                          datapackage_sha256=bundle.datapackage_sha256,
+                                          outcome="captured", timestamp={"status": "pending"})
+    unstamped = tmp_path / "unstamped.wacz"
+    unstamped.write_bytes(bundle.data)
+    code, said = _verify(unstamped)
+    assert code == 0 and "no trusted timestamp" in said
+    assert sweep_captures()["stamped"] == []  # still down
+    settings.TSA_URLS = demo  # back
+    assert sweep_captures()["stamped"] == [capture.pk]
+    capture.refresh_from_db()
+    assert capture.timestamp_status == TimestampStatus.STAMPED and capture.timestamped_at
+    assert capture.datapackage_sha256 == bundle.datapackage_sha256  # the same files, stamped
+    stamped = tmp_path / "stamped.wacz"
+    stamped.write_bytes(capture.bundle.read())
+    code, said = _verify(stamped)
+    assert code == 0 and "RFC 3161 timestamp" in said, said

@@ -104,3 +104,25 @@ def _write(wacz: zipfile.ZipFile, path: str, data: bytes, when, compress: bool =
     info = zipfile.ZipInfo(path, when)
     info.compress_type = zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED
     wacz.writestr(info, data)
+
+
+def restamp(data: bytes, stamp: Stamp) -> Bundle | None:
+    """A copy of the WACZ ``data`` whose datapackage-digest.json gains what ``stamp`` returns
+    for its datapackage.json (every other file byte for byte the same), or None when ``stamp``
+    returns nothing. Raises zipfile.BadZipFile or KeyError for a bundle that is not a WACZ."""
+    with zipfile.ZipFile(io.BytesIO(data)) as src:
+        datapackage = src.read(DATAPACKAGE)
+        added = stamp(datapackage)
+        if not added:
+            return None
+        digest = {**json.loads(src.read(DATAPACKAGE_DIGEST)), **added}
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w") as dst:
+            for info in src.infolist():
+                body = src.read(info)
+                if info.filename == DATAPACKAGE_DIGEST:
+                    body = json.dumps(digest, indent=2).encode("utf-8")
+                dst.writestr(info, body)
+    new = out.getvalue()
+    return Bundle(new, hashlib.sha256(new).hexdigest(), hashlib.sha256(datapackage).hexdigest(),
+                  added)
