@@ -13,8 +13,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from crawler.lib.pagestore import sha256
 from crawler.models import ReviewStatus
-from crawler.pagestore import sha256
 from dashboard import notices
 from dashboard.models import (
     NOTICE_DATE_FIELDS,

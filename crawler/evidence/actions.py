@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
@@ -19,6 +20,8 @@ from crawler.models import Match, TakedownCheck
 from tracker.core import notes
 from tracker.core.models import AuditEvent
 
+CAPTURE_TASK = "evidence.capture_page"  # crawler.evidence.tasks.capture_page
+
 
 def _audit(capture: Capture, old: str, new: str, reason: str, user=None) -> AuditEvent:
     match = capture.match
@@ -29,9 +32,9 @@ def _audit(capture: Capture, old: str, new: str, reason: str, user=None) -> Audi
 
 
 def _queue(capture: Capture, countdown: float | None = None) -> None:
-    from crawler.evidence.tasks import capture_page
-
-    transaction.on_commit(lambda: capture_page.apply_async((capture.pk,), countdown=countdown))
+    # by name: the tasks module calls these actions (no import circle)
+    transaction.on_commit(lambda: current_app.send_task(
+        CAPTURE_TASK, args=[capture.pk], countdown=countdown))
 
 
 def do_request_capture(match: Match, version_id: str, *, check: TakedownCheck | None = None,

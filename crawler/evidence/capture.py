@@ -30,7 +30,7 @@ from crawler.evidence.trust import Stamper
 from crawler.lib.evidence.bundle import Bundle, build_wacz
 from crawler.lib.evidence.warc import exchange_warc
 from crawler.lib.exchange import ContentDecoder, Exchange
-from crawler.outcomes import Outcome
+from crawler.lib.outcomes import Outcome
 from crawler.takedown import polite_slot
 from tracker.core import notes
 from tracker.text import decode_bytes

@@ -11,12 +11,12 @@ from celery.utils.log import get_task_logger
 from django.conf import settings
 from django.utils import timezone
 
-from crawler.backoff import backoff_delay
 from crawler.evidence import actions
 from crawler.evidence.models import Capture, CaptureState, TimestampStatus
 from crawler.evidence.trust import Stamper
 from crawler.lib.evidence.bundle import restamp
 from tracker.core.connections import storage_errors
+from tracker.runtime.backoff import backoff_delay
 
 log = get_task_logger(__name__)
 

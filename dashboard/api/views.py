@@ -34,7 +34,7 @@ from dashboard.evidence import bundle_response
 from dashboard.models import TakedownNotice
 from tracker.core import actions as core_actions
 from tracker.core import uploads
-from tracker.core.duplicates import DuplicateWork
+from tracker.core.conflicts import DuplicateWork
 from tracker.core.models import AuditEvent, RightsHolder, Work
 from tracker.core.scoping import holders_for, scope, sees_all
 from tracker.core.services import work_text

@@ -2,16 +2,18 @@
 
 These tests use no database. ``demo_tsa`` (session) is the demo RFC 3161 TSA
 (crawler.lib.evidence.demo_tsa: OpenSSL's TSA behind an HTTP handler) on a free loopback port,
-its root CA and keys in a temporary folder. The faulty TSAs are real HTTP servers too:
-``down_tsa_url`` a loopback port where nothing listens, ``garbage_tsa_url`` a server answering
-200 application/timestamp-reply with an HTML page, ``slow_tsa_url`` a proxy of the demo TSA
-that waits SLOW_TSA_SECONDS before passing a query on (a good token, too late). ``rejecting_tsa_url`` relays the demo TSA's rejection of a
-malformed query, whatever it is asked. ``quick_config`` builds a TsaConfig with short
-pauses between retries.
+its root CA and keys in a temporary folder; ``demo_root`` its root certificate (PEM bytes).
+The faulty TSAs are real HTTP servers too: ``down_tsa_url`` a loopback port where nothing
+listens; ``garbage_tsa_url`` answers 200 application/timestamp-reply with an HTML page;
+fronts of the demo TSA: ``slow_tsa_url`` passes a query on after SLOW_TSA_SECONDS (a good
+token, too late), ``rejecting_tsa_url`` relays the demo TSA's rejection of a malformed query,
+``replaying_tsa_url`` a good token for another digest, whatever they are asked.
+``quick_config`` builds a TsaConfig with short pauses between retries.
 """
 
 from __future__ import annotations
 
+import hashlib
 import socket
 import threading
 import time
@@ -22,7 +24,7 @@ import pytest
 import requests
 
 from crawler.lib.evidence.demo_tsa import DemoTsa, start_demo_tsa
-from crawler.lib.evidence.timestamp import QUERY_TYPE, REPLY_TYPE, TsaConfig
+from crawler.lib.evidence.timestamp import QUERY_TYPE, REPLY_TYPE, TsaConfig, build_query
 
 SLOW_TSA_SECONDS = 3.0
 
@@ -77,13 +79,17 @@ class _Garbage(BaseHTTPRequestHandler):
         pass
 
 
-def _slow_proxy(upstream: str) -> type[BaseHTTPRequestHandler]:
-    class Slow(BaseHTTPRequestHandler):
+def _relay(upstream: str, query: bytes | None = None,
+           delay: float = 0.0) -> type[BaseHTTPRequestHandler]:
+    """A TSA front that waits ``delay`` seconds, then passes ``query`` (default: the client's
+    own) to ``upstream`` and relays the answer."""
+
+    class Relay(BaseHTTPRequestHandler):
         def do_POST(self):  # noqa: N802
-            query = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            time.sleep(SLOW_TSA_SECONDS)
+            asked = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            time.sleep(delay)
             try:
-                answer = requests.post(upstream, data=query,
+                answer = requests.post(upstream, data=query or asked,
                                        headers={"Content-Type": QUERY_TYPE}, timeout=10)
                 self.send_response(answer.status_code)
                 self.send_header("Content-Type", answer.headers["Content-Type"])
@@ -96,40 +102,28 @@ def _slow_proxy(upstream: str) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *args):
             pass
 
-    return Slow
+    return Relay
 
 
-def _rejecting(upstream: str) -> type[BaseHTTPRequestHandler]:
-    class Rejecting(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802
-            self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            answer = requests.post(upstream, data=b"not a query",
-                                   headers={"Content-Type": QUERY_TYPE}, timeout=10)
-            self.send_response(200)
-            self.send_header("Content-Type", REPLY_TYPE)
-            self.send_header("Content-Length", str(len(answer.content)))
-            self.end_headers()
-            self.wfile.write(answer.content)
-
-        def log_message(self, *args):
-            pass
-
-    return Rejecting
+@pytest.fixture(scope="session")
+def slow_tsa_url(demo_tsa) -> Iterator[str]:
+    yield from _serve(_relay(demo_tsa.url, delay=SLOW_TSA_SECONDS))
 
 
 @pytest.fixture(scope="session")
 def rejecting_tsa_url(demo_tsa) -> Iterator[str]:
-    yield from _serve(_rejecting(demo_tsa.url))
+    yield from _serve(_relay(demo_tsa.url, query=b"not a query"))
+
+
+@pytest.fixture(scope="session")
+def replaying_tsa_url(demo_tsa) -> Iterator[str]:
+    yield from _serve(_relay(demo_tsa.url, query=build_query(hashlib.sha256(b"other").digest())))
 
 
 @pytest.fixture(scope="session")
 def garbage_tsa_url() -> Iterator[str]:
     yield from _serve(_Garbage)
 
-
-@pytest.fixture(scope="session")
-def slow_tsa_url(demo_tsa) -> Iterator[str]:
-    yield from _serve(_slow_proxy(demo_tsa.url))
 
 
 @pytest.fixture

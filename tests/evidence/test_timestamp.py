@@ -84,12 +84,12 @@ def test_every_tsa_failing_says_which_failed_and_why(down_tsa_url, garbage_tsa_u
         request_timestamp(_digest(), config)
 
     seen = [(failure.url, failure.attempt, failure.reason) for failure in raised.value.failures]
-    assert seen == [(down_tsa_url, 1, "unreachable"), (down_tsa_url, 2, "unreachable"),
+    assert seen == [(down_tsa_url, 1, "connection_error"), (down_tsa_url, 2, "connection_error"),
                     (garbage_tsa_url, 1, "garbage"), (garbage_tsa_url, 2, "garbage"),
                     (slow_tsa_url, 1, "timeout"), (slow_tsa_url, 2, "timeout")]
     message = str(raised.value)
     assert "Connection refused" in message and "not an RFC 3161 answer" in message
-    assert "no answer within 0.5 s" in message
+    assert "Read timed out. (read timeout=0.5)" in message
 
 
 def test_a_tsa_answering_garbage_is_passed_over(garbage_tsa_url, demo_tsa, quick_config):
@@ -113,6 +113,17 @@ def test_a_tsa_rejecting_the_request_is_not_retried_and_its_reason_is_kept(rejec
     [failure] = raised.value.failures
     assert (failure.url, failure.reason) == (rejecting_tsa_url, "rejected")
     assert "rejection" in failure.detail and "bad_data_format" in failure.detail
+
+
+def test_a_token_for_another_digest_is_refused_and_the_next_tsa_answers(replaying_tsa_url,
+                                                                       demo_tsa, quick_config):
+    token = request_timestamp(_digest(), quick_config(replaying_tsa_url, demo_tsa.url))
+    with pytest.raises(TsaUnavailableError) as raised:
+        request_timestamp(_digest(), quick_config(replaying_tsa_url, retries=2))
+
+    assert token.tsa_url == demo_tsa.url
+    [failure] = raised.value.failures
+    assert (failure.reason, failure.detail) == ("mismatch", "the token is for another digest")
 
 
 def test_no_tsa_configured_is_its_own_error():

@@ -46,7 +46,7 @@ def do_register_work(holder: RightsHolder, reference: str, extracted: Extracted,
         ingest: queue the Celery ingestion task after commit (False: the caller runs
             ``services.ingest`` itself, e.g. ``import_works --now``).
         check_duplicate: first refuse a text the holder already registered as another work
-            (``duplicates.check_not_duplicate``); False: the caller checked, or the person
+            (``conflicts.check_not_duplicate``); False: the caller checked, or the person
             confirmed.
         metadata: title, author, kind, language, source_name (``services.register_work``).
 
@@ -55,10 +55,10 @@ def do_register_work(holder: RightsHolder, reference: str, extracted: Extracted,
 
     Raises:
         ValueError: reference empty or longer than 200 characters.
-        duplicates.DuplicateWork: with ``check_duplicate``, the holder's work it duplicates.
+        conflicts.DuplicateWork: with ``check_duplicate``, the holder's work it duplicates.
     """
     if check_duplicate:
-        from .duplicates import check_not_duplicate
+        from .conflicts import check_not_duplicate
 
         check_not_duplicate(holder, reference, extracted.text)
     with transaction.atomic():
@@ -109,7 +109,7 @@ def do_flag_rights_conflict(existing: Work, claimed: Work, containment: float,
 
     Args:
         existing, claimed: the work registered first and the one whose check found it.
-        containment: the larger containment, 0..1 (``duplicates.Overlap``).
+        containment: the larger containment, 0..1 (``conflicts.Overlap``).
         passages: the shared passages (``Passage.to_dict()``; page = ``claimed``).
 
     Returns:
@@ -129,6 +129,23 @@ def do_flag_rights_conflict(existing: Work, claimed: Work, containment: float,
                           reason=f"{containment:.0%} of the text shared with work "
                                  f"{existing.pk} of holder {existing.holder_id}")
     return conflict
+
+
+def do_flag_rights_conflicts(work_id: int) -> int:
+    """Flag a RightsConflict between the indexed work ``work_id`` and every other holder's work
+    sharing its text (``conflicts.other_holders_overlaps``), each by ``do_flag_rights_conflict``.
+
+    Returns:
+        Number of conflicts newly flagged (a pair already flagged, either way round, is left).
+
+    Raises:
+        The storage errors of ``connections.storage_errors()``.
+    """
+    from .conflicts import other_holders_overlaps
+
+    work, found = other_holders_overlaps(work_id)
+    return sum(do_flag_rights_conflict(o.work, work, o.containment, o.passages) is not None
+               for o in found)
 
 
 def do_resolve_rights_conflict(conflict: RightsConflict, acting_user, note: str

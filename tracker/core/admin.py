@@ -22,7 +22,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from . import actions, services
-from .duplicates import same_holder_duplicate
+from .conflicts import same_holder_duplicate
 from .models import RightsHolder, Work, WorkStatus
 from .scoping import holders_for, scope, sees_all
 from .uploads import UploadError, check_size, extract_file, extract_pasted, supported_suffixes

@@ -1,7 +1,7 @@
 """The platform's signature on its PDF reports: PAdES B-T (ETSI EN 319 142-1) with pyHanko.
 
 A signing identity is a private key and its certificate (PEM files). On first use one is made
-in a given folder (RSA 3072, self-signed, key mode 0600); production points at its own files,
+in a given folder (ECDSA P-256, self-signed, key mode 0600); production points at its own files,
 e.g. a certificate issued by an accredited CA. The signature embeds an RFC 3161 timestamp from
 the TSAs of a TsaConfig (the same failover as crawler.lib.evidence.timestamp); without one
 answering, the PDF is signed without it and the result says so.
@@ -19,7 +19,7 @@ from pathlib import Path
 from asn1crypto import tsp
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
 from pyhanko.pdf_utils.misc import PdfError
@@ -43,7 +43,9 @@ from crawler.lib.evidence.timestamp import (
 KEY_FILE = "signing-key.pem"
 CERT_FILE = "signing-cert.pem"
 DEFAULT_SUBJECT = "Copyright Tracker evidence reports (self-signed) / 版权追踪证据报告（自签名）"
-RSA_KEY_BITS = 3072  # NIST SP 800-57 part 1: 128-bit security, acceptable beyond 2030
+# ECDSA P-256: 128-bit security (NIST SP 800-57 part 1), in ETSI TS 119 312's list for
+# signatures; an RSA 3072 key took 0.28 s to load, and pyHanko loads it three times per PDF.
+SIGNING_CURVE = ec.SECP256R1
 CERT_VALIDITY = dt.timedelta(days=3650)
 SIGNATURE_FIELD = "EvidenceSignature"
 
@@ -108,7 +110,7 @@ def load_or_create_identity(folder: Path | None = None, key_path: Path | None = 
                             cert_path: Path | None = None, chain_paths: Iterable[Path] = (),
                             subject: str = DEFAULT_SUBJECT) -> SigningIdentity:
     """The signing identity: ``key_path`` and ``cert_path`` when given (production: both must
-    exist), else ``folder``/signing-key.pem and signing-cert.pem, made on first call (RSA 3072,
+    exist), else ``folder``/signing-key.pem and signing-cert.pem, made on first call (ECDSA P-256,
     self-signed certificate with common name ``subject``, at most 64 UTF-8 bytes per name part
     after splitting on " / "). Raises SigningError: files missing, unreadable, or a key that
     does not match its certificate."""
@@ -128,7 +130,7 @@ def load_or_create_identity(folder: Path | None = None, key_path: Path | None = 
 
 def _make_identity(folder: Path, key_path: Path, cert_path: Path, subject: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    key = rsa.generate_private_key(public_exponent=65537, key_size=RSA_KEY_BITS)
+    key = ec.generate_private_key(SIGNING_CURVE())
     english, _, chinese = subject.partition(" / ")
     name = x509.Name([*([x509.NameAttribute(NameOID.ORGANIZATION_NAME, chinese)] if chinese
                         else []), x509.NameAttribute(NameOID.COMMON_NAME, english)])

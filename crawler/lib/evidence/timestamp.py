@@ -23,15 +23,20 @@ from pyhanko.sign.validation.generic_cms import validate_tst_signed_data
 from pyhanko.sign.validation.status import TimestampSignatureStatus
 from pyhanko_certvalidator import ValidationContext
 
-from crawler.backoff import backoff_delay
+from crawler.lib.fetch import read_body, transport_outcome
+from crawler.lib.outcomes import Outcome
+from tracker.runtime.backoff import backoff_delay
 
 QUERY_TYPE = "application/timestamp-query"
 REPLY_TYPE = "application/timestamp-reply"
 SHA256_BYTES = 32
 # PKIStatus values that carry a token (RFC 3161 section 2.4.2): granted, grantedWithMods
 _GRANTED = ("granted", "granted_with_mods")
+# Failures of an answer itself, beside the transport ones (crawler.lib.outcomes.Outcome)
+GARBAGE, REJECTED, MISMATCH = "garbage", "rejected", "mismatch"
 # Failures worth asking the same TSA again: the network or the server may recover
-_TRANSIENT = frozenset({"unreachable", "timeout", "server error", "garbage"})
+_TRANSIENT = frozenset({Outcome.TIMEOUT, Outcome.CONNECTION_ERROR, Outcome.SERVER_ERROR,
+                        Outcome.RATE_LIMITED, GARBAGE})
 
 
 class _TimeStampResp(core.Sequence):
@@ -48,9 +53,10 @@ class TsaConfig:
 
     ``urls`` the TSAs, tried in this order; ``timeout_seconds`` the most one attempt may take,
     connection and whole answer; ``retries`` attempts after the first at each TSA (transient
-    failures only: unreachable, timeout, HTTP 5xx/429, garbage); the pause before retry n
-    grows from ``retry_base_seconds`` to ``retry_max_seconds`` (crawler.backoff.backoff_delay);
-    ``max_response_bytes`` the largest answer read (a token with its chain is a few KB).
+    failures only: connection error, timeout, HTTP 5xx or 429, garbage); the pause before
+    retry n grows from ``retry_base_seconds`` to ``retry_max_seconds``
+    (tracker.runtime.backoff.backoff_delay); ``max_response_bytes`` the largest answer read (a
+    token with its chain is a few KB).
     """
 
     urls: tuple[str, ...] = ()
@@ -63,9 +69,11 @@ class TsaConfig:
 
 @dataclass(frozen=True)
 class TsaFailure:
-    """One failed attempt: the TSA's URL, attempt number from 1, a reason (``unreachable``,
-    ``timeout``, ``server error``, ``http error``, ``too large``, ``garbage``, ``rejected``,
-    ``mismatch``) and what was seen."""
+    """One failed attempt: the TSA's URL, attempt number from 1, a reason and what was seen.
+    Reasons: the transport's, as the crawler names them (crawler.lib.outcomes.Outcome: ``timeout``,
+    ``connection_error``, ``invalid_url``, ``too_large``, ``server_error``, ``rate_limited``,
+    ``client_error``), or the answer's: ``garbage`` (not RFC 3161), ``rejected`` (the TSA's
+    refusal, with its status text), ``mismatch`` (a token for another digest or nonce)."""
 
     url: str
     attempt: int
@@ -194,50 +202,33 @@ def _ask(url: str, query: bytes, request: tsp.TimeStampReq, config: TsaConfig) -
     """One POST to one TSA; the answer's bytes if it grants a token matching ``request``."""
     deadline = time.monotonic() + config.timeout_seconds
     try:
-        with requests.post(url, data=query, headers={"Content-Type": QUERY_TYPE},
-                           timeout=config.timeout_seconds, stream=True) as response:
-            if response.status_code >= 500 or response.status_code == 429:
-                raise _AttemptFailed("server error", f"HTTP {response.status_code}")
-            if response.status_code != 200:
-                raise _AttemptFailed("http error", f"HTTP {response.status_code}")
-            body = bytearray()
-            for chunk in response.iter_content(64 * 1024):
-                body += chunk
-                if len(body) > config.max_response_bytes:
-                    raise _AttemptFailed("too large",
-                                         f"more than {config.max_response_bytes} bytes")
-                if time.monotonic() > deadline:
-                    raise _AttemptFailed("timeout", f"answer took over {config.timeout_seconds} s")
-    except requests.Timeout as exc:
-        raise _AttemptFailed("timeout", f"no answer within {config.timeout_seconds} s") from exc
+        response = requests.post(url, data=query, headers={"Content-Type": QUERY_TYPE},
+                                 timeout=config.timeout_seconds, stream=True)
     except requests.RequestException as exc:
-        raise _AttemptFailed("unreachable", _innermost(exc)) from exc
-    answer = bytes(body)
+        raise _AttemptFailed(*transport_outcome(exc)) from exc
+    with response:
+        if response.status_code != 200:
+            raise _AttemptFailed(Outcome.RATE_LIMITED if response.status_code == 429 else
+                                 Outcome.SERVER_ERROR if response.status_code >= 500 else
+                                 Outcome.CLIENT_ERROR, f"HTTP {response.status_code}")
+        answer, failed = read_body(response, config.max_response_bytes, deadline,
+                                   config.timeout_seconds)
+    if failed:
+        raise _AttemptFailed(*failed)
     try:
         parsed = _TimeStampResp.load(answer, strict=True)
         status = parsed["status"]["status"].native
         info = _tst_info(parsed) if status in _GRANTED else None
     except (ValueError, TypeError, KeyError, AttributeError, TimestampVerificationError) as exc:
-        raise _AttemptFailed("garbage", f"not an RFC 3161 answer ({len(answer)} bytes, "
+        raise _AttemptFailed(GARBAGE, f"not an RFC 3161 answer ({len(answer)} bytes, "
                              f"{response.headers.get('Content-Type')}): {exc}") from exc
     if info is None:
-        raise _AttemptFailed("rejected", f"status {status}: {_status_text(parsed)}")
+        raise _AttemptFailed(REJECTED, f"status {status}: {_status_text(parsed)}")
     if info["message_imprint"].dump() != request["message_imprint"].dump():
-        raise _AttemptFailed("mismatch", "the token is for another digest")
+        raise _AttemptFailed(MISMATCH, "the token is for another digest")
     if info["nonce"].native != request["nonce"].native:
-        raise _AttemptFailed("mismatch", "the token's nonce is not the request's")
+        raise _AttemptFailed(MISMATCH, "the token's nonce is not the request's")
     return answer
-
-
-def _innermost(exc: BaseException) -> str:
-    """The first cause of a requests error ("[Errno 111] Connection refused"), not its wrappers."""
-    while True:
-        inner = next((arg for arg in (getattr(exc, "reason", None), *exc.args,
-                                      exc.__cause__, exc.__context__)
-                      if isinstance(arg, BaseException)), None)
-        if inner is None:
-            return f"{type(exc).__name__}: {str(exc)[:200]}"
-        exc = inner
 
 
 def verify_timestamp(response: bytes, digest: bytes,
@@ -249,8 +240,10 @@ def verify_timestamp(response: bytes, digest: bytes,
     timeStamping, critical (RFC 3161 sections 2.3 and 2.4.2). Revocation is not checked
     (no fetching). Call from synchronous code (it runs pyHanko's coroutine).
 
+    The token must include the TSA's certificate (requests here set certReq).
+
     Returns: a VerifiedTimestamp. Raises: TimestampVerificationError naming the failed check;
-    ValueError for a ``digest`` that is not 32 bytes.
+    ValueError for a ``digest`` that is not 32 bytes or trusted bytes that are no certificate.
     """
     _check_digest(digest)
     try:
