@@ -333,7 +333,7 @@ def test_the_tsa_down_then_back_timestamps_the_bundle_later(platform_stores, set
     bundle = build_wacz(exchange_warc(Exchange([hop]), software="test"), {}, main_url=match.url,
                         captured_at=hop.started, title="t", description="d", software="test",
                         stamp=stamper)
-    assert stamper.result.status == TimestampStatus.PENDING and "unreachable" in stamper.result.problem
+    assert stamper.result.status == TimestampStatus.PENDING and down in stamper.result.problem
     capture = actions.do_start_capture(actions.do_request_capture(match, match.version_id).pk)
     capture = actions.do_complete_capture(capture, bundle.data, bundle_sha256=bundle.sha256,
                                           datapackage_sha256=bundle.datapackage_sha256,
