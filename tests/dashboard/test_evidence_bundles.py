@@ -22,15 +22,17 @@ from crawler.lib.exchange import Exchange, Hop
 pytestmark = pytest.mark.django_db
 
 
-def _bundle_for(match) -> Capture:
-    """A finished capture of ``match`` with a real WACZ of a one-hop exchange of its URL."""
+def _bundle_for(match, files: dict | None = None) -> Capture:
+    """A finished capture of ``match`` with a real WACZ of a one-hop exchange of its URL (and
+    ``files``, {path: bytes}, besides its text)."""
     body = f"<html><body><p>{match.title}</p></body></html>".encode()
     hop = Hop(started=datetime.now(UTC), method="GET", url=match.url, target="/",
               request_headers=[["Host", match.domain], ["User-Agent", "CopyrightTrackerBot"]],
               status=200, reason="OK", response_headers=[["Content-Type", "text/html"]],
               body=body, body_complete=True, peer_ip="203.0.113.7", peer_port=80)
     bundle = build_wacz(exchange_warc(Exchange([hop]), software="test"),
-                        {"evidence/text.txt": match.title.encode()}, main_url=match.url,
+                        {"evidence/text.txt": match.title.encode(), **(files or {})},
+                        main_url=match.url,
                         captured_at=hop.started, title=match.title, description="test",
                         software="test")
     capture = actions.do_request_capture(match, match.version_id)  # its task: only on commit
@@ -103,3 +105,30 @@ def test_an_uploaded_bundle_is_verified_and_a_tampered_one_named(scenario, live_
                          if info.filename == "evidence/text.txt" else body)
     bad = api.post(url, files={"bundle": ("bad.wacz", out.getvalue())}, timeout=30).json()
     assert bad["valid"] is False and bad["failed_file"] == "evidence/text.txt", bad
+
+
+def test_the_pdf_report_is_signed_timestamped_and_shows_the_screenshot(scenario, pdf_reader,
+                                                                        settings, client):
+    from PIL import Image, ImageDraw
+
+    from crawler.lib.evidence.signing import load_or_create_identity, validate_signed_pdf
+
+    match = next(m for m in scenario.matches if m.work.holder == scenario.a)
+    picture = Image.new("RGB", (640, 400), "white")
+    ImageDraw.Draw(picture).rectangle((40, 40, 600, 120), fill=(176, 0, 0))
+    png = io.BytesIO()
+    picture.save(png, "PNG")
+    capture = _bundle_for(match, {"evidence/screenshot.png": png.getvalue()})
+    client.force_login(scenario.users.holder_a)
+    response = client.get(f"/crawler/match/{match.pk}/report/pdf/")
+    assert response.status_code == 200, response.content[:300]
+    pdf = b"".join(response.streaming_content) if response.streaming else response.content
+    identity = load_or_create_identity(settings.EVIDENCE_SIGNING_DIR)
+    roots = [open(p, "rb").read() for p in settings.TSA_TRUSTED_CERTS]
+    check = validate_signed_pdf(pdf, [identity.cert_path.read_bytes()], roots)
+    assert check.ok and check.intact and check.valid and check.trusted, check.problems
+    assert check.timestamp_time is not None and check.timestamp_trusted  # PAdES B-T
+    reader = pdf_reader.PdfReader(io.BytesIO(pdf))
+    text = "".join(page.extract_text() for page in reader.pages)
+    assert capture.bundle_sha256 in text.replace("\n", "")
+    assert any(page.images for page in reader.pages)  # the screenshot is in it
