@@ -18,6 +18,7 @@ from crawler.evidence.models import Capture
 from crawler.lib.evidence.bundle import build_wacz
 from crawler.lib.evidence.warc import exchange_warc
 from crawler.lib.exchange import Exchange, Hop
+from tracker.core import notes
 
 pytestmark = pytest.mark.django_db
 
@@ -39,7 +40,7 @@ def _bundle_for(match, files: dict | None = None) -> Capture:
     capture = actions.do_start_capture(capture.pk)
     return actions.do_complete_capture(capture, bundle.data, bundle_sha256=bundle.sha256,
                                        datapackage_sha256=bundle.datapackage_sha256,
-                                       outcome="captured")
+                                       outcome=notes.coded("captured", "captured"))
 
 
 def _login(base: str, username: str) -> requests.Session:
@@ -132,3 +133,31 @@ def test_the_pdf_report_is_signed_timestamped_and_shows_the_screenshot(scenario,
     text = "".join(page.extract_text() for page in reader.pages)
     assert capture.bundle_sha256 in text.replace("\n", "")
     assert any(page.images for page in reader.pages)  # the screenshot is in it
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("language", ["zh-hans", "en"])
+def test_the_evidence_view_lists_the_captures(scenario, open_page, browser_login, screenshot,
+                                               language):
+    match = next(m for m in scenario.matches if m.work.holder == scenario.a)
+    capture = _bundle_for(match)
+    page = open_page(language)
+    page.set_viewport_size({"width": 1366, "height": 900})
+    browser_login(page, "holder_a")
+    page.goto(f"/crawler/match/{match.pk}/change/")
+    card = page.locator("#dash-captures")
+    words = {"zh-hans": ("证据固定", "无可信时间戳", "下载证据包（WACZ）"),
+             "en": ("Evidence captures", "no trusted timestamp", "Download bundle (WACZ)")}
+    assert {"zh-hans": "已取证", "en": "captured"}[language] in card.locator("tr.dash-capture").inner_text()
+    for text in words[language]:
+        assert text in card.inner_text(), text
+    assert capture.bundle_sha256 in card.inner_text()
+    # fits 1366 px: nothing wider than the window
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1366
+    card.scroll_into_view_if_needed()
+    screenshot(page, f"evidence-captures-{language}")
+    with page.expect_download() as download:
+        page.click("a.dash-bundle")
+    assert hashlib.sha256(open(download.value.path(), "rb").read()).hexdigest() == \
+        capture.bundle_sha256
