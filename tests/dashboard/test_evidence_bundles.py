@@ -45,6 +45,7 @@ def _bundle_for(match, files: dict | None = None) -> Capture:
 
 def _login(base: str, username: str) -> requests.Session:
     session = requests.Session()
+    session.headers["Accept-Language"] = "en"
     session.get(f"{base}/login/")
     session.post(f"{base}/login/", data={"username": username, "password": "Dash-board-2026!",
                                          "csrfmiddlewaretoken": session.cookies["csrftoken"]},
