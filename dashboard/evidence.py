@@ -15,6 +15,8 @@ from django.http import FileResponse, Http404
 from django.utils.translation import gettext as _
 
 from crawler.evidence.models import Capture
+from crawler.evidence.trust import timestamp_check
+from crawler.lib.evidence.verify import verify_bundle
 from dashboard import sources, wording
 from dashboard.highlight import SpanError, highlight
 from tracker.core import notes
@@ -96,3 +98,17 @@ def bundle_response(match, capture_id: int | None = None) -> FileResponse:
                             content_type="application/wacz")
     response["X-Evidence-SHA256"] = capture.bundle_sha256
     return response
+
+
+def verify_upload(upload) -> tuple[bool, str]:
+    """Verify an uploaded bundle (a Django UploadedFile) as ``verify_evidence`` does. Returns
+    (valid, the verdict in words of the active language, naming the first file that fails)."""
+    verdict = verify_bundle(upload.read(), timestamp_check(), name=upload.name)
+    if not verdict.ok:
+        return False, _("%(name)s does not verify: %(file)s: %(reason)s") % {
+            "name": upload.name, "file": verdict.failure.path, "reason": verdict.failure.reason}
+    if verdict.timestamp:
+        return True, _("%(name)s verifies: every digest holds; %(timestamp)s.") % {
+            "name": upload.name, "timestamp": verdict.timestamp}
+    return True, _("%(name)s verifies: every digest holds; no trusted timestamp.") % {
+        "name": upload.name}

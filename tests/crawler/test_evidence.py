@@ -352,3 +352,23 @@ def test_the_tsa_down_then_back_timestamps_the_bundle_later(platform_stores, set
     stamped.write_bytes(capture.bundle.read())
     code, said = _verify(stamped)
     assert code == 0 and "RFC 3161 timestamp" in said, said
+
+
+@needs_chromium
+def test_an_endless_page_is_cut_at_the_height_cap(config, site):
+    import struct
+
+    from crawler.lib.render import Renderer
+
+    renderer = Renderer(config)
+    tall = "<html><body>" + "".join(f"<p style='height:200px'>第{i}段</p>" for i in range(400)) \
+        + "</body></html>"
+    try:
+        shot = renderer.snapshot(site.url("/tall.html"), tall, width=800, max_height=3000,
+                                 timeout=10)
+    finally:
+        renderer.close()
+    assert shot.page_height > 80_000
+    width, height = struct.unpack(">II", shot.png[16:24])
+    assert (width, height) == (800, 3000)
+    assert shot.pdf.startswith(b"%PDF")

@@ -9,6 +9,7 @@ import hashlib
 import io
 import zipfile
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 import requests
@@ -160,5 +161,22 @@ def test_the_evidence_view_lists_the_captures(scenario, open_page, browser_login
     screenshot(page, f"evidence-captures-{language}")
     with page.expect_download() as download:
         page.click("a.dash-bundle")
-    assert hashlib.sha256(open(download.value.path(), "rb").read()).hexdigest() == \
-        capture.bundle_sha256
+    saved = download.value.path()
+    assert hashlib.sha256(open(saved, "rb").read()).hexdigest() == capture.bundle_sha256
+    # the same check as verify_evidence, from the evidence view: the good file, then a tampered one
+    page.set_input_files("#dash-verify-bundle input[type=file]", saved)
+    page.click("#dash-verify-bundle button")
+    said = {"zh-hans": "核验通过", "en": "verifies: every digest holds"}[language]
+    assert said in page.locator(".messagelist").inner_text()
+    tampered = Path(saved).with_name("tampered.wacz")
+    out = io.BytesIO()
+    with zipfile.ZipFile(saved) as src, zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            body = src.read(info)
+            dst.writestr(info, body + b" " if info.filename == "archive/data.warc.gz" else body)
+    tampered.write_bytes(out.getvalue())
+    page.set_input_files("#dash-verify-bundle input[type=file]", str(tampered))
+    page.click("#dash-verify-bundle button")
+    assert "archive/data.warc.gz" in page.locator(".messagelist .error").inner_text()
+    page.locator("#dash-captures").scroll_into_view_if_needed()
+    screenshot(page, f"evidence-verified-{language}")
