@@ -18,8 +18,11 @@ $(STAMP): pyproject.toml
 run: install
 	$(PY) -m tracker.run
 
+# Two test processes (pytest-xdist), each with its own servers and worker; a module's tests stay
+# in one process (its module fixtures are made once). TEST_PROCESSES=0: all in this process.
+TEST_PROCESSES ?= 2
 test: install
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile $(PYTEST_ARGS)
 
 # The tests that need no server, worker or browser (markers set in tests/conftest.py).
 test-fast: install

@@ -19,6 +19,7 @@ from dashboard import notices
 from dashboard.models import (
     NOTICE_DATE_FIELDS,
     NOTICE_TRANSITIONS,
+    ApiToken,
     NoticeLanguage,
     NoticeStatus,
     TakedownNotice,
@@ -181,3 +182,57 @@ def do_advance_notice(notice: TakedownNotice, status: str, acting_user, note: st
                                   new_state=status, reason=reason)
     notice.refresh_from_db()
     return event
+
+
+def do_issue_api_token(token: ApiToken, acting_user) -> str:
+    """Save the new, unsaved ``token`` (its name set) for ``acting_user`` and record it.
+
+    Returns:
+        The raw token, to be shown once (only its SHA-256 is stored).
+    """
+    with transaction.atomic():
+        token.user = acting_user
+        raw = token.issue()
+        token.save()
+        AuditEvent.record(kind=AuditEvent.Kind.ACCESS, user=acting_user, holder=None,
+                          target=token, subject=str(token), old_state="",
+                          new_state="active", reason="API token issued")
+    return raw
+
+
+def do_revoke_api_tokens(tokens, acting_user) -> int:
+    """Revoke each token of ``tokens`` (an ApiToken queryset) still active, for good, and record
+    each revocation.
+
+    Returns:
+        The number of tokens revoked.
+    """
+    revoked = 0
+    with transaction.atomic():
+        for token in tokens.select_for_update().filter(revoked_at__isnull=True):
+            token.revoked_at = timezone.now()
+            token.save(update_fields=["revoked_at"])
+            AuditEvent.record(kind=AuditEvent.Kind.ACCESS, user=acting_user, holder=None,
+                              target=token, subject=str(token), old_state="active",
+                              new_state="revoked", reason="API token revoked")
+            revoked += 1
+    return revoked
+
+
+def do_delete_api_tokens(tokens, acting_user) -> int:
+    """Delete each token of ``tokens`` (an ApiToken queryset), which ends its access for good,
+    and record each deletion.
+
+    Returns:
+        The number of tokens deleted.
+    """
+    deleted = 0
+    with transaction.atomic():
+        for token in tokens.select_for_update():
+            AuditEvent.record(kind=AuditEvent.Kind.ACCESS, user=acting_user, holder=None,
+                              target=None, subject=str(token),
+                              old_state="revoked" if token.revoked_at else "active",
+                              new_state="deleted", reason="API token deleted")
+            token.delete()
+            deleted += 1
+    return deleted

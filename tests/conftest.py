@@ -1,7 +1,7 @@
 """Test-suite servers and fixtures: a real MongoDB, a real Redis and a real Celery worker.
 
 Servers. PostgreSQL, MongoDB and Redis are started once per session, by the first test that
-needs one (the ``servers`` fixture, which the database, MongoDB and Redis fixtures request), on
+needs one (the ``session_servers`` fixture, which the database, MongoDB and Redis fixtures request), on
 free loopback ports under a temporary folder (tracker.runtime.embedded), exported as
 DATABASE_URL / MONGO_URL / REDIS_URL, and stopped at the end; a run of tests that need none
 (``make test-fast``) starts none. Set TEST_DATABASE_URL / TEST_MONGO_URL / TEST_REDIS_URL to use
@@ -109,7 +109,7 @@ MARKERS = {
     "browser": "needs headless Chromium (/usr/bin/chromium)",
 }
 #: Fixtures whose presence in a test's closure means it talks to a server.
-_SERVICE_FIXTURES = {"servers", "django_db_setup", "cluster"}
+_SERVICE_FIXTURES = {"session_servers", "django_db_setup", "cluster"}
 
 
 def pytest_configure(config):
@@ -185,13 +185,13 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(scope="session")
-def servers() -> None:
+def session_servers() -> None:
     """The session's PostgreSQL, MongoDB and Redis, started on first use (see the module)."""
     _start_servers()
 
 
 @pytest.fixture(scope="session")
-def django_db_modify_db_settings(servers, django_db_modify_db_settings_parallel_suffix) -> None:
+def django_db_modify_db_settings(session_servers, django_db_modify_db_settings_parallel_suffix) -> None:
     """pytest-django's hook before it creates the test database: start the servers first."""
 
 
@@ -199,7 +199,7 @@ def django_db_modify_db_settings(servers, django_db_modify_db_settings_parallel_
 def _servers_of_marked_tests(request) -> None:
     """Start the servers for a test marked ``services`` by its folder rather than a fixture."""
     if request.node.get_closest_marker("services"):
-        request.getfixturevalue("servers")
+        request.getfixturevalue("session_servers")
 
 
 def pytest_report_header(config):
@@ -238,13 +238,13 @@ def pytest_unconfigure(config):
 
 
 @pytest.fixture(scope="session")
-def mongo_url(servers) -> str:
+def mongo_url(session_servers) -> str:
     """URL of the session's MongoDB server."""
     return os.environ["MONGO_URL"]
 
 
 @pytest.fixture(scope="session")
-def redis_url(servers) -> str:
+def redis_url(session_servers) -> str:
     """URL of the session's Redis server (database 0, shared with Celery's broker)."""
     return os.environ["REDIS_URL"]
 
@@ -290,7 +290,7 @@ def _empty_platform_stores() -> None:
 
 
 @pytest.fixture
-def platform_stores(servers):
+def platform_stores(session_servers):
     """The platform's MongoDB database and Redis client, emptied before and after the test."""
     from tracker.core.connections import get_mongo_db, get_redis
 
@@ -323,6 +323,7 @@ def worker_env(django_db_setup):
             "DATABASE_URL": database, "MONGO_URL": settings.MONGO_URL,
             "REDIS_URL": settings.REDIS_URL, "TRACKER_VAR_DIR": str(settings.VAR_DIR),
             "MEDIA_ROOT": str(settings.MEDIA_ROOT), "TRACKER_INGEST_RETRY_BASE": "1",
+            "DJANGO_SETTINGS_MODULE": "tracker.settings.test",
             **overrides})
 
     return build

@@ -152,13 +152,13 @@ def test_another_holders_copy_is_registered_and_flagged_for_staff_only(
 def test_two_registered_copies_do_not_hide_a_third(people, platform_stores, novel_text):
     """Engine.match would give each of two identical registered works half the shared letters
     (0.5 containment); the check judges each candidate alone."""
-    from tracker.core import services
+    from tracker.core import ingestion
     from tracker.core.conflicts import overlaps, same_holder_duplicate
 
     for holder, reference in ((people["press"], "a"), (people["agency"], "b")):
         work = actions.do_register_work(holder, reference, extract_pasted(novel_text),
                                         ingest=False).work
-        services.ingest(work.pk)
+        ingestion.ingest(work.pk)
     from tracker.core.engine import get_engine
 
     assert all(m.score < 0.9 for m in get_engine().match(novel_text))  # what match would say

@@ -5,7 +5,7 @@ models' writers directly).
 Each action is atomic, records the acting person in the audit trail (``AuditEvent``, kind
 "work") and queues its follow-up Celery task (ingestion, removal from the index) only once its
 transaction commits (``transaction.on_commit``). The extraction, staging and ingestion steps
-themselves are in ``tracker.core.services``.
+themselves are in ``tracker.core.registration`` and ``tracker.core.ingestion``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from . import services
+from . import registration
 from .errors import ActionError
 from .models import (
     AuditEvent,
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 def do_register_work(holder: RightsHolder, reference: str, extracted: Extracted, *,
                      acting_user=None, ingest: bool = True, check_duplicate: bool = False,
-                     **metadata) -> services.Registration:
+                     **metadata) -> registration.Registration:
     """Create or update the work ``reference`` of ``holder`` with ``extracted`` text, record it
     and queue its ingestion once committed.
 
@@ -44,14 +44,14 @@ def do_register_work(holder: RightsHolder, reference: str, extracted: Extracted,
         extracted: the text from ``tracker.text``.
         acting_user: the user who uploaded or imported it, or None (the demo).
         ingest: queue the Celery ingestion task after commit (False: the caller runs
-            ``services.ingest`` itself, e.g. ``import_works --now``).
+            ``ingestion.ingest`` itself, e.g. ``import_works --now``).
         check_duplicate: first refuse a text the holder already registered as another work
             (``conflicts.check_not_duplicate``); False: the caller checked, or the person
             confirmed.
-        metadata: title, author, kind, language, source_name (``services.register_work``).
+        metadata: title, author, kind, language, source_name (``registration.register_work``).
 
     Returns:
-        The ``services.Registration`` ("registered", "updated" or "skipped").
+        The ``registration.Registration`` ("registered", "updated" or "skipped").
 
     Raises:
         ValueError: reference empty or longer than 200 characters.
@@ -62,18 +62,18 @@ def do_register_work(holder: RightsHolder, reference: str, extracted: Extracted,
 
         check_not_duplicate(holder, reference, extracted.text)
     with transaction.atomic():
-        # services.register_work stages the text and queues its ingestion on commit.
-        registration = services.register_work(holder, reference, extracted, ingest=ingest,
+        # registration.register_work stages the text and queues its ingestion on commit.
+        result = registration.register_work(holder, reference, extracted, ingest=ingest,
                                               **metadata)
-        work = registration.work
-        if registration.outcome != "skipped":
+        work = result.work
+        if result.outcome != "skipped":
             AuditEvent.record(
                 kind=AuditEvent.Kind.WORK, user=acting_user, holder=holder, target=work,
-                subject=str(work), old_state="" if registration.outcome == "registered"
-                else "registered", new_state=registration.outcome,
+                subject=str(work), old_state="" if result.outcome == "registered"
+                else "registered", new_state=result.outcome,
                 reason=f"text {work.length} characters, SHA-256 {work.sha256[:12]}"
-                if registration.queued else "metadata")
-    return registration
+                if result.queued else "metadata")
+    return result
 
 
 def do_update_work(work: Work, acting_user, changed: list[str]) -> Work:
@@ -93,7 +93,7 @@ def do_update_work(work: Work, acting_user, changed: list[str]) -> Work:
 
 def do_delete_work(work: Work, acting_user) -> None:
     """Delete ``work`` and record it; once committed, its staged text, postings and stored
-    record are removed (``services.forget_work``, by the post_delete signal, which also covers
+    record are removed (``ingestion.forget_work``, by the post_delete signal, which also covers
     deletions made outside this action)."""
     with transaction.atomic():
         AuditEvent.record(kind=AuditEvent.Kind.WORK, user=acting_user, holder=work.holder,
@@ -243,3 +243,61 @@ def do_update_user_settings(user, acting_user, *, time_zone: str) -> UserSetting
                               target=row, subject=user.get_username(), old_state=old,
                               new_state=time_zone or settings.TIME_ZONE)
     return row
+
+
+def do_set_holder_users(holder: RightsHolder, users, acting_user) -> tuple[list[str], list[str]]:
+    """Give exactly ``users`` (an iterable of User) access to ``holder``'s works, and record who
+    was added and who removed in the audit trail (kind "access").
+
+    Returns:
+        (usernames added, usernames removed), each sorted; both empty when nothing changed.
+    """
+    wanted = {user.pk: user for user in users}
+    with transaction.atomic():
+        holder = RightsHolder.objects.select_for_update().get(pk=holder.pk)
+        current = {user.pk: user for user in holder.users.all()}
+        added = sorted(wanted[pk].get_username() for pk in wanted.keys() - current.keys())
+        removed = sorted(current[pk].get_username() for pk in current.keys() - wanted.keys())
+        if not added and not removed:
+            return [], []
+        holder.users.set(wanted.values())
+        AuditEvent.record(kind=AuditEvent.Kind.ACCESS, user=acting_user, holder=holder,
+                          target=holder, subject=str(holder), old_state="", new_state="",
+                          reason="; ".join(filter(None, [
+                              "users added: " + ", ".join(added) if added else "",
+                              "users removed: " + ", ".join(removed) if removed else ""])))
+    return added, removed
+
+
+def do_change_email(user, email: str, acting_user) -> bool:
+    """Set ``user``'s e-mail address (where alerts go) to ``email`` and record the change.
+
+    Returns:
+        True when the address changed, False when it was already ``email``.
+    """
+    with transaction.atomic():
+        user = type(user).objects.select_for_update().get(pk=user.pk)
+        if user.email == email:
+            return False
+        old, user.email = user.email, email
+        user.save(update_fields=["email"])
+        AuditEvent.record(kind=AuditEvent.Kind.USER_SETTINGS, user=acting_user, holder=None,
+                          target=user, subject=user.get_username(), old_state="",
+                          new_state="", reason=f"e-mail address changed from {old or '-'} "
+                                               f"to {email or '-'}")
+    return True
+
+
+def do_create_holder(name: str, acting_user=None) -> tuple[RightsHolder, bool]:
+    """The rights holder named ``name`` (stripped), created and recorded when missing.
+
+    Returns:
+        (the holder, True when it was created now).
+    """
+    with transaction.atomic():
+        holder, created = RightsHolder.objects.get_or_create(name=name.strip())
+        if created:
+            AuditEvent.record(kind=AuditEvent.Kind.ACCESS, user=acting_user, holder=holder,
+                              target=holder, subject=str(holder), old_state="",
+                              new_state="created", reason="rights holder created")
+    return holder, created

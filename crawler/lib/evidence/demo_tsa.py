@@ -229,6 +229,7 @@ def _url(server: ThreadingHTTPServer) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
+    """Serve the demo TSA until interrupted (``python -m crawler.lib.evidence.demo_tsa --help``)."""
     parser = argparse.ArgumentParser(description=f"{LABEL}: an RFC 3161 TSA for demos and tests")
     parser.add_argument("--folder", type=Path, required=True,
                         help="where its root CA, certificate and key are kept (made if absent)")

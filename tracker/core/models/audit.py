@@ -102,6 +102,7 @@ class AuditEvent(models.Model):
         CONFLICT = "conflict", _("rights conflict")
         PROPOSAL = "proposal", _("site proposal")
         USER_SETTINGS = "settings", _("user settings")
+        ACCESS = "access", _("access")
         EVIDENCE = "evidence", _("evidence capture")
 
     sequence = models.PositiveBigIntegerField(_("sequence"), unique=True, editable=False)
