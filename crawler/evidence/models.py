@@ -24,11 +24,15 @@ def evidence_storage():
 
 
 class CaptureKind(models.TextChoices):
+    """What a capture proves: the copy found (detection), or its removal."""
+
     DETECTION = "detection", _("detection")
     REMOVAL = "removal", _("removal")
 
 
 class CaptureState(models.TextChoices):
+    """Where a capture is: pending (queued), running, done (bundle stored), failed (given up)."""
+
     PENDING = "pending", _("pending")
     RUNNING = "running", _("running")
     DONE = "done", _("captured")
@@ -36,12 +40,17 @@ class CaptureState(models.TextChoices):
 
 
 class TimestampStatus(models.TextChoices):
+    """The bundle's RFC 3161 timestamp: none (no TSA configured), pending (no TSA answered yet:
+    the sweeper asks again), stamped."""
+
     NONE = "none", _("no trusted timestamp")
     PENDING = "pending", _("timestamp pending")
     STAMPED = "stamped", _("trusted timestamp")
 
 
 class CaptureQuerySet(models.QuerySet):
+    """Captures, with the lookup of the bundle a download gives."""
+
     def bundle_of(self, match_id: int, capture_id: int | None = None) -> Capture | None:
         """The finished capture of match ``match_id`` whose bundle a download gives: capture
         ``capture_id`` when given, else the newest detection capture (else the newest one)."""

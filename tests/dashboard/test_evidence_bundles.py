@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import requests
+from django.db import transaction
 
 from crawler.evidence import actions
 from crawler.evidence.models import Capture
@@ -37,11 +38,14 @@ def _bundle_for(match, files: dict | None = None) -> Capture:
                         main_url=match.url,
                         captured_at=hop.started, title=match.title, description="test",
                         software="test")
-    capture = actions.do_request_capture(match, match.version_id)  # its task: only on commit
-    capture = actions.do_start_capture(capture.pk)
-    return actions.do_complete_capture(capture, bundle.data, bundle_sha256=bundle.sha256,
-                                       datapackage_sha256=bundle.datapackage_sha256,
-                                       outcome=notes.coded("captured", "captured"))
+    # one transaction: the capture task its request queues on commit finds it done (a worker
+    # left running by earlier tests would otherwise race to capture the page itself)
+    with transaction.atomic():
+        capture = actions.do_request_capture(match, match.version_id)
+        capture = actions.do_start_capture(capture.pk)
+        return actions.do_complete_capture(capture, bundle.data, bundle_sha256=bundle.sha256,
+                                           datapackage_sha256=bundle.datapackage_sha256,
+                                           outcome=notes.coded("captured", "captured"))
 
 
 def _login(base: str, username: str) -> requests.Session:
