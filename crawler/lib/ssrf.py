@@ -110,9 +110,12 @@ def _guarded(base: type[HTTPConnection], allow: tuple[Network, ...]) -> type[HTT
         def getresponse(self):
             # the peer as the evidence of the exchange records it (crawler.lib.exchange): the
             # connection may be back in the pool before the caller looks at the response
+            # (read before the response: http.client closes a connection that will not be kept
+            # alive, an HTTP/1.0 answer's, once the headers are in)
+            peer = self.sock.getpeername()[:2] if self.sock else ("", 0)
+            certificates = _peer_certificates(self.sock)
             response = super().getresponse()
-            response.peer = self.sock.getpeername()[:2] if self.sock else ("", 0)
-            response.peer_certificates = _peer_certificates(self.sock)
+            response.peer, response.peer_certificates = peer, certificates
             return response
 
     return Guarded

@@ -372,3 +372,33 @@ def test_an_endless_page_is_cut_at_the_height_cap(config, site):
     width, height = struct.unpack(">II", shot.png[16:24])
     assert (width, height) == (800, 3000)
     assert shot.pdf.startswith(b"%PDF")
+
+
+def test_the_exchange_names_the_server_of_an_http_1_0_answer(config):
+    """An HTTP/1.0 server closes the connection after its answer: the peer is still recorded."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from crawler.lib.fetch import Fetcher
+
+    class OldServer(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.0"
+
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.end_headers()
+            self.wfile.write("<p>旧服务器</p>".encode())
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), OldServer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        result = Fetcher(config).fetch(f"http://127.0.0.1:{server.server_address[1]}/a.html")
+    finally:
+        server.shutdown()
+    [hop] = result.exchange.hops
+    assert (hop.peer_ip, hop.peer_port) == ("127.0.0.1", server.server_address[1])
+    assert hop.protocol == "HTTP/1.0" and hop.body_complete and "旧服务器" in hop.body.decode()
