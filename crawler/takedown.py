@@ -37,7 +37,7 @@ from tracker.text import decode_bytes, extract_document
 # Sent after a check changed a match: keyword arguments ``match`` (Match), ``check``
 # (TakedownCheck) and ``change`` ("removed": the copy is gone; "reopened": it came back).
 takedown_changed = Signal()
-# Sent after ``verify_match`` recorded a check that fetched the page: keyword arguments ``match``,
+# Sent after ``verify_match`` (or a scan, ``record_gone``) recorded a check that fetched the page: keyword arguments ``match``,
 # ``check`` (TakedownCheck) and ``exchange`` (crawler.lib.exchange.Exchange, the check's raw HTTP
 # exchange). Receivers: crawler.evidence (proof of removal).
 takedown_checked = Signal()
@@ -173,17 +173,21 @@ def _check_reason(check: TakedownCheck) -> str:
         "%(digest)s"), **params)
 
 
-def record_gone(scan_id: int, url: str, http_status: int | None) -> int:
+def record_gone(scan_id: int, url: str, http_status: int | None, exchange=None) -> int:
     """A scan met canonical ``url`` answering ``http_status``: when it is 404 or 410, record a
-    'removed' check of every match still standing at that URL. Returns the checks recorded."""
+    'removed' check of every match still standing at that URL and, with the scan's raw
+    ``exchange`` (crawler.lib.exchange.Exchange), send ``takedown_checked`` for each (proof of
+    removal). Returns the checks recorded."""
     if http_status not in GONE_STATUSES:
         return 0
     matches = list(Match.objects.filter(domain=host_of(url), url=url, still_matching=True))
     scan = ScanRun.objects.filter(pk=scan_id).first()
     for match in matches:
-        record_check(match, CheckOutcome.REMOVED, http_status, "", notes.coded(
+        check = record_check(match, CheckOutcome.REMOVED, http_status, "", notes.coded(
             "check_gone_in_scan", gettext_noop("HTTP %(status)s in a scan"), status=http_status),
             scan=scan)
+        if exchange is not None and exchange.hops:
+            takedown_checked.send(sender=TakedownCheck, match=match, check=check, exchange=exchange)
     return len(matches)
 
 

@@ -402,3 +402,28 @@ def test_the_exchange_names_the_server_of_an_http_1_0_answer(config):
     [hop] = result.exchange.hops
     assert (hop.peer_ip, hop.peer_port) == ("127.0.0.1", server.server_address[1])
     assert hop.protocol == "HTTP/1.0" and hop.body_complete and "旧服务器" in hop.body.decode()
+
+
+@needs_chromium
+@pytest.mark.django_db(transaction=True)
+def test_a_scan_that_meets_the_page_gone_captures_the_removal(idle_worker, site, platform_stores):
+    from crawler.models import CheckOutcome, TakedownCheck
+
+    text = _chapter()
+    _registered_work(text)
+    page = site.html(PAGE.format(text=text, extra=""))
+    served = []
+    site.route("/", site.html('<a href="/book/1.html">第一回</a>'))
+    site.route("/book/1.html", lambda handler: served.append(1) or (
+        page if len(served) == 1 else site.html("<html><body>已删除</body></html>", status=410)))
+    assert _scan(site, "再扫站")["matches_new"] == 1
+    _wait_captures(1)
+    out = io.StringIO()
+    call_command("scan", "再扫站", "--wait", "--timeout", "120", stdout=out, stderr=io.StringIO())
+    check = TakedownCheck.objects.get()
+    assert check.outcome == CheckOutcome.REMOVED and check.scan is not None
+    [removal] = [c for c in _wait_captures(2) if c.kind == "removal"]
+    assert removal.state == "done" and removal.takedown_check == check, removal.outcome
+    with zipfile.ZipFile(io.BytesIO(removal.bundle.read())) as wacz:
+        meta = json.loads(wacz.read("evidence/metadata.json"))
+    assert meta["http_status"] == 410 and meta["server_ip"] == "127.0.0.1"
