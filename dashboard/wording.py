@@ -61,6 +61,23 @@ def passages_count(count: int) -> str:
     return ngettext("%(n)d matched passage", "%(n)d matched passages", count) % {"n": count}
 
 
+
+def edit_counts(counts: dict[str, int]) -> str:
+    """``counts`` ({comparison edit kind: characters}) in words, e.g. "3 characters changed,
+    2 of the same pinyin, 5 in the other script"; "identical" when nothing changed."""
+    words = {
+        "changed": lambda n: ngettext("%(n)d character changed", "%(n)d characters changed", n),
+        "same_pinyin": lambda n: ngettext("%(n)d of the same pinyin", "%(n)d of the same pinyin",
+                                          n),
+        "other_script": lambda n: ngettext("%(n)d in the other script",
+                                           "%(n)d in the other script", n),
+        "inserted": lambda n: ngettext("%(n)d character inserted", "%(n)d characters inserted",
+                                       n),
+        "deleted": lambda n: ngettext("%(n)d character deleted", "%(n)d characters deleted", n),
+    }
+    parts = [words[kind](counts[kind]) % {"n": counts[kind]} for kind in words if counts.get(kind)]
+    return _(", ").join(parts) if parts else _("identical")
+
 # Marked for ``makemessages`` and translated in dashboard/locale: django-axes ships no zh_Hans
 # catalog, and Django 5's own catalog lacks these (gettext message ids are global, so the
 # translations apply to axes' and Django's own pages).

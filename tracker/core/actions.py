@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
-from . import registration
+from . import notes, registration
 from .errors import ActionError
 from .models import (
+    AccessState,
     AuditEvent,
     ConflictStatus,
     ImportJob,
@@ -263,9 +265,9 @@ def do_set_holder_users(holder: RightsHolder, users, acting_user) -> tuple[list[
         holder.users.set(wanted.values())
         AuditEvent.record(kind=AuditEvent.Kind.ACCESS, user=acting_user, holder=holder,
                           target=holder, subject=str(holder), old_state="", new_state="",
-                          reason="; ".join(filter(None, [
-                              "users added: " + ", ".join(added) if added else "",
-                              "users removed: " + ", ".join(removed) if removed else ""])))
+                          reason=notes.coded("holder_users_changed", gettext_noop(
+                              "users added: %(added)s; users removed: %(removed)s"),
+                              added=", ".join(added) or "-", removed=", ".join(removed) or "-"))
     return added, removed
 
 
@@ -283,8 +285,9 @@ def do_change_email(user, email: str, acting_user) -> bool:
         user.save(update_fields=["email"])
         AuditEvent.record(kind=AuditEvent.Kind.USER_SETTINGS, user=acting_user, holder=None,
                           target=user, subject=user.get_username(), old_state="",
-                          new_state="", reason=f"e-mail address changed from {old or '-'} "
-                                               f"to {email or '-'}")
+                          new_state="", reason=notes.coded("email_changed", gettext_noop(
+                              "e-mail address changed from %(old)s to %(new)s"),
+                              old=old or "-", new=email or "-"))
     return True
 
 
@@ -299,5 +302,6 @@ def do_create_holder(name: str, acting_user=None) -> tuple[RightsHolder, bool]:
         if created:
             AuditEvent.record(kind=AuditEvent.Kind.ACCESS, user=acting_user, holder=holder,
                               target=holder, subject=str(holder), old_state="",
-                              new_state="created", reason="rights holder created")
+                              new_state=AccessState.CREATED, reason=notes.coded(
+                                  "holder_created", gettext_noop("rights holder created")))
     return holder, created
