@@ -75,7 +75,7 @@ def capture(record: Capture) -> Captured:
         exchange = _fetch_now(crawler, record)
     version = crawler.pages.version(record.version_id)
     final = exchange.hops[-1]
-    html = _html(final) if record.kind == CaptureKind.DETECTION or 200 <= final.status < 300 else ""
+    html = _html(final)  # '' for a 404 or any answer that is not a whole 2xx HTML page
     shot = None
     if html:
         shot = crawler.renderer.snapshot(
