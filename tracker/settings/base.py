@@ -517,3 +517,7 @@ EVIDENCE_SIGNING_DIR = VAR_DIR / "signing"
 EVIDENCE_SIGNING_KEY = env.str("TRACKER_SIGNING_KEY", default="")
 EVIDENCE_SIGNING_CERT = env.str("TRACKER_SIGNING_CERT", default="")
 EVIDENCE_SIGNING_CHAIN = env.list("TRACKER_SIGNING_CHAIN", default=[])
+
+# Cases (crawler.cases, dashboard.case_admin): pages (and takedown checks) listed per page of
+# the case page, in rows.
+CASE_PAGES_PER_PAGE = 50
