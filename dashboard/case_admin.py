@@ -18,8 +18,7 @@ from django.contrib.admin import helpers
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Count, OuterRef, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import Count
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -29,8 +28,8 @@ from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from crawler import case_actions
-from crawler.models import Case, CaseState, Match, ReviewStatus, TakedownCheck
+from crawler import case_actions, cases
+from crawler.models import Case, CaseState, ReviewStatus, TakedownCheck
 from dashboard import actions
 from dashboard.filters import DomainFilter, WorkFilter
 from dashboard.models import NoticeLanguage, TakedownNotice
@@ -85,13 +84,8 @@ class CaseAdmin(HolderScopedAdmin):
     actions = ["confirm_cases", "dismiss_cases", "reopen_cases", "draft_case_notices"]
 
     def get_queryset(self, request):
-        # Subqueries, not joins: the filters' own counts group this queryset by work/domain.
-        pages = Match.objects.filter(case=OuterRef("pk")).order_by().values("case")
-        count = Count("pk")
-        return super().get_queryset(request).select_related("work", "work__holder").annotate(
-            page_total=Coalesce(Subquery(pages.annotate(n=count).values("n")), 0),
-            standing_total=Coalesce(Subquery(pages.filter(still_matching=True)
-                                             .annotate(n=count).values("n")), 0))
+        return cases.with_page_counts(
+            super().get_queryset(request).select_related("work", "work__holder"))
 
     def has_add_permission(self, request):
         return False  # cases are opened by scans

@@ -11,12 +11,13 @@ from drf_spectacular.views import (
 )
 from rest_framework.routers import DefaultRouter
 
-from . import views
+from . import cases, views
 
 router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
 router.register("works", views.WorkViewSet, basename="work")
 router.register("matches", views.MatchViewSet, basename="match")
+router.register("cases", cases.CaseViewSet, basename="case")
 router.register("notices", views.NoticeViewSet, basename="notice")
 router.register("sites", views.SiteViewSet, basename="site")
 router.register("scans", views.ScanViewSet, basename="scan")

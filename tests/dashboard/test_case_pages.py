@@ -7,35 +7,13 @@ from __future__ import annotations
 import pytest
 
 
-@pytest.fixture
-def cases(scenario):
-    """The scenario's matches put into their cases (as a scan would), plus a case of 120
-    pages of the novel on one more site. Returns {"novel": Case, "news": Case, "big": Case}."""
-    from crawler.cases import open_case
-    from crawler.models import Match
-
-    found = {}
-    for match in scenario.matches:
-        case, _ = open_case(match.work, match.domain)
-        Match.objects.filter(pk=match.pk).update(case=case)
-        found.setdefault(case.work.reference, case)
-    big, _ = open_case(scenario.novel, "www.big-copy.example.cn")
-    template = scenario.matches[0]
-    Match.objects.bulk_create([Match(
-        work=scenario.novel, page_id=f"{n:024x}", version_id=template.version_id,
-        url=f"https://www.big-copy.example.cn/book/{n}.html", domain="www.big-copy.example.cn",
-        title=f"西游记 第{n}页", score=0.7, containment_page=0.6, containment_work=0.01,
-        passages=template.passages, section="第二回", case=big) for n in range(1, 121)])
-    return {"novel": found["XYJ-001"], "news": found[scenario.news.reference], "big": big}
-
-
 def _wide(page):
     page.set_viewport_size({"width": 1366, "height": 900})
     return page
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
-def test_case_list_and_page_in_the_browser(cases, scenario, open_page, browser_login,
+def test_case_list_and_page_in_the_browser(scenario_cases, scenario, open_page, browser_login,
                                            screenshot, language):
     page = _wide(open_page(language))
     browser_login(page, "staff")
@@ -47,7 +25,7 @@ def test_case_list_and_page_in_the_browser(cases, scenario, open_page, browser_l
     assert width <= 1366, f"the case list is {width} px wide"
     screenshot(page, f"case-list-{language}")
 
-    page.goto(f"/crawler/case/{cases['big'].pk}/change/")
+    page.goto(f"/crawler/case/{scenario_cases['big'].pk}/change/")
     assert page.locator("#dash-case-pages tbody tr").count() == 50
     assert "120" in page.locator("#dash-case-pages-total").inner_text()
     page.click("#dash-case-paginator a")
@@ -64,11 +42,11 @@ def test_case_list_and_page_in_the_browser(cases, scenario, open_page, browser_l
     screenshot(page, f"case-page-{language}")
 
 
-def test_bulk_confirm_skips_the_case_it_cannot_confirm_and_says_why(cases, scenario, open_page,
+def test_bulk_confirm_skips_the_case_it_cannot_confirm_and_says_why(scenario_cases, scenario, open_page,
                                                                    browser_login, screenshot):
     from crawler import case_actions
 
-    case_actions.do_dismiss_case(cases["news"], scenario.users.staff, "a quotation")
+    case_actions.do_dismiss_case(scenario_cases["news"], scenario.users.staff, "a quotation")
     page = _wide(open_page("en"))
     browser_login(page, "staff")
     page.goto("/crawler/case/")
@@ -80,19 +58,19 @@ def test_bulk_confirm_skips_the_case_it_cannot_confirm_and_says_why(cases, scena
     page.wait_for_load_state("networkidle")
     text = page.locator(".messagelist").inner_text()
     assert "3 cases updated." in text
-    assert f"Skipped case #{cases['news'].pk}" in text and "cannot become" in text
+    assert f"Skipped case #{scenario_cases['news'].pk}" in text and "cannot become" in text
     screenshot(page, "case-bulk-skipped-en")
-    cases["novel"].refresh_from_db()
-    assert cases["novel"].state == "confirmed"
-    assert set(cases["novel"].pages.values_list("review_status", flat=True)) == {"confirmed"}
+    scenario_cases["novel"].refresh_from_db()
+    assert scenario_cases["novel"].state == "confirmed"
+    assert set(scenario_cases["novel"].pages.values_list("review_status", flat=True)) == {"confirmed"}
 
 
-def test_each_holder_sees_only_its_cases(cases, scenario, client):
+def test_each_holder_sees_only_its_cases(scenario_cases, scenario, client):
     client.force_login(scenario.users.holder_b)
     listing = client.get("/crawler/case/").content.decode()
-    assert f"/crawler/case/{cases['news'].pk}/change/" in listing
-    assert f"/crawler/case/{cases['novel'].pk}/change/" not in listing
-    assert client.get(f"/crawler/case/{cases['novel'].pk}/change/").status_code == 404
-    assert client.get(f"/crawler/case/{cases['news'].pk}/change/").status_code == 200
+    assert f"/crawler/case/{scenario_cases['news'].pk}/change/" in listing
+    assert f"/crawler/case/{scenario_cases['novel'].pk}/change/" not in listing
+    assert client.get(f"/crawler/case/{scenario_cases['novel'].pk}/change/").status_code == 404
+    assert client.get(f"/crawler/case/{scenario_cases['news'].pk}/change/").status_code == 200
     client.force_login(scenario.users.holder_a)
-    assert client.get(f"/crawler/case/{cases['news'].pk}/change/").status_code == 404
+    assert client.get(f"/crawler/case/{scenario_cases['news'].pk}/change/").status_code == 404
