@@ -16,6 +16,8 @@ A person's decisions (confirm, dismiss, reopen) are in ``crawler.case_actions``.
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction
+from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
@@ -28,6 +30,17 @@ from tracker.core.models import AuditEvent
 DISMISSABLE = (CaseState.NEW, CaseState.CONFIRMED, CaseState.REOPENED, CaseState.STILL_UP,
                CaseState.NOTICE_SENT)
 NOTICEABLE = (CaseState.NEW, CaseState.CONFIRMED, CaseState.REOPENED, CaseState.STILL_UP)
+
+
+def with_page_counts(queryset: QuerySet) -> QuerySet:
+    """``queryset`` (of Case) annotated ``page_total`` (int, its pages) and
+    ``standing_total`` (int, those still matching). Subqueries, not joins: a caller may still
+    group the rows (``values(...).annotate(Count("pk"))``) and count cases, not pages."""
+    pages = Match.objects.filter(case=OuterRef("pk")).order_by().values("case")
+    return queryset.annotate(
+        page_total=Coalesce(Subquery(pages.annotate(n=Count("pk")).values("n")), 0),
+        standing_total=Coalesce(Subquery(pages.filter(still_matching=True)
+                                         .annotate(n=Count("pk")).values("n")), 0))
 
 
 def move(case: Case, new_state: str, acting_user, reason: str = "", **dates) -> AuditEvent:
@@ -178,3 +191,17 @@ def do_note_new_page(case: Case, url: str) -> bool:
             "case_new_page", gettext_noop("a new page copies the work: %(url)s"), url=url))
     case.refresh_from_db()
     return True
+
+
+def scan_cases(scan_id: int) -> QuerySet:
+    """The cases that pages first found by scan ``scan_id`` opened or grew, dismissed ones left
+    out, each with its work and holder and annotated ``new_pages`` (int, its pages first found
+    by the scan), ``best_score`` (float 0..1, their best score) and the page counts of
+    ``with_page_counts``; whether the scan opened it: ``case.first_scan_id == scan_id``."""
+    found = Q(pages__first_scan_id=scan_id)
+    return with_page_counts(
+        Case.objects.filter(found).exclude(state=CaseState.DISMISSED).distinct()
+        .select_related("work", "work__holder")
+        .annotate(new_pages=Count("pages", filter=found), best_score=Max("pages__score",
+                                                                        filter=found))
+        .order_by("work__title", "domain"))
