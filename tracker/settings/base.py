@@ -522,3 +522,6 @@ EVIDENCE_SIGNING_CHAIN = env.list("TRACKER_SIGNING_CHAIN", default=[])
 # Cases (crawler.cases, dashboard.case_admin): pages (and takedown checks) listed per page of
 # the case page, in rows.
 CASE_PAGES_PER_PAGE = 50
+# The overview's case funnel counts the cases opened in the last CASE_FUNNEL_DAYS days (days),
+# beside the CASE_FUNNEL_DAYS before.
+CASE_FUNNEL_DAYS = 30
