@@ -8,7 +8,7 @@ each atomic and audited (kind "case", no acting person unless one caused it):
 - ``do_note_notice_sent``: a notice citing a case's pages was sent -> notice sent;
 - ``do_note_case_check``: a takedown check changed a page: no page left standing -> removed, a
   page found again after its notice -> still up, a removed page back -> reopened;
-- ``do_note_new_page``: a new page on a removed case's site -> reopened.
+- ``do_note_page_found``: a page of a removed case's work found on its site again -> reopened.
 
 A person's decisions (confirm, dismiss, reopen) are in ``crawler.case_actions``.
 """
@@ -178,9 +178,9 @@ def do_note_case_check(match: Match, check, change: str) -> str:
     return ""
 
 
-def do_note_new_page(case: Case, url: str) -> bool:
-    """A page never matched before (``url``) joined ``case``: a removed case reopens.
-    Returns True when the case moved."""
+def do_note_page_found(case: Case, url: str) -> bool:
+    """A page (``url``) was recorded copying the work of ``case``, new or matching again: a
+    removed case reopens. Returns True when the case moved."""
     if case.state != CaseState.REMOVED:
         return False
     with transaction.atomic():
@@ -188,7 +188,7 @@ def do_note_new_page(case: Case, url: str) -> bool:
         if locked.state != CaseState.REMOVED:
             return False
         move(locked, CaseState.REOPENED, None, notes.coded(
-            "case_new_page", gettext_noop("a new page copies the work: %(url)s"), url=url))
+            "case_page_found", gettext_noop("a page copies the work again: %(url)s"), url=url))
     case.refresh_from_db()
     return True
 

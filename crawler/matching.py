@@ -89,10 +89,9 @@ def record_matches(page: Page, version: PageVersion, scan: ScanRun | None, found
                   "containment_page": m.containment_page, "containment_work": m.containment_work,
                   "passages": passages, "section": chapters.label[:500],
                   "last_seen": now, "still_matching": True}
-        created = _upsert(page.id, work, fields, scan, now)
-        if created and not opened:
-            cases.do_note_new_page(case, page.canonical_url)
-        new += created
+        new += _upsert(page.id, work, fields, scan, now)
+        if not opened:
+            cases.do_note_page_found(case, page.canonical_url)
         kept.append(work.pk)
     stale = Match.objects.filter(page_id=page.id, still_matching=True).exclude(work_id__in=kept)
     if only_works is not None:  # picked here: an IN of a 1,000-work batch's ids costs per page

@@ -155,7 +155,7 @@ def test_case_goes_from_new_to_removed_and_reopens_when_a_page_comes_back(holder
         "new", "confirmed", "notice_sent", "still_up", "removed", "reopened"]
 
 
-def test_a_new_page_on_a_removed_site_reopens_its_case(holders):
+def test_a_page_found_again_on_a_removed_site_reopens_its_case(holders):
     from crawler.cases import move
     from crawler.models import Case
 
@@ -163,7 +163,11 @@ def test_a_new_page_on_a_removed_site_reopens_its_case(holders):
     _record("https://copy.example.com/1", [work_a], n=1)
     case = Case.objects.get()
     move(case, "removed", None, "test")
-    _record("https://copy.example.com/2", [work_a], n=2)
+    _record("https://copy.example.com/2", [work_a], n=2)  # a new page
+    case.refresh_from_db()
+    assert case.state == "reopened" and case.pages.count() == 2
+    move(case, "removed", None, "test")
+    _record("https://copy.example.com/1", [work_a], n=1)  # the first page matching again
     case.refresh_from_db()
     assert case.state == "reopened" and case.pages.count() == 2
 

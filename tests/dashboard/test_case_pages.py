@@ -74,3 +74,23 @@ def test_each_holder_sees_only_its_cases(scenario_cases, scenario, client):
     assert client.get(f"/crawler/case/{scenario_cases['news'].pk}/change/").status_code == 200
     client.force_login(scenario.users.holder_a)
     assert client.get(f"/crawler/case/{scenario_cases['news'].pk}/change/").status_code == 404
+
+
+def test_bulk_draft_notices_drafts_for_confirmed_cases_and_names_the_others(scenario_cases,
+                                                                            scenario, client):
+    from django.contrib.messages import get_messages
+
+    from crawler import case_actions
+    from dashboard.models import TakedownNotice
+
+    novel, news = scenario_cases["novel"], scenario_cases["news"]
+    case_actions.do_confirm_case(novel, scenario.users.staff, "copied chapter")
+    client.force_login(scenario.users.staff)
+    answer = client.post("/crawler/case/", {
+        "action": "draft_case_notices", "apply": "1", "language": "en",
+        "_selected_action": [novel.pk, news.pk]}, follow=True, HTTP_ACCEPT_LANGUAGE="en")
+    said = [str(m) for m in get_messages(answer.wsgi_request)]
+    notice = TakedownNotice.objects.get()
+    assert set(notice.matches.values_list("case", flat=True)) == {novel.pk}
+    assert "1 takedown notices drafted." in said
+    assert any(f"Skipped case #{news.pk}" in line and "“new”" in line for line in said)
