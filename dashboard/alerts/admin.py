@@ -133,11 +133,11 @@ class DeliveryAdmin(RecordAdminMixin, HolderScopedAdmin):
 
     @admin.display(description=_("about"))
     def about(self, obj):
-        """The case(s), work(s) and site(s) of a delivery, or its match's work and page."""
+        """The case(s), work(s) and site(s) of a delivery, or its match's work and host."""
         if obj.case_id:
             named = [obj.case]
         elif obj.kind == Delivery.Kind.CASES:
             named = list(obj.cases.all())
         else:
-            return f"{obj.match.work.title} — {obj.match.url}" if obj.match_id else "—"
+            return f"{obj.match.work.title} @ {obj.match.domain}" if obj.match_id else "—"
         return "; ".join(f"#{c.pk} {c.work.title} @ {c.domain}" for c in named)

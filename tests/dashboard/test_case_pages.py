@@ -79,6 +79,7 @@ def test_each_holder_sees_only_its_cases(scenario_cases, scenario, client):
 def test_bulk_draft_notices_drafts_for_confirmed_cases_and_names_the_others(scenario_cases,
                                                                             scenario, client):
     from django.contrib.messages import get_messages
+    from django.utils import translation
 
     from crawler import case_actions
     from dashboard.models import TakedownNotice
@@ -86,9 +87,10 @@ def test_bulk_draft_notices_drafts_for_confirmed_cases_and_names_the_others(scen
     novel, news = scenario_cases["novel"], scenario_cases["news"]
     case_actions.do_confirm_case(novel, scenario.users.staff, "copied chapter")
     client.force_login(scenario.users.staff)
-    answer = client.post("/crawler/case/", {
-        "action": "draft_case_notices", "apply": "1", "language": "en",
-        "_selected_action": [novel.pk, news.pk]}, follow=True, HTTP_ACCEPT_LANGUAGE="en")
+    with translation.override("en"):  # the request activates it in this thread: put it back
+        answer = client.post("/crawler/case/", {
+            "action": "draft_case_notices", "apply": "1", "language": "en",
+            "_selected_action": [novel.pk, news.pk]}, follow=True, HTTP_ACCEPT_LANGUAGE="en")
     said = [str(m) for m in get_messages(answer.wsgi_request)]
     notice = TakedownNotice.objects.get()
     assert set(notice.matches.values_list("case", flat=True)) == {novel.pk}
