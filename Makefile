@@ -26,11 +26,12 @@ test: install
 
 # The tests that need no server, worker or browser (markers set in tests/conftest.py).
 test-fast: install
-	$(PY) -m pytest -q -m "not services and not worker and not drill and not browser" $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n $(TEST_PROCESSES) -m "not services and not worker and not drill and not browser" $(PYTEST_ARGS)
 
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(VENV) var

@@ -12,6 +12,7 @@ from collections import defaultdict
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from crawler import cases
 from crawler.lib.pagestore import sha256
@@ -25,8 +26,9 @@ from dashboard.models import (
     NoticeStatus,
     TakedownNotice,
 )
+from tracker.core import notes
 from tracker.core.errors import ActionError
-from tracker.core.models import AuditEvent
+from tracker.core.models import AccessState, AuditEvent
 
 
 def already_sent(matches) -> dict[int, list[TakedownNotice]]:
@@ -200,7 +202,8 @@ def do_issue_api_token(token: ApiToken, acting_user) -> str:
         token.save()
         AuditEvent.record(kind=AuditEvent.Kind.ACCESS, user=acting_user, holder=None,
                           target=token, subject=str(token), old_state="",
-                          new_state="active", reason="API token issued")
+                          new_state=AccessState.ACTIVE,
+                          reason=notes.coded("token_issued", gettext_noop("API token issued")))
     return raw
 
 
@@ -217,8 +220,9 @@ def do_revoke_api_tokens(tokens, acting_user) -> int:
             token.revoked_at = timezone.now()
             token.save(update_fields=["revoked_at"])
             AuditEvent.record(kind=AuditEvent.Kind.ACCESS, user=acting_user, holder=None,
-                              target=token, subject=str(token), old_state="active",
-                              new_state="revoked", reason="API token revoked")
+                              target=token, subject=str(token), old_state=AccessState.ACTIVE,
+                              new_state=AccessState.REVOKED, reason=notes.coded(
+                                  "token_revoked", gettext_noop("API token revoked")))
             revoked += 1
     return revoked
 
@@ -235,8 +239,10 @@ def do_delete_api_tokens(tokens, acting_user) -> int:
         for token in tokens.select_for_update():
             AuditEvent.record(kind=AuditEvent.Kind.ACCESS, user=acting_user, holder=None,
                               target=None, subject=str(token),
-                              old_state="revoked" if token.revoked_at else "active",
-                              new_state="deleted", reason="API token deleted")
+                              old_state=AccessState.REVOKED if token.revoked_at
+                              else AccessState.ACTIVE, new_state=AccessState.DELETED,
+                              reason=notes.coded("token_deleted",
+                                                 gettext_noop("API token deleted")))
             token.delete()
             deleted += 1
     return deleted

@@ -18,9 +18,11 @@ without its work store cannot verify matches, and a store without its index find
 
 Output: ``index`` prints one summary line to standard output; ``query`` prints one JSON line per
 (page, work) match: ``{"page_id", "work_id", "score", "containment_page", "containment_work",
-"passages": [{"page_start", "page_end", "work_start", "work_end"}]}`` with offsets in
-characters (Python str indices, end exclusive) of the texts as given, and its summary to
-standard error. Progress and messages go to standard error (a progress bar for inputs of
+"passages": [{"page_start", "page_end", "work_start", "work_end"}], "same_text"}`` with offsets
+in characters (Python str indices, end exclusive) of the texts as given and ``same_text`` the
+ids of the works matched in the page whose text is the same (``Match.same_text``; for each such
+group of two or more, one line "page ID: the same text is registered as N works: IDS" goes to
+standard error), and its summary to standard error. Progress and messages go to standard error (a progress bar for inputs of
 1 MiB or more, unless ``--no-progress``).
 
 Bad input never stops the run: a line that is not UTF-8 or not JSON, a record without a str
@@ -40,6 +42,7 @@ from __future__ import annotations
 import argparse
 import fcntl
 import gzip
+import io
 import json
 import os
 import sys
@@ -52,6 +55,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import cast
 
 from tqdm import tqdm
 
@@ -121,9 +125,11 @@ def read_records(path: str, report: Report, progress: bool) -> Iterator[Record]:
         OSError: the file cannot be opened.
     """
     with ExitStack() as stack:
-        raw = sys.stdin.buffer if path == "-" else stack.enter_context(open(path, "rb"))
+        # typeshed types stdin.buffer as BinaryIO; it is a BufferedReader (has peek)
+        raw = (cast(io.BufferedReader, sys.stdin.buffer) if path == "-"
+               else stack.enter_context(open(path, "rb")))
         size = os.fstat(raw.fileno()).st_size if path != "-" else 0
-        stream = raw
+        stream: io.BufferedIOBase = raw
         if raw.peek(2)[:2] == b"\x1f\x8b":
             stream = stack.enter_context(gzip.GzipFile(fileobj=raw, mode="rb"))
         bar = stack.enter_context(tqdm(
@@ -206,7 +212,8 @@ def open_backends(args: argparse.Namespace, writing: bool):
     except (RedisError, ValueError) as exc:
         raise BackendError(f"cannot reach Redis at {args.redis}: {exc}") from exc
     try:
-        mongo = pymongo.MongoClient(args.mongo, serverSelectionTimeoutMS=5000)
+        mongo: pymongo.MongoClient[dict] = pymongo.MongoClient(
+            args.mongo, serverSelectionTimeoutMS=5000)
         mongo.admin.command("ping")
     except (PyMongoError, ValueError) as exc:
         raise BackendError(f"cannot reach MongoDB at {args.mongo}: {exc}") from exc
@@ -274,6 +281,9 @@ def run_query(engine, records: Iterator[Record], report: Report) -> tuple[str, i
         matches += len(found)
         for match in found:
             out.write(json.dumps(_match_line(record.id, match), ensure_ascii=False) + "\n")
+        for group in sorted({tuple(m.same_text) for m in found if len(m.same_text) > 1}):
+            tqdm.write(f"page {record.id!r}: the same text is registered as {len(group)} works: "
+                       f"{', '.join(group)}", file=sys.stderr)
     return f"queried {pages} pages, {matched} with matches, {matches} matches, " \
            f"{report.summary()}", pages
 
@@ -307,6 +317,7 @@ def _match_line(page_id: str, match) -> dict:
              "work_start": p.work_start, "work_end": p.work_end}
             for p in match.passages
         ],
+        "same_text": match.same_text,
     }
 
 
