@@ -1,6 +1,7 @@
 """The case funnel of the overview: of the cases opened in a period, how many were confirmed,
 had a notice sent and were removed; the removal rate (removed / notice sent) and the median
-time from notice to removal; the same for the period before, beside it. Scoped per user
+time from notice to removal; the same for the period before, beside it; and the cases whose
+copies are still up after their notice, oldest notice first. Scoped per user
 (``tracker.core.scoping``); each figure carries the link to the case list it counts."""
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ STEPS = [
     ("removed", Q(removed_at__isnull=False), {"removed_at__isnull": "False"}),
 ]
 
+#: The cases noticed and not yet removed, listed oldest notice first (at most STILL_UP_LISTED).
+STILL_UP = [CaseState.NOTICE_SENT, CaseState.STILL_UP]
+STILL_UP_LISTED = 8
+
 
 def _period(cases, start, end) -> dict:
     """The funnel of the ``cases`` opened in [start, end): counts per step, removal rate
@@ -45,7 +50,8 @@ def _period(cases, start, end) -> dict:
 def funnel(user, days: int, now=None) -> dict:
     """The funnel of ``user``'s cases opened in the last ``days`` days and in the ``days``
     before. Returns ``{"days", "steps": [{"key", "count", "previous", "url"}], "rate",
-    "previous_rate", "median_days", "previous_median_days"}``."""
+    "previous_rate", "median_days", "previous_median_days", "removed_url", "still_up" (Cases
+    noticed and not removed, oldest notice first, any age), "still_up_url"}``."""
     now = now or timezone.now()
     confirmed = AuditEvent.objects.filter(
         target_type=ContentType.objects.get_for_model(Case), target_id=OuterRef("pk"),
@@ -59,7 +65,11 @@ def funnel(user, days: int, now=None) -> dict:
     since = {"opened_at__gte": timezone.localtime(start).isoformat(timespec="seconds")}
     steps = [{"key": key, "count": current["counts"][key], "previous": previous["counts"][key],
               "url": f"{base}?{urlencode({**since, **query})}"} for key, _reached, query in STEPS]
+    waiting = (cases.filter(state__in=STILL_UP).select_related("work")
+               .order_by("notice_sent_at", "opened_at")[:STILL_UP_LISTED])
     return {"days": days, "steps": steps, "rate": current["rate"],
+            "still_up": list(waiting),
+            "still_up_url": f"{base}?{urlencode({'state__in': ','.join(STILL_UP)})}",
             "previous_rate": previous["rate"], "median_days": current["median_days"],
             "previous_median_days": previous["median_days"],
             "removed_url": steps[-1]["url"]}
