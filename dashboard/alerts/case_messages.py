@@ -44,7 +44,7 @@ def cases_mail(delivery, language: str) -> EmailMultiAlternatives:
     new = [r for r in rows if r["opened"]]
     grown = [r for r in rows if not r["opened"]]
     with translation.override(language), timezone.override(zone_of(user)):
-        subject = _("Scan of %(site)s: %(new)d new cases, %(grown)d cases with new pages") % {
+        subject = _("Scan of %(site)s — new cases: %(new)d, cases with new pages: %(grown)d") % {
             "site": scan.site.name, "new": len(new), "grown": len(grown)}
         text = [subject, ""]
         for heading, group in ((_("New cases:"), new), (_("Cases with new pages:"), grown)):

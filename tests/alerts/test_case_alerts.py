@@ -95,7 +95,7 @@ def test_a_scan_copying_one_work_over_many_pages_gives_one_case_and_one_mail(
     mail = smtp_server.messages[0]
     assert mail["From"] == "Copyright tracker <alerts@copyright-tracker.localhost>"
     assert mail["To"] == "editor@holder.test"
-    assert "1 个新案件" in _header(mail["Subject"])
+    assert "新案件：1，新增网页的案件：0" in _header(mail["Subject"])
     parts = {p.get_content_type(): p.get_payload(decode=True).decode() for p in mail.walk()
              if not p.is_multipart()}
     assert set(parts) == {"text/plain", "text/html"}
