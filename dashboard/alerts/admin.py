@@ -133,11 +133,14 @@ class DeliveryAdmin(RecordAdminMixin, HolderScopedAdmin):
 
     @admin.display(description=_("about"))
     def about(self, obj):
-        """The case(s), work(s) and site(s) of a delivery, or its match's work and host."""
+        """The case(s), work(s) and site(s) of a delivery, or its match's case, work and host."""
         if obj.case_id:
             named = [obj.case]
         elif obj.kind == Delivery.Kind.CASES:
             named = list(obj.cases.all())
         else:
-            return f"{obj.match.work.title} @ {obj.match.domain}" if obj.match_id else "—"
+            if not obj.match_id:
+                return "—"
+            case = f"#{obj.match.case_id} " if obj.match.case_id else ""
+            return f"{case}{obj.match.work.title} @ {obj.match.domain}"
         return "; ".join(f"#{c.pk} {c.work.title} @ {c.domain}" for c in named)
