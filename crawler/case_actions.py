@@ -34,18 +34,24 @@ def _reason(reason: str) -> str:
     return reason
 
 
+def _check_move(case: Case, sources: tuple[str, ...], target: str) -> None:
+    if case.state not in sources:
+        raise ActionError(_("A case that is “%(old)s” cannot become “%(new)s”.") % {
+            "old": case.get_state_display(), "new": CaseState(target).label})
+
+
 def _apply(verb: str, case: Case, acting_user, reason: str) -> AuditEvent:
     """Move ``case`` by ``verb`` (a MOVES key) with ``reason``; see the module's contract."""
     reason = _reason(reason)
     sources, target = MOVES[verb]
     with transaction.atomic():
-        locked = Case.objects.select_for_update().select_related("work__holder").get(pk=case.pk)
-        if locked.state not in sources:
-            raise ActionError(_("A case that is “%(old)s” cannot become “%(new)s”.") % {
-                "old": locked.get_state_display(), "new": CaseState(target).label})
-        if verb == "confirm":
-            for page in locked.pages.filter(review_status=ReviewStatus.NEW):
+        current = Case.objects.select_related("work__holder").get(pk=case.pk)
+        _check_move(current, sources, target)
+        if verb == "confirm":  # pages first, then the case: the lock order of takedown checks
+            for page in current.pages.filter(review_status=ReviewStatus.NEW):
                 actions.do_review_match(page, ReviewStatus.CONFIRMED, reason, acting_user)
+        locked = Case.objects.select_for_update().select_related("work__holder").get(pk=case.pk)
+        _check_move(locked, sources, target)  # moved meanwhile: all of it is rolled back
         event = cases.move(locked, target, acting_user, reason)
     case.refresh_from_db()
     return event
