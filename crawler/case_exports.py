@@ -1,7 +1,7 @@
 """The case exporter: the columns of a case, as JSON Lines or CSV (``manage.py cases``).
 
 Cases come annotated by ``crawler.cases.with_page_counts``. CSV cells that a spreadsheet would
-run as a formula get a leading apostrophe (``crawler.exports.safe``: work titles come from
+run as a formula get a leading apostrophe (``tracker.core.spreadsheets.safe``: work titles come from
 uploads, domains from crawled sites); JSON Lines keeps every value as it is.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 
 from django.utils import timezone
 
-from crawler.exports import safe
+from tracker.core.spreadsheets import safe
 from tracker.core import notes
 
 KEYS = ["case_id", "holder", "work_id", "work_reference", "work_title", "domain", "state",

@@ -79,11 +79,14 @@ def _point_django_at(database: str, mongo: str, redis_url: str, tmp: Path) -> No
     from django.conf import settings
 
     from tracker.celery import app
+    from tracker.settings import base as project_settings
 
     settings.MONGO_URL = mongo
     settings.MONGO_JOURNALED_WRITES = os.environ.get("TRACKER_MONGO_JOURNAL") != "0"
     settings.REDIS_URL = redis_url
     settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = redis_url
+    settings.CACHES["default"]["LOCATION"] = project_settings.redis_cache_url(
+        redis_url, settings.CACHE_REDIS_DB)
     # In place: django.db.connections holds this very dict.
     default = settings.DATABASES["default"]
     options = default.get("OPTIONS", {})
@@ -93,6 +96,17 @@ def _point_django_at(database: str, mongo: str, redis_url: str, tmp: Path) -> No
         default["TEST"] = {"NAME": str(tmp / "test-db.sqlite3")}
     settings.DATABASE_URL = database
     app.conf.update(broker_url=redis_url, result_backend=redis_url)
+
+
+@pytest.fixture
+def server_tmp_path() -> Path:
+    """A new empty folder for a test's own servers, that every account may traverse (o+x, as a
+    clone in an ordinary folder): under root, the embedded PostgreSQL's account keeps its
+    cluster there. pytest's ``tmp_path`` would not do: pytest makes /tmp/pytest-of-<user> mode
+    700 again whenever a session starts. Removed with the session's folder."""
+    folder = Path(tempfile.mkdtemp(prefix="servers-", dir=_tmp))
+    folder.chmod(0o711)
+    return folder
 
 
 #: Markers, applied in pytest_collection_modifyitems: what a test needs besides Python.
@@ -111,6 +125,7 @@ def pytest_configure(config):
     for name, text in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {text}")
     _tmp = Path(tempfile.mkdtemp(prefix="tracker-test-"))
+    _tmp.chmod(0o711)  # PostgreSQL's account (under root) reaches its cluster inside
     os.environ["TRACKER_VAR_DIR"] = str(_tmp / "var")
     _point_django_at_folder(_tmp)
 

@@ -73,6 +73,38 @@ def forbidden_reason(address: str, allow: tuple[Network, ...] = ()) -> str | Non
     return None if ip.is_global else "reserved"
 
 
+def literal_address(host: str) -> str | None:
+    """The IP address ``host`` spells (str), or None for a host name: standard IPv4 and IPv6
+    forms, and the forms a resolver also reads as IPv4 (inet_aton(3)), e.g. decimal
+    ``2130706433``, hexadecimal ``0x7f000001`` or octal ``0177.0.0.1`` for 127.0.0.1."""
+    try:
+        return str(ipaddress.ip_address(host.strip("[]").split("%", 1)[0]))
+    except ValueError:
+        pass
+    if host and all(ch in "0123456789abcdefxABCDEFX." for ch in host):
+        try:
+            return socket.inet_ntoa(socket.inet_aton(host))
+        except OSError:
+            return None
+    return None
+
+
+def check_literal(url: str, allow: tuple[Network, ...] = ()) -> None:
+    """Refuse ``url`` without any DNS lookup when its host is an address literal (any form of
+    ``literal_address``) or ``localhost`` that may not be contacted; host names are left to
+    ``check_url`` at fetch time.
+
+    Raises:
+        RefusedAddress: the address and the reason ('loopback', 'link_local', ...).
+    """
+    host = (urlsplit(url).hostname or "").lower()
+    address = "127.0.0.1" if host == "localhost" or host.endswith(".localhost") else \
+        literal_address(host)
+    reason = forbidden_reason(address, allow) if address else None
+    if reason:
+        raise RefusedAddress(host, address, reason)
+
+
 def check_url(url: str, allow: tuple[Network, ...] = ()) -> list[str]:
     """Resolve the host of ``url`` and check every address it resolves to.
 

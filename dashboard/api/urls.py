@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import (
     SpectacularAPIView,
     SpectacularRedocView,
@@ -12,6 +12,7 @@ from drf_spectacular.views import (
 from rest_framework.routers import DefaultRouter
 
 from . import cases, views
+from .errors import not_found
 
 router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
@@ -31,4 +32,5 @@ urlpatterns = [
                                                 template_name="api/redoc.html"), name="redoc"),
     path("alerts/preferences/", views.AlertPreferenceView.as_view(), name="alert-preferences"),
     path("", include(router.urls)),
+    re_path(r"^(?P<path>.*)$", not_found, name="not-found"),
 ]

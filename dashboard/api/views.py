@@ -38,6 +38,7 @@ from tracker.core.scoping import holders_for, scope, sees_all
 
 from . import serializers as s
 from .errors import ApiError, ErrorSerializer
+from .filters import UtcIsoDateTimeFilter
 
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 ERRORS = {code: OpenApiResponse(ErrorSerializer, description=text) for code, text in (
@@ -177,7 +178,7 @@ class WorkViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
                 item = json.loads(line)
                 if not isinstance(item, dict):
                     raise ValueError
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested too deeply
                 row["error"] = {"code": "parse_error", "message": _("Line %(n)d is not a JSON "
                                                                     "object.") % {"n": number},
                                 "fields": {}}
@@ -193,7 +194,8 @@ class WorkViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
                 fields = exc.detail if isinstance(exc, ValidationError) else getattr(
                     exc, "fields", {})
                 row["error"] = {"code": getattr(exc, "code", "invalid"),
-                                "message": str(getattr(exc, "message", "")) or _(
+                                "message": str(exc) if isinstance(exc, uploads.UploadError)
+                                else str(getattr(exc, "message", "")) or _(
                                     "The request has invalid fields: %(names)s.") % {
                                         "names": ", ".join(fields)},
                                 "fields": {k: [str(m) for m in v] for k, v in fields.items()}}
@@ -246,10 +248,10 @@ class MatchFilter(django_filters.FilterSet):
 
     status = django_filters.ChoiceFilter(field_name="review_status", choices=ReviewStatus.choices,
                                          help_text="Review status.")
-    first_seen_after = django_filters.IsoDateTimeFilter(
+    first_seen_after = UtcIsoDateTimeFilter(
         field_name="first_seen", lookup_expr="gte",
         help_text="First seen at or after this time (ISO 8601).")
-    first_seen_before = django_filters.IsoDateTimeFilter(
+    first_seen_before = UtcIsoDateTimeFilter(
         field_name="first_seen", lookup_expr="lt", help_text="First seen before this time "
                                                              "(ISO 8601).")
     score_min = django_filters.NumberFilter(field_name="score", lookup_expr="gte",

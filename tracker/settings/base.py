@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import secrets
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import environ
 from csp.constants import NONE, SELF, UNSAFE_INLINE
@@ -88,6 +89,10 @@ AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", default=0.25)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "dashboard/lockout.html"
+
+# After login without a safe "next" (none, or one off this site): the dashboard's home, not
+# Django's default /accounts/profile/, which this project has no page for.
+LOGIN_REDIRECT_URL = "admin:index"
 
 ROOT_URLCONF = "tracker.urls"
 WSGI_APPLICATION = "tracker.wsgi.application"
@@ -180,6 +185,9 @@ MEDIA_ROOT = env.str("MEDIA_ROOT", default=str(VAR_DIR / "media"))
 # Uploads: the largest file or pasted text accepted, in bytes (TRACKER_UPLOAD_MAX_MB megabytes).
 UPLOAD_MAX_BYTES = env.int("TRACKER_UPLOAD_MAX_MB", default=50) * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES + 1024 * 1024
+# The longest text a work may have, in characters: uploads, pasted and appended texts over it
+# are refused ("too_large"); the fingerprint engine is given the same limit (max_text_chars).
+WORK_TEXT_MAX_CHARS = env.int("TRACKER_WORK_TEXT_MAX_CHARS", default=10_000_000)
 # Archives (.docx, .epub, .zip imports): the most bytes their entries may expand to, and the
 # highest expansion ratio of one entry; above either the file is refused as an archive bomb.
 ARCHIVE_MAX_UNCOMPRESSED_BYTES = env.int("TRACKER_ARCHIVE_MAX_MB", default=500) * 1024 * 1024
@@ -191,6 +199,19 @@ MONGO_DB = env.str("MONGO_DB", default="tracker")
 # Redis holds the fingerprint index and is Celery's broker.
 REDIS_URL = _server_url("REDIS_URL", "redis://127.0.0.1:6379/0")
 FINGERPRINT_INDEX_PREFIX = env.str("FINGERPRINT_INDEX_PREFIX", default="fp")
+
+
+def redis_cache_url(redis_url: str, database: int) -> str:
+    """``redis_url`` with its database number replaced by ``database``."""
+    return urlsplit(redis_url)._replace(path=f"/{database}").geturl()
+
+
+# Django's cache (the API's throttle counts): Redis, so that every web process counts against
+# one budget and a restart keeps the counts. Its own Redis database number, because clearing
+# the cache (cache.clear(), FLUSHDB) must not touch the index or Celery's queues.
+CACHE_REDIS_DB = env.int("TRACKER_CACHE_REDIS_DB", default=1)
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                      "LOCATION": redis_cache_url(REDIS_URL, CACHE_REDIS_DB)}}
 # Seconds manage.py waits for each server to answer before a command that needs it runs.
 SERVER_CHECK_TIMEOUT_SECONDS = env.float("TRACKER_SERVER_CHECK_TIMEOUT", default=3.0)
 
@@ -222,7 +243,9 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
-CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Celery replaces the root logger's handlers (Django's console handler on stderr) with its log
+# file, so that `celery -f FILE` (make run's var/log/celery-*.log) holds the log.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = True
 
 # `python manage.py demo` runs these callables in order (dotted paths; each takes stdout and
 # returns a dict for the summary): the main job of `make run`: register and index the demo
