@@ -14,8 +14,8 @@ from collections.abc import Iterable, Iterator
 
 from django.utils import timezone
 
-from tracker.core.spreadsheets import safe
 from tracker.core import notes
+from tracker.core.spreadsheets import safe
 
 KEYS = ["case_id", "holder", "work_id", "work_reference", "work_title", "domain", "state",
         "state_reason", "pages", "pages_still_up", "opened_at", "state_changed_at",
