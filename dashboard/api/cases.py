@@ -14,6 +14,7 @@ from crawler import case_actions, cases
 from crawler.models import Case, CaseState
 from tracker.core.scoping import scope
 
+from .filters import UtcIsoDateTimeFilter
 from .serializers import MatchSerializer
 from .views import ERRORS
 
@@ -73,10 +74,10 @@ class CaseFilter(django_filters.FilterSet):
                                          help_text="Id of the rights holder.")
     domain = django_filters.CharFilter(field_name="domain", lookup_expr="iexact",
                                        help_text="The site's registered domain.")
-    opened_after = django_filters.IsoDateTimeFilter(
+    opened_after = UtcIsoDateTimeFilter(
         field_name="opened_at", lookup_expr="gte",
         help_text="Opened at or after this time (ISO 8601).")
-    opened_before = django_filters.IsoDateTimeFilter(
+    opened_before = UtcIsoDateTimeFilter(
         field_name="opened_at", lookup_expr="lt", help_text="Opened before this time (ISO 8601).")
 
     class Meta:

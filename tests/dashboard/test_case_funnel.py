@@ -58,8 +58,8 @@ def test_funnel_on_the_overview(worked, open_page, browser_login, screenshot, la
     assert width <= 1366, f"the overview is {width} px wide"
     funnel.screenshot(path=str(screenshot(page, f"case-funnel-{language}").with_name(
         f"case-funnel-block-{language}.png")))
-    page.click("#dash-case-funnel [data-step=removed] a")
-    page.wait_for_load_state("networkidle")
+    with page.expect_navigation():
+        page.click("#dash-case-funnel [data-step=removed] a")
     rows = page.locator("#result_list tbody tr")
     assert rows.count() == 1 and f"#{worked.pk}" in rows.inner_text()
 

@@ -28,12 +28,13 @@ def test_case_list_and_page_in_the_browser(scenario_cases, scenario, open_page, 
     page.goto(f"/crawler/case/{scenario_cases['big'].pk}/change/")
     assert page.locator("#dash-case-pages tbody tr").count() == 50
     assert "120" in page.locator("#dash-case-pages-total").inner_text()
-    page.click("#dash-case-paginator a")
+    with page.expect_navigation():
+        page.click("#dash-case-paginator a")
     assert page.locator("#dash-case-pages tbody tr").count() == 50
     assert "第二回" in page.locator("#dash-case-pages").inner_text()
     page.fill("#id_case_reason", "整本书被逐页复制" if language == "zh-hans" else "whole book")
-    page.click("#dash-case-confirm")
-    page.wait_for_load_state("networkidle")
+    with page.expect_navigation():
+        page.click("#dash-case-confirm")
     assert page.locator("#dash-case-state").get_attribute("class").endswith("confirmed")
     timeline = page.locator("#dash-case-timeline").inner_text()
     assert ("已确认" if language == "zh-hans" else "confirmed") in timeline
@@ -54,8 +55,8 @@ def test_bulk_confirm_skips_the_case_it_cannot_confirm_and_says_why(scenario_cas
     page.select_option("select[name=action]", "confirm_cases")
     page.click("button[name=index]")
     page.fill("#id_reason", "copies of our books")
-    page.click("input[type=submit].default")
-    page.wait_for_load_state("networkidle")
+    with page.expect_navigation():
+        page.click("input[type=submit].default")
     text = page.locator(".messagelist").inner_text()
     assert "3 cases updated." in text
     assert f"Skipped case #{scenario_cases['news'].pk}" in text and "cannot become" in text
