@@ -10,8 +10,12 @@ register = template.Library()
 
 @register.inclusion_tag("dashboard/case_funnel.html", takes_context=True)
 def case_funnel(context) -> dict:
-    """Render the case funnel of the last settings.CASE_FUNNEL_DAYS days for the request's
-    user."""
+    """Render the case funnel for the request's user over the period its ``?funnel_days=``
+    chose among settings.CASE_FUNNEL_PERIODS (days; settings.CASE_FUNNEL_DAYS otherwise)."""
     from dashboard import case_figures
 
-    return {"f": case_figures.funnel(context["request"].user, settings.CASE_FUNNEL_DAYS)}
+    request = context["request"]
+    chosen = request.GET.get("funnel_days", "")
+    days = int(chosen) if chosen.isdigit() and int(chosen) in settings.CASE_FUNNEL_PERIODS \
+        else settings.CASE_FUNNEL_DAYS
+    return {"f": case_figures.funnel(request.user, days), "periods": settings.CASE_FUNNEL_PERIODS}

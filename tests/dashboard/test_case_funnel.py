@@ -58,6 +58,9 @@ def test_funnel_on_the_overview(worked, open_page, browser_login, screenshot, la
     assert width <= 1366, f"the overview is {width} px wide"
     funnel.screenshot(path=str(screenshot(page, f"case-funnel-{language}").with_name(
         f"case-funnel-block-{language}.png")))
+    with page.expect_navigation():  # 90 days: the older case counts too
+        page.click("#dash-funnel-periods [data-days='90']")
+    assert funnel.locator("[data-step=new] .value").inner_text() == "4"
     with page.expect_navigation():
         page.click("#dash-case-funnel [data-step=removed] a")
     rows = page.locator("#result_list tbody tr")

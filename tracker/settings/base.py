@@ -549,5 +549,7 @@ EVIDENCE_SIGNING_CHAIN = env.list("TRACKER_SIGNING_CHAIN", default=[])
 # the case page, in rows.
 CASE_PAGES_PER_PAGE = 50
 # The overview's case funnel counts the cases opened in the last CASE_FUNNEL_DAYS days (days),
-# beside the CASE_FUNNEL_DAYS before.
+# beside as many days before; the reader may choose another period among CASE_FUNNEL_PERIODS
+# (days).
 CASE_FUNNEL_DAYS = 30
+CASE_FUNNEL_PERIODS = (7, 30, 90)
