@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import ssl
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
@@ -138,7 +139,30 @@ def _guarded(base: type[HTTPConnection], allow: tuple[Network, ...]) -> type[HTT
                 raise RefusedAddress(self.host, address, reason)
             return sock
 
+        def getresponse(self):
+            # the peer as the evidence of the exchange records it (crawler.lib.exchange): the
+            # connection may be back in the pool before the caller looks at the response
+            # (read before the response: http.client closes a connection that will not be kept
+            # alive, an HTTP/1.0 answer's, once the headers are in)
+            peer = self.sock.getpeername()[:2] if self.sock else ("", 0)
+            certificates = _peer_certificates(self.sock)
+            response = super().getresponse()
+            response.peer, response.peer_certificates = peer, certificates
+            return response
+
     return Guarded
+
+
+def _peer_certificates(sock) -> list[bytes]:
+    """DER certificates a TLS peer presented, leaf first: the whole chain where the ssl module
+    gives it (Python 3.13+), else the leaf; [] for plain HTTP."""
+    if not isinstance(sock, ssl.SSLSocket):
+        return []
+    chain = getattr(sock, "get_unverified_chain", None)
+    if chain is not None:
+        return [c if isinstance(c, bytes) else c.public_bytes() for c in chain() or []]
+    leaf = sock.getpeercert(binary_form=True)
+    return [leaf] if leaf else []
 
 
 class GuardedAdapter(HTTPAdapter):

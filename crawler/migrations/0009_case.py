@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('core', '0011_audit_case_kind'),
+        ('core', '0012_audit_case_kind'),
         ('crawler', '0008_match_last_seen_index'),
     ]
 

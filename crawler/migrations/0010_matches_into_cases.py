@@ -72,7 +72,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ("crawler", "0009_case"),
-        ("core", "0011_audit_case_kind"),
+        ("core", "0012_audit_case_kind"),
     ]
 
     operations = [migrations.RunPython(forward, backward)]

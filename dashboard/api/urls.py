@@ -31,6 +31,7 @@ urlpatterns = [
     path("redoc/", SpectacularRedocView.as_view(url_name="api:schema",
                                                 template_name="api/redoc.html"), name="redoc"),
     path("alerts/preferences/", views.AlertPreferenceView.as_view(), name="alert-preferences"),
+    path("evidence/verify/", views.EvidenceVerifyView.as_view(), name="evidence-verify"),
     path("", include(router.urls)),
     re_path(r"^(?P<path>.*)$", not_found, name="not-found"),
 ]

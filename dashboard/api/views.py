@@ -23,11 +23,14 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 
 from crawler import actions as crawler_actions
+from crawler.evidence.trust import timestamp_check
+from crawler.lib.evidence.verify import verify_bundle
 from crawler.models import Match, ReviewStatus, ScanRun, TargetSite
 from dashboard import actions as dashboard_actions
 from dashboard import notices, sources
 from dashboard.alerts import actions as alert_actions
 from dashboard.alerts.models import AlertPreference, WebhookEndpoint
+from dashboard.evidence import bundle_response
 from dashboard.models import TakedownNotice
 from tracker.core import actions as core_actions
 from tracker.core import uploads
@@ -328,6 +331,19 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
                                         form.validated_data["reason"], request.user)
         return Response(s.MatchSerializer(match).data)
 
+    @extend_schema(summary="The match's evidence bundle (WACZ)",
+                   parameters=[OpenApiParameter("capture", int, description="a capture id of "
+                                                "the match (default: its newest detection)")],
+                   responses={(200, "application/wacz"): OpenApiTypes.BINARY, **ERRORS})
+    @action(detail=True, methods=["get"])
+    def evidence(self, request, pk=None):
+        """Download the match's evidence bundle: a WACZ file (WARC of the HTTP exchange,
+        screenshot, PDF print, text, passages, metadata, provenance page, RFC 3161 timestamp).
+        Its SHA-256 is in the X-Evidence-SHA256 header."""
+        capture = request.query_params.get("capture")
+        return bundle_response(self.get_object(), int(capture) if capture and capture.isdigit()
+                               else None)
+
 
 
 
@@ -570,3 +586,25 @@ class AlertPreferenceView(generics.GenericAPIView):
     def patch(self, request):
         """Save the given fields through do_update_alert_preferences (audited)."""
         return self._save(request, partial=True)
+
+
+class EvidenceVerifyView(generics.GenericAPIView):
+    """Verify an uploaded evidence bundle (WACZ), as ``manage.py verify_evidence`` does."""
+
+    serializer_class = s.EvidenceUploadSerializer
+    parser_classes = [parsers.MultiPartParser]
+
+    @extend_schema(summary="Verify an evidence bundle", request=s.EvidenceUploadSerializer,
+                   responses={200: s.EvidenceVerdictSerializer, **ERRORS})
+    def post(self, request):
+        """Recompute every digest of the uploaded bundle (multipart field ``bundle``), check
+        its WARC records and its RFC 3161 timestamp; ``valid`` false names the first file
+        that fails. Nothing is stored."""
+        form = self.get_serializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        upload = form.validated_data["bundle"]
+        verdict = verify_bundle(upload.read(), timestamp_check(), name=upload.name)
+        return Response(s.EvidenceVerdictSerializer({
+            "valid": verdict.ok, "checked": verdict.checked, "timestamp": verdict.timestamp,
+            "failed_file": verdict.failure.path if verdict.failure else "",
+            "reason": verdict.failure.reason if verdict.failure else ""}).data)

@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "tracker.core",
     "crawler",  # crawler issue: Celery tasks, signals, management commands
+    "crawler.evidence",  # evidence captures of matched pages (WARC, screenshot, WACZ bundle)
     "dashboard.alerts",  # e-mail and webhook alerts of new matches (between dashboard and crawler)
     "axes",
     "rest_framework",  # the REST API (dashboard/api/)
@@ -181,6 +182,17 @@ STATIC_ROOT = env.str("STATIC_ROOT", default=str(VAR_DIR / "static"))
 MEDIA_URL = "media/"
 # Uploaded text waiting for ingestion is staged here; shared by web and workers in production.
 MEDIA_ROOT = env.str("MEDIA_ROOT", default=str(VAR_DIR / "media"))
+# Evidence bundles (crawler.evidence) go to the storage "evidence": files under
+# EVIDENCE_DIR by default; in production S3-compatible object storage through django-storages
+# (TRACKER_EVIDENCE_STORAGE=storages.backends.s3.S3Storage, with the AWS_* variables of
+# django-storages and, for immutability, a bucket with Object Lock; docs/evidence.md).
+EVIDENCE_DIR = Path(env.str("TRACKER_EVIDENCE_DIR", default=str(VAR_DIR / "evidence")))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "evidence": {"BACKEND": env.str("TRACKER_EVIDENCE_STORAGE",
+                                    default="crawler.evidence.storage.EvidenceFileStorage")},
+}
 
 # Uploads: the largest file or pasted text accepted, in bytes (TRACKER_UPLOAD_MAX_MB megabytes).
 UPLOAD_MAX_BYTES = env.int("TRACKER_UPLOAD_MAX_MB", default=50) * 1024 * 1024
@@ -228,8 +240,13 @@ WORKER_QUEUES = [QUEUE_DEFAULT, QUEUE_INGEST, QUEUE_CRAWL, QUEUE_MATCH]
 # workers with Chromium and a small pool (each process runs one browser of a few hundred MB).
 QUEUE_RENDER = "render"
 WORKER_QUEUES.append(QUEUE_RENDER)
+# Evidence captures (crawler.evidence): Chromium screenshots and bundles on a queue of their own,
+# so that crawling is not slowed by them.
+QUEUE_CAPTURE = "capture"
+WORKER_QUEUES.append(QUEUE_CAPTURE)
 CELERY_TASK_DEFAULT_QUEUE = QUEUE_DEFAULT
 CELERY_TASK_ROUTES = {
+    "evidence.*": {"queue": QUEUE_CAPTURE},
     "tracker.core.tasks.*": {"queue": QUEUE_INGEST},
     "crawler.start_scan": {"queue": QUEUE_CRAWL},
     "crawler.crawl_url": {"queue": QUEUE_CRAWL},
@@ -372,6 +389,29 @@ DISCOVERY_SAMPLE_PAGES = env.int("TRACKER_DISCOVERY_SAMPLE_PAGES", default=3)
 CELERY_BEAT_SCHEDULE["discover-sites"] = {"task": "crawler.discover_sites",
                                           "schedule": DISCOVERY_INTERVAL_SECONDS}
 CELERY_TASK_ROUTES["crawler.discover_sites"] = {"queue": QUEUE_CRAWL}
+# Evidence capture (crawler.evidence, docs/evidence.md). A page version matching a work with a
+# Match.score (the engine's score, 0..1) of CAPTURE_MIN_SCORE or more is captured once. The
+# screenshot is CAPTURE_VIEWPORT_WIDTH CSS pixels wide and at most CAPTURE_MAX_HEIGHT tall; the
+# page gets CAPTURE_RENDER_TIMEOUT_SECONDS to its load event (else: captured without screenshot).
+# A capture task is stopped after CAPTURE_TIME_LIMIT_SECONDS. The sweeper
+# (evidence.sweep_captures, every CAPTURE_SWEEP_SECONDS) sends again a capture pending or running
+# for CAPTURE_STUCK_SECONDS (its task lost or its worker killed), after a backoff from
+# CAPTURE_RETRY_BASE_SECONDS to CAPTURE_RETRY_MAX_SECONDS, and gives it up as failed, with the
+# reason, after CAPTURE_MAX_ATTEMPTS attempts. Bundles are kept EVIDENCE_RETENTION_DAYS days
+# (0: for ever, the default: nothing deletes them).
+CAPTURE_MIN_SCORE = env.float("TRACKER_CAPTURE_MIN_SCORE", default=0.0)
+CAPTURE_VIEWPORT_WIDTH = 1280
+CAPTURE_MAX_HEIGHT = env.int("TRACKER_CAPTURE_MAX_HEIGHT", default=10_000)
+CAPTURE_RENDER_TIMEOUT_SECONDS = env.float("TRACKER_CAPTURE_RENDER_TIMEOUT", default=30.0)
+CAPTURE_TIME_LIMIT_SECONDS = env.int("TRACKER_CAPTURE_TIME_LIMIT", default=300)
+CAPTURE_SWEEP_SECONDS = env.int("TRACKER_CAPTURE_SWEEP_INTERVAL", default=300)
+CAPTURE_STUCK_SECONDS = env.int("TRACKER_CAPTURE_STUCK", default=900)
+CAPTURE_RETRY_BASE_SECONDS = env.float("TRACKER_CAPTURE_RETRY_BASE", default=60.0)
+CAPTURE_RETRY_MAX_SECONDS = env.float("TRACKER_CAPTURE_RETRY_MAX", default=3600.0)
+CAPTURE_MAX_ATTEMPTS = env.int("TRACKER_CAPTURE_MAX_ATTEMPTS", default=5)
+EVIDENCE_RETENTION_DAYS = env.int("TRACKER_EVIDENCE_RETENTION_DAYS", default=0)
+CELERY_BEAT_SCHEDULE["sweep-captures"] = {"task": "evidence.sweep_captures",
+                                          "schedule": CAPTURE_SWEEP_SECONDS}
 # A new target site is scanned daily at this hour (0-23) of TIME_ZONE: the sites' quiet hours.
 SCAN_DEFAULT_HOUR = env.int("TRACKER_SCAN_HOUR", default=3)
 # Seconds `make run` and the tests wait for a Celery worker to answer a ping (about 3 s idle).

@@ -113,6 +113,7 @@ class AuditEvent(models.Model):
         PROPOSAL = "proposal", _("site proposal")
         USER_SETTINGS = "settings", _("user settings")
         ACCESS = "access", _("access")
+        EVIDENCE = "evidence", _("evidence capture")
         CASE = "case", _("case")
 
     sequence = models.PositiveBigIntegerField(_("sequence"), unique=True, editable=False)
