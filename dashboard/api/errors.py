@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 
 from django.conf import settings
-from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, HttpResponsePermanentRedirect
 from django.urls import Resolver404, resolve
 from django.utils.translation import gettext as _
@@ -79,7 +79,8 @@ def exception_handler(exc, context):
 
     ActionError and UploadError become 400 answers (codes "action_refused" and the upload's
     code); a body over DATA_UPLOAD_MAX_MEMORY_SIZE bytes 400 "too_large"; JSON nested too deep
-    for the parser (RecursionError) 400 "parse_error"; StorageUnavailable, and PostgreSQL,
+    for the parser (RecursionError) 400 "parse_error"; another request Django refuses to read
+    (SuspiciousOperation: too many fields or files) 400 "bad_request"; StorageUnavailable, and PostgreSQL,
     MongoDB or Redis being down, 503 ("storage_unavailable", with Retry-After:
     settings.SERVER_DOWN_RETRY_AFTER_SECONDS). Any other exception is logged as Django logs a
     500 and answered 500 "server_error".
@@ -89,6 +90,9 @@ def exception_handler(exc, context):
             "mb": settings.DATA_UPLOAD_MAX_MEMORY_SIZE // (1024 * 1024)})
     elif isinstance(exc, RecursionError):
         exc = ApiError("parse_error", _("The JSON body is nested too deeply."))
+    elif isinstance(exc, SuspiciousOperation):  # e.g. more fields than Django reads
+        exc = ApiError("bad_request", _("The request is malformed: %(error)s") % {
+            "error": type(exc).__name__})
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):

@@ -163,6 +163,30 @@ def test_a_broken_epub_in_a_zip_is_one_failed_line_and_the_rest_is_imported(tmp_
     assert Work.objects.filter(reference="xiyouji").exists()
 
 
+@pytest.mark.parametrize("damaged", ["broken.txt", "records.jsonl"])
+def test_a_damaged_entry_of_a_zip_is_one_failed_line_and_the_rest_is_imported(
+        tmp_path, novel_text, damaged):
+    """One byte of an entry's compressed data flipped (its CRC no longer matches)."""
+    archive = tmp_path / "works.zip"
+    damaged_text = "\n".join(f"第{n}段 正文内容" for n in range(300)) if damaged.endswith(
+        ".txt") else _records(*({"id": f"r{n}", "title": "记录", "text": f"正文内容 {n} " * 20}
+                               for n in range(30)))
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
+        zipped.writestr(damaged, damaged_text)
+        zipped.writestr("xiyouji.txt", novel_text)
+    data = bytearray(archive.read_bytes())
+    info = zipfile.ZipFile(archive).getinfo(damaged)
+    data[info.header_offset + 30 + len(info.filename) + len(info.extra) + 100] ^= 0xFF
+    archive.write_bytes(bytes(data))
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="1 item"):
+        call_command("import_works", str(archive), "--holder", "甲", "--create-holder",
+                     "--no-progress", stdout=out)
+    assert "registered: 1" in out.getvalue(), out.getvalue()
+    assert f"{damaged}: {damaged} in the archive is damaged" in out.getvalue()
+    assert Work.objects.filter(reference="xiyouji").exists()
+
+
 def test_unknown_holder_is_refused_with_the_known_ones_unless_created(tmp_path, folder):
     RightsHolder.objects.create(name="出版社甲")
     with pytest.raises(CommandError, match="no rights holder '出版社乙'; known holders: "
