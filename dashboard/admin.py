@@ -518,3 +518,4 @@ admin.site.register(AuditEvent, AuditEventAdmin)
 from dashboard.api import admin as _api_admin  # noqa: E402,F401  (registers the API tokens page)
 
 internals.restrict()  # django-celery-beat's and django-axes's pages: superusers only
+from dashboard import case_admin as _case_admin  # noqa: E402,F401  (registers the case pages)
