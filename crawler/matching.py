@@ -76,7 +76,7 @@ def record_matches(page: Page, version: PageVersion, scan: ScanRun | None, found
     if only_works is not None:
         found = [m for m in found if m.work_id in only_works]
     works = {str(w.uid): w for w in Work.objects.select_related("holder")
-             .filter(uid__in=[m.work_id for m in found])}
+             .filter(uid__in={w for m in found for w in (m.work_id, *m.same_text)})}
     allowed_out = whitelisted(page.domain, {w.holder_id for w in works.values()})
     now, new, kept, skipped = timezone.now(), 0, [], 0
     for m in found:
@@ -94,6 +94,8 @@ def record_matches(page: Page, version: PageVersion, scan: ScanRun | None, found
                   "site_id": scan.site_id if scan else None, "last_scan": scan, "score": m.score,
                   "containment_page": m.containment_page, "containment_work": m.containment_work,
                   "passages": passages, "section": chapters.label[:500],
+                  "same_text": sorted(works[w].pk for w in m.same_text
+                                      if w != m.work_id and w in works),
                   "last_seen": now, "still_matching": True}
         new += _upsert(page.id, work, fields, scan, now)
         if not opened:

@@ -296,6 +296,9 @@ class Match(models.Model):
         first_seen / last_seen: first and latest time the page was found matching.
         still_matching: False once a later version of the page no longer matches.
         case: the case (work x registered domain) this page belongs to.
+        same_text: ids of the other registered works (Work pks) whose text is the same as this
+            work's (the engine's ``Match.same_text``), each with its own match of the page;
+            [] for a text registered once.
     """
 
     work = models.ForeignKey(Work, verbose_name=_("work"), on_delete=models.CASCADE,
@@ -318,6 +321,7 @@ class Match(models.Model):
     containment_work = models.FloatField(_("share of the work"))
     passages = models.JSONField(_("passages"), default=list)
     section = models.CharField(_("chapter"), max_length=500, blank=True)
+    same_text = models.JSONField(_("same text as"), default=list, blank=True)
     first_seen = models.DateTimeField(_("first seen"), default=timezone.now, db_index=True)
     last_seen = models.DateTimeField(_("last seen"), default=timezone.now, db_index=True)
     still_matching = models.BooleanField(_("still matching"), default=True)
