@@ -79,6 +79,16 @@ def _point_django_at_folder(tmp: Path) -> None:
     settings.EVIDENCE_DIR = var / "evidence"
 
 
+def _forget_open_caches() -> None:
+    """Drop the cache clients opened before the servers started (a test that needs none may
+    touch the cache): they hold Redis's default address. The next use opens them afresh."""
+    from asgiref.local import Local
+    from django.core.cache import caches
+
+    caches.close_all()
+    caches._connections = Local(caches.thread_critical)
+
+
 def _point_django_at(database: str, mongo: str, redis_url: str, tmp: Path) -> None:
     """Point the (already loaded) Django settings and the Celery app at the session's servers."""
     import environ
@@ -93,6 +103,7 @@ def _point_django_at(database: str, mongo: str, redis_url: str, tmp: Path) -> No
     settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = redis_url
     settings.CACHES["default"]["LOCATION"] = project_settings.redis_cache_url(
         redis_url, settings.CACHE_REDIS_DB)
+    _forget_open_caches()
     # In place: django.db.connections holds this very dict.
     default = settings.DATABASES["default"]
     options = default.get("OPTIONS", {})

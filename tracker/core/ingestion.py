@@ -102,8 +102,8 @@ def ingest(work_id: int, token: str | None = None) -> str:
             return "failed"
         _finish(work, WorkStatus.INDEXED, windows=windows, fingerprint_version=FINGERPRINT_VERSION,
                 indexed_at=timezone.now(), error="")
+        path.unlink(missing_ok=True)  # before the receivers: a work shown indexed has no staged text
         work_indexed.send(sender=Work, work_id=work.pk)
-        path.unlink(missing_ok=True)
         return "indexed"
     finally:
         try:
