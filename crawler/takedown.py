@@ -6,7 +6,8 @@ SSRF guard), extracts the text the way a crawl does (``tracker.text``) and match
 engine again. ``record_check`` stores the outcome as a TakedownCheck (time, HTTP status, text
 hash) and applies it: a removed page's match stops "still matching", a removed page that comes
 back is reopened; both are written to the audit trail (kind "notice": takedown evidence) and
-announced by the ``takedown_changed`` signal (receivers: alerts). A regular scan that meets a
+announced by the ``takedown_changed`` signal (receivers: alerts; dashboard.signals reopens
+notices). A regular scan that meets a
 matched URL answering 404 or 410 records the same check (``record_gone``), and one that finds
 a removed page back with its matched text reopens it (``record_back``).
 
@@ -105,8 +106,8 @@ def record_check(match: Match, outcome: str, http_status: int | None, digest: st
                  scan: ScanRun | None = None) -> TakedownCheck:
     """Store one check of ``match`` and apply it: 'removed' sets ``still_matching`` False; a
     'present' or 'changed' page of a match no longer matching since a removal is reopened
-    (``still_matching`` True). Each change is audited (no acting person: the checker) and sent
-    as ``takedown_changed`` after commit.
+    (``still_matching`` True, ``last_seen`` now; a removal leaves ``last_seen``). Each change
+    is audited (no acting person: the checker) and sent as ``takedown_changed`` after commit.
 
     Args:
         match: the Match checked.
@@ -131,8 +132,9 @@ def record_check(match: Match, outcome: str, http_status: int | None, digest: st
         elif outcome in (CheckOutcome.PRESENT, CheckOutcome.CHANGED) and was_removed:
             change, old, new = "reopened", "removed", "still matching"
         if change:
-            Match.objects.filter(pk=locked.pk).update(still_matching=change == "reopened",
-                                                      last_seen=timezone.now())
+            seen = {"last_seen": timezone.now()} if change == "reopened" else {}
+            # a removal keeps the last time the copy was seen: the check saw no copy
+            Match.objects.filter(pk=locked.pk).update(still_matching=change == "reopened", **seen)
             AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=None, holder=locked.work.holder,
                               target=locked, subject=f"{locked.url} ({locked.work})",
                               old_state=old, new_state=new, reason=_check_reason(check))

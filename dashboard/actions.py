@@ -12,6 +12,7 @@ from collections import defaultdict
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from crawler.models import ReviewStatus
 from crawler.pagestore import sha256
@@ -23,6 +24,7 @@ from dashboard.models import (
     NoticeStatus,
     TakedownNotice,
 )
+from tracker.core import notes
 from tracker.core.errors import ActionError
 from tracker.core.models import AuditEvent
 
@@ -181,3 +183,27 @@ def do_advance_notice(notice: TakedownNotice, status: str, acting_user, note: st
                                   new_state=status, reason=reason)
     notice.refresh_from_db()
     return event
+
+
+def do_reopen_notices(match, check) -> list[TakedownNotice]:
+    """The copy of ``match`` (crawler Match) is back, as takedown check ``check`` (TakedownCheck)
+    found: every notice citing it that says "content removed" goes back to "sent" (its removal
+    date cleared), recorded in the audit trail with the check (no acting person: the checker).
+
+    Returns:
+        The notices moved back to "sent" (none when no removed notice cites the match).
+    """
+    moved = []
+    with transaction.atomic():
+        for notice in (TakedownNotice.objects.select_for_update()
+                       .filter(matches=match, status=NoticeStatus.REMOVED)):
+            notice.status, notice.removed_at = NoticeStatus.SENT, None
+            notice.save(update_fields=["status", "removed_at"])
+            AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=None, holder=notice.holder,
+                              target=notice, subject=str(notice), old_state=NoticeStatus.REMOVED,
+                              new_state=NoticeStatus.SENT, reason=notes.coded(
+                                  "copy_back", gettext_noop(
+                                      "the copy is back at %(url)s (takedown check #%(check)s)"),
+                                  url=match.url, check=check.pk))
+            moved.append(notice)
+    return moved

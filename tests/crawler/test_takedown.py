@@ -129,3 +129,33 @@ def test_a_change_is_signalled_after_commit(platform_stores, client):
     assert html.count('<td class="field-outcome">changed but still copying</td>') == 1  # the row
     assert '<a href="?outcome__exact=changed">changed but still copying</a>' in html  # filter
     assert client.get("/crawler/rematchjob/").status_code == 200
+
+
+def test_a_copy_back_reopens_its_removed_notice_and_last_seen_keeps_the_last_sighting(
+        platform_stores):
+    from datetime import timedelta
+
+    holder = RightsHolder.objects.create(name="回归出版社")
+    work = Work.objects.create(holder=holder, reference="b", title="b", length=1, status="indexed")
+    seen_at = timezone.now() - timedelta(days=3)
+    match = Match.objects.create(work=work, page_id="p" * 24, version_id="v" * 24,
+                                 url="http://copies.example/back.html", domain="copies.example",
+                                 score=0.9, containment_page=0.9, containment_work=0.1,
+                                 review_status="confirmed", last_seen=seen_at)
+    boss = get_user_model().objects.create_superuser("boss2", "b2@example.com", "x")
+    [notice] = do_draft_notices([match], boss)
+    do_advance_notice(notice, "sent", boss)
+
+    takedown.record_check(match, CheckOutcome.REMOVED, 404, "", "HTTP 404")
+    do_advance_notice(notice, "removed", None)
+    match.refresh_from_db()
+    assert not match.still_matching and match.last_seen == seen_at  # the check saw no copy
+
+    back = takedown.record_check(match, CheckOutcome.PRESENT, 200, "ab" * 32, "")
+    match.refresh_from_db(), notice.refresh_from_db()
+    assert match.still_matching and match.last_seen >= back.checked_at - timedelta(seconds=1)
+    assert notice.status == "sent" and notice.removed_at is None
+    event = AuditEvent.objects.about(notice).order_by("sequence").last()
+    assert (event.old_state, event.new_state) == ("removed", "sent")
+    with translation.override("zh-hans"):
+        assert match.url in event.reason_label and "删除核查" in event.reason_label
