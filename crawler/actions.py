@@ -36,6 +36,7 @@ from crawler.urls import origin_of
 from tracker.core import notes
 from tracker.core.errors import ActionError
 from tracker.core.models import AuditEvent
+from tracker.core.models.audit import CHECK_REQUESTED, DISCOVERY_REQUESTED
 
 
 def review_choices() -> list[tuple[str, str]]:
@@ -193,6 +194,42 @@ def do_start_scan(site: TargetSite, *, acting_user=None, trigger: str = "command
                           subject=f"{site} #{scan.pk}", old_state="", new_state=scan.status,
                           reason=scan.note)
     return scan
+
+
+def do_check_site(site: TargetSite, acting_user) -> int:
+    """Queue a takedown check now (``crawler.check_matches``) of every confirmed match found
+    on ``site``, recorded in the audit trail with the acting user.
+
+    Returns:
+        The number of matches queued for checking.
+
+    Raises:
+        ActionError: the site has no confirmed match to check.
+    """
+    from crawler.tasks import check_matches  # the tasks module imports this one
+
+    ids = list(site.matches.filter(review_status=ReviewStatus.CONFIRMED)
+               .order_by("pk").values_list("pk", flat=True))
+    if not ids:
+        raise ActionError(_("%(site)s has no confirmed match to check.") % {"site": site})
+    with transaction.atomic():
+        AuditEvent.record(kind=AuditEvent.Kind.SITE, user=acting_user, holder=None, target=site,
+                          subject=str(site), old_state="", new_state=CHECK_REQUESTED,
+                          reason=notes.coded("site_check", gettext_noop(
+                              "takedown check of %(count)s confirmed matches"), count=len(ids)))
+        transaction.on_commit(lambda: check_matches.delay(ids))
+    return len(ids)
+
+
+def do_discover_sites(acting_user) -> None:
+    """Queue a discovery pass now (``crawler.discover_sites``, as beat does daily), recorded in
+    the audit trail with the acting user. Returns None."""
+    from crawler.tasks import discover_sites  # the tasks module imports this one
+
+    with transaction.atomic():
+        AuditEvent.record(kind=AuditEvent.Kind.SITE, user=acting_user, holder=None,
+                          subject="", old_state="", new_state=DISCOVERY_REQUESTED)
+        transaction.on_commit(discover_sites.delay)
 
 
 def do_cancel_scan(scan: ScanRun, acting_user) -> bool:

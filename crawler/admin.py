@@ -13,7 +13,11 @@ from datetime import time
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
-from django.urls import path
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponseRedirect
+from django.shortcuts import redirect
+from django.urls import path, reverse
 from django.utils import formats, timezone
 from django.utils.html import format_html
 from django.utils.translation import gettext as gettext_now
@@ -127,10 +131,33 @@ class TargetSiteAdmin(admin.ModelAdmin):
     list_filter = ["enabled", "needs_browser"]
     search_fields = ["name", "start_urls"]
     readonly_fields = ["created_at", "updated_at"]
-    actions = ["scan_now", "enable", "disable"]
+    actions = ["scan_now", "check_now", "enable", "disable"]
 
     def save_model(self, request, obj, form, change):
         actions.do_save_site(obj, request.user, form.changed_data, timing=form.timing())
+
+    def get_urls(self):
+        wrap = self.admin_site.admin_view
+        return [path("<path:object_id>/scan/", wrap(self.scan_view), name="crawler_targetsite_scan"),
+                path("<path:object_id>/check/", wrap(self.check_view),
+                     name="crawler_targetsite_check"),
+                *super().get_urls()]
+
+    def _site_post(self, request, object_id, act) -> HttpResponseRedirect:
+        """POST from the site's page: ``act(request, queryset of the site)``, back to the page."""
+        site = self.get_object(request, unquote(object_id))
+        if request.method != "POST" or site is None or not self.has_change_permission(request, site):
+            raise PermissionDenied
+        act(request, TargetSite.objects.filter(pk=site.pk))
+        return redirect(reverse("admin:crawler_targetsite_change", args=[site.pk]))
+
+    def scan_view(self, request, object_id):
+        """POST: the site page's "Scan now"."""
+        return self._site_post(request, object_id, self.scan_now)
+
+    def check_view(self, request, object_id):
+        """POST: the site page's "Check takedowns now"."""
+        return self._site_post(request, object_id, self.check_now)
 
     @admin.display(description=_("start URL"))
     def first_start_url(self, site):
@@ -157,6 +184,19 @@ class TargetSiteAdmin(admin.ModelAdmin):
             self.message_user(request, gettext_now("%(site)s: scan #%(id)s %(status)s %(note)s") % {
                 "site": site, "id": run.pk, "status": run.get_status_display(), "note": run.note_words},
                 level)
+
+    @admin.action(description=_("Check takedowns now"))
+    def check_now(self, request, queryset):
+        for site in queryset:
+            try:
+                count = actions.do_check_site(site, request.user)
+            except ActionError as exc:
+                self.message_user(request, str(exc), messages.WARNING)
+            else:
+                self.message_user(request, ngettext(
+                    "%(site)s: %(count)d confirmed match is being checked.",
+                    "%(site)s: %(count)d confirmed matches are being checked.", count) % {
+                    "site": site, "count": count})
 
     @admin.action(description=_("Enable daily scans"))
     def enable(self, request, queryset):
@@ -324,6 +364,24 @@ class CandidateSiteAdmin(RecordAdminMixin, HolderScopedAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         return [f.name for f in CandidateSite._meta.get_fields() if f.concrete]  # actions only
+
+    def get_urls(self):
+        return [path("discover/", self.admin_site.admin_view(self.discover_view),
+                     name="crawler_candidatesite_discover"), *super().get_urls()]
+
+    def changelist_view(self, request, extra_context=None):
+        extra_context = {**(extra_context or {}),
+                         "can_discover": self.has_change_permission(request)}
+        return super().changelist_view(request, extra_context)
+
+    def discover_view(self, request):
+        """POST: "Discover now", a discovery pass queued at once."""
+        if request.method != "POST" or not self.has_change_permission(request):
+            raise PermissionDenied
+        actions.do_discover_sites(request.user)
+        self.message_user(request, _("Discovery started: new candidates appear here when it "
+                                     "ends."), messages.SUCCESS)
+        return redirect(reverse("admin:crawler_candidatesite_changelist"))
 
     def _each(self, request, queryset, act) -> None:
         for candidate in queryset:

@@ -27,6 +27,7 @@ from dashboard.models import (
 from tracker.core import notes
 from tracker.core.errors import ActionError
 from tracker.core.models import AuditEvent
+from tracker.core.models.audit import CHECK_REQUESTED
 
 
 def already_sent(matches) -> dict[int, list[TakedownNotice]]:
@@ -207,3 +208,21 @@ def do_reopen_notices(match, check) -> list[TakedownNotice]:
                                   url=match.url, check=check.pk))
             moved.append(notice)
     return moved
+
+
+def do_check_notice(notice: TakedownNotice, acting_user) -> None:
+    """Queue the takedown check of ``notice``'s matches now (``dashboard.check_notice``: all
+    removed moves a sent notice to "removed"), recorded in the audit trail with the acting user.
+
+    Raises:
+        ActionError: the notice is still drafted (nothing was asked of the site yet).
+    """
+    from dashboard.tasks import check_notice  # the tasks module imports this one
+
+    if notice.status == NoticeStatus.DRAFTED:
+        raise ActionError(_("A drafted notice has not been sent: there is nothing to check yet."))
+    with transaction.atomic():
+        AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=acting_user, holder=notice.holder,
+                          target=notice, subject=str(notice), old_state=notice.status,
+                          new_state=CHECK_REQUESTED)
+        transaction.on_commit(lambda: check_notice.delay(notice.pk))

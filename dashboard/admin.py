@@ -401,6 +401,8 @@ class TakedownNoticeAdmin(HolderScopedAdmin):
                  name="dashboard_takedownnotice_download"),
             path("<path:object_id>/status/", wrap(self.status_view),
                  name="dashboard_takedownnotice_status"),
+            path("<path:object_id>/check/", wrap(self.check_view),
+                 name="dashboard_takedownnotice_check"),
             *super().get_urls(),
         ]
 
@@ -428,6 +430,20 @@ class TakedownNoticeAdmin(HolderScopedAdmin):
             return _attachment(notices.render_text(notice).encode("utf-8"),
                                "text/plain; charset=utf-8", f"{name}.txt")
         raise PermissionDenied
+
+    def check_view(self, request, object_id):
+        """POST: "Check now", the notice's takedown check queued at once."""
+        notice = self.get_object(request, unquote(object_id))
+        if request.method != "POST" or not self.has_change_permission(request, notice):
+            raise PermissionDenied
+        try:
+            actions.do_check_notice(notice, request.user)
+        except ActionError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+        else:
+            self.message_user(request, _("The notice's pages are being checked; the outcome "
+                                         "appears in the audit trail below."), messages.SUCCESS)
+        return redirect(reverse("admin:dashboard_takedownnotice_change", args=[notice.pk]))
 
     def status_view(self, request, object_id):
         """POST: move the notice to ``status`` (with an optional ``note``)."""

@@ -349,6 +349,9 @@ DISCOVERY_SAMPLE_PAGES = env.int("TRACKER_DISCOVERY_SAMPLE_PAGES", default=3)
 CELERY_BEAT_SCHEDULE["discover-sites"] = {"task": "crawler.discover_sites",
                                           "schedule": DISCOVERY_INTERVAL_SECONDS}
 CELERY_TASK_ROUTES["crawler.discover_sites"] = {"queue": QUEUE_CRAWL}
+# Takedown checks asked for now (a site's "check now"; a notice's: dashboard.check_notice).
+CELERY_TASK_ROUTES["crawler.check_matches"] = {"queue": QUEUE_CRAWL}
+CELERY_TASK_ROUTES["dashboard.check_notice"] = {"queue": QUEUE_CRAWL}
 # A new target site is scanned daily at this hour (0-23) of TIME_ZONE: the sites' quiet hours.
 SCAN_DEFAULT_HOUR = env.int("TRACKER_SCAN_HOUR", default=3)
 # Seconds `make run` and the tests wait for a Celery worker to answer a ping (about 3 s idle).

@@ -34,6 +34,11 @@ _COMMON_STATES = {
     "replaced": _("replaced"), "appended": _("appended"), "whitelisted": _("whitelisted"),
     "still matching": _("still matching"), "removed": _("removed"),
 }
+#: The states of a check or discovery asked for now (the event records the request; the task's
+#: findings are recorded by the checks themselves).
+CHECK_REQUESTED, DISCOVERY_REQUESTED = "check requested", "discovery requested"
+_COMMON_STATES.update({CHECK_REQUESTED: _("check requested"),
+                       DISCOVERY_REQUESTED: _("discovery requested")})
 
 #: Events recorded before the trail moved to the core app named their subject by two fields,
 #: ``match`` and ``notice``; the digest still covers those two keys (so that their digests verify)
