@@ -24,7 +24,7 @@ import time
 
 from django.db import transaction
 from django.dispatch import Signal
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext_noop
 
 from crawler import scans
@@ -147,18 +147,26 @@ def record_check(match: Match, outcome: str, http_status: int | None, digest: st
 
 def _check_reason(check: TakedownCheck) -> str:
     """The audit reason (a coded note, ``tracker.core.notes``) of ``check`` changing its match:
-    the check's id, time (UTC), outcome, HTTP status, text digest and its own note."""
+    the check's id, time (shown in the reader's zone), outcome in words, HTTP status, text
+    digest and its own note."""
     status = (f"HTTP {check.http_status}" if check.http_status
               else notes.coded("no_answer", gettext_noop("no answer")))
-    params = {"check": check.pk, "time": f"{check.checked_at:%Y-%m-%d %H:%M}",
-              "outcome": check.outcome, "status": status, "digest": check.text_sha256[:12] or "-"}
+    params = {"check": check.pk, "time": notes.moment(check.checked_at),
+              "outcome": outcome_note(check.outcome), "status": status,
+              "digest": check.text_sha256[:12] or "-"}
     if check.note:
         return notes.coded("takedown_check_note", gettext_noop(
-            "takedown check #%(check)s at %(time)s UTC: %(outcome)s, %(status)s, text SHA-256 "
+            "takedown check #%(check)s at %(time)s: %(outcome)s, %(status)s, text SHA-256 "
             "%(digest)s; %(note)s"), note=check.note, **params)
     return notes.coded("takedown_check", gettext_noop(
-        "takedown check #%(check)s at %(time)s UTC: %(outcome)s, %(status)s, text SHA-256 "
+        "takedown check #%(check)s at %(time)s: %(outcome)s, %(status)s, text SHA-256 "
         "%(digest)s"), **params)
+
+
+def outcome_note(outcome: str) -> str:
+    """A CheckOutcome value as a coded note: its label, in words of the reader's language."""
+    with translation.override("en"):
+        return notes.coded("check_outcome", str(CheckOutcome(outcome).label))
 
 
 def record_gone(scan_id: int, url: str, http_status: int | None) -> int:

@@ -138,16 +138,18 @@ def do_edit_notice(notice: TakedownNotice, acting_user, *, body: str | None = No
         if not changed:
             return None
         locked.save(update_fields=changed)
-        reasons = []
+        reasons = []  # coded notes: the trail reads them in each reader's language
         if "body" in changed:
-            reasons.append(_("text edited, SHA-256 %(digest)s") % {
-                "digest": sha256(notices.render_text(locked))})
+            reasons.append(notes.coded("notice_text_edited", gettext_noop(
+                "text edited, SHA-256 %(digest)s"), digest=sha256(notices.render_text(locked))))
         if "recipient" in changed:
-            reasons.append(_("recipient: %(recipient)s") % {"recipient": locked.recipient})
+            reasons.append(notes.coded("notice_recipient", gettext_noop(
+                "recipient: %(recipient)s"), recipient=locked.recipient))
         event = AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=acting_user,
                                   holder=locked.holder, target=locked, subject=str(locked),
                                   old_state=NoticeStatus.DRAFTED, new_state=NoticeStatus.DRAFTED,
-                                  reason="; ".join(reasons))
+                                  reason=notes.coded("notice_edited", gettext_noop(
+                                      "edited: %(changes)s"), changes=reasons))
     notice.refresh_from_db()
     return event
 
@@ -176,8 +178,10 @@ def do_advance_notice(notice: TakedownNotice, status: str, acting_user, note: st
         if status == NoticeStatus.SENT:  # freeze the text sent; the trail pins its digest
             locked.body = notices.render_text(locked)
             updated.append("body")
-            reason = "; ".join(filter(None, [reason, _("text sent, SHA-256 %(digest)s") % {
-                "digest": sha256(locked.body)}]))
+            sent = notes.coded("notice_sent", gettext_noop("text sent, SHA-256 %(digest)s"),
+                               digest=sha256(locked.body))
+            reason = notes.coded("notice_sent_note", gettext_noop("%(note)s; %(sent)s"),
+                                 note=reason, sent=sent) if reason else sent
         locked.save(update_fields=updated)
         event = AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=acting_user, holder=locked.holder,
                                   target=locked, subject=str(locked), old_state=old,

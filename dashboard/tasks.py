@@ -63,10 +63,11 @@ def check_notices(notices) -> dict:
             continue
         cited = [checks[m.pk] for m in notice.matches.all()]
         if cited and all(c.outcome == CheckOutcome.REMOVED for c in cited):
-            evidence = "; ".join(f"{c.match.url}: {notes.in_english(c.note)} (check #{c.pk}, "
-                                 f"{c.checked_at:%Y-%m-%d %H:%M} UTC)" for c in cited)
+            evidence = [notes.coded("verified_check", gettext_noop(
+                "%(url)s: %(note)s (check #%(check)s, %(time)s)"), url=c.match.url,
+                note=c.note, check=c.pk, time=notes.moment(c.checked_at)) for c in cited]
             do_advance_notice(notice, NoticeStatus.REMOVED, None, note=notes.coded(
                 "verified_removed", gettext_noop("verified removed: %(evidence)s"),
-                evidence=evidence[:1800]))
+                evidence=evidence))
             moved.append(notice.pk)
     return {"checked": len(checks), "notices_removed": moved}
