@@ -65,12 +65,14 @@ def _attachment(content: bytes, content_type: str, filename: str) -> HttpRespons
 
 
 def _short_time(moment) -> str:
-    """A datetime as its local date for list columns, the full local time as a tooltip."""
+    """A datetime as its local date and time (to the minute) for list columns, with the
+    seconds and UTC offset as a tooltip."""
     if not moment:
         return "—"
     local = timezone.localtime(moment)
-    return format_html('<span title="{}">{}</span>', local.isoformat(sep=" ", timespec="seconds"),
-                       local.strftime("%Y-%m-%d"))
+    return format_html('<span class="dash-time" title="{}"><span>{}</span> <span>{}</span></span>',
+                       local.isoformat(sep=" ", timespec="seconds"), local.strftime("%Y-%m-%d"),
+                       local.strftime("%H:%M"))
 
 
 def _badge(value: str, label: str) -> str:

@@ -14,8 +14,10 @@ import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from django.utils import timezone, translation
+from django.utils import translation
 from django.utils.translation import gettext
+
+from tracker.core import timezones
 
 PREFIX = "coded:"
 MOMENT = "utc"  # the key of a time parameter (``moment``)
@@ -53,8 +55,7 @@ def _param_words(value):
     if isinstance(value, list):
         return "; ".join(str(_param_words(item)) for item in value)
     if isinstance(value, dict) and MOMENT in value:
-        shown = timezone.localtime(datetime.fromisoformat(value[MOMENT]))
-        return f"{shown:%Y-%m-%d %H:%M %z}"
+        return timezones.shown(datetime.fromisoformat(value[MOMENT]))
     return value
 
 
