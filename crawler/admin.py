@@ -71,8 +71,8 @@ class TargetSiteForm(forms.ModelForm):
         widget=forms.TimeInput(format="%H:%M", attrs={"size": 5, "placeholder": "03:00"}),
         help_text=_("For daily and weekly scans, in the platform's time zone (%(zone)s).")
         % {"zone": settings.TIME_ZONE})
-    schedule_weekday = forms.TypedChoiceField(label=_("on"), choices=schedule.WEEKDAYS,
-                                              coerce=int, required=False,
+    schedule_weekday = forms.TypedChoiceField(label=_("on"), choices=[("", "—"), *schedule.WEEKDAYS],
+                                              coerce=int, required=False, empty_value=None,
                                               help_text=_("For weekly scans."))
     schedule_minute = forms.IntegerField(label=_("at minute"), min_value=0, max_value=59,
                                          required=False, help_text=_("For hourly scans, 0–59."))
@@ -88,9 +88,15 @@ class TargetSiteForm(forms.ModelForm):
         timing = schedule.read(self.instance)
         self.custom_schedule = timing is None  # a superuser's crontab: kept unless changed
         timing = timing or schedule.default_timing()
-        self.initial.update(schedule_frequency=timing.frequency,
-                            schedule_time=time(timing.hour, timing.minute),
-                            schedule_weekday=timing.weekday, schedule_minute=timing.minute)
+        # only the fields this frequency uses start filled (the others are hidden by
+        # dashboard/schedule.js): a daily 10:30 shows no "minute 30" of an hourly scan
+        self.initial["schedule_frequency"] = timing.frequency
+        if timing.frequency == schedule.HOURLY:
+            self.initial["schedule_minute"] = timing.minute
+        else:
+            self.initial["schedule_time"] = time(timing.hour, timing.minute)
+        if timing.frequency == schedule.WEEKLY:
+            self.initial["schedule_weekday"] = timing.weekday
         if self.custom_schedule:
             self.fields["schedule_frequency"].help_text = _(
                 "A superuser set another timing on the schedules' screens; it is kept unless "
@@ -105,6 +111,13 @@ class TargetSiteForm(forms.ModelForm):
             self.add_error("schedule_weekday", _("Choose the day of the week."))
         if frequency == schedule.HOURLY and data.get("schedule_minute") is None:
             self.add_error("schedule_minute", _("Give the minute of the hour, 0–59."))
+        unused = {schedule.DAILY: ("schedule_weekday", "schedule_minute"),
+                  schedule.WEEKLY: ("schedule_minute",),
+                  schedule.HOURLY: ("schedule_time", "schedule_weekday")}.get(frequency, ())
+        for name in unused:  # a value this frequency would ignore: say so rather than drop it
+            if name in self.changed_data and data.get(name) is not None:
+                self.add_error(name, _("Not used by %(frequency)s scans: leave it empty.") % {
+                    "frequency": dict(schedule.FREQUENCIES)[frequency]})
         return data
 
     def timing(self) -> schedule.Timing | None:
@@ -198,12 +211,12 @@ class TargetSiteAdmin(admin.ModelAdmin):
                     "%(site)s: %(count)d confirmed matches are being checked.", count) % {
                     "site": site, "count": count})
 
-    @admin.action(description=_("Enable daily scans"))
+    @admin.action(description=_("Enable scheduled scans"))
     def enable(self, request, queryset):
         for site in queryset:
             actions.do_set_site_enabled(site, True, request.user)
 
-    @admin.action(description=_("Disable daily scans"))
+    @admin.action(description=_("Disable scheduled scans"))
     def disable(self, request, queryset):
         for site in queryset:
             actions.do_set_site_enabled(site, False, request.user)
