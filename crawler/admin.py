@@ -270,7 +270,7 @@ class ScanRunAdmin(RecordAdminMixin, admin.ModelAdmin):
 
     @admin.display(description=_("errors"))
     def error_total(self, run):
-        return sum(run.errors.values()) if run.errors else 0
+        return sum(labels.split_errors(run.errors)[0].values())
 
     @admin.display(description=_("matches found"), ordering="matches_found")
     def matches_link(self, run):

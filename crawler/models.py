@@ -138,8 +138,9 @@ class ScanRun(models.Model):
 
     Attributes:
         trigger: 'schedule' (beat), 'command' (manage.py scan), 'admin' or 'demo'.
-        urls_seen: URLs admitted to the frontier; pages_fetched: pages downloaded (HTTP 200,
-            feeds and sitemaps included); pages_new / pages_changed: pages whose text was new or
+        urls_seen: URLs admitted to the frontier; pages_fetched: pages read (new, changed
+            and unchanged pages plus feeds and sitemaps, which add up to it; a page without
+            text counts under errors); pages_new / pages_changed: pages whose text was new or
             changed (these are matched); pages_unchanged: 304 answers or the same content.
         errors: {outcome: count} of the URLs that gave no page (crawler.outcomes.Outcome values,
             e.g. {"timeout": 2, "robots_disallowed": 1}), plus "match_failed": pages that could
