@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext_noop, ngettext
 
 from crawler import scans, schedule
 from crawler.models import (
@@ -382,8 +382,7 @@ def do_promote_candidate(candidate: CandidateSite, acting_user) -> TargetSite:
         start_urls = list(dict.fromkeys([start + "/", *candidate.sample_urls[:settings.DISCOVERY_SAMPLE_PAGES]]))
         site = do_save_site(TargetSite(name=name, start_urls=start_urls,
                                        allowed_domains=[candidate.domain],
-                                       notes=_("Found by discovery: linked from %(n)d pages.")
-                                       % {"n": candidate.link_count}), acting_user)
+                                       notes=_found_by_discovery(candidate)), acting_user)
         old = candidate.status
         candidate.status, candidate.target_site = CandidateStatus.PROMOTED, site
         candidate.save(update_fields=["status", "target_site"])
@@ -391,6 +390,16 @@ def do_promote_candidate(candidate: CandidateSite, acting_user) -> TargetSite:
                           target=candidate, subject=candidate.domain, old_state=old,
                           new_state=CandidateStatus.PROMOTED, reason=f"target site #{site.pk}")
     return site
+
+
+def _found_by_discovery(candidate: CandidateSite) -> str:
+    """The promoted site's note: "Found by discovery: 2 links from 1 page." (the source pages
+    are those kept in ``linked_from``)."""
+    links = ngettext("%(n)d link", "%(n)d links", candidate.link_count) % {
+        "n": candidate.link_count}
+    pages = ngettext("%(n)d page", "%(n)d pages", len(candidate.linked_from)) % {
+        "n": len(candidate.linked_from)}
+    return _("Found by discovery: %(links)s from %(pages)s.") % {"links": links, "pages": pages}
 
 
 def do_dismiss_candidate(candidate: CandidateSite, acting_user, reason: str = "") -> CandidateSite:

@@ -19,7 +19,7 @@ from django.http import HttpResponseRedirect
 from django.shortcuts import redirect
 from django.urls import path, reverse
 from django.utils import formats, timezone
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as gettext_now
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
@@ -336,6 +336,15 @@ class WhitelistedDomainAdmin(HolderScopedAdmin):
             obj.pk = actions.do_whitelist_domain(obj.holder, obj.domain, request.user, obj.note).pk
 
 
+def _url_list(urls: list[str]) -> str:
+    """URLs as an HTML list of links (they open in a new tab), "—" for none."""
+    if not urls:
+        return "—"
+    return format_html('<ul class="dash-url-list">{}</ul>', format_html_join(
+        "", '<li><a class="dash-url" href="{}" target="_blank" rel="noopener noreferrer">{}</a></li>',
+        ((url, url) for url in urls)))
+
+
 @admin.register(CandidateSite)
 class CandidateSiteAdmin(RecordAdminMixin, HolderScopedAdmin):
     """Candidate sites found by discovery (crawler.discovery), ranked by the pages of their
@@ -375,8 +384,20 @@ class CandidateSiteAdmin(RecordAdminMixin, HolderScopedAdmin):
         # the actions below change a candidate; holders only look
         return request.user.has_perm("crawler.change_candidatesite")
 
+    exclude = ["linked_from", "sample_urls"]  # shown as lists of links, not as JSON
+
     def get_readonly_fields(self, request, obj=None):
-        return [f.name for f in CandidateSite._meta.get_fields() if f.concrete]  # actions only
+        # changed by the actions only
+        shown = {"linked_from": "linked_from_list", "sample_urls": "sample_urls_list"}
+        return [shown.get(f.name, f.name) for f in CandidateSite._meta.get_fields() if f.concrete]
+
+    @admin.display(description=_("linked from"))
+    def linked_from_list(self, candidate):
+        return _url_list(candidate.linked_from)
+
+    @admin.display(description=_("pages to sample"))
+    def sample_urls_list(self, candidate):
+        return _url_list(candidate.sample_urls)
 
     def get_urls(self):
         return [path("discover/", self.admin_site.admin_view(self.discover_view),

@@ -14,7 +14,10 @@ One pass (``discover``, the beat task ``crawler.discover_sites``):
    SSRF guard and fetch limits of the process's Crawler), their text extracted and matched with
    the registered works; nothing is recorded as a Match (the site is not a target yet).
 3. A candidate whose sample copies a work (not whitelisted for the work's holder there) is
-   ``proposed``, else ``no_match``. Dismissed and promoted candidates are never changed again.
+   ``proposed``, else ``no_match``; one none of whose pages could be read (SSRF guard,
+   robots.txt, download errors) stays ``new`` for the next passes, least tried first, and is
+   ``unreadable`` after ``settings.DISCOVERY_SAMPLE_ATTEMPTS`` such passes. Dismissed and
+   promoted candidates are never changed again.
 
 Staff promote a candidate to a target site or dismiss it (crawler.actions); rights holders see
 the candidates whose samples copy their works.
@@ -99,7 +102,7 @@ def discover(crawler, engine) -> list[CandidateSite]:
             "sample_urls": list(seen.targets)[:settings.DISCOVERY_SAMPLE_PAGES * 3]})
     sampled = []
     for candidate in CandidateSite.objects.filter(status=CandidateStatus.NEW).order_by(
-            "-link_count", "domain")[:settings.DISCOVERY_MAX_SAMPLED]:
+            "sample_attempts", "-link_count", "domain")[:settings.DISCOVERY_MAX_SAMPLED]:
         sample(candidate, crawler, engine)
         sampled.append(candidate)
     return sampled
@@ -126,7 +129,13 @@ def sample(candidate: CandidateSite, crawler, engine) -> CandidateSite:
         if candidate.status in _SETTLED:  # decided by staff while this pass sampled
             return candidate
         candidate.pages_sampled, candidate.matches_found = sampled, copying
-        candidate.status = CandidateStatus.PROPOSED if copying else CandidateStatus.NO_MATCH
+        if sampled:
+            candidate.sample_attempts = 0
+            candidate.status = CandidateStatus.PROPOSED if copying else CandidateStatus.NO_MATCH
+        else:  # nothing read says nothing about the site: sample it again, then give up
+            candidate.sample_attempts += 1
+            candidate.status = (CandidateStatus.UNREADABLE if candidate.sample_attempts
+                                >= settings.DISCOVERY_SAMPLE_ATTEMPTS else CandidateStatus.NEW)
         candidate.note = "\n".join(problems)
         candidate.sampled_at = timezone.now()
         candidate.save()
@@ -136,6 +145,9 @@ def sample(candidate: CandidateSite, crawler, engine) -> CandidateSite:
 
 def _page_text(url: str, crawler) -> tuple[str, str]:
     """(extracted text, '') of the page at ``url``, fetched politely, or ('', why not)."""
+    refusal = crawler.fetcher.refusal(url)  # before robots.txt, whose fetch it would refuse
+    if refusal:
+        return "", f"{Outcome.SSRF_REFUSED.value} ({refusal})"
     policy = crawler.robots.policy(url)
     if not policy.allowed(url):
         return "", f"{Outcome.ROBOTS_DISALLOWED.value} ({policy.reason})"

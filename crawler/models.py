@@ -448,12 +448,14 @@ class SiteProposal(models.Model):
 
 class CandidateStatus(models.TextChoices):
     """Where a candidate site stands: found but not sampled yet, proposed (its sampled pages
-    copy registered works), no match in its sample, made a target site, or dismissed (never
-    proposed again)."""
+    copy registered works), no match in its sample, none of its pages readable in
+    settings.DISCOVERY_SAMPLE_ATTEMPTS passes, made a target site, or dismissed (never proposed
+    again)."""
 
     NEW = "new", _("not sampled yet")
     PROPOSED = "proposed", _("proposed")
     NO_MATCH = "no_match", _("no match in the sample")
+    UNREADABLE = "unreadable", _("no page could be read")
     PROMOTED = "promoted", _("made a target site")
     DISMISSED = "dismissed", _("dismissed")
 
@@ -472,6 +474,8 @@ class CandidateSite(models.Model):
             candidates that concern their works).
         target_site: the TargetSite made of it, once promoted.
         note: why pages could not be sampled, or why it was dismissed.
+        sample_attempts: discovery passes in a row in which none of its pages could be read;
+            it is sampled again until settings.DISCOVERY_SAMPLE_ATTEMPTS, then 'unreadable'.
     """
 
     domain = models.CharField(_("domain"), max_length=255, unique=True)
@@ -489,6 +493,8 @@ class CandidateSite(models.Model):
     note = models.TextField(_("note"), blank=True)
     first_seen = models.DateTimeField(_("first seen"), default=timezone.now)
     sampled_at = models.DateTimeField(_("sampled"), null=True, blank=True)
+    sample_attempts = models.PositiveSmallIntegerField(_("passes without a readable page"),
+                                                       default=0)
 
     class Meta:
         verbose_name = _("candidate site")

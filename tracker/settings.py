@@ -346,6 +346,9 @@ DISCOVERY_INTERVAL_SECONDS = env.float("TRACKER_DISCOVERY_INTERVAL", default=24 
 DISCOVERY_MIN_LINKS = env.int("TRACKER_DISCOVERY_MIN_LINKS", default=1)
 DISCOVERY_MAX_SAMPLED = env.int("TRACKER_DISCOVERY_MAX_SAMPLED", default=20)
 DISCOVERY_SAMPLE_PAGES = env.int("TRACKER_DISCOVERY_SAMPLE_PAGES", default=3)
+# A candidate none of whose sample pages could be read is sampled again in the next passes, up
+# to DISCOVERY_SAMPLE_ATTEMPTS passes in all, then marked "no page could be read".
+DISCOVERY_SAMPLE_ATTEMPTS = env.int("TRACKER_DISCOVERY_SAMPLE_ATTEMPTS", default=3)
 CELERY_BEAT_SCHEDULE["discover-sites"] = {"task": "crawler.discover_sites",
                                           "schedule": DISCOVERY_INTERVAL_SECONDS}
 CELERY_TASK_ROUTES["crawler.discover_sites"] = {"queue": QUEUE_CRAWL}
