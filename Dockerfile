@@ -5,7 +5,7 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 \
     TRACKER_VAR_DIR=/data DJANGO_SETTINGS_MODULE=tracker.settings
 WORKDIR /app
-# Debian's Chromium renders the pages of sites that need a browser (crawler.render, queue
+# Debian's Chromium renders the pages of sites that need a browser (crawler.lib.render, queue
 # "render"); fonts-noto-cjk so that Chinese pages lay out as in a reader's browser.
 RUN apt-get update && apt-get install -y --no-install-recommends chromium fonts-noto-cjk \
     && rm -rf /var/lib/apt/lists/*

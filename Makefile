@@ -1,10 +1,11 @@
-# Two commands: `make run` (set up and run the demo) and `make test` (the whole suite).
+# Two commands: `make run` (set up and run the demo) and `make test` (the whole suite);
+# `make test-fast` runs the tests that need no server.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint bench clean
+.PHONY: install run test test-fast lint clean
 
 install: $(STAMP)
 
@@ -20,8 +21,13 @@ run: install
 test: install
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+# The tests that need no server, worker or browser (markers set in tests/conftest.py).
+test-fast: install
+	$(PY) -m pytest -q -m "not services and not worker and not drill and not browser" $(PYTEST_ARGS)
+
 lint: install
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 
 clean:
 	rm -rf $(VENV) var

@@ -21,7 +21,7 @@ each process, so waiting for a CPU counts). The machine is shared: with --repeat
 worker counts are interleaved and the median run of each is reported.
 
 ``--browser`` adds, interleaved with each plain run, a run of the same site marked "needs a
-browser": every page is then rendered in headless Chromium (crawler.render) by workers on the
+browser": every page is then rendered in headless Chromium (crawler.lib.render) by workers on the
 ``render`` and ``match`` queues, one Chromium per worker process; ``render`` ms/page is the
 time in the browser. The pages are then served as script-rendered shells (``js_shell``: the
 text is inserted by a script after load), which the plain crawler would see empty.
@@ -113,7 +113,7 @@ def serve_mirror(mirrors: int):
 
 def setup_environment(tmp: Path):
     """Start MongoDB and Redis, point Django at them and at a fresh SQLite file, migrate."""
-    from tracker import embedded
+    from tracker.runtime import embedded
 
     mongo = embedded.start_mongo(tmp / "mongo", journal=False)
     redis = embedded.start_redis(tmp / "redis", persist=False)
@@ -178,8 +178,8 @@ def run_once(site, workers: int, tmp: Path, timeout: float, browser: bool = Fals
 
     from crawler import scans
     from crawler.tasks import launch
-    from tracker import workers as procs
     from tracker.celery import app
+    from tracker.runtime import supervisor as procs
 
     reset_crawl_state()
     if site.needs_browser != browser:
@@ -192,7 +192,7 @@ def run_once(site, workers: int, tmp: Path, timeout: float, browser: bool = Fals
     proc = procs.start_worker(procs.child_env(), log, name, concurrency=workers,
                               queues=[fetch_queue, settings.QUEUE_MATCH], cwd=ROOT)
     try:
-        procs.wait_until_ready(app, proc, name, log)
+        procs.wait_until_ready(app, proc, name, log, settings.WORKER_READY_TIMEOUT_SECONDS)
         started = time.monotonic()
         scan = launch(site, trigger="bench")
         scan = scans.wait_for(scan.pk, timeout, open(os.devnull, "w"))

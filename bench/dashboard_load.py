@@ -312,7 +312,7 @@ def start_servers(tmp: Path, services: list) -> None:
     """PostgreSQL, MongoDB and Redis under ``tmp`` (each appended to ``services`` once
     started, for the caller to stop), exported in the environment with the settings this run
     needs; then Django is set up and migrated."""
-    from tracker import embedded
+    from tracker.runtime import embedded
 
     services.append(embedded.start_postgres(tmp / "postgres", durable=False))
     services.append(embedded.start_mongo(tmp / "mongo", journal=False))
@@ -341,8 +341,8 @@ def start_web(tmp: Path, workers: int):
     """
     import requests
 
-    from tracker import embedded
-    from tracker import workers as procs
+    from tracker.runtime import embedded
+    from tracker.runtime import supervisor as procs
 
     port = embedded.free_port()
     log = tmp / "gunicorn.log"
@@ -443,17 +443,18 @@ def main(argv=None) -> int:
         from django.conf import settings
 
         from bench import load_seed
-        from tracker import workers
         from tracker.celery import app
+        from tracker.runtime import supervisor
 
         seeded = load_seed.seed(args.data or DATA_DIR, args.works, args.matches, args.holders)
         print(f"seeded {seeded.works} works, {seeded.matches} matches in "
               f"{sum(seeded.seconds.values()):.0f} s {seeded.seconds}", flush=True)
         plan = build_plan(seeded)
-        worker = workers.start_worker(workers.child_env(), tmp / "celery-worker.log", "load",
-                                      queues=settings.WORKER_QUEUES, cwd=ROOT)
+        worker = supervisor.start_worker(supervisor.child_env(), tmp / "celery-worker.log", "load",
+                                         queues=settings.WORKER_QUEUES, cwd=ROOT)
         procs_started.append(worker)
-        workers.wait_until_ready(app, worker, "load", tmp / "celery-worker.log")
+        supervisor.wait_until_ready(app, worker, "load", tmp / "celery-worker.log",
+                                    settings.WORKER_READY_TIMEOUT_SECONDS)
         web, base = start_web(tmp, args.web_workers)
         procs_started.append(web)
         site_server, scan = start_scan(args.mirrors)
@@ -474,10 +475,10 @@ def main(argv=None) -> int:
     finally:
         if site_server is not None:
             site_server.shutdown()
-        from tracker import workers
+        from tracker.runtime import supervisor
 
         for proc in reversed(procs_started):
-            workers.stop(proc)
+            supervisor.stop(proc)
         for service in reversed(services):
             service.stop()
         if args.keep:

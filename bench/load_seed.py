@@ -10,7 +10,7 @@ ingestion into MongoDB and the Redis index in this process).
 
 Matches are made as a crawl would leave them, but without matching 20,000 pages one by one:
 each page is a reprint portal's page (a navigation line, a People's Daily paragraph, an excerpt
-of one work's stored text, a footer), stored through ``crawler.pagestore.PageStore.save`` (the
+of one work's stored text, a footer), stored through ``crawler.lib.pagestore.PageStore.save`` (the
 crawler's page store: a ``pages`` document and an immutable ``page_versions`` document). Its
 Match row is built with the passage known by construction (page offsets of the excerpt, work
 offsets it came from), containments as characters of the excerpt over the page's and the
@@ -166,8 +166,8 @@ def seed_matches(count: int, hosts: list[str], seed: int) -> int:
     Returns the number of Match rows made."""
     from django.utils import timezone
 
+    from crawler.lib.pagestore import PageStore
     from crawler.models import Match
-    from crawler.pagestore import PageStore
     from tracker.core.connections import get_mongo_db
     from tracker.core.models import Work
     from tracker.core.services import work_text
@@ -229,7 +229,7 @@ def seed(data_dir: Path, works: int, matches: int, holders: int, rng_seed: int =
     """Seed holders with their users, ``works`` works (plus the demo works) and ``matches``
     matches, timing each step. Returns a Seeded."""
     from crawler import rematch
-    from crawler.pagestore import PageStore
+    from crawler.lib.pagestore import PageStore
     from tracker.core.connections import get_mongo_db
     from tracker.core.engine import get_engine
 

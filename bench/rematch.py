@@ -1,13 +1,13 @@
 """Benchmark of the stored-page search for new works (crawler.rematch.run, issue 12).
 
 Everything is real and local (bench.crawl_bench.setup_environment: MongoDB and Redis from
-tracker.embedded, a fresh SQLite Django database). The page store (crawler.pagestore, the
+tracker.runtime.embedded, a fresh SQLite Django database). The page store (crawler.lib.pagestore, the
 platform's MongoDB) receives ``--pages`` pages with one current version each: windows of
 ``--page-chars`` characters cut from the novels' chapters and the People's Daily paragraphs of
 ../shared/data. ``--works`` chapters are kept out of the library and registered as works (Work
 rows, indexed in the platform engine: Redis index, MongoDB work store); ``--copies`` pages embed
 600 characters of the first of them and as many again of the others. Each version keeps its
-query keys as the matching of a crawled page does (crawler.pagekeys, computed while filling,
+query keys as the matching of a crawled page does (crawler.lib.pagekeys, computed while filling,
 untimed).
 
 Timed, the job's own code path: ``crawler.rematch.run`` for one new work (the first) and for the
@@ -78,11 +78,11 @@ def _pages(sources: list[str], works: list[str], n: int, chars: int, copies: int
 
 def fill(pages, engine) -> dict:
     """Store ``pages`` ((url, text) pairs) in the platform's page store with their query keys
-    (crawler.pagekeys.compute with ``engine``), as crawled and matched pages are. Returns
+    (crawler.lib.pagekeys.compute with ``engine``), as crawled and matched pages are. Returns
     {"pages": count, "keys_bytes_per_version": mean extra BSON bytes of the two key fields,
     "text_bytes_per_version": mean UTF-8 bytes of the texts}."""
-    from crawler import pagekeys
-    from crawler.pagestore import PageStore, sha256
+    from crawler.lib import pagekeys
+    from crawler.lib.pagestore import PageStore, sha256
     from tracker.core.connections import get_mongo_db
 
     db = get_mongo_db()
@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="bench-rematch-"))
     services = setup_environment(tmp)
     try:
-        from crawler.pagestore import PageStore
+        from crawler.lib.pagestore import PageStore
         from tracker.core.connections import get_mongo_db
         from tracker.core.engine import get_engine
 

@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext
 
 from crawler import scans, schedule
+from crawler.lib.canonical import origin_of
 from crawler.models import (
     CandidateSite,
     CandidateStatus,
@@ -32,11 +33,11 @@ from crawler.models import (
     TargetSite,
     WhitelistedDomain,
 )
-from crawler.urls import origin_of
 from tracker.core import notes
 from tracker.core.errors import ActionError
 from tracker.core.models import AuditEvent
 from tracker.core.models.audit import CHECK_REQUESTED, DISCOVERY_REQUESTED
+from tracker.core.queueing import queue_after_commit
 
 
 def review_choices() -> list[tuple[str, str]]:
@@ -171,7 +172,8 @@ def do_set_site_enabled(site: TargetSite, enabled: bool, acting_user) -> TargetS
 def do_start_scan(site: TargetSite, *, acting_user=None, trigger: str = "command",
                   max_pages: int | None = None) -> ScanRun:
     """Start a scan of ``site`` and send its start URLs to the workers
-    (``crawler.tasks.launch``); a person's start is recorded in the audit trail.
+    (``crawler.tasks.launch``) once the ScanRun row is committed; a person's start is recorded
+    in the audit trail in the same transaction.
 
     Args:
         site: the TargetSite.
@@ -188,11 +190,12 @@ def do_start_scan(site: TargetSite, *, acting_user=None, trigger: str = "command
     """
     from crawler.tasks import launch  # the tasks module imports this one
 
-    scan = launch(site, max_pages=max_pages, trigger=trigger)
-    if acting_user is not None:
-        AuditEvent.record(kind=AuditEvent.Kind.SCAN, user=acting_user, holder=None, target=scan,
-                          subject=f"{site} #{scan.pk}", old_state="", new_state=scan.status,
-                          reason=scan.note)
+    with transaction.atomic():
+        scan = launch(site, max_pages=max_pages, trigger=trigger)
+        if acting_user is not None:
+            AuditEvent.record(kind=AuditEvent.Kind.SCAN, user=acting_user, holder=None,
+                              target=scan, subject=f"{site} #{scan.pk}", old_state="",
+                              new_state=scan.status, reason=scan.note)
     return scan
 
 
@@ -206,8 +209,6 @@ def do_check_site(site: TargetSite, acting_user) -> int:
     Raises:
         ActionError: the site has no confirmed match to check.
     """
-    from crawler.tasks import check_matches  # the tasks module imports this one
-
     ids = list(site.matches.filter(review_status=ReviewStatus.CONFIRMED)
                .order_by("pk").values_list("pk", flat=True))
     if not ids:
@@ -217,19 +218,17 @@ def do_check_site(site: TargetSite, acting_user) -> int:
                           subject=str(site), old_state="", new_state=CHECK_REQUESTED,
                           reason=notes.coded("site_check", gettext_noop(
                               "takedown check of %(count)s confirmed matches"), count=len(ids)))
-        transaction.on_commit(lambda: check_matches.delay(ids))
+        queue_after_commit("crawler.check_matches", ids)
     return len(ids)
 
 
 def do_discover_sites(acting_user) -> None:
     """Queue a discovery pass now (``crawler.discover_sites``, as beat does daily), recorded in
     the audit trail with the acting user. Returns None."""
-    from crawler.tasks import discover_sites  # the tasks module imports this one
-
     with transaction.atomic():
         AuditEvent.record(kind=AuditEvent.Kind.SITE, user=acting_user, holder=None,
                           subject="", old_state="", new_state=DISCOVERY_REQUESTED)
-        transaction.on_commit(discover_sites.delay)
+        queue_after_commit("crawler.discover_sites")
 
 
 def do_cancel_scan(scan: ScanRun, acting_user) -> bool:
@@ -243,11 +242,12 @@ def do_cancel_scan(scan: ScanRun, acting_user) -> bool:
         return False
     note = notes.coded("scan_cancelled", gettext_noop("cancelled by %(user)s"),
                        user=str(acting_user))
-    if not scans.cancel(scan, note=note):
-        return False
-    AuditEvent.record(kind=AuditEvent.Kind.SCAN, user=acting_user, holder=None, target=scan,
-                      subject=f"{scan.site} #{scan.pk}", old_state=ScanStatus.RUNNING,
-                      new_state=ScanStatus.CANCELLED, reason=note)
+    with transaction.atomic():
+        if not scans.cancel(scan, note=note):
+            return False
+        AuditEvent.record(kind=AuditEvent.Kind.SCAN, user=acting_user, holder=None, target=scan,
+                          subject=f"{scan.site} #{scan.pk}", old_state=ScanStatus.RUNNING,
+                          new_state=ScanStatus.CANCELLED, reason=note)
     return True
 
 
@@ -257,8 +257,8 @@ def check_site_url(url: str) -> str:
     Raises:
         ActionError: not an http(s) URL, or its host is unresolvable or forbidden.
     """
-    from crawler.ssrf import RefusedAddress, check_url, parse_allow_list
-    from crawler.urls import InvalidURL, canonical_url
+    from crawler.lib.canonical import InvalidURL, canonical_url
+    from crawler.lib.ssrf import RefusedAddress, check_url, parse_allow_list
 
     try:
         url = canonical_url((url or "").strip())
@@ -330,7 +330,7 @@ def do_approve_site_proposal(proposal: SiteProposal, acting_user, reason: str = 
     Raises:
         ActionError: already decided, or the URL is refused now (its host's addresses changed).
     """
-    from crawler.urls import host_of
+    from crawler.lib.canonical import host_of
 
     url = check_site_url(proposal.url)
     with transaction.atomic():

@@ -34,9 +34,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from crawler import matching
+from crawler.lib.canonical import host_of, in_domains
+from crawler.lib.outcomes import Outcome
 from crawler.models import CandidateSite, CandidateStatus, Match, ReviewStatus, TargetSite
-from crawler.outcomes import Outcome
-from crawler.urls import host_of, in_domains
 from tracker.core.models import Work
 from tracker.text import decode_bytes, extract_document
 
@@ -83,7 +83,7 @@ def count_links(outlinks, known_domains: list[str]) -> dict[str, Evidence]:
 
 
 def discover(crawler, engine) -> list[CandidateSite]:
-    """One discovery pass (module docstring) with ``crawler`` (a crawler.pipeline.Crawler: its
+    """One discovery pass (module docstring) with ``crawler`` (a crawler.lib.pipeline.Crawler: its
     page store, robots.txt cache, politeness and Fetcher) and ``engine`` (a fingerprint.Engine).
 
     Returns the candidates sampled in this pass. Raises the storage errors of MongoDB, Redis or

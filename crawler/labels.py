@@ -1,6 +1,6 @@
 """The crawler's stored codes in words of the active language, for the pages people read: what
 started a scan (``ScanRun.trigger``), why URLs gave no page (``ScanRun.errors``, keyed by
-``crawler.outcomes.Outcome`` values) and where a scan spent its time (``ScanRun.stage_seconds``).
+``crawler.lib.outcomes.Outcome`` values) and where a scan spent its time (``ScanRun.stage_seconds``).
 Codes stay codes in the database, exports and the API; unknown codes are shown as they are."""
 
 from __future__ import annotations

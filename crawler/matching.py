@@ -18,8 +18,8 @@ from datetime import UTC
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from crawler.lib.pagestore import Page, PageVersion
 from crawler.models import Match, ScanRun, WhitelistedDomain
-from crawler.pagestore import Page, PageVersion
 from tracker.core.chapters import attribute
 from tracker.core.models import Work
 

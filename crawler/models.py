@@ -29,8 +29,8 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from crawler.pipeline import SiteRules
-from crawler.urls import InvalidURL, canonical_url, host_of
+from crawler.lib.canonical import InvalidURL, canonical_url, host_of
+from crawler.lib.pipeline import SiteRules
 from tracker.core import notes
 from tracker.core.models import RightsHolder, Work
 
@@ -75,7 +75,7 @@ class TargetSite(models.Model):
         delay_seconds: politeness delay between two fetches from one host, in seconds; a
             larger robots.txt Crawl-delay wins.
         enabled: scheduled scans run only for enabled sites.
-        needs_browser: its HTML pages are rendered in headless Chromium (crawler.render), on
+        needs_browser: its HTML pages are rendered in headless Chromium (crawler.lib.render), on
             the Celery queue settings.QUEUE_RENDER, before their text is taken: for sites that
             deliver their text by JavaScript.
         periodic_task: its django-celery-beat schedule (managed by crawler.schedule).
@@ -117,7 +117,7 @@ class TargetSite(models.Model):
         super().save(*args, **kwargs)
 
     def rules(self):
-        """The crawl rules of this site: a ``crawler.pipeline.SiteRules``."""
+        """The crawl rules of this site: a ``crawler.lib.pipeline.SiteRules``."""
         return SiteRules(site_id=self.pk, allowed_domains=tuple(self.allowed_domains),
                          path_patterns=tuple(self.path_patterns), delay_seconds=self.delay_seconds,
                          needs_browser=self.needs_browser)
@@ -142,7 +142,7 @@ class ScanRun(models.Model):
             and unchanged pages plus feeds and sitemaps, which add up to it; a page without
             text counts under errors); pages_new / pages_changed: pages whose text was new or
             changed (these are matched); pages_unchanged: 304 answers or the same content.
-        errors: {outcome: count} of the URLs that gave no page (crawler.outcomes.Outcome values,
+        errors: {outcome: count} of the URLs that gave no page (crawler.lib.outcomes.Outcome values,
             e.g. {"timeout": 2, "robots_disallowed": 1}), plus "match_failed": pages that could
             not be matched (engine or storage failure; the worker log says why).
         matches_found: matches recorded or confirmed again in this scan; matches_new: of those,

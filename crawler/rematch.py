@@ -9,7 +9,7 @@ The pass (``run``): the pending works' postings (``Engine.postings``, as ``Engin
 makes them) go into a small in-memory index (``fingerprint.index.MemoryIndex``); the query keys
 of each current page version of the library are looked up in it, after a vectorised test per
 chunk of versions that drops pages sharing no key with the new works. The keys are those kept
-with the version when it was matched (crawler.pagekeys); a version without keys, or with keys
+with the version when it was matched (crawler.lib.pagekeys); a version without keys, or with keys
 of another fingerprint version or configuration, has its text fingerprinted again (and the
 keys stored). A page where the small index names a candidate among the new works is matched
 again with the platform's engine through ``crawler.matching.match_version`` (the same
@@ -26,12 +26,14 @@ import numpy as np
 from django.conf import settings
 from django.utils import timezone
 
-from crawler import matching, pagekeys
+from crawler import matching
+from crawler.lib import pagekeys
 from crawler.models import RematchJob
 from fingerprint import TextTooLargeError
 from fingerprint.index import MemoryIndex
 from tracker.core.connections import get_redis
 from tracker.core.models import Work, WorkStatus
+from tracker.core.queueing import queue_after_commit
 
 log = logging.getLogger(__name__)
 PENDING_KEY = "crawl:rematch:pending"  # Redis set of Work ids waiting for a pass
@@ -47,13 +49,11 @@ def schedule(work_ids: list[int]) -> bool:
     """Add ``work_ids`` to the pending set; send ``rematch_pending`` with a countdown of
     settings.REMATCH_COALESCE_SECONDS unless a pass is already scheduled. Returns True when a
     task was sent."""
-    from crawler.tasks import rematch_pending
-
     redis = get_redis()
     redis.sadd(PENDING_KEY, *work_ids)
     if not redis.set(SCHEDULED_KEY, 1, nx=True, ex=settings.REMATCH_SCHEDULED_TTL_SECONDS):
         return False
-    rematch_pending.apply_async(countdown=settings.REMATCH_COALESCE_SECONDS)
+    queue_after_commit("crawler.rematch_pending", countdown=settings.REMATCH_COALESCE_SECONDS)
     return True
 
 
@@ -68,7 +68,7 @@ def take_pending() -> list[int]:
 
 
 def run(work_ids: list[int], engine, pages) -> RematchJob | None:
-    """Search every current page version of ``pages`` (a crawler.pagestore.PageStore) for the
+    """Search every current page version of ``pages`` (a crawler.lib.pagestore.PageStore) for the
     indexed works among ``work_ids`` and record their matches with ``engine`` (the platform's
     fingerprint.Engine). Returns the RematchJob (None when no such work is indexed).
 

@@ -20,11 +20,11 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 from tqdm import tqdm
 
-from crawler.config import CrawlConfig
-from crawler.frontier import Frontier, FrontierState
+from crawler.lib.config import CrawlConfig
+from crawler.lib.frontier import Frontier, FrontierState
+from crawler.lib.outcomes import Outcome
+from crawler.lib.pipeline import Crawler
 from crawler.models import ScanRun, ScanStatus, TargetSite
-from crawler.outcomes import Outcome
-from crawler.pipeline import Crawler
 from tracker.core import notes
 from tracker.core.connections import get_mongo_db, get_redis
 
@@ -39,8 +39,10 @@ def lock_key(site_id: int) -> str:
 
 def crawl_config() -> CrawlConfig:
     """The crawl library's configuration from ``settings.CRAWLER`` (the ``CRAWLER_<NAME>``
-    environment variables; defaults in CrawlConfig). Raises ValueError naming a bad setting."""
-    return CrawlConfig.from_mapping(settings.CRAWLER)
+    environment variables; defaults in CrawlConfig), its abandoned-scan age from
+    settings.SCAN_STUCK_SECONDS. Raises ValueError naming a bad setting."""
+    return CrawlConfig.from_mapping({"SCAN_STALE_SECONDS": settings.SCAN_STUCK_SECONDS,
+                                     **settings.CRAWLER})
 
 
 @functools.lru_cache(maxsize=2)
@@ -92,7 +94,7 @@ def start(site: TargetSite, *, max_pages: int | None = None,
 
 def _lock(redis, site_id: int, scan_id: int) -> bool:
     """Take the site's lock for ``scan_id``; a lock held by an abandoned scan (no task finished
-    for frontier.STALE_SECONDS: its worker died) is taken over, that scan closed as failed."""
+    for settings.SCAN_STUCK_SECONDS: its worker died) is taken over, that scan closed as failed."""
     if redis.set(lock_key(site_id), scan_id, nx=True, ex=settings.SCAN_LOCK_TTL_SECONDS):
         return True
     holder = redis.get(lock_key(site_id))

@@ -5,9 +5,9 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 
 from crawler.actions import do_save_site
-from crawler.errors import CrawlerError
+from crawler.lib.canonical import InvalidURL, canonical_url
+from crawler.lib.errors import CrawlerError
 from crawler.models import TargetSite
-from crawler.urls import InvalidURL, canonical_url
 
 
 class SiteNotFound(CrawlerError, LookupError):

@@ -1,7 +1,7 @@
 """Takedown verification: is a matched page still there?
 
 ``verify_match`` fetches a match's URL with the crawler's own machinery (the process's
-``crawler.pipeline.Crawler``: robots.txt cache, politeness slots per host, the Fetcher and its
+``crawler.lib.pipeline.Crawler``: robots.txt cache, politeness slots per host, the Fetcher and its
 SSRF guard), extracts the text the way a crawl does (``tracker.text``) and matches it with the
 engine again. ``record_check`` stores the outcome as a TakedownCheck (time, HTTP status, text
 hash) and applies it: a removed page's match stops "still matching", a removed page that comes
@@ -28,9 +28,9 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext_noop
 
 from crawler import scans
+from crawler.lib.canonical import host_of
+from crawler.lib.outcomes import Outcome
 from crawler.models import CheckOutcome, Match, ScanRun, TakedownCheck
-from crawler.outcomes import Outcome
-from crawler.urls import host_of
 from tracker.core import notes
 from tracker.core.models import AuditEvent
 from tracker.text import decode_bytes, extract_document

@@ -7,7 +7,7 @@ sent again with a countdown instead of sleeping in the worker. Each finished URL
 URLs it admitted and, for a new or changed page, one match_page task; the task that brings the
 scan's pending count to zero closes the scan run. MongoDB or Redis being unreachable makes a
 task retry with backoff (``settings.CRAWL_STORAGE_RETRIES`` times, delays from
-``crawler.backoff.backoff_delay``), after which the URL counts as failed.
+``tracker.runtime.backoff.backoff_delay``), after which the URL counts as failed.
 """
 
 from __future__ import annotations
@@ -18,13 +18,15 @@ import time
 from celery import shared_task
 from celery.utils.log import get_task_logger
 from django.conf import settings
+from django.db import transaction
 
-from crawler import matching, pagekeys, scans, takedown
-from crawler.backoff import backoff_delay
+from crawler import matching, scans, takedown
+from crawler.lib import pagekeys
+from crawler.lib.outcomes import Outcome
+from crawler.lib.pipeline import SiteRules, UrlTask
 from crawler.models import ScanRun, TargetSite
-from crawler.outcomes import Outcome
-from crawler.pipeline import SiteRules, UrlTask
 from tracker.core.connections import get_redis, storage_errors
+from tracker.runtime.backoff import backoff_delay
 
 log = get_task_logger(__name__)  # into the worker's log file (-f), with the task id
 
@@ -44,9 +46,11 @@ def enqueue_url(scan_id: int, token: str, url: str, depth: int = 0, attempt: int
                 reserved: bool = False, countdown: float | None = None,
                 browser: bool = False) -> None:
     """Send one crawl task of run ``token`` to the workers, after ``countdown`` seconds:
-    render_url when the site needs a ``browser``, else crawl_url."""
+    render_url when the site needs a ``browser``, else crawl_url; inside a transaction, once it
+    commits (the task reads the ScanRun row)."""
     task = render_url if browser else crawl_url
-    task.apply_async((scan_id, url, depth, attempt, reserved, token), countdown=countdown)
+    transaction.on_commit(lambda: task.apply_async((scan_id, url, depth, attempt, reserved, token),
+                                                   countdown=countdown))
 
 
 def launch(site: TargetSite, *, max_pages: int | None = None, trigger: str = "command") -> ScanRun:
@@ -78,7 +82,7 @@ def start_scan(self, site_id: int, max_pages: int | None = None, trigger: str = 
 @shared_task(bind=True, name="crawler.crawl_url", max_retries=settings.CRAWL_STORAGE_RETRIES)
 def crawl_url(self, scan_id: int, url: str, depth: int = 0, attempt: int = 0,
               reserved: bool = False, token: str = "") -> str:
-    """Crawl one admitted URL of scan ``scan_id`` (see crawler.pipeline.Crawler.step).
+    """Crawl one admitted URL of scan ``scan_id`` (see crawler.lib.pipeline.Crawler.step).
 
     Returns the outcome value, 'deferred' when the URL was sent again with a countdown, or
     'stale' when ``token`` is not the scan's open run (the task is dropped uncounted).
@@ -90,7 +94,7 @@ def crawl_url(self, scan_id: int, url: str, depth: int = 0, attempt: int = 0,
 def render_url(self, scan_id: int, url: str, depth: int = 0, attempt: int = 0,
                reserved: bool = False, token: str = "") -> str:
     """crawl_url for a site that needs a browser (its HTML pages are rendered in Chromium,
-    crawler.render), on settings.QUEUE_RENDER. Returns what crawl_url returns."""
+    crawler.lib.render), on settings.QUEUE_RENDER. Returns what crawl_url returns."""
     return _crawl(self, scan_id, url, depth, attempt, reserved, token)
 
 

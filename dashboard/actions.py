@@ -14,12 +14,13 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from crawler.lib.pagestore import sha256
 from crawler.models import ReviewStatus
-from crawler.pagestore import sha256
 from dashboard import notices
 from dashboard.models import (
     NOTICE_DATE_FIELDS,
     NOTICE_TRANSITIONS,
+    ApiToken,
     NoticeLanguage,
     NoticeStatus,
     TakedownNotice,
@@ -28,6 +29,7 @@ from tracker.core import notes
 from tracker.core.errors import ActionError
 from tracker.core.models import AuditEvent
 from tracker.core.models.audit import CHECK_REQUESTED
+from tracker.core.queueing import queue_after_commit
 
 
 def already_sent(matches) -> dict[int, list[TakedownNotice]]:
@@ -221,12 +223,64 @@ def do_check_notice(notice: TakedownNotice, acting_user) -> None:
     Raises:
         ActionError: the notice is still drafted (nothing was asked of the site yet).
     """
-    from dashboard.tasks import check_notice  # the tasks module imports this one
-
     if notice.status == NoticeStatus.DRAFTED:
         raise ActionError(_("A drafted notice has not been sent: there is nothing to check yet."))
     with transaction.atomic():
         AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=acting_user, holder=notice.holder,
                           target=notice, subject=str(notice), old_state=notice.status,
                           new_state=CHECK_REQUESTED)
-        transaction.on_commit(lambda: check_notice.delay(notice.pk))
+        queue_after_commit("dashboard.check_notice", notice.pk)
+
+
+def do_issue_api_token(token: ApiToken, acting_user) -> str:
+    """Save the new, unsaved ``token`` (its name set) for ``acting_user`` and record it.
+
+    Returns:
+        The raw token, to be shown once (only its SHA-256 is stored).
+    """
+    with transaction.atomic():
+        token.user = acting_user
+        raw = token.issue()
+        token.save()
+        AuditEvent.record(kind=AuditEvent.Kind.ACCESS, user=acting_user, holder=None,
+                          target=token, subject=str(token), old_state="",
+                          new_state="active", reason="API token issued")
+    return raw
+
+
+def do_revoke_api_tokens(tokens, acting_user) -> int:
+    """Revoke each token of ``tokens`` (an ApiToken queryset) still active, for good, and record
+    each revocation.
+
+    Returns:
+        The number of tokens revoked.
+    """
+    revoked = 0
+    with transaction.atomic():
+        for token in tokens.select_for_update().filter(revoked_at__isnull=True):
+            token.revoked_at = timezone.now()
+            token.save(update_fields=["revoked_at"])
+            AuditEvent.record(kind=AuditEvent.Kind.ACCESS, user=acting_user, holder=None,
+                              target=token, subject=str(token), old_state="active",
+                              new_state="revoked", reason="API token revoked")
+            revoked += 1
+    return revoked
+
+
+def do_delete_api_tokens(tokens, acting_user) -> int:
+    """Delete each token of ``tokens`` (an ApiToken queryset), which ends its access for good,
+    and record each deletion.
+
+    Returns:
+        The number of tokens deleted.
+    """
+    deleted = 0
+    with transaction.atomic():
+        for token in tokens.select_for_update():
+            AuditEvent.record(kind=AuditEvent.Kind.ACCESS, user=acting_user, holder=None,
+                              target=None, subject=str(token),
+                              old_state="revoked" if token.revoked_at else "active",
+                              new_state="deleted", reason="API token deleted")
+            token.delete()
+            deleted += 1
+    return deleted

@@ -1,5 +1,5 @@
 """Where a match's evidence comes from: the page version the crawler stored (MongoDB
-``page_versions``, via ``crawler.pagestore.PageStore``) and the work's text in the engine's
+``page_versions``, via ``crawler.lib.pagestore.PageStore``) and the work's text in the engine's
 work store (``tracker.core.services.work_text``). Nothing is fetched from the web again.
 """
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from crawler.pagestore import Page, PageStore, PageVersion, sha256
+from crawler.lib.pagestore import Page, PageStore, PageVersion, sha256
 from fingerprint.store.base import StoreUnavailableError
 from tracker.core.chapters import ChapterShare, attribute, passages_from_json
 from tracker.core.connections import get_mongo_db, storage_errors
@@ -19,7 +19,7 @@ class Evidence:
     """A match's stored evidence, with what could not be loaded said in ``problems``.
 
     Attributes:
-        page: the crawled page (crawler.pagestore.Page) or None.
+        page: the crawled page (crawler.lib.pagestore.Page) or None.
         version: the PageVersion the match cites (``text``, ``fetched_at``, ``number``,
             ``text_hash``) or None.
         history: every PageVersion of the page, oldest first, without text.

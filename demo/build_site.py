@@ -45,6 +45,7 @@ def chapters(path: Path, encoding: str) -> list[tuple[str, str]]:
 
 
 def paragraphs(text: str) -> list[str]:
+    """The non-blank lines of ``text``, stripped."""
     return [p.strip() for p in text.split("\n") if p.strip()]
 
 
@@ -61,6 +62,7 @@ def portal(title: str, body_html: str, site_name: str, charset: str | None = "ut
 
 
 def with_ads(paras: list[str], every: int = 4) -> str:
+    """HTML paragraphs of ``paras`` with an advertisement block after every ``every`` of them."""
     out = []
     for i, p in enumerate(paras):
         out.append(f"<p>{html.escape(p)}</p>")
@@ -70,6 +72,7 @@ def with_ads(paras: list[str], every: int = 4) -> str:
 
 
 def change_characters(text: str, limit: int = 3) -> str:
+    """``text`` with up to ``limit`` occurrences of each CHANGED_CHARACTERS key replaced."""
     for old, new in CHANGED_CHARACTERS.items():
         text = text.replace(old, new, limit)
     return text
@@ -145,6 +148,7 @@ def build_news(tar_path: Path) -> list[dict]:
 
 
 def build_index(pages: list[dict]) -> None:
+    """Write the site's index page, sitemap and feed linking ``pages`` ({path, title, what})."""
     links = "\n".join(f'<li><a href="{p["path"]}?utm_source=index&amp;spm=demo.1">{html.escape(p["title"])}</a></li>'
                       for p in pages)
     body = (f"<ul>\n{links}\n</ul>\n<p><a href=\"/calendar/2026/01/\">活动日历</a> | "
@@ -174,6 +178,8 @@ def build_index(pages: list[dict]) -> None:
 
 
 def main(argv: list[str]) -> int:
+    """Build the demo site from the news archive named in ``argv[1]``; exit status 0, or 2 on
+    bad usage."""
     if len(argv) != 2:
         print(__doc__)
         return 2

@@ -1,12 +1,16 @@
 """Test-suite servers and fixtures: a real MongoDB, a real Redis and a real Celery worker.
 
-Servers. PostgreSQL, MongoDB and Redis are started once per session on free loopback ports
-under a temporary folder (tracker.embedded) in ``pytest_configure``, exported as DATABASE_URL /
-MONGO_URL / REDIS_URL, and stopped at the end. Set TEST_DATABASE_URL / TEST_MONGO_URL /
-TEST_REDIS_URL to use servers of your own instead. pytest-django imports the Django settings
-*before* this file runs, so ``pytest_configure`` also points the already-loaded settings
-(DATABASES, MONGO_URL, REDIS_URL, Celery's broker and result backend, TRACKER_VAR_DIR,
-MEDIA_ROOT) at the session's servers and folder. Code reaches the services through
+Servers. PostgreSQL, MongoDB and Redis are started once per session, by the first test that
+needs one (the ``session_servers`` fixture, which the database, MongoDB and Redis fixtures request), on
+free loopback ports under a temporary folder (tracker.runtime.embedded), exported as
+DATABASE_URL / MONGO_URL / REDIS_URL, and stopped at the end; a run of tests that need none
+(``make test-fast``) starts none. Set TEST_DATABASE_URL / TEST_MONGO_URL / TEST_REDIS_URL to use
+servers of your own instead. pytest-django imports the Django settings *before* this file runs,
+so the already-loaded settings (DATABASES, MONGO_URL, REDIS_URL, Celery's broker and result
+backend, TRACKER_VAR_DIR, MEDIA_ROOT) are pointed at the session's servers and folder.
+
+Markers (MARKERS): each test is marked ``services``, ``worker``, ``drill`` or ``browser`` by its
+fixtures and folder in ``pytest_collection_modifyitems``. Code reaches the services through
 ``tracker.core.connections`` (settings read at call time).
 
 Set TRACKER_TEST_KEEP=1 to keep the session folder (worker log, test database) afterwards.
@@ -50,10 +54,23 @@ from pathlib import Path
 
 import pytest
 
-from tracker import embedded
+from tracker.runtime import embedded
 
 _started: list[embedded.Service] = []
 _tmp: Path | None = None
+_servers_up = False
+
+
+def _point_django_at_folder(tmp: Path) -> None:
+    """Point the (already loaded) Django settings at the session folder's data folder."""
+    from django.conf import settings
+
+    var = tmp / "var"
+    var.mkdir(parents=True, exist_ok=True)
+    settings.VAR_DIR = var
+    settings.MEDIA_ROOT = str(var / "media")
+    settings.STATIC_ROOT = str(var / "static")
+    (var / "static").mkdir(exist_ok=True)
 
 
 def _point_django_at(database: str, mongo: str, redis_url: str, tmp: Path) -> None:
@@ -63,16 +80,10 @@ def _point_django_at(database: str, mongo: str, redis_url: str, tmp: Path) -> No
 
     from tracker.celery import app
 
-    var = tmp / "var"
-    var.mkdir(parents=True, exist_ok=True)
     settings.MONGO_URL = mongo
     settings.MONGO_JOURNALED_WRITES = os.environ.get("TRACKER_MONGO_JOURNAL") != "0"
     settings.REDIS_URL = redis_url
     settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = redis_url
-    settings.VAR_DIR = var
-    settings.MEDIA_ROOT = str(var / "media")
-    settings.STATIC_ROOT = str(var / "static")
-    (var / "static").mkdir(exist_ok=True)
     # In place: django.db.connections holds this very dict.
     default = settings.DATABASES["default"]
     options = default.get("OPTIONS", {})
@@ -84,11 +95,33 @@ def _point_django_at(database: str, mongo: str, redis_url: str, tmp: Path) -> No
     app.conf.update(broker_url=redis_url, result_backend=redis_url)
 
 
+#: Markers, applied in pytest_collection_modifyitems: what a test needs besides Python.
+MARKERS = {
+    "services": "needs PostgreSQL, MongoDB or Redis (started lazily, once per session)",
+    "worker": "needs the session's Celery worker subprocess",
+    "drill": "a fault drill (tests/platform/faults/): private servers killed and restarted",
+    "browser": "needs headless Chromium (/usr/bin/chromium)",
+}
+#: Fixtures whose presence in a test's closure means it talks to a server.
+_SERVICE_FIXTURES = {"session_servers", "django_db_setup", "cluster"}
+
+
 def pytest_configure(config):
     global _tmp
-    if hasattr(config, "workerinput"):
-        return
+    for name, text in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {text}")
     _tmp = Path(tempfile.mkdtemp(prefix="tracker-test-"))
+    os.environ["TRACKER_VAR_DIR"] = str(_tmp / "var")
+    _point_django_at_folder(_tmp)
+
+
+def _start_servers() -> None:
+    """Start PostgreSQL, MongoDB and Redis (each unless TEST_*_URL names one) on free loopback
+    ports under the session folder, once, and point the environment and Django at them."""
+    global _servers_up
+    if _servers_up:
+        return
+    _servers_up = True
     database = os.environ.get("TEST_DATABASE_URL")
     if not database:
         service = embedded.start_postgres(_tmp / "postgres", durable=False)
@@ -108,17 +141,52 @@ def pytest_configure(config):
     os.environ["DATABASE_URL"] = database
     os.environ["MONGO_URL"] = mongo
     os.environ["REDIS_URL"] = redis
-    os.environ["TRACKER_VAR_DIR"] = str(_tmp / "var")
     _point_django_at(database, mongo, redis, _tmp)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark each test by what it needs (MARKERS), from its fixtures and its folder, so that
+    ``-m "not services and not worker and not drill and not browser"`` (make test-fast) keeps
+    the tests that need no server."""
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        needs = set()
+        if names & _SERVICE_FIXTURES or item.get_closest_marker("django_db"):
+            needs.add("services")
+        if "celery_worker" in names:
+            needs.add("worker")
+        if "faults" in item.path.parts:
+            needs |= {"drill", "services"}
+        if "chromium" in names:
+            needs.add("browser")
+        for name in needs - {mark.name for mark in item.iter_markers()}:
+            item.add_marker(name)
+
+
+@pytest.fixture(scope="session")
+def session_servers() -> None:
+    """The session's PostgreSQL, MongoDB and Redis, started on first use (see the module)."""
+    _start_servers()
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(session_servers, django_db_modify_db_settings_parallel_suffix) -> None:
+    """pytest-django's hook before it creates the test database: start the servers first."""
+
+
+@pytest.fixture(autouse=True)
+def _servers_of_marked_tests(request) -> None:
+    """Start the servers for a test marked ``services`` by its folder rather than a fixture."""
+    if request.node.get_closest_marker("services"):
+        request.getfixturevalue("session_servers")
 
 
 def pytest_report_header(config):
     chromium = Path("/usr/bin/chromium")
-    from django.conf import settings
-
-    db = settings.DATABASES["default"]
-    return [f"servers: PostgreSQL {db.get('HOST')}:{db.get('PORT')}  MongoDB "
-            f"{os.environ.get('MONGO_URL')}  Redis {os.environ.get('REDIS_URL')}",
+    given = [name for name in ("TEST_DATABASE_URL", "TEST_MONGO_URL", "TEST_REDIS_URL")
+             if os.environ.get(name)]
+    return ["servers: PostgreSQL, MongoDB and Redis start on the first test that needs one"
+            + (f" (given: {', '.join(given)})" if given else " (embedded)"),
             f"browser tests: {'run with ' + str(chromium) if chromium.exists() else 'SKIPPED (no ' + str(chromium) + '; apt-get install chromium fonts-noto-cjk)'}"]
 
 
@@ -147,13 +215,13 @@ def pytest_unconfigure(config):
 
 
 @pytest.fixture(scope="session")
-def mongo_url() -> str:
+def mongo_url(session_servers) -> str:
     """URL of the session's MongoDB server."""
     return os.environ["MONGO_URL"]
 
 
 @pytest.fixture(scope="session")
-def redis_url() -> str:
+def redis_url(session_servers) -> str:
     """URL of the session's Redis server (database 0, shared with Celery's broker)."""
     return os.environ["REDIS_URL"]
 
@@ -199,7 +267,7 @@ def _empty_platform_stores() -> None:
 
 
 @pytest.fixture
-def platform_stores():
+def platform_stores(session_servers):
     """The platform's MongoDB database and Redis client, emptied before and after the test."""
     from tracker.core.connections import get_mongo_db, get_redis
 
@@ -219,7 +287,7 @@ def worker_env(django_db_setup):
     """
     from django.conf import settings
 
-    from tracker import workers
+    from tracker.runtime import supervisor
 
     # The test database's name after django_db_setup (it renamed NAME to "test_...").
     test_db = settings.DATABASES["default"]["NAME"]
@@ -228,7 +296,7 @@ def worker_env(django_db_setup):
         database = f"sqlite:///{test_db}"
 
     def build(**overrides: str) -> dict[str, str]:
-        return workers.child_env(**{
+        return supervisor.child_env(**{
             "DATABASE_URL": database, "MONGO_URL": settings.MONGO_URL,
             "REDIS_URL": settings.REDIS_URL, "TRACKER_VAR_DIR": str(settings.VAR_DIR),
             "MEDIA_ROOT": str(settings.MEDIA_ROOT), "TRACKER_INGEST_RETRY_BASE": "1",
@@ -250,18 +318,18 @@ def celery_worker(worker_env, django_db_blocker):
     """
     from django.conf import settings
 
-    from tracker import workers
     from tracker.celery import app
+    from tracker.runtime import supervisor
 
     name = f"test-{uuid.uuid4().hex[:6]}"
     env = worker_env()
     log = Path(settings.VAR_DIR) / "celery-worker.log"
-    proc = workers.start_worker(env, log, name, cwd=settings.BASE_DIR)
+    proc = supervisor.start_worker(env, log, name, settings.WORKER_QUEUES, cwd=settings.BASE_DIR)
     try:
-        workers.wait_until_ready(app, proc, name, log)
-        yield workers.node_name(name)
+        supervisor.wait_until_ready(app, proc, name, log, settings.WORKER_READY_TIMEOUT_SECONDS)
+        yield supervisor.node_name(name)
     finally:
-        workers.stop(proc)
+        supervisor.stop(proc)
 
 
 @pytest.fixture

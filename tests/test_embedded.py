@@ -8,7 +8,7 @@ from pathlib import Path
 import pymongo
 import redis
 
-from tracker import embedded
+from tracker.runtime import embedded
 
 
 def test_mongo_answers_ping_and_stores(mongo_db):

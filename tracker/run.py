@@ -1,6 +1,6 @@
 """`make run`: the whole platform on one machine, data under TRACKER_VAR_DIR (default ./var).
 
-Starts PostgreSQL, MongoDB and Redis (tracker.embedded; each skipped when DATABASE_URL /
+Starts PostgreSQL, MongoDB and Redis (tracker.runtime.embedded; each skipped when DATABASE_URL /
 MONGO_URL / REDIS_URL is set) and records their URLs in TRACKER_VAR_DIR/run.env, where the
 settings of every other process (a ``manage.py`` command in a second terminal) find them;
 then a Celery worker (all queues) and beat, the bundled demo site on http://127.0.0.1:8931
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from crawler import demo
-from tracker import embedded, workers
+from tracker.runtime import embedded, supervisor
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 #: Seconds a process left behind by a killed run has to exit after SIGTERM before SIGKILL.
@@ -238,34 +238,35 @@ def main() -> int:
         Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
 
         call_command("migrate", interactive=False, verbosity=0)
-        env = workers.child_env()
+        env = supervisor.child_env()
         logs = var / "log"
         site_port = os.environ.setdefault("DEMO_SITE_PORT", str(demo.DEFAULT_PORT))
         site = subprocess.Popen(
             [sys.executable, str(BASE_DIR / "manage.py"), "demo_site", "--port", site_port],
             env=env, cwd=BASE_DIR, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-            preexec_fn=workers.die_with_parent)
+            preexec_fn=supervisor.die_with_parent)
         procs["demo-site"] = site
         _record_children(var, procs)
-        worker = workers.start_worker(env, logs / "celery-worker.log", "run-worker",
+        worker = supervisor.start_worker(env, logs / "celery-worker.log", "run-worker", settings.WORKER_QUEUES,
                                       cwd=BASE_DIR)
         procs["celery-worker"] = worker
         _record_children(var, procs)
         # Any beat of an earlier run is stopped (run lock, stop_leftovers): its pid file is
         # stale, and beat would refuse to start if that pid now names another process.
         (var / "celery-beat.pid").unlink(missing_ok=True)
-        beat = workers.start_beat(env, logs / "celery-beat.log", var / "celery-beat.pid",
+        beat = supervisor.start_beat(env, logs / "celery-beat.log", var / "celery-beat.pid",
                                   cwd=BASE_DIR)
         procs["celery-beat"] = beat
         _record_children(var, procs)
-        workers.wait_until_ready(app, worker, "run-worker", logs / "celery-worker.log")
+        supervisor.wait_until_ready(app, worker, "run-worker", logs / "celery-worker.log",
+                                    settings.WORKER_READY_TIMEOUT_SECONDS)
         print(f"Celery worker and beat running (logs in {logs})", flush=True)
         if settings.EMAIL_BACKEND.endswith("filebased.EmailBackend"):
             print(f"Alert mails are written to {settings.EMAIL_FILE_PATH}", flush=True)
         call_command("demo")
         server = subprocess.Popen([sys.executable, str(BASE_DIR / "manage.py"), "runserver",
                                    f"127.0.0.1:{port}", "--noreload", "--insecure"], env=env,
-                                  cwd=BASE_DIR, preexec_fn=workers.die_with_parent)
+                                  cwd=BASE_DIR, preexec_fn=supervisor.die_with_parent)
         procs["web-server"] = server
         _record_children(var, procs)
         print(f"\nDashboard: http://127.0.0.1:{port}/  (Ctrl-C stops everything)", flush=True)
@@ -278,7 +279,7 @@ def main() -> int:
         return 1
     finally:
         for proc in reversed(procs.values()):
-            workers.stop(proc)
+            supervisor.stop(proc)
         (var / "run.pids").unlink(missing_ok=True)
         for service in reversed(services):
             service.stop()

@@ -138,7 +138,7 @@ def _server_url(name: str, default: str) -> str:
     return default
 
 
-# Django's own database: PostgreSQL (`make run` and the tests start one, tracker.embedded).
+# Django's own database: PostgreSQL (`make run` and the tests start one, tracker.runtime.embedded).
 # DATABASE_URL=sqlite:///PATH works for a single process only (no Celery workers beside it).
 DATABASE_URL = _server_url("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tracker")
 DATABASES = {"default": environ.Env.db_url_config(DATABASE_URL)}
@@ -273,9 +273,9 @@ if not DEBUG and env.bool("TRACKER_HTTPS", default=False):
 
 # ---- Limits, timeouts, retries and lock lifetimes of the Django side, each named once here ----
 # (The Django-free libraries keep theirs in their config dataclasses: fingerprint.EngineConfig,
-# crawler.config.CrawlConfig, the latter filled from CRAWLER below.)
+# crawler.lib.config.CrawlConfig, the latter filled from CRAWLER below.)
 #
-# Retries while MongoDB or Redis is unreachable, all through crawler.backoff.backoff_delay (the
+# Retries while MongoDB or Redis is unreachable, all through tracker.runtime.backoff.backoff_delay (the
 # delay doubles per attempt from the base, stops at STORAGE_RETRY_MAX_SECONDS, and up to a
 # quarter of it is taken off at random). Ingesting or removing a work retries without limit
 # (the work shows "waiting for storage"); a crawl or match task CRAWL_STORAGE_RETRIES times,
@@ -446,7 +446,7 @@ DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="alerts@copysentry.lo
 SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
 # The alert tasks run on QUEUE_DEFAULT (CELERY_TASK_DEFAULT_QUEUE).
 # Retries of one delivery (SMTP down, webhook timeout, connection error or 5xx) through
-# crawler.backoff.backoff_delay from ALERT_RETRY_BASE_SECONDS up to ALERT_RETRY_MAX_SECONDS;
+# tracker.runtime.backoff.backoff_delay from ALERT_RETRY_BASE_SECONDS up to ALERT_RETRY_MAX_SECONDS;
 # a webhook endpoint is disabled after ALERT_WEBHOOK_MAX_FAILURES failed deliveries in a row.
 ALERT_MAX_RETRIES = env.int("TRACKER_ALERT_MAX_RETRIES", default=8)
 ALERT_RETRY_BASE_SECONDS = env.float("TRACKER_ALERT_RETRY_BASE", default=30.0)
@@ -484,7 +484,7 @@ SCAN_PROGRESS_POLL_SECONDS = 2
 SCAN_PROGRESS_POLL_MAX_SECONDS = 60
 SCAN_PROGRESS_MAX_SCANS = 20
 
-# ---- Duplicate and conflicting registrations (tracker/core/duplicates.py) ----
+# ---- Duplicate and conflicting registrations (tracker/core/conflicts.py) ----
 # A new text and a registered work are "the same text" when the larger of the two containments
 # (Engine.verify's score: share of the new text found in the work, or of the work found in the
 # new text) is at least this (0..1). Same holder: the upload is refused unless confirmed;
@@ -497,3 +497,29 @@ CONFLICT_QUOTE_CHARS = 300
 # its progress every IMPORT_POLL_MS milliseconds.
 IMPORT_STUCK_SECONDS = 900
 IMPORT_POLL_MS = 1000
+
+# ---- Trusted time and signatures of evidence (crawler.lib.evidence) ----
+# RFC 3161 time-stamping authorities (TSAs), tried in this order (comma-separated URLs). None by
+# default: evidence is then made without a trusted timestamp and says so. `make run` sets the
+# demo TSA on loopback (crawler.lib.evidence.demo_tsa, not accredited; its folder DEMO_TSA_DIR).
+# One attempt waits at most TSA_TIMEOUT_SECONDS for the whole answer; on a transient failure
+# (connection error, timeout, HTTP 5xx or 429, garbage) a TSA is asked TSA_RETRIES more times,
+# pausing (tracker.runtime.backoff.backoff_delay) from TSA_RETRY_BASE_SECONDS up to
+# TSA_RETRY_MAX_SECONDS, then the next TSA is asked. An answer longer than
+# TSA_MAX_RESPONSE_BYTES bytes is refused.
+TSA_URLS = env.list("TRACKER_TSA_URLS", default=[])
+TSA_TIMEOUT_SECONDS = env.float("TRACKER_TSA_TIMEOUT", default=10.0)
+TSA_RETRIES = env.int("TRACKER_TSA_RETRIES", default=2)
+TSA_RETRY_BASE_SECONDS = env.float("TRACKER_TSA_RETRY_BASE", default=1.0)
+TSA_RETRY_MAX_SECONDS = env.float("TRACKER_TSA_RETRY_MAX", default=30.0)
+TSA_MAX_RESPONSE_BYTES = 256 * 1024
+# PEM files of the root certificates the TSAs' tokens must chain to (comma-separated paths).
+TSA_TRUSTED_CERTS = env.list("TRACKER_TSA_TRUSTED_CERTS", default=[])
+DEMO_TSA_DIR = VAR_DIR / "demo-tsa"
+# The platform's key and certificate signing the evidence reports (PAdES B-T, PEM files):
+# production sets both paths (and the issuing CAs' certificates in TRACKER_SIGNING_CHAIN);
+# otherwise a self-signed pair is made in EVIDENCE_SIGNING_DIR on first use (key mode 0600).
+EVIDENCE_SIGNING_DIR = VAR_DIR / "signing"
+EVIDENCE_SIGNING_KEY = env.str("TRACKER_SIGNING_KEY", default="")
+EVIDENCE_SIGNING_CERT = env.str("TRACKER_SIGNING_CERT", default="")
+EVIDENCE_SIGNING_CHAIN = env.list("TRACKER_SIGNING_CHAIN", default=[])

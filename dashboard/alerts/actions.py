@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint
 from tracker.core.models import AuditEvent
+from tracker.core.queueing import queue_after_commit
 from tracker.core.scoping import sees_all
 
 log = logging.getLogger(__name__)
@@ -50,8 +51,6 @@ def do_send_match_alert(match, change: str = "", check=None) -> list[Delivery]:
     A user or endpoint already alerted of this match (or of this check) gets nothing new (seen
     again, or the task delivered twice). Returns the deliveries created.
     """
-    from dashboard.alerts import tasks
-
     kind = change or Delivery.Kind.IMMEDIATE
     created = []
     targets = [(Delivery.Channel.EMAIL, {"user": p.user}, p.user.email) for p in recipients(match)]
@@ -66,8 +65,8 @@ def do_send_match_alert(match, change: str = "", check=None) -> list[Delivery]:
                                                    **target)
         except IntegrityError:  # alerted before on this channel
             continue
-        task = tasks.deliver_email if channel == Delivery.Channel.EMAIL else tasks.deliver_webhook
-        transaction.on_commit(lambda t=task, pk=delivery.pk: t.delay(pk))
+        queue_after_commit("alerts.deliver_email" if channel == Delivery.Channel.EMAIL
+                           else "alerts.deliver_webhook", delivery.pk)
         created.append(delivery)
     return created
 
@@ -98,9 +97,7 @@ def do_record_delivery(delivery: Delivery, status: str, *, error: str = "",
             if endpoint.enabled and endpoint.consecutive_failures >= settings.ALERT_WEBHOOK_MAX_FAILURES:
                 endpoint.enabled = False
                 endpoint.save(update_fields=["enabled"])
-                from dashboard.alerts import tasks
-
-                transaction.on_commit(lambda: tasks.notify_webhook_disabled.delay(endpoint.pk))
+                queue_after_commit("alerts.notify_webhook_disabled", endpoint.pk)
                 log.warning("webhook %s disabled after %d failures", endpoint.pk,
                             endpoint.consecutive_failures)
     return delivery

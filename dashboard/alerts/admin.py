@@ -17,6 +17,7 @@ from dashboard.alerts.actions import (
 )
 from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint
 from dashboard.alerts.validators import check_webhook_url
+from tracker.core.actions import do_change_email
 from tracker.core.admin import HolderScopedAdmin, RecordAdminMixin
 from tracker.core.scoping import sees_all
 
@@ -57,9 +58,7 @@ class AlertPreferenceAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         data = {k: form.cleaned_data[k] for k in ("email_enabled", "min_score",
                                                   "digest_enabled", "language")}
-        if obj.user.email != form.cleaned_data["email"]:
-            obj.user.email = form.cleaned_data["email"]
-            obj.user.save(update_fields=["email"])
+        do_change_email(obj.user, form.cleaned_data["email"], acting_user=request.user)
         do_update_alert_preferences(obj.user, acting_user=request.user, **data)
 
     def get_urls(self):

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from tracker.core import timezones
+from tracker.core.localtime import shown
 from tracker.core.timezones import zone_of
 
 UNSUBSCRIBE_SALT = "alerts.unsubscribe"
@@ -60,7 +60,7 @@ def _match_lines(match) -> list[str]:
         _("Domain: %(domain)s") % {"domain": match.domain},
         _("Score: %(score)d%%") % {"score": round(match.score * 100)},
         *([_("Chapters: %(section)s") % {"section": match.section}] if match.section else []),
-        _("First seen: %(time)s") % {"time": timezones.shown(match.first_seen)},
+        _("First seen: %(time)s") % {"time": shown(match.first_seen)},
         _("Evidence: %(url)s") % {"url": evidence_url(match)},
     ]
 
@@ -84,7 +84,7 @@ def _check_lines(check) -> list[str]:
         return []
     status = str(check.http_status) if check.http_status else "-"
     return [_("Checked: %(time)s, HTTP status %(status)s") % {
-        "time": timezones.shown(check.checked_at),
+        "time": shown(check.checked_at),
         "status": status}]
 
 

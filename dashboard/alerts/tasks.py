@@ -1,5 +1,5 @@
 """Celery tasks of the alerts (queue settings.QUEUE_DEFAULT). Every retry waits
-``crawler.backoff.backoff_delay(retries, ALERT_RETRY_BASE_SECONDS, ALERT_RETRY_MAX_SECONDS)``
+``tracker.runtime.backoff.backoff_delay(retries, ALERT_RETRY_BASE_SECONDS, ALERT_RETRY_MAX_SECONDS)``
 and gives up after ``ALERT_MAX_RETRIES`` retries, recording the reason in the delivery log."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from celery import shared_task
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
-from crawler.backoff import backoff_delay
 from crawler.models import Match, TakedownCheck
 from dashboard.alerts import actions, messages, webhooks
 from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint
 from tracker.core.scoping import scope
+from tracker.runtime.backoff import backoff_delay
 
 MAIL_ERRORS = (smtplib.SMTPException, OSError)  # SMTP refusals, connection refused, timeouts
 DONE = (Delivery.Status.SENT, Delivery.Status.FAILED, Delivery.Status.REFUSED)

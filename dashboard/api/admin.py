@@ -4,10 +4,10 @@ see everyone's); the raw token is shown once, after creation, and only its SHA-2
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from dashboard.actions import do_delete_api_tokens, do_issue_api_token, do_revoke_api_tokens
 from dashboard.models import ApiToken
 from tracker.core.scoping import sees_all
 
@@ -46,14 +46,20 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         """Create the token for the requesting user and show its secret once."""
-        obj.user = request.user
-        raw = obj.issue()
-        super().save_model(request, obj, form, change)
+        raw = do_issue_api_token(obj, request.user)
         messages.warning(request, _("Your new API token (copy it now, it is not shown again): "
                                     "%(token)s") % {"token": raw})
 
+    def delete_model(self, request, obj):
+        """Delete the token (``do_delete_api_tokens``, audited)."""
+        do_delete_api_tokens(ApiToken.objects.filter(pk=obj.pk), request.user)
+
+    def delete_queryset(self, request, queryset):
+        """Delete the selected tokens (``do_delete_api_tokens``, audited)."""
+        do_delete_api_tokens(queryset, request.user)
+
     @admin.action(description=gettext_lazy("Revoke the selected tokens"))
     def revoke(self, request, queryset):
-        """Set ``revoked_at`` on the selected tokens still active."""
-        count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+        """Revoke the selected tokens still active (``do_revoke_api_tokens``)."""
+        count = do_revoke_api_tokens(queryset, request.user)
         self.message_user(request, _("%(n)d tokens revoked.") % {"n": count}, messages.SUCCESS)

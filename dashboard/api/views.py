@@ -31,7 +31,7 @@ from dashboard.alerts.models import AlertPreference, WebhookEndpoint
 from dashboard.models import TakedownNotice
 from tracker.core import actions as core_actions
 from tracker.core import uploads
-from tracker.core.duplicates import DuplicateWork
+from tracker.core.conflicts import DuplicateWork
 from tracker.core.models import AuditEvent, RightsHolder, Work
 from tracker.core.scoping import holders_for, scope, sees_all
 from tracker.core.services import work_text

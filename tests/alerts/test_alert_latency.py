@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from crawler.lib.pagestore import PageStore
 from crawler.matching import match_version
 from crawler.models import Match
-from crawler.pagestore import PageStore
 from dashboard.alerts import webhooks
 from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint
 from tracker.core.connections import get_mongo_db

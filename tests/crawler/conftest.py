@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from crawler.config import CrawlConfig
+from crawler.lib.config import CrawlConfig
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -177,7 +177,7 @@ def scan_driver():
 def run_scan(crawler, scan_id, rules, start_urls, max_pages=50, max_depth=3, max_steps=500):
     """Drive a whole scan synchronously, as the Celery tasks do: a queue of UrlTasks, deferred
     tasks re-queued after sleeping their countdown. Returns {canonical url: final StepResult}."""
-    from crawler.pipeline import UrlTask
+    from crawler.lib.pipeline import UrlTask
 
     frontier = crawler.frontier(scan_id)
     frontier.open(max_pages, max_depth)

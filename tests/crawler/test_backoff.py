@@ -1,8 +1,8 @@
-"""The one retry delay (crawler.backoff.backoff_delay): doubling, cap, jitter, bad arguments."""
+"""The one retry delay (tracker.runtime.backoff.backoff_delay): doubling, cap, jitter, bad arguments."""
 
 import pytest
 
-from crawler.backoff import backoff_delay
+from tracker.runtime.backoff import backoff_delay
 
 
 def test_delay_doubles_then_stops_at_the_cap():

@@ -9,7 +9,7 @@ import sys
 import pytest
 from django.conf import settings
 
-from crawler.config import CrawlConfig
+from crawler.lib.config import CrawlConfig
 from crawler.scans import crawl_config
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from crawler.demo import PATH_PATTERNS, SITE_DIR, scan_demo_site, serve
-from crawler.pipeline import Crawler, SiteRules
+from crawler.lib.pipeline import Crawler, SiteRules
 
 WORKS = Path(__file__).resolve().parents[2] / "demo" / "works"
 

@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.utils import timezone
 
-from crawler.pipeline import Crawler
+from crawler.lib.pipeline import Crawler
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CHAPTER = (FIXTURES / "xiyouji-ch1.txt").read_text(encoding="utf-8")

@@ -1,13 +1,13 @@
-"""One fetch against a real loopback server (crawler.fetch): every limit gives its named outcome."""
+"""One fetch against a real loopback server (crawler.lib.fetch): every limit gives its named outcome."""
 
 import dataclasses
 import socket
 
 import pytest
 
-from crawler.config import CrawlConfig
-from crawler.fetch import Fetcher, parse_retry_after, retry_delay
-from crawler.outcomes import Outcome
+from crawler.lib.config import CrawlConfig
+from crawler.lib.fetch import Fetcher, parse_retry_after, retry_delay
+from crawler.lib.outcomes import Outcome
 
 
 @pytest.fixture

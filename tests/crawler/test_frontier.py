@@ -1,8 +1,8 @@
-"""Frontier of a scan in Redis (crawler.frontier): seen-set, budget, depth, pending, cancel."""
+"""Frontier of a scan in Redis (crawler.lib.frontier): seen-set, budget, depth, pending, cancel."""
 
 import pytest
 
-from crawler.frontier import Frontier
+from crawler.lib.frontier import Frontier
 
 
 def test_admit_once_within_depth_and_budget(redis_client):

@@ -1,9 +1,9 @@
-"""Page store in MongoDB (crawler.pagestore): unique canonical URL, versions kept as evidence."""
+"""Page store in MongoDB (crawler.lib.pagestore): unique canonical URL, versions kept as evidence."""
 
 import pymongo
 import pytest
 
-from crawler.pagestore import PageStore
+from crawler.lib.pagestore import PageStore
 
 
 @pytest.fixture

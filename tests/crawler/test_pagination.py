@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.utils import timezone
 
-from crawler.links import chapter_of, chapter_part, next_part_links
+from crawler.lib.links import chapter_of, chapter_part, next_part_links
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CHAPTER = (FIXTURES / "xiyouji-ch1.txt").read_text(encoding="utf-8")

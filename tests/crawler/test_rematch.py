@@ -13,7 +13,8 @@ import pytest
 from bson import Binary, ObjectId
 from django.core.management import call_command
 
-from crawler import pagekeys, scans
+from crawler import scans
+from crawler.lib import pagekeys
 from crawler.models import Match, RematchJob
 from tracker.core import actions as core_actions
 from tracker.core.engine import get_engine
@@ -132,8 +133,8 @@ def test_versions_without_current_keys_are_fingerprinted_again(idle_worker, site
 def test_a_search_for_new_works_leaves_the_other_works_rows_alone(platform_stores):
     """``match_version(only_works=...)``: a new work's row that no longer matches is marked so;
     another work's row on the same page is not the search's business and stays as it was."""
+    from crawler.lib.pagestore import PageStore
     from crawler.matching import match_version
-    from crawler.pagestore import PageStore
     from tracker.core.connections import get_mongo_db
 
     holder = RightsHolder.objects.create(name="旁观出版社")

@@ -1,4 +1,4 @@
-"""Sites that need a browser: pages rendered in headless Chromium (crawler.render) on loopback.
+"""Sites that need a browser: pages rendered in headless Chromium (crawler.lib.render) on loopback.
 
 Text inserted by a script after load and text fetched by XHR reach the page store and the
 matches; a request of the page to an address outside CRAWLER_ALLOW_ADDRESSES (127.0.0.2 here,
@@ -17,9 +17,9 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from crawler.outcomes import Outcome
-from crawler.pipeline import Crawler, SiteRules
-from crawler.render import Renderer
+from crawler.lib.outcomes import Outcome
+from crawler.lib.pipeline import Crawler, SiteRules
+from crawler.lib.render import Renderer
 
 CHROMIUM = Path("/usr/bin/chromium")
 needs_chromium = pytest.mark.skipif(
@@ -85,6 +85,7 @@ def scan_site(crawler, scan_driver, site, needs_browser: bool, scan_id: int = 1)
 
 
 @needs_chromium
+@pytest.mark.browser
 def test_rendered_pages_give_script_and_xhr_text_and_refuse_private_requests(
         crawler, site, scan_driver, other_host):
     internal_url, internal_hits = other_host
@@ -118,6 +119,7 @@ def test_rendered_pages_give_script_and_xhr_text_and_refuse_private_requests(
 
 
 @needs_chromium
+@pytest.mark.browser
 def test_render_timeout_and_recovery(config, site):
     renderer = Renderer(dataclasses.replace(config, render_timeout_seconds=2.0,
                                             render_settle_seconds=0.5))
@@ -131,6 +133,7 @@ def test_render_timeout_and_recovery(config, site):
 
 
 @needs_chromium
+@pytest.mark.browser
 def test_a_browser_that_died_is_started_again(config, site):
     renderer = Renderer(dataclasses.replace(config, render_settle_seconds=0.5))
     page = shell("好", INSERT.format(text='"第一页"'))
@@ -157,6 +160,7 @@ def test_without_chromium_each_page_says_browser_not_installed(config, site, red
 
 
 @needs_chromium
+@pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_site_that_needs_a_browser_is_matched_through_the_render_queue(idle_worker, site,
                                                                         platform_stores):

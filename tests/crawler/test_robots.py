@@ -1,11 +1,11 @@
-"""robots.txt (crawler.robots): rules, Crawl-delay, shared Redis cache, RFC 9309 error handling."""
+"""robots.txt (crawler.lib.robots): rules, Crawl-delay, shared Redis cache, RFC 9309 error handling."""
 
 import time
 
 import pytest
 
-from crawler.fetch import Fetcher
-from crawler.robots import UNREACHABLE_TTL_SECONDS, RobotsCache
+from crawler.lib.fetch import Fetcher
+from crawler.lib.robots import UNREACHABLE_TTL_SECONDS, RobotsCache
 
 ROBOTS = b"""User-agent: *
 Disallow: /private/

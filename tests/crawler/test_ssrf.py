@@ -1,9 +1,9 @@
-"""SSRF guard (crawler.ssrf): address categories, allow-list, pre-check and connect-time check."""
+"""SSRF guard (crawler.lib.ssrf): address categories, allow-list, pre-check and connect-time check."""
 
 import pytest
 import requests
 
-from crawler.ssrf import (
+from crawler.lib.ssrf import (
     GuardedAdapter,
     RefusedAddress,
     check_url,

@@ -10,7 +10,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from crawler import pagekeys, scans
+from crawler import scans
+from crawler.lib import pagekeys
 from crawler.models import Match, ScanRun, TargetSite, WhitelistedDomain
 from tracker.core import notes
 from tracker.core.connections import get_redis

@@ -193,7 +193,7 @@ def store_page(url: str, text: str, title: str, *, when=None) -> tuple[str, str]
     """Save a crawled page through the crawler's PageStore; returns (page_id, version_id)."""
     from urllib.parse import urlsplit
 
-    from crawler.pagestore import PageStore
+    from crawler.lib.pagestore import PageStore
     from tracker.core.connections import get_mongo_db
 
     store = PageStore(get_mongo_db())

@@ -207,7 +207,7 @@ def test_a_match_in_a_sent_notice_is_not_noticed_again_without_saying_so(scenari
 
 
 def test_notice_text_is_editable_while_drafted_and_frozen_when_sent(scenario):
-    from crawler.pagestore import sha256
+    from crawler.lib.pagestore import sha256
     from dashboard.actions import do_edit_notice
 
     confirm_all(scenario)

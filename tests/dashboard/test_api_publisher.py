@@ -10,8 +10,8 @@ import time
 import pytest
 import requests
 
+from crawler.lib.pagestore import PageStore
 from crawler.matching import match_version
-from crawler.pagestore import PageStore
 from dashboard.models import ApiToken
 from tracker.core.connections import get_mongo_db
 from tracker.core.engine import get_engine

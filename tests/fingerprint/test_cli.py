@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tracker.embedded import free_port
+from tracker.runtime.embedded import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures" / "cli"

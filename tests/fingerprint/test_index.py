@@ -33,12 +33,12 @@ from fingerprint.index import (
 from fingerprint.index.directory import DIRECT_MIN_KEYS, KeyDirectory
 from fingerprint.index.packing import varint_decode
 from fingerprint.index.redis import BATCH
-from tracker.embedded import free_port, redis_server_path
+from tracker.runtime.embedded import free_port, redis_server_path
 
 V = "test-v1"
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.services)])
 def make_index(request):
     """Factory of empty indexes of one backend: make_index(max_df=..., version=...)."""
     if request.param == "memory":

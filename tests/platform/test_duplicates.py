@@ -1,4 +1,4 @@
-"""Duplicate and conflicting registrations (tracker.core.duplicates): the same holder is warned
+"""Duplicate and conflicting registrations (tracker.core.conflicts): the same holder is warned
 and offered its work to update; another holder's copy is registered and flagged for staff."""
 
 from __future__ import annotations
@@ -153,7 +153,7 @@ def test_two_registered_copies_do_not_hide_a_third(people, platform_stores, nove
     """Engine.match would give each of two identical registered works half the shared letters
     (0.5 containment); the check judges each candidate alone."""
     from tracker.core import services
-    from tracker.core.duplicates import overlaps, same_holder_duplicate
+    from tracker.core.conflicts import overlaps, same_holder_duplicate
 
     for holder, reference in ((people["press"], "a"), (people["agency"], "b")):
         work = actions.do_register_work(holder, reference, extract_pasted(novel_text),

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pymongo.errors
 import redis.exceptions
 
-from crawler.errors import CrawlerError
+from crawler.lib.canonical import InvalidURL
+from crawler.lib.errors import CrawlerError
+from crawler.lib.ssrf import RefusedAddress
 from crawler.sites import SiteNotFound
-from crawler.ssrf import RefusedAddress
-from crawler.urls import InvalidURL
 from dashboard.errors import DashboardError
 from dashboard.highlight import SpanError
 from dashboard.report import PdfUnavailableError

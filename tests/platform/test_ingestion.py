@@ -9,13 +9,13 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from tracker import embedded, workers
 from tracker.core import notes, services
 from tracker.core.chapters import attribute
 from tracker.core.engine import get_engine, get_store
 from tracker.core.models import Work, WorkStatus
 from tracker.core.tasks import ingest_work
 from tracker.core.uploads import extract_pasted
+from tracker.runtime import embedded, supervisor
 from tracker.text import normalize
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -186,12 +186,13 @@ def test_mongo_down_work_waits_then_is_indexed(celery_worker, platform_stores, p
     queue = "ingest-mongo-down"
     env = worker_env(MONGO_URL=f"mongodb://127.0.0.1:{port}")
     log = tmp_path / "worker.log"
-    proc = workers.start_worker(env, log, "mongo-down", concurrency=1, queues=[queue])
+    proc = supervisor.start_worker(env, log, "mongo-down", concurrency=1, queues=[queue])
     mongo = None
     try:
         from tracker.celery import app
 
-        workers.wait_until_ready(app, proc, "mongo-down", log)
+        supervisor.wait_until_ready(app, proc, "mongo-down", log,
+                                    settings.WORKER_READY_TIMEOUT_SECONDS)
         reg = services.register_work(people["press"], "xyj", extract_pasted(novel_text),
                                      ingest=False)
         ingest_work.apply_async(args=[reg.work.pk], queue=queue)
@@ -207,7 +208,7 @@ def test_mongo_down_work_waits_then_is_indexed(celery_worker, platform_stores, p
         store = MongoWorkStore(pymongo.MongoClient(mongo.url)[settings.MONGO_DB])
         assert store.get(work.engine_id)["text"] == normalize(novel_text)
     finally:
-        workers.stop(proc)
+        supervisor.stop(proc)
         if mongo:
             mongo.stop()
 

@@ -11,8 +11,8 @@ import sys
 import pytest
 from django.conf import settings
 
-from tracker import embedded
 from tracker.core.models import Work, WorkStatus
+from tracker.runtime import embedded
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

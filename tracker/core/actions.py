@@ -46,7 +46,7 @@ def do_register_work(holder: RightsHolder, reference: str, extracted: Extracted,
         ingest: queue the Celery ingestion task after commit (False: the caller runs
             ``services.ingest`` itself, e.g. ``import_works --now``).
         check_duplicate: first refuse a text the holder already registered as another work
-            (``duplicates.check_not_duplicate``); False: the caller checked, or the person
+            (``conflicts.check_not_duplicate``); False: the caller checked, or the person
             confirmed.
         metadata: title, author, kind, language, source_name (``services.register_work``).
 
@@ -55,10 +55,10 @@ def do_register_work(holder: RightsHolder, reference: str, extracted: Extracted,
 
     Raises:
         ValueError: reference empty or longer than 200 characters.
-        duplicates.DuplicateWork: with ``check_duplicate``, the holder's work it duplicates.
+        conflicts.DuplicateWork: with ``check_duplicate``, the holder's work it duplicates.
     """
     if check_duplicate:
-        from .duplicates import check_not_duplicate
+        from .conflicts import check_not_duplicate
 
         check_not_duplicate(holder, reference, extracted.text)
     with transaction.atomic():
@@ -109,7 +109,7 @@ def do_flag_rights_conflict(existing: Work, claimed: Work, containment: float,
 
     Args:
         existing, claimed: the work registered first and the one whose check found it.
-        containment: the larger containment, 0..1 (``duplicates.Overlap``).
+        containment: the larger containment, 0..1 (``conflicts.Overlap``).
         passages: the shared passages (``Passage.to_dict()``; page = ``claimed``).
 
     Returns:
@@ -129,6 +129,23 @@ def do_flag_rights_conflict(existing: Work, claimed: Work, containment: float,
                           reason=f"{containment:.0%} of the text shared with work "
                                  f"{existing.pk} of holder {existing.holder_id}")
     return conflict
+
+
+def do_flag_rights_conflicts(work_id: int) -> int:
+    """Flag a RightsConflict between the indexed work ``work_id`` and every other holder's work
+    sharing its text (``conflicts.other_holders_overlaps``), each by ``do_flag_rights_conflict``.
+
+    Returns:
+        Number of conflicts newly flagged (a pair already flagged, either way round, is left).
+
+    Raises:
+        The storage errors of ``connections.storage_errors()``.
+    """
+    from .conflicts import other_holders_overlaps
+
+    work, found = other_holders_overlaps(work_id)
+    return sum(do_flag_rights_conflict(o.work, work, o.containment, o.passages) is not None
+               for o in found)
 
 
 def do_resolve_rights_conflict(conflict: RightsConflict, acting_user, note: str
@@ -226,3 +243,61 @@ def do_update_user_settings(user, acting_user, *, time_zone: str) -> UserSetting
                               target=row, subject=user.get_username(), old_state=old,
                               new_state=time_zone or settings.TIME_ZONE)
     return row
+
+
+def do_set_holder_users(holder: RightsHolder, users, acting_user) -> tuple[list[str], list[str]]:
+    """Give exactly ``users`` (an iterable of User) access to ``holder``'s works, and record who
+    was added and who removed in the audit trail (kind "access").
+
+    Returns:
+        (usernames added, usernames removed), each sorted; both empty when nothing changed.
+    """
+    wanted = {user.pk: user for user in users}
+    with transaction.atomic():
+        holder = RightsHolder.objects.select_for_update().get(pk=holder.pk)
+        current = {user.pk: user for user in holder.users.all()}
+        added = sorted(wanted[pk].get_username() for pk in wanted.keys() - current.keys())
+        removed = sorted(current[pk].get_username() for pk in current.keys() - wanted.keys())
+        if not added and not removed:
+            return [], []
+        holder.users.set(wanted.values())
+        AuditEvent.record(kind=AuditEvent.Kind.ACCESS, user=acting_user, holder=holder,
+                          target=holder, subject=str(holder), old_state="", new_state="",
+                          reason="; ".join(filter(None, [
+                              "users added: " + ", ".join(added) if added else "",
+                              "users removed: " + ", ".join(removed) if removed else ""])))
+    return added, removed
+
+
+def do_change_email(user, email: str, acting_user) -> bool:
+    """Set ``user``'s e-mail address (where alerts go) to ``email`` and record the change.
+
+    Returns:
+        True when the address changed, False when it was already ``email``.
+    """
+    with transaction.atomic():
+        user = type(user).objects.select_for_update().get(pk=user.pk)
+        if user.email == email:
+            return False
+        old, user.email = user.email, email
+        user.save(update_fields=["email"])
+        AuditEvent.record(kind=AuditEvent.Kind.USER_SETTINGS, user=acting_user, holder=None,
+                          target=user, subject=user.get_username(), old_state="",
+                          new_state="", reason=f"e-mail address changed from {old or '-'} "
+                                               f"to {email or '-'}")
+    return True
+
+
+def do_create_holder(name: str, acting_user=None) -> tuple[RightsHolder, bool]:
+    """The rights holder named ``name`` (stripped), created and recorded when missing.
+
+    Returns:
+        (the holder, True when it was created now).
+    """
+    with transaction.atomic():
+        holder, created = RightsHolder.objects.get_or_create(name=name.strip())
+        if created:
+            AuditEvent.record(kind=AuditEvent.Kind.ACCESS, user=acting_user, holder=holder,
+                              target=holder, subject=str(holder), old_state="",
+                              new_state="created", reason="rights holder created")
+    return holder, created

@@ -22,7 +22,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from . import actions, services
-from .duplicates import same_holder_duplicate
+from .conflicts import same_holder_duplicate
 from .models import RightsHolder, Work, WorkStatus
 from .scoping import holders_for, scope, sees_all
 from .uploads import UploadError, check_size, extract_file, extract_pasted, supported_suffixes
@@ -95,6 +95,13 @@ class RightsHolderAdmin(HolderScopedAdmin):
 
     def get_exclude(self, request, obj=None):
         return [] if sees_all(request.user) else ["users"]
+
+    def save_related(self, request, form, formsets, change):
+        """Save the related rows; the holder's users through ``do_set_holder_users`` (audited)."""
+        users = form.cleaned_data.pop("users", None)
+        super().save_related(request, form, formsets, change)
+        if users is not None:
+            actions.do_set_holder_users(form.instance, users, request.user)
 
     def has_add_permission(self, request):
         return sees_all(request.user) and super().has_add_permission(request)

@@ -13,9 +13,10 @@ from django.contrib import admin, messages
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
-from . import actions, timezones
+from . import actions
 from .connections import storage_errors
 from .errors import ActionError
+from .localtime import shown
 from .models import ConflictStatus, RightsConflict, Work
 from .scoping import sees_all
 from .services import work_text
@@ -101,8 +102,8 @@ class RightsConflictAdmin(admin.ModelAdmin):
             "<td>{}<br>{}: {}<br>{}: {}</td></tr>",
             _("registered work"), _("new work"),
             existing.title, _("rights holder"), existing.holder.name, _("registered on"),
-            timezones.shown(existing.created_at), claimed.title, _("rights holder"), claimed.holder.name,
-            _("registered on"), timezones.shown(claimed.created_at))
+            shown(existing.created_at), claimed.title, _("rights holder"), claimed.holder.name,
+            _("registered on"), shown(claimed.created_at))
         rows = format_html_join("", "<tr><td><mark>{}</mark></td><td><mark>{}</mark></td></tr>", (
             (_quote(existing_text, p["work_start"], p["work_end"]),
              _quote(claimed_text, p["page_start"], p["page_end"])) for p in obj.passages))

@@ -57,7 +57,7 @@ def storage_errors() -> tuple[type[BaseException], ...]:
 
     Only the storage servers' own errors and the engine's (StoreUnavailableError,
     IndexUnavailableError) are listed, never the builtin ConnectionError: a refused address
-    (``crawler.ssrf.RefusedAddress``) or a remote site that does not answer is not storage.
+    (``crawler.lib.ssrf.RefusedAddress``) or a remote site that does not answer is not storage.
     """
     return (StoreUnavailableError, IndexUnavailableError, StorageUnavailable,
             pymongo.errors.ConnectionFailure, pymongo.errors.ServerSelectionTimeoutError,

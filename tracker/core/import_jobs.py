@@ -2,7 +2,7 @@
 does on the command line (``tracker.core.importing``), with a progress row the page polls.
 
 ``actions.do_start_import`` stages the archive (``staged_archive``) and queues the Celery task
-``tracker.core.tasks.import_archive``, which calls ``run``. A bad file inside the archive is one
+``tracker.core.tasks.import_archive``, which calls ``importing.run_job``. A bad file inside the archive is one
 "failed" line of the summary, never the end of the job; an unreadable archive fails the job
 with the reason; a job whose worker was lost is failed by ``fail_stale`` (the sweeper, and the
 progress endpoint) once its row has not moved for settings.IMPORT_STUCK_SECONDS.
@@ -10,21 +10,15 @@ progress endpoint) once its row has not moved for settings.IMPORT_STUCK_SECONDS.
 
 from __future__ import annotations
 
-import logging
-from dataclasses import asdict
 from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
-from django.utils import timezone, translation
+from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from . import notes
-from .importing import import_path
 from .models import ImportJob, ImportState
-from .uploads import UploadError
-
-log = logging.getLogger(__name__)
 
 
 def staged_archive(job_id: int) -> Path:
@@ -32,35 +26,9 @@ def staged_archive(job_id: int) -> Path:
     return Path(settings.MEDIA_ROOT) / "imports" / f"{job_id}.zip"
 
 
-def run(job_id: int) -> str:
-    """Import the staged archive of job ``job_id`` for its holder, updating ``done``/``total``
-    after each work; the works' ingestion is queued as usual.
-
-    Returns:
-        The job's final state ("finished" or "failed"), or "gone" (no such running job).
-    """
-    job = ImportJob.objects.filter(pk=job_id, state=ImportState.RUNNING).first()
-    if job is None:
-        return "gone"
-    path = staged_archive(job.pk)
-
-    def progress(done: int, total: int) -> None:
-        ImportJob.objects.filter(pk=job.pk).update(done=done, total=total,
-                                                   updated_at=timezone.now())
-
-    try:
-        with translation.override(job.language or settings.LANGUAGE_CODE):
-            summary = import_path(path, job.holder, progress=False, on_item=progress,
-                                  acting_user=job.user)
-    except (FileNotFoundError, UploadError) as exc:
-        return _close(job, ImportState.FAILED, error=str(exc))
-    except Exception as exc:  # never leave the job running: say what broke
-        log.exception("import job %s failed", job.pk)
-        return _close(job, ImportState.FAILED, error=f"{type(exc).__name__}: {exc}")
-    return _close(job, ImportState.FINISHED, summary=asdict(summary))
-
-
-def _close(job: ImportJob, state: str, **fields) -> str:
+def close(job: ImportJob, state: str, **fields) -> str:
+    """End the running ``job`` in ``state`` with ``fields``, remove its staged archive and
+    return ``state``."""
     ImportJob.objects.filter(pk=job.pk, state=ImportState.RUNNING).update(
         state=state, updated_at=timezone.now(), **fields)
     staged_archive(job.pk).unlink(missing_ok=True)

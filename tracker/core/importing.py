@@ -10,19 +10,24 @@ Importing the same reference again updates that work (or skips it when nothing c
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 
+from django.conf import settings
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from tqdm import tqdm
 
 from tracker.text import SUFFIXES
 
-from . import actions, services
-from .duplicates import DuplicateWork
-from .models import RightsHolder, WorkKind, WorkLanguage
+from . import actions, import_jobs, services
+from .conflicts import DuplicateWork
+from .models import ImportJob, ImportState, RightsHolder, WorkKind, WorkLanguage
 from .uploads import Extracted, UploadError, extract_file, extract_pasted, open_zip
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -137,7 +142,7 @@ def import_path(path: Path, holder: RightsHolder, *, kind: str | None = None,
         now: ingest each work in this process (no Celery worker needed) instead of queueing.
         progress: show a tqdm progress bar on stderr.
         allow_duplicates: register a text even when the holder registered it already as
-            another work (``tracker.core.duplicates``); else it goes to ``duplicates``.
+            another work (``tracker.core.conflicts``); else it goes to ``duplicates``.
         on_item: called with (items done, items in all) before each item and at the end
             (a progress row).
         acting_user: the user recorded in the audit trail, or None (a command).
@@ -192,3 +197,31 @@ def import_path(path: Path, holder: RightsHolder, *, kind: str | None = None,
     if on_item is not None:
         on_item(len(items), len(items))
     return summary
+
+
+def run_job(job_id: int) -> str:
+    """Import the staged archive of job ``job_id`` for its holder, updating ``done``/``total``
+    after each work; the works' ingestion is queued as usual.
+
+    Returns:
+        The job's final state ("finished" or "failed"), or "gone" (no such running job).
+    """
+    job = ImportJob.objects.filter(pk=job_id, state=ImportState.RUNNING).first()
+    if job is None:
+        return "gone"
+    path = import_jobs.staged_archive(job.pk)
+
+    def progress(done: int, total: int) -> None:
+        ImportJob.objects.filter(pk=job.pk).update(done=done, total=total,
+                                                   updated_at=timezone.now())
+
+    try:
+        with translation.override(job.language or settings.LANGUAGE_CODE):
+            summary = import_path(path, job.holder, progress=False, on_item=progress,
+                                  acting_user=job.user)
+    except (FileNotFoundError, UploadError) as exc:
+        return import_jobs.close(job, ImportState.FAILED, error=str(exc))
+    except Exception as exc:  # never leave the job running: say what broke
+        log.exception("import job %s failed", job.pk)
+        return import_jobs.close(job, ImportState.FAILED, error=f"{type(exc).__name__}: {exc}")
+    return import_jobs.close(job, ImportState.FINISHED, summary=asdict(summary))

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from django.utils import translation
 from django.utils.translation import gettext
 
-from tracker.core import timezones
+from tracker.core.localtime import shown
 
 PREFIX = "coded:"
 MOMENT = "utc"  # the key of a time parameter (``moment``)
@@ -55,7 +55,7 @@ def _param_words(value):
     if isinstance(value, list):
         return "; ".join(str(_param_words(item)) for item in value)
     if isinstance(value, dict) and MOMENT in value:
-        return timezones.shown(datetime.fromisoformat(value[MOMENT]))
+        return shown(datetime.fromisoformat(value[MOMENT]))
     return value
 
 

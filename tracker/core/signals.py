@@ -35,10 +35,10 @@ def _ensure_roles(sender, **kwargs) -> None:
 
 @receiver(work_indexed)
 def _flag_conflicts(sender, work_id: int, **kwargs) -> None:
+    from .actions import do_flag_rights_conflicts
     from .connections import storage_errors
-    from .duplicates import flag_conflicts_of
 
     try:
-        flag_conflicts_of(work_id)
+        do_flag_rights_conflicts(work_id)
     except storage_errors() as exc:  # the work stays indexed; a later ingestion checks again
         log.warning("rights conflict check of work %s skipped: %s", work_id, exc)

@@ -5,13 +5,13 @@ from __future__ import annotations
 from celery import shared_task
 from django.conf import settings
 
-from crawler.backoff import backoff_delay
+from tracker.runtime.backoff import backoff_delay
 
-from . import import_jobs, services
+from . import importing, services
 
 
 def backoff(retries: int) -> float:
-    """Seconds before attempt ``retries + 1`` while storage is down: crawler.backoff.backoff_delay
+    """Seconds before attempt ``retries + 1`` while storage is down: tracker.runtime.backoff.backoff_delay
     from settings.INGEST_RETRY_BASE_SECONDS, at most settings.STORAGE_RETRY_MAX_SECONDS."""
     return backoff_delay(retries, settings.INGEST_RETRY_BASE_SECONDS,
                          settings.STORAGE_RETRY_MAX_SECONDS)
@@ -50,9 +50,9 @@ def remove_work(self, engine_id: str) -> bool:
 
 @shared_task(name="tracker.core.tasks.import_archive")
 def import_archive(job_id: int) -> str:
-    """Import the staged .zip of ImportJob ``job_id`` (``import_jobs.run``).
+    """Import the staged .zip of ImportJob ``job_id`` (``importing.run_job``).
 
     Returns:
         "finished", "failed" or "gone".
     """
-    return import_jobs.run(job_id)
+    return importing.run_job(job_id)

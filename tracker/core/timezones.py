@@ -36,12 +36,6 @@ def _offset(moment, name: str) -> str:
     return f"{offset[:3]}:{offset[3:]}"
 
 
-def shown(moment) -> str:
-    """Aware datetime ``moment`` in the active time zone with its UTC offset, as every page,
-    report, note and mail shows a time: "2026-11-25 09:30 +0800"."""
-    return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M %z")
-
-
 def zone_name_of(user) -> str:
     """The IANA name of ``user``'s time zone: their choice, or settings.TIME_ZONE for none, for
     an anonymous user and for None."""

@@ -1,0 +1,1 @@
+"""Management commands (`.venv/bin/python manage.py --help` lists them)."""

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from tracker import embedded, workers
+from tracker.runtime import embedded, supervisor
 
 #: Seconds a drill waits at most for one event (a scan finished, works indexed).
 DRILL_TIMEOUT = 180.0
@@ -49,7 +49,7 @@ class Stack:
 
     Attributes:
         folder: the drill's folder (server data, worker logs).
-        mongo, redis: the private servers (tracker.embedded.Service).
+        mongo, redis: the private servers (tracker.runtime.embedded.Service).
         env: the environment of the drill's worker subprocesses.
         procs: the worker processes started by ``start_worker`` (stopped at the end).
     """
@@ -69,9 +69,10 @@ class Stack:
         log = self.folder / f"{name}.log"
         # cwd: the repository root, as for the session's worker (from tests/, the folder
         # tests/fingerprint would shadow the engine package when PYTHONPATH is not set)
-        proc = workers.start_worker({**self.env, **overrides}, log, name, cwd=settings.BASE_DIR)
+        proc = supervisor.start_worker({**self.env, **overrides}, log, name, settings.WORKER_QUEUES,
+                                       cwd=settings.BASE_DIR)
         self.procs.append(proc)
-        workers.wait_until_ready(app, proc, name, log)
+        supervisor.wait_until_ready(app, proc, name, log, settings.WORKER_READY_TIMEOUT_SECONDS)
         return proc
 
     def kill_worker(self, proc) -> None:
@@ -175,7 +176,7 @@ def private_stack(tmp_path, worker_env, settings):
         yield stack
     finally:
         for proc in stack.procs:
-            workers.stop(proc, timeout=10)
+            supervisor.stop(proc, timeout=10)
         _point_celery_at(shared_redis)
         scans._crawler.cache_clear()
         stack.redis.stop()
@@ -274,7 +275,7 @@ def drill_site():
 
 
 class PrivatePostgres:
-    """A drill's PRIVATE PostgreSQL (tracker.embedded), not the session's test database server.
+    """A drill's PRIVATE PostgreSQL (tracker.runtime.embedded), not the session's test database server.
 
     Attributes:
         datadir: its folder (cluster, log, password, port).

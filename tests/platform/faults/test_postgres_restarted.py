@@ -17,7 +17,7 @@ import pytest
 import requests
 from django.conf import settings
 
-from tracker import embedded, workers
+from tracker.runtime import embedded, supervisor
 
 PAGES = ("/", "/crawler/match/")
 USER, PASSWORD = "drill-admin", "drill-pw-4731"
@@ -50,7 +50,7 @@ def dashboard(tmp_path, private_postgres, server_env, until):
         server = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "tracker.wsgi", "--bind", f"127.0.0.1:{port}",
              "--workers", "1", "--timeout", "60"], env=env, cwd=settings.BASE_DIR,
-            stdout=out, stderr=subprocess.STDOUT, preexec_fn=workers.die_with_parent)
+            stdout=out, stderr=subprocess.STDOUT, preexec_fn=supervisor.die_with_parent)
     url = f"http://127.0.0.1:{port}"
 
     def healthy() -> bool:
@@ -64,7 +64,7 @@ def dashboard(tmp_path, private_postgres, server_env, until):
         until(healthy, "gunicorn answers /healthz", timeout=120)
         yield url, server
     finally:
-        workers.stop(server, timeout=10)
+        supervisor.stop(server, timeout=10)
 
 
 def _load(session: requests.Session, url: str) -> requests.Response:

@@ -107,6 +107,7 @@ class AuditEvent(models.Model):
         CONFLICT = "conflict", _("rights conflict")
         PROPOSAL = "proposal", _("site proposal")
         USER_SETTINGS = "settings", _("user settings")
+        ACCESS = "access", _("access")
 
     sequence = models.PositiveBigIntegerField(_("sequence"), unique=True, editable=False)
     at = models.DateTimeField(_("time"), default=timezone.now, editable=False, db_index=True)

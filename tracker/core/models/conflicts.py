@@ -1,4 +1,4 @@
-"""Rights conflicts: two rights holders registered the same text (tracker.core.duplicates).
+"""Rights conflicts: two rights holders registered the same text (tracker.core.conflicts).
 
 Created and resolved only through ``tracker.core.actions.do_flag_rights_conflict`` and
 ``do_resolve_rights_conflict``; only platform staff see them (a holder never learns of the other

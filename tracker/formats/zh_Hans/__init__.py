@@ -1,0 +1,1 @@
+"""Django number and date formats for simplified Chinese."""

@@ -8,8 +8,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from tracker.core import notes
+from tracker.core.actions import do_create_holder
 from tracker.core.importing import import_path
-from tracker.core.models import RightsHolder, Work, WorkKind, WorkStatus
+from tracker.core.models import Work, WorkKind, WorkStatus
 from tracker.core.uploads import UploadError
 
 
@@ -37,7 +38,7 @@ class Command(BaseCommand):
     @no_translations  # command-line output in English, as its summary labels
     def handle(self, *args, path: Path, holder: str, kind, now: bool, no_progress: bool,
                allow_duplicates: bool, **options):
-        owner, created = RightsHolder.objects.get_or_create(name=holder.strip())
+        owner, created = do_create_holder(holder)
         if created:
             self.stdout.write(f"Created rights holder {owner.name!r} (id {owner.pk}).")
         try:

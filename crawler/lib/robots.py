@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 from protego import Protego
 
-from crawler.fetch import Fetcher
-from crawler.outcomes import Outcome
-from crawler.urls import origin_of
+from crawler.lib.canonical import origin_of
+from crawler.lib.fetch import Fetcher
+from crawler.lib.outcomes import Outcome
 
 UNREACHABLE_TTL_SECONDS = 600
 _MAX_ROBOTS_BYTES = 500 * 1024  # RFC 9309 2.5: parse at least 500 KiB

@@ -34,8 +34,10 @@ class CrawlConfig:
     although they are loopback/private; ``max_url_length`` characters, ``max_path_depth``
     path segments, ``max_segment_repeats`` same segment in one path (trap defence);
     ``default_delay_seconds`` politeness delay per host when the site sets none;
-    ``politeness_horizon_seconds`` how far ahead a task may reserve a fetch slot.
-    Rendering (sites that need a browser, crawler.render): ``chromium_path`` the Chromium
+    ``politeness_horizon_seconds`` how far ahead a task may reserve a fetch slot;
+    ``scan_stale_seconds`` after which a scan with no task finished is abandoned (the platform
+    sets it from settings.SCAN_STUCK_SECONDS).
+    Rendering (sites that need a browser, crawler.lib.render): ``chromium_path`` the Chromium
     executable; ``render_timeout_seconds`` for loading a page to its load event;
     ``render_settle_seconds`` at most waited after that for the page's own requests to stop
     (500 ms without any, Playwright's "networkidle"); ``render_max_requests`` and
@@ -65,6 +67,7 @@ class CrawlConfig:
     max_segment_repeats: int = 2
     default_delay_seconds: float = 2.0
     politeness_horizon_seconds: float = 60.0
+    scan_stale_seconds: int = 3600
     chromium_path: str = "/usr/bin/chromium"
     render_timeout_seconds: float = 20.0
     render_settle_seconds: float = 5.0

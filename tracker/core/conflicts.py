@@ -12,7 +12,7 @@ same text; the 10% leeway absorbs a changed preface, headers and corrected typos
 
 Where it runs: at upload time (dashboard, ``import_works``, API) against the works already
 indexed, for the same-holder warning (``same_holder_duplicate``); and after every ingestion
-(``flag_conflicts_of``, on the ``work_indexed`` signal) for conflicts with other holders' works,
+(``actions.do_flag_rights_conflicts``, on the ``work_indexed`` signal) for conflicts with other holders' works,
 so that of two works uploaded before either was indexed, the one indexed second finds the first.
 """
 
@@ -105,27 +105,21 @@ def check_not_duplicate(holder: RightsHolder, reference: str, text: str) -> None
         raise DuplicateWork(overlap)
 
 
-def flag_conflicts_of(work_id: int) -> int:
-    """Flag a RightsConflict between the indexed work ``work_id`` and every other holder's
-    work sharing its text (``actions.do_flag_rights_conflict``; a pair already flagged, either
-    way round, is left as it is).
+def other_holders_overlaps(work_id: int) -> tuple[Work | None, list[Overlap]]:
+    """The indexed work ``work_id`` and the overlaps of other holders' works sharing its text
+    (``overlaps``), for ``actions.do_flag_rights_conflicts``.
 
     Returns:
-        Number of conflicts newly flagged.
+        (the work, its overlaps with other holders' works); (None, []) when the work or its
+        text is gone.
 
     Raises:
         The storage errors of ``connections.storage_errors()``.
     """
-    from . import actions
     from .services import work_text
 
     work = Work.objects.filter(pk=work_id).first()
     text = work_text(work) if work else None
     if text is None:
-        return 0
-    flagged = 0
-    for overlap in overlaps(text, exclude=work):
-        if overlap.work.holder_id != work.holder_id:
-            flagged += actions.do_flag_rights_conflict(overlap.work, work, overlap.containment,
-                                                       overlap.passages) is not None
-    return flagged
+        return None, []
+    return work, [o for o in overlaps(text, exclude=work) if o.work.holder_id != work.holder_id]

@@ -19,11 +19,11 @@ from urllib.parse import urljoin
 import requests
 import urllib3
 
-from crawler.backoff import backoff_delay
-from crawler.config import CrawlConfig
-from crawler.outcomes import Outcome
-from crawler.ssrf import GuardedAdapter, RefusedAddress, check_url, parse_allow_list
-from crawler.urls import InvalidURL, canonical_url
+from crawler.lib.canonical import InvalidURL, canonical_url
+from crawler.lib.config import CrawlConfig
+from crawler.lib.outcomes import Outcome
+from crawler.lib.ssrf import GuardedAdapter, RefusedAddress, check_url, parse_allow_list
+from tracker.runtime.backoff import backoff_delay
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 TEXT_TYPES = frozenset({"text/plain"})
@@ -96,7 +96,7 @@ def retry_delay(result: FetchResult, attempt: int, config: CrawlConfig) -> float
     ``attempt`` counts from 0 (the first try). Retries only retryable outcomes, at most
     ``config.max_retries`` times. The wait is the server's Retry-After when given (giving up if it
     exceeds ``retry_max_seconds``: we must not come back sooner), else exponential backoff
-    from ``retry_base_seconds``, capped at ``retry_max_seconds`` (``crawler.backoff.backoff_delay``).
+    from ``retry_base_seconds``, capped at ``retry_max_seconds`` (``tracker.runtime.backoff.backoff_delay``).
     """
     if not result.outcome.retryable or attempt >= config.max_retries:
         return None

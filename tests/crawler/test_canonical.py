@@ -1,10 +1,10 @@
-"""Canonical URLs and trap defence (crawler.urls)."""
+"""Canonical URLs and trap defence (crawler.lib.canonical)."""
 
 import datetime
 
 import pytest
 
-from crawler.urls import InvalidURL, canonical_url, in_domains, origin_of, trap_reason
+from crawler.lib.canonical import InvalidURL, canonical_url, in_domains, origin_of, trap_reason
 
 
 def test_canonical_drops_fragment_tracking_and_default_port_and_sorts_query():

@@ -1,6 +1,6 @@
 """The one retry delay of the platform: capped exponential backoff with jitter.
 
-Every retry uses it: a fetch the crawl library tries again (``crawler.fetch.retry_delay``), a
+Every retry uses it: a fetch the crawl library tries again (``crawler.lib.fetch.retry_delay``), a
 crawl or match task while MongoDB or Redis is down (``crawler.tasks``), an ingestion or a work's
 removal while storage is down (``tracker.core.tasks``). It lives in the Django-free crawl
 library, the lowest layer that needs it, so that the library and the Django apps above it

@@ -28,8 +28,8 @@ def die_with_parent() -> None:
         pass
 
 
-def start_worker(env: dict[str, str], log: Path, name: str, concurrency: int = 2,
-                 queues: list[str] | None = None, cwd: Path | None = None) -> subprocess.Popen:
+def start_worker(env: dict[str, str], log: Path, name: str, queues: list[str],
+                 concurrency: int = 2, cwd: Path | None = None) -> subprocess.Popen:
     """Start ``celery -A tracker worker`` (prefork pool) as a subprocess.
 
     Args:
@@ -37,17 +37,15 @@ def start_worker(env: dict[str, str], log: Path, name: str, concurrency: int = 2
         log: file receiving the worker's log; its stdout and stderr go to ``output_path(log)``.
         name: node name prefix; the node is ``<name>@<host name>``.
         concurrency: worker processes.
-        queues: queues to consume (default settings.WORKER_QUEUES: all of them).
+        queues: queues to consume (settings.WORKER_QUEUES: all of them).
         cwd: working directory.
 
     Returns:
         The Popen; its node name is ``node_name(name)``.
     """
-    from django.conf import settings
-
     log.parent.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "celery", "-A", "tracker", "worker",
-           "-Q", ",".join(queues or settings.WORKER_QUEUES), "--pool", "prefork", "-c", str(concurrency),
+           "-Q", ",".join(queues), "--pool", "prefork", "-c", str(concurrency),
            "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "-l", "INFO",
            "-f", str(log)]
     return _start(cmd, env, log, cwd)
@@ -92,19 +90,14 @@ def node_name(name: str) -> str:
     return f"{name}@{socket.gethostname()}"
 
 
-def wait_until_ready(app, proc: subprocess.Popen, name: str, log: Path,
-                     timeout: float | None = None) -> None:
+def wait_until_ready(app, proc: subprocess.Popen, name: str, log: Path, timeout: float) -> None:
     """Wait until worker ``name`` answers a ping through the broker of Celery ``app``, at most
-    ``timeout`` seconds (default settings.WORKER_READY_TIMEOUT_SECONDS).
+    ``timeout`` seconds (settings.WORKER_READY_TIMEOUT_SECONDS).
 
     Raises:
         RuntimeError: the process exited or did not answer within ``timeout`` seconds; the
             message holds the tails of its log and of its stdout/stderr (``output_path(log)``).
     """
-    from django.conf import settings
-
-    if timeout is None:
-        timeout = settings.WORKER_READY_TIMEOUT_SECONDS
     deadline = time.monotonic() + timeout
     while not app.control.ping(destination=[node_name(name)], timeout=1.0):
         if proc.poll() is not None or time.monotonic() > deadline:

@@ -34,10 +34,10 @@ from urllib.parse import urlsplit
 
 import requests
 
-from crawler.config import CrawlConfig
-from crawler.fetch import Fetcher, read_body, transport_outcome
-from crawler.outcomes import Outcome
-from crawler.ssrf import RefusedAddress, check_url, parse_allow_list
+from crawler.lib.config import CrawlConfig
+from crawler.lib.fetch import Fetcher, read_body, transport_outcome
+from crawler.lib.outcomes import Outcome
+from crawler.lib.ssrf import RefusedAddress, check_url, parse_allow_list
 
 # Flags for headless Chromium on servers (root, no GPU, closed network). Without the
 # background-networking ones Chromium keeps trying to reach Google's hosts; the resolver rule

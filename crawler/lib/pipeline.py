@@ -31,17 +31,24 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from crawler.config import CrawlConfig
-from crawler.crawllog import CrawlLog
-from crawler.fetch import Fetcher, FetchResult, HopCheck, retry_delay
-from crawler.frontier import Frontier
-from crawler.links import chapter_of, chapter_part, html_links, next_part_links, xml_links
-from crawler.outcomes import Outcome
-from crawler.pagestore import PageStore, sha256
-from crawler.politeness import Politeness
-from crawler.render import Renderer
-from crawler.robots import RobotsCache, RobotsPolicy
-from crawler.urls import InvalidURL, canonical_url, host_of, in_domains, origin_of, trap_reason
+from crawler.lib.canonical import (
+    InvalidURL,
+    canonical_url,
+    host_of,
+    in_domains,
+    origin_of,
+    trap_reason,
+)
+from crawler.lib.config import CrawlConfig
+from crawler.lib.crawllog import CrawlLog
+from crawler.lib.fetch import Fetcher, FetchResult, HopCheck, retry_delay
+from crawler.lib.frontier import Frontier
+from crawler.lib.links import chapter_of, chapter_part, html_links, next_part_links, xml_links
+from crawler.lib.outcomes import Outcome
+from crawler.lib.pagestore import PageStore, sha256
+from crawler.lib.politeness import Politeness
+from crawler.lib.render import Renderer
+from crawler.lib.robots import RobotsCache, RobotsPolicy
 from tracker.text import decode_bytes, extract_document
 
 # A redirect hop refused by a check of a task's own URL records the redirect's outcome.
@@ -58,7 +65,7 @@ class SiteRules:
     URL path with its query for the URL to be in scope (empty = every path);
     ``delay_seconds``: politeness delay per host (None = the configured default; 0 = none,
     robots.txt Crawl-delay still applies); ``needs_browser``: HTML pages are rendered in
-    headless Chromium (crawler.render) before their text is taken.
+    headless Chromium (crawler.lib.render) before their text is taken.
     """
 
     site_id: int | str
@@ -148,7 +155,7 @@ class Crawler:
 
     def frontier(self, scan_id) -> Frontier:
         """The Frontier of scan run ``scan_id``."""
-        return Frontier(self.redis, scan_id)
+        return Frontier(self.redis, scan_id, stale_seconds=self.config.scan_stale_seconds)
 
     def seed(self, scan_id, rules: SiteRules, start_urls: list[str]) -> list[str]:
         """Admit a site's start URLs at depth 0 to an opened frontier, with the in-scope

@@ -15,12 +15,12 @@ still follow the page's links), ``matched_at`` / ``matched_version`` (last match
 ``aliases`` (the canonical URLs that redirected to this page: the next scan finds the page, and
 its validators for a conditional GET, under the URL it asks for), ``part_of`` (for one part of
 a chapter split over several pages: the canonical URL of its first part, else '';
-``crawler.links.chapter_of``).
+``crawler.lib.links.chapter_of``).
 
 ``page_versions`` - immutable: one document per distinct body text of a page: ``page_id``,
 ``canonical_url``, ``number`` (1, 2, ...), ``text``, ``title``, ``text_hash``, ``fetched_at``,
 ``scan_id``; once the version is matched, ``query_keys`` (the packed query keys of its text,
-crawler.pagekeys) and ``query_keys_tag`` (their version tag), which let stored pages be searched
+crawler.lib.pagekeys) and ``query_keys_tag`` (their version tag), which let stored pages be searched
 for new works without fingerprinting the texts again. A match cites the version it matched, so
 evidence stays exactly what was captured even after the page changes or disappears.
 
@@ -38,7 +38,7 @@ from datetime import UTC, datetime
 import pymongo
 from bson import Binary, ObjectId
 
-from crawler.pagekeys import QueryKeys
+from crawler.lib.pagekeys import QueryKeys
 
 
 @dataclass(frozen=True)

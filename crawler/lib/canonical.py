@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl, unquote, urlencode, urljoin, urlsplit, urlun
 
 from w3lib.url import canonicalize_url, safe_url_string
 
-from crawler.errors import CrawlerError
+from crawler.lib.errors import CrawlerError
 
 TRACKING_PARAMS = frozenset(
     {

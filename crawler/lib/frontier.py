@@ -18,9 +18,6 @@ import uuid
 from dataclasses import dataclass
 
 KEY_TTL_SECONDS = 7 * 24 * 3600  # a scan's keys outlive any scan; expire if a run is abandoned
-# a scan with no task finished for this long is abandoned (a worker died holding its tasks);
-# far above the longest legitimate pause: politeness horizon 60 s, retry backoff 300 s
-STALE_SECONDS = 3600
 
 _ADMIT = """
 local max_pages = tonumber(redis.call('HGET', KEYS[2], 'max_pages') or '0')
@@ -47,7 +44,7 @@ return out
 """
 
 # KEYS: meta hash, alive key, set of finished task ids. ARGV: task id ('' = not recorded), now
-# (s), STALE_SECONDS, KEY_TTL_SECONDS, '1' when a URL is finished. A task id seen before (the
+# (s), stale_seconds, KEY_TTL_SECONDS, '1' when a URL is finished. A task id seen before (the
 # broker delivered the task again after its worker died past this point) changes nothing.
 _TASK_DONE = """
 if ARGV[1] ~= '' then
@@ -79,10 +76,13 @@ class FrontierState:
 
 
 class Frontier:
-    """Frontier of scan run ``scan_id`` (int or str) in Redis (a redis.Redis client)."""
+    """Frontier of scan run ``scan_id`` (int or str) in Redis (a redis.Redis client); a scan
+    with no task finished for ``stale_seconds`` is abandoned (its workers died holding its
+    tasks: CrawlConfig.scan_stale_seconds, from settings.SCAN_STUCK_SECONDS)."""
 
-    def __init__(self, redis, scan_id, prefix: str = "crawl:scan"):
+    def __init__(self, redis, scan_id, prefix: str = "crawl:scan", stale_seconds: int = 3600):
         self.redis = redis
+        self.stale_seconds = int(stale_seconds)
         base = f"{prefix}:{scan_id}"
         self.seen_key, self.meta_key, self.stats_key = f"{base}:seen", f"{base}:meta", f"{base}:stats"
         self.alive_key, self.finished_key = f"{base}:alive", f"{base}:finished"
@@ -126,7 +126,7 @@ class Frontier:
                                           "touched": int(time.time())})
         for key in (self.meta_key, self.seen_key, self.stats_key):
             pipe.expire(key, KEY_TTL_SECONDS)
-        pipe.set(self.alive_key, 1, ex=STALE_SECONDS)
+        pipe.set(self.alive_key, 1, ex=self.stale_seconds)
         pipe.execute()
         return token
 
@@ -167,7 +167,7 @@ class Frontier:
         """
         return int(self._task_done(
             keys=[self.meta_key, self.alive_key, self.finished_key],
-            args=[task_id, int(time.time()), STALE_SECONDS, KEY_TTL_SECONDS,
+            args=[task_id, int(time.time()), self.stale_seconds, KEY_TTL_SECONDS,
                   "1" if url_finished else "0"]))
 
     def idle_seconds(self) -> float | None:
@@ -177,7 +177,7 @@ class Frontier:
         return None if touched is None else max(0.0, time.time() - int(touched))
 
     def alive(self) -> bool:
-        """False when no task of the scan finished for STALE_SECONDS (or it was never opened)."""
+        """False when no task of the scan finished for ``stale_seconds`` (or it was never opened)."""
         return bool(self.redis.exists(self.alive_key))
 
     def count(self, **counters: int) -> None:
