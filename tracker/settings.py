@@ -179,6 +179,9 @@ MEDIA_ROOT = env.str("MEDIA_ROOT", default=str(VAR_DIR / "media"))
 
 # Uploads: the largest file or pasted text accepted, in bytes (TRACKER_UPLOAD_MAX_MB megabytes).
 UPLOAD_MAX_BYTES = env.int("TRACKER_UPLOAD_MAX_MB", default=50) * 1024 * 1024
+# A file refused by the work form for a reason the user can answer (a duplicate) is kept this
+# long (seconds) for the next post of the form (tracker.core.kept_uploads).
+KEPT_UPLOAD_SECONDS = 3600
 DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES + 1024 * 1024
 # Archives (.docx, .epub, .zip imports): the most bytes their entries may expand to, and the
 # highest expansion ratio of one entry; above either the file is refused as an archive bomb.

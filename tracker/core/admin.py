@@ -21,7 +21,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from . import actions, services
+from . import actions, kept_uploads, services
 from .conflicts import same_holder_duplicate
 from .models import RightsHolder, Work, WorkStatus
 from .scoping import holders_for, scope, sees_all
@@ -121,6 +121,7 @@ class WorkForm(forms.ModelForm):
                                            "mb": settings.UPLOAD_MAX_BYTES // 2**20})
     text = forms.CharField(label=_("or paste the text"), required=False,
                            widget=forms.Textarea(attrs={"rows": 8}))
+    kept_upload = forms.CharField(widget=forms.HiddenInput, required=False)  # kept_uploads token
     register_anyway = forms.BooleanField(
         label=_("register anyway"), required=False,
         help_text=_("Register the text even though it is the same as one of your works."))
@@ -149,17 +150,22 @@ class WorkForm(forms.ModelForm):
         upload, text = data.get("upload"), data.get("text", "").strip()
         if upload and text:
             raise forms.ValidationError(_("Give either a file or pasted text, not both."))
-        if not (upload or text or self.instance.pk):
+        kept = None  # the file chosen before a duplicate warning, when no other is given
+        if not (upload or text) and data.get("kept_upload"):
+            kept = kept_uploads.take(data["kept_upload"])
+        if not (upload or text or kept or self.instance.pk):
             raise forms.ValidationError(_("Upload a file or paste the work's text."))
         try:
-            if upload:
-                check_size(upload.size)  # refuse before reading it
-                self.extracted = extract_file(upload.name, upload.read())
-                self.source_name = upload.name
+            if upload or kept:
+                if upload:
+                    check_size(upload.size)  # refuse before reading it
+                name, content = (upload.name, upload.read()) if upload else kept
+                self.extracted = extract_file(name, content)
+                self.source_name = name
             elif text:
                 self.extracted, self.source_name = extract_pasted(text), "pasted"
         except UploadError as exc:
-            self.add_error("upload" if upload else "text", str(exc))
+            self.add_error("upload" if upload or kept else "text", str(exc))
             return data
         if not data.get("reference"):
             data["reference"] = f"W-{uuid.uuid4().hex[:10]}"
@@ -167,7 +173,18 @@ class WorkForm(forms.ModelForm):
             data["title"] = (self.extracted.title if self.extracted else "") or data["reference"]
         if self.extracted and data.get("holder") and not data.get("register_anyway"):
             self._refuse_duplicate(data)
+            if self.errors and (upload or kept):
+                self._keep_file(name, content)
         return data
+
+    def _keep_file(self, name: str, content: bytes) -> None:
+        """Keep the refused file for the form's next post (a browser drops a chosen file)."""
+        self.data = self.data.copy()
+        self.data["kept_upload"] = kept_uploads.keep(name, content)
+        # the bound field copied the help text when the form cleaned its fields
+        self["upload"].help_text = self.fields["upload"].help_text = format_html(
+            '<strong class="dash-kept-file">{}</strong> {}', _("Kept: %(name)s.") % {"name": name},
+            _("Save again to use it, or choose another file."))
 
     def _refuse_duplicate(self, data: dict) -> None:
         overlap = same_holder_duplicate(data["holder"], self.instance.reference
@@ -204,13 +221,13 @@ class WorkAdmin(HolderScopedAdmin):
     def get_fieldsets(self, request, obj=None):
         return [
             (None, {"fields": ["holder", "reference", "title", "author", "kind", "language"]}),
-            (_("Text"), {"fields": ["upload", "text", "register_anyway"]}),
+            (_("Text"), {"fields": ["upload", "kept_upload", "text", "register_anyway"]}),
             (_("Ingestion"), {"fields": ["status", "error_words", "uid", "source_name", "length",
                                          "windows", "fingerprint_version", "indexed_at",
                                          "chapter_list", "created_at", "updated_at"]}),
         ] if obj else [
             (None, {"fields": ["holder", "reference", "title", "author", "kind", "language"]}),
-            (_("Text"), {"fields": ["upload", "text", "register_anyway"]}),
+            (_("Text"), {"fields": ["upload", "kept_upload", "text", "register_anyway"]}),
         ]
 
     def get_urls(self):
