@@ -20,6 +20,7 @@ from django.shortcuts import redirect
 from django.urls import path, reverse
 from django.utils import formats, timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.text import capfirst
 from django.utils.translation import gettext as gettext_now
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
@@ -57,24 +58,22 @@ class LinesField(forms.CharField):
 class TargetSiteForm(forms.ModelForm):
     """Start URLs, allowed domains and path patterns one per line."""
 
-    start_urls = LinesField(label=_("start URLs"), help_text=_("Pages, sitemaps or RSS/Atom feeds, one per line."))
-    allowed_domains = LinesField(label=_("allowed domains"), required=False,
+    start_urls = LinesField(label=capfirst(_("start URLs")), help_text=_("Pages, sitemaps or RSS/Atom feeds, one per line."))
+    allowed_domains = LinesField(label=capfirst(_("allowed domains")), required=False,
                                  help_text=_("One host per line; empty: the start URLs' hosts."))
-    path_patterns = LinesField(label=_("path patterns"), required=False,
+    path_patterns = LinesField(label=capfirst(_("path patterns")), required=False,
                                help_text=_("Regular expressions, one per line; empty: every path."))
 
     # Not required: a post without it (a script, an older form) keeps the current schedule.
-    schedule_frequency = forms.ChoiceField(label=_("scan schedule"), choices=schedule.FREQUENCIES,
+    schedule_frequency = forms.ChoiceField(label=capfirst(_("scan schedule")), choices=schedule.FREQUENCIES,
                                            required=False)
-    schedule_time = forms.TimeField(
-        label=_("at (HH:MM)"), required=False, input_formats=["%H:%M"],
-        widget=forms.TimeInput(format="%H:%M", attrs={"size": 5, "placeholder": "03:00"}),
-        help_text=_("For daily and weekly scans, in the platform's time zone (%(zone)s).")
-        % {"zone": settings.TIME_ZONE})
-    schedule_weekday = forms.TypedChoiceField(label=_("on"), choices=[("", "—"), *schedule.WEEKDAYS],
+    schedule_time = forms.TimeField(  # help text: __init__, in the reader's language
+        label=capfirst(_("at (HH:MM)")), required=False, input_formats=["%H:%M"],
+        widget=forms.TimeInput(format="%H:%M", attrs={"size": 5, "placeholder": "03:00"}))
+    schedule_weekday = forms.TypedChoiceField(label=capfirst(_("on")), choices=[("", "—"), *schedule.WEEKDAYS],
                                               coerce=int, required=False, empty_value=None,
                                               help_text=_("For weekly scans."))
-    schedule_minute = forms.IntegerField(label=_("at minute"), min_value=0, max_value=59,
+    schedule_minute = forms.IntegerField(label=capfirst(_("at minute")), min_value=0, max_value=59,
                                          required=False, help_text=_("For hourly scans, 0–59."))
     SCHEDULE_FIELDS = ("schedule_frequency", "schedule_time", "schedule_weekday",
                        "schedule_minute")
@@ -85,6 +84,9 @@ class TargetSiteForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self.fields["schedule_time"].help_text = _(
+            "For daily and weekly scans, in the platform's time zone (%(zone)s).") % {
+            "zone": settings.TIME_ZONE}
         timing = schedule.read(self.instance)
         self.custom_schedule = timing is None  # a superuser's crontab: kept unless changed
         timing = timing or schedule.default_timing()

@@ -97,7 +97,7 @@ def do_draft_notices(matches, acting_user, language: str = NoticeLanguage.ZH_HAN
                 created_by=acting_user, content=notices.snapshot(holder, domain, group))
             notice.matches.set(group)
             AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=acting_user, holder=holder,
-                              target=notice, subject=str(notice), old_state="",
+                              target=notice, subject=notice.audit_subject(), old_state="",
                               new_state=NoticeStatus.DRAFTED,
                               reason=", ".join(m.url for m in group))
             drafted.append(notice)
@@ -148,7 +148,7 @@ def do_edit_notice(notice: TakedownNotice, acting_user, *, body: str | None = No
             reasons.append(notes.coded("notice_recipient", gettext_noop(
                 "recipient: %(recipient)s"), recipient=locked.recipient))
         event = AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=acting_user,
-                                  holder=locked.holder, target=locked, subject=str(locked),
+                                  holder=locked.holder, target=locked, subject=locked.audit_subject(),
                                   old_state=NoticeStatus.DRAFTED, new_state=NoticeStatus.DRAFTED,
                                   reason=notes.coded("notice_edited", gettext_noop(
                                       "edited: %(changes)s"), changes=reasons))
@@ -186,7 +186,7 @@ def do_advance_notice(notice: TakedownNotice, status: str, acting_user, note: st
                                  note=reason, sent=sent) if reason else sent
         locked.save(update_fields=updated)
         event = AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=acting_user, holder=locked.holder,
-                                  target=locked, subject=str(locked), old_state=old,
+                                  target=locked, subject=locked.audit_subject(), old_state=old,
                                   new_state=status, reason=reason)
     notice.refresh_from_db()
     return event
@@ -207,7 +207,7 @@ def do_reopen_notices(match, check) -> list[TakedownNotice]:
             notice.status, notice.removed_at = NoticeStatus.SENT, None
             notice.save(update_fields=["status", "removed_at"])
             AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=None, holder=notice.holder,
-                              target=notice, subject=str(notice), old_state=NoticeStatus.REMOVED,
+                              target=notice, subject=notice.audit_subject(), old_state=NoticeStatus.REMOVED,
                               new_state=NoticeStatus.SENT, reason=notes.coded(
                                   "copy_back", gettext_noop(
                                       "the copy is back at %(url)s (takedown check #%(check)s)"),
@@ -227,7 +227,7 @@ def do_check_notice(notice: TakedownNotice, acting_user) -> None:
         raise ActionError(_("A drafted notice has not been sent: there is nothing to check yet."))
     with transaction.atomic():
         AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=acting_user, holder=notice.holder,
-                          target=notice, subject=str(notice), old_state=notice.status,
+                          target=notice, subject=notice.audit_subject(), old_state=notice.status,
                           new_state=CHECK_REQUESTED)
         queue_after_commit("dashboard.check_notice", notice.pk)
 

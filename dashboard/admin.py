@@ -33,7 +33,7 @@ from django.utils.translation import gettext_lazy
 from crawler import actions as crawler_actions
 from crawler import exports
 from crawler.models import Match, ReviewStatus
-from dashboard import actions, audit_links, internals, notices, report
+from dashboard import actions, audit_links, internals, navigation, notices, report
 from dashboard.evidence import evidence_context, web_href
 from dashboard.filters import (
     AuditStateFilter,
@@ -481,7 +481,7 @@ class AuditEventAdmin(RecordAdminMixin, HolderScopedAdmin):
     @admin.display(description=gettext_lazy("subject"), ordering="subject")
     def subject_link(self, obj):
         url = getattr(obj, "target_url", None)
-        return format_html('<a href="{}">{}</a>', url, obj.subject) if url else obj.subject
+        return format_html('<a href="{}">{}</a>', url, obj.subject_label) if url else obj.subject_label
 
     @admin.display(description=gettext_lazy("from"), ordering="old_state")
     def from_state(self, obj):
@@ -504,3 +504,4 @@ admin.site.register(AuditEvent, AuditEventAdmin)
 from dashboard.api import admin as _api_admin  # noqa: E402,F401  (registers the API tokens page)
 
 internals.restrict()  # django-celery-beat's and django-axes's pages: superusers only
+navigation.fix_order()  # the same sidebar in every language

@@ -19,6 +19,7 @@ from django.http import Http404, HttpResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
 from . import actions, kept_uploads, services
@@ -114,16 +115,12 @@ class WorkForm(forms.ModelForm):
     """A work's metadata plus its text: an uploaded file or pasted text (required when adding;
     when changing, either replaces the text and re-runs ingestion)."""
 
-    upload = forms.FileField(
-        label=_("file"), required=False,
-        help_text=_("%(types)s; at most %(mb)d MB. A novel's chapter headings (第X章, 第X回) "
-                    "become sections.") % {"types": " ".join(supported_suffixes()),
-                                           "mb": settings.UPLOAD_MAX_BYTES // 2**20})
-    text = forms.CharField(label=_("or paste the text"), required=False,
+    upload = forms.FileField(label=capfirst(_("file")), required=False)  # help: __init__
+    text = forms.CharField(label=capfirst(_("or paste the text")), required=False,
                            widget=forms.Textarea(attrs={"rows": 8}))
-    kept_upload = forms.CharField(widget=forms.HiddenInput, required=False)  # kept_uploads token
+    kept_upload = forms.CharField(widget=forms.HiddenInput, required=False, label="")  # a token
     register_anyway = forms.BooleanField(
-        label=_("register anyway"), required=False,
+        label=capfirst(_("register anyway")), required=False,
         help_text=_("Register the text even though it is the same as one of your works."))
 
     class Meta:
@@ -132,6 +129,11 @@ class WorkForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        # formatted per form, in the reader's language (at import it would be the default one)
+        self.fields["upload"].help_text = _(
+            "%(types)s; at most %(mb)d MB. A novel's chapter headings (第X章, 第X回) become "
+            "sections.") % {"types": " ".join(supported_suffixes()),
+                            "mb": settings.UPLOAD_MAX_BYTES // 2**20}
         for name in ("reference", "title"):
             self.fields[name].required = False
         self.fields["reference"].help_text = _("Your id for the work; left empty, one is made.")

@@ -133,7 +133,7 @@ class AuditEvent(models.Model):
 
     class Meta:
         verbose_name = _("audit event")
-        verbose_name_plural = _("audit trail")
+        verbose_name_plural = _("audit events")
         ordering = ["-sequence"]
         indexes = [models.Index(fields=["target_type", "target_id"], name="audit_target")]
 
@@ -162,6 +162,12 @@ class AuditEvent(models.Model):
     def new_label(self) -> str:
         """The state after, in words of the active language."""
         return self._label(self.new_state)
+
+    @property
+    def subject_label(self) -> str:
+        """The subject in words of the active language (a coded note translated; a URL or a
+        title as it is)."""
+        return notes.in_words(self.subject)
 
     @property
     def reason_label(self) -> str:
