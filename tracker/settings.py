@@ -486,6 +486,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": BROKER_VISIBILITY_TIMEO
 SCAN_PROGRESS_POLL_SECONDS = 2
 SCAN_PROGRESS_POLL_MAX_SECONDS = 60
 SCAN_PROGRESS_MAX_SCANS = 20
+# A work's ingestion status on the works list and its page is polled as often (seconds) while
+# it is pending or waiting for storage (tracker.core.work_status).
+WORK_STATUS_POLL_SECONDS = 2
 
 # ---- Duplicate and conflicting registrations (tracker/core/conflicts.py) ----
 # A new text and a registered work are "the same text" when the larger of the two containments

@@ -22,7 +22,7 @@ from django.utils.html import format_html
 from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
-from . import actions, kept_uploads, services
+from . import actions, kept_uploads, services, work_status
 from .conflicts import same_holder_duplicate
 from .models import RightsHolder, Work, WorkStatus
 from .scoping import holders_for, scope, sees_all
@@ -207,14 +207,21 @@ class WorkAdmin(HolderScopedAdmin):
     """Works: upload or paste, see ingestion status and chapters, ingest again, export CSV."""
 
     form = WorkForm
-    list_display = ["title", "reference", "holder", "kind", "language", "length", "status",
+    list_display = ["title", "reference", "holder", "kind", "language", "length", "status_live",
                     "updated_at"]
     list_filter = ["status", "kind", "language", ("holder", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["title", "reference", "author"]
-    readonly_fields = ["uid", "source_name", "length", "status", "error_words", "fingerprint_version",
+    readonly_fields = ["uid", "source_name", "length", "status_live", "error_words", "fingerprint_version",
                        "windows", "indexed_at", "chapter_list", "created_at", "updated_at"]
     actions = ["ingest_again", "export_csv"]
     date_hierarchy = "created_at"
+
+    class Media:
+        js = ["core/work_status.js"]  # the status, live while a work is pending
+
+    @admin.display(description=_("status"), ordering="status")
+    def status_live(self, work):
+        return work_status.badge(work)
 
     @admin.display(description=_("error"))
     def error_words(self, work):
@@ -224,7 +231,7 @@ class WorkAdmin(HolderScopedAdmin):
         return [
             (None, {"fields": ["holder", "reference", "title", "author", "kind", "language"]}),
             (_("Text"), {"fields": ["upload", "kept_upload", "text", "register_anyway"]}),
-            (_("Ingestion"), {"fields": ["status", "error_words", "uid", "source_name", "length",
+            (_("Ingestion"), {"fields": ["status_live", "error_words", "uid", "source_name", "length",
                                          "windows", "fingerprint_version", "indexed_at",
                                          "chapter_list", "created_at", "updated_at"]}),
         ] if obj else [
@@ -249,6 +256,8 @@ class WorkAdmin(HolderScopedAdmin):
             return view(check)
 
         return [
+            path("status/", view(lambda admin_site, request: work_status.status_view(request)),
+                 name="core_work_status"),
             path("import/", adding(import_admin.start), name="core_work_import"),
             path("import/<int:job_id>/", adding(import_admin.page),
                  name="core_work_import_page"),
