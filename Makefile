@@ -18,12 +18,15 @@ $(STAMP): pyproject.toml
 run: install
 	$(PY) -m tracker.run
 
+# Two test processes (pytest-xdist), each with its own servers and worker; a module's tests stay
+# in one process (its module fixtures are made once). TEST_PROCESSES=0: all in this process.
+TEST_PROCESSES ?= 2
 test: install
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile $(PYTEST_ARGS)
 
 # The tests that need no server, worker or browser (markers set in tests/conftest.py).
 test-fast: install
-	$(PY) -m pytest -q -m "not services and not worker and not drill and not browser" $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n $(TEST_PROCESSES) -m "not services and not worker and not drill and not browser" $(PYTEST_ARGS)
 
 lint: install
 	$(VENV)/bin/ruff check .

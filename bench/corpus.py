@@ -383,16 +383,17 @@ EN_SHINGLE = 30  # characters (about 5 words): 12 characters are stock phrases i
 EN_PASSAGE = 80  # characters: the longest shared run allowed (the reference's stock sentences)
 
 
-def load_answers(seed: int = 0) -> list[Doc]:
+def load_answers(seed: int = 0, lengths: tuple[int, int] = ANSWER_WORDS) -> list[Doc]:
     """English "answers" of 200-300 words from the Python language reference.
 
     The text is the reference documentation that ships with CPython in every installation
     (``pydoc_data.topics``, PSF licence): each topic's prose paragraphs (code examples and
     indented blocks left out) are joined, in order, into answers whose length is drawn from
-    ``ANSWER_WORDS``; a topic's remainder shorter than 200 words is dropped.
+    ``lengths``; a topic's remainder shorter than that is dropped.
 
     Args:
         seed: seed of the length draws.
+        lengths: (least, most) words of an answer, drawn uniformly.
 
     Returns:
         Docs with ids ``en-NNN`` and ``group`` = the topic.
@@ -403,19 +404,19 @@ def load_answers(seed: int = 0) -> list[Doc]:
     docs: list[Doc] = []
     for topic in sorted(topics):
         words: list[str] = []
-        target = rng.randint(*ANSWER_WORDS)
+        target = rng.randint(*lengths)
         for paragraph in re.split(r"\n\s*\n", topics[topic]):
             if paragraph.startswith(" ") or ">>>" in paragraph:
                 continue
             words += paragraph.split()
             if len(words) >= target:
                 docs.append(Doc(f"en-{len(docs):03d}", " ".join(words[:target]), topic))
-                words, target = words[target:], rng.randint(*ANSWER_WORDS)
+                words, target = words[target:], rng.randint(*lengths)
     return docs
 
 
 def build_english(works: int, negatives: int, hosts: int, seed: int = 0,
-                  data_dir: Path = DATA_DIR) -> Corpus:
+                  data_dir: Path = DATA_DIR, lengths: tuple[int, int] = ANSWER_WORDS) -> Corpus:
     """Sample the English corpus: 200-300-word answers (``load_answers``).
 
     At most ``MAX_ANSWERS`` works are indexed whatever ``works`` asks (126 answers exist, the
@@ -429,6 +430,7 @@ def build_english(works: int, negatives: int, hosts: int, seed: int = 0,
         hosts: number of host documents.
         seed: sampling seed.
         data_dir: folder of the shared data (for the hosts).
+        lengths: (least, most) words of an answer (``load_answers``).
 
     Returns:
         The Corpus, ``english`` set.
@@ -436,7 +438,7 @@ def build_english(works: int, negatives: int, hosts: int, seed: int = 0,
     Raises:
         CorpusError: the shared data is missing.
     """
-    docs = load_answers(seed)
+    docs = load_answers(seed, lengths)
     random.Random(seed).shuffle(docs)
     guard = _OverlapGuard(EN_SHINGLE, EN_PASSAGE)  # the reference repeats sections under several topics
     indexed = _take(docs, min(works, MAX_ANSWERS), guard, WORK_OVERLAP, accept=True)

@@ -24,9 +24,11 @@ characters (punctuation, digits, spaces) are never edited.
 - ``combination``: 10% of the sentences deleted, 1% of the CJK characters substituted, wrapped
   in a portal's header/footer, then the whole page converted to traditional characters.
 
-English pages (``ENGLISH_EDITS``, the ``english`` corpus): ``header_footer`` as above, and
+English pages (``ENGLISH_EDITS``, the ``english`` corpus): ``header_footer`` as above,
 ``light_cuts``: an answer reprinted with light cuts: 10% of its sentences and then 3% of its
-remaining words deleted, wrapped in a portal's header/footer.
+remaining words deleted, and ``reword_20``: light revisions, 20% of the words of every
+sentence replaced by a synonym or another inflection, or swapped with the next word; both
+wrapped in a portal's header/footer.
 """
 
 from __future__ import annotations
@@ -458,6 +460,81 @@ def light_cuts(text: str, rng: random.Random, kit: EditKit) -> str:
     return header_footer(" ".join(w for i, w in enumerate(words) if i not in drop), rng, kit)
 
 
+EN_REWORD = 0.20  # share of each sentence's words that reword changes
+# Plain-English synonyms a reviser uses (general words, none taken from the corpus); both ways
+_EN_SYNONYMS = [
+    ("use", "employ"), ("also", "too"), ("however", "but"), ("can", "may"),
+    ("example", "instance"), ("called", "named"), ("usually", "generally"),
+    ("several", "some"), ("large", "big"), ("small", "little"), ("first", "initial"),
+    ("only", "just"), ("often", "frequently"), ("because", "since"), ("begin", "start"),
+    ("end", "finish"), ("show", "display"), ("get", "obtain"), ("give", "provide"),
+    ("make", "create"), ("need", "require"), ("allow", "permit"), ("contain", "hold"),
+    ("each", "every"), ("whole", "entire"), ("different", "distinct"), ("same", "identical"),
+    ("like", "such as"), ("important", "significant"), ("quickly", "rapidly"),
+    ("change", "alter"), ("choose", "select"), ("find", "locate"), ("help", "assist"),
+    ("try", "attempt"), ("keep", "retain"), ("enough", "sufficient"), ("about", "around"),
+    ("therefore", "thus"), ("otherwise", "else"), ("mostly", "largely"), ("clear", "plain"),
+    ("simple", "easy"), ("main", "principal"), ("way", "manner"), ("part", "portion"),
+    ("kind", "sort"), ("said", "stated"), ("happen", "occur"), ("right", "correct"),
+    ("whether", "if"), ("many", "numerous"), ("following", "next"), ("possible", "feasible"),
+    ("rather", "instead"), ("always", "invariably"), ("describe", "explain"), ("refer", "point"),
+]
+_EN_SYNONYM = {**dict(_EN_SYNONYMS), **{b: a for a, b in _EN_SYNONYMS}}
+_EN_WORD = re.compile(r"^(\W*)([A-Za-z]+)(\W*)$")
+
+
+def _inflected(word: str, rng: random.Random) -> str | None:
+    """Another inflection of the same lemma (lemminflect's tables), or None."""
+    from lemminflect import getAllInflections, getAllLemmas
+
+    forms = {form for lemma in {x for xs in getAllLemmas(word.lower()).values() for x in xs}
+             for group in getAllInflections(lemma).values() for form in group}
+    forms.discard(word.lower())
+    return rng.choice(sorted(forms)) if forms else None
+
+
+def _reword_word(word: str, rng: random.Random) -> str | None:
+    """``word`` (keeping its punctuation and capital) replaced by a synonym or another
+    inflection of it, or None when it has neither."""
+    m = _EN_WORD.match(word)
+    if not m:
+        return None
+    before, core, after = m.groups()
+    options = [x for x in (_EN_SYNONYM.get(core.lower()), _inflected(core, rng)) if x]
+    if not options:
+        return None
+    new = rng.choice(options)
+    return before + (new[:1].upper() + new[1:] if core[:1].isupper() else new) + after
+
+
+def reword(text: str, rng: random.Random, kit: EditKit) -> str:
+    """An English answer reprinted with light revisions, inside a portal's boilerplate.
+
+    In every sentence, ``EN_REWORD`` of its words (rounded) are changed: each chosen word is
+    replaced by a synonym (a table of plain-English pairs) or another inflection of its lemma
+    (``lemminflect``), or, when it has neither, swapped with the next word when both are
+    words of letters (a small reordering; the two count as two changes; numbers stay in
+    place). The rest is kept; wrapped by ``header_footer``.
+    """
+    out = []
+    for sentence in _EN_SENTENCE.split(text.strip()):
+        words = sentence.split(" ")
+        budget = round(EN_REWORD * len(words))
+        for i in rng.sample(range(len(words)), len(words)):
+            if budget <= 0:
+                break
+            new = _reword_word(words[i], rng)
+            if new is not None:
+                words[i] = new
+                budget -= 1
+            elif budget >= 2 and i + 1 < len(words) and _EN_WORD.match(words[i]) \
+                    and _EN_WORD.match(words[i + 1]):
+                words[i], words[i + 1] = words[i + 1], words[i]
+                budget -= 2
+        out.append(" ".join(words))
+    return header_footer(" ".join(out), rng, kit)
+
+
 EDITS: dict[str, Edit] = {
     "header_footer": header_footer,
     "substitute_1": lambda text, rng, kit: substitute(text, 0.01, rng, kit),
@@ -474,4 +551,5 @@ EDITS: dict[str, Edit] = {
 ENGLISH_EDITS: dict[str, Edit] = {
     "header_footer": header_footer,
     "light_cuts": light_cuts,
+    "reword_20": reword,
 }

@@ -169,8 +169,8 @@ def seed_matches(count: int, hosts: list[str], seed: int) -> int:
     from crawler.lib.pagestore import PageStore
     from crawler.models import Match
     from tracker.core.connections import get_mongo_db
+    from tracker.core.ingestion import work_text
     from tracker.core.models import Work
-    from tracker.core.services import work_text
 
     rng = random.Random(seed)
     works = list(Work.objects.order_by("pk"))

@@ -26,15 +26,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as ``python bench/run.py``
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.corpus import (
+    ANSWER_WORDS,
     DATA_DIR,
     Corpus,
     CorpusError,
+    Doc,
     build_dailies,
     build_english,
     build_judgments,
@@ -48,7 +51,7 @@ RESULTS_DIR = Path(__file__).resolve().parent / "results"
 COLUMNS = {"header_footer": "header", "substitute_1": "sub 1%", "substitute_3": "sub 3%",
            "homophones_5": "homoph 5%", "traditional": "trad", "reorder": "reorder",
            "delete_10": "del 10%", "excerpt": "excerpt", "combination": "combo",
-           "light_cuts": "cuts (en)"}
+           "light_cuts": "cuts (en)", "reword_20": "reword (en)"}
 MISTAKES = 10  # wrong pages listed per kind and detector in the JSON, for diagnosis
 REFERENCE = {"minhash-redis": "engine-redis", "engine-redis": "engine-redis"}  # else "engine"
 
@@ -61,11 +64,14 @@ class Query:
         kind: the edit's name, or ``neg:<kind>`` for a negative.
         expected: the id of the work the page copies; None for a negative.
         text: the page text.
+        twins: ids of the other works registered with the same text as ``expected``
+            (``--twins``); the page is found only when all of them are returned too.
     """
 
     kind: str
     expected: str | None
     text: str
+    twins: tuple[str, ...] = ()
 
 
 def build_queries(corpus: Corpus, count: int, seed: int, data_dir: Path) -> list[Query]:
@@ -94,6 +100,20 @@ def build_queries(corpus: Corpus, count: int, seed: int, data_dir: Path) -> list
                           header_footer(doc.text, random.Random(f"{seed}:neg:{doc.id}"), kit))
                     for doc in docs]
     return queries
+
+
+def add_twins(corpus: Corpus, queries: list[Query], copies: int) -> list[Query]:
+    """Register the text of every work that a page copies as ``copies`` works in all: the
+    work and ``copies - 1`` more works with the same text (ids ``<id>~2``, ``<id>~3``, ...,
+    added to ``corpus.works``). Returns the queries with their ``twins`` set."""
+    if copies < 2:
+        return queries
+    sources = {query.expected for query in queries if query.expected is not None}
+    twins = {doc.id: tuple(f"{doc.id}~{k}" for k in range(2, copies + 1))
+             for doc in corpus.works if doc.id in sources}
+    corpus.works += [Doc(twin, doc.text, doc.group) for doc in corpus.works if doc.id in twins
+                     for twin in twins[doc.id]]
+    return [Query(q.kind, q.expected, q.text, twins.get(q.expected, ())) for q in queries]
 
 
 def run_once(make: Callable[[], Detector], corpus: Corpus, queries: list[Query]) -> dict:
@@ -194,8 +214,8 @@ def score(queries: list[Query], results: list[set[str]]) -> dict:
         "precision": tp / (tp + fp) or None when nothing was returned, "negatives_hit": share
         of negative pages with any id returned, "mistakes": up to ``MISTAKES`` pages per kind
         that missed their work or returned a wrong one, as {"kind", "expected", "returned"}}``.
-        Any returned id other than the page's source work is a false positive, on positive
-        pages as on negatives.
+        A page is found when its work and all its ``twins`` are returned; any other returned
+        id is a false positive, on positive pages as on negatives.
     """
     hits: dict[str, list[bool]] = {}
     tp = fp = 0
@@ -207,11 +227,13 @@ def score(queries: list[Query], results: list[set[str]]) -> dict:
             negatives += 1
             negatives_hit += bool(found)
         else:
-            hits.setdefault(query.kind, []).append(query.expected in found)
-        correct = int(query.expected in found)
+            group = {query.expected, *query.twins}
+            hits.setdefault(query.kind, []).append(group <= found)
+        correct = len(found & {query.expected, *query.twins}) if query.expected else 0
         tp += correct
         fp += len(found) - correct
-        wrong = (query.expected is not None and not correct) or len(found) > correct
+        wrong = (query.expected is not None and correct < 1 + len(query.twins)) \
+            or len(found) > correct
         if wrong and listed.get(query.kind, 0) < MISTAKES:
             listed[query.kind] = listed.get(query.kind, 0) + 1
             mistakes.append({"kind": query.kind, "expected": query.expected,
@@ -363,6 +385,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="pages per edit, and negatives per kind")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs; medians reported")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--english-words", default=None, metavar="MIN,MAX",
+                        help="words of an English answer (default "
+                             f"{ANSWER_WORDS[0]},{ANSWER_WORDS[1]})")
+    parser.add_argument("--twins", type=int, default=1, metavar="N",
+                        help="register the text of every copied work as N works (default 1)")
     parser.add_argument("--corpora", default="novels,news,judgments,english,dailies")
     parser.add_argument("--detectors", default=None,
                         help="comma-separated names (default: all available)")
@@ -371,8 +398,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--data", type=Path, default=DATA_DIR, help="the shared data folder")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="folder for the JSON")
     args = parser.parse_args(argv)
-    if min(args.works, args.queries, args.repeat) < 1:
-        parser.error("--works, --queries and --repeat must be at least 1")
+    if min(args.works, args.queries, args.repeat, args.twins) < 1:
+        parser.error("--works, --queries, --repeat and --twins must be at least 1")
+    if args.english_words is not None:
+        try:
+            least, most = map(int, args.english_words.split(","))
+        except ValueError:
+            parser.error("--english-words takes two integers: MIN,MAX")
+        if not 20 <= least <= most:
+            parser.error("--english-words needs 20 <= MIN <= MAX")
+        args.english_words = (least, most)
     return args
 
 
@@ -383,6 +418,8 @@ def main(argv: list[str] | None = None) -> int:
     wanted = args.detectors.split(",") if args.detectors else None
     use_redis = not args.no_redis and (wanted is None or any("redis" in w for w in wanted))
     builders = parse_builders()
+    if args.english_words:
+        builders["english"] = partial(build_english, lengths=args.english_words)
     report: dict = {"started": datetime.now(UTC).isoformat(timespec="seconds"),
                     "command": " ".join(sys.argv), "options": {
                         k: str(v) for k, v in vars(args).items()}, "corpora": {}}
@@ -407,7 +444,8 @@ def main(argv: list[str] | None = None) -> int:
                 except CorpusError as exc:
                     print(f"[{name}] {exc}", file=sys.stderr)
                     return 2
-                queries = build_queries(corpus, args.queries, args.seed, args.data)
+                queries = add_twins(corpus, build_queries(corpus, args.queries, args.seed,
+                                                          args.data), args.twins)
                 print(f"[{name}] {len(corpus.works)} works, {len(queries)} pages, built in "
                       f"{time.perf_counter() - started:.1f} s", file=sys.stderr)
                 chosen = {k: v for k, v in makers.items() if not wanted or k in wanted}

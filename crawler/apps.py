@@ -17,8 +17,8 @@ class CrawlerConfig(AppConfig):
     def ready(self):
         from crawler import rematch, schedule
         from crawler.models import ReviewStatus, ScanStatus
+        from tracker.core.ingestion import work_indexed
         from tracker.core.models import AuditEvent, register_state_labels
-        from tracker.core.services import work_indexed
 
         schedule.connect()
         work_indexed.connect(rematch.work_indexed, dispatch_uid="crawler.rematch")

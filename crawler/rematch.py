@@ -1,6 +1,6 @@
 """Stored pages searched for newly indexed works (retro-match), without crawling again.
 
-When a work's text is indexed (``tracker.core.services.work_indexed``), its id joins a Redis set
+When a work's text is indexed (``tracker.core.ingestion.work_indexed``), its id joins a Redis set
 of pending works and one ``crawler.rematch_pending`` task (queue "match") is scheduled
 settings.REMATCH_COALESCE_SECONDS later, unless one is scheduled already: a 1,000-work import
 is one pass over the page library, not 1,000.

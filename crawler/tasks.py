@@ -204,15 +204,15 @@ def _done(scan_id: int, task_id: str, url_finished: bool = True) -> None:
 def sweep_stuck() -> dict:
     """Resolve stuck states (beat, every settings.SWEEP_INTERVAL_SECONDS): close as failed the
     running scans that are stuck (crawler.scans.sweep_stuck), queue again the works left
-    pending (tracker.core.services.requeue_pending) and fail the dashboard imports whose worker
+    pending (tracker.core.registration.requeue_pending) and fail the dashboard imports whose worker
     was lost (tracker.core.import_jobs.fail_stale).
 
     Returns:
         {"scans_failed": [scan ids], "works_requeued": [work ids], "imports_failed": [ids]}.
     """
-    from tracker.core import import_jobs, services
+    from tracker.core import import_jobs, registration
 
-    return {"scans_failed": scans.sweep_stuck(), "works_requeued": services.requeue_pending(),
+    return {"scans_failed": scans.sweep_stuck(), "works_requeued": registration.requeue_pending(),
             "imports_failed": import_jobs.fail_stale()}
 
 

@@ -27,7 +27,7 @@ from dashboard.models import (
 )
 from tracker.core import notes
 from tracker.core.errors import ActionError
-from tracker.core.models import AuditEvent
+from tracker.core.models import AccessState, AuditEvent
 from tracker.core.models.audit import CHECK_REQUESTED
 from tracker.core.queueing import queue_after_commit
 
@@ -244,7 +244,8 @@ def do_issue_api_token(token: ApiToken, acting_user) -> str:
         token.save()
         AuditEvent.record(kind=AuditEvent.Kind.ACCESS, user=acting_user, holder=None,
                           target=token, subject=str(token), old_state="",
-                          new_state="active", reason="API token issued")
+                          new_state=AccessState.ACTIVE,
+                          reason=notes.coded("token_issued", gettext_noop("API token issued")))
     return raw
 
 
@@ -261,8 +262,9 @@ def do_revoke_api_tokens(tokens, acting_user) -> int:
             token.revoked_at = timezone.now()
             token.save(update_fields=["revoked_at"])
             AuditEvent.record(kind=AuditEvent.Kind.ACCESS, user=acting_user, holder=None,
-                              target=token, subject=str(token), old_state="active",
-                              new_state="revoked", reason="API token revoked")
+                              target=token, subject=str(token), old_state=AccessState.ACTIVE,
+                              new_state=AccessState.REVOKED, reason=notes.coded(
+                                  "token_revoked", gettext_noop("API token revoked")))
             revoked += 1
     return revoked
 
@@ -279,8 +281,10 @@ def do_delete_api_tokens(tokens, acting_user) -> int:
         for token in tokens.select_for_update():
             AuditEvent.record(kind=AuditEvent.Kind.ACCESS, user=acting_user, holder=None,
                               target=None, subject=str(token),
-                              old_state="revoked" if token.revoked_at else "active",
-                              new_state="deleted", reason="API token deleted")
+                              old_state=AccessState.REVOKED if token.revoked_at
+                              else AccessState.ACTIVE, new_state=AccessState.DELETED,
+                              reason=notes.coded("token_deleted",
+                                                 gettext_noop("API token deleted")))
             token.delete()
             deleted += 1
     return deleted

@@ -13,7 +13,7 @@ import dataclasses
 from django.conf import settings
 from django.utils.translation import gettext as _
 
-from dashboard import sources, wording
+from dashboard import comparison, sources, wording
 from dashboard.highlight import SpanError, highlight
 
 
@@ -32,7 +32,9 @@ def evidence_context(match) -> dict:
         ``work_segments`` (lists of highlight.Segment), ``sentences`` (scores in words),
         ``sections`` (chapter titles matched), ``passage_count``, ``history`` (page versions,
         each with ``current``), ``hash_ok`` (the text's SHA-256 equals the hash stored at
-        capture; None when unknown), ``problems`` (translated messages).
+        capture; None when unknown), ``comparisons`` (per passage: ``n``, ``similarity``
+        (0..1), ``summary`` (its edits counted, in words) and ``edits``
+        (comparison.Edit runs), in passage order), ``problems`` (translated messages).
     """
     evidence = sources.load(match)
     problems = list(evidence.problems)
@@ -71,5 +73,19 @@ def evidence_context(match) -> dict:
         "history": history,
         "hash_ok": (stored_hash == evidence.text_sha256) if stored_hash and evidence.page_text
         else None,
+        "comparisons": compared_passages(evidence),
         "problems": problems,
     }
+
+
+def compared_passages(evidence) -> list[dict]:
+    """Each passage of ``evidence`` (sources.Evidence) compared character by character
+    (``comparison.compare``): [{n, similarity, summary, edits}], [] without both texts."""
+    if not (evidence.page_text and evidence.work_text):
+        return []
+    rows = []
+    for i, (ps, pe, ws, we) in enumerate(evidence.passages):
+        result = comparison.compare(evidence.page_text[ps:pe], evidence.work_text[ws:we])
+        rows.append({"n": i + 1, "similarity": result.similarity,
+                     "summary": wording.edit_counts(result.counts()), "edits": result.edits})
+    return rows

@@ -33,7 +33,8 @@ def render(match, user) -> str:
         "css": css,
         "generated_at": timezone.localtime(),
         "generated_by": user.get_username(),
-        "pairs": _pairs(context["evidence"]),
+        "pairs": [{**pair, "comparison": compared} for pair, compared
+                  in zip(_pairs(context["evidence"]), context["comparisons"], strict=True)],
         "score_text": wording.percent(match.score),
         "trail": AuditEvent.objects.about(match).order_by("sequence"),
     })

@@ -1,6 +1,6 @@
 """Where a match's evidence comes from: the page version the crawler stored (MongoDB
 ``page_versions``, via ``crawler.lib.pagestore.PageStore``) and the work's text in the engine's
-work store (``tracker.core.services.work_text``). Nothing is fetched from the web again.
+work store (``tracker.core.ingestion.work_text``). Nothing is fetched from the web again.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from crawler.lib.pagestore import Page, PageStore, PageVersion, sha256
 from fingerprint.store.base import StoreUnavailableError
 from tracker.core.chapters import ChapterShare, attribute, passages_from_json
 from tracker.core.connections import get_mongo_db, storage_errors
-from tracker.core.services import work_text
+from tracker.core.ingestion import work_text
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""Scores in words for reviewers: which chapter was copied, how much of the page and the work.
+"""The dashboard's words: scores in words for reviewers (which chapter was copied, how much of
+the page and the work), and the other packages' words this app translates.
 
 "62% of the page comes from chapter 12 of work X; 8% of the work appears on the page."
 Containment (Broder 1997, "On the resemblance and containment of documents"): the share of one
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_noop, ngettext
 
 
 def percent(fraction: float) -> str:
@@ -58,3 +59,40 @@ def describe(containment_page: float, containment_work: float, work_title: str,
 def passages_count(count: int) -> str:
     """"3 matched passages" in the active language, for ``count`` passages (int >= 0)."""
     return ngettext("%(n)d matched passage", "%(n)d matched passages", count) % {"n": count}
+
+
+
+def edit_counts(counts: dict[str, int]) -> str:
+    """``counts`` ({comparison edit kind: characters}) in words, e.g. "3 characters changed,
+    2 of the same pinyin, 5 in the other script"; "identical" when nothing changed."""
+    words = {
+        "changed": lambda n: ngettext("%(n)d character changed", "%(n)d characters changed", n),
+        "same_pinyin": lambda n: ngettext("%(n)d of the same pinyin", "%(n)d of the same pinyin",
+                                          n),
+        "other_script": lambda n: ngettext("%(n)d in the other script",
+                                           "%(n)d in the other script", n),
+        "inserted": lambda n: ngettext("%(n)d character inserted", "%(n)d characters inserted",
+                                       n),
+        "deleted": lambda n: ngettext("%(n)d character deleted", "%(n)d characters deleted", n),
+    }
+    parts = [words[kind](counts[kind]) % {"n": counts[kind]} for kind in words if counts.get(kind)]
+    return _(", ").join(parts) if parts else _("identical")
+
+# Marked for ``makemessages`` and translated in dashboard/locale: django-axes ships no zh_Hans
+# catalog, and Django 5's own catalog lacks these (gettext message ids are global, so the
+# translations apply to axes' and Django's own pages).
+AXES_LABELS = [
+    gettext_noop("access attempt"), gettext_noop("access attempts"),
+    gettext_noop("access failure"), gettext_noop("access failures"), gettext_noop("access log"),
+    gettext_noop("access logs"), gettext_noop("User Agent"), gettext_noop("IP Address"),
+    gettext_noop("Username"), gettext_noop("Path"), gettext_noop("Attempt Time"),
+    gettext_noop("Failed Logins"), gettext_noop("Logout Time"), gettext_noop("Locked Out"),
+    gettext_noop("Form Data"), gettext_noop("Meta Data"),
+    gettext_noop("Clean up expired attempts"),
+]
+
+DJANGO_LABELS = [
+    gettext_noop("Model name"), gettext_noop("Add link"),
+    gettext_noop("Change or view list link"),
+    gettext_noop("After you’ve created a user, you’ll be able to edit more user options."),
+]

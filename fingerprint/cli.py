@@ -18,9 +18,11 @@ without its work store cannot verify matches, and a store without its index find
 
 Output: ``index`` prints one summary line to standard output; ``query`` prints one JSON line per
 (page, work) match: ``{"page_id", "work_id", "score", "containment_page", "containment_work",
-"passages": [{"page_start", "page_end", "work_start", "work_end"}]}`` with offsets in
-characters (Python str indices, end exclusive) of the texts as given, and its summary to
-standard error. Progress and messages go to standard error (a progress bar for inputs of
+"passages": [{"page_start", "page_end", "work_start", "work_end"}], "same_text"}`` with offsets
+in characters (Python str indices, end exclusive) of the texts as given and ``same_text`` the
+ids of the works matched in the page whose text is the same (``Match.same_text``; for each such
+group of two or more, one line "page ID: the same text is registered as N works: IDS" goes to
+standard error), and its summary to standard error. Progress and messages go to standard error (a progress bar for inputs of
 1 MiB or more, unless ``--no-progress``).
 
 Bad input never stops the run: a line that is not UTF-8 or not JSON, a record without a str
@@ -274,6 +276,9 @@ def run_query(engine, records: Iterator[Record], report: Report) -> tuple[str, i
         matches += len(found)
         for match in found:
             out.write(json.dumps(_match_line(record.id, match), ensure_ascii=False) + "\n")
+        for group in sorted({tuple(m.same_text) for m in found if len(m.same_text) > 1}):
+            tqdm.write(f"page {record.id!r}: the same text is registered as {len(group)} works: "
+                       f"{', '.join(group)}", file=sys.stderr)
     return f"queried {pages} pages, {matched} with matches, {matches} matches, " \
            f"{report.summary()}", pages
 
@@ -307,6 +312,7 @@ def _match_line(page_id: str, match) -> dict:
              "work_start": p.work_start, "work_end": p.work_end}
             for p in match.passages
         ],
+        "same_text": match.same_text,
     }
 
 

@@ -72,7 +72,9 @@ class EngineConfig:
       Tuned there; checked on the other corpora (seed 0) and on judgments, news and novels of
       seed 1 with 450 works: same recall everywhere, precision the same or higher (README,
       "Speed").
-    - max_candidates: at most this many works (most hits first) are verified per query.
+    - max_candidates: at most this many works (most hits first) are verified per query;
+      works hit by the very same postings (the same text registered as several works) take
+      one place together.
 
     Verification (alignment of page letters against work letters):
     - seed_k: letters per exact seed k-gram; seed_stride: the page's k-grams are looked up at
@@ -127,6 +129,12 @@ class EngineConfig:
       numbers equal to the work's, years and months, with 13.7 distinctive letters); the other
       four corpora unchanged.
 
+    - same_text_share, same_text_frame: two candidate works are the same text registered
+      twice (one group for the rules above, see ``fingerprint.same_text``) when the alignment
+      of one whole text with the other leaves at most ``same_text_frame`` of each text's
+      letters outside its span (a header or footer) and covers at least ``same_text_share`` of
+      the letters inside the span (docs/decisions/same-text-works.md has the measurements).
+
     Short texts:
     - short_text_letters: texts with fewer letters are indexed and queried with the
       short-document method (see ``fingerprint.shortdoc``) in addition to windows.
@@ -176,6 +184,8 @@ class EngineConfig:
     min_own_letters: int = 8
     min_distinct_letters: float = 16.0
     number_evidence_letters: float = 1.0
+    same_text_share: float = 0.95
+    same_text_frame: float = 0.25
     short_text_letters: int = 600
     short_k: int = 10
     short_radius: int = 5
@@ -203,6 +213,8 @@ class EngineConfig:
             raise ValueError("seed_stride must be in [1, seed_k]")
         if self.query_sparsity < 1 or self.short_radius < 1:
             raise ValueError("query_sparsity and short_radius must be at least 1")
+        if not 0.5 <= self.same_text_share <= 1.0 or not 0.0 <= self.same_text_frame < 0.5:
+            raise ValueError("same_text_share must be in [0.5, 1] and same_text_frame in [0, 0.5)")
         if self.probe not in (0, 1, 2):
             raise ValueError("probe must be 0, 1 or 2")
 

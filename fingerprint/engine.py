@@ -31,6 +31,7 @@ from fingerprint.letters import (
     TextTooLargeError,
     default_table,
 )
+from fingerprint.same_text import SameTextGroups
 from fingerprint.shortdoc import short_keys
 from fingerprint.verify import Alignment, SeedIndex, align
 from fingerprint.windows import content_radius, kgram_codes, mix, window_starts, winnow
@@ -76,6 +77,9 @@ class Match:
     1 / number of candidate works matching it) per page letter (0..1).
     containment_work: the same per work letter (0..1).
     passages: matched passages, in page order.
+    same_text: ids of the works found in the same page whose text is the same as this work's
+    (this one included, sorted; see ``fingerprint.same_text``): more than one id when the
+    same text is registered as several works, each reported with its own Match.
     """
 
     work_id: str
@@ -83,6 +87,7 @@ class Match:
     containment_page: float
     containment_work: float
     passages: list[Passage] = field(default_factory=list)
+    same_text: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         """JSON-ready dict (passages as dicts)."""
@@ -207,6 +212,8 @@ class Engine:
         self.quantizer = Quantizer(c.letters, c.window_letters, c.levels, c.anchor_k, c.anchor_bits)
         self._cache: OrderedDict[str, _Prepared] = OrderedDict()
         self._cache_size = cache_size
+        self._same_text = SameTextGroups(self._align_letters, c.same_text_share,
+                                         c.same_text_frame, 8 * cache_size)
 
     # -- fingerprinting -------------------------------------------------------------------
 
@@ -501,11 +508,32 @@ class Engine:
         return lookup_revisions(keys)
 
     def _rank(self, hits: dict[int, list[tuple[str, int]]]) -> list[tuple[str, int]]:
-        """``candidates`` from the postings of a lookup (key -> [(work_id, window)])."""
+        """``candidates`` from the postings of a lookup (key -> [(work_id, window)]): the works
+        with the most hits, up to ``max_candidates`` distinct hit sets, so that a text
+        registered as several works (the same postings hit in each) takes one place."""
         per_work = Counter(map(itemgetter(0), chain.from_iterable(hits.values())))
         c = self.config
-        best = heapq.nsmallest(c.max_candidates, per_work.items(), key=lambda wn: (-wn[1], wn[0]))
-        return [(w, n) for w, n in best if n >= c.min_window_hits]
+        pool = [(w, n) for w, n in heapq.nsmallest(
+            4 * c.max_candidates, per_work.items(), key=lambda wn: (-wn[1], wn[0]))
+            if n >= c.min_window_hits]
+        if len(pool) <= c.max_candidates:
+            return pool
+        shared = Counter(n for _, n in pool)
+        tied = {w for w, n in pool if shared[n] > 1}
+        windows: dict[str, list[int]] = {w: [] for w in tied}
+        for w, window in chain.from_iterable(hits.values()):
+            if w in tied:
+                windows[w].append(window)
+        seen: set = set()
+        best = []
+        for w, n in pool:
+            hit_set = (n, tuple(sorted(windows[w]))) if w in tied else w
+            if hit_set not in seen:
+                if len(seen) == c.max_candidates:
+                    break
+                seen.add(hit_set)
+            best.append((w, n))
+        return best
 
     def match(self, text: str) -> list[Match]:
         """Works found in ``text`` (str), best score first; [] when none or when the text has
@@ -569,6 +597,13 @@ class Engine:
             return None
         return prep, aln
 
+    def _align_letters(self, codes: np.ndarray, seeds: SeedIndex) -> Alignment:
+        """``fingerprint.verify.align`` of letter codes against a prepared work with the
+        engine's alignment parameters."""
+        c = self.config
+        return align(codes, seeds, c.max_gap, c.max_shift, c.min_passage_letters,
+                     c.max_seed_repeats, c.seed_stride)
+
     def _need(self, n_work: int) -> int:
         """Matched letters a work of ``n_work`` letters needs: ``min_matched_letters``, or 80%
         of a shorter work, and at least ``min_text_letters``."""
@@ -601,12 +636,16 @@ class Engine:
           next to a matched letter of their sentence, are compared with the work; when more than ``max_number_mismatch`` of them differ, the
           passages are a template filled in with other dates, amounts and case numbers, not a
           copy, and the work is rejected;
-        - dominance: when another candidate matched more page letters and leaves fewer than
-          ``min_own_letters`` of this one's matched letters uncovered, this one only shares
-          the other's template (a sibling of the copied work) and is rejected; candidates that
-          match the very same letters (two editions of a text) are both kept;
-        - document frequency: a page letter matched by n candidates weighs 1/n for each (the
-          inverse document frequency of that letter among the registered works that share text
+        - same text: candidates whose texts are the same text registered as several works
+          (``fingerprint.same_text``, ``same_text_share``, ``same_text_frame``) form one group; the rules below
+          count a group as one work, and every member that passes them is reported, each
+          with the group's ids in ``Match.same_text``;
+        - dominance: when a candidate of another group matched more page letters and leaves
+          fewer than ``min_own_letters`` of this one's matched letters uncovered, this one only
+          shares the other's template (a sibling of the copied work) and is rejected;
+          candidates that match the very same letters (two editions of a text) are both kept;
+        - document frequency: a page letter matched by n groups weighs 1/n for each (the
+          inverse document frequency of that letter among the registered texts that share text
           with the page; Sparck Jones 1972); a work's *distinctive letters* are its matched
           letters so weighted, and it needs ``min_distinct_letters`` of them, each of the
           page's numbers inside its passages that is wholly equal to the work's counting
@@ -626,7 +665,12 @@ class Engine:
         same_numbers, other_numbers = _compare_numbers(
             numbers, masks, [aln.passages for _, _, aln in aligned], letters.boundaries)
         counts = [int(np.count_nonzero(m)) for m in masks]
-        weight = 1.0 / np.maximum(np.sum(masks, axis=0), 1)
+        group = self._same_text.groups(
+            [(work_id, prep.revision, prep.seeds) for work_id, prep, _ in aligned], masks)
+        labels = sorted(set(group))
+        by_group = np.array([np.any(masks[[g == label for g in group]], axis=0)
+                             for label in labels])
+        weight = 1.0 / np.maximum(np.sum(by_group, axis=0), 1)
         out = []
         po = letters.offsets
         n = len(letters)
@@ -635,7 +679,7 @@ class Engine:
             same, other = int(same_numbers[i]), int(other_numbers[i])
             if other > c.max_number_mismatch * (same + other):
                 continue
-            if any(counts[j] > counts[i]
+            if any(group[j] != group[i] and counts[j] > counts[i]
                    and np.count_nonzero(mask & ~masks[j]) < c.min_own_letters
                    for j in range(len(aligned))):
                 continue
@@ -651,6 +695,10 @@ class Engine:
             wo = prep.offsets
             passages = [Passage(int(po[a]), int(po[b - 1]) + 1, int(wo[s]), int(wo[e - 1]) + 1)
                         for a, b, s, e in aln.passages]
-            out.append(Match(work_id, round(score, 4), round(cp, 4), round(cw, 4), passages))
-        out.sort(key=lambda m: (-m.score, m.work_id))
-        return out
+            out.append((group[i], Match(work_id, round(score, 4), round(cp, 4), round(cw, 4),
+                                        passages)))
+        for label, match in out:
+            match.same_text = sorted(m.work_id for g, m in out if g == label)
+        matches = [match for _, match in out]
+        matches.sort(key=lambda m: (-m.score, m.work_id))
+        return matches

@@ -300,6 +300,7 @@ def worker_env(django_db_setup):
             "DATABASE_URL": database, "MONGO_URL": settings.MONGO_URL,
             "REDIS_URL": settings.REDIS_URL, "TRACKER_VAR_DIR": str(settings.VAR_DIR),
             "MEDIA_ROOT": str(settings.MEDIA_ROOT), "TRACKER_INGEST_RETRY_BASE": "1",
+            "DJANGO_SETTINGS_MODULE": "tracker.settings.test",
             **overrides})
 
     return build

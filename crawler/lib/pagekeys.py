@@ -1,5 +1,5 @@
 """Query keys of a page version, kept with it so that the stored pages can be searched for new
-works without fingerprinting their texts again (crawler.rematch, issue 12).
+works without fingerprinting their texts again (crawler.rematch).
 
 The keys are the ones ``fingerprint.Engine.query_keys`` looks up for the page's text, without
 duplicates, sorted and packed as little-endian uint64 (8 bytes a key); a crawled page gets

@@ -32,9 +32,9 @@ from dashboard.models import TakedownNotice
 from tracker.core import actions as core_actions
 from tracker.core import uploads
 from tracker.core.conflicts import DuplicateWork
+from tracker.core.ingestion import work_text
 from tracker.core.models import AuditEvent, RightsHolder, Work
 from tracker.core.scoping import holders_for, scope, sees_all
-from tracker.core.services import work_text
 
 from . import serializers as s
 from .errors import ApiError, ErrorSerializer

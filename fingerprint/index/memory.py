@@ -2,17 +2,15 @@
 
 Layout in memory while it is being changed (CPython heap, ``python -m bench.index_measure``):
   - ``_post``: key -> its packed posting ``work_number << 32 | window`` (an int) when it has
-    one, else the list of them: most keys have one posting, and a bare int saves the list
-    (about 64 of the 170 bytes per window a list costs);
+    one, else the list of them: most keys have one posting, and a bare int saves the list;
   - ``_df``: key -> document frequency, only for keys held by two works or more;
   - ``_keys_of``: work number -> the distinct keys it used (``array('Q')``), so removal is exact;
   - ``_presence``: from ``PRESENCE_MIN_KEYS`` keys on, a PresenceFilter
     (:mod:`fingerprint.index.presence`) that a lookup asks first, so that the dict is read only
-    for the query keys it may hold (unrelated pages at 10M windows: 1.82x -> 1.03x the time at
-    10k, README).
+    for the query keys it may hold.
 
-On disk (``save(dir)``, format 2), postings sorted by key, about 6 bytes per window at 1M
-windows and more (6.38 at 1M, 6.27 at 10M: ``python -m bench.scaling``, README):
+On disk (``save(dir)``, format 2), postings sorted by key (bytes per window measured by
+``python -m bench.scaling``, bench/README.md):
   - ``lows.npy``, ``uppers.npy``: the keys below 2**40 (every window key of the default
     configuration) in Elias-Fano form (Elias, JACM 1974; Fano, MIT 1971; as in Vigna,
     "Quasi-succinct indices", WSDM 2013): the low ``low_bits`` bits of each key in an array of

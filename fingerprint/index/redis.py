@@ -1,91 +1,14 @@
-"""RedisIndex: the platform's fingerprint index in Redis, in a compact bucketed layout (v2).
+"""RedisIndex: the platform's fingerprint index in Redis (layout version :data:`LAYOUT`).
 
-Key layout (``P`` is the prefix, default ``fp``; it may not contain ``{`` or ``}``):
-
-==================  ======  =============================================================
-key                 type    value
-==================  ======  =============================================================
-``P:g:<group>``     hash    one group of posting buckets (see below): field ``<bucket>``
-                            (decimal) = the bucket's narrow postings, 9 bytes each; field
-                            ``w<bucket>`` = its wide postings, 14 bytes each; field ``""``
-                            = ``"L:S:W:N"`` padded with spaces to 80 bytes: the group's
-                            bucket level L and split pointer S (linear hashing), its
-                            count of wide postings of narrow keys (huge windows) and of
-                            all postings. The padding keeps the hash in Redis's
-                            hashtable encoding (O(1) per HMGET field; the compact encoding
-                            of small hashes is scanned linearly, 5 times slower lookups
-                            measured at 20k windows).
-``P:ids``           hash    work id -> the work's record: varints (number, postings,
-                            hint bits B, then for its narrow and its wide keys: count,
-                            hints delta-coded); a hint is ``group << B | (x mod 2**B)``,
-                            which names the key's bucket (or, after the group grew past
-                            level B - 1, a few candidates), so removal is exact. Written
-                            before the postings, so an add interrupted by a failure can
-                            still be removed exactly.
-``P:names``         hash    work number -> work id (resolved once per number, then cached)
-``P:seq``           string  last work number given (INCR); numbers are never reused
-``P:windows``       string  total postings (INCRBY/DECRBY), for stats
-``P:groups``        string  number of groups (a power of two, 1 to 64)
-``P:version``       string  FINGERPRINT_VERSION of the indexed fingerprints
-``P:layout``        string  layout version (:data:`LAYOUT`); an index without it but with
-                            ``P:version`` is in the first layout (a hash field per key) and
-                            is refused with :class:`IndexLayoutError`
-``P:epoch``         string  random token set when the index is created; a client that sees
-                            it change (Redis lost its data, or ``clear``) forgets its cached
-                            work numbers, which the new ``P:seq`` gives out again;
-                            ``"<epoch>:<number>"`` is a work's revision
-                            (``lookup_revisions``)
-==================  ======  =============================================================
-
-Addressing. A key k (64 bits) is split into ``hi = k >> 36`` and ``lo = k mod 2**36``; ``lo``
-is mixed by a bijection of 36-bit numbers (multiplication by an odd constant mod 2**36, then
-``y ^= y >> 18``; the xorshift-multiply idea of Stafford's "variant 13" mixer and of
-SplitMix64, restricted to 36 bits). The group is the top ``log2 groups`` bits of the mixed
-``lo``; the rest of it, below ``hi``, forms the group-local key ``x`` (k is recovered from
-group and x). Within a group, buckets are addressed by linear hashing (Litwin, "Linear hashing:
-a new tool for file and table addressing", VLDB 1980): bucket ``x mod 2**L``, or ``x mod
-2**(L+1)`` when that is below the split pointer S. After an add, while the group holds more than
-:data:`LOAD` postings per bucket on average, bucket S is split into S and S + 2**L (each posting
-moves by bit L of its x) and S advances; so buckets stay small at any index size and a lookup
-reads about LOAD postings per key, whatever the size of the index.
-
-Postings. A bucket at level l stores per posting ``r = x >> l`` (the bits of x its address
-does not give), the work number and the window, little-endian. A *narrow* posting (the key is
-below 2**36 and the window below 2**24: every window key of the default configuration, whose
-keys have 35 bits) takes 3 + 3 + 3 = 9 bytes: r is below 2**24 because the group and bucket
-bits (at least 12 of the 36, :data:`MIN_BUCKETS`) are not stored. Other postings (short-text
-k-gram keys with bit 63 set, or huge windows) are *wide*: 7 + 3 + 4 = 14 bytes, in the
-``w<bucket>`` field. Work numbers have 3 bytes: an index gives out at most
-:data:`MAX_WORK_NUMBER` numbers per epoch (adds, re-adds included); past that, ``add`` asks for
-a rebuild (``clear`` and re-index restart the numbering). The document frequency of a key is
-the number of distinct works among its postings, counted by the client (postings of a key always
-come back together), so it is exact after any add or remove.
-
-Round trips. A lookup is one round trip: a GET of ``P:epoch`` and one HMGET per group of the
-meta field and the query keys' bucket fields (on a plain ``redis.Redis`` written in the Redis
-protocol by hand and sent on one pooled connection: redis-py's pipeline spends about 10
-microseconds of Python per command; on ``RedisCluster`` a pipeline, which sends each HMGET to
-the node of its slot). The client caches each group's (L, S); when the meta field of a reply
-shows another level or split pointer (a writer split a bucket since), or narrow keys' wide
-postings (huge windows) it did not ask for, that group alone is read again (at most
-:data:`LOOKUP_ROUNDS` rounds: a group still changing after that, under a writer splitting it
-faster than the client reads, is left out of that lookup). Matching, the stop-list and decoding are NumPy
-passes over all the returned buckets together. Adding and removing a work run one Lua script
-per group (append, or filter by the 3-byte work number, then split), so concurrent writers
-never lose each other's postings. Every command and script touches one key, so the layout runs
-unchanged on Redis Cluster (tested on a three-node cluster, ``tests/fingerprint/test_index.py``).
-A group holds 1/groups of the postings (about 2 MB at 10M windows with 64 groups), small
-enough for a cluster to migrate its slot in one piece.
-
-Memory (``python -m bench.scaling``, real chapters and their sentence-shuffled variants, Redis
-6.2): 15.1, 15.4 and 15.6 bytes of ``used_memory`` per window at 100k, 1M and 10M windows, 0.83
-to 0.86 bytes per indexed character (the first layout, a hash field per key: 101 bytes per
-window, 5.5 per character); 9 per posting, about 3 of bucket fields, 1.5 of work records.
-Lookups read whole buckets, about LOAD postings per key, and decode them with NumPy; measured
-in one process, lookups interleaved (300k windows of chapters, the keys of 200 later chapters,
-load average 7 from other jobs): median 9.6 ms per page against 7.0 for the first layout (1.4
-times). The client must return bytes (no ``decode_responses=True``). Concurrency: any number of
-readers and writers, but one writer per work id at a time.
+Keys under a prefix ``P`` (default ``fp``, without ``{`` or ``}``): ``P:g:<group>`` hashes of
+posting buckets (linear hashing per group, so a lookup reads about :data:`LOAD` postings per
+key at any size), ``P:ids`` (work id -> record for exact removal), ``P:names`` (work number ->
+id), ``P:seq``, ``P:windows``, ``P:groups``, ``P:version`` (FINGERPRINT_VERSION), ``P:layout``
+and ``P:epoch`` (changes when Redis lost its data). A lookup is one round trip; adds and
+removes are one Lua script per group, so concurrent writers lose nothing, and every command
+touches one key (Redis Cluster works unchanged). The client must return bytes (no
+``decode_responses``). Any number of readers and writers, one writer per work id at a time.
+The layout and why: ``docs/decisions/redis-index-layout.md``.
 """
 
 from __future__ import annotations

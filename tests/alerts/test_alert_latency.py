@@ -21,7 +21,7 @@ from tracker.core.engine import get_engine
 pytestmark = pytest.mark.django_db(transaction=True)
 CHAPTER = (Path(__file__).resolve().parents[1] / "crawler" / "fixtures"
            / "xiyouji-ch1.txt").read_text(encoding="utf-8")
-TARGET_SECONDS = 60  # issue 12: "within one minute of the match being recorded"
+TARGET_SECONDS = 60  # "within one minute of the match being recorded"
 
 
 def test_a_crawled_match_reaches_smtp_and_webhook_within_a_minute(

@@ -18,6 +18,7 @@ from bench.edits import (
     homophone_map,
     homophones,
     reorder,
+    reword,
     sentences,
     substitute,
     traditional,
@@ -151,3 +152,23 @@ def test_every_edit_is_deterministic_for_a_seed(work_text, kit):
     for name, edit in EDITS.items():
         assert edit(work_text, random.Random(9), kit) == edit(work_text, random.Random(9), kit), \
             name
+
+
+ANSWER = ("The import statement finds a module, loads it and binds a name in the local "
+          "namespace. Several forms exist and each one can bind different names. In version 3 "
+          "of the language, relative imports must use the explicit form with leading dots.")
+
+
+def test_reword_changes_a_fifth_of_the_words_of_each_sentence_and_keeps_numbers(kit):
+    page = reword(ANSWER, random.Random(4), kit)
+    start = page.index(ANSWER.split()[0])
+    body = page[start:start + len(ANSWER) + 60].split("\n")[0]
+    for before, after in zip(re.split(r"(?<=[.])\s+", ANSWER),
+                             re.split(r"(?<=[.])\s+", body), strict=False):
+        words, new = before.split(), after.split()
+        assert len(new) == len(words) or " " in after  # a synonym may have two words
+        differ = sum(a != b for a, b in zip(words, new, strict=False))
+        assert 1 <= differ <= round(0.2 * len(words)) + 1, (before, after)
+    assert " 3 " in body  # numbers are never reworded or moved
+    assert reword(ANSWER, random.Random(4), kit) == page
+

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from bench.corpus import CorpusError, build_news, load_news
+from bench.corpus import Corpus, CorpusError, Doc, build_news, load_news
 from bench.peers import NSHashDetector, longest_sentences, shingles
-from bench.run import Query, score
+from bench.run import Query, add_twins, score
 
 
 def test_score_counts_every_wrong_id_as_a_false_positive():
@@ -21,6 +21,17 @@ def test_score_counts_every_wrong_id_as_a_false_positive():
     assert (got["tp"], got["fp"]) == (2, 2)
     assert got["precision"] == 0.5
     assert got["negatives_hit"] == 1.0
+
+
+def test_twins_are_registered_and_a_page_is_found_only_with_all_of_them():
+    corpus = Corpus("news", [Doc("a", "text a", "news"), Doc("b", "text b", "news")])
+    queries = add_twins(corpus, [Query("reorder", "a", "..."), Query("excerpt", "a", "..."),
+                                 Query("neg:unrelated", None, "...")], 3)
+    assert [d.id for d in corpus.works] == ["a", "b", "a~2", "a~3"]
+    assert all(d.text == "text a" for d in corpus.works if d.id.startswith("a"))
+    got = score(queries, [{"a", "a~2", "a~3"}, {"a", "a~2"}, set()])
+    assert got["recall"] == {"reorder": 1.0, "excerpt": 0.0}
+    assert (got["tp"], got["fp"]) == (5, 0)
 
 
 def test_score_without_any_returned_id_has_no_precision():

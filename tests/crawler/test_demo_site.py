@@ -85,6 +85,6 @@ def test_demo_step_finds_every_reprint(idle_worker, platform_stores, monkeypatch
                      ("HLM", "hongloumeng-01.html"), ("pd199801-00026", "news-concert.html"),
                      ("pd199801-00090", "news-huaihe.html")}
     assert summary["matches_found"] == 5 == figures["matches found"]
-    # issue 11: the Big5 reprint of chapter 2 names chapter 2 only, whatever its passages' edges
+    # the Big5 reprint of chapter 2 names chapter 2 only, whatever its passages' edges
     sections = {m.url.rsplit("/", 1)[1]: m.section for m in Match.objects.filter(work__reference="XYJ")}
     assert sections == {"xiyouji-01.html": "第一回", "xiyouji-02-big5.html": "第二回"}

@@ -1,4 +1,4 @@
-"""Stored pages searched for new works (issue 12, item 3) through a real Celery worker: a copy
+"""Stored pages searched for new works through a real Celery worker: a copy
 crawled before its work was registered is found once the work is indexed, without crawling
 again, in one pass for works registered together, with the job's progress recorded; the pass
 records exactly what a fresh crawl would, from the query keys kept when the pages were matched

@@ -1,4 +1,4 @@
-"""No stuck states (issue 12, item 4), through a real Celery worker: a scan whose workers died or
+"""No stuck states, through a real Celery worker: a scan whose workers died or
 that never reached a worker is failed by the sweeper (crawler.sweep_stuck) with the reason; the
 cancel action closes a scan at once and its queued URLs are never fetched; a work left pending
 because its ingestion task was never queued is queued again by the sweeper and by a re-import."""
@@ -16,7 +16,7 @@ from django.utils import timezone
 from crawler import actions, scans, tasks
 from crawler.models import ScanRun, TargetSite
 from tracker.core import actions as core_actions
-from tracker.core import notes, services
+from tracker.core import ingestion, notes, registration
 from tracker.core.models import RightsHolder, Work, WorkStatus
 from tracker.text import Extracted
 
@@ -92,16 +92,16 @@ def test_a_pending_work_is_queued_again_by_the_sweeper_and_by_a_reimport(idle_wo
                                                                           platform_stores):
     holder = RightsHolder.objects.create(name="待处理出版社")
     # registered while the task queue was unreachable: staged, pending, nothing queued
-    lost = services.register_work(holder, "lost-1", _text(TEXT), ingest=False).work
-    again = services.register_work(holder, "lost-2", _text(TEXT[::-1]), ingest=False).work
+    lost = registration.register_work(holder, "lost-1", _text(TEXT), ingest=False).work
+    again = registration.register_work(holder, "lost-2", _text(TEXT[::-1]), ingest=False).work
     assert Work.objects.get(pk=lost.pk).status == WorkStatus.PENDING
     Work.objects.filter(pk__in=[lost.pk, again.pk]).update(
         updated_at=timezone.now() - timedelta(seconds=settings.WORK_PENDING_REQUEUE_SECONDS + 60))
-    young = services.register_work(holder, "young", _text(TEXT + "。"), ingest=False).work
+    young = registration.register_work(holder, "young", _text(TEXT + "。"), ingest=False).work
 
     # a re-import of the unchanged text queues it again instead of skipping it forever
-    registration = core_actions.do_register_work(holder, "lost-2", _text(TEXT[::-1]))
-    assert registration.outcome == "skipped" and registration.queued
+    outcome = core_actions.do_register_work(holder, "lost-2", _text(TEXT[::-1]))
+    assert outcome.outcome == "skipped" and outcome.queued
     _wait(lambda: Work.objects.get(pk=again.pk).status == WorkStatus.INDEXED)
 
     result = tasks.sweep_stuck.delay().get(timeout=60)
@@ -114,13 +114,13 @@ def test_a_pending_work_is_queued_again_by_the_sweeper_and_by_a_reimport(idle_wo
 def test_a_waiting_work_whose_retry_was_lost_is_queued_again_by_the_sweeper(idle_worker,
                                                                            platform_stores):
     holder = RightsHolder.objects.create(name="等待出版社")
-    lost = services.register_work(holder, "waiting-1", _text(TEXT), ingest=False).work
-    retrying = services.register_work(holder, "waiting-2", _text(TEXT[::-1]), ingest=False).work
+    lost = registration.register_work(holder, "waiting-1", _text(TEXT), ingest=False).work
+    retrying = registration.register_work(holder, "waiting-2", _text(TEXT[::-1]), ingest=False).work
     # Redis went away during both ingestions; the retry of the first was lost with it
-    services.mark_waiting(lost.pk, "Redis unreachable")
+    ingestion.mark_waiting(lost.pk, "Redis unreachable")
     Work.objects.filter(pk=lost.pk).update(
         updated_at=timezone.now() - timedelta(seconds=settings.WORK_PENDING_REQUEUE_SECONDS + 60))
-    services.mark_waiting(retrying.pk, "Redis unreachable")  # its retry is on its way
+    ingestion.mark_waiting(retrying.pk, "Redis unreachable")  # its retry is on its way
 
     result = tasks.sweep_stuck.delay().get(timeout=60)
     assert result["works_requeued"] == [lost.pk]

@@ -1,4 +1,4 @@
-"""Takedown verification (issue 12, item 2) through a real Celery worker: a copied page on a
+"""Takedown verification through a real Celery worker: a copied page on a
 loopback site is crawled and matched, a notice citing it is sent; the page then answers 404 and
 the scheduled check (dashboard.verify_takedowns) marks the match removed and moves the notice to
 "removed" with the evidence; the page restored, the next check reopens the match; a regular scan

@@ -1,4 +1,4 @@
-"""Rights holders open the takedown-check page for their own matches (issue 12): the list and
+"""Rights holders open the takedown-check page for their own matches: the list and
 each check's page show their checks only; another holder's check, even by a guessed id, answers
 404 as if it did not exist."""
 

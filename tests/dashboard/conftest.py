@@ -28,13 +28,6 @@ PASSWORD = "Dash-board-2026!"
 BROWSER_LOCALES = {"zh-hans": "zh-CN", "en": "en-US"}
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    """MD5 password hashes in these tests: PBKDF2 costs about 0.8 s per login or user here,
-    and what is tested (lockout counting, scoping) does not depend on the hash."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture(scope="module")
 def chromium():
     """A headless Chromium for one test module (a Playwright ``Browser``).

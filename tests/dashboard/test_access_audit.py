@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dashboard.models import ApiToken
+from tracker.core import notes
 from tracker.core.models import AuditEvent, RightsHolder
 
 pytestmark = pytest.mark.django_db
@@ -29,7 +30,7 @@ def test_holder_users_added_and_removed_are_recorded(client, make_user):
     assert list(holder.users.all()) == [bob]
     [event] = _events(AuditEvent.Kind.ACCESS)
     assert (event.username, event.holder_id) == ("staff", holder.pk)
-    assert event.reason == "users added: bob; users removed: ann"
+    assert notes.in_english(event.reason) == "users added: bob; users removed: ann"
     client.post(page, {"name": "甲出版社 new name", "users": [bob.pk]})
     assert len(_events(AuditEvent.Kind.ACCESS)) == 1  # the same users: nothing recorded
 
@@ -45,7 +46,7 @@ def test_api_tokens_issued_revoked_and_deleted_are_recorded(client, make_user):
     client.post(f"/dashboard/apitoken/{token.pk}/delete/", {"post": "yes"})
     assert not ApiToken.objects.filter(pk=token.pk).exists()
     events = _events(AuditEvent.Kind.ACCESS)
-    assert [(e.username, e.new_state, e.reason) for e in events] == [
+    assert [(e.username, e.new_state, notes.in_english(e.reason)) for e in events] == [
         ("ann", "active", "API token issued"), ("ann", "revoked", "API token revoked"),
         ("ann", "deleted", "API token deleted")]
 
@@ -62,4 +63,5 @@ def test_a_changed_alert_address_is_recorded(client, make_user):
     ann.refresh_from_db()
     assert ann.email == "new@example.org"
     [event] = _events(AuditEvent.Kind.USER_SETTINGS)
-    assert event.reason == "e-mail address changed from old@example.org to new@example.org"
+    assert notes.in_english(event.reason) == ("e-mail address changed from old@example.org to "
+                                            "new@example.org")

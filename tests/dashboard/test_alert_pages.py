@@ -1,5 +1,5 @@
 """The alert pages in real Chromium at 1366x768, in zh-hans and English, as a rights holder's
-user sees them (issue 12): the own preference form, the holder's webhook endpoints and one
+user sees them: the own preference form, the holder's webhook endpoints and one
 endpoint's form, the delivery log and the takedown checks, each with what the user came for and
 no horizontal scrolling. Screenshots go to test-artifacts/alert-*.png.
 

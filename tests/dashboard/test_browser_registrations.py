@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tracker.core import actions, services
+from tracker.core import actions, ingestion
 from tracker.core.models import RightsConflict, RightsHolder
 from tracker.core.uploads import extract_pasted
 
@@ -40,7 +40,7 @@ def holders(make_user):
 
 def _indexed(holder, reference: str, text: str):
     work = actions.do_register_work(holder, reference, extract_pasted(text), ingest=False).work
-    assert services.ingest(work.pk) == "indexed"  # in this process: the signal flags conflicts
+    assert ingestion.ingest(work.pk) == "indexed"  # in this process: the signal flags conflicts
     return work
 
 

@@ -21,7 +21,8 @@ WORKS = FIXTURES / "works.jsonl"
 PAGES = FIXTURES / "pages.jsonl"
 EXPECTED = {("page-excerpt", "henhai-02"), ("page-reprint", "bameitu-02"),
             ("page-newyear-shuffled", "pd-newyear")}
-KEYS = ["page_id", "work_id", "score", "containment_page", "containment_work", "passages"]
+KEYS = ["page_id", "work_id", "score", "containment_page", "containment_work", "passages",
+        "same_text"]
 
 
 def run(*args, stdin: bytes | None = None) -> subprocess.CompletedProcess:
@@ -147,6 +148,24 @@ def test_bad_lines_are_reported_and_skipped(tmp_path):
     assert queried.returncode == 0
     assert {m["work_id"] for m in matches(queried)} == {"ok-1", "ok-2"}
     assert "page.jsonl:1: malformed JSON" in queried.stderr
+
+
+def test_a_text_registered_as_several_works_is_one_finding(tmp_path):
+    text = records(WORKS)["bameitu-02"]["text"]
+    again = write_lines(tmp_path / "again.jsonl", [work_line("bameitu-reissue", text),
+                                                   work_line("bameitu-holder-2", text)])
+    assert run("index", "--db", tmp_path / "db", WORKS).returncode == 0
+    assert run("index", "--db", tmp_path / "db", again).returncode == 0
+    proc = run("query", "--db", tmp_path / "db", PAGES)
+    assert proc.returncode == 0, proc.stderr
+    group = ["bameitu-02", "bameitu-holder-2", "bameitu-reissue"]
+    reprint = [m for m in matches(proc) if m["page_id"] == "page-reprint"]
+    assert sorted(m["work_id"] for m in reprint) == group
+    assert all(m["same_text"] == group and m["containment_work"] > 0.95 for m in reprint)
+    assert (f"page 'page-reprint': the same text is registered as 3 works: "
+            f"{', '.join(group)}") in proc.stderr
+    others = [m for m in matches(proc) if m["page_id"] != "page-reprint"]
+    assert all(m["same_text"] == [m["work_id"]] for m in others) and len(others) == 2
 
 
 def test_nothing_processed_exits_1(tmp_path):

@@ -245,7 +245,9 @@ def test_match_to_dict_is_json_ready(engine, chapters):
     (m,) = engine.match(chapters[1]["text"])
     assert isinstance(m, Match)
     d = json.loads(json.dumps(m.to_dict()))
-    assert set(d) == {"work_id", "score", "containment_page", "containment_work", "passages"}
+    assert set(d) == {"work_id", "score", "containment_page", "containment_work", "passages",
+                      "same_text"}
+    assert d["same_text"] == [m.work_id]
     assert set(d["passages"][0]) == {"page_start", "page_end", "work_start", "work_end"}
     assert d["score"] == pytest.approx(1.0, abs=0.01)
 
@@ -342,5 +344,8 @@ def test_candidates_with_equal_hits_are_ordered_by_work_id(chapters):
     text = chapters[0]["text"]
     engine.add_work("b", text)  # indexed first: first in the index's postings
     engine.add_work("a", text)
-    (only,) = engine.candidates(engine.letters(text[:1500]))
-    assert only[0] == "a"
+    engine.add_work("c", chapters[1]["text"])
+    # ordered by id whatever the index's order; the same postings hit in both (the same text
+    # registered twice) take one of the max_candidates places together
+    found = engine.candidates(engine.letters(text[:1500]))
+    assert [work_id for work_id, _ in found] == ["a", "b"] and found[0][1] == found[1][1]

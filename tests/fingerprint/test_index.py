@@ -286,12 +286,12 @@ def test_key_directory_finds_exactly_what_binary_search_finds(shape, direct_min)
 def brute_force_lookup(postings: dict[str, set], keys: list[int], max_df: int) -> dict:
     """What a lookup of ``keys`` must answer, from a scan of every work's (key, window)
     postings: {key: sorted [(work_id, window)]} for the keys held by at most max_df works."""
-    brute = {}
+    brute, asked = {}, set(keys)
     for work_id, work in postings.items():
         for key, window in work:
             brute.setdefault(key, []).append((work_id, window))
     return {k: sorted(v) for k, v in brute.items()
-            if k in set(keys) and len({w for w, _ in v}) <= max_df}
+            if k in asked and len({w for w, _ in v}) <= max_df}
 
 
 @pytest.mark.parametrize("direct_min", [0, DIRECT_MIN_KEYS])

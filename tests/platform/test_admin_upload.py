@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from tracker.core import services
+from tracker.core import ingestion
 from tracker.core.models import Work, WorkStatus
 
 
@@ -24,7 +24,7 @@ def test_holder_uploads_a_gbk_novel_and_the_worker_indexes_it(
     assert work.kind == "novel" and len(work.sections) == 3 and work.source_name == "西游记.txt"
     assert work.reference.startswith("W-")
     work = wait_for(lambda: Work.objects.filter(pk=work.pk, status=WorkStatus.INDEXED).first())
-    assert services.work_text(work).startswith("西游记（第一回至第三回）")
+    assert ingestion.work_text(work).startswith("西游记（第一回至第三回）")
     page = client.get(f"/core/work/{work.pk}/change/")
     assert "第二回" in page.text  # the sections are listed on the work's page
 

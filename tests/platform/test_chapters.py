@@ -22,7 +22,7 @@ def xiyouji():
 
 
 def test_big5_reprint_spilling_four_characters_names_chapter_2_only(xiyouji):
-    """Issue 11: the Big5 reprint of chapter 2 matches from 「解」, the last character of chapter 1
+    """the Big5 reprint of chapter 2 matches from 「解」, the last character of chapter 1
     (work offset 7171, chapter 2 starts at 7175): only 第二回 is named, and the passage no longer
     reaches into chapter 1 (so the notice does not quote 「解。」)."""
     text, sections = xiyouji

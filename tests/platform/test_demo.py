@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from tracker.core import services
+from tracker.core import ingestion, registration, reindexing
 from tracker.core.models import RightsHolder
 from tracker.core.uploads import extract_pasted
 
@@ -49,12 +49,12 @@ def test_a_lost_index_is_rebuilt_from_mongodb(settings, tmp_path, platform_store
     settings.DEMO_STEPS = []
     settings.FINGERPRINT_INDEX_PREFIX = "fp-demo-test"  # private: the session worker is not disturbed
     _db, redis_client = platform_stores
-    reg = services.register_work(people["press"], "xyj", extract_pasted(novel_text), ingest=False)
-    services.ingest(reg.work.pk)
+    reg = registration.register_work(people["press"], "xyj", extract_pasted(novel_text), ingest=False)
+    ingestion.ingest(reg.work.pk)
     for key in list(redis_client.scan_iter(match="fp-demo-test:*")):
         redis_client.delete(key)
-    assert services.index_gaps() == [reg.work.pk]
+    assert reindexing.index_gaps() == [reg.work.pk]
     assert "missing from the Redis index: rebuilding" in _demo()
-    assert services.index_gaps() == []
+    assert reindexing.index_gaps() == []
     for key in list(redis_client.scan_iter(match="fp-demo-test:*")):
         redis_client.delete(key)

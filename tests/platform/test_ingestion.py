@@ -9,7 +9,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from tracker.core import notes, services
+from tracker.core import errors, ingestion, notes, registration
 from tracker.core.chapters import attribute
 from tracker.core.engine import get_engine, get_store
 from tracker.core.models import Work, WorkStatus
@@ -35,13 +35,13 @@ def test_registered_work_is_indexed_and_found_by_chapter(
     from fingerprint import FINGERPRINT_VERSION
 
     extracted = extract_pasted(novel_text)
-    reg = services.register_work(people["press"], "xyj-1-3", extracted, source_name="pasted")
+    reg = registration.register_work(people["press"], "xyj-1-3", extracted, source_name="pasted")
     assert (reg.outcome, reg.queued) == ("registered", True)
     work = wait_for(lambda: _status(reg.work, WorkStatus.INDEXED, WorkStatus.FAILED))
     assert work.status == WorkStatus.INDEXED, work.error
     assert work.windows > 0 and work.fingerprint_version == FINGERPRINT_VERSION
     assert work.kind == "novel" and len(work.sections) == 3
-    assert not services.staged_path(work.engine_id, work.sha256).exists()
+    assert not registration.staged_path(work.engine_id, work.sha256).exists()
     assert get_store().get(work.engine_id)["text"] == extracted.text  # canonical text in Mongo
     chapter2 = work.sections[1]
     page = "转载自某网站\n" + extracted.text[chapter2["start"] + 200:chapter2["start"] + 1700]
@@ -52,10 +52,10 @@ def test_registered_work_is_indexed_and_found_by_chapter(
 
 def test_ingestion_is_idempotent(celery_worker, platform_stores, people, novel_text, wait_for):
     _db, redis_client = platform_stores
-    reg = services.register_work(people["press"], "xyj", extract_pasted(novel_text))
+    reg = registration.register_work(people["press"], "xyj", extract_pasted(novel_text))
     work = wait_for(lambda: _status(reg.work, WorkStatus.INDEXED))
     keys = _index_keys(redis_client)
-    again = services.register_work(people["press"], "xyj", extract_pasted(novel_text))
+    again = registration.register_work(people["press"], "xyj", extract_pasted(novel_text))
     assert (again.outcome, again.queued) == ("skipped", False)
     assert ingest_work.delay(work.pk).get(timeout=60) == "already indexed"
     assert _index_keys(redis_client) == keys
@@ -64,9 +64,9 @@ def test_ingestion_is_idempotent(celery_worker, platform_stores, people, novel_t
 
 def test_changed_text_replaces_the_postings(celery_worker, platform_stores, people, novel_text,
                                             wait_for):
-    reg = services.register_work(people["press"], "xyj", extract_pasted(novel_text[:8000]))
+    reg = registration.register_work(people["press"], "xyj", extract_pasted(novel_text[:8000]))
     wait_for(lambda: _status(reg.work, WorkStatus.INDEXED))
-    new = services.register_work(people["press"], "xyj", extract_pasted(novel_text[8000:]))
+    new = registration.register_work(people["press"], "xyj", extract_pasted(novel_text[8000:]))
     assert new.outcome == "updated" and new.work.pk == reg.work.pk
     work = wait_for(lambda: _status(new.work, WorkStatus.INDEXED))
     assert get_store().get(work.engine_id)["text"] == normalize(novel_text[8000:])
@@ -75,7 +75,7 @@ def test_changed_text_replaces_the_postings(celery_worker, platform_stores, peop
 
 def test_engine_rejection_marks_failed_with_reason(celery_worker, platform_stores, people,
                                                    wait_for):
-    reg = services.register_work(people["press"], "digits", extract_pasted("12345 67890"))
+    reg = registration.register_work(people["press"], "digits", extract_pasted("12345 67890"))
     work = wait_for(lambda: _status(reg.work, WorkStatus.FAILED, WorkStatus.INDEXED))
     assert work.status == WorkStatus.FAILED and "letters" in work.error  # digits give 10
     assert not get_engine().has_work(work.engine_id)
@@ -84,7 +84,7 @@ def test_engine_rejection_marks_failed_with_reason(celery_worker, platform_store
 def test_deleting_a_work_removes_its_postings(celery_worker, platform_stores, people,
                                               novel_text, wait_for):
     _db, redis_client = platform_stores
-    reg = services.register_work(people["press"], "xyj", extract_pasted(novel_text))
+    reg = registration.register_work(people["press"], "xyj", extract_pasted(novel_text))
     work = wait_for(lambda: _status(reg.work, WorkStatus.INDEXED))
     assert _index_keys(redis_client) > 0
     work.delete()
@@ -99,9 +99,9 @@ def test_reindex_rebuilds_the_index_after_a_redis_loss(platform_stores, people, 
     # worker's cached work numbers.
     settings.FINGERPRINT_INDEX_PREFIX = "fp-reindex-test"
     _db, redis_client = platform_stores
-    reg = services.register_work(people["press"], "xyj", extract_pasted(novel_text), ingest=False)
-    assert services.ingest(reg.work.pk) == "indexed"
-    pending = services.register_work(people["press"], "later", extract_pasted(novel_text[:5000]),
+    reg = registration.register_work(people["press"], "xyj", extract_pasted(novel_text), ingest=False)
+    assert ingestion.ingest(reg.work.pk) == "indexed"
+    pending = registration.register_work(people["press"], "later", extract_pasted(novel_text[:5000]),
                                      ingest=False)
     for key in list(redis_client.scan_iter(match="fp-reindex-test:*")):
         redis_client.delete(key)  # the index is lost; MongoDB still has the work
@@ -122,11 +122,11 @@ def test_reindex_check_reports_a_work_removed_behind_the_index_back(
     postings are removed from Redis behind the platform's back, names it and exits 1."""
     settings.FINGERPRINT_INDEX_PREFIX = "fp-check-test"
     _db, redis_client = platform_stores
-    works = [services.register_work(people["press"], f"part-{i}",
+    works = [registration.register_work(people["press"], f"part-{i}",
                                     extract_pasted(novel_text[i * 6000:(i + 1) * 6000]),
                                     ingest=False).work for i in range(2)]
     for work in works:
-        assert services.ingest(work.pk) == "indexed"
+        assert ingestion.ingest(work.pk) == "indexed"
     out = io.StringIO()
     call_command("reindex", "--check", stdout=out)
     assert "the index equals a rebuild from MongoDB" in out.getvalue()
@@ -158,8 +158,8 @@ def test_reindex_rebuilds_an_index_of_the_old_layout(platform_stores, people, no
 
     settings.FINGERPRINT_INDEX_PREFIX = "fp-layout-test"
     _db, redis_client = platform_stores
-    reg = services.register_work(people["press"], "xyj", extract_pasted(novel_text), ingest=False)
-    assert services.ingest(reg.work.pk) == "indexed"
+    reg = registration.register_work(people["press"], "xyj", extract_pasted(novel_text), ingest=False)
+    assert ingestion.ingest(reg.work.pk) == "indexed"
     for key in list(redis_client.scan_iter(match="fp-layout-test:*")):
         redis_client.delete(key)
     # the first layout's bookkeeping and one posting hash, as it wrote them
@@ -193,12 +193,12 @@ def test_mongo_down_work_waits_then_is_indexed(celery_worker, platform_stores, p
 
         supervisor.wait_until_ready(app, proc, "mongo-down", log,
                                     settings.WORKER_READY_TIMEOUT_SECONDS)
-        reg = services.register_work(people["press"], "xyj", extract_pasted(novel_text),
+        reg = registration.register_work(people["press"], "xyj", extract_pasted(novel_text),
                                      ingest=False)
         ingest_work.apply_async(args=[reg.work.pk], queue=queue)
         work = wait_for(lambda: _status(reg.work, WorkStatus.WAITING))
         assert "Waiting for storage" in notes.in_english(work.error)
-        assert services.staged_path(work.engine_id, work.sha256).exists()  # nothing lost
+        assert registration.staged_path(work.engine_id, work.sha256).exists()  # nothing lost
         mongo = embedded.start_mongo(tmp_path / "mongo", port=port, journal=False)
         work = wait_for(lambda: _status(reg.work, WorkStatus.INDEXED), timeout=180)
         import pymongo
@@ -221,12 +221,12 @@ def test_a_retry_takes_over_its_own_lock_left_by_a_redis_crash(platform_stores, 
     from tracker.core.connections import get_redis
 
     settings.INGEST_LOCK_WAIT_SECONDS = 0.5
-    reg = services.register_work(people["press"], "xyj", extract_pasted(novel_text[:6000]),
+    reg = registration.register_work(people["press"], "xyj", extract_pasted(novel_text[:6000]),
                                  ingest=False)
     key = f"tracker:ingest-lock:{reg.work.engine_id}"
     get_redis().set(key, "task-1", ex=600)
-    with pytest.raises(services.StorageUnavailable, match="another task"):
-        services.ingest(reg.work.pk, token="task-2")
-    assert services.ingest(reg.work.pk, token="task-1") == "indexed"
+    with pytest.raises(errors.StorageUnavailable, match="another task"):
+        ingestion.ingest(reg.work.pk, token="task-2")
+    assert ingestion.ingest(reg.work.pk, token="task-1") == "indexed"
     assert get_redis().get(key) is None  # released when done
     assert Work.objects.get(pk=reg.work.pk).status == WorkStatus.INDEXED

@@ -5,7 +5,7 @@ models' writers directly).
 Each action is atomic, records the acting person in the audit trail (``AuditEvent``, kind
 "work") and queues its follow-up Celery task (ingestion, removal from the index) only once its
 transaction commits (``transaction.on_commit``). The extraction, staging and ingestion steps
-themselves are in ``tracker.core.services``.
+themselves are in ``tracker.core.registration`` and ``tracker.core.ingestion``.
 """
 
 from __future__ import annotations
@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
-from . import services
+from . import notes, registration
 from .errors import ActionError
 from .models import (
+    AccessState,
     AuditEvent,
     ConflictStatus,
     ImportJob,
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
 
 def do_register_work(holder: RightsHolder, reference: str, extracted: Extracted, *,
                      acting_user=None, ingest: bool = True, check_duplicate: bool = False,
-                     **metadata) -> services.Registration:
+                     **metadata) -> registration.Registration:
     """Create or update the work ``reference`` of ``holder`` with ``extracted`` text, record it
     and queue its ingestion once committed.
 
@@ -44,14 +46,14 @@ def do_register_work(holder: RightsHolder, reference: str, extracted: Extracted,
         extracted: the text from ``tracker.text``.
         acting_user: the user who uploaded or imported it, or None (the demo).
         ingest: queue the Celery ingestion task after commit (False: the caller runs
-            ``services.ingest`` itself, e.g. ``import_works --now``).
+            ``ingestion.ingest`` itself, e.g. ``import_works --now``).
         check_duplicate: first refuse a text the holder already registered as another work
             (``conflicts.check_not_duplicate``); False: the caller checked, or the person
             confirmed.
-        metadata: title, author, kind, language, source_name (``services.register_work``).
+        metadata: title, author, kind, language, source_name (``registration.register_work``).
 
     Returns:
-        The ``services.Registration`` ("registered", "updated" or "skipped").
+        The ``registration.Registration`` ("registered", "updated" or "skipped").
 
     Raises:
         ValueError: reference empty or longer than 200 characters.
@@ -62,18 +64,18 @@ def do_register_work(holder: RightsHolder, reference: str, extracted: Extracted,
 
         check_not_duplicate(holder, reference, extracted.text)
     with transaction.atomic():
-        # services.register_work stages the text and queues its ingestion on commit.
-        registration = services.register_work(holder, reference, extracted, ingest=ingest,
+        # registration.register_work stages the text and queues its ingestion on commit.
+        result = registration.register_work(holder, reference, extracted, ingest=ingest,
                                               **metadata)
-        work = registration.work
-        if registration.outcome != "skipped":
+        work = result.work
+        if result.outcome != "skipped":
             AuditEvent.record(
                 kind=AuditEvent.Kind.WORK, user=acting_user, holder=holder, target=work,
-                subject=str(work), old_state="" if registration.outcome == "registered"
-                else "registered", new_state=registration.outcome,
+                subject=str(work), old_state="" if result.outcome == "registered"
+                else "registered", new_state=result.outcome,
                 reason=f"text {work.length} characters, SHA-256 {work.sha256[:12]}"
-                if registration.queued else "metadata")
-    return registration
+                if result.queued else "metadata")
+    return result
 
 
 def do_update_work(work: Work, acting_user, changed: list[str]) -> Work:
@@ -93,7 +95,7 @@ def do_update_work(work: Work, acting_user, changed: list[str]) -> Work:
 
 def do_delete_work(work: Work, acting_user) -> None:
     """Delete ``work`` and record it; once committed, its staged text, postings and stored
-    record are removed (``services.forget_work``, by the post_delete signal, which also covers
+    record are removed (``ingestion.forget_work``, by the post_delete signal, which also covers
     deletions made outside this action)."""
     with transaction.atomic():
         AuditEvent.record(kind=AuditEvent.Kind.WORK, user=acting_user, holder=work.holder,
@@ -263,9 +265,9 @@ def do_set_holder_users(holder: RightsHolder, users, acting_user) -> tuple[list[
         holder.users.set(wanted.values())
         AuditEvent.record(kind=AuditEvent.Kind.ACCESS, user=acting_user, holder=holder,
                           target=holder, subject=str(holder), old_state="", new_state="",
-                          reason="; ".join(filter(None, [
-                              "users added: " + ", ".join(added) if added else "",
-                              "users removed: " + ", ".join(removed) if removed else ""])))
+                          reason=notes.coded("holder_users_changed", gettext_noop(
+                              "users added: %(added)s; users removed: %(removed)s"),
+                              added=", ".join(added) or "-", removed=", ".join(removed) or "-"))
     return added, removed
 
 
@@ -283,8 +285,9 @@ def do_change_email(user, email: str, acting_user) -> bool:
         user.save(update_fields=["email"])
         AuditEvent.record(kind=AuditEvent.Kind.USER_SETTINGS, user=acting_user, holder=None,
                           target=user, subject=user.get_username(), old_state="",
-                          new_state="", reason=f"e-mail address changed from {old or '-'} "
-                                               f"to {email or '-'}")
+                          new_state="", reason=notes.coded("email_changed", gettext_noop(
+                              "e-mail address changed from %(old)s to %(new)s"),
+                              old=old or "-", new=email or "-"))
     return True
 
 
@@ -299,5 +302,6 @@ def do_create_holder(name: str, acting_user=None) -> tuple[RightsHolder, bool]:
         if created:
             AuditEvent.record(kind=AuditEvent.Kind.ACCESS, user=acting_user, holder=holder,
                               target=holder, subject=str(holder), old_state="",
-                              new_state="created", reason="rights holder created")
+                              new_state=AccessState.CREATED, reason=notes.coded(
+                                  "holder_created", gettext_noop("rights holder created")))
     return holder, created

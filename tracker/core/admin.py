@@ -22,7 +22,7 @@ from django.utils.html import format_html
 from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
-from . import actions, kept_uploads, services, work_status
+from . import actions, kept_uploads, registration, work_status
 from .conflicts import same_holder_duplicate
 from .models import RightsHolder, Work, WorkStatus
 from .scoping import holders_for, scope, sees_all
@@ -292,7 +292,7 @@ class WorkAdmin(HolderScopedAdmin):
     def ingest_again(self, request, queryset):
         queued = 0
         for work in queryset.exclude(status=WorkStatus.INDEXED):
-            queued += services.enqueue_ingest(work.pk)
+            queued += registration.enqueue_ingest(work.pk)
         self.message_user(request, _("%(n)d works queued for ingestion.") % {"n": queued},
                           messages.SUCCESS)
 

@@ -14,6 +14,7 @@ class CoreConfig(AppConfig):
 
     def ready(self) -> None:
         from . import signals  # noqa: F401
-        from .models import AuditEvent, ConflictStatus, register_state_labels
+        from .models import AccessState, AuditEvent, ConflictStatus, register_state_labels
 
         register_state_labels(AuditEvent.Kind.CONFLICT, ConflictStatus)
+        register_state_labels(AuditEvent.Kind.ACCESS, AccessState)

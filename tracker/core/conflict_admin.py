@@ -16,10 +16,10 @@ from django.utils.translation import gettext_lazy as _
 from . import actions
 from .connections import storage_errors
 from .errors import ActionError
+from .ingestion import work_text
 from .localtime import shown
 from .models import ConflictStatus, RightsConflict, Work
 from .scoping import sees_all
-from .services import work_text
 
 
 def _quote(text: str | None, start: int, end: int) -> str:

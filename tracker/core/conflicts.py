@@ -116,7 +116,7 @@ def other_holders_overlaps(work_id: int) -> tuple[Work | None, list[Overlap]]:
     Raises:
         The storage errors of ``connections.storage_errors()``.
     """
-    from .services import work_text
+    from .ingestion import work_text
 
     work = Work.objects.filter(pk=work_id).first()
     text = work_text(work) if work else None

@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from tracker.text import SUFFIXES
 
-from . import actions, import_jobs, services
+from . import actions, errors, import_jobs, ingestion
 from .conflicts import DuplicateWork
 from .models import ImportJob, ImportState, RightsHolder, WorkKind, WorkLanguage
 from .uploads import Extracted, UploadError, extract_file, extract_pasted, open_zip
@@ -191,8 +191,8 @@ def import_path(path: Path, holder: RightsHolder, *, kind: str | None = None,
             summary.queued.append(result.work.pk)
             if now:
                 try:
-                    services.ingest(result.work.pk)
-                except services.StorageUnavailable as exc:
+                    ingestion.ingest(result.work.pk)
+                except errors.StorageUnavailable as exc:
                     summary.failed.append((reference, f"registered but not indexed yet: {exc}"))
     if on_item is not None:
         on_item(len(items), len(items))

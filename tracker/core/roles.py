@@ -25,7 +25,7 @@ HOLDER_PERMISSIONS: dict[str, list[str]] = {
                 "view_takedowncheck",
                 # sites they propose for scanning (staff decide)
                 "view_siteproposal", "add_siteproposal",
-                # candidate sites that copy their works (issue 14 discovery; read only)
+                # candidate sites that copy their works (discovery; read only)
                 "view_candidatesite"],
     # dashboard: takedown notices
     "dashboard": ["view_takedownnotice", "change_takedownnotice"],

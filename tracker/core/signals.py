@@ -9,18 +9,18 @@ from django.db import transaction
 from django.db.models.signals import post_delete, post_migrate
 from django.dispatch import receiver
 
+from .ingestion import work_indexed
 from .models import Work
-from .services import work_indexed
 
 log = logging.getLogger(__name__)
 
 
 @receiver(post_delete, sender=Work)
 def _forget_deleted_work(sender, instance: Work, **kwargs) -> None:
-    from . import services
+    from . import ingestion
 
     engine_id = instance.engine_id
-    transaction.on_commit(lambda: services.forget_work(engine_id))
+    transaction.on_commit(lambda: ingestion.forget_work(engine_id))
 
 
 @receiver(post_migrate)

@@ -7,7 +7,7 @@ from django.conf import settings
 
 from tracker.runtime.backoff import backoff_delay
 
-from . import importing, services
+from . import errors, importing, ingestion
 
 
 def backoff(retries: int) -> float:
@@ -19,16 +19,16 @@ def backoff(retries: int) -> float:
 
 @shared_task(bind=True, name="tracker.core.tasks.ingest_work", max_retries=None)
 def ingest_work(self, work_id: int) -> str:
-    """Ingest work ``work_id`` (services.ingest); retried with backoff, without limit, while
+    """Ingest work ``work_id`` (ingestion.ingest); retried with backoff, without limit, while
     MongoDB or Redis is unreachable, the work showing "waiting" meanwhile.
 
     Returns:
-        services.ingest's outcome: "indexed", "already indexed", "gone" or "failed".
+        ingestion.ingest's outcome: "indexed", "already indexed", "gone" or "failed".
     """
     try:
-        return services.ingest(work_id, token=self.request.id)
-    except services.StorageUnavailable as exc:
-        services.mark_waiting(work_id, str(exc))
+        return ingestion.ingest(work_id, token=self.request.id)
+    except errors.StorageUnavailable as exc:
+        ingestion.mark_waiting(work_id, str(exc))
         raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from exc
 
 

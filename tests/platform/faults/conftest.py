@@ -1,4 +1,4 @@
-"""Fault drills (issue 15): real servers and real Celery workers, killed and started again.
+"""Fault drills: real servers and real Celery workers, killed and started again.
 
 Each drill runs on a PRIVATE MongoDB and Redis (``private_stack``), never on the session's
 shared servers, with its own Celery workers; the test database stays the session's

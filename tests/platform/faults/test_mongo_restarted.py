@@ -16,7 +16,7 @@ import pytest
 from crawler import scans
 from crawler.actions import do_start_scan
 from crawler.models import Match, ScanRun, ScanStatus, TargetSite
-from tracker.core import services
+from tracker.core import ingestion, registration
 from tracker.core.uploads import extract_pasted
 from tracker.runtime import supervisor
 
@@ -35,9 +35,9 @@ NEWS = "本市今日召开会议，部署下一阶段的交通治理工作，相
 def _drill_target(people, novel_text, drill_site):
     """Index the novel, serve PAGES pages (every third a reprint) and return the site and its
     TargetSite."""
-    work = services.register_work(people["press"], "xyj", extract_pasted(novel_text),
+    work = registration.register_work(people["press"], "xyj", extract_pasted(novel_text),
                                   ingest=False).work
-    assert services.ingest(work.pk) == "indexed"
+    assert ingestion.ingest(work.pk) == "indexed"
     site = drill_site([novel_text[2000:4000], NEWS, NEWS.replace("交通", "环境")],
                       pages=PAGES, delay=0.3)
     return site, TargetSite.objects.create(name="drill", start_urls=[site.url],

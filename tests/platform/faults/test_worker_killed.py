@@ -10,7 +10,7 @@ import pytest
 from crawler import scans
 from crawler.actions import do_start_scan
 from crawler.models import Match, ScanRun, ScanStatus, TargetSite
-from tracker.core import services
+from tracker.core import ingestion, registration
 from tracker.core.uploads import extract_pasted
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -19,9 +19,9 @@ PAGES = 40
 
 def test_scan_survives_a_worker_killed_by_sigkill(private_stack, drill_site, people, novel_text,
                                                   check_platform, until):
-    work = services.register_work(people["press"], "xyj", extract_pasted(novel_text),
+    work = registration.register_work(people["press"], "xyj", extract_pasted(novel_text),
                                   ingest=False).work
-    assert services.ingest(work.pk) == "indexed"
+    assert ingestion.ingest(work.pk) == "indexed"
     news = "本市今日召开会议，部署下一阶段的交通治理工作，相关部门负责人出席会议并讲话。" * 8
     site = drill_site([novel_text[2000:4000], news, news.replace("交通", "环境")],
                       pages=PAGES, delay=0.3)

@@ -6,13 +6,13 @@ every app's actions write. Target sites, scan runs, whitelisted domains and matc
 crawler's (``crawler.models``); takedown notices are the dashboard's.
 """
 
-from .audit import AuditEvent, AuditTrailError, register_state_labels, verify_chain
+from .audit import AccessState, AuditEvent, AuditTrailError, register_state_labels, verify_chain
 from .conflicts import ConflictStatus, RightsConflict
 from .holders import RightsHolder
 from .imports import ImportJob, ImportState
 from .user_settings import UserSettings
 from .works import Work, WorkKind, WorkLanguage, WorkStatus
 
-__all__ = ["AuditEvent", "AuditTrailError", "ConflictStatus", "RightsConflict", "RightsHolder",
+__all__ = ["AccessState", "AuditEvent", "AuditTrailError", "ConflictStatus", "RightsConflict", "RightsHolder",
            "ImportJob", "ImportState", "Work", "WorkKind", "WorkLanguage",
            "WorkStatus", "UserSettings", "register_state_labels", "verify_chain"]

@@ -17,6 +17,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from tracker.core import notes
 from tracker.core.errors import CoreError
@@ -48,6 +49,15 @@ _LEGACY_TARGET_KEYS = {("crawler", "match"): "match", ("dashboard", "takedownnot
 
 class AuditTrailError(CoreError):
     """Raised on any attempt to change or delete a recorded audit event."""
+
+
+class AccessState(models.TextChoices):
+    """States of the "access" events: an API token or a rights holder's existence."""
+
+    ACTIVE = "active", _("active")
+    REVOKED = "revoked", _("revoked")
+    DELETED = "deleted", _("deleted")
+    CREATED = "created", pgettext_lazy("access state", "created")
 
 
 def register_state_labels(kind: str, choices: type[models.TextChoices]) -> None:

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, no_translations
 from django.utils.module_loading import import_string
 
-from tracker.core import services
+from tracker.core import reindexing
 from tracker.core.demo import ensure_demo_accounts
 
 
@@ -20,11 +20,11 @@ class Command(BaseCommand):
     @no_translations  # command-line output in English, as its summary labels
     def handle(self, *args, **options):
         figures = ensure_demo_accounts(self.stdout)
-        gaps = services.index_gaps()
+        gaps = reindexing.index_gaps()
         if gaps:  # e.g. Redis lost its data since the last run: rebuild from MongoDB
             self.stdout.write(f"{len(gaps)} indexed works are missing from the Redis index: "
                               "rebuilding it from MongoDB (manage.py reindex)")
-            report = services.reindex()
+            report = reindexing.reindex()
             figures["index rebuilt (works)"] = report["stored"]
         for path in settings.DEMO_STEPS:
             self.stdout.write(f"== {path}")

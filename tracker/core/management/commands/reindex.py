@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
-from tracker.core import services
+from tracker.core import errors, reindexing
 from tracker.core.engine import clear_outdated_index
 from tracker.core.index_check import compare_with_rebuild
 
@@ -38,8 +38,8 @@ class Command(BaseCommand):
         if refused:  # another fingerprint version or an older layout
             self.stdout.write(f"{refused}\ncleared the index; rebuilding it from MongoDB")
         try:
-            report = services.reindex(prune=prune)
-        except services.StorageUnavailable as exc:
+            report = reindexing.reindex(prune=prune)
+        except errors.StorageUnavailable as exc:
             raise CommandError(f"storage unreachable: {exc}") from exc
         write = self.stdout.write
         write(f"fingerprint version: {report['version']}")
@@ -57,7 +57,7 @@ class Command(BaseCommand):
         they differ or storage is unreachable."""
         try:
             diff = compare_with_rebuild()
-        except services.StorageUnavailable as exc:
+        except errors.StorageUnavailable as exc:
             raise CommandError(f"storage unreachable: {exc}") from exc
         write = self.stdout.write
 

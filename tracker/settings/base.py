@@ -16,7 +16,7 @@ from pathlib import Path
 import environ
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+BASE_DIR = Path(__file__).resolve().parents[2]
 env = environ.Env()
 if env.str("TRACKER_ENV_FILE", default=""):
     environ.Env.read_env(env.str("TRACKER_ENV_FILE"))
@@ -168,7 +168,7 @@ LOCALE_PATHS = [BASE_DIR / "tracker" / "locale"]
 TIME_ZONE = env.str("TIME_ZONE", default="Asia/Shanghai")
 USE_I18N = True
 USE_TZ = True
-# Dashboard layout (issue 11): one date-time format in both languages, "2026-11-25 11:54".
+# Dashboard layout: one date-time format in both languages, "2026-11-25 11:54".
 FORMAT_MODULE_PATH = ["tracker.formats"]
 
 STATIC_URL = "static/"
@@ -206,7 +206,7 @@ CELERY_TIMEZONE = TIME_ZONE
 # queue (docker-compose.yml), `make run` and the tests one worker on WORKER_QUEUES.
 QUEUE_DEFAULT, QUEUE_INGEST, QUEUE_CRAWL, QUEUE_MATCH = "default", "ingest", "crawl", "match"
 WORKER_QUEUES = [QUEUE_DEFAULT, QUEUE_INGEST, QUEUE_CRAWL, QUEUE_MATCH]
-# Issue 14, rendering: pages of target sites that need a browser are crawled on "render", by
+# Rendering: pages of target sites that need a browser are crawled on "render", by
 # workers with Chromium and a small pool (each process runs one browser of a few hundred MB).
 QUEUE_RENDER = "render"
 WORKER_QUEUES.append(QUEUE_RENDER)
@@ -340,7 +340,7 @@ CELERY_BEAT_SCHEDULE = {
     "verify-takedowns": {"task": "dashboard.verify_takedowns",
                          "schedule": TAKEDOWN_CHECK_INTERVAL_SECONDS},
 }
-# Issue 14, discovery of candidate sites (crawler.discovery; task crawler.discover_sites on the
+# Discovery of candidate sites (crawler.discovery; task crawler.discover_sites on the
 # crawl queue, every DISCOVERY_INTERVAL_SECONDS): a domain that matched pages, or pages of sites
 # with confirmed matches, link to DISCOVERY_MIN_LINKS times or more becomes a candidate; each pass
 # samples at most DISCOVERY_MAX_SAMPLED new candidates, DISCOVERY_SAMPLE_PAGES pages each
@@ -373,6 +373,9 @@ SCAN_WAIT_TIMEOUT_SECONDS = 3600.0
 EVIDENCE_PAGE_FULL_CHARS = 200_000
 EVIDENCE_PAGE_CONTEXT_CHARS = 2_000
 EVIDENCE_WORK_CONTEXT_CHARS = 400
+# Character-level comparison of a passage (dashboard.comparison): seconds the diff may take
+# before it settles for coarser edits.
+EVIDENCE_DIFF_TIMEOUT_SECONDS = 1.0
 # Crawl library settings: CrawlConfig field NAME (upper case) -> value, each taken from the
 # environment variable CRAWLER_<NAME> when set (crawler/README.md lists them; the dataclass holds
 # the defaults). An unknown CRAWLER_ name or a bad value stops the crawler with its name.
@@ -463,7 +466,7 @@ ALERT_DIGEST_MAX_MATCHES = 500
 # Seconds `manage.py demo` waits for the alert mails of the demo scan's new matches.
 DEMO_ALERT_TIMEOUT_SECONDS = 60.0
 
-# Lost tasks (issue 15, fault drills). Tasks are acknowledged after they finish
+# Lost tasks (see the fault drills). Tasks are acknowledged after they finish
 # (CELERY_TASK_ACKS_LATE, all are idempotent) and given back at once when a pool process dies
 # (CELERY_TASK_REJECT_ON_WORKER_LOST). A whole worker killed by SIGKILL cannot give its
 # unacknowledged tasks back: Redis delivers them again after the visibility timeout, in
@@ -479,7 +482,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": BROKER_VISIBILITY_TIMEO
                                    "unacked_restore_interval": BROKER_RESTORE_INTERVAL_SECONDS,
                                    "unacked_restore_throttle": 1}
 
-# ---- Live scan progress (issue 11, item 9): the scan run page and the overview poll the scans'
+# ---- Live scan progress: the scan run page and the overview poll the scans'
 # figures (crawler.progress) every SCAN_PROGRESS_POLL_SECONDS while a scan runs; after a failed
 # poll the wait doubles up to SCAN_PROGRESS_POLL_MAX_SECONDS. One poll asks for at most
 # SCAN_PROGRESS_MAX_SCANS scans (the overview lists up to 20).

@@ -1,0 +1,79 @@
+"""The evidence view and the PDF report mark, inside each passage, the characters the page
+changed, inserted or deleted, and say which edits keep the sound or the character (other
+script): what a reviewer reads as "changed a few characters". Screenshots
+comparison-en-1366.png and comparison-zh-hans-1366.png."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.dashboard.conftest import store_page
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+WORK = "话说天下大势，分久必合，合久必分。周末七国分争，并入于秦。"
+# other script (話說), an inserted ad, the same pinyin (事 for 势), a changed character (八 for
+# 七) and a deleted clause (，并入于秦)
+PAGE = "話說天下大事，分久必合，【广告】合久必分。周末八国分争。"
+
+
+@pytest.fixture
+def edited_match(scenario):
+    """A match of a page that copies WORK with the edits of PAGE, for 星河出版社's new work."""
+    from crawler.models import Match
+    from tracker.core.engine import get_engine
+    from tracker.core.models import Work
+
+    template = scenario.matches[0]
+    work_text = "第一回　三国\n\n" + WORK + "\n\n" + scenario.novel_text[:400]
+    work = Work.objects.create(holder=scenario.a, reference="SGY-001", title="三国演义（节选）",
+                               kind="novel", length=len(work_text), status="indexed")
+    get_engine().add_work(work.engine_id, work_text)
+    text = "转载：\n" + PAGE + "\n（完）"
+    start, work_start = text.index(PAGE), work_text.index(WORK)
+    page_id, version_id = store_page("https://edit.example.com/1.html", text, "改写的转载")
+    return Match.objects.create(
+        work=work, page_id=page_id, version_id=version_id,
+        url="https://edit.example.com/1.html", domain="edit.example.com", title="改写的转载",
+        score=0.8, containment_page=0.8, containment_work=0.1,
+        passages=[{"page_start": start, "page_end": start + len(PAGE),
+                   "work_start": work_start, "work_end": work_start + len(WORK)}],
+        first_seen=template.first_seen, last_seen=template.last_seen, site=template.site,
+        first_scan=template.first_scan, last_scan=template.last_scan)
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_the_evidence_view_marks_the_edits(edited_match, open_page, browser_login, screenshot,
+                                          language):
+    page = open_page(language)
+    page.set_viewport_size({"width": 1366, "height": 900})
+    browser_login(page, "staff")
+    page.goto(f"/crawler/match/{edited_match.pk}/change/")
+    section = page.locator("#dash-comparison")
+    assert page.locator("#dash-comparison .dash-compared .dash-script").first.inner_text() == "話說"
+    assert section.locator(".dash-compared .dash-sound").inner_text() == "事"
+    assert section.locator(".dash-compared .dash-changed").inner_text() == "八"
+    assert section.locator(".dash-compared ins").inner_text() == "【广告】"
+    assert section.locator(".dash-compared del").inner_text() == "，并入于秦"
+    heading = section.locator("h3").first.inner_text()
+    if language == "en":
+        assert heading.startswith("Passage 1 · similarity ")
+        assert "2 in the other script" in heading and "1 of the same pinyin" in heading
+    else:
+        assert heading.startswith("第 1 段 · 相似度 ")
+        assert "繁简转换 2 个字" in heading and "同音替换 1 个字" in heading
+    section.scroll_into_view_if_needed()
+    screenshot(page, f"comparison-{language}-1366")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1366
+
+
+def test_the_report_marks_the_edits(edited_match, scenario):
+    from django.utils import translation
+
+    from dashboard.report import render
+
+    with translation.override("en"):
+        html = render(edited_match, scenario.users.staff)
+    assert '<ins class="dash-edit" title="inserted on the page">【广告】</ins>' in html
+    assert "，并入于秦</del>" in html
+    assert 'class="dash-edit dash-sound" title="same pinyin (work: 势)">事</span>' in html
