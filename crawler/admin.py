@@ -386,11 +386,12 @@ class CandidateSiteAdmin(RecordAdminMixin, HolderScopedAdmin):
         # the actions below change a candidate; holders only look
         return request.user.has_perm("crawler.change_candidatesite")
 
-    exclude = ["linked_from", "sample_urls"]  # shown as lists of links, not as JSON
+    exclude = ["linked_from", "sample_urls", "note"]  # shown as links and in words
 
     def get_readonly_fields(self, request, obj=None):
         # changed by the actions only
-        shown = {"linked_from": "linked_from_list", "sample_urls": "sample_urls_list"}
+        shown = {"linked_from": "linked_from_list", "sample_urls": "sample_urls_list",
+                 "note": "note_words"}
         return [shown.get(f.name, f.name) for f in CandidateSite._meta.get_fields() if f.concrete]
 
     @admin.display(description=_("linked from"))
@@ -400,6 +401,10 @@ class CandidateSiteAdmin(RecordAdminMixin, HolderScopedAdmin):
     @admin.display(description=_("pages to sample"))
     def sample_urls_list(self, candidate):
         return _url_list(candidate.sample_urls)
+
+    @admin.display(description=_("note"))
+    def note_words(self, candidate):
+        return notes.in_words(candidate.note) or "—"
 
     def get_urls(self):
         return [path("discover/", self.admin_site.admin_view(self.discover_view),

@@ -32,11 +32,13 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
-from crawler import matching
+from crawler import labels, matching
 from crawler.lib.canonical import host_of, in_domains
 from crawler.lib.outcomes import Outcome
 from crawler.models import CandidateSite, CandidateStatus, Match, ReviewStatus, TargetSite
+from tracker.core import notes
 from tracker.core.models import Work
 from tracker.text import decode_bytes, extract_document
 
@@ -118,7 +120,7 @@ def sample(candidate: CandidateSite, crawler, engine) -> CandidateSite:
             break
         text, problem = _page_text(url, crawler)
         if problem:
-            problems.append(f"{url}: {problem}")
+            problems.append((url, *problem))
             continue
         sampled += 1
         found = _copied_works(candidate.domain, text, engine)
@@ -136,32 +138,44 @@ def sample(candidate: CandidateSite, crawler, engine) -> CandidateSite:
             candidate.sample_attempts += 1
             candidate.status = (CandidateStatus.UNREADABLE if candidate.sample_attempts
                                 >= settings.DISCOVERY_SAMPLE_ATTEMPTS else CandidateStatus.NEW)
-        candidate.note = "\n".join(problems)
+        candidate.note = _problems_note(problems)
         candidate.sampled_at = timezone.now()
         candidate.save()
         candidate.works.set(works)
     return candidate
 
 
-def _page_text(url: str, crawler) -> tuple[str, str]:
-    """(extracted text, '') of the page at ``url``, fetched politely, or ('', why not)."""
+def _page_text(url: str, crawler) -> tuple[str, tuple[Outcome, str] | None]:
+    """(extracted text, None) of the page at ``url``, fetched politely, or ('', (outcome, the
+    reason in English))."""
     refusal = crawler.fetcher.refusal(url)  # before robots.txt, whose fetch it would refuse
     if refusal:
-        return "", f"{Outcome.SSRF_REFUSED.value} ({refusal})"
+        return "", (Outcome.SSRF_REFUSED, refusal)
     policy = crawler.robots.policy(url)
     if not policy.allowed(url):
-        return "", f"{Outcome.ROBOTS_DISALLOWED.value} ({policy.reason})"
+        return "", (Outcome.ROBOTS_DISALLOWED, str(policy.reason))
     delay = max(crawler.config.default_delay_seconds, policy.crawl_delay or 0.0)
     grant = crawler.politeness.acquire(host_of(url), delay)
     if not grant.reserved:
-        return "", "no politeness slot within the horizon"
+        return "", (Outcome.TIMEOUT, "no politeness slot within the horizon")
     time.sleep(grant.wait)
     result = crawler.fetcher.fetch(url, kinds=frozenset({"html", "text"}))
     if result.outcome is not Outcome.OK:
-        return "", f"{result.outcome.value} {result.reason}".strip()
+        return "", (result.outcome, result.reason)
     decoded = decode_bytes(result.body, result.headers.get("content-type"))
     extracted = extract_document(decoded.text, result.kind, result.final_url, with_author=False)
-    return (extracted.text, "") if extracted.ok else ("", f"{Outcome.EXTRACT_FAILED.value}")
+    return (extracted.text, None) if extracted.ok else ("", (Outcome.EXTRACT_FAILED, ""))
+
+
+def _problems_note(problems: list[tuple[str, Outcome, str]]) -> str:
+    """The candidate's note for the pages that could not be read, ``[(url, outcome, reason)]``:
+    a coded note (``tracker.core.notes``), the outcome in words of the reader's language."""
+    if not problems:
+        return ""
+    return notes.coded("sample_problems", gettext_noop("pages not read: %(pages)s"), pages=[
+        notes.coded("sample_problem", gettext_noop("%(url)s: %(outcome)s (%(reason)s)"),
+                    url=url, outcome=labels.outcome_note(outcome.value), reason=reason or "-")
+        for url, outcome, reason in problems])
 
 
 def _copied_works(domain: str, text: str, engine) -> set[Work]:

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+
+from tracker.core import notes
 
 TRIGGERS = {
     "schedule": gettext_lazy("schedule"), "command": gettext_lazy("command line"),
@@ -71,6 +74,13 @@ def split_errors(errors: Mapping[str, int] | None) -> tuple[dict, dict]:
     errors = errors or {}
     return ({k: v for k, v in errors.items() if k not in ROBOTS_KINDS},
             {k: v for k, v in errors.items() if k in ROBOTS_KINDS})
+
+
+def outcome_note(code: str) -> str:
+    """An outcome code (OUTCOMES) as a coded note (``tracker.core.notes``) of its English label,
+    put into words of the reader's language when shown."""
+    with translation.override("en"):
+        return notes.coded("outcome", str(OUTCOMES.get(code, code)))
 
 
 def errors_in_words(errors: Mapping[str, int] | None) -> str:

@@ -120,9 +120,17 @@ def test_a_candidate_with_no_readable_page_is_sampled_again_then_marked_unreadab
     sample(candidate, crawler, get_engine())
     candidate.refresh_from_db()
     assert (candidate.status, candidate.sample_attempts) == ("new", 1)  # tried again next pass
-    # the SSRF guard refused it: the note says so, not robots.txt
-    assert candidate.note.startswith("http://10.0.0.1/copy.html: ssrf_refused")
-    assert "robots" not in candidate.note
+    # the SSRF guard refused it: the note says so, not robots.txt, in the reader's language
+    from django.utils import translation
+
+    from tracker.core import notes
+
+    english = notes.in_english(candidate.note)
+    assert english.startswith("pages not read: http://10.0.0.1/copy.html: private address "
+                              "refused (") and "robots" not in english
+    with translation.override("zh-hans"):
+        assert notes.in_words(candidate.note).startswith(
+            "未能读取的网页：http://10.0.0.1/copy.html：拒绝访问内网地址（")
     sample(candidate, crawler, get_engine())
     candidate.refresh_from_db()
     assert (candidate.status, candidate.sample_attempts) == ("unreadable", 2)
