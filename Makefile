@@ -31,6 +31,7 @@ test-fast: install
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(VENV) var

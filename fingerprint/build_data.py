@@ -31,6 +31,7 @@ import json
 import time
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 LETTER_TABLE_VERSION = "lt1"
 DATA_DIR = Path(__file__).with_name("data")
@@ -57,8 +58,11 @@ def corpus_split(data: Path, train_chars: int, test_chars: int) -> tuple[list[st
     Takes every 20th novel chapter (offset 0 for training, 10 for held-out) and alternate
     People's Daily paragraphs, half of each budget (characters) from each corpus.
     """
-    train, test = [], []
-    budgets = {"train": [train_chars // 2, train], "test": [test_chars // 2, test]}
+    train: list[str] = []
+    test: list[str] = []
+    # part -> [characters still wanted, its texts]
+    budgets: dict[str, list[Any]] = {"train": [train_chars // 2, train],
+                                     "test": [test_chars // 2, test]}
     for i, rec in enumerate(_read_jsonl(data / "novels_dev.jsonl.gz")):
         part = {0: "train", 10: "test"}.get(i % 20)
         if part and budgets[part][0] > 0:
@@ -78,7 +82,7 @@ def phrase_letters(text: str, han: dict[int, str]) -> list[tuple[str, str]]:
     """(character, letter) pairs given by pypinyin's phrase mode for the Han characters of text."""
     from pypinyin import Style, lazy_pinyin
 
-    pairs = []
+    pairs: list[tuple[str, str]] = []
     run: list[str] = []
     for ch in text + "\0":
         if ord(ch) in han:
@@ -205,7 +209,7 @@ def reference_distribution(table: str, data: Path) -> dict:
     from fingerprint.letters import LetterTable
 
     lt = LetterTable(table, LETTER_TABLE_VERSION)
-    counts = collections.Counter()
+    counts: collections.Counter[str] = collections.Counter()
     n_chars = 0
     for name in ("novels_dev.jsonl.gz", "peoples_daily_199801_dev.jsonl.gz"):
         for rec in _read_jsonl(data / name):

@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import fcntl
 import gzip
+import io
 import json
 import os
 import sys
@@ -54,6 +55,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import cast
 
 from tqdm import tqdm
 
@@ -123,9 +125,11 @@ def read_records(path: str, report: Report, progress: bool) -> Iterator[Record]:
         OSError: the file cannot be opened.
     """
     with ExitStack() as stack:
-        raw = sys.stdin.buffer if path == "-" else stack.enter_context(open(path, "rb"))
+        # typeshed types stdin.buffer as BinaryIO; it is a BufferedReader (has peek)
+        raw = (cast(io.BufferedReader, sys.stdin.buffer) if path == "-"
+               else stack.enter_context(open(path, "rb")))
         size = os.fstat(raw.fileno()).st_size if path != "-" else 0
-        stream = raw
+        stream: io.BufferedIOBase = raw
         if raw.peek(2)[:2] == b"\x1f\x8b":
             stream = stack.enter_context(gzip.GzipFile(fileobj=raw, mode="rb"))
         bar = stack.enter_context(tqdm(
@@ -208,7 +212,8 @@ def open_backends(args: argparse.Namespace, writing: bool):
     except (RedisError, ValueError) as exc:
         raise BackendError(f"cannot reach Redis at {args.redis}: {exc}") from exc
     try:
-        mongo = pymongo.MongoClient(args.mongo, serverSelectionTimeoutMS=5000)
+        mongo: pymongo.MongoClient[dict] = pymongo.MongoClient(
+            args.mongo, serverSelectionTimeoutMS=5000)
         mongo.admin.command("ping")
     except (PyMongoError, ValueError) as exc:
         raise BackendError(f"cannot reach MongoDB at {args.mongo}: {exc}") from exc

@@ -51,7 +51,7 @@ def level_thresholds(window_letters: int, p: float, levels: int) -> list[float]:
     """Half-integer count thresholds splitting Binomial(window_letters, p) into ``levels``
     near-equiprobable levels (ascending, at most levels - 1 of them, duplicates removed)."""
     cdf = _binomial_cdf(window_letters, p)
-    cuts = []
+    cuts: list[float] = []
     for j in range(1, levels):
         q = j / levels
         k = next(i for i, v in enumerate(cdf) if v >= q)

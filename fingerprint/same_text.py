@@ -91,7 +91,7 @@ class SameTextGroups:
             return False
         found = b.codes.take(np.searchsorted(b.codes, a.codes), mode="clip") == a.codes
         least = (1 - self.frame) * (1 - a.k * (1 - self.share)) * a.n_letters - a.k
-        return np.count_nonzero(found) >= least
+        return int(np.count_nonzero(found)) >= least
 
     def _aligned(self, a: SeedIndex, b: SeedIndex) -> bool:
         """The alignment of ``a``'s letters with ``b`` spans all but at most ``frame`` of the

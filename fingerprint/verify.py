@@ -189,7 +189,7 @@ def align(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, max_shift:
                 break
         else:
             chains.append([s, e, ws, we, cov, [(s, e, dd)]])
-    kept: list[list[int]] = []
+    kept: list[list] = []
     for ch in sorted((c for c in chains if c[4] >= min_passage), key=lambda c: c[0] - c[1]):
         if all(2 * (min(ch[1], o[1]) - max(ch[0], o[0])) < ch[1] - ch[0] for o in kept):
             kept.append(ch)

@@ -25,7 +25,7 @@ def kgram_codes(codes: np.ndarray, k: int) -> np.ndarray:
     n = len(codes) - k + 1
     if n <= 0:
         return np.zeros(0, dtype=np.int64)
-    out = None  # the prefix of each k-gram assembled so far
+    out: np.ndarray | None = None  # the prefix of each k-gram assembled so far
     have = 0
     part, size = codes.astype(np.int64), 1
     while True:
@@ -33,6 +33,7 @@ def kgram_codes(codes: np.ndarray, k: int) -> np.ndarray:
             out = part[:n] if out is None else (out << (5 * size)) | part[have: have + n]
             have += size
         if 2 * size > k:
+            assert out is not None  # k >= 1: its highest bit has been added
             return out
         part = (part[:-size] << (5 * size)) | part[size:]
         size *= 2

