@@ -11,6 +11,8 @@ from django.utils import translation
 from crawler.actions import do_review_match
 from dashboard.actions import do_draft_notices
 
+from .conftest import PASSWORD
+
 
 def _client(user, language):
     client = Client(HTTP_ACCEPT_LANGUAGE=language)
@@ -61,3 +63,20 @@ def test_audit_trail_in_the_browser(scenario, open_page, browser_login, screensh
     rows = page.inner_text("#result_list")
     assert ("Notice #" in rows) == (language == "en") and ("通知书 #" in rows) == (language != "en")
     screenshot(page, f"audit-trail-{language}-1366")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("language", ["zh-hans", "en"])
+def test_scheduler_pages_say_the_schedule_in_words(scenario, open_page, browser_login, screenshot,
+                                                   language, django_user_model):
+    django_user_model.objects.create_superuser("root", "root@example.com", PASSWORD)
+    page = open_page(language)
+    page.set_viewport_size({"width": 1366, "height": 768})
+    browser_login(page, "root")
+    page.goto("/django_celery_beat/periodictask/")
+    text = page.inner_text("#content")
+    words = {"zh-hans": "每天 03:00 (Asia/Shanghai)", "en": "daily at 03:00 (Asia/Shanghai)"}
+    assert words[language] in text, text  # the demo site's scan, not its crontab's text
+    assert "(m/h/dM/MY/d)" not in text and "Task Name" not in text
+    assert "Axes" not in page.inner_text("#nav-sidebar")
+    screenshot(page, f"scheduler-tasks-{language}-1366")
