@@ -4,6 +4,7 @@ site, with 1, 2 and 4 Celery worker processes, and the time spent per stage.
     .venv/bin/python bench/crawl_bench.py                       # --mirrors 20 --workers 1,2,4
     .venv/bin/python bench/crawl_bench.py --mirrors 40 --workers 2 --repeat 3
     .venv/bin/python bench/crawl_bench.py --mirrors 5 --workers 1 --browser --repeat 3
+    .venv/bin/python bench/crawl_bench.py --mirrors 10 --workers 2 --capture --repeat 3
 
 Everything is real and local: the script starts its own MongoDB and Redis (tracker/embedded.py)
 and a Django database in a temporary folder, registers the demo works (demo/works/) with the
@@ -171,9 +172,14 @@ def reset_crawl_state() -> None:
     scans.get_crawler().ensure_indexes()
 
 
-def run_once(site, workers: int, tmp: Path, timeout: float, browser: bool = False) -> dict:
+def run_once(site, workers: int, tmp: Path, timeout: float, browser: bool = False,
+             capture: bool | None = None) -> dict:
     """One scan of the mirror through a fresh worker with ``workers`` processes; with
-    ``browser`` the site needs a browser (its pages are rendered, on the render queue)."""
+    ``browser`` the site needs a browser (its pages are rendered, on the render queue).
+    ``capture`` True: evidence captures on (exchanges stashed, captures made by a second
+    worker of one process on the capture queue, as production's own worker group); False:
+    off (no stash, no capture requested); None: as configured (stashed and requested) with no
+    capture worker here, as when the capture group runs on other machines."""
     from django.conf import settings
 
     from crawler import scans
@@ -189,8 +195,14 @@ def run_once(site, workers: int, tmp: Path, timeout: float, browser: bool = Fals
     name = f"bench-{uuid.uuid4().hex[:6]}"
     log = tmp / f"worker-{workers}.log"
     fetch_queue = settings.QUEUE_RENDER if browser else settings.QUEUE_CRAWL
-    proc = procs.start_worker(procs.child_env(), log, name, concurrency=workers,
+    env = procs.child_env(**({"TRACKER_CAPTURE_MIN_SCORE": "2", "CRAWLER_EXCHANGE_MAX_BYTES": "0"}
+                             if capture is False else {}))
+    proc = procs.start_worker(env, log, name, concurrency=workers,
                               queues=[fetch_queue, settings.QUEUE_MATCH], cwd=ROOT)
+    capturer = None
+    if capture:
+        capturer = procs.start_worker(env, tmp / "capture.log", f"{name}-capture", concurrency=1,
+                                      queues=[settings.QUEUE_CAPTURE], cwd=ROOT)
     try:
         procs.wait_until_ready(app, proc, name, log, settings.WORKER_READY_TIMEOUT_SECONDS)
         started = time.monotonic()
@@ -199,6 +211,8 @@ def run_once(site, workers: int, tmp: Path, timeout: float, browser: bool = Fals
         wall = time.monotonic() - started
     finally:
         procs.stop(proc)
+        if capturer is not None:
+            procs.stop(capturer)
     stats = scans.get_crawler().frontier(scan.pk).state().stats
     html_pages = stats.get("pages_new", 0) + stats.get("pages_changed", 0) + stats.get("pages_no_text", 0)
     extracted = stats.get("pages_new", 0) + stats.get("pages_changed", 0)
@@ -207,7 +221,7 @@ def run_once(site, workers: int, tmp: Path, timeout: float, browser: bool = Fals
         ("fetch", stats.get("requests", 0)), ("decode", html_pages), ("render", html_pages),
         ("extract", html_pages),
         ("links", html_pages), ("store", html_pages), ("match", matched))}
-    return {"workers": workers, "browser": browser, "status": scan.status, "wall_s": round(wall, 2),
+    return {"workers": workers, "browser": browser, "capture": capture, "status": scan.status, "wall_s": round(wall, 2),
             "pages": html_pages, "extracted": extracted, "matched": matched,
             "matches": stats.get("matches", 0), "errors": scan.errors,
             "pages_per_s": round(html_pages / wall, 2), "extracted_per_s": round(extracted / wall, 2),
@@ -223,6 +237,9 @@ def main(argv=None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (worker logs)")
     parser.add_argument("--browser", action="store_true",
                         help="also scan with every page rendered in Chromium (interleaved)")
+    parser.add_argument("--capture", action="store_true",
+                        help="runs with evidence capture off, requested (no capture worker here) "
+                             "and on, interleaved (pages/s of each)")
     args = parser.parse_args(argv)
     counts = [int(x) for x in args.workers.split(",")]
     tmp = Path(tempfile.mkdtemp(prefix="crawl-bench-"))
@@ -238,24 +255,26 @@ def main(argv=None) -> int:
         print(f"demo site x{args.mirrors}: {args.mirrors * len(PAGES)} pages; {n_works} works indexed; "
               f"machine: {os.cpu_count()} cores", flush=True)
         modes = [False, True] if args.browser else [False]
-        runs: dict[tuple, list[dict]] = {(w, b): [] for w in counts for b in modes}
+        captures = [False, None, True] if args.capture else [None]
+        runs: dict[tuple, list[dict]] = {(w, b, c): [] for w in counts for b in modes
+                                         for c in captures}
         for _ in range(args.repeat):  # interleaved, so that a change of load hits every count alike
-            for workers in counts:
-                for browser in modes:
-                    runs[workers, browser].append(run_once(site, workers, tmp, args.timeout, browser))
-                    print(json.dumps(runs[workers, browser][-1], ensure_ascii=False), flush=True)
+            for key in runs:
+                runs[key].append(run_once(site, key[0], tmp, args.timeout, key[1], key[2]))
+                print(json.dumps(runs[key][-1], ensure_ascii=False), flush=True)
         rows = []
         for done in runs.values():
             row = sorted(done, key=lambda r: r["wall_s"])[len(done) // 2]
             row["wall_s_all"] = [r["wall_s"] for r in done]
             rows.append(row)
         stages = ("fetch", "decode", "render", "extract", "links", "store", "match")
-        print("\n| workers | browser | pages | wall s | pages/s crawled | extracted/s | matched/s | "
+        print("\n| workers | browser | capture | pages | wall s | pages/s crawled | extracted/s | matched/s | "
               + " | ".join(f"{s} ms/page" for s in stages) + " | matches |")
-        print("|---|---|---|---|---|---|---|" + "---|" * len(stages) + "---|")
+        print("|---|---|---|---|---|---|---|---|" + "---|" * len(stages) + "---|")
         for r in rows:
             ms = r["ms_per_page"]
-            print(f"| {r['workers']} | {'yes' if r['browser'] else 'no'} | {r['pages']} | {r['wall_s']} | {r['pages_per_s']} | "
+            capture = {None: "requested", True: "on", False: "off"}[r["capture"]]
+            print(f"| {r['workers']} | {'yes' if r['browser'] else 'no'} | {capture} | {r['pages']} | {r['wall_s']} | {r['pages_per_s']} | "
                   f"{r['extracted_per_s']} | {r['matched_per_s']} | "
                   + " | ".join(str(ms.get(s, "")) for s in stages) + f" | {r['matches']} |")
         out = ROOT / "bench" / "results"

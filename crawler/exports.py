@@ -24,8 +24,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from tracker.core.chapters import attribute, passages_from_json
-
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+from tracker.core.spreadsheets import safe
 
 #: (key, heading, XLSX column width in characters), in row order.
 COLUMNS = [
@@ -87,13 +86,6 @@ def record(match, translated: bool = False) -> dict:
         "work_id": work.pk, "page_id": match.page_id, "version_id": match.version_id,
         "passages": [p.to_dict() for p in found.passages],
     }
-
-
-def safe(value):
-    """Return ``value`` with a leading apostrophe if it is a str a spreadsheet would evaluate."""
-    if isinstance(value, str) and value.startswith(FORMULA_START):
-        return "'" + value
-    return value
 
 
 SCORES = ("score", "containment_page", "containment_work")

@@ -19,6 +19,13 @@ TRIGGERS = {
     "api": gettext_lazy("REST API"),
 }
 
+# Why the SSRF guard refuses an address (``crawler.ssrf.RefusedAddress.reason``).
+ADDRESS_KINDS = {
+    "loopback": gettext_lazy("loopback"), "link_local": gettext_lazy("link-local"),
+    "private": gettext_lazy("private"), "multicast": gettext_lazy("multicast"),
+    "unspecified": gettext_lazy("unspecified"), "reserved": gettext_lazy("reserved"),
+}
+
 OUTCOMES = {
     "ok": gettext_lazy("fetched"), "unchanged": gettext_lazy("unchanged"),
     "not_modified": gettext_lazy("not modified (HTTP 304)"),

@@ -16,12 +16,18 @@ from dataclasses import dataclass
 from datetime import UTC
 
 from django.db import IntegrityError, transaction
+from django.dispatch import Signal
 from django.utils import timezone
 
 from crawler.lib.pagestore import Page, PageVersion
 from crawler.models import Match, ScanRun, WhitelistedDomain
 from tracker.core.chapters import attribute
 from tracker.core.models import Work
+
+# Sent after ``record_matches`` recorded matches of a page version: keyword arguments ``page``
+# (Page), ``version`` (PageVersion) and ``match_ids`` (list of Match ids recorded for it).
+# Receivers: crawler.evidence (captures).
+matches_recorded = Signal()
 
 
 @dataclass(frozen=True)
@@ -93,6 +99,9 @@ def record_matches(page: Page, version: PageVersion, scan: ScanRun | None, found
         stale = stale.filter(pk__in=[pk for pk, uid in stale.values_list("pk", "work__uid")
                                      if str(uid) in only_works])
     dropped = stale.update(still_matching=False)
+    if kept:
+        ids = list(Match.objects.filter(page_id=page.id, work_id__in=kept).values_list("pk", flat=True))
+        matches_recorded.send(sender=Match, page=page, version=version, match_ids=ids)
     return MatchReport(len(kept), new, skipped, dropped)
 
 

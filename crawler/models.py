@@ -36,13 +36,28 @@ from tracker.core.models import RightsHolder, Work
 
 
 def _validate_start_urls(value):
+    """Each start URL is a URL the crawler can visit whose host, when an address literal
+    (decimal and other forms included) or localhost, passes the SSRF guard with its allow list
+    (host names are checked at each fetch, DNS answers change)."""
+    from crawler.labels import ADDRESS_KINDS
+    from crawler.lib.config import CrawlConfig
+    from crawler.lib.ssrf import RefusedAddress, check_literal, parse_allow_list
+
     if not isinstance(value, list) or not all(isinstance(u, str) for u in value):
         raise ValidationError(_("Start URLs must be a list of URLs."))
+    # crawler.scans.crawl_config's reading, not imported: scans imports this module
+    allow = parse_allow_list(CrawlConfig.from_mapping(settings.CRAWLER).allow_addresses)
     for url in value:
         try:
-            canonical_url(url)
+            check_literal(canonical_url(url), allow)
         except InvalidURL as exc:
             raise ValidationError(str(exc)) from exc
+        except RefusedAddress as exc:
+            raise ValidationError(
+                _("%(url)s may not be scanned: %(host)s is a %(reason)s address (%(address)s), "
+                  "refused by the SSRF guard.") % {
+                    "url": url, "host": exc.host, "address": exc.address,
+                    "reason": ADDRESS_KINDS.get(exc.reason, exc.reason)}, code="refused_address") from exc
 
 
 def _validate_patterns(value):

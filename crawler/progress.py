@@ -10,7 +10,6 @@ overview); a rights holder's users see only the matches of their own works and n
 from __future__ import annotations
 
 from django.conf import settings
-from django.db.models import Q, QuerySet
 from django.http import JsonResponse
 from django.urls import reverse
 from django.utils import timezone
@@ -21,13 +20,6 @@ from crawler import labels, scans
 from crawler.models import Match, ScanRun, ScanStatus
 from tracker.core.connections import storage_errors
 from tracker.core.scoping import scope, sees_all
-
-
-def scan_matches(queryset: QuerySet, scan_id: int) -> QuerySet:
-    """Narrow a Match queryset to the matches scan ``scan_id`` found: first recorded in it, or
-    seen in it last (a later scan that sees a match again takes it over: a match keeps only its
-    first and its last scan)."""
-    return queryset.filter(Q(first_scan_id=scan_id) | Q(last_scan_id=scan_id))
 
 
 def matches_url(scan_id: int) -> str:
@@ -86,9 +78,10 @@ def progress(run: ScanRun, user) -> dict:
     elapsed = (end - run.started_at).total_seconds()
     staff = sees_all(user)
     if staff:
-        matches, matches_new = fields["matches_found"], fields["matches_new"]
+        stored = scans.stored_match_figures(run.pk)  # while it runs too: rows, not attempts
+        matches, matches_new = stored["matches_found"], stored["matches_new"]
     else:
-        matches = scan_matches(scope(Match.objects.all(), user, "work__holder"), run.pk).count()
+        matches = scans.scan_matches(scope(Match.objects.all(), user, "work__holder"), run.pk).count()
         matches_new = None
     errors, robots = labels.split_errors(fields["errors"])
     read = sum(fields[name] or 0 for name in ("pages_new", "pages_changed", "pages_unchanged"))

@@ -16,6 +16,7 @@ import os
 import time
 
 from django.conf import settings
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 from tqdm import tqdm
@@ -24,7 +25,7 @@ from crawler.lib.config import CrawlConfig
 from crawler.lib.frontier import Frontier, FrontierState
 from crawler.lib.outcomes import Outcome
 from crawler.lib.pipeline import Crawler
-from crawler.models import ScanRun, ScanStatus, TargetSite
+from crawler.models import Match, ScanRun, ScanStatus, TargetSite
 from tracker.core import notes
 from tracker.core.connections import get_mongo_db, get_redis
 
@@ -106,8 +107,9 @@ def _lock(redis, site_id: int, scan_id: int) -> bool:
 
 
 def finish(scan_id: int, status: str = ScanStatus.FINISHED, note: str = "") -> bool:
-    """Close scan ``scan_id``: copy its counters from Redis, set the status (cancelled when the
-    scan was cancelled), release the site's lock and free the seen-set.
+    """Close scan ``scan_id``: copy its counters from Redis, its match figures from the Match
+    rows (``stored_match_figures``), set the status (cancelled when the scan was cancelled),
+    release the site's lock and free the seen-set.
 
     Returns False when the scan was already closed (finishing twice is harmless).
     """
@@ -115,7 +117,8 @@ def finish(scan_id: int, status: str = ScanStatus.FINISHED, note: str = "") -> b
     state = frontier.state()
     final = ScanStatus.CANCELLED if state.cancelled else status
     closed = ScanRun.objects.filter(pk=scan_id, status=ScanStatus.RUNNING).update(
-        status=final, finished_at=timezone.now(), note=note, **figures(state))
+        status=final, finished_at=timezone.now(), note=note,
+        **{**figures(state), **stored_match_figures(scan_id)})
     site_id = ScanRun.objects.filter(pk=scan_id).values_list("site_id", flat=True).first()
     if site_id is not None:
         get_redis().eval(_RELEASE, 1, lock_key(site_id), str(scan_id))
@@ -148,6 +151,22 @@ def figures(state: FrontierState) -> dict:
         "stage_seconds": {stage: round(stats.get(f"ms_{stage}", 0) / 1000, 2)
                           for stage in ("fetch", "decode", "render", "extract", "links", "store", "match")},
     }
+
+
+def scan_matches(queryset: QuerySet, scan_id: int) -> QuerySet:
+    """Narrow a Match queryset to the matches scan ``scan_id`` found: first recorded in it, or
+    seen in it last (a later scan that sees a match again takes it over: a match keeps only its
+    first and its last scan)."""
+    return queryset.filter(Q(first_scan_id=scan_id) | Q(last_scan_id=scan_id))
+
+
+def stored_match_figures(scan_id: int) -> dict:
+    """``matches_found`` (Match rows first recorded or seen last in scan ``scan_id``) and
+    ``matches_new`` (first recorded in it), counted from the rows: a match task run twice (its
+    worker killed after it wrote them, the task delivered again) counts its matches twice in
+    the frontier's counters but writes each row once."""
+    return {"matches_found": scan_matches(Match.objects.all(), scan_id).count(),
+            "matches_new": Match.objects.filter(first_scan_id=scan_id).count()}
 
 
 def live_figures(scan_id: int) -> dict:

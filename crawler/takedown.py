@@ -38,6 +38,10 @@ from tracker.text import decode_bytes, extract_document
 # Sent after a check changed a match: keyword arguments ``match`` (Match), ``check``
 # (TakedownCheck) and ``change`` ("removed": the copy is gone; "reopened": it came back).
 takedown_changed = Signal()
+# Sent after ``verify_match`` (or a scan, ``record_gone``) recorded a check that fetched the page: keyword arguments ``match``,
+# ``check`` (TakedownCheck) and ``exchange`` (crawler.lib.exchange.Exchange, the check's raw HTTP
+# exchange). Receivers: crawler.evidence (proof of removal).
+takedown_checked = Signal()
 
 GONE_STATUSES = (404, 410)
 
@@ -47,8 +51,9 @@ def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _polite_slot(crawler, url: str, delay_seconds: float) -> None:
-    """Wait for this host's next politeness slot (the same Redis slots a scan uses)."""
+def polite_slot(crawler, url: str, delay_seconds: float) -> None:
+    """Wait (sleeping, in this worker) for the next politeness slot of ``url``'s host: the
+    same Redis slots a scan uses; ``delay_seconds`` between two fetches from the host."""
     while True:
         grant = crawler.politeness.acquire(host_of(url), delay_seconds)
         if grant.wait <= 0:
@@ -81,8 +86,17 @@ def verify_match(match: Match, engine) -> TakedownCheck:
     delay = crawler.config.default_delay_seconds
     if match.site is not None and match.site.delay_seconds is not None:
         delay = match.site.delay_seconds
-    _polite_slot(crawler, url, max(delay, policy.crawl_delay or 0.0))
+    polite_slot(crawler, url, max(delay, policy.crawl_delay or 0.0))
     result = crawler.fetcher.fetch(url)
+    check = _check_answer(match, engine, crawler, result)
+    if result.exchange.hops:
+        takedown_checked.send(sender=TakedownCheck, match=match, check=check,
+                              exchange=result.exchange)
+    return check
+
+
+def _check_answer(match: Match, engine, crawler, result) -> TakedownCheck:
+    """Record what the fetch ``result`` of ``match.url`` found (``verify_match``)."""
     if result.status in GONE_STATUSES:
         return record_check(match, CheckOutcome.REMOVED, result.status, "", f"HTTP {result.status}")
     if result.outcome is not Outcome.OK:
@@ -169,17 +183,21 @@ def outcome_note(outcome: str) -> str:
         return notes.coded("check_outcome", str(CheckOutcome(outcome).label))
 
 
-def record_gone(scan_id: int, url: str, http_status: int | None) -> int:
+def record_gone(scan_id: int, url: str, http_status: int | None, exchange=None) -> int:
     """A scan met canonical ``url`` answering ``http_status``: when it is 404 or 410, record a
-    'removed' check of every match still standing at that URL. Returns the checks recorded."""
+    'removed' check of every match still standing at that URL and, with the scan's raw
+    ``exchange`` (crawler.lib.exchange.Exchange), send ``takedown_checked`` for each (proof of
+    removal). Returns the checks recorded."""
     if http_status not in GONE_STATUSES:
         return 0
     matches = list(Match.objects.filter(domain=host_of(url), url=url, still_matching=True))
     scan = ScanRun.objects.filter(pk=scan_id).first()
     for match in matches:
-        record_check(match, CheckOutcome.REMOVED, http_status, "", notes.coded(
+        check = record_check(match, CheckOutcome.REMOVED, http_status, "", notes.coded(
             "check_gone_in_scan", gettext_noop("HTTP %(status)s in a scan"), status=http_status),
             scan=scan)
+        if exchange is not None and exchange.hops:
+            takedown_checked.send(sender=TakedownCheck, match=match, check=check, exchange=exchange)
     return len(matches)
 
 

@@ -116,7 +116,7 @@ def _crawl(task, scan_id: int, url: str, depth: int, attempt: int, reserved: boo
             enqueue_url(scan_id, token, child, depth + 1, browser=rules.needs_browser)
         for part in result.parts:  # the next part of a chapter page: same depth
             enqueue_url(scan_id, token, part, depth, browser=rules.needs_browser)
-        takedown.record_gone(scan_id, url, result.status)  # a matched page gone: 404/410
+        takedown.record_gone(scan_id, url, result.status, result.exchange)  # gone: 404/410
         to_match = _to_match(crawler, scan_id, result)
         if to_match:
             crawler.frontier(scan_id).add_pending()

@@ -50,6 +50,15 @@ def already_sent(matches) -> dict[int, list[TakedownNotice]]:
     return dict(found)
 
 
+def _check_printable(text: str, field: str, lines: bool = False) -> None:
+    """Raise ActionError naming ``field`` when ``text`` holds characters a document may not
+    (``notices.printable``), line breaks allowed only with ``lines``."""
+    text = text.replace("\r\n", "\n") if lines else text
+    if notices.printable(text) != text or (not lines and "\n" in text):
+        raise ActionError(_("The %(field)s holds control characters (invisible characters "
+                            "such as NUL or ESC); remove them.") % {"field": field})
+
+
 def do_draft_notices(matches, acting_user, language: str = NoticeLanguage.ZH_HANS,
                   recipient: str = "", resend: bool = False) -> list[TakedownNotice]:
     """Draft one takedown notice per (rights holder, infringing domain) of confirmed matches.
@@ -72,6 +81,7 @@ def do_draft_notices(matches, acting_user, language: str = NoticeLanguage.ZH_HAN
     matches = list(matches)
     if not matches:
         raise ActionError(_("Select at least one confirmed match."))
+    _check_printable(recipient, _("recipient"))
     if language not in NoticeLanguage.values:
         raise ActionError(_("Unknown language: %(language)s") % {"language": language})
     unconfirmed = [m.pk for m in matches if m.review_status != ReviewStatus.CONFIRMED]
@@ -120,8 +130,13 @@ def do_edit_notice(notice: TakedownNotice, acting_user, *, body: str | None = No
         None when nothing changed.
 
     Raises:
-        ActionError: the notice is no longer drafted (a sent notice's text is frozen).
+        ActionError: the notice is no longer drafted (a sent notice's text is frozen), or the
+            text or recipient holds control characters.
     """
+    if body is not None:
+        _check_printable(body, _("text"), lines=True)
+    if recipient is not None:
+        _check_printable(recipient, _("recipient"))
     with transaction.atomic():
         locked = TakedownNotice.objects.select_for_update().get(pk=notice.pk)
         if locked.status != NoticeStatus.DRAFTED:

@@ -34,7 +34,13 @@ from crawler import actions as crawler_actions
 from crawler import exports
 from crawler.models import Match, ReviewStatus
 from dashboard import actions, audit_links, internals, navigation, notices, report
-from dashboard.evidence import evidence_context, web_href
+from dashboard.evidence import (
+    bundle_response,
+    captures_of,
+    evidence_context,
+    verify_upload,
+    web_href,
+)
 from dashboard.filters import (
     AuditStateFilter,
     DomainFilter,
@@ -198,6 +204,10 @@ class MatchAdmin(HolderScopedAdmin):
             path("<path:object_id>/report/", wrap(self.report_view), name="crawler_match_report"),
             path("<path:object_id>/report/pdf/", wrap(self.report_view), {"pdf": True},
                  name="crawler_match_report_pdf"),
+            path("<path:object_id>/bundle/<int:capture_id>/", wrap(self.bundle_view),
+                 name="crawler_match_bundle"),
+            path("<path:object_id>/bundle/verify/", wrap(self.verify_bundle_view),
+                 name="crawler_match_verify_bundle"),
             *super().get_urls(),
         ]
 
@@ -231,6 +241,7 @@ class MatchAdmin(HolderScopedAdmin):
             "can_draft": match.review_status == ReviewStatus.CONFIRMED
             and self.has_change_permission(request, match),
             "languages": NoticeLanguage.choices,
+            "captures": captures_of(match),
         }
         return TemplateResponse(request, "dashboard/evidence.html", context)
 
@@ -248,6 +259,27 @@ class MatchAdmin(HolderScopedAdmin):
                 return HttpResponse(str(exc), status=503, content_type="text/plain")
         return _attachment(report.render(match, request.user).encode("utf-8"),
                            "text/html; charset=utf-8", f"{name}.html")
+
+    def bundle_view(self, request, object_id, capture_id):
+        """One evidence bundle (WACZ) of the match: 404 outside the user's scope."""
+        match = self.get_object(request, unquote(object_id))
+        if not self.has_view_permission(request, match):
+            raise PermissionDenied
+        return bundle_response(match, capture_id)
+
+    def verify_bundle_view(self, request, object_id):
+        """Verify an uploaded evidence bundle (POST, field ``bundle``) and say the verdict on
+        the evidence view; nothing is stored."""
+        match = self.get_object(request, unquote(object_id))
+        if request.method != "POST" or not self.has_view_permission(request, match):
+            raise PermissionDenied
+        upload = request.FILES.get("bundle")
+        if upload is None:
+            self.message_user(request, _("Choose a .wacz file to verify."), messages.ERROR)
+        else:
+            ok, words = verify_upload(upload)
+            self.message_user(request, words, messages.SUCCESS if ok else messages.ERROR)
+        return HttpResponseRedirect(reverse("admin:crawler_match_change", args=[match.pk]))
 
     # -- exports ----------------------------------------------------------------------------
     def export_view(self, request, fmt):

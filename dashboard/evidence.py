@@ -11,10 +11,15 @@ from __future__ import annotations
 import dataclasses
 
 from django.conf import settings
+from django.http import FileResponse, Http404
 from django.utils.translation import gettext as _
 
+from crawler.evidence.models import Capture
+from crawler.evidence.trust import timestamp_check
+from crawler.lib.evidence.verify import verify_bundle
 from dashboard import comparison, sources, wording
 from dashboard.highlight import SpanError, highlight
+from tracker.core import notes
 
 
 def web_href(url: str) -> str:
@@ -76,6 +81,40 @@ def evidence_context(match) -> dict:
         "comparisons": compared_passages(evidence),
         "problems": problems,
     }
+
+
+def captures_of(match) -> list[dict]:
+    """The evidence captures of ``match``, newest first: {"capture" (Capture), "outcome"
+    (words in the active language)}."""
+    return [{"capture": c, "outcome": notes.in_words(c.outcome)}
+            for c in Capture.objects.filter(match=match).order_by("-created_at", "-id")]
+
+
+def bundle_response(match, capture_id: int | None = None) -> FileResponse:
+    """The WACZ bundle of ``match`` (a Match the user may see) as a download: capture
+    ``capture_id``, or its newest detection capture. Raises Http404 when there is none."""
+    capture = Capture.objects.bundle_of(match.pk, capture_id)
+    if capture is None:
+        raise Http404(_("This match has no evidence bundle yet."))
+    response = FileResponse(capture.bundle.open("rb"), as_attachment=True,
+                            filename=f"evidence-match-{match.pk}-capture-{capture.pk}.wacz",
+                            content_type="application/wacz")
+    response["X-Evidence-SHA256"] = capture.bundle_sha256
+    return response
+
+
+def verify_upload(upload) -> tuple[bool, str]:
+    """Verify an uploaded bundle (a Django UploadedFile) as ``verify_evidence`` does. Returns
+    (valid, the verdict in words of the active language, naming the first file that fails)."""
+    verdict = verify_bundle(upload.read(), timestamp_check(), name=upload.name)
+    if not verdict.ok:
+        return False, _("%(name)s does not verify: %(file)s: %(reason)s") % {
+            "name": upload.name, "file": verdict.failure.path, "reason": verdict.failure.reason}
+    if verdict.timestamp:
+        return True, _("%(name)s verifies: every digest holds; %(timestamp)s.") % {
+            "name": upload.name, "timestamp": verdict.timestamp}
+    return True, _("%(name)s verifies: every digest holds; no trusted timestamp.") % {
+        "name": upload.name}
 
 
 def compared_passages(evidence) -> list[dict]:

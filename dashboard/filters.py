@@ -161,7 +161,7 @@ class ScanFilter(admin.SimpleListFilter):
         return [(str(run.pk), scan_label(run))]
 
     def queryset(self, request, queryset):
-        from crawler.progress import scan_matches
+        from crawler.scans import scan_matches
 
         scan_id = _chosen_id(self.value(), _("A scan id is a number."))
         return queryset if scan_id is None else scan_matches(queryset, scan_id)

@@ -12,6 +12,7 @@ of perjury and of authority to act, and a signature.
 from __future__ import annotations
 
 import io
+import unicodedata
 from collections import defaultdict
 from datetime import datetime
 
@@ -114,15 +115,24 @@ def _generated(notice) -> list[tuple[bool, str]]:
     return collapsed
 
 
+def printable(text: str) -> str:
+    """``text`` without the characters a document may not hold (XML 1.0, so .docx): control
+    characters other than line feed and tab, surrogates, U+FFFE and U+FFFF."""
+    return "".join(ch for ch in text if ch in "\n\t" or not (
+        unicodedata.category(ch) in ("Cc", "Cs") or ch in "\ufffe\uffff"))
+
+
 def _lines(notice) -> list[tuple[bool, str]]:
     """The notice's lines ``[(is_heading, text)]``: its edited or frozen ``body`` when it has
     one (a line is a heading when it equals one of the generated text's headings), else the
-    text generated from the snapshot."""
-    generated = _generated(notice)
-    if not notice.body.strip():
+    text generated from the snapshot; ``printable`` either way (a crawled excerpt, or a row
+    written before input was checked, may hold control characters)."""
+    generated = [(heading, printable(line)) for heading, line in _generated(notice)]
+    body = printable(notice.body).strip()
+    if not body:
         return generated
     headings = {line for heading, line in generated if heading}
-    return [(line in headings, line) for line in notice.body.strip().splitlines()]
+    return [(line in headings, line) for line in body.splitlines()]
 
 
 def generated_text(notice) -> str:

@@ -5,13 +5,23 @@ through WeasyPrint (which needs the Pango library and a CJK font, e.g. Debian's 
 
 from __future__ import annotations
 
+import base64
+import zipfile
+from pathlib import Path
+
+from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.template.loader import render_to_string
 from django.utils import timezone
 
+from crawler.evidence.capture import SCREENSHOT
+from crawler.evidence.models import Capture
+from crawler.evidence.trust import tsa_config
+from crawler.lib.evidence.signing import load_or_create_identity, sign_pdf
 from dashboard import wording
 from dashboard.errors import DashboardError
 from dashboard.evidence import evidence_context
+from tracker.core import notes
 from tracker.core.models import AuditEvent
 
 
@@ -29,7 +39,11 @@ def render(match, user) -> str:
     context = evidence_context(match)
     with open(finders.find("dashboard/report.css"), encoding="utf-8") as handle:
         css = handle.read()
+    capture = Capture.objects.bundle_of(match.pk)
     context.update({
+        "capture": capture,
+        "capture_outcome": notes.in_words(capture.outcome) if capture else "",
+        "screenshot_uri": _screenshot_uri(capture),
         "css": css,
         "generated_at": timezone.localtime(),
         "generated_by": user.get_username(),
@@ -46,16 +60,39 @@ class PdfUnavailableError(DashboardError, RuntimeError):
 
 
 def render_pdf(match, user) -> bytes:
-    """The report of ``match`` as PDF bytes (A4), laid out by WeasyPrint from ``render``.
+    """The report of ``match`` as PDF bytes (A4), laid out by WeasyPrint from ``render`` and
+    signed with the platform's key as PAdES B-T (``crawler.lib.evidence.signing``: the
+    signature timestamped by the first TSA of settings.TSA_URLS that answers; without one,
+    signed without a timestamp), so that a PDF reader shows who signed it and when.
 
     Raises:
         PdfUnavailableError: WeasyPrint cannot be imported (missing package or Pango).
+        SigningError: the platform's signing key cannot be read or made.
     """
     try:
         import weasyprint
     except (ImportError, OSError) as exc:
         raise PdfUnavailableError(f"PDF output needs WeasyPrint and Pango: {exc}") from exc
-    return weasyprint.HTML(string=render(match, user)).write_pdf()
+    pdf = weasyprint.HTML(string=render(match, user)).write_pdf()
+    identity = load_or_create_identity(
+        settings.EVIDENCE_SIGNING_DIR, _path(settings.EVIDENCE_SIGNING_KEY),
+        _path(settings.EVIDENCE_SIGNING_CERT), [Path(p) for p in settings.EVIDENCE_SIGNING_CHAIN])
+    return sign_pdf(pdf, identity, tsa_config(), reason=f"evidence report, match #{match.pk}",
+                    location=settings.SITE_URL).data
+
+
+def _path(value: str) -> Path | None:
+    return Path(value) if value else None
+
+
+def _screenshot_uri(capture) -> str:
+    """The capture's screenshot as a data: URI (the report has no external resources), ''."""
+    if capture is None:
+        return ""
+    with capture.bundle.open("rb") as handle, zipfile.ZipFile(handle) as wacz:
+        if SCREENSHOT not in wacz.namelist():
+            return ""
+        return "data:image/png;base64," + base64.b64encode(wacz.read(SCREENSHOT)).decode("ascii")
 
 
 def _pairs(evidence) -> list[dict]:

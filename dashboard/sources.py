@@ -8,9 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from crawler.lib.pagestore import Page, PageStore, PageVersion, sha256
-from fingerprint.store.base import StoreUnavailableError
 from tracker.core.chapters import ChapterShare, attribute, passages_from_json
-from tracker.core.connections import get_mongo_db, storage_errors
+from tracker.core.connections import get_mongo_db
 from tracker.core.ingestion import work_text
 
 
@@ -64,24 +63,24 @@ def passages_of(match) -> tuple[list[tuple[int, int, int, int]], list[ChapterSha
 def load(match) -> Evidence:
     """Load the stored page version, its history and the work's text for ``match``.
 
-    Returns an Evidence whose ``problems`` lists each part that is missing or unreachable
-    (the view shows them); never raises for missing data or a storage outage.
+    Returns an Evidence whose ``problems`` lists each part that is missing (the view shows
+    them).
+
+    Raises:
+        ``storage_errors()``: MongoDB does not answer; the pages and the API answer it with
+            their 503 in the user's language (the driver's message names internal addresses).
     """
     evidence = Evidence()
     try:
         evidence.passages, evidence.chapters = passages_of(match)
     except ValueError as exc:
         evidence.problems.append(str(exc))
-    try:
-        store = PageStore(get_mongo_db())
-        evidence.page = store.page(match.page_id) if match.page_id else None
-        evidence.version = store.version(match.version_id) if match.version_id else None
-        if evidence.page:
-            evidence.history = store.history(evidence.page.id)
-        text = work_text(match.work)
-    except (*storage_errors(), StoreUnavailableError) as exc:
-        evidence.problems.append(f"MongoDB unreachable: {exc}")
-        return evidence
+    store = PageStore(get_mongo_db())
+    evidence.page = store.page(match.page_id) if match.page_id else None
+    evidence.version = store.version(match.version_id) if match.version_id else None
+    if evidence.page:
+        evidence.history = store.history(evidence.page.id)
+    text = work_text(match.work)
     if evidence.version is None:
         evidence.problems.append("the captured page version is not in the page store")
     else:

@@ -13,6 +13,10 @@ Markers (MARKERS): each test is marked ``services``, ``worker``, ``drill`` or ``
 fixtures and folder in ``pytest_collection_modifyitems``. Code reaches the services through
 ``tracker.core.connections`` (settings read at call time).
 
+The demo time-stamping authority (crawler.lib.evidence.demo_tsa) runs on loopback for the
+session; the settings and the worker's environment name it (TRACKER_TSA_URLS), so evidence
+captures are timestamped as under `make run`.
+
 Set TRACKER_TEST_KEEP=1 to keep the session folder (worker log, test database) afterwards.
 
 Database. The Django test database ("test_" + the database name) lives on the session's
@@ -57,6 +61,7 @@ import pytest
 from tracker.runtime import embedded
 
 _started: list[embedded.Service] = []
+_stops: list = []  # other things started for the session: their stop functions
 _tmp: Path | None = None
 _servers_up = False
 
@@ -71,6 +76,7 @@ def _point_django_at_folder(tmp: Path) -> None:
     settings.MEDIA_ROOT = str(var / "media")
     settings.STATIC_ROOT = str(var / "static")
     (var / "static").mkdir(exist_ok=True)
+    settings.EVIDENCE_DIR = var / "evidence"
 
 
 def _point_django_at(database: str, mongo: str, redis_url: str, tmp: Path) -> None:
@@ -79,11 +85,14 @@ def _point_django_at(database: str, mongo: str, redis_url: str, tmp: Path) -> No
     from django.conf import settings
 
     from tracker.celery import app
+    from tracker.settings import base as project_settings
 
     settings.MONGO_URL = mongo
     settings.MONGO_JOURNALED_WRITES = os.environ.get("TRACKER_MONGO_JOURNAL") != "0"
     settings.REDIS_URL = redis_url
     settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = redis_url
+    settings.CACHES["default"]["LOCATION"] = project_settings.redis_cache_url(
+        redis_url, settings.CACHE_REDIS_DB)
     # In place: django.db.connections holds this very dict.
     default = settings.DATABASES["default"]
     options = default.get("OPTIONS", {})
@@ -93,6 +102,17 @@ def _point_django_at(database: str, mongo: str, redis_url: str, tmp: Path) -> No
         default["TEST"] = {"NAME": str(tmp / "test-db.sqlite3")}
     settings.DATABASE_URL = database
     app.conf.update(broker_url=redis_url, result_backend=redis_url)
+
+
+@pytest.fixture
+def server_tmp_path() -> Path:
+    """A new empty folder for a test's own servers, that every account may traverse (o+x, as a
+    clone in an ordinary folder): under root, the embedded PostgreSQL's account keeps its
+    cluster there. pytest's ``tmp_path`` would not do: pytest makes /tmp/pytest-of-<user> mode
+    700 again whenever a session starts. Removed with the session's folder."""
+    folder = Path(tempfile.mkdtemp(prefix="servers-", dir=_tmp))
+    folder.chmod(0o711)
+    return folder
 
 
 #: Markers, applied in pytest_collection_modifyitems: what a test needs besides Python.
@@ -111,6 +131,7 @@ def pytest_configure(config):
     for name, text in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {text}")
     _tmp = Path(tempfile.mkdtemp(prefix="tracker-test-"))
+    _tmp.chmod(0o711)  # PostgreSQL's account (under root) reaches its cluster inside
     os.environ["TRACKER_VAR_DIR"] = str(_tmp / "var")
     _point_django_at_folder(_tmp)
 
@@ -142,6 +163,21 @@ def _start_servers() -> None:
     os.environ["MONGO_URL"] = mongo
     os.environ["REDIS_URL"] = redis
     _point_django_at(database, mongo, redis, _tmp)
+    _start_demo_tsa(_tmp / "demo-tsa")
+
+
+def _start_demo_tsa(folder: Path) -> None:
+    """The demo time-stamping authority on loopback for this process and the worker: evidence
+    captures are timestamped by it (TRACKER_TSA_URLS, TRACKER_TSA_TRUSTED_CERTS)."""
+    from django.conf import settings
+
+    from crawler.lib.evidence.demo_tsa import start_demo_tsa
+
+    tsa = start_demo_tsa(folder)
+    _stops.append(tsa.stop)
+    os.environ["TRACKER_TSA_URLS"] = tsa.url
+    os.environ["TRACKER_TSA_TRUSTED_CERTS"] = str(tsa.ca_cert_path)
+    settings.TSA_URLS, settings.TSA_TRUSTED_CERTS = [tsa.url], [str(tsa.ca_cert_path)]
 
 
 def pytest_collection_modifyitems(config, items):
@@ -206,6 +242,8 @@ def pytest_terminal_summary(terminalreporter):
 
 
 def pytest_unconfigure(config):
+    for stop in _stops:
+        stop()
     for service in _started:
         service.stop()
     if _tmp and os.environ.get("TRACKER_TEST_KEEP"):

@@ -3,7 +3,8 @@
 Starts PostgreSQL, MongoDB and Redis (tracker.runtime.embedded; each skipped when DATABASE_URL /
 MONGO_URL / REDIS_URL is set) and records their URLs in TRACKER_VAR_DIR/run.env, where the
 settings of every other process (a ``manage.py`` command in a second terminal) find them;
-then a Celery worker (all queues) and beat, the bundled demo site on http://127.0.0.1:8931
+then the demo time-stamping authority on loopback (not accredited; unless TRACKER_TSA_URLS is
+set), a Celery worker (all queues) and beat, the bundled demo site on http://127.0.0.1:8931
 (DEMO_SITE_PORT), applies migrations, runs ``manage.py demo`` (demo accounts, demo works, the
 main job: a scan of the demo site, a summary), then serves the dashboard on
 http://127.0.0.1:8000 (TRACKER_PORT) until Ctrl-C, and stops everything it started. A second
@@ -163,6 +164,27 @@ def _check_port(port: int) -> None:
                            "TRACKER_PORT to a free port") from exc
 
 
+def _start_demo_tsa(var: Path):
+    """Unless TRACKER_TSA_URLS names time-stamping authorities, start the demo one on loopback
+    (crawler.lib.evidence.demo_tsa: not accredited, labelled so in its certificate) and point
+    this process and its children at it. Returns its stop function, or None."""
+    if os.environ.get("TRACKER_TSA_URLS"):
+        return None
+    from crawler.lib.evidence.demo_tsa import LABEL, DemoTsaError, start_demo_tsa
+
+    try:
+        tsa = start_demo_tsa(var / "demo-tsa")
+    except DemoTsaError as exc:
+        print(f"make run: no demo time-stamping authority ({exc}): evidence bundles will say "
+              "\"no trusted timestamp\"", file=sys.stderr, flush=True)
+        return None
+    os.environ["TRACKER_TSA_URLS"] = tsa.url
+    os.environ["TRACKER_TSA_TRUSTED_CERTS"] = str(tsa.ca_cert_path)
+    print(f"{LABEL}: {tsa.url} (root certificate {tsa.ca_cert_path}; "
+          f"verify_evidence FILE.wacz --tsa-cert {tsa.ca_cert_path})", flush=True)
+    return tsa.stop
+
+
 def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
@@ -199,6 +221,7 @@ def main() -> int:
         return 2
     services: list[embedded.Service] = []
     procs: dict[str, subprocess.Popen] = {}
+    stop_tsa = None
     run_env = var / "run.env"
     try:
         run_env.unlink(missing_ok=True)  # a killed run's: the settings must not read it
@@ -227,6 +250,7 @@ def main() -> int:
         # Alert mails go to files under VAR_DIR/mail (settings.EMAIL_FILE_PATH), links to here.
         os.environ.setdefault("EMAIL_BACKEND", "django.core.mail.backends.filebased.EmailBackend")
         os.environ.setdefault("SITE_URL", f"http://127.0.0.1:{port}")
+        stop_tsa = _start_demo_tsa(var)
         import django
         from django.core.management import call_command
 
@@ -280,6 +304,8 @@ def main() -> int:
     finally:
         for proc in reversed(procs.values()):
             supervisor.stop(proc)
+        if stop_tsa is not None:
+            stop_tsa()
         (var / "run.pids").unlink(missing_ok=True)
         for service in reversed(services):
             service.stop()

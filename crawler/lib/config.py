@@ -43,6 +43,9 @@ class CrawlConfig:
     (500 ms without any, Playwright's "networkidle"); ``render_max_requests`` and
     ``render_max_bytes`` the requests one page may make and the bytes they may bring in total
     (each also under ``max_body_bytes``); further requests are refused.
+    Evidence (crawler.lib.exchange): the raw HTTP exchange of a new or changed page version, of
+    at most ``exchange_max_bytes`` body bytes over all hops, is stashed for
+    ``exchange_ttl_seconds`` and kept for good when the version matches a work.
     The defaults follow common crawler practice (Scrapy: 180 s timeout, 1 GB max size, 20
     redirects; Heritrix: 3 s delay); ours are tighter because pages here are articles.
     """
@@ -73,6 +76,8 @@ class CrawlConfig:
     render_settle_seconds: float = 5.0
     render_max_requests: int = 100
     render_max_bytes: int = 20 * 1024 * 1024
+    exchange_max_bytes: int = 6 * 1024 * 1024
+    exchange_ttl_seconds: int = 2 * 24 * 3600
 
     def __post_init__(self):
         if not self.user_agent:

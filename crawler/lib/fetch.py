@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import email.utils
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,6 +22,7 @@ import urllib3
 
 from crawler.lib.canonical import InvalidURL, canonical_url
 from crawler.lib.config import CrawlConfig
+from crawler.lib.exchange import ContentDecoder, Exchange, Hop
 from crawler.lib.outcomes import Outcome
 from crawler.lib.ssrf import GuardedAdapter, RefusedAddress, check_url, parse_allow_list
 from tracker.runtime.backoff import backoff_delay
@@ -45,7 +47,8 @@ class FetchResult:
     last HTTP status (int or None when no response); ``headers``: the KEPT_HEADERS present, keys
     lower-case; ``body``: the decoded-transfer body (bytes; empty unless outcome is ok);
     ``kind``: 'html', 'text' or 'xml' by content type; ``redirects``: URLs of each hop followed;
-    ``retry_after``: seconds the server asked us to wait (float or None); ``elapsed``: seconds.
+    ``retry_after``: seconds the server asked us to wait (float or None); ``elapsed``: seconds;
+    ``exchange``: every request and response of the fetch as sent and received (Exchange).
     """
 
     url: str
@@ -59,6 +62,7 @@ class FetchResult:
     redirects: list[str] = field(default_factory=list)
     retry_after: float | None = None
     elapsed: float = 0.0
+    exchange: Exchange = field(default_factory=Exchange)
 
     @property
     def validators(self) -> dict[str, str]:
@@ -180,11 +184,12 @@ class Fetcher:
             headers["If-None-Match"] = etag
         if last_modified:
             headers["If-Modified-Since"] = last_modified
-        current, seen, hops, status = url, set(), [], None
+        current, seen, hops, status, exchange = url, set(), [], None, Exchange()
 
         def done(outcome, reason="", **kw):
             return FetchResult(url=url, final_url=current, outcome=outcome, reason=reason,
-                               redirects=hops, elapsed=time.monotonic() - started, **kw)
+                               redirects=hops, elapsed=time.monotonic() - started,
+                               exchange=exchange, **kw)
 
         for _ in range(self.config.max_redirects + 1):
             try:
@@ -195,6 +200,7 @@ class Fetcher:
                     refusal = check_hop(key)
                     if refusal is not None:
                         return done(refusal[0], refusal[1], status=status)
+                sent_at = datetime.now(UTC)
                 response = self.session.get(
                     current, headers=headers, stream=True, allow_redirects=False,
                     timeout=(self.config.connect_timeout, self.config.read_timeout))
@@ -205,6 +211,8 @@ class Fetcher:
             except requests.RequestException as exc:
                 return done(*transport_outcome(exc))
             with response:
+                hop = Hop.of(response, sent_at)
+                exchange.hops.append(hop)
                 kept = {k: response.headers[k] for k in KEPT_HEADERS if k in response.headers}
                 status = response.status_code
                 if response.is_redirect:
@@ -218,10 +226,10 @@ class Fetcher:
                         return done(Outcome.REDIRECT_LOOP, f"redirect back to {target}", status=status)
                     current = target
                     continue
-                return self._answer(response, status, kept, kinds, started, done)
+                return self._answer(response, hop, status, kept, kinds, started, done)
         return done(Outcome.TOO_MANY_REDIRECTS, f"more than {self.config.max_redirects} redirects")
 
-    def _answer(self, response, status, kept, kinds, started, done) -> FetchResult:
+    def _answer(self, response, hop, status, kept, kinds, started, done) -> FetchResult:
         retry_after = parse_retry_after(kept.get("retry-after"))
         if status == 304:
             return done(Outcome.NOT_MODIFIED, status=status, headers=kept)
@@ -243,32 +251,43 @@ class Fetcher:
             return done(Outcome.TOO_LARGE, f"Content-Length {declared} > {limit} bytes",
                         status=status, headers=kept)
         body, failure = read_body(response, limit, started + self.config.max_fetch_seconds,
-                                  self.config.max_fetch_seconds)
+                                  self.config.max_fetch_seconds, hop)
         if failure is not None:
             return done(*failure, status=status, headers=kept)
         return done(Outcome.OK, status=status, headers=kept, body=body, kind=kind)
 
 
 def read_body(response: requests.Response, limit: int, deadline: float,
-              max_seconds: float) -> tuple[bytes, tuple[Outcome, str] | None]:
+              max_seconds: float, hop: Hop | None = None) -> tuple[bytes, tuple[Outcome, str] | None]:
     """Read a streamed response's body (decoded from its Content-Encoding) within the limits.
 
-    ``limit``: bytes at most; ``deadline``: time.monotonic() value by which the whole body must
-    have arrived (``max_seconds``, the limit it stands for, goes into the reason). Returns
-    ``(body bytes, None)``, or ``(b"", (Outcome.TOO_LARGE | TIMEOUT | a transport outcome,
-    reason))``. Does not raise for transport errors.
+    ``limit``: decoded bytes at most; ``deadline``: time.monotonic() value by which the whole
+    body must have arrived (``max_seconds``, the limit it stands for, goes into the reason);
+    ``hop``: when given, the bytes as received (still encoded) are kept in ``hop.body`` and
+    ``hop.body_complete`` tells whether they are all of them. Returns ``(body bytes, None)``,
+    or ``(b"", (Outcome.TOO_LARGE | TIMEOUT | a transport outcome, reason))``. Does not raise
+    for transport errors.
     """
-    body = bytearray()
+    body, received = bytearray(), bytearray()
+    decoder = ContentDecoder(response.headers.get("content-encoding", ""))
     try:
         # read1: at most one socket read per call, so a dripping server meets the deadline
-        while chunk := response.raw.read1(_CHUNK_BYTES, decode_content=True):
-            body += chunk
+        while chunk := response.raw.read1(_CHUNK_BYTES, decode_content=False):
+            received += chunk
+            body += decoder.decode(chunk, limit - len(body))
             if len(body) > limit:
                 return b"", (Outcome.TOO_LARGE, f"body over {limit} bytes")
             if time.monotonic() > deadline:
                 return b"", (Outcome.TIMEOUT, f"download over {max_seconds} s")
     except (requests.RequestException, urllib3.exceptions.HTTPError) as exc:
         return b"", transport_outcome(exc)
+    except zlib.error as exc:
+        return b"", (Outcome.CONNECTION_ERROR, f"corrupt {decoder.encoding} body: {exc}")
+    finally:
+        if hop is not None:
+            hop.body = bytes(received)
+    if hop is not None:
+        hop.body_complete = True
     return bytes(body), None
 
 

@@ -41,6 +41,7 @@ from crawler.lib.canonical import (
 )
 from crawler.lib.config import CrawlConfig
 from crawler.lib.crawllog import CrawlLog
+from crawler.lib.exchange import Exchange, ExchangeStash
 from crawler.lib.fetch import Fetcher, FetchResult, HopCheck, retry_delay
 from crawler.lib.frontier import Frontier
 from crawler.lib.links import chapter_of, chapter_part, html_links, next_part_links, xml_links
@@ -116,7 +117,9 @@ class StepResult:
     stored page whatever its change, or None), ``change`` ('new', 'changed', 'unchanged',
     'no_text' or ''), ``final_url`` (the canonical URL the page was stored under when redirects
     led there, else ''), ``parts`` (canonical URLs of the next part of a chapter split over
-    pages, newly admitted at the same depth: enqueue one task each at ``task.depth``).
+    pages, newly admitted at the same depth: enqueue one task each at ``task.depth``),
+    ``exchange`` (the raw HTTP exchange of a fetch that failed, e.g. a 404: a matched page's
+    proof of removal; None otherwise).
     """
 
     task: UrlTask
@@ -131,6 +134,7 @@ class StepResult:
     change: str = ""
     final_url: str = ""
     parts: list[str] = field(default_factory=list)
+    exchange: Exchange | None = None
 
 
 class Crawler:
@@ -146,12 +150,14 @@ class Crawler:
         self.politeness = Politeness(redis, config.politeness_horizon_seconds)
         self.pages = PageStore(db)
         self.log = CrawlLog(db)
+        self.exchanges = ExchangeStash(db, config.exchange_ttl_seconds)
         self.renderer = Renderer(config)  # Chromium starts on the first page that needs it
 
     def ensure_indexes(self) -> None:
         """Create the MongoDB indexes of the page store and the crawl log (idempotent)."""
         self.pages.ensure_indexes()
         self.log.ensure_indexes()
+        self.exchanges.ensure_indexes()
 
     def frontier(self, scan_id) -> Frontier:
         """The Frontier of scan run ``scan_id``."""
@@ -252,7 +258,8 @@ class Crawler:
             if stored:
                 self.pages.record_visit(task.url, scan_id=scan_id, outcome=result.outcome.value,
                                         status=result.status, reason=result.reason)
-            return self._finish(frontier, scan_id, task, result.outcome, result.reason, result.status)
+            return self._finish(frontier, scan_id, task, result.outcome, result.reason, result.status,
+                                exchange=result.exchange)
         return self._process(frontier, scan_id, rules, task, result, stored)
 
     def _trap_or_robots(self, url: str) -> tuple[tuple[Outcome, str] | None, RobotsPolicy | None]:
@@ -352,6 +359,8 @@ class Crawler:
         if extracted.ok and saved.change == "unchanged":
             outcome = Outcome.UNCHANGED
         match = (saved.page_id, saved.version_id) if saved.needs_matching else None
+        if match and result.exchange.size <= self.config.exchange_max_bytes:
+            self.exchanges.put(saved.version_id, result.exchange)  # kept if the version matches
         return self._finish(frontier, scan_id, task, outcome, extracted.error or saved.change,
                             result.status, refused=refused, admitted=admitted, match=match,
                             change=saved.change, page=(saved.page_id, saved.version_id),

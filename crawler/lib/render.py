@@ -25,6 +25,8 @@ reports ``browser_missing`` per page.
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
+import functools
 import importlib.util
 import time
 from collections.abc import Callable
@@ -71,7 +73,8 @@ class RenderResult:
     ``outcome``: Outcome.OK, RENDER_TIMEOUT, BROWSER_CRASHED, BROWSER_MISSING or TOO_LARGE;
     ``reason``: detail (str); ``html``: the rendered DOM serialized (str, '' unless ok);
     ``requests``: requests the page made that were fetched; ``bytes``: their body bytes;
-    ``refused``: (url, reason) of every request refused; ``elapsed``: seconds.
+    ``refused``: (url, reason) of every request refused; ``elapsed``: seconds. A snapshot
+    (``Renderer.snapshot``) fills ``png`` and ``pdf`` (bytes) and ``page_height`` (CSS pixels).
     """
 
     outcome: Outcome
@@ -81,6 +84,9 @@ class RenderResult:
     bytes: int = 0
     refused: list[tuple[str, str]] = field(default_factory=list)
     elapsed: float = 0.0
+    png: bytes = b""
+    pdf: bytes = b""
+    page_height: int = 0
 
 
 class Renderer:
@@ -113,14 +119,36 @@ class Renderer:
         ``check`` is asked about every request the page makes (see the module docstring for
         the other checks). Returns a RenderResult; never raises for browser or page failures.
         """
+        result = self._run(url, html, check, _read_dom, SKIPPED_RESOURCES,
+                           self.config.render_timeout_seconds)
+        if result.outcome is Outcome.OK and len(result.html.encode("utf-8")) > self.config.max_body_bytes:
+            return dataclasses.replace(result, outcome=Outcome.TOO_LARGE, html="",
+                                       reason=f"rendered page over {self.config.max_body_bytes} bytes")
+        return result
+
+    def snapshot(self, url: str, html: str, check: RequestCheck | None = None, *, width: int,
+                 max_height: int, timeout: float) -> RenderResult:
+        """A picture of ``html`` shown as the document at ``url``, under the same routing and
+        limits as ``render`` except that images and fonts are fetched too (they are part of how
+        the page looks); ``timeout``: seconds to the load event.
+
+        Returns a RenderResult whose ``png`` is a screenshot ``width`` CSS pixels wide of the
+        whole page, cut at ``max_height`` CSS pixels (``page_height`` tells the page's own
+        height), and whose ``pdf`` is the page printed by Chromium (A4, backgrounds).
+        """
+        return self._run(url, html, check, functools.partial(_take_pictures, width, max_height),
+                         frozenset({"media"}), timeout, viewport={"width": width, "height": 900})
+
+    def _run(self, url, html, check, read, skipped, timeout, viewport=None) -> RenderResult:
         started = time.monotonic()
         missing = self.missing()
         if missing:
             return RenderResult(Outcome.BROWSER_MISSING, missing)
         if self._executor is None:
             self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="render")
-        limit = self.config.render_timeout_seconds + self.config.render_settle_seconds + _GRACE_SECONDS
-        future = self._executor.submit(self._render, url, html, check)
+        limit = timeout + self.config.render_settle_seconds + _GRACE_SECONDS
+        future = self._executor.submit(self._render, url, html, check, read, skipped, timeout,
+                                       viewport)
         try:
             result = future.result(timeout=limit)
         except concurrent.futures.TimeoutError:
@@ -168,7 +196,7 @@ class Renderer:
                     pass
         self._browser = self._playwright = None
 
-    def _render(self, url: str, html: str, check: RequestCheck | None) -> RenderResult:
+    def _render(self, url, html, check, read, skipped, timeout, viewport) -> RenderResult:
         from playwright.sync_api import Error, TimeoutError
 
         try:
@@ -177,23 +205,23 @@ class Renderer:
             self._stop_browser()
             return RenderResult(Outcome.BROWSER_CRASHED, f"the browser did not start: {_first_line(exc)}")
         cfg = self.config
-        visit = _PageRequests(cfg, self._fetcher.session, self._allow, html, check,
-                              deadline=time.monotonic() + cfg.render_timeout_seconds + cfg.render_settle_seconds)
+        visit = _PageRequests(cfg, self._fetcher.session, self._allow, html, check, skipped,
+                              deadline=time.monotonic() + timeout + cfg.render_settle_seconds)
         context = browser.new_context(user_agent=cfg.user_agent, accept_downloads=False,
-                                      service_workers="block", locale="zh-CN")
+                                      service_workers="block", locale="zh-CN", viewport=viewport)
         try:
             context.route("**/*", visit.handle)
             context.route_web_socket("**/*", visit.refuse_web_socket)
             page = context.new_page()
-            page.goto(url, wait_until="load", timeout=cfg.render_timeout_seconds * 1000)
+            page.goto(url, wait_until="load", timeout=timeout * 1000)
             try:
                 page.wait_for_load_state("networkidle", timeout=cfg.render_settle_seconds * 1000)
             except TimeoutError:
-                pass  # a page that keeps polling: its DOM as it is now
-            dom = page.content()
+                pass  # a page that keeps polling: as it is now
+            result = visit.result(Outcome.OK)
+            read(page, result)
         except TimeoutError:
-            return visit.result(Outcome.RENDER_TIMEOUT,
-                                f"no load event within {cfg.render_timeout_seconds:g} s")
+            return visit.result(Outcome.RENDER_TIMEOUT, f"no load event within {timeout:g} s")
         except Error as exc:
             if not browser.is_connected():
                 self._stop_browser()
@@ -203,10 +231,21 @@ class Renderer:
                 context.close()
             except Error:
                 pass
-        size = len(dom.encode("utf-8"))
-        if size > cfg.max_body_bytes:
-            return visit.result(Outcome.TOO_LARGE, f"rendered page over {cfg.max_body_bytes} bytes")
-        return visit.result(Outcome.OK, html=dom)
+        return result
+
+
+def _read_dom(page, result: RenderResult) -> None:
+    result.html = page.content()
+
+
+def _take_pictures(width: int, max_height: int, page, result: RenderResult) -> None:
+    result.page_height = int(page.evaluate(
+        "Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0)"))
+    height = max(1, min(result.page_height, max_height))
+    result.png = page.screenshot(type="png", full_page=True,
+                                 clip={"x": 0, "y": 0, "width": width, "height": height})
+    page.emulate_media(media="screen")
+    result.pdf = page.pdf(format="A4", print_background=True)
 
 
 class _PageRequests:
@@ -214,8 +253,9 @@ class _PageRequests:
     fetches or refuses every other request (module docstring); counts what it did."""
 
     def __init__(self, config: CrawlConfig, session: requests.Session, allow, html: str,
-                 check: RequestCheck | None, deadline: float):
+                 check: RequestCheck | None, skipped: frozenset[str], deadline: float):
         self.config, self.session, self.allow, self.html, self.check = config, session, allow, html, check
+        self.skipped = skipped
         self.deadline = deadline
         self.served_page = False
         self.requests = self.bytes = 0
@@ -233,7 +273,7 @@ class _PageRequests:
             self.served_page = True
             route.fulfill(status=200, content_type="text/html; charset=utf-8", body=self.html)
             return
-        if request.resource_type in SKIPPED_RESOURCES:
+        if request.resource_type in self.skipped:
             route.abort("blockedbyclient")
             return
         refusal = self._refusal(request.url, top_navigation)

@@ -7,7 +7,8 @@ when its entry there expires.
 
 Error handling follows RFC 9309 section 2.3.1: a 4xx robots.txt means no restrictions; a 5xx
 answer or an unreachable server means complete disallow, cached only briefly
-(``UNREACHABLE_TTL_SECONDS``) so a transient failure does not block a site for a day.
+(``UNREACHABLE_TTL_SECONDS``) so a transient failure does not block a site for a day. A
+robots.txt request refused by our own SSRF guard is no answer of the site: not cached.
 """
 
 from __future__ import annotations
@@ -99,7 +100,9 @@ class RobotsCache:
             policy = RobotsPolicy(data["mode"], data["body"], data["reason"], self.agent)
         else:
             mode, body, reason, ttl = self._download(origin + "/robots.txt")
-            self.redis.set(key, json.dumps({"mode": mode, "body": body, "reason": reason}), ex=ttl)
+            if ttl > 0:
+                self.redis.set(key, json.dumps({"mode": mode, "body": body, "reason": reason}),
+                               ex=ttl)
             policy = RobotsPolicy(mode, body, reason, self.agent)
         keep = min(self.process_ttl, ttl) if ttl and ttl > 0 else 0
         if keep > 0:
@@ -121,5 +124,8 @@ class RobotsCache:
         if result.outcome in (Outcome.CLIENT_ERROR, Outcome.CONTENT_TYPE):
             return "allow_all", "", result.reason, self.ttl
         if result.outcome is Outcome.SSRF_REFUSED:
-            return "disallow_all", "", result.reason, self.ttl
+            # Our refusal, not the site's: never cached (a corrected CRAWLER_ALLOW_ADDRESSES
+            # applies at once) and no robots.txt verdict; each page's own fetch meets the same
+            # guard and is counted as ssrf_refused, not as forbidden by robots.txt.
+            return "allow_all", "", result.reason, 0
         return "disallow_all", "", f"{result.outcome.value}: {result.reason}", UNREACHABLE_TTL_SECONDS

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import ssl
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
@@ -73,6 +74,38 @@ def forbidden_reason(address: str, allow: tuple[Network, ...] = ()) -> str | Non
     return None if ip.is_global else "reserved"
 
 
+def literal_address(host: str) -> str | None:
+    """The IP address ``host`` spells (str), or None for a host name: standard IPv4 and IPv6
+    forms, and the forms a resolver also reads as IPv4 (inet_aton(3)), e.g. decimal
+    ``2130706433``, hexadecimal ``0x7f000001`` or octal ``0177.0.0.1`` for 127.0.0.1."""
+    try:
+        return str(ipaddress.ip_address(host.strip("[]").split("%", 1)[0]))
+    except ValueError:
+        pass
+    if host and all(ch in "0123456789abcdefxABCDEFX." for ch in host):
+        try:
+            return socket.inet_ntoa(socket.inet_aton(host))
+        except OSError:
+            return None
+    return None
+
+
+def check_literal(url: str, allow: tuple[Network, ...] = ()) -> None:
+    """Refuse ``url`` without any DNS lookup when its host is an address literal (any form of
+    ``literal_address``) or ``localhost`` that may not be contacted; host names are left to
+    ``check_url`` at fetch time.
+
+    Raises:
+        RefusedAddress: the address and the reason ('loopback', 'link_local', ...).
+    """
+    host = (urlsplit(url).hostname or "").lower()
+    address = "127.0.0.1" if host == "localhost" or host.endswith(".localhost") else \
+        literal_address(host)
+    reason = forbidden_reason(address, allow) if address else None
+    if reason:
+        raise RefusedAddress(host, address, reason)
+
+
 def check_url(url: str, allow: tuple[Network, ...] = ()) -> list[str]:
     """Resolve the host of ``url`` and check every address it resolves to.
 
@@ -106,7 +139,30 @@ def _guarded(base: type[HTTPConnection], allow: tuple[Network, ...]) -> type[HTT
                 raise RefusedAddress(self.host, address, reason)
             return sock
 
+        def getresponse(self):
+            # the peer as the evidence of the exchange records it (crawler.lib.exchange): the
+            # connection may be back in the pool before the caller looks at the response
+            # (read before the response: http.client closes a connection that will not be kept
+            # alive, an HTTP/1.0 answer's, once the headers are in)
+            peer = self.sock.getpeername()[:2] if self.sock else ("", 0)
+            certificates = _peer_certificates(self.sock)
+            response = super().getresponse()
+            response.peer, response.peer_certificates = peer, certificates
+            return response
+
     return Guarded
+
+
+def _peer_certificates(sock) -> list[bytes]:
+    """DER certificates a TLS peer presented, leaf first: the whole chain where the ssl module
+    gives it (Python 3.13+), else the leaf; [] for plain HTTP."""
+    if not isinstance(sock, ssl.SSLSocket):
+        return []
+    chain = getattr(sock, "get_unverified_chain", None)
+    if chain is not None:
+        return [c if isinstance(c, bytes) else c.public_bytes() for c in chain() or []]
+    leaf = sock.getpeercert(binary_form=True)
+    return [leaf] if leaf else []
 
 
 class GuardedAdapter(HTTPAdapter):

@@ -19,7 +19,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint
+from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint, new_secret
 from tracker.core.models import AuditEvent
 from tracker.core.queueing import queue_after_commit
 from tracker.core.scoping import sees_all
@@ -173,6 +173,22 @@ def do_save_webhook(endpoint: WebhookEndpoint, acting_user,
                           new_state="created" if new else "changed",
                           reason=", ".join(changed or []))
     return endpoint
+
+
+def do_rotate_webhook_secret(endpoint: WebhookEndpoint, acting_user) -> str:
+    """Give ``endpoint`` a new signing secret (``models.new_secret``) and record who did it
+    (the trail never holds the secret).
+
+    Returns:
+        The new secret (str), to be shown once to the person who asked for it.
+    """
+    with transaction.atomic():
+        endpoint.secret = new_secret()
+        endpoint.save(update_fields=["secret"])
+        AuditEvent.record(kind=AuditEvent.Kind.ALERT, user=acting_user, holder=endpoint.holder,
+                          target=endpoint, subject=f"{endpoint.name} <{endpoint.url}>",
+                          old_state="saved", new_state="changed", reason="secret rotated")
+    return endpoint.secret
 
 
 def do_delete_webhook(endpoint: WebhookEndpoint, acting_user) -> None:

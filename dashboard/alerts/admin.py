@@ -5,13 +5,14 @@ delivery log (scoped the same way)."""
 from __future__ import annotations
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.http import HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils.translation import gettext_lazy as _
 
 from dashboard.alerts.actions import (
     do_delete_webhook,
+    do_rotate_webhook_secret,
     do_save_webhook,
     do_update_alert_preferences,
 )
@@ -81,8 +82,8 @@ class WebhookEndpointForm(forms.ModelForm):
 
     class Meta:
         model = WebhookEndpoint
-        fields = ["holder", "name", "url", "secret", "format", "language", "min_score", "enabled"]
-        widgets = {"secret": forms.TextInput(attrs={"autocomplete": "off"})}
+        # The secret is never shown again after creation: rotate it to get a new one.
+        fields = ["holder", "name", "url", "format", "language", "min_score", "enabled"]
 
     def clean_url(self):
         return check_webhook_url(self.cleaned_data["url"])
@@ -95,9 +96,24 @@ class WebhookEndpointAdmin(HolderScopedAdmin):
     form = WebhookEndpointForm
     list_display = ["name", "holder", "url", "format", "enabled", "consecutive_failures"]
     list_filter = ["format", "enabled"]
+    actions = ["rotate_secret"]
 
     def save_model(self, request, obj, form, change):
+        """Save through do_save_webhook; a new endpoint's signing secret is shown this once."""
         do_save_webhook(obj, request.user, form.changed_data if change else ["created"])
+        if not change:
+            messages.warning(request, _("Signing secret of %(name)s (copy it now, it is not "
+                                        "shown again): %(secret)s") % {
+                "name": obj.name, "secret": obj.secret})
+
+    @admin.action(description=_("Rotate the signing secret of the selected endpoints"))
+    def rotate_secret(self, request, queryset):
+        """A new secret per selected endpoint (do_rotate_webhook_secret), each shown once."""
+        for endpoint in queryset:
+            secret = do_rotate_webhook_secret(endpoint, request.user)
+            messages.warning(request, _("New signing secret of %(name)s (copy it now, it is "
+                                        "not shown again; the old one no longer signs): "
+                                        "%(secret)s") % {"name": endpoint.name, "secret": secret})
 
     def delete_model(self, request, obj):
         do_delete_webhook(obj, request.user)

@@ -1,5 +1,9 @@
 """API errors as JSON ``{"code": str, "message": str, "fields": {name: [str]}}``.
 
+Every answer under /api/v1/ is so, errors of Django's own included: an unknown path is a 404
+"not_found" (``not_found`` view), a body over DATA_UPLOAD_MAX_MEMORY_SIZE a 400 "too_large", a
+body nested too deep to parse a 400 "parse_error", a bug a 500 "server_error".
+
 ``code`` is stable (DRF's error codes: "not_found", "not_authenticated", "throttled",
 "invalid", "parse_error"..., plus "action_refused" for an ActionError and the upload's
 UploadError codes: "too_large", "empty", "unsupported", "mismatch", "corrupt", "encrypted",
@@ -10,17 +14,25 @@ Django's LocaleMiddleware); ``fields`` names the request fields at fault ({} oth
 
 from __future__ import annotations
 
+import logging
+
 from django.conf import settings
-from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
+from django.http import Http404, HttpResponsePermanentRedirect
+from django.urls import Resolver404, resolve
 from django.utils.translation import gettext as _
+from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, serializers, status
+from rest_framework.decorators import api_view, authentication_classes, permission_classes
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+from rest_framework.views import set_rollback
 
 from tracker.core.errors import ActionError, StorageUnavailable
 from tracker.core.uploads import UploadError
 from tracker.core.views import server_is_down
+
+logger = logging.getLogger("django.request")
 
 
 class ApiError(exceptions.APIException):
@@ -66,10 +78,21 @@ def exception_handler(exc, context):
     """DRF's EXCEPTION_HANDLER: every error as ``{"code", "message", "fields"}``.
 
     ActionError and UploadError become 400 answers (codes "action_refused" and the upload's
-    code); StorageUnavailable, and PostgreSQL, MongoDB or Redis being down, 503
-    ("storage_unavailable", with Retry-After: settings.SERVER_DOWN_RETRY_AFTER_SECONDS). Other
-    exceptions are left to Django (500).
+    code); a body over DATA_UPLOAD_MAX_MEMORY_SIZE bytes 400 "too_large"; JSON nested too deep
+    for the parser (RecursionError) 400 "parse_error"; another request Django refuses to read
+    (SuspiciousOperation: too many fields or files) 400 "bad_request"; StorageUnavailable, and PostgreSQL,
+    MongoDB or Redis being down, 503 ("storage_unavailable", with Retry-After:
+    settings.SERVER_DOWN_RETRY_AFTER_SECONDS). Any other exception is logged as Django logs a
+    500 and answered 500 "server_error".
     """
+    if isinstance(exc, RequestDataTooBig):
+        exc = ApiError("too_large", _("The request body is larger than %(mb)d MB.") % {
+            "mb": settings.DATA_UPLOAD_MAX_MEMORY_SIZE // (1024 * 1024)})
+    elif isinstance(exc, RecursionError):
+        exc = ApiError("parse_error", _("The JSON body is nested too deeply."))
+    elif isinstance(exc, SuspiciousOperation):  # e.g. more fields than Django reads
+        exc = ApiError("bad_request", _("The request is malformed: %(error)s") % {
+            "error": type(exc).__name__})
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):
@@ -85,7 +108,12 @@ def exception_handler(exc, context):
                        status_code=status.HTTP_503_SERVICE_UNAVAILABLE)
     response = drf_exception_handler(exc, context)
     if response is None:
-        return None
+        request = context.get("request")
+        logger.error("Internal Server Error: %s", getattr(request, "path", "?"), exc_info=exc)
+        set_rollback()
+        return Response({"code": "server_error", "fields": {},
+                         "message": _("The platform failed to answer this request. The error "
+                                      "is recorded for the platform staff.")}, status=500)
     if isinstance(exc, ApiError):
         body = {"code": exc.code, "message": exc.message, "fields": exc.fields}
     elif isinstance(exc, exceptions.ValidationError) and isinstance(exc.detail, dict):
@@ -102,3 +130,22 @@ def exception_handler(exc, context):
     if body["code"] == "storage_unavailable":
         headers["Retry-After"] = str(settings.SERVER_DOWN_RETRY_AFTER_SECONDS)
     return Response(body, status=response.status_code, headers=headers)
+
+
+@extend_schema(exclude=True)
+@api_view(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"])
+@authentication_classes([])
+@permission_classes([])
+def not_found(request, path: str = ""):
+    """Any path under /api/v1/ that names no endpoint: 404 "not_found" (instead of the
+    dashboard's redirect to its login page); a path that names one once a "/" is appended is
+    redirected there, as Django's APPEND_SLASH does (``works`` -> ``works/``)."""
+    if not request.path.endswith("/"):
+        try:
+            if resolve(request.path + "/").url_name != "not-found":
+                query = request.META.get("QUERY_STRING", "")
+                return HttpResponsePermanentRedirect(request.path + "/" + (
+                    f"?{query}" if query else ""))
+        except Resolver404:
+            pass
+    raise exceptions.NotFound()

@@ -449,3 +449,21 @@ class AlertPreferenceSerializer(serializers.ModelSerializer):
             "digest_enabled": {"help_text": "One daily e-mail listing the day's new matches."},
             "language": {"help_text": "Language of the alert e-mails."},
         }
+
+
+class EvidenceUploadSerializer(serializers.Serializer):
+    """An evidence bundle to verify."""
+
+    bundle = serializers.FileField(help_text="the .wacz file")
+
+
+class EvidenceVerdictSerializer(serializers.Serializer):
+    """What the verification of a bundle found: ``valid``; ``failed_file`` and ``reason`` of
+    the first check that failed ('' when valid); ``checked``: what held; ``timestamp``: the
+    verified RFC 3161 timestamp ('' when the bundle has no trusted timestamp)."""
+
+    valid = serializers.BooleanField()
+    failed_file = serializers.CharField()
+    reason = serializers.CharField()
+    checked = serializers.ListField(child=serializers.CharField())
+    timestamp = serializers.CharField()

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import (
     SpectacularAPIView,
     SpectacularRedocView,
@@ -12,6 +12,7 @@ from drf_spectacular.views import (
 from rest_framework.routers import DefaultRouter
 
 from . import views
+from .errors import not_found
 
 router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
@@ -29,5 +30,7 @@ urlpatterns = [
     path("redoc/", SpectacularRedocView.as_view(url_name="api:schema",
                                                 template_name="api/redoc.html"), name="redoc"),
     path("alerts/preferences/", views.AlertPreferenceView.as_view(), name="alert-preferences"),
+    path("evidence/verify/", views.EvidenceVerifyView.as_view(), name="evidence-verify"),
     path("", include(router.urls)),
+    re_path(r"^(?P<path>.*)$", not_found, name="not-found"),
 ]

@@ -23,11 +23,14 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 
 from crawler import actions as crawler_actions
+from crawler.evidence.trust import timestamp_check
+from crawler.lib.evidence.verify import verify_bundle
 from crawler.models import Match, ReviewStatus, ScanRun, TargetSite
 from dashboard import actions as dashboard_actions
 from dashboard import notices, sources
 from dashboard.alerts import actions as alert_actions
 from dashboard.alerts.models import AlertPreference, WebhookEndpoint
+from dashboard.evidence import bundle_response
 from dashboard.models import TakedownNotice
 from tracker.core import actions as core_actions
 from tracker.core import uploads
@@ -38,6 +41,7 @@ from tracker.core.scoping import holders_for, scope, sees_all
 
 from . import serializers as s
 from .errors import ApiError, ErrorSerializer
+from .filters import UtcIsoDateTimeFilter
 
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 ERRORS = {code: OpenApiResponse(ErrorSerializer, description=text) for code, text in (
@@ -177,7 +181,7 @@ class WorkViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
                 item = json.loads(line)
                 if not isinstance(item, dict):
                     raise ValueError
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested too deeply
                 row["error"] = {"code": "parse_error", "message": _("Line %(n)d is not a JSON "
                                                                     "object.") % {"n": number},
                                 "fields": {}}
@@ -193,7 +197,8 @@ class WorkViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
                 fields = exc.detail if isinstance(exc, ValidationError) else getattr(
                     exc, "fields", {})
                 row["error"] = {"code": getattr(exc, "code", "invalid"),
-                                "message": str(getattr(exc, "message", "")) or _(
+                                "message": str(exc) if isinstance(exc, uploads.UploadError)
+                                else str(getattr(exc, "message", "")) or _(
                                     "The request has invalid fields: %(names)s.") % {
                                         "names": ", ".join(fields)},
                                 "fields": {k: [str(m) for m in v] for k, v in fields.items()}}
@@ -246,10 +251,10 @@ class MatchFilter(django_filters.FilterSet):
 
     status = django_filters.ChoiceFilter(field_name="review_status", choices=ReviewStatus.choices,
                                          help_text="Review status.")
-    first_seen_after = django_filters.IsoDateTimeFilter(
+    first_seen_after = UtcIsoDateTimeFilter(
         field_name="first_seen", lookup_expr="gte",
         help_text="First seen at or after this time (ISO 8601).")
-    first_seen_before = django_filters.IsoDateTimeFilter(
+    first_seen_before = UtcIsoDateTimeFilter(
         field_name="first_seen", lookup_expr="lt", help_text="First seen before this time "
                                                              "(ISO 8601).")
     score_min = django_filters.NumberFilter(field_name="score", lookup_expr="gte",
@@ -325,6 +330,19 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
         crawler_actions.do_review_match(match, form.validated_data["decision"],
                                         form.validated_data["reason"], request.user)
         return Response(s.MatchSerializer(match).data)
+
+    @extend_schema(summary="The match's evidence bundle (WACZ)",
+                   parameters=[OpenApiParameter("capture", int, description="a capture id of "
+                                                "the match (default: its newest detection)")],
+                   responses={(200, "application/wacz"): OpenApiTypes.BINARY, **ERRORS})
+    @action(detail=True, methods=["get"])
+    def evidence(self, request, pk=None):
+        """Download the match's evidence bundle: a WACZ file (WARC of the HTTP exchange,
+        screenshot, PDF print, text, passages, metadata, provenance page, RFC 3161 timestamp).
+        Its SHA-256 is in the X-Evidence-SHA256 header."""
+        capture = request.query_params.get("capture")
+        return bundle_response(self.get_object(), int(capture) if capture and capture.isdigit()
+                               else None)
 
 
 
@@ -568,3 +586,25 @@ class AlertPreferenceView(generics.GenericAPIView):
     def patch(self, request):
         """Save the given fields through do_update_alert_preferences (audited)."""
         return self._save(request, partial=True)
+
+
+class EvidenceVerifyView(generics.GenericAPIView):
+    """Verify an uploaded evidence bundle (WACZ), as ``manage.py verify_evidence`` does."""
+
+    serializer_class = s.EvidenceUploadSerializer
+    parser_classes = [parsers.MultiPartParser]
+
+    @extend_schema(summary="Verify an evidence bundle", request=s.EvidenceUploadSerializer,
+                   responses={200: s.EvidenceVerdictSerializer, **ERRORS})
+    def post(self, request):
+        """Recompute every digest of the uploaded bundle (multipart field ``bundle``), check
+        its WARC records and its RFC 3161 timestamp; ``valid`` false names the first file
+        that fails. Nothing is stored."""
+        form = self.get_serializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        upload = form.validated_data["bundle"]
+        verdict = verify_bundle(upload.read(), timestamp_check(), name=upload.name)
+        return Response(s.EvidenceVerdictSerializer({
+            "valid": verdict.ok, "checked": verdict.checked, "timestamp": verdict.timestamp,
+            "failed_file": verdict.failure.path if verdict.failure else "",
+            "reason": verdict.failure.reason if verdict.failure else ""}).data)

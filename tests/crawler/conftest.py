@@ -33,6 +33,9 @@ _CRAWLER_TEST_SETTINGS = {"ALLOW_ADDRESSES": "127.0.0.1", "READ_TIMEOUT": "1",
                           "MAX_BODY_BYTES": str(256 * 1024), "DEFAULT_DELAY_SECONDS": "0"}
 os.environ.update({f"CRAWLER_{name}": value for name, value in _CRAWLER_TEST_SETTINGS.items()})
 settings.CRAWLER = {**settings.CRAWLER, **_CRAWLER_TEST_SETTINGS}
+# Evidence captures: a page that does not render gives up after a few seconds.
+os.environ["TRACKER_CAPTURE_RENDER_TIMEOUT"] = "4"
+settings.CAPTURE_RENDER_TIMEOUT_SECONDS = 4.0
 
 
 @dataclass

@@ -163,3 +163,33 @@ def test_the_site_form_keeps_only_the_schedule_fields_its_frequency_uses(staff, 
     assert PeriodicTask.objects.get(pk=site.periodic_task_id).crontab.minute == "30"  # kept
     listing = staff.get("/crawler/targetsite/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "daily scans" not in listing and "Enable scheduled scans" in listing
+
+
+@pytest.mark.parametrize("url, kind", [
+    ("http://169.254.169.254/latest/meta-data/", "link-local"),
+    ("http://2852039166/latest/", "link-local"),  # 169.254.169.254 in decimal
+    ("http://0x7f000001:8000/", "loopback"),
+    ("http://localhost/", "loopback"),
+    ("http://[::1]/", "loopback"),
+    ("http://10.0.0.7/", "private"),
+])
+def test_a_site_on_a_forbidden_address_is_refused_with_the_ssrf_reason(staff, url, kind):
+    """The admin form and the API refuse a start URL whose host is a forbidden address literal,
+    saying so (not a scan later reporting "forbidden by robots.txt")."""
+    from django.test import override_settings
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.force_authenticate(get_user_model().objects.get(username="boss"))
+    with override_settings(CRAWLER={}):  # no address allowed, as in production
+        form = staff.post("/crawler/targetsite/add/", {
+            "name": "内网", "start_urls": url, "allowed_domains": "", "path_patterns": "",
+            "max_depth": 1, "max_pages": 10, "delay_seconds": 1, "notes": "", **DAILY_AT_3},
+            headers={"accept-language": "en"})
+        errors = form.context["adminform"].form.errors["start_urls"]
+        answer = api.post("/api/v1/sites/", {"name": "内网", "start_urls": [url]},
+                                format="json", headers={"accept-language": "zh-hans"})
+    assert f"is a {kind} address" in errors[0] and "refused by the SSRF guard" in errors[0]
+    assert answer.status_code == 400, answer.content
+    assert "SSRF 防护拒绝" in answer.json()["fields"]["start_urls"][0]
+    assert not TargetSite.objects.exists()

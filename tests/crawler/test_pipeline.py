@@ -266,3 +266,21 @@ def test_conditional_get_after_a_redirect(site, crawler, scan_driver):
     assert crawler.pages.pages.count_documents({}) == 2  # the index and the chapter, once each
     assert crawler.pages.lookup(site.url("/chapter/1.html")).canonical_url == site.url("/book/1/1.html")
     assert crawler.frontier(42).state().stats["outcome:not_modified"] == 1
+
+
+def test_a_site_on_a_refused_address_counts_ssrf_refusals_not_robots_txt(site, config,
+                                                                        redis_client, mongo_db,
+                                                                        scan_driver):
+    """No address allowed: robots.txt and the pages are refused by our SSRF guard, without a
+    request; the scan says so, not "forbidden by robots.txt"."""
+    build_site(site)
+    strict = Crawler(dataclasses.replace(config, allow_addresses=()), redis_client, mongo_db)
+    strict.ensure_indexes()
+    try:
+        scan_driver(strict, 41, rules_for(site), [site.url("/"), site.url("/news/1.html")])
+        outcomes = {e["url"].removeprefix(site.base): e["outcome"]
+                    for e in strict.log.entries(41)}
+    finally:
+        strict.fetcher.close()
+    assert outcomes == {"/": "ssrf_refused", "/news/1.html": "ssrf_refused"}
+    assert site.requests == []

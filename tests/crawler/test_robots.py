@@ -1,5 +1,6 @@
 """robots.txt (crawler.lib.robots): rules, Crawl-delay, shared Redis cache, RFC 9309 error handling."""
 
+import dataclasses
 import time
 
 import pytest
@@ -52,6 +53,22 @@ def test_server_error_disallows_everything_briefly(site, robots, redis_client):
     policy = robots.policy(site.url("/x"))
     assert policy.mode == "disallow_all" and not policy.allowed(site.url("/x"))
     assert redis_client.ttl(f"crawl:robots:{site.base}") <= UNREACHABLE_TTL_SECONDS
+
+
+def test_a_robots_txt_refused_by_our_ssrf_guard_is_not_cached(site, config, redis_client):
+    """Loopback not yet allowed: the refusal is ours, not the site's; once the configuration
+    allows it, the site's own robots.txt applies at once (no day-long "disallow all")."""
+    site.route("/robots.txt", site.Reply(200, {"Content-Type": "text/plain"}, ROBOTS))
+    strict = dataclasses.replace(config, allow_addresses=())
+    refused = RobotsCache(redis_client, Fetcher(strict), config.robots_agent, 3600, 60, 10)
+    policy = refused.policy(site.url("/private/a.html"))
+    # robots.txt blocks nothing: the page's own fetch is refused by the guard, as an SSRF refusal
+    assert policy.allowed(site.url("/private/a.html")) and "loopback" in policy.reason
+    assert redis_client.get(f"crawl:robots:{site.base}") is None
+    assert site.hits("/robots.txt") == 0
+    corrected = RobotsCache(redis_client, Fetcher(config), config.robots_agent, 3600)
+    assert not corrected.policy(site.url("/private/a.html")).allowed(site.url("/private/a.html"))
+    assert site.hits("/robots.txt") == 1
 
 
 def test_each_process_keeps_policies_in_memory_until_the_redis_entry_expires(site, config, redis_client):

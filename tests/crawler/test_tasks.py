@@ -3,14 +3,19 @@
 
 import io
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import opencc
 import pytest
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from crawler import scans
+from crawler import progress, scans
 from crawler.lib import pagekeys
 from crawler.models import Match, ScanRun, TargetSite, WhitelistedDomain
 from tracker.core import notes
@@ -198,17 +203,40 @@ def test_commands_reject_bad_input(platform_stores):
     assert TargetSite.objects.count() == 1
 
 
+@pytest.mark.parametrize("since", ["9999-99-99", "2024-02-30", "2024-01-01T25:00:00"])
+def test_matches_command_refuses_an_impossible_date_in_one_line(session_servers, since):
+    """As a user types it: one line naming the argument, exit status 2, no traceback."""
+    result = subprocess.run([sys.executable, str(settings.BASE_DIR / "manage.py"), "matches",
+                             "--since", since], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "DJANGO_SETTINGS_MODULE": "tracker.settings"})
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    error = [line for line in result.stderr.splitlines() if not line.startswith("servers:")]
+    assert error == [f"CommandError: --since {since!r} is not a date (YYYY-MM-DD) or ISO "
+                     "datetime"]
+
+
 
 def test_finish_copies_counters_and_match_failures(platform_stores):
     site = TargetSite.objects.create(name="计数", start_urls=["http://127.0.0.1:9/"])
     scan, urls, _ = scans.start(site)
     frontier = scans.get_crawler().frontier(scan.pk)
-    frontier.count(pages_fetched=3, pages_new=2, pages_unchanged=1, match_errors=2, matches=1, ms_fetch=1500)
+    frontier.count(pages_fetched=3, pages_new=2, pages_unchanged=1, match_errors=2, ms_fetch=1500)
+    # A match task delivered twice (its worker killed after it wrote its row): counted twice,
+    # one row. The scan reports the row.
+    frontier.count(matches=2, matches_new=2)
+    holder = RightsHolder.objects.create(name="计数社")
+    work = Work.objects.create(holder=holder, reference="w", title="作品", sha256="0" * 64)
+    Match.objects.create(work=work, url="http://127.0.0.1:9/a", domain="127.0.0.1", score=0.5,
+                         containment_page=0.5, containment_work=0.5,
+                         site=site, first_scan=scan, last_scan=scan)
     frontier.count_outcome("timeout")
     frontier.count_outcome("ok")
+    assert progress.progress(scan, get_user_model().objects.create_superuser("s", "s@x.cn", "x"))[
+        "matches"] == 1  # live, while it runs
     assert scans.finish(scan.pk)
     scan.refresh_from_db()
-    assert (scan.status, scan.pages_fetched, scan.pages_new, scan.pages_unchanged, scan.matches_found) == \
-        ("finished", 3, 2, 1, 1)
+    assert (scan.status, scan.pages_fetched, scan.pages_new, scan.pages_unchanged, scan.matches_found,
+            scan.matches_new) == ("finished", 3, 2, 1, 1, 1)
     assert scan.errors == {"timeout": 1, "match_failed": 2} and scan.stage_seconds["fetch"] == 1.5
     assert scan.urls_seen == len(urls) and not get_redis().exists(scans.lock_key(site.pk))

@@ -125,3 +125,31 @@ def test_alert_pages_show_their_content_and_fit_1366(scenario, open_page, browse
     overflowing += [] if _fits(page) else ["takedown checks"]
 
     assert not overflowing, overflowing
+
+
+@pytest.mark.django_db
+def test_webhook_secret_is_shown_once_on_creation_and_on_rotation(scenario, client):
+    """The dashboard never shows an endpoint's signing secret again: once in the message after
+    creating it, once after rotating it (audited); the edit page has no secret field."""
+    from dashboard.alerts.models import WebhookEndpoint
+    from tracker.core.models import AuditEvent
+
+    client.force_login(scenario.users.holder_a)
+    added = client.post("/alerts/webhookendpoint/add/", {
+        "holder": scenario.a.pk, "name": "CMS", "url": "http://93.184.216.34/hook",
+        "format": "json", "language": "en", "min_score": "0.5", "enabled": "on"},
+        headers={"accept-language": "en"}, follow=True)
+    endpoint = WebhookEndpoint.objects.get(name="CMS")
+    assert f"it is not shown again): {endpoint.secret}" in added.text
+    edit = client.get(f"/alerts/webhookendpoint/{endpoint.pk}/change/")
+    assert endpoint.secret not in edit.text and 'name="secret"' not in edit.text
+    old = endpoint.secret
+    rotated = client.post("/alerts/webhookendpoint/", {
+        "action": "rotate_secret", "_selected_action": [endpoint.pk]},
+        headers={"accept-language": "zh-hans"}, follow=True)
+    endpoint.refresh_from_db()
+    assert endpoint.secret != old and endpoint.secret in rotated.text
+    assert endpoint.secret not in client.get(f"/alerts/webhookendpoint/{endpoint.pk}/change/").text
+    event = AuditEvent.objects.about(endpoint).order_by("-sequence").first()
+    assert (event.reason, event.username) == ("secret rotated", "holder_a")
+    assert endpoint.secret not in event.reason

@@ -12,6 +12,8 @@ import sys
 import pytest
 from django.conf import settings
 
+from tests.dashboard.conftest import PASSWORD
+
 
 @pytest.mark.django_db
 def test_dashboard_page_sends_security_headers(client, make_user):
@@ -73,3 +75,14 @@ def test_pages_run_their_scripts_under_the_policy(scenario, open_page, browser_l
         page.select_option("#dash-language-select", "zh-hans")
     assert page.evaluate("document.documentElement.lang") == "zh-hans"
     assert violations == []
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("next_url", ["https://evil.example/", "//evil.example/x", ""])
+def test_login_with_an_off_site_next_lands_on_the_dashboard(client, make_user, next_url):
+    make_user("holder-login")
+    response = client.post(f"/login/?next={next_url}", {"username": "holder-login",
+                                                        "password": PASSWORD,
+                                                        "next": next_url}, follow=True)
+    assert response.redirect_chain[-1][0] == "/"
+    assert response.status_code == 200 and response.wsgi_request.user.is_authenticated

@@ -1,5 +1,7 @@
-"""The README and docs/ say only what is true: the commands they show exist, their links lead
-somewhere, and the architecture map names packages that exist. Needs no server."""
+"""The README and docs/ say only what is true: the commands they show exist and work as written
+in a fresh clone's shell (which has no ``python`` with the project's packages: they name the
+virtualenv's interpreter), their links lead somewhere, and the architecture map names packages
+that exist. Needs no server."""
 
 from __future__ import annotations
 
@@ -11,12 +13,13 @@ import pytest
 from django.core.management import get_commands
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
-             ROOT / "crawler" / "README.md", ROOT / "dashboard" / "README.md"]
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")),
+             *sorted(ROOT.glob("[a-z]*/README.md"))]
 MANAGE = re.compile(r"manage\.py (\w+)")
 MAKE = re.compile(r"(?<![\w-])make ([a-z][\w-]*)")
 MODULE = re.compile(r"python -m ([\w.]+)")
 LINK = re.compile(r"\]\(([^)#\s]+)\)")
+BARE_PYTHON = re.compile(r"(?<![\w/.])python3? (manage\.py|-m \w)")
 
 
 def _code(path: Path) -> str:
@@ -38,6 +41,8 @@ def test_every_command_shown_exists(path):
     assert not {t for t in MAKE.findall(code)} - targets, "unknown make targets"
     missing = {m for m in MODULE.findall(code) if importlib.util.find_spec(m) is None}
     assert not missing, "unknown python -m modules"
+    bare = [line.strip() for line in code.splitlines() if BARE_PYTHON.search(line)]
+    assert bare == [], "commands run a bare python: write .venv/bin/python"
 
 
 @pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: str(p.relative_to(ROOT)))

@@ -47,6 +47,23 @@ def test_bad_files_are_refused_in_the_form(client, people, name, data, message):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("source", ["upload", "text"])
+def test_a_text_over_the_length_limit_is_refused_in_the_form(client, people, settings, source):
+    """A file or pasted text longer than WORK_TEXT_MAX_CHARS characters (under the upload
+    limit in bytes): the form says so in the user's language instead of a server error."""
+    client.force_login(people["alice"])
+    long_text = "x" * (settings.WORK_TEXT_MAX_CHARS + 1)
+    value = SimpleUploadedFile("long.txt", long_text.encode()) if source == "upload" else long_text
+    form = {"holder": people["press"].pk, "reference": "r1", "title": "t", "author": "",
+            "kind": "", "language": "", "upload": "", "text": "", source: value}
+    response = client.post("/core/work/add/", form, headers={"accept-language": "zh-hans"})
+    assert response.status_code == 200
+    assert (f"文本有 {settings.WORK_TEXT_MAX_CHARS + 1} 个字符；一部作品最多 "
+            f"{settings.WORK_TEXT_MAX_CHARS} 个字符。") in response.text
+    assert not Work.objects.exists()
+
+
+@pytest.mark.django_db
 def test_pasted_text_needs_letters_and_one_source(client, people):
     client.force_login(people["alice"])
     form = {"holder": people["press"].pk, "reference": "r1", "title": "t", "author": "",

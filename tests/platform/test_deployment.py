@@ -29,7 +29,8 @@ def test_stateful_services_have_pinned_images_healthchecks_and_volumes():
 
 def test_apps_wait_for_healthy_dependencies_and_queues_are_separate():
     services = _compose()["services"]
-    apps = ["web", "worker-ingest", "worker-crawl", "worker-render", "worker-match", "beat"]
+    apps = ["web", "worker-ingest", "worker-crawl", "worker-render", "worker-capture",
+            "worker-match", "beat"]
     for name in apps:
         depends = services[name]["depends_on"]
         for dependency in ("postgres", "mongo", "redis"):
@@ -38,7 +39,7 @@ def test_apps_wait_for_healthy_dependencies_and_queues_are_separate():
     queues = {name: services[name]["command"][services[name]["command"].index("-Q") + 1]
               for name in apps if "-Q" in services[name]["command"]}
     assert queues["worker-crawl"] == "crawl" and queues["worker-match"] == "match"
-    assert queues["worker-render"] == "render"
+    assert queues["worker-render"] == "render" and queues["worker-capture"] == "capture"
     from django.conf import settings  # every queue of the settings consumed, no other one
 
     consumed = [q for spec in queues.values() for q in spec.split(",")]

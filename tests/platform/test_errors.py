@@ -69,7 +69,7 @@ def test_a_server_down_is_a_503_page_in_the_users_language_and_a_bug_a_500():
 def test_the_api_answers_a_server_down_as_json_503_in_the_callers_language():
     """An API call that meets PostgreSQL, MongoDB or Redis down gets the API's JSON error
     (code "storage_unavailable", status 503, Retry-After), not the dashboard's HTML page; a
-    bug is still left to Django's 500."""
+    bug is a JSON 500 "server_error"."""
     from django.db import OperationalError
     from django.utils import translation
 
@@ -83,4 +83,6 @@ def test_the_api_answers_a_server_down_as_json_503_in_the_callers_language():
         assert response.status_code == 503 and int(response["Retry-After"]) > 0
         assert response.data["code"] == "storage_unavailable"
         assert words in response.data["message"], response.data
-    assert exception_handler(ValueError("a bug"), {}) is None
+    bug = exception_handler(ValueError("a bug"), {})
+    assert bug.status_code == 500 and bug.data["code"] == "server_error"
+    assert "a bug" not in bug.data["message"]

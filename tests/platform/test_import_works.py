@@ -10,14 +10,14 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from tracker.core import notes
-from tracker.core.models import RightsHolder, Work, WorkStatus
+from tracker.core.models import AuditEvent, RightsHolder, Work, WorkStatus
 
 pytestmark = pytest.mark.django_db
 
 
 def _run(*args) -> str:
     out = io.StringIO()
-    call_command("import_works", *map(str, args), "--no-progress", stdout=out)
+    call_command("import_works", *map(str, args), "--create-holder", "--no-progress", stdout=out)
     return out.getvalue()
 
 
@@ -79,7 +79,8 @@ def test_bad_records_fail_with_reasons_and_the_rest_is_imported(tmp_path):
                     encoding="utf-8")
     out = io.StringIO()
     with pytest.raises(CommandError, match="4 item"):
-        call_command("import_works", str(path), "--holder", "甲", "--no-progress", stdout=out)
+        call_command("import_works", str(path), "--holder", "甲", "--create-holder", "--no-progress",
+                     stdout=out)
     text = out.getvalue()
     assert "registered: 1" in text and "failed:     4" in text
     assert "already imported" in text and '"text" is missing or empty' in text
@@ -130,3 +131,76 @@ def test_reimport_queues_a_work_left_unqueued_and_exits_0(folder):
     out = _run(folder, "--holder", "Press")
     assert "n1: unchanged; still pending, queued again" in out
     assert "not queued" not in out  # it was queued this time: the command exits 0
+
+
+def test_an_epub_with_empty_title_and_author_is_imported_with_the_rest(tmp_path, novel_text):
+    from tests.text.test_uploads import _epub
+
+    archive = tmp_path / "works.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("blank.epub", _epub([("第一回", "东胜神洲海外有一国土，名曰傲来国。")],
+                                            title="", author=""))
+        zipped.writestr("xiyouji.txt", novel_text)
+    out = _run(archive, "--holder", "甲")
+    assert "registered: 2" in out and "failed:     0" in out
+    assert Work.objects.get(reference="blank").author == ""
+
+
+def test_a_broken_epub_in_a_zip_is_one_failed_line_and_the_rest_is_imported(tmp_path,
+                                                                           novel_text):
+    from tests.text.test_uploads import broken_epub
+
+    archive = tmp_path / "works.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("broken.epub", broken_epub("no spine"))
+        zipped.writestr("xiyouji.txt", novel_text)
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="1 item"):
+        call_command("import_works", str(archive), "--holder", "甲", "--create-holder",
+                     "--no-progress", stdout=out)
+    assert "registered: 1" in out.getvalue() and "failed:     1" in out.getvalue()
+    assert "broken.epub: The EPUB file is damaged" in out.getvalue()
+    assert Work.objects.filter(reference="xiyouji").exists()
+
+
+@pytest.mark.parametrize("damaged", ["broken.txt", "records.jsonl"])
+def test_a_damaged_entry_of_a_zip_is_one_failed_line_and_the_rest_is_imported(
+        tmp_path, novel_text, damaged):
+    """One byte of an entry's compressed data flipped (its CRC no longer matches)."""
+    archive = tmp_path / "works.zip"
+    damaged_text = "\n".join(f"第{n}段 正文内容" for n in range(300)) if damaged.endswith(
+        ".txt") else _records(*({"id": f"r{n}", "title": "记录", "text": f"正文内容 {n} " * 20}
+                               for n in range(30)))
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
+        zipped.writestr(damaged, damaged_text)
+        zipped.writestr("xiyouji.txt", novel_text)
+    data = bytearray(archive.read_bytes())
+    info = zipfile.ZipFile(archive).getinfo(damaged)
+    data[info.header_offset + 30 + len(info.filename) + len(info.extra) + 100] ^= 0xFF
+    archive.write_bytes(bytes(data))
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="1 item"):
+        call_command("import_works", str(archive), "--holder", "甲", "--create-holder",
+                     "--no-progress", stdout=out)
+    assert "registered: 1" in out.getvalue(), out.getvalue()
+    assert f"{damaged}: {damaged} in the archive is damaged" in out.getvalue()
+    assert Work.objects.filter(reference="xiyouji").exists()
+
+
+def test_unknown_holder_is_refused_with_the_known_ones_unless_created(tmp_path, folder):
+    RightsHolder.objects.create(name="出版社甲")
+    with pytest.raises(CommandError, match="no rights holder '出版社乙'; known holders: "
+                                           "'出版社甲'") as refused:
+        call_command("import_works", str(folder / "news.jsonl"), "--holder", "出版社乙",
+                     "--no-progress", stdout=io.StringIO())
+    assert refused.value.returncode == 2
+    assert not RightsHolder.objects.filter(name="出版社乙").exists()
+    assert not Work.objects.exists()
+    out = io.StringIO()
+    call_command("import_works", str(folder / "news.jsonl"), "--holder", "出版社乙",
+                 "--create-holder", "--no-progress", stdout=out)
+    created = RightsHolder.objects.get(name="出版社乙")
+    assert "Created rights holder '出版社乙'" in out.getvalue()
+    assert Work.objects.filter(holder=created).count() == 2
+    assert AuditEvent.objects.filter(kind=AuditEvent.Kind.ACCESS, holder=created,
+                                     new_state="created").count() == 1

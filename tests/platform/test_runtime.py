@@ -47,7 +47,7 @@ def test_command_uses_the_servers_recorded_in_run_env(tmp_path, worker_env, cele
     env = worker_env()  # the session's servers, as `make run` would record its own
     var = tmp_path / "var"
     _write_run_env(var, **{name: env[name] for name in SERVER_VARIABLES})
-    result = _manage(var, "import_works", str(works_file), "--holder", "出版社甲",
+    result = _manage(var, "import_works", str(works_file), "--holder", "出版社甲", "--create-holder",
                      "--no-progress")
     assert result.returncode == 0, result.stderr
     first = result.stderr.splitlines()[0]
@@ -65,14 +65,14 @@ def test_servers_gone_gives_one_line_and_no_work(tmp_path, worker_env, works_fil
             (("MONGO_URL", "mongodb", ""), ("REDIS_URL", "redis", "/0"))}
     # All servers gone (a `make run` killed, its run.env left behind): the database fails first.
     _write_run_env(var, DATABASE_URL=f"postgres://u@127.0.0.1:{embedded.free_port()}/x", **dead)
-    result = _manage(var, "import_works", str(works_file), "--holder", "出版社甲")
+    result = _manage(var, "import_works", str(works_file), "--holder", "出版社甲", "--create-holder")
     assert result.returncode == 1
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 2
     assert "DATABASE_URL" in result.stderr and "start `make run` again" in result.stderr
     # Only Redis gone: stopped before registering anything, so nothing waits unqueued.
     _write_run_env(var, DATABASE_URL=env["DATABASE_URL"], MONGO_URL=env["MONGO_URL"],
                    REDIS_URL=dead["REDIS_URL"])
-    result = _manage(var, "import_works", str(works_file), "--holder", "出版社甲")
+    result = _manage(var, "import_works", str(works_file), "--holder", "出版社甲", "--create-holder")
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "REDIS_URL redis://127.0.0.1" in result.stderr.splitlines()[-1]
     assert not Work.objects.exists()

@@ -67,6 +67,22 @@ def test_csv_export_is_scoped(client, people, works):
     assert "甲书" in body and "乙书" not in body
 
 
+def test_csv_export_of_works_neutralizes_formulas(client, people):
+    """A title, author, reference or holder name a spreadsheet would evaluate is written with a
+    leading apostrophe, as in the match export."""
+    import csv
+    import io
+
+    holder = RightsHolder.objects.create(name="@SUM(1+1)")
+    holder.users.add(people["alice"])
+    work = Work.objects.create(holder=holder, reference="-2+3", title='=HYPERLINK("http://x")',
+                               author="+cmd", sha256="0" * 64)
+    response = _client(client, people["alice"]).post(
+        "/core/work/", {"action": "export_csv", "_selected_action": [work.pk]})
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    assert rows[1][:4] == ["'-2+3", "'=HYPERLINK(\"http://x\")", "'+cmd", "'@SUM(1+1)"]
+
+
 def test_holder_user_edits_own_contact_details_but_not_members(client, people):
     c = _client(client, people["alice"])
     url = f"/core/rightsholder/{people['press'].pk}/change/"

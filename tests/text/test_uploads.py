@@ -60,14 +60,14 @@ def _docx(paragraphs: list[tuple[str, str]], title: str = "") -> bytes:
     return buf.getvalue()
 
 
-def _epub(chapters: list[tuple[str, str]]) -> bytes:
+def _epub(chapters: list[tuple[str, str]], title: str = "测试之书", author: str = "佚名") -> bytes:
     from ebooklib import epub
 
     book = epub.EpubBook()
     book.set_identifier("test-book")
-    book.set_title("测试之书")
+    book.set_title(title)
     book.set_language("zh")
-    book.add_author("佚名")
+    book.add_author(author)
     items = []
     for n, (title, body) in enumerate(chapters, 1):
         item = epub.EpubHtml(title=title, file_name=f"c{n}.xhtml", lang="zh")
@@ -284,6 +284,13 @@ def test_epub_title_and_author_from_dublin_core():
     assert (got.title, got.author) == ("测试之书", "佚名")
 
 
+def test_epub_with_empty_title_and_author_elements_is_read():
+    """<dc:title/> and <dc:creator/> are empty: no title or author from them, the text is read."""
+    got = extract_file("b.epub", _epub([("第一回", "东胜神洲海外有一国土，名曰傲来国。")],
+                                       title="", author=""))
+    assert got.author == "" and "傲来国" in got.text
+
+
 def test_same_html_gives_same_text_and_offsets_uploaded_or_crawled(news_html):
     uploaded = extract_file("page.html", news_html)
     decoded = decode_bytes(news_html, "text/html; charset=utf-8")
@@ -292,3 +299,81 @@ def test_same_html_gives_same_text_and_offsets_uploaded_or_crawled(news_html):
     assert uploaded.sections == crawled.sections and uploaded.title == crawled.title
     gbk = news_html.decode("utf-8").replace('charset="utf-8"', "").encode("gb18030")
     assert extract_file("page.htm", gbk).text == extract_document(decode_bytes(gbk).text).text
+
+
+def test_docx_text_limit_is_enforced_while_reading(settings):
+    """A .docx whose body holds more text than a work may: refused as too long once the limit
+    is passed, without reading the rest of the document (here a rest that is not even XML,
+    which a reader building the whole tree first reports as a damaged file)."""
+    settings.WORK_TEXT_MAX_CHARS = 2000
+    source = zipfile.ZipFile(io.BytesIO(_docx([("p", "占位")])))
+    paragraph = "<w:p><w:r><w:t>" + "长文本" * 30 + "</w:t></w:r></w:p>"
+    head = source.read("word/document.xml").decode().split("<w:body>")[0]
+    body = head + "<w:body>" + paragraph * 100 + "<w:p><w:r><w:t>not closed"
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as copy:
+        for info in source.infolist():
+            copy.writestr(info.filename, body if info.filename == "word/document.xml"
+                          else source.read(info.filename))
+    with translation.override("en"):
+        error = _error("long.docx", out.getvalue())
+    assert error.code == "too_large"
+    assert str(error) == "The text has more than 2000 characters, the most a work may have."
+
+
+@pytest.mark.parametrize("name", ["long.epub", "long.pdf"])
+def test_epub_and_pdf_text_limit_is_enforced_while_reading(settings, name):
+    """EPUB documents and PDF pages are counted as they are read: past the limit the file is
+    refused as too long, the rest left unread."""
+    settings.WORK_TEXT_MAX_CHARS = 40
+    data = (_epub([(f"第{n}回", "东胜神洲海外有一国土，名曰傲来国。" * 3) for n in range(5)])
+            if name.endswith(".epub") else _pdf("Long line of the report text " * 3))
+    with translation.override("en"):
+        error = _error(name, data)
+    assert (error.code, str(error)) == (
+        "too_large", "The text has more than 40 characters, the most a work may have.")
+
+
+_CONTAINER = ('<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:'
+              'opendocument:xmlns:container"><rootfiles><rootfile full-path="content.opf" '
+              'media-type="application/oebps-package+xml"/></rootfiles></container>')
+_OPF_HEAD = ('<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" '
+             'unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
+             '<dc:identifier id="id">x</dc:identifier><dc:title>T</dc:title></metadata>')
+_CHAPTER = '<item id="c" href="c.xhtml" media-type="application/xhtml+xml"/>'
+BROKEN_EPUB_PACKAGES = {
+    "no spine": f"<manifest>{_CHAPTER}</manifest>",
+    "no manifest": '<spine><itemref idref="c"/></spine>',
+    "an item without href": '<manifest><item id="c" media-type="application/xhtml+xml"/>'
+                            '</manifest><spine><itemref idref="c"/></spine>',
+    "an empty navigation document": '<manifest><item id="n" href="n.xhtml" properties="nav" '
+                                    f'media-type="application/xhtml+xml"/>{_CHAPTER}</manifest>'
+                                    '<spine><itemref idref="c"/></spine>',
+}
+
+
+def broken_epub(case: str) -> bytes:
+    """An EPUB whose package document (content.opf) has the defect ``case`` names."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("mimetype", "application/epub+zip")
+        archive.writestr("META-INF/container.xml", _CONTAINER)
+        archive.writestr("content.opf", _OPF_HEAD + BROKEN_EPUB_PACKAGES[case] + "</package>")
+        archive.writestr("c.xhtml", '<html xmlns="http://www.w3.org/1999/xhtml"><body><p>'
+                                    "东胜神洲海外有一国土，名曰傲来国。</p></body></html>")
+        archive.writestr("n.xhtml", "<html><body><nav>")
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("case", list(BROKEN_EPUB_PACKAGES))
+def test_an_epub_with_a_broken_package_is_a_damaged_file(case):
+    assert _error("broken.epub", broken_epub(case)).code == "corrupt"
+
+
+@pytest.mark.parametrize("offset", [40, 240])
+def test_a_docx_with_damaged_compressed_text_is_a_damaged_file(offset):
+    """One byte of the compressed document.xml flipped: bad deflate data or a bad CRC."""
+    data = bytearray(_docx([("p", f"正文内容 {n}") for n in range(200)]))
+    info = zipfile.ZipFile(io.BytesIO(bytes(data))).getinfo("word/document.xml")
+    data[info.header_offset + 30 + len(info.filename) + len(info.extra) + offset] ^= 0xFF
+    assert _error("damaged.docx", bytes(data)).code == "corrupt"

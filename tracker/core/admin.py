@@ -26,6 +26,7 @@ from . import actions, kept_uploads, registration, work_status
 from .conflicts import same_holder_duplicate
 from .models import RightsHolder, Work, WorkStatus
 from .scoping import holders_for, scope, sees_all
+from .spreadsheets import safe
 from .uploads import UploadError, check_size, extract_file, extract_pasted, supported_suffixes
 
 
@@ -307,11 +308,11 @@ class WorkAdmin(HolderScopedAdmin):
                          "length (characters)", "sections", "status", "fingerprint version",
                          "created", "updated"])
         for work in queryset.select_related("holder"):
-            writer.writerow([work.reference, work.title, work.author, work.holder.name,
-                             work.kind, work.language, work.length, len(work.sections),
-                             work.status, work.fingerprint_version,
-                             timezone.localtime(work.created_at).isoformat(),
-                             timezone.localtime(work.updated_at).isoformat()])
+            writer.writerow([safe(cell) for cell in (
+                work.reference, work.title, work.author, work.holder.name, work.kind,
+                work.language, work.length, len(work.sections), work.status,
+                work.fingerprint_version, timezone.localtime(work.created_at).isoformat(),
+                timezone.localtime(work.updated_at).isoformat())])
         return response
 
 from . import conflict_admin  # noqa: E402, F401  (registers the rights conflict pages)

@@ -17,7 +17,7 @@ def _engine(mongo_url: str, mongo_db: str, redis_url: str, prefix: str, pid: int
     from fingerprint.store import MongoWorkStore
 
     return Engine(RedisIndex(get_redis(), prefix=prefix), MongoWorkStore(get_mongo_db()),
-                  config=EngineConfig())
+                  config=EngineConfig(max_text_chars=settings.WORK_TEXT_MAX_CHARS))
 
 
 def get_engine():

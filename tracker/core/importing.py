@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import logging
+import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
@@ -83,7 +85,7 @@ def iter_items(path: Path, skipped: list[tuple[str, str]]) -> Iterator[Item]:
         archive = open_zip(path.read_bytes(), "ZIP")
         for info in archive.infolist():
             if not info.is_dir():
-                yield from _items_of(info.filename, lambda i=info: archive.read(i), skipped)
+                yield from _items_of(info.filename, lambda i=info: _entry(archive, i), skipped)
     elif path.suffix.lower() in (".jsonl", ".ndjson") or path.suffix.lower() in SUFFIXES:
         yield from _items_of(path.name, path.read_bytes, skipped, single=True)
     else:
@@ -92,10 +94,38 @@ def iter_items(path: Path, skipped: list[tuple[str, str]]) -> Iterator[Item]:
             "path": path, "types": " ".join(sorted(SUFFIXES))})
 
 
+def _entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """The bytes of one archive entry.
+
+    Raises:
+        UploadError: "corrupt", the entry's data is damaged (bad CRC or deflate data) or
+            encrypted.
+    """
+    try:
+        return archive.read(info)
+    except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, OSError) as exc:
+        raise UploadError("corrupt", _("%(name)s in the archive is damaged and cannot be read "
+                                       "(%(error)s).") % {"name": info.filename,
+                                                          "error": exc}) from exc
+
+
+def _unreadable(error: UploadError) -> Callable[[], tuple[Extracted, dict]]:
+    """An Item's ``load`` that raises ``error``: a file that could not be read is one failed
+    line of the summary, and the rest is imported."""
+    def load() -> tuple[Extracted, dict]:
+        raise error
+    return load
+
+
 def _items_of(rel: str, read: Callable[[], bytes], skipped, single: bool = False):
     suffix = PurePosixPath(rel).suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
-        yield from _jsonl_items(rel, read())
+        try:
+            data = read()
+        except UploadError as exc:
+            yield Item(rel, rel, _unreadable(exc))
+            return
+        yield from _jsonl_items(rel, data)
     elif suffix in SUFFIXES:
         reference = PurePosixPath(rel).stem if single else str(PurePosixPath(rel).with_suffix(""))
         yield Item(reference, rel, lambda: (extract_file(rel, read()), {}))

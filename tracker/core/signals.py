@@ -1,10 +1,13 @@
 """Signal handlers: a deleted work leaves the index; an indexed work is checked for rights
-conflicts with other holders' works; roles exist after every migrate."""
+conflicts with other holders' works; roles exist after every migrate; each Celery task reads
+content types afresh."""
 
 from __future__ import annotations
 
 import logging
 
+from celery.signals import task_prerun
+from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 from django.db.models.signals import post_delete, post_migrate
 from django.dispatch import receiver
@@ -42,3 +45,12 @@ def _flag_conflicts(sender, work_id: int, **kwargs) -> None:
         do_flag_rights_conflicts(work_id)
     except storage_errors() as exc:  # the work stays indexed; a later ingestion checks again
         log.warning("rights conflict check of work %s skipped: %s", work_id, exc)
+
+
+@receiver(task_prerun)
+def _fresh_content_types(**kwargs) -> None:
+    # The audit trail names its targets by content type. A worker process outlives the
+    # content-type rows it cached when the database is flushed and filled again (the test
+    # suite's transactional tests): its events would name another model. One query per model
+    # a task audits.
+    ContentType.objects.clear_cache()

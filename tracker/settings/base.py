@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import secrets
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import environ
 from csp.constants import NONE, SELF, UNSAFE_INLINE
@@ -53,6 +54,7 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "tracker.core",
     "crawler",  # crawler issue: Celery tasks, signals, management commands
+    "crawler.evidence",  # evidence captures of matched pages (WARC, screenshot, WACZ bundle)
     "dashboard.alerts",  # e-mail and webhook alerts of new matches (between dashboard and crawler)
     "axes",
     "rest_framework",  # the REST API (dashboard/api/)
@@ -88,6 +90,10 @@ AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", default=0.25)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "dashboard/lockout.html"
+
+# After login without a safe "next" (none, or one off this site): the dashboard's home, not
+# Django's default /accounts/profile/, which this project has no page for.
+LOGIN_REDIRECT_URL = "admin:index"
 
 ROOT_URLCONF = "tracker.urls"
 WSGI_APPLICATION = "tracker.wsgi.application"
@@ -176,6 +182,17 @@ STATIC_ROOT = env.str("STATIC_ROOT", default=str(VAR_DIR / "static"))
 MEDIA_URL = "media/"
 # Uploaded text waiting for ingestion is staged here; shared by web and workers in production.
 MEDIA_ROOT = env.str("MEDIA_ROOT", default=str(VAR_DIR / "media"))
+# Evidence bundles (crawler.evidence) go to the storage "evidence": files under
+# EVIDENCE_DIR by default; in production S3-compatible object storage through django-storages
+# (TRACKER_EVIDENCE_STORAGE=storages.backends.s3.S3Storage, with the AWS_* variables of
+# django-storages and, for immutability, a bucket with Object Lock; docs/evidence.md).
+EVIDENCE_DIR = Path(env.str("TRACKER_EVIDENCE_DIR", default=str(VAR_DIR / "evidence")))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "evidence": {"BACKEND": env.str("TRACKER_EVIDENCE_STORAGE",
+                                    default="crawler.evidence.storage.EvidenceFileStorage")},
+}
 
 # Uploads: the largest file or pasted text accepted, in bytes (TRACKER_UPLOAD_MAX_MB megabytes).
 UPLOAD_MAX_BYTES = env.int("TRACKER_UPLOAD_MAX_MB", default=50) * 1024 * 1024
@@ -183,6 +200,9 @@ UPLOAD_MAX_BYTES = env.int("TRACKER_UPLOAD_MAX_MB", default=50) * 1024 * 1024
 # long (seconds) for the next post of the form (tracker.core.kept_uploads).
 KEPT_UPLOAD_SECONDS = 3600
 DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES + 1024 * 1024
+# The longest text a work may have, in characters: uploads, pasted and appended texts over it
+# are refused ("too_large"); the fingerprint engine is given the same limit (max_text_chars).
+WORK_TEXT_MAX_CHARS = env.int("TRACKER_WORK_TEXT_MAX_CHARS", default=10_000_000)
 # Archives (.docx, .epub, .zip imports): the most bytes their entries may expand to, and the
 # highest expansion ratio of one entry; above either the file is refused as an archive bomb.
 ARCHIVE_MAX_UNCOMPRESSED_BYTES = env.int("TRACKER_ARCHIVE_MAX_MB", default=500) * 1024 * 1024
@@ -194,6 +214,19 @@ MONGO_DB = env.str("MONGO_DB", default="tracker")
 # Redis holds the fingerprint index and is Celery's broker.
 REDIS_URL = _server_url("REDIS_URL", "redis://127.0.0.1:6379/0")
 FINGERPRINT_INDEX_PREFIX = env.str("FINGERPRINT_INDEX_PREFIX", default="fp")
+
+
+def redis_cache_url(redis_url: str, database: int) -> str:
+    """``redis_url`` with its database number replaced by ``database``."""
+    return urlsplit(redis_url)._replace(path=f"/{database}").geturl()
+
+
+# Django's cache (the API's throttle counts): Redis, so that every web process counts against
+# one budget and a restart keeps the counts. Its own Redis database number, because clearing
+# the cache (cache.clear(), FLUSHDB) must not touch the index or Celery's queues.
+CACHE_REDIS_DB = env.int("TRACKER_CACHE_REDIS_DB", default=1)
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                      "LOCATION": redis_cache_url(REDIS_URL, CACHE_REDIS_DB)}}
 # Seconds manage.py waits for each server to answer before a command that needs it runs.
 SERVER_CHECK_TIMEOUT_SECONDS = env.float("TRACKER_SERVER_CHECK_TIMEOUT", default=3.0)
 
@@ -210,8 +243,13 @@ WORKER_QUEUES = [QUEUE_DEFAULT, QUEUE_INGEST, QUEUE_CRAWL, QUEUE_MATCH]
 # workers with Chromium and a small pool (each process runs one browser of a few hundred MB).
 QUEUE_RENDER = "render"
 WORKER_QUEUES.append(QUEUE_RENDER)
+# Evidence captures (crawler.evidence): Chromium screenshots and bundles on a queue of their own,
+# so that crawling is not slowed by them.
+QUEUE_CAPTURE = "capture"
+WORKER_QUEUES.append(QUEUE_CAPTURE)
 CELERY_TASK_DEFAULT_QUEUE = QUEUE_DEFAULT
 CELERY_TASK_ROUTES = {
+    "evidence.*": {"queue": QUEUE_CAPTURE},
     "tracker.core.tasks.*": {"queue": QUEUE_INGEST},
     "crawler.start_scan": {"queue": QUEUE_CRAWL},
     "crawler.crawl_url": {"queue": QUEUE_CRAWL},
@@ -225,7 +263,9 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
-CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Celery replaces the root logger's handlers (Django's console handler on stderr) with its log
+# file, so that `celery -f FILE` (make run's var/log/celery-*.log) holds the log.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = True
 
 # `python manage.py demo` runs these callables in order (dotted paths; each takes stdout and
 # returns a dict for the summary): the main job of `make run`: register and index the demo
@@ -358,6 +398,29 @@ CELERY_TASK_ROUTES["crawler.discover_sites"] = {"queue": QUEUE_CRAWL}
 # Takedown checks asked for now (a site's "check now"; a notice's: dashboard.check_notice).
 CELERY_TASK_ROUTES["crawler.check_matches"] = {"queue": QUEUE_CRAWL}
 CELERY_TASK_ROUTES["dashboard.check_notice"] = {"queue": QUEUE_CRAWL}
+# Evidence capture (crawler.evidence, docs/evidence.md). A page version matching a work with a
+# Match.score (the engine's score, 0..1) of CAPTURE_MIN_SCORE or more is captured once. The
+# screenshot is CAPTURE_VIEWPORT_WIDTH CSS pixels wide and at most CAPTURE_MAX_HEIGHT tall; the
+# page gets CAPTURE_RENDER_TIMEOUT_SECONDS to its load event (else: captured without screenshot).
+# A capture task is stopped after CAPTURE_TIME_LIMIT_SECONDS. The sweeper
+# (evidence.sweep_captures, every CAPTURE_SWEEP_SECONDS) sends again a capture pending or running
+# for CAPTURE_STUCK_SECONDS (its task lost or its worker killed), after a backoff from
+# CAPTURE_RETRY_BASE_SECONDS to CAPTURE_RETRY_MAX_SECONDS, and gives it up as failed, with the
+# reason, after CAPTURE_MAX_ATTEMPTS attempts. Bundles are kept EVIDENCE_RETENTION_DAYS days
+# (0: for ever, the default: nothing deletes them).
+CAPTURE_MIN_SCORE = env.float("TRACKER_CAPTURE_MIN_SCORE", default=0.0)
+CAPTURE_VIEWPORT_WIDTH = 1280
+CAPTURE_MAX_HEIGHT = env.int("TRACKER_CAPTURE_MAX_HEIGHT", default=10_000)
+CAPTURE_RENDER_TIMEOUT_SECONDS = env.float("TRACKER_CAPTURE_RENDER_TIMEOUT", default=30.0)
+CAPTURE_TIME_LIMIT_SECONDS = env.int("TRACKER_CAPTURE_TIME_LIMIT", default=300)
+CAPTURE_SWEEP_SECONDS = env.int("TRACKER_CAPTURE_SWEEP_INTERVAL", default=300)
+CAPTURE_STUCK_SECONDS = env.int("TRACKER_CAPTURE_STUCK", default=900)
+CAPTURE_RETRY_BASE_SECONDS = env.float("TRACKER_CAPTURE_RETRY_BASE", default=60.0)
+CAPTURE_RETRY_MAX_SECONDS = env.float("TRACKER_CAPTURE_RETRY_MAX", default=3600.0)
+CAPTURE_MAX_ATTEMPTS = env.int("TRACKER_CAPTURE_MAX_ATTEMPTS", default=5)
+EVIDENCE_RETENTION_DAYS = env.int("TRACKER_EVIDENCE_RETENTION_DAYS", default=0)
+CELERY_BEAT_SCHEDULE["sweep-captures"] = {"task": "evidence.sweep_captures",
+                                          "schedule": CAPTURE_SWEEP_SECONDS}
 # A new target site is scanned daily at this hour (0-23) of TIME_ZONE: the sites' quiet hours.
 SCAN_DEFAULT_HOUR = env.int("TRACKER_SCAN_HOUR", default=3)
 # Seconds `make run` and the tests wait for a Celery worker to answer a ping (about 3 s idle).

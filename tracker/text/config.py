@@ -33,6 +33,7 @@ class TextConfig:
         title_max_chars: longest line (characters) taken as a title from a document's content.
         front_matter_lines: how many leading non-empty lines (or paragraphs) are searched for
             a title and an ``作者：NAME`` author line.
+        text_max_chars: longest extracted text accepted (characters).
     """
 
     upload_max_bytes: int = 50 * 2**20
@@ -45,6 +46,7 @@ class TextConfig:
     detect_bytes: int = 256 * 1024
     title_max_chars: int = 60
     front_matter_lines: int = 5
+    text_max_chars: int = 10_000_000
 
 
 DEFAULT = TextConfig()

@@ -77,6 +77,7 @@ def extract_file(name: str, data: bytes, config: TextConfig = DEFAULT) -> Extrac
 
     Raises:
         TextError: ("too_large", "too_large", size=, limit=) over ``config.upload_max_bytes``;
+            ("too_large", "text_chars", name=, chars=, limit=) over ``config.text_max_chars``;
             ("unsupported", "suffix", name=, suffix=, types=); ("empty", "no_bytes", name=);
             ("unsupported", "foreign", name=, suffix=, what=KEY); ("mismatch", "mismatch",
             name=, suffix=, found=FORMAT); ("empty", "no_text", name=) when the text has no
@@ -103,7 +104,7 @@ def extract_file(name: str, data: bytes, config: TextConfig = DEFAULT) -> Extrac
     else:
         extracted = {"docx": formats.read_docx, "pdf": formats.read_pdf,
                      "epub": formats.read_epub}[declared](data, config)
-    check_text(extracted.text, name)
+    check_text(extracted.text, name, config)
     return extracted
 
 
@@ -112,11 +113,12 @@ def extract_pasted(text: str, config: TextConfig = DEFAULT) -> Extracted:
 
     Raises:
         TextError: ("too_large", "too_large", size=, limit=) when its UTF-8 size is over
-            ``config.upload_max_bytes``; ("empty", "no_text", name=None).
+            ``config.upload_max_bytes``; ("too_large", "text_chars", ...) over
+            ``config.text_max_chars`` characters; ("empty", "no_text", name=None).
     """
     check_size(len(text.encode("utf-8")), config)
     extracted = extract_document(normalize(text), "text", config=config)
-    check_text(extracted.text, None)
+    check_text(extracted.text, None, config)
     return Extracted(extracted.text, "pasted", "plain", extracted.sections)
 
 
@@ -127,8 +129,12 @@ def check_size(size: int, config: TextConfig = DEFAULT) -> None:
         raise TextError("too_large", "too_large", size=size, limit=config.upload_max_bytes)
 
 
-def check_text(text: str, name: str | None) -> None:
-    """Raise TextError("empty", "no_text", name=) when ``text`` has no letter or digit;
-    ``name`` is the file's name, None for pasted text."""
+def check_text(text: str, name: str | None, config: TextConfig = DEFAULT) -> None:
+    """Raise TextError("too_large", "text_chars", name=, chars=, limit=) when ``text`` is longer
+    than ``config.text_max_chars`` characters, TextError("empty", "no_text", name=) when it has
+    no letter or digit; ``name`` is the file's name, None for pasted text."""
+    if len(text) > config.text_max_chars:
+        raise TextError("too_large", "text_chars", name=name, chars=len(text),
+                        limit=config.text_max_chars)
     if not any(ch.isalnum() for ch in text):
         raise TextError("empty", "no_text", name=name)

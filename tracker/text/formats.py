@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import io
 import warnings
+import zipfile
+import zlib
 
 from .archives import open_zip
 from .chapters import find_sections, is_heading, join_sections, sections_at
@@ -23,6 +25,15 @@ _BLOCK_TAGS = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6",
 _CHAPTER_STYLES = ("Heading 1", "Heading 2")
 
 
+def _within_limit(read: int, config: TextConfig) -> int:
+    """``read`` (characters of text read so far, counted so as to be at most the final text's
+    length), or TextError("too_large", "text_chars_over", limit=) once it passes
+    ``config.text_max_chars``: a reader stops there instead of reading the rest."""
+    if read > config.text_max_chars:
+        raise TextError("too_large", "text_chars_over", limit=config.text_max_chars)
+    return read
+
+
 def read_docx(data: bytes, config: TextConfig = DEFAULT) -> Extracted:
     """A Word .docx: paragraphs in order; Heading 1/2 paragraphs start sections (else 第X章
     lines do).
@@ -31,25 +42,35 @@ def read_docx(data: bytes, config: TextConfig = DEFAULT) -> Extracted:
     chapter heading, else the first short paragraph (``front_matter``). Author: an
     ``作者：NAME`` paragraph among the first ones. The core properties are never read.
 
-    Raises:
-        TextError: from ``open_zip``; ("corrupt", "corrupt", what="DOCX", error=) when
-            python-docx cannot read the document.
-    """
-    import docx
-    from docx.opc.exceptions import PackageNotFoundError
+    The body is read as a stream (``wordml.body_paragraphs``, python-docx's paragraphs and
+    style names) and reading stops once the text is longer than ``config.text_max_chars``.
 
-    open_zip(data, "DOCX", config)
-    try:
-        document = docx.Document(io.BytesIO(data))
-    except (PackageNotFoundError, KeyError, ValueError, SyntaxError) as exc:
-        raise TextError("corrupt", "corrupt", what="DOCX", error=exc) from exc
-    paragraphs = [(p.style.name if p.style is not None else "", normalize(p.text))
-                  for p in document.paragraphs]
+    Raises:
+        TextError: from ``open_zip``; ("corrupt", "corrupt", what="DOCX", error=) when the
+            document part is missing or not XML; ("too_large", "text_chars_over", limit=)
+            once its text passes ``config.text_max_chars`` characters.
+    """
+    from lxml import etree
+
+    from .wordml import body_paragraphs
+
+    archive = open_zip(data, "DOCX", config)
+    paragraphs: list[tuple[str, str]] = []
     # the text is the normalised paragraphs joined by "\n", one blank line for blank ones;
     # a paragraph normalises to itself there, so heading offsets can be counted while joining
     chunks: list[str] = []
     heads: list[tuple[int, str]] = []
-    pos, blank = 0, False
+    pos, blank, read = 0, False, 0
+    try:
+        for style, raw in body_paragraphs(archive):
+            paragraphs.append((style, normalize(raw)))
+            line = paragraphs[-1][1]  # one line break at least before each but the first
+            read = _within_limit(read + len(line) + (1 if line and read else 0), config)
+    except TextError:
+        raise
+    except (KeyError, ValueError, etree.XMLSyntaxError, zipfile.BadZipFile, zlib.error,
+            EOFError, OSError, RuntimeError) as exc:  # bad CRC or deflate data, encrypted entry
+        raise TextError("corrupt", "corrupt", what="DOCX", error=exc) from exc
     for style, line in paragraphs:
         if not line:
             blank = bool(chunks)
@@ -84,6 +105,8 @@ def read_pdf(data: bytes, config: TextConfig = DEFAULT) -> Extracted:
         TextError("encrypted", "password"): the PDF needs a password.
         TextError("encrypted", "unreadable", error=): its encryption cannot be read.
         TextError("corrupt", "corrupt", what="PDF", error=): pypdf cannot parse it.
+        TextError("too_large", "text_chars_over", limit=): the pages read so far hold more
+            than ``config.text_max_chars`` characters (the rest is not read).
     """
     from pypdf import PdfReader
     from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
@@ -100,8 +123,10 @@ def read_pdf(data: bytes, config: TextConfig = DEFAULT) -> Extracted:
             reader = PdfReader(io.BytesIO(data))
             if reader.is_encrypted and not reader.decrypt(""):
                 raise TextError("encrypted", "password")
-            pages = [page.extract_text(visitor_text=visit if n == 0 else None) or ""
-                     for n, page in enumerate(reader.pages)]
+            pages, read = [], 0
+            for n, page in enumerate(reader.pages):
+                pages.append(page.extract_text(visitor_text=visit if n == 0 else None) or "")
+                read = _within_limit(read + len(normalize(pages[-1])), config)
     except (FileNotDecryptedError, DependencyError) as exc:
         raise TextError("encrypted", "unreadable", error=exc) from exc
     except TextError:
@@ -125,7 +150,8 @@ def read_epub(data: bytes, config: TextConfig = DEFAULT) -> Extracted:
 
     Raises:
         TextError: from ``open_zip``; ("corrupt", "corrupt", what="EPUB", error=) when
-            EbookLib cannot read it.
+            EbookLib cannot read it; ("too_large", "text_chars_over", limit=) once the
+            documents read hold more than ``config.text_max_chars`` characters.
     """
     import ebooklib
     from ebooklib import epub
@@ -135,22 +161,27 @@ def read_epub(data: bytes, config: TextConfig = DEFAULT) -> Extracted:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             book = epub.read_epub(io.BytesIO(data), options={"ignore_ncx": True})
-    except (epub.EpubException, KeyError, ValueError, AttributeError, OSError,
-            SyntaxError) as exc:
+    except (epub.EpubException, LookupError, ValueError, AttributeError, TypeError, OSError,
+            SyntaxError) as exc:  # a package without spine or manifest: TypeError, IndexError
         raise TextError("corrupt", "corrupt", what="EPUB", error=exc) from exc
-    parts = []
+    parts, read = [], 0
     for item_id, _linear in book.spine:
         item = book.get_item_with_id(item_id)
         if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
             continue
         body = normalize(xhtml_text(item.get_content()))
+        read = _within_limit(read + len(body), config)
         parts.append((_heading(item.get_content()) or body.split("\n", 1)[0][:60], body))
     text, sections = join_sections(parts)
-    titles = book.get_metadata("DC", "title")
-    creators = book.get_metadata("DC", "creator")
     return Extracted(text, "epub", "ebooklib", sections,
-                     title=normalize(titles[0][0]) if titles else "",
-                     author=normalize(creators[0][0]) if creators else "")
+                     title=_first_metadata(book, "title"), author=_first_metadata(book, "creator"))
+
+
+def _first_metadata(book, name: str) -> str:
+    """The first non-empty Dublin Core ``name`` of an EbookLib book, normalised; "" when none
+    (an empty element such as ``<dc:creator/>`` has the value None)."""
+    values = (normalize(value) for value, _attrs in book.get_metadata("DC", name) if value)
+    return next((value for value in values if value), "")
 
 
 def xhtml_text(content: bytes) -> str:

@@ -7,17 +7,22 @@ from django.utils.dateparse import parse_date, parse_datetime
 
 from crawler import exports
 from crawler.models import Match
-from crawler.progress import scan_matches
+from crawler.scans import scan_matches
 
 
 def parse_since(value: str):
     """An aware datetime from 'YYYY-MM-DD' or an ISO 8601 datetime (current time zone when
-    naive). Raises CommandError for anything else."""
-    when = parse_datetime(value)
+    naive). Raises CommandError (exit status 2, a usage error) for anything else, a
+    well-formed but impossible date such as 9999-99-99 included."""
+    try:
+        when = parse_datetime(value)
+        day = parse_date(value) if when is None else None
+    except ValueError:
+        when = day = None
     if when is None:
-        day = parse_date(value)
         if day is None:
-            raise CommandError(f"--since {value!r} is not a date (YYYY-MM-DD) or ISO datetime")
+            raise CommandError(f"--since {value!r} is not a date (YYYY-MM-DD) or ISO datetime",
+                               returncode=2)
         when = timezone.datetime(day.year, day.month, day.day)
     return timezone.make_aware(when) if timezone.is_naive(when) else when
 

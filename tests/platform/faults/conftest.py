@@ -301,9 +301,9 @@ class PrivatePostgres:
 
 
 @pytest.fixture
-def private_postgres(tmp_path):
-    """A PrivatePostgres under ``tmp_path/postgres``, stopped afterwards."""
-    server = PrivatePostgres(tmp_path / "postgres")
+def private_postgres(server_tmp_path):
+    """A PrivatePostgres under ``server_tmp_path/postgres``, stopped afterwards."""
+    server = PrivatePostgres(server_tmp_path / "postgres")
     yield server
     server.service.stop()
 

@@ -142,8 +142,9 @@ def _stop_everything(run: Run | None, var: Path, until) -> None:
     until(lambda: _crash(var) == 0, "every process of the drill's folder exited", timeout=60)
 
 
-def test_make_run_comes_back_after_sigkill(tmp_path, server_env, dashboard_login, until):
-    var = tmp_path / "var"
+def test_make_run_comes_back_after_sigkill(tmp_path, server_tmp_path, server_env,
+                                           dashboard_login, until):
+    var = server_tmp_path / "var"
     port = embedded.free_port()
     url = f"http://127.0.0.1:{port}"
     env = server_env(var, TRACKER_PORT=str(port), DEMO_SITE_PORT=str(embedded.free_port()),

@@ -18,7 +18,6 @@ from crawler.actions import do_start_scan
 from crawler.models import Match, ScanRun, ScanStatus, TargetSite
 from tracker.core import ingestion, registration
 from tracker.core.uploads import extract_pasted
-from tracker.runtime import supervisor
 
 pytestmark = pytest.mark.django_db(transaction=True)
 PAGES = 40
@@ -72,8 +71,8 @@ def test_scan_survives_mongodb_killed_and_started_again(private_stack, drill_sit
     scan = do_start_scan(target)
     until(lambda: scans.progress(scan.pk)[0] >= 5, "5 URLs crawled before the kill")
     private_stack.kill_mongo()
-    output = supervisor.output_path(Path(worker.args[-1]))  # the worker's output (its -f log's)
-    until(lambda: " retry: Retry in " in output.read_text(errors="replace"),
+    log = Path(worker.args[-1])  # the worker's -f log
+    until(lambda: " retry: Retry in " in log.read_text(errors="replace"),
           "a task retried while MongoDB was down")
     assert ScanRun.objects.get(pk=scan.pk).status == ScanStatus.RUNNING
     private_stack.restart_mongo()

@@ -32,7 +32,7 @@ def _import(records, outcome: dict) -> None:
     "out" (its standard output)."""
     out = io.StringIO()
     try:
-        call_command("import_works", str(records), "--holder", "Drill", "--no-progress",
+        call_command("import_works", str(records), "--holder", "Drill", "--create-holder", "--no-progress",
                      stdout=out, stderr=io.StringIO())
         outcome["exit"] = 0
     except Exception as exc:  # CommandError: works not queued while Redis was down

@@ -118,6 +118,7 @@ class AuditEvent(models.Model):
         PROPOSAL = "proposal", _("site proposal")
         USER_SETTINGS = "settings", _("user settings")
         ACCESS = "access", _("access")
+        EVIDENCE = "evidence", _("evidence capture")
 
     sequence = models.PositiveBigIntegerField(_("sequence"), unique=True, editable=False)
     at = models.DateTimeField(_("time"), default=timezone.now, editable=False, db_index=True)

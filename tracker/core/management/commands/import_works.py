@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, no_translatio
 from tracker.core import notes
 from tracker.core.actions import do_create_holder
 from tracker.core.importing import import_path
-from tracker.core.models import Work, WorkKind, WorkStatus
+from tracker.core.models import RightsHolder, Work, WorkKind, WorkStatus
 from tracker.core.uploads import UploadError
 
 
@@ -23,8 +23,10 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("path", type=Path, help="folder, .zip, .jsonl or one work file")
-        parser.add_argument("--holder", required=True,
-                            help="rights holder's name (created when it does not exist)")
+        parser.add_argument("--holder", required=True, help="rights holder's name")
+        parser.add_argument("--create-holder", action="store_true",
+                            help="create the holder when it does not exist (default: refuse "
+                                 "an unknown holder and list the known ones)")
         parser.add_argument("--kind", choices=WorkKind.values,
                             help="kind of every work (default: the record's, else detected)")
         parser.add_argument("--now", action="store_true",
@@ -37,10 +39,17 @@ class Command(BaseCommand):
 
     @no_translations  # command-line output in English, as its summary labels
     def handle(self, *args, path: Path, holder: str, kind, now: bool, no_progress: bool,
-               allow_duplicates: bool, **options):
-        owner, created = do_create_holder(holder)
-        if created:
+               allow_duplicates: bool, create_holder: bool, **options):
+        name = holder.strip()
+        owner = RightsHolder.objects.filter(name=name).first() if name else None
+        if owner is None and name and create_holder:
+            owner, _created = do_create_holder(name)
             self.stdout.write(f"Created rights holder {owner.name!r} (id {owner.pk}).")
+        elif owner is None:
+            known = ", ".join(repr(known_name) for known_name in
+                              RightsHolder.objects.order_by("name").values_list("name", flat=True))
+            raise CommandError(f"no rights holder {name!r}; known holders: "
+                               f"{known or '(none)'}; --create-holder creates it", returncode=2)
         try:
             summary = import_path(path, owner, kind=kind, now=now, progress=not no_progress,
                                   allow_duplicates=allow_duplicates)

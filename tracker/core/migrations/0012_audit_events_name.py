@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('core', '0010_audit_access_kind'),
+        ('core', '0011_audit_evidence_kind'),
     ]
 
     operations = [

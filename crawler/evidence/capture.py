@@ -1,0 +1,220 @@
+"""One evidence capture: the exchange that found the page, a screenshot and a PDF print of it,
+its text and the match's passages, metadata and a provenance page, packed as a WACZ bundle.
+
+The WARC is the raw exchange of the fetch that found the page version (stashed by the crawl,
+``crawler.lib.exchange``), or, for a removal capture, the exchange of the takedown check that
+found it gone or changed. Only when that exchange was not kept (stashed longer ago than its
+TTL, over the stash's byte limit, a version stored before captures existed) is the page
+fetched now, under robots.txt, the politeness slots and the SSRF guard. The screenshot and the
+PDF show the HTML of that exchange as the document at its URL (``Renderer.snapshot``: every
+request it makes goes through the SSRF guard and robots.txt), so they show what was received
+then, even when the page is gone by capture time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
+
+from django.conf import settings
+from django.template.loader import render_to_string
+from django.utils import translation
+from django.utils.translation import gettext_noop
+
+from crawler import scans
+from crawler.evidence.models import Capture, CaptureKind
+from crawler.evidence.trust import Stamper
+from crawler.lib.evidence.bundle import Bundle, build_wacz
+from crawler.lib.evidence.warc import exchange_warc
+from crawler.lib.exchange import ContentDecoder, Exchange
+from crawler.lib.outcomes import Outcome
+from crawler.takedown import polite_slot
+from tracker.core import notes
+from tracker.text import decode_bytes
+
+WARC = "archive/data.warc.gz"
+SCREENSHOT, PRINT = "evidence/screenshot.png", "evidence/page.pdf"
+TEXT, PASSAGES = "evidence/text.txt", "evidence/passages.json"
+METADATA, PROVENANCE = "evidence/metadata.json", "evidence/provenance.html"
+_RENDER_PROBLEMS = {Outcome.RENDER_TIMEOUT: gettext_noop("render timeout"),
+                    Outcome.BROWSER_CRASHED: gettext_noop("the browser crashed"),
+                    Outcome.BROWSER_MISSING: gettext_noop("no browser on this worker")}
+
+
+def software() -> str:
+    """The software that captures: "copyright-tracker <version>"."""
+    try:
+        return f"copyright-tracker {version('copyright-tracker')}"
+    except PackageNotFoundError:
+        return "copyright-tracker (version unknown)"
+
+
+@dataclass
+class Captured:
+    """What ``capture`` made: the Bundle, the outcome (a coded note) and the Stamper's result."""
+
+    bundle: Bundle
+    outcome: str
+    stamping: object
+
+
+def capture(record: Capture) -> Captured:
+    """Make the bundle of ``record`` (a Capture whose match still exists).
+
+    Returns Captured. Raises the storage errors of MongoDB and Redis (the task retries) and
+    ValueError when there is nothing to capture (no exchange kept and no answer now).
+    """
+    crawler = scans.get_crawler()
+    match = record.match
+    exchange = crawler.exchanges.get(record.exchange_key) if record.exchange_key else None
+    fetched_now = exchange is None or not exchange.hops
+    if fetched_now:
+        exchange = _fetch_now(crawler, record)
+    version = crawler.pages.version(record.version_id)
+    final = exchange.hops[-1]
+    html = _html(final)  # '' for a 404 or any answer that is not a whole 2xx HTML page
+    shot = None
+    if html:
+        shot = crawler.renderer.snapshot(
+            final.url, html, _robots_check(crawler), width=settings.CAPTURE_VIEWPORT_WIDTH,
+            max_height=settings.CAPTURE_MAX_HEIGHT, timeout=settings.CAPTURE_RENDER_TIMEOUT_SECONDS)
+    outcome = _outcome(record, final, shot, fetched_now)
+    captured_at = datetime.now(UTC)
+    files = {}
+    if shot is not None and shot.outcome is Outcome.OK:
+        files[SCREENSHOT], files[PRINT] = shot.png, shot.pdf
+    if record.kind == CaptureKind.DETECTION:  # a removal shows what the check found instead
+        files[TEXT] = (version.text if version else "").encode("utf-8")
+        files[PASSAGES] = _json(_passages(match, version))
+    warc = exchange_warc(exchange, software=software())
+    context = _metadata(record, exchange, shot, outcome, captured_at, fetched_now)
+    context["sha256"] = {WARC: hashlib.sha256(warc).hexdigest(),
+                         **{p: hashlib.sha256(d).hexdigest() for p, d in files.items()}}
+    files[PROVENANCE] = render_to_string("evidence/provenance.html", {
+        "meta": context, "match": match, "languages": [
+            (code, _in_language(code, outcome)) for code in ("zh-hans", "en")]}).encode("utf-8")
+    context["sha256"][PROVENANCE] = hashlib.sha256(files[PROVENANCE]).hexdigest()
+    files[METADATA] = _json(context)
+    stamper = Stamper()
+    bundle = build_wacz(warc, files, main_url=final.url, captured_at=final.started,
+                        title=(version.title if version and version.title else match.url)[:300],
+                        description=f"{record.get_kind_display()} capture of {record.url}",
+                        software=software(), stamp=stamper)
+    if stamper.result.status == "pending":
+        outcome = notes.coded("captured_tsa_pending", gettext_noop(
+            "%(outcome)s; timestamp pending: no time-stamping authority answered"),
+            outcome=outcome)
+    return Captured(bundle, outcome, stamper.result)
+
+
+def _fetch_now(crawler, record: Capture) -> Exchange:
+    policy = crawler.robots.policy(record.url)
+    if not policy.allowed(record.url):
+        raise ValueError(f"the exchange was not kept and robots.txt now forbids {record.url}")
+    polite_slot(crawler, record.url, max(crawler.config.default_delay_seconds,
+                                         policy.crawl_delay or 0.0))
+    result = crawler.fetcher.fetch(record.url)
+    if not result.exchange.hops:
+        raise ValueError(f"the exchange was not kept and {record.url} gave no answer now: "
+                         f"{result.outcome.value}: {result.reason}")
+    return result.exchange
+
+
+def _html(hop) -> str:
+    """The decoded HTML of ``hop``'s body ('' when it is not a complete 2xx HTML answer)."""
+    headers = {k.lower(): v for k, v in hop.response_headers}
+    if not (200 <= hop.status < 300 and hop.body_complete) or "html" not in headers.get(
+            "content-type", "text/html"):
+        return ""
+    body = ContentDecoder(headers.get("content-encoding", "")).decode(
+        hop.body, scans.get_crawler().config.max_body_bytes)
+    return decode_bytes(body, headers.get("content-type")).text
+
+
+def _robots_check(crawler):
+    def check(url: str) -> str | None:
+        policy = crawler.robots.policy(url)
+        return None if policy.allowed(url) else f"{Outcome.ROBOTS_DISALLOWED.value} ({policy.reason})"
+
+    return check
+
+
+def _outcome(record: Capture, final, shot, fetched_now: bool) -> str:
+    if record.kind == CaptureKind.REMOVAL:
+        return notes.coded("removal_captured", gettext_noop(
+            "removal captured: HTTP %(status)s at %(url)s"), status=final.status, url=final.url)
+    if fetched_now and not 200 <= final.status < 300:
+        return notes.coded("captured_gone", gettext_noop(
+            "the page was gone at capture time (HTTP %(status)s) and the exchange that found it "
+            "was not kept: captured that answer and the stored text"), status=final.status)
+    if shot is None:
+        return notes.coded("captured_no_page", gettext_noop(
+            "captured without screenshot: no HTML page to show"))
+    if shot.outcome is not Outcome.OK:
+        return notes.coded("captured_no_screenshot", gettext_noop(
+            "captured without screenshot: %(problem)s"),
+            problem=notes.coded("render_problem", _RENDER_PROBLEMS.get(shot.outcome, shot.reason)))
+    if shot.page_height > settings.CAPTURE_MAX_HEIGHT:
+        return notes.coded("captured_cut", gettext_noop(
+            "captured; the screenshot shows the first %(shown)s of %(height)s pixels"),
+            shown=settings.CAPTURE_MAX_HEIGHT, height=shot.page_height)
+    if fetched_now:
+        return notes.coded("captured_live", gettext_noop(
+            "captured from a fetch at capture time (the exchange that found the page was not kept)"))
+    return notes.coded("captured", gettext_noop("captured"))
+
+
+def _passages(match, version) -> dict:
+    text = version.text if version else ""
+    return {"work": {"reference": match.work.reference,
+                     "title": match.work.title, "holder": match.work.holder.name},
+            "score": match.score, "containment_page": match.containment_page,
+            "containment_work": match.containment_work, "chapters": match.section,
+            "passages": [{**p, "page_text": text[p["page_start"]:p["page_end"]]}
+                         for p in match.passages]}
+
+
+def _metadata(record: Capture, exchange: Exchange, shot, outcome: str, captured_at: datetime,
+              fetched_now: bool) -> dict:
+    final = exchange.hops[-1]
+    request_headers = dict((k.lower(), v) for k, v in final.request_headers)
+    return {
+        "kind": record.kind, "capture_id": record.pk, "match_id": record.match_id,
+        "page_version_id": record.version_id,
+        "outcome": notes.in_english(outcome),
+        "bundle_made_at": captured_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "fetched_at": final.started.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "fetched_at_capture_time": fetched_now,
+        "requested_url": exchange.hops[0].url, "final_url": final.url,
+        "server_ip": final.peer_ip, "server_port": final.peer_port,
+        "tls_certificates_pem": final.certificates,
+        "http_status": final.status, "response_headers": final.response_headers,
+        "user_agent": request_headers.get("user-agent", ""),
+        "hops": [{"url": h.url, "status": h.status, "server_ip": h.peer_ip,
+                  "server_port": h.peer_port, "sent_at": h.started.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                  "request_headers": h.request_headers, "response_headers": h.response_headers,
+                  "body_bytes_received": len(h.body), "body_complete": h.body_complete}
+                 for h in exchange.hops],
+        "screenshot": ({"width": settings.CAPTURE_VIEWPORT_WIDTH,
+                        "page_height": shot.page_height,
+                        "shown_height": min(shot.page_height, settings.CAPTURE_MAX_HEIGHT),
+                        "requests_refused": [list(r) for r in shot.refused]}
+                       if shot is not None and shot.outcome is Outcome.OK else None),
+        "software": software(),
+        "takedown_check": ({"id": record.takedown_check_id,
+                            "outcome": record.takedown_check.outcome,
+                            "checked_at": record.takedown_check.checked_at.isoformat()}
+                           if record.takedown_check_id else None),
+    }
+
+
+def _in_language(code: str, note: str) -> str:
+    with translation.override(code):
+        return notes.in_words(note)
+
+
+def _json(value) -> bytes:
+    return json.dumps(value, ensure_ascii=False, indent=2, default=str).encode("utf-8")

@@ -1,0 +1,1 @@
+"""export_evidence and verify_evidence."""

@@ -1,0 +1,49 @@
+"""The receiver that turns newly matched page versions into capture requests."""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from crawler import matching, takedown
+from crawler.models import CheckOutcome, Match
+
+DISPATCH_UID = "evidence.capture_matched_versions"
+REMOVAL_DISPATCH_UID = "evidence.capture_removal"
+
+
+def capture_matched_versions(sender, page, version, match_ids, **kwargs) -> None:
+    """Keep the version's stashed exchange for good and request one detection capture per
+    match of ``match_ids`` whose score is at least settings.CAPTURE_MIN_SCORE."""
+    from crawler import scans
+    from crawler.evidence.actions import do_request_capture
+
+    matches = list(Match.objects.filter(pk__in=match_ids, score__gte=settings.CAPTURE_MIN_SCORE)
+                   .exclude(captures__version_id=version.id, captures__kind="detection"))
+    if not matches:
+        return
+    scans.get_crawler().exchanges.keep(version.id)
+    for match in matches:
+        do_request_capture(match, version.id)
+
+
+def capture_removal(sender, match, check, exchange, **kwargs) -> None:
+    """A takedown check found ``match``'s page gone or changed: keep the check's own exchange
+    for good and request a removal capture of it (proof of removal, with its own time)."""
+    from crawler import scans
+    from crawler.evidence.actions import do_request_capture
+
+    if check.outcome not in (CheckOutcome.REMOVED, CheckOutcome.CHANGED):
+        return
+    key = f"check-{check.pk}"
+    stash = scans.get_crawler().exchanges
+    stash.put(key, exchange)
+    stash.keep(key)
+    do_request_capture(match, match.version_id, check=check, exchange_key=key,
+                       url=exchange.hops[0].url)
+
+
+def connect() -> None:
+    """Connect the receivers to ``crawler.matching.matches_recorded`` and
+    ``crawler.takedown.takedown_checked`` (once)."""
+    matching.matches_recorded.connect(capture_matched_versions, dispatch_uid=DISPATCH_UID)
+    takedown.takedown_checked.connect(capture_removal, dispatch_uid=REMOVAL_DISPATCH_UID)

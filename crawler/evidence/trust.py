@@ -1,0 +1,94 @@
+"""The trust library (crawler.lib.evidence.timestamp) configured from settings: the RFC 3161
+timestamp of a bundle's datapackage.json, and its verification.
+
+A bundle's timestamp travels in its ``datapackage-digest.json`` as ``"timestamp": {"tsr":
+base64 of the DER TimeStampResp, "tsa": the authority's URL, "time": its genTime (UTC,
+ISO 8601)}``; its message imprint is the SHA-256 of datapackage.json, which lists the SHA-256
+of every other file.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+
+from crawler.lib.evidence.timestamp import (
+    TimestampVerificationError,
+    TsaConfig,
+    TsaNotConfiguredError,
+    TsaUnavailableError,
+    request_timestamp,
+    verify_timestamp,
+)
+
+
+def tsa_config() -> TsaConfig:
+    """The TSAs and their patience, from settings.TSA_*."""
+    return TsaConfig(urls=tuple(settings.TSA_URLS), timeout_seconds=settings.TSA_TIMEOUT_SECONDS,
+                     retries=settings.TSA_RETRIES, retry_base_seconds=settings.TSA_RETRY_BASE_SECONDS,
+                     retry_max_seconds=settings.TSA_RETRY_MAX_SECONDS,
+                     max_response_bytes=settings.TSA_MAX_RESPONSE_BYTES)
+
+
+def trusted_certs(extra: list[str] | tuple[str, ...] = ()) -> list[bytes]:
+    """The certificates (PEM bytes) a timestamp may chain to: settings.TSA_TRUSTED_CERTS and
+    the paths in ``extra``. Raises OSError for a file that cannot be read."""
+    return [Path(p).read_bytes() for p in (*settings.TSA_TRUSTED_CERTS, *extra)]
+
+
+@dataclass
+class Stamping:
+    """What ``Stamper`` got: ``status`` (a TimestampStatus value), ``token`` (DER bytes or
+    None), ``authority`` (URL or ''), ``time`` (datetime or None), ``problem`` ('' or why none)."""
+
+    status: str = "none"
+    token: bytes | None = None
+    authority: str = ""
+    time: object = None
+    problem: str = ""
+
+
+class Stamper:
+    """The ``stamp`` function of ``crawler.lib.evidence.bundle.build_wacz``: asks the TSAs of
+    settings for a token over the SHA-256 of datapackage.json and keeps what happened in
+    ``result`` (no TSA configured: "none"; all of them failing: "pending", with the reason)."""
+
+    def __init__(self):
+        self.result = Stamping()
+
+    def __call__(self, datapackage: bytes) -> dict:
+        try:
+            token = request_timestamp(hashlib.sha256(datapackage).digest(), tsa_config())
+        except TsaNotConfiguredError:
+            self.result = Stamping("none")
+            return {}
+        except TsaUnavailableError as exc:
+            self.result = Stamping("pending", problem=str(exc)[:500])
+            return {}
+        self.result = Stamping("stamped", token.response, token.tsa_url, token.gen_time)
+        return {"timestamp": {"tsr": base64.b64encode(token.response).decode("ascii"),
+                              "tsa": token.tsa_url,
+                              "time": token.gen_time.strftime("%Y-%m-%dT%H:%M:%SZ")}}
+
+
+def timestamp_check(extra_certs: list[str] | tuple[str, ...] = ()):
+    """The ``check_timestamp`` of ``crawler.lib.evidence.verify.verify_bundle``: verifies the
+    token against the trusted certificates (``trusted_certs(extra_certs)``)."""
+    certs = trusted_certs(extra_certs)
+
+    def check(digest_fields: dict, datapackage: bytes) -> str:
+        try:
+            response = base64.b64decode(digest_fields["timestamp"]["tsr"], validate=True)
+            verified = verify_timestamp(response, hashlib.sha256(datapackage).digest(), certs)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"malformed timestamp entry: {exc}") from exc
+        except TimestampVerificationError as exc:
+            raise ValueError(str(exc)) from exc
+        return (f"RFC 3161 timestamp of {verified.gen_time:%Y-%m-%d %H:%M:%S} UTC by "
+                f"{verified.tsa_name}, over the SHA-256 of datapackage.json")
+
+    return check

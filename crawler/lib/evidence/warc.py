@@ -1,0 +1,57 @@
+"""WARC/1.1 records (ISO 28500:2017) of a raw HTTP exchange, written with warcio.
+
+Each hop of a ``crawler.lib.exchange.Exchange`` becomes a ``request`` record and a ``response``
+record (``WARC-Concurrent-To`` linking them, ``WARC-IP-Address`` the server, ``WARC-Date`` the
+time the request was sent), after one ``warcinfo`` record naming the software. The response
+body is stored as received: Content-Encoding kept, only the HTTP/1.1 chunk framing removed
+(its header is kept as ``X-Archive-Orig-Transfer-Encoding``, the convention of pywb and
+Webrecorder's tools); a body not read whole carries ``WARC-Truncated: length``. warcio adds the
+``WARC-Block-Digest`` and ``WARC-Payload-Digest`` (SHA-1, base 32, as the WARC standard's
+examples and the Webrecorder tools do).
+"""
+
+from __future__ import annotations
+
+import io
+
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.timeutils import datetime_to_iso_date
+from warcio.warcwriter import WARCWriter
+
+from crawler.lib.exchange import Exchange
+
+WARC_VERSION = "WARC/1.1"
+
+
+def exchange_warc(exchange: Exchange, *, software: str, filename: str = "data.warc.gz") -> bytes:
+    """The gzip-compressed WARC file (bytes, one gzip member per record) of every hop of
+    ``exchange``, headed by a warcinfo record naming ``software`` (str) and ``filename``."""
+    out = io.BytesIO()
+    writer = WARCWriter(out, gzip=True, warc_version=WARC_VERSION)
+    writer.write_record(writer.create_warcinfo_record(filename, {
+        "software": software, "format": "WARC File Format 1.1",
+        "conformsTo": "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"}))
+    for hop in exchange.hops:
+        date = datetime_to_iso_date(hop.started)
+        request = writer.create_warc_record(
+            hop.url, "request", payload=io.BytesIO(b""),
+            http_headers=StatusAndHeaders(f"{hop.method} {hop.target} {hop.protocol}",
+                                          [tuple(h) for h in hop.request_headers],
+                                          is_http_request=True),
+            warc_headers_dict={"WARC-Date": date})
+        response_fields = {"WARC-Date": date,
+                           "WARC-Concurrent-To": request.rec_headers.get_header("WARC-Record-ID")}
+        if hop.peer_ip:
+            response_fields["WARC-IP-Address"] = hop.peer_ip
+        if not hop.body_complete:
+            response_fields["WARC-Truncated"] = "length"
+        headers = [("X-Archive-Orig-Transfer-Encoding", v) if k.lower() == "transfer-encoding"
+                   else (k, v) for k, v in hop.response_headers]
+        response = writer.create_warc_record(
+            hop.url, "response", payload=io.BytesIO(hop.body), length=len(hop.body),
+            http_headers=StatusAndHeaders(f"{hop.status} {hop.reason}".strip(), headers,
+                                          protocol=hop.protocol),
+            warc_headers_dict=response_fields)
+        writer.write_record(request)
+        writer.write_record(response)
+    return out.getvalue()

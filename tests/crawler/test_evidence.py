@@ -1,0 +1,429 @@
+"""Evidence captures end to end: a loopback site, the real worker (queue "capture"), headless
+Chromium, the demo time-stamping authority of the test session, WACZ validation by Webrecorder's
+validator, and ``verify_evidence`` on the bundle and on tampered copies of it.
+
+The screenshots are kept under the session folder (``evidence-*.png``) to be looked at.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.utils import timezone
+from warcio.archiveiterator import ArchiveIterator
+
+CHROMIUM = Path("/usr/bin/chromium")
+needs_chromium = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason=f"browser test: no Chromium at {CHROMIUM} "
+                                  "(apt-get install chromium, as .ci/run does)")
+FIXTURES = Path(__file__).parent / "fixtures"
+WACZ_CLI = Path(sys.executable).with_name("wacz")
+PAGE = ("<html><head><title>盗版书站 西游记 第一回</title><link rel='stylesheet' href='/site.css'>"
+        "</head><body><h1 class='brand'>盗版书站</h1><div id='content'><p>{text}</p></div>"
+        "{extra}</body></html>")
+CSS = b"body{background:#fffbe6;font-size:18px} .brand{color:#b00000;border-bottom:4px solid #b00000}"
+
+
+def _chapter() -> str:
+    return (FIXTURES / "xiyouji-ch1.txt").read_text(encoding="utf-8")[:2500]
+
+
+def _registered_work(text: str):
+    from tracker.core.engine import get_engine
+    from tracker.core.models import RightsHolder, Work
+
+    holder = RightsHolder.objects.create(name="取证出版社")
+    work = Work.objects.create(holder=holder, reference="XYJ-E", title="西游记", author="吴承恩",
+                               kind="novel", length=len(text), status="indexed",
+                               indexed_at=timezone.now())
+    get_engine().add_work(work.engine_id, text)
+    return work
+
+
+def _scan(site, name: str) -> dict:
+    call_command("add_site", name, site.url("/"), "--delay", "0", stdout=io.StringIO())
+    out = io.StringIO()
+    call_command("scan", name, "--wait", "--timeout", "120", stdout=out, stderr=io.StringIO())
+    return json.loads(out.getvalue())
+
+
+def _wait_captures(count: int, timeout: float = 120.0, **filters):
+    from crawler.evidence.models import Capture, CaptureState
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        done = list(Capture.objects.filter(state__in=[CaptureState.DONE, CaptureState.FAILED],
+                                           **filters))
+        if len(done) >= count:
+            return done
+        time.sleep(0.5)
+    raise AssertionError(f"captures not finished: {list(Capture.objects.values('state', 'outcome'))}")
+
+
+def _verify(path: Path) -> tuple[int, str]:
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        call_command("verify_evidence", str(path), stdout=out, stderr=err)
+        code = 0
+    except SystemExit as exit_:
+        code = exit_.code
+    return code, out.getvalue() + err.getvalue()
+
+
+def _rezip(data: bytes, member: str, change) -> bytes:
+    """A copy of the ZIP ``data`` whose ``member`` is replaced by ``change(bytes)``."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            body = src.read(info)
+            dst.writestr(info, change(body) if info.filename == member else body)
+    return out.getvalue()
+
+
+def _flip(body: bytes) -> bytes:
+    at = len(body) // 2
+    return body[:at] + bytes([body[at] ^ 0x01]) + body[at + 1:]
+
+
+@needs_chromium
+@pytest.mark.django_db(transaction=True)
+def test_a_match_is_captured_as_a_verifiable_timestamped_wacz(idle_worker, site, platform_stores,
+                                                              tmp_path):
+    from crawler.evidence.models import CaptureState, TimestampStatus
+    from crawler.models import Match
+    from tracker.core.models import AuditEvent
+
+    text = _chapter()
+    work = _registered_work(text)
+    site.route("/", site.html('<a href="/book/1.html">第一回</a>'))
+    site.route("/site.css", site.Reply(200, {"Content-Type": "text/css"}, CSS))
+    page = PAGE.format(text=text, extra="").encode("utf-8")
+    site.route("/book/1.html", site.Reply(200, {"Content-Type": "text/html; charset=utf-8",
+                                                "Content-Encoding": "gzip"}, gzip.compress(page)))
+    result = _scan(site, "取证站")
+    assert result["matches_new"] == 1, result
+    match = Match.objects.get(work=work)
+    [capture] = _wait_captures(1)
+    assert capture.state == CaptureState.DONE, capture.outcome
+    assert capture.match == match and capture.kind == "detection"
+    assert capture.timestamp_status == TimestampStatus.STAMPED and capture.timestamp_token
+
+    data = capture.bundle.read()
+    import hashlib
+    assert hashlib.sha256(data).hexdigest() == capture.bundle_sha256
+    bundle = tmp_path / "capture.wacz"
+    bundle.write_bytes(data)
+    # Webrecorder's validator: required files, frictionless datapackage, paths and hashes
+    checked = subprocess.run([str(WACZ_CLI), "validate", "-f", str(bundle)], capture_output=True,
+                             text=True, check=False)
+    assert checked.returncode == 0 and "is valid" in checked.stdout, checked.stdout + checked.stderr
+
+    with zipfile.ZipFile(bundle) as wacz:
+        names = set(wacz.namelist())
+        assert {"archive/data.warc.gz", "evidence/screenshot.png", "evidence/page.pdf",
+                "evidence/text.txt", "evidence/passages.json", "evidence/metadata.json",
+                "evidence/provenance.html", "datapackage.json", "datapackage-digest.json",
+                "pages/pages.jsonl", "indexes/index.cdx.gz"} <= names
+        meta = json.loads(wacz.read("evidence/metadata.json"))
+        warc = wacz.read("archive/data.warc.gz")
+        png = wacz.read("evidence/screenshot.png")
+        provenance = wacz.read("evidence/provenance.html").decode("utf-8")
+        passages = json.loads(wacz.read("evidence/passages.json"))
+    port = int(site.base.rsplit(":", 1)[1])
+    assert meta["final_url"] == site.url("/book/1.html") and meta["http_status"] == 200
+    assert meta["server_ip"] == "127.0.0.1" and meta["server_port"] == port
+    assert meta["user_agent"].startswith("CopyrightTrackerBot")
+    assert ["Content-Encoding", "gzip"] in meta["response_headers"]
+    assert passages["passages"] and "灵根育孕源流出" in passages["passages"][0]["page_text"]
+    assert "取证说明" in provenance or "证据" in provenance
+    assert "How to verify" in provenance and "openssl ts -verify" in provenance
+    # the response record holds the body exactly as received: gzip bytes, as the server sent them
+    records = list(ArchiveIterator(io.BytesIO(warc)))
+    responses = [r for r in ArchiveIterator(io.BytesIO(warc)) if r.rec_type == "response"]
+    assert [r.rec_type for r in records] == ["warcinfo", "request", "response"]
+    raw = [r.raw_stream.read() for r in ArchiveIterator(io.BytesIO(warc)) if r.rec_type == "response"]
+    assert raw == [gzip.compress(page)] or gzip.decompress(raw[0]) == page
+    assert responses[0].rec_headers.get_header("WARC-IP-Address") == "127.0.0.1"
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    shot = Path(settings.VAR_DIR) / "evidence-detected.png"
+    shot.write_bytes(png)  # look at it: the brand in red and the chapter's text
+
+    event = AuditEvent.objects.filter(kind="evidence", new_state="done").get()
+    assert capture.bundle_sha256 in event.reason
+
+    code, said = _verify(bundle)
+    assert code == 0 and "timestamp" in said.lower(), said
+    # a changed byte in any file of the bundle is found and the file named
+    for member in sorted(names):
+        tampered = tmp_path / "tampered.wacz"
+        tampered.write_bytes(_rezip(data, member, _flip))
+        code, said = _verify(tampered)
+        assert code == 1 and member in said, (member, said)
+    # a flipped byte of the ZIP itself (CRC), a truncated copy
+    flipped = tmp_path / "flipped.wacz"
+    flipped.write_bytes(_flip(data))
+    code, said = _verify(flipped)
+    assert code == 1 and "FAIL" in said, said
+    truncated = tmp_path / "cut.wacz"
+    truncated.write_bytes(data[: len(data) // 3])
+    code, said = _verify(truncated)
+    assert code == 1 and "cut.wacz" in said, said
+
+
+@needs_chromium
+@pytest.mark.django_db(transaction=True)
+def test_a_removed_page_keeps_its_evidence_and_the_removal_is_captured(idle_worker, site,
+                                                                       platform_stores, tmp_path):
+    from crawler.evidence.models import Capture
+    from crawler.models import CheckOutcome, Match
+    from crawler.takedown import verify_match
+    from tracker.core.engine import get_engine
+
+    text = _chapter()
+    work = _registered_work(text)
+    page = site.html(PAGE.format(text=text, extra=""))
+    gone = site.html("<html><body>该页面已删除</body></html>", status=404)
+    served = []
+
+    def once_then_gone(handler):  # the pirate removes the page right after the crawl found it
+        served.append(1)
+        return page if len(served) == 1 else gone
+
+    site.route("/", site.html('<a href="/book/1.html">第一回</a>'))
+    site.route("/book/1.html", once_then_gone)
+    assert _scan(site, "删除站")["matches_new"] == 1
+    match = Match.objects.get(work=work)
+    [detection] = _wait_captures(1)
+    assert detection.state == "done", detection.outcome
+    # the capture showed the page as the crawl received it, without asking the site again
+    assert site.hits("/book/1.html") == 1
+    with zipfile.ZipFile(io.BytesIO(detection.bundle.read())) as wacz:
+        assert "evidence/screenshot.png" in wacz.namelist()
+        (Path(settings.VAR_DIR) / "evidence-removed-page.png").write_bytes(
+            wacz.read("evidence/screenshot.png"))
+        warc = wacz.read("archive/data.warc.gz")
+    [body] = [r.content_stream().read() for r in ArchiveIterator(io.BytesIO(warc))
+              if r.rec_type == "response"]
+    assert "灵根育孕源流出" in body.decode("utf-8")
+
+    check = verify_match(match, get_engine())  # the takedown check finds it gone: 404
+    assert check.outcome == CheckOutcome.REMOVED
+    done = _wait_captures(2)
+    [removal] = [c for c in done if c.kind == "removal"]
+    assert removal.state == "done" and removal.takedown_check == check, removal.outcome
+    bundle = tmp_path / "removal.wacz"
+    bundle.write_bytes(removal.bundle.read())
+    with zipfile.ZipFile(bundle) as wacz:
+        meta = json.loads(wacz.read("evidence/metadata.json"))
+        assert "evidence/screenshot.png" not in wacz.namelist()
+    assert meta["http_status"] == 404 and meta["kind"] == "removal"
+    assert meta["takedown_check"]["outcome"] == "removed"
+    assert _verify(bundle)[0] == 0
+    # the detection's bundle is still there, unchanged
+    detection.refresh_from_db()
+    assert detection.bundle.storage.exists(detection.bundle.name)
+    import hashlib
+    assert hashlib.sha256(detection.bundle.read()).hexdigest() == detection.bundle_sha256
+    assert Capture.objects.count() == 2
+
+
+@needs_chromium
+@pytest.mark.django_db(transaction=True)
+def test_a_page_that_does_not_render_is_captured_without_screenshot(idle_worker, site,
+                                                                    platform_stores, tmp_path):
+    from crawler.evidence.models import CaptureState
+    from tracker.core import notes
+
+    text = _chapter()
+    _registered_work(text)
+    site.route("/", site.html('<a href="/book/1.html">第一回</a>'))
+    site.route("/book/1.html", site.html(PAGE.format(
+        text=text, extra="<script>for(;;){}</script>")))  # never reaches its load event
+    assert _scan(site, "卡死站")["matches_new"] == 1
+    [capture] = _wait_captures(1)
+    assert capture.state == CaptureState.DONE
+    assert notes.code_of(capture.outcome) == "captured_no_screenshot"
+    assert notes.in_english(capture.outcome) == "captured without screenshot: render timeout"
+    bundle = tmp_path / "no-shot.wacz"
+    bundle.write_bytes(capture.bundle.read())
+    with zipfile.ZipFile(bundle) as wacz:
+        assert "evidence/screenshot.png" not in wacz.namelist()
+        assert "archive/data.warc.gz" in wacz.namelist()
+    assert _verify(bundle)[0] == 0
+
+
+@needs_chromium
+@pytest.mark.django_db(transaction=True)
+def test_a_capture_whose_worker_was_killed_is_retried_then_given_up(idle_worker, site,
+                                                                    platform_stores, settings):
+    from crawler.evidence.models import Capture, CaptureState
+    from crawler.evidence.tasks import sweep_captures
+    from tracker.core import notes
+
+    settings.CAPTURE_RETRY_BASE_SECONDS = 0.5  # the sweeper runs here: its countdown is ours
+    text = _chapter()
+    _registered_work(text)
+    site.route("/", site.html('<a href="/book/1.html">第一回</a>'))
+    site.route("/book/1.html", site.html(PAGE.format(text=text, extra="")))
+    assert _scan(site, "中断站")["matches_new"] == 1
+    [capture] = _wait_captures(1)
+    first_bundle = capture.bundle.name
+    # what a worker killed mid-capture leaves: running, its message gone (acks_late redelivers
+    # a task whose worker dies; this is the case where the broker lost it too)
+    long_ago = timezone.now() - timezone.timedelta(seconds=settings.CAPTURE_STUCK_SECONDS + 5)
+    Capture.objects.filter(pk=capture.pk).update(state=CaptureState.RUNNING, started_at=long_ago)
+    assert sweep_captures()["retried"] == [capture.pk]
+    capture.refresh_from_db()
+    assert capture.state == CaptureState.PENDING and "worker was lost" in notes.in_english(
+        capture.outcome)
+    deadline = time.monotonic() + 90
+    while capture.state != CaptureState.DONE and time.monotonic() < deadline:
+        time.sleep(0.5)
+        capture.refresh_from_db()
+    assert capture.state == CaptureState.DONE and capture.attempts == 2
+    assert capture.bundle.storage.exists(first_bundle)  # the earlier bundle file is kept
+    # the last attempt lost too: given up, with the reason, never pending for ever
+    Capture.objects.filter(pk=capture.pk).update(state=CaptureState.RUNNING, started_at=long_ago,
+                                                 attempts=settings.CAPTURE_MAX_ATTEMPTS)
+    assert sweep_captures()["failed"] == [capture.pk]
+    capture.refresh_from_db()
+    assert capture.state == CaptureState.FAILED
+    assert notes.code_of(capture.outcome) == "capture_failed"
+    assert "worker was lost" in notes.in_english(capture.outcome)
+
+
+@pytest.mark.django_db
+def test_the_tsa_down_then_back_timestamps_the_bundle_later(platform_stores, settings, tmp_path):
+    import socket
+    from datetime import UTC, datetime
+
+    from crawler.evidence import actions
+    from crawler.evidence.models import TimestampStatus
+    from crawler.evidence.tasks import sweep_captures
+    from crawler.evidence.trust import Stamper
+    from crawler.lib.evidence.bundle import build_wacz
+    from crawler.lib.evidence.warc import exchange_warc
+    from crawler.lib.exchange import Exchange, Hop
+    from crawler.models import Match
+
+    work = _registered_work(_chapter())
+    match = Match.objects.create(work=work, page_id="0" * 24, version_id="1" * 24,
+                                 url="http://127.0.0.1/book/1.html", domain="127.0.0.1",
+                                 score=0.9, containment_page=0.9, containment_work=0.5)
+    with socket.socket() as probe:  # a loopback port where nothing listens: the TSA is down
+        probe.bind(("127.0.0.1", 0))
+        down = f"http://127.0.0.1:{probe.getsockname()[1]}/"
+    demo = list(settings.TSA_URLS)
+    settings.TSA_URLS, settings.TSA_RETRIES, settings.TSA_TIMEOUT_SECONDS = [down], 0, 2.0
+    hop = Hop(started=datetime.now(UTC), method="GET", url=match.url, target="/book/1.html",
+              request_headers=[["Host", "127.0.0.1"]], status=200, reason="OK",
+              response_headers=[["Content-Type", "text/html"]], body=b"<p>x</p>",
+              body_complete=True)
+    stamper = Stamper()
+    bundle = build_wacz(exchange_warc(Exchange([hop]), software="test"), {}, main_url=match.url,
+                        captured_at=hop.started, title="t", description="d", software="test",
+                        stamp=stamper)
+    assert stamper.result.status == TimestampStatus.PENDING and down in stamper.result.problem
+    capture = actions.do_start_capture(actions.do_request_capture(match, match.version_id).pk)
+    capture = actions.do_complete_capture(capture, bundle.data, bundle_sha256=bundle.sha256,
+                                          datapackage_sha256=bundle.datapackage_sha256,
+                                          outcome="captured", timestamp={"status": "pending"})
+    unstamped = tmp_path / "unstamped.wacz"
+    unstamped.write_bytes(bundle.data)
+    code, said = _verify(unstamped)
+    assert code == 0 and "no trusted timestamp" in said
+    assert sweep_captures()["stamped"] == []  # still down
+    settings.TSA_URLS = demo  # back
+    assert sweep_captures()["stamped"] == [capture.pk]
+    capture.refresh_from_db()
+    assert capture.timestamp_status == TimestampStatus.STAMPED and capture.timestamped_at
+    assert capture.datapackage_sha256 == bundle.datapackage_sha256  # the same files, stamped
+    stamped = tmp_path / "stamped.wacz"
+    stamped.write_bytes(capture.bundle.read())
+    code, said = _verify(stamped)
+    assert code == 0 and "RFC 3161 timestamp" in said, said
+
+
+@needs_chromium
+def test_an_endless_page_is_cut_at_the_height_cap(config, site):
+    import struct
+
+    from crawler.lib.render import Renderer
+
+    renderer = Renderer(config)
+    tall = "<html><body>" + "".join(f"<p style='height:200px'>第{i}段</p>" for i in range(400)) \
+        + "</body></html>"
+    try:
+        shot = renderer.snapshot(site.url("/tall.html"), tall, width=800, max_height=3000,
+                                 timeout=10)
+    finally:
+        renderer.close()
+    assert shot.page_height > 80_000
+    width, height = struct.unpack(">II", shot.png[16:24])
+    assert (width, height) == (800, 3000)
+    assert shot.pdf.startswith(b"%PDF")
+
+
+def test_the_exchange_names_the_server_of_an_http_1_0_answer(config):
+    """An HTTP/1.0 server closes the connection after its answer: the peer is still recorded."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from crawler.lib.fetch import Fetcher
+
+    class OldServer(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.0"
+
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.end_headers()
+            self.wfile.write("<p>旧服务器</p>".encode())
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), OldServer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        result = Fetcher(config).fetch(f"http://127.0.0.1:{server.server_address[1]}/a.html")
+    finally:
+        server.shutdown()
+    [hop] = result.exchange.hops
+    assert (hop.peer_ip, hop.peer_port) == ("127.0.0.1", server.server_address[1])
+    assert hop.protocol == "HTTP/1.0" and hop.body_complete and "旧服务器" in hop.body.decode()
+
+
+@needs_chromium
+@pytest.mark.django_db(transaction=True)
+def test_a_scan_that_meets_the_page_gone_captures_the_removal(idle_worker, site, platform_stores):
+    from crawler.models import CheckOutcome, TakedownCheck
+
+    text = _chapter()
+    _registered_work(text)
+    page = site.html(PAGE.format(text=text, extra=""))
+    served = []
+    site.route("/", site.html('<a href="/book/1.html">第一回</a>'))
+    site.route("/book/1.html", lambda handler: served.append(1) or (
+        page if len(served) == 1 else site.html("<html><body>已删除</body></html>", status=410)))
+    assert _scan(site, "再扫站")["matches_new"] == 1
+    _wait_captures(1)
+    out = io.StringIO()
+    call_command("scan", "再扫站", "--wait", "--timeout", "120", stdout=out, stderr=io.StringIO())
+    check = TakedownCheck.objects.get()
+    assert check.outcome == CheckOutcome.REMOVED and check.scan is not None
+    [removal] = [c for c in _wait_captures(2) if c.kind == "removal"]
+    assert removal.state == "done" and removal.takedown_check == check, removal.outcome
+    with zipfile.ZipFile(io.BytesIO(removal.bundle.read())) as wacz:
+        meta = json.loads(wacz.read("evidence/metadata.json"))
+    assert meta["http_status"] == 410 and meta["server_ip"] == "127.0.0.1"

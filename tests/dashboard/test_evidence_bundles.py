@@ -1,0 +1,186 @@
+"""Evidence bundles through the dashboard and the API (live server, real HTTP): a holder
+downloads its matches' bundles from the evidence view and from /api/v1/matches/{id}/evidence/,
+never another holder's (404, as for any object outside one's scope); an uploaded bundle is
+verified by /api/v1/evidence/verify/ and a tampered one is refused naming the file."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import zipfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+import requests
+from django.db import transaction
+
+from crawler.evidence import actions
+from crawler.evidence.models import Capture
+from crawler.lib.evidence.bundle import build_wacz
+from crawler.lib.evidence.warc import exchange_warc
+from crawler.lib.exchange import Exchange, Hop
+from tracker.core import notes
+
+pytestmark = pytest.mark.django_db
+
+
+def _bundle_for(match, files: dict | None = None) -> Capture:
+    """A finished capture of ``match`` with a real WACZ of a one-hop exchange of its URL (and
+    ``files``, {path: bytes}, besides its text)."""
+    body = f"<html><body><p>{match.title}</p></body></html>".encode()
+    hop = Hop(started=datetime.now(UTC), method="GET", url=match.url, target="/",
+              request_headers=[["Host", match.domain], ["User-Agent", "CopyrightTrackerBot"]],
+              status=200, reason="OK", response_headers=[["Content-Type", "text/html"]],
+              body=body, body_complete=True, peer_ip="203.0.113.7", peer_port=80)
+    bundle = build_wacz(exchange_warc(Exchange([hop]), software="test"),
+                        {"evidence/text.txt": match.title.encode(), **(files or {})},
+                        main_url=match.url,
+                        captured_at=hop.started, title=match.title, description="test",
+                        software="test")
+    # one transaction: the capture task its request queues on commit finds it done (a worker
+    # left running by earlier tests would otherwise race to capture the page itself)
+    with transaction.atomic():
+        capture = actions.do_request_capture(match, match.version_id)
+        capture = actions.do_start_capture(capture.pk)
+        return actions.do_complete_capture(capture, bundle.data, bundle_sha256=bundle.sha256,
+                                           datapackage_sha256=bundle.datapackage_sha256,
+                                           outcome=notes.coded("captured", "captured"))
+
+
+def _login(base: str, username: str) -> requests.Session:
+    session = requests.Session()
+    session.headers["Accept-Language"] = "en"
+    session.get(f"{base}/login/")
+    session.post(f"{base}/login/", data={"username": username, "password": "Dash-board-2026!",
+                                         "csrfmiddlewaretoken": session.cookies["csrftoken"]},
+                 headers={"Referer": f"{base}/login/"})
+    return session
+
+
+def _token(user) -> str:
+    from dashboard.models import ApiToken
+
+    token = ApiToken(user=user, name="evidence")
+    raw = token.issue()
+    token.save()
+    return raw
+
+
+def test_a_holder_downloads_its_bundles_and_never_another_holders(scenario, live_server):
+    mine = next(m for m in scenario.matches if m.work.holder == scenario.a)
+    theirs = next(m for m in scenario.matches if m.work.holder == scenario.b)
+    my_capture, their_capture = _bundle_for(mine), _bundle_for(theirs)
+    api = requests.Session()
+    api.headers["Authorization"] = f"Bearer {_token(scenario.users.holder_a)}"
+    base = f"{live_server.url}/api/v1/matches"
+
+    got = api.get(f"{base}/{mine.pk}/evidence/", timeout=30)
+    assert got.status_code == 200, got.text
+    assert hashlib.sha256(got.content).hexdigest() == my_capture.bundle_sha256
+    assert got.headers["X-Evidence-SHA256"] == my_capture.bundle_sha256
+    assert "attachment" in got.headers["Content-Disposition"]
+    assert api.get(f"{base}/{theirs.pk}/evidence/", timeout=30).status_code == 404
+    # naming the other holder's capture on one's own match gives nothing either
+    assert api.get(f"{base}/{mine.pk}/evidence/?capture={their_capture.pk}",
+                   timeout=30).status_code == 404
+
+    view = _login(live_server.url, "holder_a")
+    admin = f"{live_server.url}/crawler/match"
+    page = view.get(f"{admin}/{mine.pk}/change/", timeout=30)
+    assert f"/bundle/{my_capture.pk}/" in page.text and my_capture.bundle_sha256 in page.text
+    assert "no trusted timestamp" in page.text  # no TSA answered for these bundles
+    download = view.get(f"{admin}/{mine.pk}/bundle/{my_capture.pk}/", timeout=30)
+    assert hashlib.sha256(download.content).hexdigest() == my_capture.bundle_sha256
+    assert view.get(f"{admin}/{theirs.pk}/bundle/{their_capture.pk}/", timeout=30).status_code == 404
+    assert view.get(f"{admin}/{mine.pk}/bundle/{their_capture.pk}/", timeout=30).status_code == 404
+
+
+def test_an_uploaded_bundle_is_verified_and_a_tampered_one_named(scenario, live_server):
+    match = scenario.matches[0]
+    data = _bundle_for(match).bundle.read()
+    api = requests.Session()
+    api.headers["Authorization"] = f"Bearer {_token(scenario.users.holder_a)}"
+    url = f"{live_server.url}/api/v1/evidence/verify/"
+    good = api.post(url, files={"bundle": ("good.wacz", data)}, timeout=30).json()
+    assert good["valid"] is True and good["failed_file"] == "" and good["timestamp"] == ""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            body = src.read(info)
+            dst.writestr(info, body.replace(match.title.encode(), b"X" * len(match.title.encode()))
+                         if info.filename == "evidence/text.txt" else body)
+    bad = api.post(url, files={"bundle": ("bad.wacz", out.getvalue())}, timeout=30).json()
+    assert bad["valid"] is False and bad["failed_file"] == "evidence/text.txt", bad
+
+
+def test_the_pdf_report_is_signed_timestamped_and_shows_the_screenshot(scenario, pdf_reader,
+                                                                        settings, client):
+    from PIL import Image, ImageDraw
+
+    from crawler.lib.evidence.signing import load_or_create_identity, validate_signed_pdf
+
+    match = next(m for m in scenario.matches if m.work.holder == scenario.a)
+    picture = Image.new("RGB", (640, 400), "white")
+    ImageDraw.Draw(picture).rectangle((40, 40, 600, 120), fill=(176, 0, 0))
+    png = io.BytesIO()
+    picture.save(png, "PNG")
+    capture = _bundle_for(match, {"evidence/screenshot.png": png.getvalue()})
+    client.force_login(scenario.users.holder_a)
+    response = client.get(f"/crawler/match/{match.pk}/report/pdf/")
+    assert response.status_code == 200, response.content[:300]
+    pdf = b"".join(response.streaming_content) if response.streaming else response.content
+    identity = load_or_create_identity(settings.EVIDENCE_SIGNING_DIR)
+    roots = [open(p, "rb").read() for p in settings.TSA_TRUSTED_CERTS]
+    check = validate_signed_pdf(pdf, [identity.cert_path.read_bytes()], roots)
+    assert check.ok and check.intact and check.valid and check.trusted, check.problems
+    assert check.timestamp_time is not None and check.timestamp_trusted  # PAdES B-T
+    reader = pdf_reader.PdfReader(io.BytesIO(pdf))
+    text = "".join(page.extract_text() for page in reader.pages)
+    assert capture.bundle_sha256 in text.replace("\n", "")
+    assert any(page.images for page in reader.pages)  # the screenshot is in it
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("language", ["zh-hans", "en"])
+def test_the_evidence_view_lists_the_captures(scenario, open_page, browser_login, screenshot,
+                                               language):
+    match = next(m for m in scenario.matches if m.work.holder == scenario.a)
+    capture = _bundle_for(match)
+    page = open_page(language)
+    page.set_viewport_size({"width": 1366, "height": 900})
+    browser_login(page, "holder_a")
+    page.goto(f"/crawler/match/{match.pk}/change/")
+    card = page.locator("#dash-captures")
+    words = {"zh-hans": ("证据固定", "无可信时间戳", "下载证据包（WACZ）"),
+             "en": ("Evidence captures", "no trusted timestamp", "Download bundle (WACZ)")}
+    assert {"zh-hans": "已取证", "en": "captured"}[language] in card.locator("tr.dash-capture").inner_text()
+    for text in words[language]:
+        assert text in card.inner_text(), text
+    assert capture.bundle_sha256 in card.inner_text()
+    # fits 1366 px: nothing wider than the window
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1366
+    card.scroll_into_view_if_needed()
+    screenshot(page, f"evidence-captures-{language}")
+    with page.expect_download() as download:
+        page.click("a.dash-bundle")
+    saved = download.value.path()
+    assert hashlib.sha256(open(saved, "rb").read()).hexdigest() == capture.bundle_sha256
+    # the same check as verify_evidence, from the evidence view: the good file, then a tampered one
+    page.set_input_files("#dash-verify-bundle input[type=file]", saved)
+    page.click("#dash-verify-bundle button")
+    said = {"zh-hans": "核验通过", "en": "verifies: every digest holds"}[language]
+    assert said in page.locator(".messagelist").inner_text()
+    tampered = Path(saved).with_name("tampered.wacz")
+    out = io.BytesIO()
+    with zipfile.ZipFile(saved) as src, zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            body = src.read(info)
+            dst.writestr(info, body + b" " if info.filename == "archive/data.warc.gz" else body)
+    tampered.write_bytes(out.getvalue())
+    page.set_input_files("#dash-verify-bundle input[type=file]", str(tampered))
+    page.click("#dash-verify-bundle button")
+    assert "archive/data.warc.gz" in page.locator(".messagelist .error").inner_text()
+    page.locator("#dash-captures").scroll_into_view_if_needed()
+    screenshot(page, f"evidence-verified-{language}")
