@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext
 
-from crawler import scans, schedule
+from crawler import cases, scans, schedule
 from crawler.lib.canonical import origin_of
 from crawler.models import (
     CandidateSite,
@@ -109,7 +109,9 @@ def do_review_matches(matches, decision: str, reason: str, acting_user) -> tuple
 
 def do_whitelist_domain(holder, domain: str, acting_user, reason: str = "") -> WhitelistedDomain:
     """Whitelist ``domain`` for ``holder`` (idempotent): its pages never become matches of the
-    holder's works again. A new entry is recorded in the audit trail with the acting user.
+    holder's works again, and its open cases are dismissed with that reason
+    (``crawler.cases.do_dismiss_whitelisted_cases``). A new entry is recorded in the audit
+    trail with the acting user.
 
     Args:
         holder: the RightsHolder.
@@ -128,6 +130,7 @@ def do_whitelist_domain(holder, domain: str, acting_user, reason: str = "") -> W
             AuditEvent.record(kind=AuditEvent.Kind.WHITELIST, user=acting_user, holder=holder,
                               target=entry, subject=entry.domain, old_state="",
                               new_state="whitelisted", reason=reason)
+            cases.do_dismiss_whitelisted_cases(entry, acting_user)
     return entry
 
 

@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 class CrawlerConfig(AppConfig):
     """Connects the signals that keep each target site's beat schedule in step with the site and
-    that search the stored pages for each newly indexed work (crawler.rematch), and names the states of review and scan events in the audit trail."""
+    that search the stored pages for each newly indexed work (crawler.rematch), and names the states of review, scan and case events in the audit trail."""
 
     name = "crawler"
     verbose_name = _("Crawler")
@@ -16,7 +16,7 @@ class CrawlerConfig(AppConfig):
 
     def ready(self):
         from crawler import rematch, schedule
-        from crawler.models import ReviewStatus, ScanStatus
+        from crawler.models import CaseState, ReviewStatus, ScanStatus
         from tracker.core.ingestion import work_indexed
         from tracker.core.models import AuditEvent, register_state_labels
 
@@ -24,3 +24,4 @@ class CrawlerConfig(AppConfig):
         work_indexed.connect(rematch.work_indexed, dispatch_uid="crawler.rematch")
         register_state_labels(AuditEvent.Kind.REVIEW, ReviewStatus)
         register_state_labels(AuditEvent.Kind.SCAN, ScanStatus)
+        register_state_labels(AuditEvent.Kind.CASE, CaseState)

@@ -5,7 +5,8 @@ copies (``record_matches`` takes what the engine found instead), drops those who
 holder whitelisted the page's domain, and upserts one Match row per (page, work): a new row on first sight, else ``last_seen``, scores, passages and the cited
 version are updated. The passages are stored cut at the work's chapter boundaries and the row
 names the chapters copied (``tracker.core.chapters.attribute``) (first_seen and the review status stay). Works the page matched before but
-no longer does keep their row, marked ``still_matching = False``: the evidence stays.
+no longer does keep their row, marked ``still_matching = False``: the evidence stays. Each
+row belongs to the case of its work on the page's registered domain (``crawler.cases``).
 An unchanged page is not matched again (``seen_again`` moves its matches' ``last_seen``) unless
 works were indexed since it last was (``needs_rematch``).
 """
@@ -19,6 +20,7 @@ from django.db import IntegrityError, transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
+from crawler import cases
 from crawler.lib.pagestore import Page, PageVersion
 from crawler.models import Match, ScanRun, WhitelistedDomain
 from tracker.core.chapters import attribute
@@ -74,7 +76,7 @@ def record_matches(page: Page, version: PageVersion, scan: ScanRun | None, found
     if only_works is not None:
         found = [m for m in found if m.work_id in only_works]
     works = {str(w.uid): w for w in Work.objects.select_related("holder")
-             .filter(uid__in=[m.work_id for m in found])}
+             .filter(uid__in={w for m in found for w in (m.work_id, *m.same_text)})}
     allowed_out = whitelisted(page.domain, {w.holder_id for w in works.values()})
     now, new, kept, skipped = timezone.now(), 0, [], 0
     for m in found:
@@ -86,13 +88,18 @@ def record_matches(page: Page, version: PageVersion, scan: ScanRun | None, found
             continue
         chapters = attribute(work.sections or [], m.passages)
         passages = [p.to_dict() for p in chapters.passages]
-        fields = {"version_id": version.id, "url": page.canonical_url, "part_of": page.part_of,
+        case, opened = cases.open_case(work, page.domain, scan)
+        fields = {"case": case, "version_id": version.id, "url": page.canonical_url, "part_of": page.part_of,
                   "domain": page.domain, "title": (version.title or "")[:500],
                   "site_id": scan.site_id if scan else None, "last_scan": scan, "score": m.score,
                   "containment_page": m.containment_page, "containment_work": m.containment_work,
                   "passages": passages, "section": chapters.label[:500],
+                  "same_text": sorted(works[w].pk for w in m.same_text
+                                      if w != m.work_id and w in works),
                   "last_seen": now, "still_matching": True}
         new += _upsert(page.id, work, fields, scan, now)
+        if not opened:
+            cases.do_note_page_found(case, page.canonical_url)
         kept.append(work.pk)
     stale = Match.objects.filter(page_id=page.id, still_matching=True).exclude(work_id__in=kept)
     if only_works is not None:  # picked here: an IN of a 1,000-work batch's ids costs per page

@@ -15,6 +15,9 @@ The evidence of a match is the page version the engine matched (``version_id``, 
 document in MongoDB ``page_versions``) and the passages: character offsets into that version's
 text and the work's text. A page seen matching again updates ``last_seen`` (one row per page and
 work); a page that no longer matches keeps its row and evidence, with ``still_matching`` False.
+
+A case (``Case``) groups the matched pages of one work on one registered domain: the unit
+staff work, from detection to verified removal (``crawler.cases``).
 """
 
 from __future__ import annotations
@@ -293,6 +296,10 @@ class Match(models.Model):
             work's order (tracker.core.chapters.attribute), or ''.
         first_seen / last_seen: first and latest time the page was found matching.
         still_matching: False once a later version of the page no longer matches.
+        case: the case (work x registered domain) this page belongs to.
+        same_text: ids of the other registered works (Work pks) whose text is the same as this
+            work's (the engine's ``Match.same_text``), each with its own match of the page;
+            [] for a text registered once.
     """
 
     work = models.ForeignKey(Work, verbose_name=_("work"), on_delete=models.CASCADE,
@@ -315,12 +322,15 @@ class Match(models.Model):
     containment_work = models.FloatField(_("share of the work"))
     passages = models.JSONField(_("passages"), default=list)
     section = models.CharField(_("chapter"), max_length=500, blank=True)
+    same_text = models.JSONField(_("same text as"), default=list, blank=True)
     first_seen = models.DateTimeField(_("first seen"), default=timezone.now, db_index=True)
     last_seen = models.DateTimeField(_("last seen"), default=timezone.now, db_index=True)
     still_matching = models.BooleanField(_("still matching"), default=True)
     review_status = models.CharField(_("review status"), max_length=16,
                                      choices=ReviewStatus.choices, default=ReviewStatus.NEW,
                                      db_index=True)
+    case = models.ForeignKey("crawler.Case", verbose_name=_("case"), null=True, blank=True,
+                             on_delete=models.SET_NULL, related_name="pages")
 
     objects = MatchQuerySet.as_manager()
 
@@ -518,3 +528,70 @@ class CandidateSite(models.Model):
 
     def __str__(self) -> str:
         return self.domain
+
+
+class CaseState(models.TextChoices):
+    """Where a case is: new -> confirmed -> notice sent -> removed, or still up after its
+    notice; dismissed (not pursued, with the reason); reopened (a page came back or a new one
+    appeared after removal or dismissal was undone)."""
+
+    NEW = "new", _("new")
+    CONFIRMED = "confirmed", _("confirmed")
+    DISMISSED = "dismissed", _("dismissed")
+    NOTICE_SENT = "notice_sent", _("notice sent")
+    REMOVED = "removed", _("removed")
+    STILL_UP = "still_up", _("still up")
+    REOPENED = "reopened", _("reopened")
+
+
+#: States in which a case still needs work (the daily queue's default view).
+OPEN_STATES = (CaseState.NEW, CaseState.CONFIRMED, CaseState.NOTICE_SENT, CaseState.STILL_UP,
+               CaseState.REOPENED)
+
+
+class Case(models.Model):
+    """One work of one rights holder found on one site (registered domain): every matched
+    page of that work on any host under that domain, across scans, is one of its pages
+    (``Match.case``). Opened by ``crawler.cases.open_case``; its state moves only through the
+    ``do_<verb>_case`` actions (``crawler.cases``, ``crawler.case_actions``), each audited
+    (kind "case").
+
+    Attributes:
+        work: the work copied (its holder owns the case).
+        domain: the registered domain, e.g. "example.com" for pages on news.example.com.
+        state: a CaseState value.
+        state_reason: why the case is in its state when a reason was given (a coded note,
+            ``tracker.core.notes``, or a person's text), e.g. the whitelist that dismissed it.
+        opened_at: when its first page was recorded; state_changed_at: its latest move.
+        first_scan: the scan that found its first page, or None (stored-page search, import).
+        notice_sent_at / removed_at: when a notice citing its pages was sent / when its pages
+            were found removed (the latest time each happened).
+    """
+
+    work = models.ForeignKey(Work, verbose_name=_("work"), on_delete=models.CASCADE,
+                             related_name="cases")
+    domain = models.CharField(_("site (registered domain)"), max_length=255, db_index=True)
+    state = models.CharField(_("state"), max_length=16, choices=CaseState.choices,
+                             default=CaseState.NEW, db_index=True)
+    state_reason = models.TextField(_("reason"), blank=True)
+    opened_at = models.DateTimeField(_("opened"), default=timezone.now, db_index=True)
+    state_changed_at = models.DateTimeField(_("state changed"), default=timezone.now)
+    first_scan = models.ForeignKey("crawler.ScanRun", verbose_name=_("first scan"), null=True,
+                                   blank=True, on_delete=models.SET_NULL, related_name="+")
+    notice_sent_at = models.DateTimeField(_("notice sent"), null=True, blank=True)
+    removed_at = models.DateTimeField(_("removed"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("case")
+        verbose_name_plural = _("cases")
+        ordering = ["-opened_at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["work", "domain"],
+                                               name="case_unique_work_domain")]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.work.title} @ {self.domain}"
+
+    @property
+    def state_reason_words(self) -> str:
+        """The state's reason in words of the active language ("" for none)."""
+        return notes.in_words(self.state_reason)

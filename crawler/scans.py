@@ -16,7 +16,9 @@ import os
 import time
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import Q, QuerySet
+from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 from tqdm import tqdm
@@ -105,11 +107,16 @@ def _lock(redis, site_id: int, scan_id: int) -> bool:
         "abandoned: no progress for an hour (a worker died?)")))
     return bool(redis.set(lock_key(site_id), scan_id, nx=True, ex=settings.SCAN_LOCK_TTL_SECONDS))
 
+# Sent once a scan run is closed (finished, failed or cancelled), after commit: keyword argument
+# ``scan_id`` (int). Receivers: the alerts (one message per recipient about the scan's cases).
+scan_closed = Signal()
+
 
 def finish(scan_id: int, status: str = ScanStatus.FINISHED, note: str = "") -> bool:
     """Close scan ``scan_id``: copy its counters from Redis, its match figures from the Match
     rows (``stored_match_figures``), set the status (cancelled when the scan was cancelled),
-    release the site's lock and free the seen-set.
+    release the site's lock and free the seen-set; ``scan_closed`` is sent once the close is
+    committed.
 
     Returns False when the scan was already closed (finishing twice is harmless).
     """
@@ -123,6 +130,8 @@ def finish(scan_id: int, status: str = ScanStatus.FINISHED, note: str = "") -> b
     if site_id is not None:
         get_redis().eval(_RELEASE, 1, lock_key(site_id), str(scan_id))
     frontier.close()
+    if closed:
+        transaction.on_commit(lambda: scan_closed.send(sender=ScanRun, scan_id=scan_id))
     return bool(closed)
 
 

@@ -7,7 +7,7 @@ engine again. ``record_check`` stores the outcome as a TakedownCheck (time, HTTP
 hash) and applies it: a removed page's match stops "still matching", a removed page that comes
 back is reopened; both are written to the audit trail (kind "notice": takedown evidence) and
 announced by the ``takedown_changed`` signal (receivers: alerts; dashboard.signals reopens
-notices). A regular scan that meets a
+notices); the page's case follows (``crawler.cases.do_note_case_check``). A regular scan that meets a
 matched URL answering 404 or 410 records the same check (``record_gone``), and one that finds
 a removed page back with its matched text reopens it (``record_back``).
 
@@ -27,7 +27,7 @@ from django.dispatch import Signal
 from django.utils import timezone, translation
 from django.utils.translation import gettext_noop
 
-from crawler import scans
+from crawler import cases, scans
 from crawler.lib.canonical import host_of
 from crawler.lib.outcomes import Outcome
 from crawler.models import CheckOutcome, Match, ScanRun, TakedownCheck
@@ -155,6 +155,7 @@ def record_check(match: Match, outcome: str, http_status: int | None, digest: st
             transaction.on_commit(lambda: takedown_changed.send(
                 sender=TakedownCheck, match=Match.objects.get(pk=locked.pk), check=check,
                 change=change))
+        cases.do_note_case_check(locked, check, change)
     match.refresh_from_db()
     return check
 

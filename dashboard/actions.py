@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from crawler import cases
 from crawler.lib.pagestore import sha256
 from crawler.models import ReviewStatus
 from dashboard import notices
@@ -173,7 +174,8 @@ def do_edit_notice(notice: TakedownNotice, acting_user, *, body: str | None = No
 
 def do_advance_notice(notice: TakedownNotice, status: str, acting_user, note: str = "") -> AuditEvent:
     """Move ``notice`` to ``status`` (drafted -> sent -> removed / counter-notice), date it and
-    record the move. Sending freezes the text (``body``) and records its SHA-256.
+    record the move. Sending freezes the text (``body``) and records its SHA-256, and moves
+    the cases of its matches to "notice sent" (``crawler.cases.do_note_notice_sent``).
 
     Returns:
         The AuditEvent recorded.
@@ -203,6 +205,8 @@ def do_advance_notice(notice: TakedownNotice, status: str, acting_user, note: st
         event = AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=acting_user, holder=locked.holder,
                                   target=locked, subject=locked.audit_subject(), old_state=old,
                                   new_state=status, reason=reason)
+        if status == NoticeStatus.SENT:
+            cases.do_note_notice_sent(locked.matches.all(), acting_user, str(locked))
     notice.refresh_from_db()
     return event
 

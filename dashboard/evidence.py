@@ -79,6 +79,7 @@ def evidence_context(match) -> dict:
         "hash_ok": (stored_hash == evidence.text_sha256) if stored_hash and evidence.page_text
         else None,
         "comparisons": compared_passages(evidence),
+        "same_text_works": same_text_works(match),
         "problems": problems,
     }
 
@@ -115,6 +116,21 @@ def verify_upload(upload) -> tuple[bool, str]:
             "name": upload.name, "timestamp": verdict.timestamp}
     return True, _("%(name)s verifies: every digest holds; no trusted timestamp.") % {
         "name": upload.name}
+
+
+def same_text_works(match) -> dict | None:
+    """What the view says of the other registered works whose text is the same as ``match``'s
+    work (``Match.same_text``; the page copies them too): ``count`` (works registered with
+    this text, this one included), ``own`` (the holder's own other works, Work rows) and
+    ``others`` (how many belong to other holders: a rights conflict, named to no holder).
+    None for a text registered once."""
+    from tracker.core.models import Work
+
+    if not match.same_text:
+        return None
+    works = list(Work.objects.filter(pk__in=match.same_text).order_by("pk"))
+    own = [w for w in works if w.holder_id == match.work.holder_id]
+    return {"count": len(works) + 1, "own": own, "others": len(works) - len(own)}
 
 
 def compared_passages(evidence) -> list[dict]:

@@ -1,7 +1,9 @@
 """The alert actions: each state change of the alerts in one atomic function.
 
-``do_send_match_alert`` writes the delivery rows of a new match (once per user and endpoint:
-the unique constraints of Delivery) and queues their sending on commit; ``do_record_delivery``
+``do_send_scan_case_alerts`` writes the delivery rows of the cases a scan opened or grew (one
+mail per user, one webhook event per case and endpoint) and ``do_send_match_alert`` those of a
+match found outside a scan or of a takedown change (once per user and endpoint: the unique
+constraints of Delivery), each queued for sending on commit; ``do_record_delivery``
 records the result of one attempt (and disables a webhook after
 ``settings.ALERT_WEBHOOK_MAX_FAILURES`` failures in a row, mailing the holder's users);
 ``do_record_digest`` marks the matches of a delivered digest; ``do_update_alert_preferences``
@@ -19,10 +21,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from crawler import cases
 from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint, new_secret
 from tracker.core.models import AuditEvent
 from tracker.core.queueing import queue_after_commit
-from tracker.core.scoping import sees_all
+from tracker.core.scoping import holders_for, sees_all
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +72,48 @@ def do_send_match_alert(match, change: str = "", check=None) -> list[Delivery]:
                            else "alerts.deliver_webhook", delivery.pk)
         created.append(delivery)
     return created
+
+
+def do_send_scan_case_alerts(scan_id: int) -> list[Delivery]:
+    """Create the deliveries of the cases that scan ``scan_id`` opened or grew
+    (``crawler.cases.scan_cases``) and queue each on commit: one mail per user listing the
+    cases it may see whose best new page reaches its minimum score (``recipients``' rules),
+    one webhook event per case and endpoint of the case's holder. A user or endpoint already
+    alerted of this scan (of this case) gets nothing new. Returns the deliveries created."""
+    found = list(cases.scan_cases(scan_id))
+    if not found:
+        return []
+    created = []
+    prefs = (AlertPreference.objects.select_related("user")
+             .filter(email_enabled=True, user__is_active=True).exclude(user__email=""))
+    for pref in prefs:
+        mine = None if sees_all(pref.user) else set(holders_for(pref.user).values_list("pk", flat=True))
+        visible = [c for c in found if (mine is None or c.work.holder_id in mine)
+                   and c.best_score >= pref.min_score]
+        if visible:
+            created += _create(Delivery.Channel.EMAIL, pref.user.email, visible, scan=scan_id,
+                               user=pref.user)
+    for case in found:
+        for endpoint in WebhookEndpoint.objects.filter(holder_id=case.work.holder_id, enabled=True,
+                                                       min_score__lte=case.best_score):
+            created += _create(Delivery.Channel.WEBHOOK, endpoint.url, [case], scan=scan_id,
+                               endpoint=endpoint, case=case)
+    return created
+
+
+def _create(channel: str, recipient: str, listed, scan: int, **target) -> list[Delivery]:
+    """One new delivery of kind "cases" naming ``listed`` (Cases), queued on commit; [] when
+    the unique constraints say it was made before."""
+    try:
+        with transaction.atomic():
+            delivery = Delivery.objects.create(kind=Delivery.Kind.CASES, channel=channel,
+                                               scan_id=scan, recipient=recipient, **target)
+            delivery.cases.set(listed)
+    except IntegrityError:
+        return []
+    queue_after_commit("alerts.deliver_email" if channel == Delivery.Channel.EMAIL
+                       else "alerts.deliver_webhook", delivery.pk)
+    return [delivery]
 
 
 def do_record_delivery(delivery: Delivery, status: str, *, error: str = "",

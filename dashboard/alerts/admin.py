@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
+from django.db.models import Q
 from django.http import HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils.translation import gettext_lazy as _
@@ -20,7 +21,7 @@ from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint
 from dashboard.alerts.validators import check_webhook_url
 from tracker.core.actions import do_change_email
 from tracker.core.admin import HolderScopedAdmin, RecordAdminMixin
-from tracker.core.scoping import sees_all
+from tracker.core.scoping import holders_for, sees_all
 
 
 class AlertPreferenceForm(forms.ModelForm):
@@ -130,8 +131,32 @@ class DeliveryAdmin(RecordAdminMixin, HolderScopedAdmin):
     deletable = False
 
     holder_path = "match__work__holder"
-    list_display = ["created_at", "kind", "channel", "recipient", "status", "attempts",
-                    "http_status", "last_error", "sent_at"]
+    list_display = ["created_at", "kind", "channel", "recipient", "about", "status",
+                    "attempts", "http_status", "last_error", "sent_at"]
     list_filter = ["kind", "channel", "status"]
-    search_fields = ["recipient", "last_error", "match__url"]
-    list_select_related = ["match"]
+    search_fields = ["recipient", "last_error", "match__url", "case__domain",
+                     "cases__domain", "case__work__title", "cases__work__title"]
+    list_select_related = ["match__work", "case__work"]
+
+    def get_queryset(self, request):
+        # a scan's case alerts have no match: scoped by their case(s), or as the user's own mail
+        queryset = admin.ModelAdmin.get_queryset(self, request).prefetch_related("cases__work")
+        if sees_all(request.user):
+            return queryset
+        mine = holders_for(request.user).values("pk")
+        return queryset.filter(Q(match__work__holder__in=mine) | Q(case__work__holder__in=mine)
+                               | Q(user=request.user))
+
+    @admin.display(description=_("about"))
+    def about(self, obj):
+        """The case(s), work(s) and site(s) of a delivery, or its match's case, work and host."""
+        if obj.case_id:
+            named = [obj.case]
+        elif obj.kind == Delivery.Kind.CASES:
+            named = list(obj.cases.all())
+        else:
+            if not obj.match_id:
+                return "—"
+            case = f"#{obj.match.case_id} " if obj.match.case_id else ""
+            return f"{case}{obj.match.work.title} @ {obj.match.domain}"
+        return "; ".join(f"#{c.pk} {c.work.title} @ {c.domain}" for c in named)

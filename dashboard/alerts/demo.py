@@ -1,6 +1,6 @@
 """Steps of ``manage.py demo`` (settings.DEMO_STEPS) for the alerts: the demo rights holder's
-user gets alerts on before the demo scan, and after it the alert mails of the scan's new
-matches are awaited and their folder named (``make run`` writes mails to files)."""
+user gets alerts on before the demo scan, and after it the alert mail of the scan's new cases
+(one per recipient) is awaited and its folder named (``make run`` writes mails to files)."""
 
 from __future__ import annotations
 
@@ -31,13 +31,14 @@ def enable_demo_alerts(stdout) -> dict:
 
 
 def report_demo_alerts(stdout) -> dict:
-    """Wait up to settings.DEMO_ALERT_TIMEOUT_SECONDS for the demo's pending immediate alerts
-    to be delivered; returns {"alert mails": "<sent> sent, <waiting> waiting (<where>)"}."""
+    """Wait up to settings.DEMO_ALERT_TIMEOUT_SECONDS for the demo's pending alerts (of its
+    scan's cases, or of single matches) to be delivered; returns {"alert mails": "<sent> sent, <waiting> waiting (<where>)"}."""
     deadline = time.monotonic() + settings.DEMO_ALERT_TIMEOUT_SECONDS
-    waiting = Delivery.objects.filter(kind=Delivery.Kind.IMMEDIATE,
+    kinds = [Delivery.Kind.IMMEDIATE, Delivery.Kind.CASES]
+    waiting = Delivery.objects.filter(kind__in=kinds,
                                       status__in=[Delivery.Status.PENDING, Delivery.Status.RETRYING])
     while waiting.exists() and time.monotonic() < deadline:
         time.sleep(0.5)
-    sent = Delivery.objects.filter(kind=Delivery.Kind.IMMEDIATE, status=Delivery.Status.SENT,
+    sent = Delivery.objects.filter(kind__in=kinds, status=Delivery.Status.SENT,
                                    channel=Delivery.Channel.EMAIL).count()
     return {"alert mails": f"{sent} sent, {waiting.count()} waiting ({_where()})"}

@@ -95,9 +95,12 @@ class WebhookEndpoint(models.Model):
 
 
 class Delivery(models.Model):
-    """One alert of one match (or one digest mail) on one channel: the delivery log.
+    """One alert of one match (or one digest mail) on one channel, or of a scan's new and
+    grown cases (kind "cases": one mail per user listing ``cases``, one webhook event per
+    ``case`` and endpoint): the delivery log.
 
-    A match is alerted at most once per user mail and once per endpoint (unique constraints);
+    A scan's cases are alerted at most once per user and once per case and endpoint; a match
+    is alerted at most once per user mail and once per endpoint (unique constraints);
     a digest row per (match, user) is written only after the digest mail was delivered; a
     takedown change (kind "removed" or "reopened", with the takedown check that found it) once
     per check and user or endpoint.
@@ -108,6 +111,7 @@ class Delivery(models.Model):
         DIGEST = "digest", _("digest")
         REMOVED = "removed", _("copy removed")
         REOPENED = "reopened", _("copy back")
+        CASES = "cases", _("new and grown cases")
 
     class Channel(models.TextChoices):
         EMAIL = "email", _("e-mail")
@@ -122,8 +126,14 @@ class Delivery(models.Model):
 
     kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices)
     channel = models.CharField(_("channel"), max_length=8, choices=Channel.choices)
-    match = models.ForeignKey("crawler.Match", verbose_name=_("match"), on_delete=models.CASCADE,
-                              related_name="deliveries")
+    match = models.ForeignKey("crawler.Match", verbose_name=_("match"), null=True, blank=True,
+                              on_delete=models.CASCADE, related_name="deliveries")
+    scan = models.ForeignKey("crawler.ScanRun", verbose_name=_("scan"), null=True, blank=True,
+                             on_delete=models.CASCADE, related_name="+")
+    case = models.ForeignKey("crawler.Case", verbose_name=_("case"), null=True, blank=True,
+                             on_delete=models.CASCADE, related_name="+")
+    cases = models.ManyToManyField("crawler.Case", verbose_name=_("cases"), blank=True,
+                                   related_name="+")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("user"), null=True,
                              blank=True, on_delete=models.CASCADE, related_name="+")
     takedown_check = models.ForeignKey("crawler.TakedownCheck", verbose_name=_("takedown check"),
@@ -159,7 +169,15 @@ class Delivery(models.Model):
             models.UniqueConstraint(fields=["kind", "takedown_check", "endpoint"],
                                     condition=Q(endpoint__isnull=False, takedown_check__isnull=False),
                                     name="delivery_once_per_check_endpoint"),
+            models.UniqueConstraint(fields=["kind", "scan", "user"],
+                                    condition=Q(scan__isnull=False, user__isnull=False),
+                                    name="delivery_once_per_scan_user"),
+            models.UniqueConstraint(fields=["kind", "scan", "case", "endpoint"],
+                                    condition=Q(scan__isnull=False, endpoint__isnull=False),
+                                    name="delivery_once_per_scan_case_endpoint"),
         ]
 
     def __str__(self) -> str:
-        return f"{self.get_channel_display()} {self.recipient} #{self.match_id}"
+        about = f"case #{self.case_id}" if self.case_id else (
+            f"scan #{self.scan_id}" if self.scan_id else f"#{self.match_id}")
+        return f"{self.get_channel_display()} {self.recipient} {about}"

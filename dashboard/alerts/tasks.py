@@ -11,7 +11,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from crawler.models import Match, TakedownCheck
-from dashboard.alerts import actions, messages, webhooks
+from dashboard.alerts import actions, case_messages, messages, webhooks
 from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint
 from tracker.core.scoping import scope
 from tracker.runtime.backoff import backoff_delay
@@ -36,6 +36,13 @@ def send_match_alerts(match_id: int) -> int:
     return len(actions.do_send_match_alert(match)) if match else 0
 
 
+@shared_task(name="alerts.send_scan_case_alerts")
+def send_scan_case_alerts(scan_id: int) -> int:
+    """Create and queue the deliveries of the cases scan ``scan_id`` opened or grew; returns
+    how many."""
+    return len(actions.do_send_scan_case_alerts(scan_id))
+
+
 @shared_task(name="alerts.send_takedown_alerts")
 def send_takedown_alerts(match_id: int, check_id: int, change: str) -> int:
     """Create and queue the deliveries telling that the copy of match ``match_id`` was
@@ -56,7 +63,9 @@ def deliver_email(self, delivery_id: int) -> str:
     if delivery is None or delivery.status in DONE:
         return delivery.status if delivery else "gone"
     try:
-        messages.delivery_mail(delivery, _language(delivery.user)).send()
+        compose = (case_messages.cases_mail if delivery.kind == Delivery.Kind.CASES
+                   else messages.delivery_mail)
+        compose(delivery, _language(delivery.user)).send()
     except MAIL_ERRORS as exc:
         final = self.request.retries >= settings.ALERT_MAX_RETRIES
         status = Delivery.Status.FAILED if final else Delivery.Status.RETRYING
@@ -77,10 +86,12 @@ def deliver_webhook(self, delivery_id: int) -> str:
     if delivery is None or delivery.status in DONE:
         return delivery.status if delivery else "gone"
     endpoint = delivery.endpoint
+    cases = delivery.kind == Delivery.Kind.CASES
     if endpoint.format == WebhookEndpoint.Format.WECOM:
-        payload = webhooks.wecom_body(messages.wecom_markdown(delivery, endpoint.language))
+        markdown = case_messages.wecom_markdown if cases else messages.wecom_markdown
+        payload = webhooks.wecom_body(markdown(delivery, endpoint.language))
     else:
-        payload = messages.json_payload(delivery)
+        payload = (case_messages.json_payload if cases else messages.json_payload)(delivery)
     attempt = webhooks.post(endpoint.url, endpoint.secret, payload,
                             settings.ALERT_WEBHOOK_TIMEOUT_SECONDS)
     if attempt.result == "retry":

@@ -236,8 +236,8 @@ class MatchDetailSerializer(MatchSerializer):
                                      help_text="Evidence that could not be loaded, in words.")
 
     class Meta(MatchSerializer.Meta):
-        fields = [*MatchSerializer.Meta.fields, "passages", "chapter_shares", "capture",
-                  "history", "problems"]
+        fields = [*MatchSerializer.Meta.fields, "passages", "chapter_shares", "same_text",
+                  "capture", "history", "problems"]
         read_only_fields = fields
 
 

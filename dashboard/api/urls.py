@@ -11,13 +11,14 @@ from drf_spectacular.views import (
 )
 from rest_framework.routers import DefaultRouter
 
-from . import views
+from . import cases, views
 from .errors import not_found
 
 router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
 router.register("works", views.WorkViewSet, basename="work")
 router.register("matches", views.MatchViewSet, basename="match")
+router.register("cases", cases.CaseViewSet, basename="case")
 router.register("notices", views.NoticeViewSet, basename="notice")
 router.register("sites", views.SiteViewSet, basename="site")
 router.register("scans", views.ScanViewSet, basename="scan")

@@ -132,7 +132,7 @@ def test_a_change_is_signalled_after_commit(platform_stores, client):
 
 
 def test_a_copy_back_reopens_its_removed_notice_and_last_seen_keeps_the_last_sighting(
-        idle_worker, platform_stores):  # the worker idle: an earlier test's tasks are done
+        settled_worker, platform_stores):  # the worker idle before and after
     from datetime import timedelta
 
     holder = RightsHolder.objects.create(name="回归出版社")
@@ -161,7 +161,7 @@ def test_a_copy_back_reopens_its_removed_notice_and_last_seen_keeps_the_last_sig
         assert match.url in event.reason_label and "删除核查" in event.reason_label
 
 
-def test_takedown_trail_reads_in_the_readers_language_and_time_zone(idle_worker, site,
+def test_takedown_trail_reads_in_the_readers_language_and_time_zone(settled_worker, site,
                                                                      platform_stores):
     import re
     import zoneinfo

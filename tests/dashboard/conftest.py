@@ -270,3 +270,25 @@ def scenario(db, platform_stores, make_user):
     return SimpleNamespace(a=a, b=b, novel=novel, news=news, novel_text=novel_text,
                            article=article, matches=matches, texts=texts, passages=passages,
                            users=users)
+
+
+@pytest.fixture
+def scenario_cases(scenario):
+    """The scenario's matches put into their cases (as a scan would), plus a case of 120
+    pages of the novel on one more site. Returns {"novel": Case, "news": Case, "big": Case}."""
+    from crawler.cases import open_case
+    from crawler.models import Match
+
+    found = {}
+    for match in scenario.matches:
+        case, _ = open_case(match.work, match.domain)
+        Match.objects.filter(pk=match.pk).update(case=case)
+        found.setdefault(case.work.reference, case)
+    big, _ = open_case(scenario.novel, "www.big-copy.example.cn")
+    template = scenario.matches[0]
+    Match.objects.bulk_create([Match(
+        work=scenario.novel, page_id=f"{n:024x}", version_id=template.version_id,
+        url=f"https://www.big-copy.example.cn/book/{n}.html", domain="www.big-copy.example.cn",
+        title=f"西游记 第{n}页", score=0.7, containment_page=0.6, containment_work=0.01,
+        passages=template.passages, section="第二回", case=big) for n in range(1, 121)])
+    return {"novel": found["XYJ-001"], "news": found[scenario.news.reference], "big": big}

@@ -63,8 +63,9 @@ def api(live_server):
 
 
 @pytest.fixture(autouse=True)
-def _fresh_throttle_counts():
-    """Throttle counts live in Django's cache: start each test with none."""
+def _fresh_throttle_counts(session_servers):
+    """Throttle counts live in Django's cache (Redis, once the servers are up: a cache opened
+    before would keep the default address): start each test with none."""
     from django.core.cache import cache
 
     cache.clear()

@@ -37,7 +37,8 @@ def _wait_for_checks(match, count: int) -> None:
         time.sleep(0.3)
 
 
-def test_staff_check_a_notice_and_a_site_now_through_the_worker(scenario, client, idle_worker):
+def test_staff_check_a_notice_and_a_site_now_through_the_worker(scenario, client,
+                                                               settled_worker):
     notice, match = _sent_notice(scenario)
     client.force_login(scenario.users.staff)  # platform staff, not a superuser
     answer = client.post(f"/dashboard/takedownnotice/{notice.pk}/check/")

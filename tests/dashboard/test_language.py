@@ -21,7 +21,8 @@ ALLOWED = {
     "Webhook", "markdown", "English", "Control", "Command", "Mac", "MB", "htm", "html",
     "xhtml", "pdf", "text", "HH", "MM", "Asia", "Chromium", "JavaScript", "ZIP", "LDAP",
 }
-HEX = re.compile(r"[0-9a-f]*\d[0-9a-f]*")  # digests and their shortened forms
+# digests and their shortened forms, and UUIDs (a group of one may hold no digit: "badc")
+HEX = re.compile(r"[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|[0-9a-f]*\d[0-9a-f]*")
 URLISH = re.compile(r"(https?://\S+|\S+@\S+|\b[\w-]+(\.[\w-]+)+\b|/[\w/.-]*)")
 WORD = re.compile(r"[A-Za-z]{2,}")
 

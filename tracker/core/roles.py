@@ -26,7 +26,9 @@ HOLDER_PERMISSIONS: dict[str, list[str]] = {
                 # sites they propose for scanning (staff decide)
                 "view_siteproposal", "add_siteproposal",
                 # candidate sites that copy their works (discovery; read only)
-                "view_candidatesite"],
+                "view_candidatesite",
+                # their cases (work x site): confirm, dismiss, reopen
+                "view_case", "change_case"],
     # dashboard: takedown notices
     "dashboard": ["view_takedownnotice", "change_takedownnotice"],
     # alerts: their own preferences, their holder's webhooks, the delivery log (read only)

@@ -510,7 +510,8 @@ EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
 EMAIL_USE_SSL = env.bool("EMAIL_USE_SSL", default=False)
 EMAIL_TIMEOUT = env.float("EMAIL_TIMEOUT", default=10.0)  # seconds per SMTP operation
 EMAIL_FILE_PATH = env.str("EMAIL_FILE_PATH", default=str(VAR_DIR / "mail"))
-DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="alerts@copysentry.localhost")
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL",
+                             default="Copyright tracker <alerts@copyright-tracker.localhost>")
 # Absolute base of the links in mails and webhooks (evidence views, unsubscribe).
 SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
 # The alert tasks run on QUEUE_DEFAULT (CELERY_TASK_DEFAULT_QUEUE).
@@ -595,3 +596,12 @@ EVIDENCE_SIGNING_DIR = VAR_DIR / "signing"
 EVIDENCE_SIGNING_KEY = env.str("TRACKER_SIGNING_KEY", default="")
 EVIDENCE_SIGNING_CERT = env.str("TRACKER_SIGNING_CERT", default="")
 EVIDENCE_SIGNING_CHAIN = env.list("TRACKER_SIGNING_CHAIN", default=[])
+
+# Cases (crawler.cases, dashboard.case_admin): pages (and takedown checks) listed per page of
+# the case page, in rows.
+CASE_PAGES_PER_PAGE = 50
+# The overview's case funnel counts the cases opened in the last CASE_FUNNEL_DAYS days (days),
+# beside as many days before; the reader may choose another period among CASE_FUNNEL_PERIODS
+# (days).
+CASE_FUNNEL_DAYS = 30
+CASE_FUNNEL_PERIODS = (7, 30, 90)

@@ -119,6 +119,7 @@ class AuditEvent(models.Model):
         USER_SETTINGS = "settings", _("user settings")
         ACCESS = "access", _("access")
         EVIDENCE = "evidence", _("evidence capture")
+        CASE = "case", _("case")
 
     sequence = models.PositiveBigIntegerField(_("sequence"), unique=True, editable=False)
     at = models.DateTimeField(_("time"), default=timezone.now, editable=False, db_index=True)

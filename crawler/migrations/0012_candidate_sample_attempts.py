@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('crawler', '0008_match_last_seen_index'),
+        ('crawler', '0011_match_same_text'),
     ]
 
     operations = [

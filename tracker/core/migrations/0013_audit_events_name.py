@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('core', '0011_audit_evidence_kind'),
+        ('core', '0012_audit_case_kind'),
     ]
 
     operations = [

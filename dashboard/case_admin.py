@@ -1,0 +1,267 @@
+"""The case list, the daily queue of rights staff, and the case page.
+
+List: filters (holder, work, site, state, age), counts of cases by state above it (each a link
+to the filtered list), bulk actions (confirm, dismiss, reopen, draft notices) that act on the
+cases they can act on and name the skipped ones with the reason. Page: the case's facts, its
+pages with their chapters and evidence links (paginated, ``settings.CASE_PAGES_PER_PAGE``), the
+notices citing them, the takedown checks, and the timeline of the case and its notices from the
+audit trail. Every change goes through ``crawler.case_actions`` / ``dashboard.actions``.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.db.models import Count
+from django.http import HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.http import urlencode
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from crawler import case_actions, cases
+from crawler.models import Case, CaseState, ReviewStatus, TakedownCheck
+from dashboard import actions
+from dashboard.filters import DomainFilter, WorkFilter
+from dashboard.models import NoticeLanguage, TakedownNotice
+from tracker.core.admin import HolderScopedAdmin
+from tracker.core.errors import ActionError
+from tracker.core.models import AuditEvent
+from tracker.core.scoping import sees_all
+
+#: (parameter value, label, youngest age in days, oldest age in days exclusive).
+AGES = [
+    ("1", gettext_lazy("opened today"), 0, 1),
+    ("7", gettext_lazy("opened 1 to 7 days ago"), 1, 7),
+    ("30", gettext_lazy("opened 7 to 30 days ago"), 7, 30),
+    ("old", gettext_lazy("opened over 30 days ago"), 30, None),
+]
+
+#: The buttons of the case page, by verb of ``crawler.case_actions.MOVES``.
+VERB_LABELS = {"confirm": gettext_lazy("Confirm"), "dismiss": gettext_lazy("Dismiss"),
+               "reopen": gettext_lazy("Reopen")}
+
+
+class AgeFilter(admin.SimpleListFilter):
+    """How long ago a case was opened."""
+
+    title = gettext_lazy("age")
+    parameter_name = "age"
+
+    def lookups(self, request, model_admin):
+        return [(value, label) for value, label, _young, _old in AGES]
+
+    def queryset(self, request, queryset):
+        for value, _label, young, old in AGES:
+            if self.value() == value:
+                now = timezone.now()
+                queryset = queryset.filter(opened_at__lte=now - timedelta(days=young))
+                return queryset.filter(opened_at__gt=now - timedelta(days=old)) if old else queryset
+        return queryset
+
+
+class CaseAdmin(HolderScopedAdmin):
+    """Cases: the list (queue) and the case page."""
+
+    holder_path = "work__holder"
+    list_display = ["case_link", "work_title", "holder_name", "domain", "state_badge",
+                    "page_count", "standing_count", "opened", "state_changed"]
+    list_display_links = None
+    list_filter = ["state", ("work__holder", admin.RelatedOnlyFieldListFilter), WorkFilter,
+                   DomainFilter, AgeFilter]
+    search_fields = ["domain", "work__title", "work__reference", "pages__url"]
+    ordering = ["-opened_at", "-pk"]
+    list_per_page = 50
+    actions = ["confirm_cases", "dismiss_cases", "reopen_cases", "draft_case_notices"]
+
+    def get_queryset(self, request):
+        return cases.with_page_counts(
+            super().get_queryset(request).select_related("work", "work__holder"))
+
+    def has_add_permission(self, request):
+        return False  # cases are opened by scans
+
+    def get_list_display(self, request):
+        columns = list(super().get_list_display(request))
+        if not sees_all(request.user):
+            columns.remove("holder_name")
+        return columns
+
+    def get_list_filter(self, request):
+        filters = list(super().get_list_filter(request))
+        if not sees_all(request.user):
+            filters = [f for f in filters if not (isinstance(f, tuple) and f[0] == "work__holder")]
+        return filters
+
+    def get_actions(self, request):
+        found = super().get_actions(request)
+        found.pop("delete_selected", None)
+        if not self.has_change_permission(request):
+            for name in self.actions:
+                found.pop(name, None)
+        return found
+
+    # -- list columns -----------------------------------------------------------------------
+    @admin.display(description=gettext_lazy("case"), ordering="pk")
+    def case_link(self, obj):
+        return format_html('<a href="{}">#{}</a>',
+                           reverse("admin:crawler_case_change", args=[obj.pk]), obj.pk)
+
+    @admin.display(description=gettext_lazy("work"), ordering="work__title")
+    def work_title(self, obj):
+        return obj.work.title
+
+    @admin.display(description=gettext_lazy("rights holder"), ordering="work__holder__name")
+    def holder_name(self, obj):
+        return obj.work.holder.name
+
+    @admin.display(description=gettext_lazy("state"), ordering="state")
+    def state_badge(self, obj):
+        return format_html('<span class="dash-badge {}">{}</span>', obj.state,
+                           obj.get_state_display())
+
+    @admin.display(description=gettext_lazy("pages"), ordering="page_total")
+    def page_count(self, obj):
+        return obj.page_total
+
+    @admin.display(description=gettext_lazy("still up"), ordering="standing_total")
+    def standing_count(self, obj):
+        return obj.standing_total
+
+    @admin.display(description=gettext_lazy("opened"), ordering="opened_at")
+    def opened(self, obj):
+        return timezone.localtime(obj.opened_at).strftime("%Y-%m-%d")
+
+    @admin.display(description=gettext_lazy("state changed"), ordering="state_changed_at")
+    def state_changed(self, obj):
+        return timezone.localtime(obj.state_changed_at).strftime("%Y-%m-%d")
+
+    # -- the list ---------------------------------------------------------------------------
+    def changelist_view(self, request, extra_context=None):
+        counts = dict(self.get_queryset(request).order_by().values_list("state")
+                      .annotate(n=Count("pk", distinct=True)).values_list("state", "n"))
+        base = reverse("admin:crawler_case_changelist")
+        state_counts = [{"state": value, "label": label, "count": counts.get(value, 0),
+                         "url": f"{base}?{urlencode({'state__exact': value})}",
+                         "chosen": request.GET.get("state__exact") == value}
+                        for value, label in CaseState.choices]
+        extra_context = {**(extra_context or {}), "title": _("Cases"),
+                         "state_counts": state_counts, "case_total": sum(counts.values())}
+        return super().changelist_view(request, extra_context)
+
+    # -- bulk actions -----------------------------------------------------------------------
+    def _reason_page(self, request, queryset, heading: str, notice: bool = False):
+        context = {**self.admin_site.each_context(request), "opts": self.opts, "title": heading,
+                   "queryset": queryset, "action": request.POST["action"], "notice": notice,
+                   "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+                   "languages": NoticeLanguage.choices,
+                   "select_across": request.POST.get("select_across", "0")}
+        return TemplateResponse(request, "dashboard/case_action.html", context)
+
+    def _report(self, request, done: int, skipped: list[tuple[Case, str]], message: str):
+        if done:
+            self.message_user(request, message % {"n": done}, messages.SUCCESS)
+        for case, why in skipped:
+            self.message_user(request, _("Skipped case #%(id)s (%(work)s @ %(domain)s): "
+                                         "%(why)s") % {"id": case.pk, "work": case.work.title,
+                                                       "domain": case.domain, "why": why},
+                              messages.WARNING)
+
+    def _bulk(self, request, queryset, verb: str, heading: str):
+        reason = (request.POST.get("reason") or "").strip()
+        if "apply" not in request.POST or not reason:
+            if "apply" in request.POST:
+                self.message_user(request, _("Give a reason for the decision."), messages.ERROR)
+            return self._reason_page(request, queryset, heading)
+        result = case_actions.do_bulk_case(verb, queryset, request.user, reason)
+        self._report(request, len(result.done), result.skipped, _("%(n)d cases updated."))
+        return None
+
+    @admin.action(description=gettext_lazy("Confirm the cases"))
+    def confirm_cases(self, request, queryset):
+        return self._bulk(request, queryset, "confirm", _("Confirm the cases"))
+
+    @admin.action(description=gettext_lazy("Dismiss the cases"))
+    def dismiss_cases(self, request, queryset):
+        return self._bulk(request, queryset, "dismiss", _("Dismiss the cases"))
+
+    @admin.action(description=gettext_lazy("Reopen the cases"))
+    def reopen_cases(self, request, queryset):
+        return self._bulk(request, queryset, "reopen", _("Reopen the cases"))
+
+    @admin.action(description=gettext_lazy("Draft takedown notices"))
+    def draft_case_notices(self, request, queryset):
+        if "apply" not in request.POST:
+            return self._reason_page(request, queryset, _("Draft takedown notices"), notice=True)
+        language = request.POST.get("language") or NoticeLanguage.ZH_HANS
+        recipient = (request.POST.get("recipient") or "").strip()
+        drafted, skipped = [], []
+        for case in queryset:
+            pages = case.pages.filter(review_status=ReviewStatus.CONFIRMED, still_matching=True)
+            if case.state not in (CaseState.CONFIRMED, CaseState.REOPENED, CaseState.STILL_UP):
+                skipped.append((case, _("a notice is drafted for confirmed, reopened or still "
+                                        "up cases; this one is “%(state)s”.") % {
+                                            "state": case.get_state_display()}))
+                continue
+            try:
+                drafted += actions.do_draft_notices(
+                    pages, request.user, language, recipient,
+                    resend=case.state != CaseState.CONFIRMED)
+            except ActionError as exc:
+                skipped.append((case, str(exc)))
+        self._report(request, len(drafted), skipped, _("%(n)d takedown notices drafted."))
+        return None
+
+    # -- the case page ----------------------------------------------------------------------
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        case = self.get_object(request, unquote(object_id))  # 404 outside the user's scope
+        if not self.has_view_permission(request, case):
+            raise PermissionDenied
+        can_change = self.has_change_permission(request, case)
+        if request.method == "POST":
+            if not can_change:
+                raise PermissionDenied
+            verb = request.POST.get("verb", "")
+            try:
+                if verb not in case_actions.VERBS:
+                    raise ActionError(_("Unknown action: %(verb)s") % {"verb": verb})
+                case_actions.VERBS[verb](case, request.user, request.POST.get("reason", ""))
+            except ActionError as exc:
+                self.message_user(request, str(exc), messages.ERROR)
+            else:
+                self.message_user(request, _("The case is now “%(state)s”.") % {
+                    "state": case.get_state_display()}, messages.SUCCESS)
+            return HttpResponseRedirect(request.path)
+        pages = Paginator(case.pages.order_by("first_seen", "pk"), settings.CASE_PAGES_PER_PAGE)
+        page = pages.get_page(request.GET.get("page"))
+        notices = TakedownNotice.objects.filter(matches__case=case).distinct().order_by(
+            "-drafted_at")
+        checks = (TakedownCheck.objects.filter(match__case=case).select_related("match")
+                  .order_by("-checked_at", "-pk")[:settings.CASE_PAGES_PER_PAGE])
+        trail = AuditEvent.objects.about(case)
+        for notice in notices:
+            trail = trail | AuditEvent.objects.about(notice)
+        verbs = [(verb, VERB_LABELS[verb]) for verb, (sources, _target)
+                 in case_actions.MOVES.items() if case.state in sources]
+        context = {
+            **self.admin_site.each_context(request), "opts": self.opts, "case": case,
+            "title": _("Case #%(id)s: %(work)s on %(domain)s") % {
+                "id": case.pk, "work": case.work.title, "domain": case.domain},
+            "pages": page, "page_total": pages.count,
+            "standing": case.pages.filter(still_matching=True).count(),
+            "notices": notices, "checks": checks, "trail": trail.order_by("-sequence"),
+            "verbs": verbs if can_change else [],
+        }
+        return TemplateResponse(request, "dashboard/case.html", context)
+
+
+admin.site.register(Case, CaseAdmin)

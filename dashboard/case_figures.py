@@ -1,0 +1,75 @@
+"""The case funnel of the overview: of the cases opened in a period, how many were confirmed,
+had a notice sent and were removed; the removal rate (removed / notice sent) and the median
+time from notice to removal; the same for the period before, beside it; and the cases whose
+copies are still up after their notice, oldest notice first. Scoped per user
+(``tracker.core.scoping``); each figure carries the link to the case list it counts."""
+
+from __future__ import annotations
+
+import statistics
+from datetime import timedelta
+
+from django.contrib.contenttypes.models import ContentType
+from django.db.models import Exists, OuterRef, Q
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.http import urlencode
+
+from crawler.models import Case, CaseState
+from tracker.core.models import AuditEvent
+from tracker.core.scoping import scope
+
+#: (key, the cases of a period that reached the step, the case-list query of the step).
+STEPS = [
+    ("new", Q(), {}),
+    ("confirmed", Q(was_confirmed=True) | Q(notice_sent_at__isnull=False),
+     {"state__in": ",".join([CaseState.CONFIRMED, CaseState.NOTICE_SENT, CaseState.STILL_UP,
+                             CaseState.REMOVED])}),
+    ("notice_sent", Q(notice_sent_at__isnull=False), {"notice_sent_at__isnull": "False"}),
+    ("removed", Q(removed_at__isnull=False), {"removed_at__isnull": "False"}),
+]
+
+#: The cases noticed and not yet removed, listed oldest notice first (at most STILL_UP_LISTED).
+STILL_UP = [CaseState.NOTICE_SENT, CaseState.STILL_UP]
+STILL_UP_LISTED = 8
+
+
+def _period(cases, start, end) -> dict:
+    """The funnel of the ``cases`` opened in [start, end): counts per step, removal rate
+    (0..1, or None without a sent notice) and median days from notice to removal (or None)."""
+    opened = cases.filter(opened_at__gte=start, opened_at__lt=end)
+    counts = {key: opened.filter(reached).count() for key, reached, _query in STEPS}
+    spans = [(removed - sent).total_seconds() / 86400 for sent, removed in opened.filter(
+        notice_sent_at__isnull=False, removed_at__isnull=False).values_list(
+        "notice_sent_at", "removed_at") if removed >= sent]
+    return {"counts": counts,
+            "rate": counts["removed"] / counts["notice_sent"] if counts["notice_sent"] else None,
+            "median_days": round(statistics.median(spans), 1) if spans else None}
+
+
+def funnel(user, days: int, now=None) -> dict:
+    """The funnel of ``user``'s cases opened in the last ``days`` days and in the ``days``
+    before. Returns ``{"days", "steps": [{"key", "count", "previous", "url"}], "rate",
+    "previous_rate", "median_days", "previous_median_days", "removed_url", "still_up" (Cases
+    noticed and not removed, oldest notice first, any age), "still_up_url"}``."""
+    now = now or timezone.now()
+    confirmed = AuditEvent.objects.filter(
+        target_type=ContentType.objects.get_for_model(Case), target_id=OuterRef("pk"),
+        new_state=CaseState.CONFIRMED)
+    cases = scope(Case.objects.all(), user, "work__holder").annotate(
+        was_confirmed=Exists(confirmed))
+    start = now - timedelta(days=days)
+    current, previous = _period(cases, start, now), _period(cases, start - timedelta(days=days),
+                                                            start)
+    base = reverse("admin:crawler_case_changelist")
+    since = {"opened_at__gte": timezone.localtime(start).isoformat(timespec="seconds")}
+    steps = [{"key": key, "count": current["counts"][key], "previous": previous["counts"][key],
+              "url": f"{base}?{urlencode({**since, **query})}"} for key, _reached, query in STEPS]
+    waiting = (cases.filter(state__in=STILL_UP).select_related("work")
+               .order_by("notice_sent_at", "opened_at")[:STILL_UP_LISTED])
+    return {"days": days, "steps": steps, "rate": current["rate"],
+            "still_up": list(waiting),
+            "still_up_url": f"{base}?{urlencode({'state__in': ','.join(STILL_UP)})}",
+            "previous_rate": previous["rate"], "median_days": current["median_days"],
+            "previous_median_days": previous["median_days"],
+            "removed_url": steps[-1]["url"]}
