@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext_noop, ngettext
 
 from crawler import cases, scans, schedule
 from crawler.lib.canonical import origin_of
@@ -36,6 +36,8 @@ from crawler.models import (
 from tracker.core import notes
 from tracker.core.errors import ActionError
 from tracker.core.models import AuditEvent
+from tracker.core.models.audit import CHECK_REQUESTED, DISCOVERY_REQUESTED
+from tracker.core.queueing import queue_after_commit
 
 
 def review_choices() -> list[tuple[str, str]]:
@@ -200,6 +202,38 @@ def do_start_scan(site: TargetSite, *, acting_user=None, trigger: str = "command
     return scan
 
 
+def do_check_site(site: TargetSite, acting_user) -> int:
+    """Queue a takedown check now (``crawler.check_matches``) of every confirmed match found
+    on ``site``, recorded in the audit trail with the acting user.
+
+    Returns:
+        The number of matches queued for checking.
+
+    Raises:
+        ActionError: the site has no confirmed match to check.
+    """
+    ids = list(site.matches.filter(review_status=ReviewStatus.CONFIRMED)
+               .order_by("pk").values_list("pk", flat=True))
+    if not ids:
+        raise ActionError(_("%(site)s has no confirmed match to check.") % {"site": site})
+    with transaction.atomic():
+        AuditEvent.record(kind=AuditEvent.Kind.SITE, user=acting_user, holder=None, target=site,
+                          subject=str(site), old_state="", new_state=CHECK_REQUESTED,
+                          reason=notes.coded("site_check", gettext_noop(
+                              "takedown check of %(count)s confirmed matches"), count=len(ids)))
+        queue_after_commit("crawler.check_matches", ids)
+    return len(ids)
+
+
+def do_discover_sites(acting_user) -> None:
+    """Queue a discovery pass now (``crawler.discover_sites``, as beat does daily), recorded in
+    the audit trail with the acting user. Returns None."""
+    with transaction.atomic():
+        AuditEvent.record(kind=AuditEvent.Kind.SITE, user=acting_user, holder=None,
+                          subject="", old_state="", new_state=DISCOVERY_REQUESTED)
+        queue_after_commit("crawler.discover_sites")
+
+
 def do_cancel_scan(scan: ScanRun, acting_user) -> bool:
     """Cancel a running scan: it is closed as 'cancelled' at once and its queued URLs are
     dropped without fetching (``crawler.scans.cancel``). Recorded with the acting user.
@@ -351,8 +385,7 @@ def do_promote_candidate(candidate: CandidateSite, acting_user) -> TargetSite:
         start_urls = list(dict.fromkeys([start + "/", *candidate.sample_urls[:settings.DISCOVERY_SAMPLE_PAGES]]))
         site = do_save_site(TargetSite(name=name, start_urls=start_urls,
                                        allowed_domains=[candidate.domain],
-                                       notes=_("Found by discovery: linked from %(n)d pages.")
-                                       % {"n": candidate.link_count}), acting_user)
+                                       notes=_found_by_discovery(candidate)), acting_user)
         old = candidate.status
         candidate.status, candidate.target_site = CandidateStatus.PROMOTED, site
         candidate.save(update_fields=["status", "target_site"])
@@ -360,6 +393,16 @@ def do_promote_candidate(candidate: CandidateSite, acting_user) -> TargetSite:
                           target=candidate, subject=candidate.domain, old_state=old,
                           new_state=CandidateStatus.PROMOTED, reason=f"target site #{site.pk}")
     return site
+
+
+def _found_by_discovery(candidate: CandidateSite) -> str:
+    """The promoted site's note: "Found by discovery: 2 links from 1 page." (the source pages
+    are those kept in ``linked_from``)."""
+    links = ngettext("%(n)d link", "%(n)d links", candidate.link_count) % {
+        "n": candidate.link_count}
+    pages = ngettext("%(n)d page", "%(n)d pages", len(candidate.linked_from)) % {
+        "n": len(candidate.linked_from)}
+    return _("Found by discovery: %(links)s from %(pages)s.") % {"links": links, "pages": pages}
 
 
 def do_dismiss_candidate(candidate: CandidateSite, acting_user, reason: str = "") -> CandidateSite:

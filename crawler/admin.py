@@ -13,9 +13,14 @@ from datetime import time
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
-from django.urls import path
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponseRedirect
+from django.shortcuts import redirect
+from django.urls import path, reverse
 from django.utils import formats, timezone
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
+from django.utils.text import capfirst
 from django.utils.translation import gettext as gettext_now
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
@@ -53,24 +58,22 @@ class LinesField(forms.CharField):
 class TargetSiteForm(forms.ModelForm):
     """Start URLs, allowed domains and path patterns one per line."""
 
-    start_urls = LinesField(label=_("start URLs"), help_text=_("Pages, sitemaps or RSS/Atom feeds, one per line."))
-    allowed_domains = LinesField(label=_("allowed domains"), required=False,
+    start_urls = LinesField(label=capfirst(_("start URLs")), help_text=_("Pages, sitemaps or RSS/Atom feeds, one per line."))
+    allowed_domains = LinesField(label=capfirst(_("allowed domains")), required=False,
                                  help_text=_("One host per line; empty: the start URLs' hosts."))
-    path_patterns = LinesField(label=_("path patterns"), required=False,
+    path_patterns = LinesField(label=capfirst(_("path patterns")), required=False,
                                help_text=_("Regular expressions, one per line; empty: every path."))
 
     # Not required: a post without it (a script, an older form) keeps the current schedule.
-    schedule_frequency = forms.ChoiceField(label=_("scan schedule"), choices=schedule.FREQUENCIES,
+    schedule_frequency = forms.ChoiceField(label=capfirst(_("scan schedule")), choices=schedule.FREQUENCIES,
                                            required=False)
-    schedule_time = forms.TimeField(
-        label=_("at (HH:MM)"), required=False, input_formats=["%H:%M"],
-        widget=forms.TimeInput(format="%H:%M", attrs={"size": 5, "placeholder": "03:00"}),
-        help_text=_("For daily and weekly scans, in the platform's time zone (%(zone)s).")
-        % {"zone": settings.TIME_ZONE})
-    schedule_weekday = forms.TypedChoiceField(label=_("on"), choices=schedule.WEEKDAYS,
-                                              coerce=int, required=False,
+    schedule_time = forms.TimeField(  # help text: __init__, in the reader's language
+        label=capfirst(_("at (HH:MM)")), required=False, input_formats=["%H:%M"],
+        widget=forms.TimeInput(format="%H:%M", attrs={"size": 5, "placeholder": "03:00"}))
+    schedule_weekday = forms.TypedChoiceField(label=capfirst(_("on")), choices=[("", "—"), *schedule.WEEKDAYS],
+                                              coerce=int, required=False, empty_value=None,
                                               help_text=_("For weekly scans."))
-    schedule_minute = forms.IntegerField(label=_("at minute"), min_value=0, max_value=59,
+    schedule_minute = forms.IntegerField(label=capfirst(_("at minute")), min_value=0, max_value=59,
                                          required=False, help_text=_("For hourly scans, 0–59."))
     SCHEDULE_FIELDS = ("schedule_frequency", "schedule_time", "schedule_weekday",
                        "schedule_minute")
@@ -81,12 +84,21 @@ class TargetSiteForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self.fields["schedule_time"].help_text = _(
+            "For daily and weekly scans, in the platform's time zone (%(zone)s).") % {
+            "zone": settings.TIME_ZONE}
         timing = schedule.read(self.instance)
         self.custom_schedule = timing is None  # a superuser's crontab: kept unless changed
         timing = timing or schedule.default_timing()
-        self.initial.update(schedule_frequency=timing.frequency,
-                            schedule_time=time(timing.hour, timing.minute),
-                            schedule_weekday=timing.weekday, schedule_minute=timing.minute)
+        # only the fields this frequency uses start filled (the others are hidden by
+        # dashboard/schedule.js): a daily 10:30 shows no "minute 30" of an hourly scan
+        self.initial["schedule_frequency"] = timing.frequency
+        if timing.frequency == schedule.HOURLY:
+            self.initial["schedule_minute"] = timing.minute
+        else:
+            self.initial["schedule_time"] = time(timing.hour, timing.minute)
+        if timing.frequency == schedule.WEEKLY:
+            self.initial["schedule_weekday"] = timing.weekday
         if self.custom_schedule:
             self.fields["schedule_frequency"].help_text = _(
                 "A superuser set another timing on the schedules' screens; it is kept unless "
@@ -101,6 +113,13 @@ class TargetSiteForm(forms.ModelForm):
             self.add_error("schedule_weekday", _("Choose the day of the week."))
         if frequency == schedule.HOURLY and data.get("schedule_minute") is None:
             self.add_error("schedule_minute", _("Give the minute of the hour, 0–59."))
+        unused = {schedule.DAILY: ("schedule_weekday", "schedule_minute"),
+                  schedule.WEEKLY: ("schedule_minute",),
+                  schedule.HOURLY: ("schedule_time", "schedule_weekday")}.get(frequency, ())
+        for name in unused:  # a value this frequency would ignore: say so rather than drop it
+            if name in self.changed_data and data.get(name) is not None:
+                self.add_error(name, _("Not used by %(frequency)s scans: leave it empty.") % {
+                    "frequency": dict(schedule.FREQUENCIES)[frequency]})
         return data
 
     def timing(self) -> schedule.Timing | None:
@@ -127,10 +146,33 @@ class TargetSiteAdmin(admin.ModelAdmin):
     list_filter = ["enabled", "needs_browser"]
     search_fields = ["name", "start_urls"]
     readonly_fields = ["created_at", "updated_at"]
-    actions = ["scan_now", "enable", "disable"]
+    actions = ["scan_now", "check_now", "enable", "disable"]
 
     def save_model(self, request, obj, form, change):
         actions.do_save_site(obj, request.user, form.changed_data, timing=form.timing())
+
+    def get_urls(self):
+        wrap = self.admin_site.admin_view
+        return [path("<path:object_id>/scan/", wrap(self.scan_view), name="crawler_targetsite_scan"),
+                path("<path:object_id>/check/", wrap(self.check_view),
+                     name="crawler_targetsite_check"),
+                *super().get_urls()]
+
+    def _site_post(self, request, object_id, act) -> HttpResponseRedirect:
+        """POST from the site's page: ``act(request, queryset of the site)``, back to the page."""
+        site = self.get_object(request, unquote(object_id))
+        if request.method != "POST" or site is None or not self.has_change_permission(request, site):
+            raise PermissionDenied
+        act(request, TargetSite.objects.filter(pk=site.pk))
+        return redirect(reverse("admin:crawler_targetsite_change", args=[site.pk]))
+
+    def scan_view(self, request, object_id):
+        """POST: the site page's "Scan now"."""
+        return self._site_post(request, object_id, self.scan_now)
+
+    def check_view(self, request, object_id):
+        """POST: the site page's "Check takedowns now"."""
+        return self._site_post(request, object_id, self.check_now)
 
     @admin.display(description=_("start URL"))
     def first_start_url(self, site):
@@ -158,12 +200,25 @@ class TargetSiteAdmin(admin.ModelAdmin):
                 "site": site, "id": run.pk, "status": run.get_status_display(), "note": run.note_words},
                 level)
 
-    @admin.action(description=_("Enable daily scans"))
+    @admin.action(description=_("Check takedowns now"))
+    def check_now(self, request, queryset):
+        for site in queryset:
+            try:
+                count = actions.do_check_site(site, request.user)
+            except ActionError as exc:
+                self.message_user(request, str(exc), messages.WARNING)
+            else:
+                self.message_user(request, ngettext(
+                    "%(site)s: %(count)d confirmed match is being checked.",
+                    "%(site)s: %(count)d confirmed matches are being checked.", count) % {
+                    "site": site, "count": count})
+
+    @admin.action(description=_("Enable scheduled scans"))
     def enable(self, request, queryset):
         for site in queryset:
             actions.do_set_site_enabled(site, True, request.user)
 
-    @admin.action(description=_("Disable daily scans"))
+    @admin.action(description=_("Disable scheduled scans"))
     def disable(self, request, queryset):
         for site in queryset:
             actions.do_set_site_enabled(site, False, request.user)
@@ -217,7 +272,7 @@ class ScanRunAdmin(RecordAdminMixin, admin.ModelAdmin):
 
     @admin.display(description=_("errors"))
     def error_total(self, run):
-        return sum(run.errors.values()) if run.errors else 0
+        return sum(labels.split_errors(run.errors)[0].values())
 
     @admin.display(description=_("matches found"), ordering="matches_found")
     def matches_link(self, run):
@@ -283,6 +338,15 @@ class WhitelistedDomainAdmin(HolderScopedAdmin):
             obj.pk = actions.do_whitelist_domain(obj.holder, obj.domain, request.user, obj.note).pk
 
 
+def _url_list(urls: list[str]) -> str:
+    """URLs as an HTML list of links (they open in a new tab), "—" for none."""
+    if not urls:
+        return "—"
+    return format_html('<ul class="dash-url-list">{}</ul>', format_html_join(
+        "", '<li><a class="dash-url" href="{}" target="_blank" rel="noopener noreferrer">{}</a></li>',
+        ((url, url) for url in urls)))
+
+
 @admin.register(CandidateSite)
 class CandidateSiteAdmin(RecordAdminMixin, HolderScopedAdmin):
     """Candidate sites found by discovery (crawler.discovery), ranked by the pages of their
@@ -322,8 +386,43 @@ class CandidateSiteAdmin(RecordAdminMixin, HolderScopedAdmin):
         # the actions below change a candidate; holders only look
         return request.user.has_perm("crawler.change_candidatesite")
 
+    exclude = ["linked_from", "sample_urls", "note"]  # shown as links and in words
+
     def get_readonly_fields(self, request, obj=None):
-        return [f.name for f in CandidateSite._meta.get_fields() if f.concrete]  # actions only
+        # changed by the actions only
+        shown = {"linked_from": "linked_from_list", "sample_urls": "sample_urls_list",
+                 "note": "note_words"}
+        return [shown.get(f.name, f.name) for f in CandidateSite._meta.get_fields() if f.concrete]
+
+    @admin.display(description=_("linked from"))
+    def linked_from_list(self, candidate):
+        return _url_list(candidate.linked_from)
+
+    @admin.display(description=_("pages to sample"))
+    def sample_urls_list(self, candidate):
+        return _url_list(candidate.sample_urls)
+
+    @admin.display(description=_("note"))
+    def note_words(self, candidate):
+        return notes.in_words(candidate.note) or "—"
+
+    def get_urls(self):
+        return [path("discover/", self.admin_site.admin_view(self.discover_view),
+                     name="crawler_candidatesite_discover"), *super().get_urls()]
+
+    def changelist_view(self, request, extra_context=None):
+        extra_context = {**(extra_context or {}),
+                         "can_discover": self.has_change_permission(request)}
+        return super().changelist_view(request, extra_context)
+
+    def discover_view(self, request):
+        """POST: "Discover now", a discovery pass queued at once."""
+        if request.method != "POST" or not self.has_change_permission(request):
+            raise PermissionDenied
+        actions.do_discover_sites(request.user)
+        self.message_user(request, _("Discovery started: new candidates appear here when it "
+                                     "ends."), messages.SUCCESS)
+        return redirect(reverse("admin:crawler_candidatesite_changelist"))
 
     def _each(self, request, queryset, act) -> None:
         for candidate in queryset:

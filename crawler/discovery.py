@@ -14,7 +14,10 @@ One pass (``discover``, the beat task ``crawler.discover_sites``):
    SSRF guard and fetch limits of the process's Crawler), their text extracted and matched with
    the registered works; nothing is recorded as a Match (the site is not a target yet).
 3. A candidate whose sample copies a work (not whitelisted for the work's holder there) is
-   ``proposed``, else ``no_match``. Dismissed and promoted candidates are never changed again.
+   ``proposed``, else ``no_match``; one none of whose pages could be read (SSRF guard,
+   robots.txt, download errors) stays ``new`` for the next passes, least tried first, and is
+   ``unreadable`` after ``settings.DISCOVERY_SAMPLE_ATTEMPTS`` such passes. Dismissed and
+   promoted candidates are never changed again.
 
 Staff promote a candidate to a target site or dismiss it (crawler.actions); rights holders see
 the candidates whose samples copy their works.
@@ -29,11 +32,13 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
-from crawler import matching
+from crawler import labels, matching
 from crawler.lib.canonical import host_of, in_domains
 from crawler.lib.outcomes import Outcome
 from crawler.models import CandidateSite, CandidateStatus, Match, ReviewStatus, TargetSite
+from tracker.core import notes
 from tracker.core.models import Work
 from tracker.text import decode_bytes, extract_document
 
@@ -99,7 +104,7 @@ def discover(crawler, engine) -> list[CandidateSite]:
             "sample_urls": list(seen.targets)[:settings.DISCOVERY_SAMPLE_PAGES * 3]})
     sampled = []
     for candidate in CandidateSite.objects.filter(status=CandidateStatus.NEW).order_by(
-            "-link_count", "domain")[:settings.DISCOVERY_MAX_SAMPLED]:
+            "sample_attempts", "-link_count", "domain")[:settings.DISCOVERY_MAX_SAMPLED]:
         sample(candidate, crawler, engine)
         sampled.append(candidate)
     return sampled
@@ -115,7 +120,7 @@ def sample(candidate: CandidateSite, crawler, engine) -> CandidateSite:
             break
         text, problem = _page_text(url, crawler)
         if problem:
-            problems.append(f"{url}: {problem}")
+            problems.append((url, *problem))
             continue
         sampled += 1
         found = _copied_works(candidate.domain, text, engine)
@@ -126,30 +131,51 @@ def sample(candidate: CandidateSite, crawler, engine) -> CandidateSite:
         if candidate.status in _SETTLED:  # decided by staff while this pass sampled
             return candidate
         candidate.pages_sampled, candidate.matches_found = sampled, copying
-        candidate.status = CandidateStatus.PROPOSED if copying else CandidateStatus.NO_MATCH
-        candidate.note = "\n".join(problems)
+        if sampled:
+            candidate.sample_attempts = 0
+            candidate.status = CandidateStatus.PROPOSED if copying else CandidateStatus.NO_MATCH
+        else:  # nothing read says nothing about the site: sample it again, then give up
+            candidate.sample_attempts += 1
+            candidate.status = (CandidateStatus.UNREADABLE if candidate.sample_attempts
+                                >= settings.DISCOVERY_SAMPLE_ATTEMPTS else CandidateStatus.NEW)
+        candidate.note = _problems_note(problems)
         candidate.sampled_at = timezone.now()
         candidate.save()
         candidate.works.set(works)
     return candidate
 
 
-def _page_text(url: str, crawler) -> tuple[str, str]:
-    """(extracted text, '') of the page at ``url``, fetched politely, or ('', why not)."""
+def _page_text(url: str, crawler) -> tuple[str, tuple[Outcome, str] | None]:
+    """(extracted text, None) of the page at ``url``, fetched politely, or ('', (outcome, the
+    reason in English))."""
+    refusal = crawler.fetcher.refusal(url)  # before robots.txt, whose fetch it would refuse
+    if refusal:
+        return "", (Outcome.SSRF_REFUSED, refusal)
     policy = crawler.robots.policy(url)
     if not policy.allowed(url):
-        return "", f"{Outcome.ROBOTS_DISALLOWED.value} ({policy.reason})"
+        return "", (Outcome.ROBOTS_DISALLOWED, str(policy.reason))
     delay = max(crawler.config.default_delay_seconds, policy.crawl_delay or 0.0)
     grant = crawler.politeness.acquire(host_of(url), delay)
     if not grant.reserved:
-        return "", "no politeness slot within the horizon"
+        return "", (Outcome.TIMEOUT, "no politeness slot within the horizon")
     time.sleep(grant.wait)
     result = crawler.fetcher.fetch(url, kinds=frozenset({"html", "text"}))
     if result.outcome is not Outcome.OK:
-        return "", f"{result.outcome.value} {result.reason}".strip()
+        return "", (result.outcome, result.reason)
     decoded = decode_bytes(result.body, result.headers.get("content-type"))
     extracted = extract_document(decoded.text, result.kind, result.final_url, with_author=False)
-    return (extracted.text, "") if extracted.ok else ("", f"{Outcome.EXTRACT_FAILED.value}")
+    return (extracted.text, None) if extracted.ok else ("", (Outcome.EXTRACT_FAILED, ""))
+
+
+def _problems_note(problems: list[tuple[str, Outcome, str]]) -> str:
+    """The candidate's note for the pages that could not be read, ``[(url, outcome, reason)]``:
+    a coded note (``tracker.core.notes``), the outcome in words of the reader's language."""
+    if not problems:
+        return ""
+    return notes.coded("sample_problems", gettext_noop("pages not read: %(pages)s"), pages=[
+        notes.coded("sample_problem", gettext_noop("%(url)s: %(outcome)s (%(reason)s)"),
+                    url=url, outcome=labels.outcome_note(outcome.value), reason=reason or "-")
+        for url, outcome, reason in problems])
 
 
 def _copied_works(domain: str, text: str, engine) -> set[Work]:

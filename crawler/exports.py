@@ -1,7 +1,9 @@
 """The one match exporter: the columns of a match, as JSON Lines, CSV or XLSX.
 
-Used by the dashboard's match-list exports (translated headings, CSV with a byte-order mark so
-Excel reads Chinese) and by ``manage.py matches`` (column keys as headings). The chapter column
+Used by the dashboard's match-list exports (what the list shows in the reader's language:
+translated headings, yes/no, scores in %; CSV with a byte-order mark so Excel reads Chinese;
+XLSX with number and date cells) and by ``manage.py matches`` (column keys as headings, raw
+values). The chapter column
 and the passages come from ``tracker.core.chapters.attribute``, like everywhere else.
 
 Cells that a spreadsheet would run as a formula (starting with = + - @, a tab or a carriage
@@ -86,9 +88,30 @@ def record(match, translated: bool = False) -> dict:
     }
 
 
+SCORES = ("score", "containment_page", "containment_work")
+TIMES = ("first_seen", "last_seen")
+
+
 def _cells(match, translated: bool) -> list:
+    """A CSV row: with ``translated``, as the match list shows it (scores in %, "still
+    matching" as yes/no in the active language); otherwise ``record``'s values."""
     row = record(match, translated)
     row["passages"] = json.dumps(row["passages"])
+    if translated:
+        row["still_matching"] = _("Yes") if row["still_matching"] else _("No")
+        row.update({key: f"{row[key]:.0%}" for key in SCORES})
+    return [safe(row[key]) for key in KEYS]
+
+
+def _typed_cells(match) -> list:
+    """An XLSX row as the list shows it, typed: scores as numbers (shown in % by the column's
+    format), first and last seen as date cells in the active time zone, yes/no translated."""
+    row = record(match, translated=True)
+    row["passages"] = json.dumps(row["passages"])
+    row["still_matching"] = _("Yes") if row["still_matching"] else _("No")
+    for key in TIMES:  # a spreadsheet's date cell has no zone: the local time, as on screen
+        value = getattr(match, key)
+        row[key] = timezone.localtime(value).replace(tzinfo=None) if value else None
     return [safe(row[key]) for key in KEYS]
 
 
@@ -107,7 +130,9 @@ class _Line:
 
 def csv_lines(matches: Iterable, translated: bool = True) -> Iterator[str]:
     """The CSV as lines (each ending in "\\r\\n"): the heading row, then one row per match read
-    lazily from ``matches``; formula-like cells guarded, passages as JSON."""
+    lazily from ``matches`` (``translated``: headings and cells as the match list shows them in
+    the active language; otherwise keys and ``record``'s values); formula-like cells guarded,
+    passages as JSON."""
     writer = csv.writer(_Line())
     yield writer.writerow(headings(translated))
     for match in matches:
@@ -122,8 +147,9 @@ def csv_chunks(matches: Iterable) -> Iterator[bytes]:
 
 
 def to_xlsx(matches: Iterable) -> bytes:
-    """XLSX bytes (openpyxl): one sheet, bold frozen heading row (translated), URLs as
-    hyperlinks, formula-like cells guarded."""
+    """XLSX bytes (openpyxl): one sheet, bold frozen heading row (translated), rows as the
+    match list shows them with typed cells (``_typed_cells``: scores formatted 0%, times as
+    date cells in the active time zone), URLs as hyperlinks, formula-like cells guarded."""
     from openpyxl import Workbook
     from openpyxl.styles import Font
     from openpyxl.utils import get_column_letter
@@ -135,8 +161,12 @@ def to_xlsx(matches: Iterable) -> bytes:
     for cell in sheet[1]:
         cell.font = Font(bold=True)
     url_column = KEYS.index("url") + 1
+    formats = {KEYS.index(key) + 1: "0%" for key in SCORES}
+    formats.update({KEYS.index(key) + 1: "yyyy-mm-dd hh:mm:ss" for key in TIMES})
     for match in matches:
-        sheet.append(_cells(match, translated=True))
+        sheet.append(_typed_cells(match))
+        for column, number_format in formats.items():
+            sheet.cell(row=sheet.max_row, column=column).number_format = number_format
         cell = sheet.cell(row=sheet.max_row, column=url_column)
         if isinstance(cell.value, str) and cell.value.startswith(("http://", "https://")):
             cell.hyperlink = cell.value

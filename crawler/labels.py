@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+
+from tracker.core import notes
 
 TRIGGERS = {
     "schedule": gettext_lazy("schedule"), "command": gettext_lazy("command line"),
@@ -68,9 +71,36 @@ def counts_in_words(counts: Mapping[str, int] | None, labels: Mapping[str, objec
     return _(", ").join(f"{labels.get(code, code)} {count:g}" for code, count in ordered)
 
 
+#: Refusals that are the crawler obeying the site's robots.txt: counted with a scan's errors
+#: by kind (ScanRun.errors) but shown apart, not as errors.
+ROBOTS_KINDS = ("robots_disallowed", "redirect_robots_disallowed", "robots")
+
+
+def split_errors(errors: Mapping[str, int] | None) -> tuple[dict, dict]:
+    """A scan's ``errors`` by kind as ``(errors proper, robots.txt refusals)``, two dicts."""
+    errors = errors or {}
+    return ({k: v for k, v in errors.items() if k not in ROBOTS_KINDS},
+            {k: v for k, v in errors.items() if k in ROBOTS_KINDS})
+
+
+def outcome_note(code: str) -> str:
+    """An outcome code (OUTCOMES) as a coded note (``tracker.core.notes``) of its English label,
+    put into words of the reader's language when shown."""
+    with translation.override("en"):
+        return notes.coded("outcome", str(OUTCOMES.get(code, code)))
+
+
 def errors_in_words(errors: Mapping[str, int] | None) -> str:
-    """A scan's errors by kind in words (``counts_in_words`` with OUTCOMES)."""
-    return counts_in_words(errors, OUTCOMES)
+    """A scan's errors by kind in words (``counts_in_words`` with OUTCOMES), without the
+    robots.txt refusals (``robots_in_words``)."""
+    return counts_in_words(split_errors(errors)[0], OUTCOMES)
+
+
+def robots_in_words(errors: Mapping[str, int] | None) -> str:
+    """The robots.txt refusals among a scan's ``errors`` in words: "skipped as robots.txt
+    asks: 3", or "" for none."""
+    total = sum(split_errors(errors)[1].values())
+    return _("skipped as robots.txt asks: %(count)d") % {"count": total} if total else ""
 
 
 def stages_in_words(stage_seconds: Mapping[str, float] | None) -> str:

@@ -156,8 +156,9 @@ class ScanRun(models.Model):
 
     Attributes:
         trigger: 'schedule' (beat), 'command' (manage.py scan), 'admin' or 'demo'.
-        urls_seen: URLs admitted to the frontier; pages_fetched: pages downloaded (HTTP 200,
-            feeds and sitemaps included); pages_new / pages_changed: pages whose text was new or
+        urls_seen: URLs admitted to the frontier; pages_fetched: pages read (new, changed
+            and unchanged pages plus feeds and sitemaps, which add up to it; a page without
+            text counts under errors); pages_new / pages_changed: pages whose text was new or
             changed (these are matched); pages_unchanged: 304 answers or the same content.
         errors: {outcome: count} of the URLs that gave no page (crawler.lib.outcomes.Outcome values,
             e.g. {"timeout": 2, "robots_disallowed": 1}), plus "match_failed": pages that could
@@ -472,12 +473,14 @@ class SiteProposal(models.Model):
 
 class CandidateStatus(models.TextChoices):
     """Where a candidate site stands: found but not sampled yet, proposed (its sampled pages
-    copy registered works), no match in its sample, made a target site, or dismissed (never
-    proposed again)."""
+    copy registered works), no match in its sample, none of its pages readable in
+    settings.DISCOVERY_SAMPLE_ATTEMPTS passes, made a target site, or dismissed (never proposed
+    again)."""
 
     NEW = "new", _("not sampled yet")
     PROPOSED = "proposed", _("proposed")
     NO_MATCH = "no_match", _("no match in the sample")
+    UNREADABLE = "unreadable", _("no page could be read")
     PROMOTED = "promoted", _("made a target site")
     DISMISSED = "dismissed", _("dismissed")
 
@@ -496,6 +499,8 @@ class CandidateSite(models.Model):
             candidates that concern their works).
         target_site: the TargetSite made of it, once promoted.
         note: why pages could not be sampled, or why it was dismissed.
+        sample_attempts: discovery passes in a row in which none of its pages could be read;
+            it is sampled again until settings.DISCOVERY_SAMPLE_ATTEMPTS, then 'unreadable'.
     """
 
     domain = models.CharField(_("domain"), max_length=255, unique=True)
@@ -513,6 +518,8 @@ class CandidateSite(models.Model):
     note = models.TextField(_("note"), blank=True)
     first_seen = models.DateTimeField(_("first seen"), default=timezone.now)
     sampled_at = models.DateTimeField(_("sampled"), null=True, blank=True)
+    sample_attempts = models.PositiveSmallIntegerField(_("passes without a readable page"),
+                                                       default=0)
 
     class Meta:
         verbose_name = _("candidate site")

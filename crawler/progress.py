@@ -58,11 +58,13 @@ def progress(run: ScanRun, user) -> dict:
         dict: ``id``, ``status`` (ScanStatus value), ``status_label`` (in words), ``running``
         (bool), ``started`` and ``finished`` (local time "YYYY-MM-DD HH:MM:SS" or ""),
         ``elapsed_seconds`` (int) and ``elapsed`` (in words), ``urls_seen``,
-        ``pages_fetched``, ``pages_new``, ``pages_changed``, ``pages_unchanged``, ``matches``
+        ``pages_fetched``, ``pages_new``, ``pages_changed``, ``pages_unchanged``,
+        ``pages_feeds`` (feeds and sitemaps: the four add up to ``pages_fetched``), ``matches``
         and ``matches_new`` (int; for a holder's users ``matches`` counts their own works'
         matches and ``matches_new`` is None), ``matches_url``, ``errors`` (int total) and
-        ``errors_by_kind`` ([[kind, count]]) and ``errors_in_words`` (str, crawler.labels), all
-        three None for a holder's users, and ``note``.
+        ``errors_by_kind`` ([[kind, count]]) and ``errors_in_words`` (str, crawler.labels),
+        robots.txt refusals apart in ``robots_in_words`` (str), all four None for a holder's
+        users, and ``note``.
 
     Raises:
         redis.RedisError: Redis does not answer (a running scan's figures live there).
@@ -81,7 +83,8 @@ def progress(run: ScanRun, user) -> dict:
     else:
         matches = scans.scan_matches(scope(Match.objects.all(), user, "work__holder"), run.pk).count()
         matches_new = None
-    errors = fields["errors"] or {}
+    errors, robots = labels.split_errors(fields["errors"])
+    read = sum(fields[name] or 0 for name in ("pages_new", "pages_changed", "pages_unchanged"))
     return {
         "id": run.pk, "status": run.status, "status_label": str(run.get_status_display()),
         "running": running, "started": _local(run.started_at),
@@ -93,6 +96,8 @@ def progress(run: ScanRun, user) -> dict:
         "errors": sum(errors.values()) if staff else None,
         "errors_by_kind": sorted(errors.items()) if staff else None,
         "errors_in_words": labels.errors_in_words(errors) if staff else None,
+        "robots_in_words": labels.robots_in_words(robots) if staff else None,
+        "pages_feeds": max((fields["pages_fetched"] or 0) - read, 0),
         "note": run.note_words,
     }
 

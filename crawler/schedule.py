@@ -73,7 +73,12 @@ def read(site) -> Timing | None:
     task = site.periodic_task if site.pk else None
     if task is None or task.crontab is None:
         return default_timing() if task is None else None
-    tab = task.crontab
+    return timing_of(task.crontab)
+
+
+def timing_of(tab) -> Timing | None:
+    """The Timing of a django_celery_beat CrontabSchedule ``tab``; None for a crontab that is
+    none of daily, weekly or hourly."""
     if tab.day_of_month != "*" or tab.month_of_year != "*" or not tab.minute.isdigit():
         return None
     minute = int(tab.minute)

@@ -6,8 +6,8 @@ SSRF guard), extracts the text the way a crawl does (``tracker.text``) and match
 engine again. ``record_check`` stores the outcome as a TakedownCheck (time, HTTP status, text
 hash) and applies it: a removed page's match stops "still matching", a removed page that comes
 back is reopened; both are written to the audit trail (kind "notice": takedown evidence) and
-announced by the ``takedown_changed`` signal (receivers: alerts); the page's case follows
-(``crawler.cases.do_note_case_check``). A regular scan that meets a
+announced by the ``takedown_changed`` signal (receivers: alerts; dashboard.signals reopens
+notices); the page's case follows (``crawler.cases.do_note_case_check``). A regular scan that meets a
 matched URL answering 404 or 410 records the same check (``record_gone``), and one that finds
 a removed page back with its matched text reopens it (``record_back``).
 
@@ -24,7 +24,7 @@ import time
 
 from django.db import transaction
 from django.dispatch import Signal
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext_noop
 
 from crawler import cases, scans
@@ -120,8 +120,8 @@ def record_check(match: Match, outcome: str, http_status: int | None, digest: st
                  scan: ScanRun | None = None) -> TakedownCheck:
     """Store one check of ``match`` and apply it: 'removed' sets ``still_matching`` False; a
     'present' or 'changed' page of a match no longer matching since a removal is reopened
-    (``still_matching`` True). Each change is audited (no acting person: the checker) and sent
-    as ``takedown_changed`` after commit.
+    (``still_matching`` True, ``last_seen`` now; a removal leaves ``last_seen``). Each change
+    is audited (no acting person: the checker) and sent as ``takedown_changed`` after commit.
 
     Args:
         match: the Match checked.
@@ -146,8 +146,9 @@ def record_check(match: Match, outcome: str, http_status: int | None, digest: st
         elif outcome in (CheckOutcome.PRESENT, CheckOutcome.CHANGED) and was_removed:
             change, old, new = "reopened", "removed", "still matching"
         if change:
-            Match.objects.filter(pk=locked.pk).update(still_matching=change == "reopened",
-                                                      last_seen=timezone.now())
+            seen = {"last_seen": timezone.now()} if change == "reopened" else {}
+            # a removal keeps the last time the copy was seen: the check saw no copy
+            Match.objects.filter(pk=locked.pk).update(still_matching=change == "reopened", **seen)
             AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=None, holder=locked.work.holder,
                               target=locked, subject=f"{locked.url} ({locked.work})",
                               old_state=old, new_state=new, reason=_check_reason(check))
@@ -161,18 +162,26 @@ def record_check(match: Match, outcome: str, http_status: int | None, digest: st
 
 def _check_reason(check: TakedownCheck) -> str:
     """The audit reason (a coded note, ``tracker.core.notes``) of ``check`` changing its match:
-    the check's id, time (UTC), outcome, HTTP status, text digest and its own note."""
+    the check's id, time (shown in the reader's zone), outcome in words, HTTP status, text
+    digest and its own note."""
     status = (f"HTTP {check.http_status}" if check.http_status
               else notes.coded("no_answer", gettext_noop("no answer")))
-    params = {"check": check.pk, "time": f"{check.checked_at:%Y-%m-%d %H:%M}",
-              "outcome": check.outcome, "status": status, "digest": check.text_sha256[:12] or "-"}
+    params = {"check": check.pk, "time": notes.moment(check.checked_at),
+              "outcome": outcome_note(check.outcome), "status": status,
+              "digest": check.text_sha256[:12] or "-"}
     if check.note:
         return notes.coded("takedown_check_note", gettext_noop(
-            "takedown check #%(check)s at %(time)s UTC: %(outcome)s, %(status)s, text SHA-256 "
+            "takedown check #%(check)s at %(time)s: %(outcome)s, %(status)s, text SHA-256 "
             "%(digest)s; %(note)s"), note=check.note, **params)
     return notes.coded("takedown_check", gettext_noop(
-        "takedown check #%(check)s at %(time)s UTC: %(outcome)s, %(status)s, text SHA-256 "
+        "takedown check #%(check)s at %(time)s: %(outcome)s, %(status)s, text SHA-256 "
         "%(digest)s"), **params)
+
+
+def outcome_note(outcome: str) -> str:
+    """A CheckOutcome value as a coded note: its label, in words of the reader's language."""
+    with translation.override("en"):
+        return notes.coded("check_outcome", str(CheckOutcome(outcome).label))
 
 
 def record_gone(scan_id: int, url: str, http_status: int | None, exchange=None) -> int:

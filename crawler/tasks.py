@@ -233,6 +233,19 @@ def discover_sites(self) -> dict:
             "proposed": [c.domain for c in sampled if c.status == CandidateStatus.PROPOSED]}
 
 
+@shared_task(name="crawler.check_matches")
+def check_matches(match_ids: list[int]) -> dict:
+    """Takedown checks asked for now (``crawler.actions.do_check_site``): each match of
+    ``match_ids`` still there is fetched again and the outcome recorded
+    (``crawler.takedown.verify_match``). Returns {"checked": {match id: outcome}}."""
+    from crawler.models import Match
+    from tracker.core.engine import get_engine
+
+    engine = get_engine()
+    return {"checked": {m.pk: takedown.verify_match(m, engine).outcome for m in
+                        Match.objects.filter(pk__in=match_ids).select_related("work", "site")}}
+
+
 @shared_task(bind=True, name="crawler.rematch_pending", max_retries=settings.CRAWL_STORAGE_RETRIES)
 def rematch_pending(self) -> dict:
     """Search the stored pages for the works indexed since the last pass (crawler.rematch).

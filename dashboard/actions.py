@@ -29,6 +29,8 @@ from dashboard.models import (
 from tracker.core import notes
 from tracker.core.errors import ActionError
 from tracker.core.models import AccessState, AuditEvent
+from tracker.core.models.audit import CHECK_REQUESTED
+from tracker.core.queueing import queue_after_commit
 
 
 def already_sent(matches) -> dict[int, list[TakedownNotice]]:
@@ -106,7 +108,7 @@ def do_draft_notices(matches, acting_user, language: str = NoticeLanguage.ZH_HAN
                 created_by=acting_user, content=notices.snapshot(holder, domain, group))
             notice.matches.set(group)
             AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=acting_user, holder=holder,
-                              target=notice, subject=str(notice), old_state="",
+                              target=notice, subject=notice.audit_subject(), old_state="",
                               new_state=NoticeStatus.DRAFTED,
                               reason=", ".join(m.url for m in group))
             drafted.append(notice)
@@ -154,16 +156,18 @@ def do_edit_notice(notice: TakedownNotice, acting_user, *, body: str | None = No
         if not changed:
             return None
         locked.save(update_fields=changed)
-        reasons = []
+        reasons = []  # coded notes: the trail reads them in each reader's language
         if "body" in changed:
-            reasons.append(_("text edited, SHA-256 %(digest)s") % {
-                "digest": sha256(notices.render_text(locked))})
+            reasons.append(notes.coded("notice_text_edited", gettext_noop(
+                "text edited, SHA-256 %(digest)s"), digest=sha256(notices.render_text(locked))))
         if "recipient" in changed:
-            reasons.append(_("recipient: %(recipient)s") % {"recipient": locked.recipient})
+            reasons.append(notes.coded("notice_recipient", gettext_noop(
+                "recipient: %(recipient)s"), recipient=locked.recipient))
         event = AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=acting_user,
-                                  holder=locked.holder, target=locked, subject=str(locked),
+                                  holder=locked.holder, target=locked, subject=locked.audit_subject(),
                                   old_state=NoticeStatus.DRAFTED, new_state=NoticeStatus.DRAFTED,
-                                  reason="; ".join(reasons))
+                                  reason=notes.coded("notice_edited", gettext_noop(
+                                      "edited: %(changes)s"), changes=reasons))
     notice.refresh_from_db()
     return event
 
@@ -193,16 +197,58 @@ def do_advance_notice(notice: TakedownNotice, status: str, acting_user, note: st
         if status == NoticeStatus.SENT:  # freeze the text sent; the trail pins its digest
             locked.body = notices.render_text(locked)
             updated.append("body")
-            reason = "; ".join(filter(None, [reason, _("text sent, SHA-256 %(digest)s") % {
-                "digest": sha256(locked.body)}]))
+            sent = notes.coded("notice_sent", gettext_noop("text sent, SHA-256 %(digest)s"),
+                               digest=sha256(locked.body))
+            reason = notes.coded("notice_sent_note", gettext_noop("%(note)s; %(sent)s"),
+                                 note=reason, sent=sent) if reason else sent
         locked.save(update_fields=updated)
         event = AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=acting_user, holder=locked.holder,
-                                  target=locked, subject=str(locked), old_state=old,
+                                  target=locked, subject=locked.audit_subject(), old_state=old,
                                   new_state=status, reason=reason)
         if status == NoticeStatus.SENT:
             cases.do_note_notice_sent(locked.matches.all(), acting_user, str(locked))
     notice.refresh_from_db()
     return event
+
+
+def do_reopen_notices(match, check) -> list[TakedownNotice]:
+    """The copy of ``match`` (crawler Match) is back, as takedown check ``check`` (TakedownCheck)
+    found: every notice citing it that says "content removed" goes back to "sent" (its removal
+    date cleared), recorded in the audit trail with the check (no acting person: the checker).
+
+    Returns:
+        The notices moved back to "sent" (none when no removed notice cites the match).
+    """
+    moved = []
+    with transaction.atomic():
+        for notice in (TakedownNotice.objects.select_for_update()
+                       .filter(matches=match, status=NoticeStatus.REMOVED)):
+            notice.status, notice.removed_at = NoticeStatus.SENT, None
+            notice.save(update_fields=["status", "removed_at"])
+            AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=None, holder=notice.holder,
+                              target=notice, subject=notice.audit_subject(), old_state=NoticeStatus.REMOVED,
+                              new_state=NoticeStatus.SENT, reason=notes.coded(
+                                  "copy_back", gettext_noop(
+                                      "the copy is back at %(url)s (takedown check #%(check)s)"),
+                                  url=match.url, check=check.pk))
+            moved.append(notice)
+    return moved
+
+
+def do_check_notice(notice: TakedownNotice, acting_user) -> None:
+    """Queue the takedown check of ``notice``'s matches now (``dashboard.check_notice``: all
+    removed moves a sent notice to "removed"), recorded in the audit trail with the acting user.
+
+    Raises:
+        ActionError: the notice is still drafted (nothing was asked of the site yet).
+    """
+    if notice.status == NoticeStatus.DRAFTED:
+        raise ActionError(_("A drafted notice has not been sent: there is nothing to check yet."))
+    with transaction.atomic():
+        AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=acting_user, holder=notice.holder,
+                          target=notice, subject=notice.audit_subject(), old_state=notice.status,
+                          new_state=CHECK_REQUESTED)
+        queue_after_commit("dashboard.check_notice", notice.pk)
 
 
 def do_issue_api_token(token: ApiToken, acting_user) -> str:

@@ -33,7 +33,7 @@ from django.utils.translation import gettext_lazy
 from crawler import actions as crawler_actions
 from crawler import exports
 from crawler.models import Match, ReviewStatus
-from dashboard import actions, audit_links, internals, notices, report
+from dashboard import actions, audit_links, internals, navigation, notices, report
 from dashboard.evidence import (
     bundle_response,
     captures_of,
@@ -71,12 +71,14 @@ def _attachment(content: bytes, content_type: str, filename: str) -> HttpRespons
 
 
 def _short_time(moment) -> str:
-    """A datetime as its local date for list columns, the full local time as a tooltip."""
+    """A datetime as its local date and time (to the minute) for list columns, with the
+    seconds and UTC offset as a tooltip."""
     if not moment:
         return "—"
     local = timezone.localtime(moment)
-    return format_html('<span title="{}">{}</span>', local.isoformat(sep=" ", timespec="seconds"),
-                       local.strftime("%Y-%m-%d"))
+    return format_html('<span class="dash-time" title="{}"><span>{}</span> <span>{}</span></span>',
+                       local.isoformat(sep=" ", timespec="seconds"), local.strftime("%Y-%m-%d"),
+                       local.strftime("%H:%M"))
 
 
 def _badge(value: str, label: str) -> str:
@@ -433,6 +435,8 @@ class TakedownNoticeAdmin(HolderScopedAdmin):
                  name="dashboard_takedownnotice_download"),
             path("<path:object_id>/status/", wrap(self.status_view),
                  name="dashboard_takedownnotice_status"),
+            path("<path:object_id>/check/", wrap(self.check_view),
+                 name="dashboard_takedownnotice_check"),
             *super().get_urls(),
         ]
 
@@ -460,6 +464,20 @@ class TakedownNoticeAdmin(HolderScopedAdmin):
             return _attachment(notices.render_text(notice).encode("utf-8"),
                                "text/plain; charset=utf-8", f"{name}.txt")
         raise PermissionDenied
+
+    def check_view(self, request, object_id):
+        """POST: "Check now", the notice's takedown check queued at once."""
+        notice = self.get_object(request, unquote(object_id))
+        if request.method != "POST" or not self.has_change_permission(request, notice):
+            raise PermissionDenied
+        try:
+            actions.do_check_notice(notice, request.user)
+        except ActionError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+        else:
+            self.message_user(request, _("The notice's pages are being checked; the outcome "
+                                         "appears in the audit trail below."), messages.SUCCESS)
+        return redirect(reverse("admin:dashboard_takedownnotice_change", args=[notice.pk]))
 
     def status_view(self, request, object_id):
         """POST: move the notice to ``status`` (with an optional ``note``)."""
@@ -495,7 +513,7 @@ class AuditEventAdmin(RecordAdminMixin, HolderScopedAdmin):
     @admin.display(description=gettext_lazy("subject"), ordering="subject")
     def subject_link(self, obj):
         url = getattr(obj, "target_url", None)
-        return format_html('<a href="{}">{}</a>', url, obj.subject) if url else obj.subject
+        return format_html('<a href="{}">{}</a>', url, obj.subject_label) if url else obj.subject_label
 
     @admin.display(description=gettext_lazy("from"), ordering="old_state")
     def from_state(self, obj):
@@ -518,4 +536,5 @@ admin.site.register(AuditEvent, AuditEventAdmin)
 from dashboard.api import admin as _api_admin  # noqa: E402,F401  (registers the API tokens page)
 
 internals.restrict()  # django-celery-beat's and django-axes's pages: superusers only
+navigation.fix_order()  # the same sidebar in every language
 from dashboard import case_admin as _case_admin  # noqa: E402,F401  (registers the case pages)

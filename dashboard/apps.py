@@ -6,14 +6,17 @@ from django.utils.translation import gettext_lazy as _
 
 class DashboardConfig(AppConfig):
     """Customizes the admin site (titles, overview on the index page) when Django starts, and
-    names the states of notice events in the audit trail."""
+    names the states of notice events in the audit trail, and reopens a removed notice whose copy
+    is back (``dashboard.signals``)."""
 
     name = "dashboard"
     verbose_name = _("Infringement handling")
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from dashboard import signals
         from dashboard.models import NoticeStatus
         from tracker.core.models import AuditEvent, register_state_labels
 
         register_state_labels(AuditEvent.Kind.NOTICE, NoticeStatus)
+        signals.connect()

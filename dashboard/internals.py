@@ -6,6 +6,7 @@ form's wording, which must not assume a staff member.
 
 from __future__ import annotations
 
+from django.apps import apps
 from django.contrib import admin
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.utils.translation import gettext_lazy as _
@@ -45,6 +46,7 @@ def restrict(site: admin.AdminSite = admin.site) -> list[str]:
     import django_celery_beat.admin  # noqa: F401  (registers the schedules' pages)
 
     site.login_form = LoginForm
+    apps.get_app_config("axes").verbose_name = _("login protection")  # "Axes" in any language
     restricted = []
     for model, model_admin in list(site._registry.items()):
         if model._meta.app_label not in SUPERUSER_ONLY_APPS or isinstance(
@@ -52,9 +54,42 @@ def restrict(site: admin.AdminSite = admin.site) -> list[str]:
             continue
         cls = type(model_admin)
         site.unregister(model)
-        site.register(model, type(f"SuperuserOnly{cls.__name__}", (SuperuserOnlyMixin, cls), {}))
+        mixins = (SuperuserOnlyMixin, ScheduleInWordsMixin) if model._meta.model_name == \
+            "periodictask" else (SuperuserOnlyMixin,)
+        site.register(model, type(f"SuperuserOnly{cls.__name__}", (*mixins, cls), {}))
         restricted.append(model._meta.label)
     return sorted(restricted)
+
+
+class TaskNameFilter(admin.AllValuesFieldListFilter):
+    """django-celery-beat's filter by task name, titled in the reader's language (the model
+    names the field "Task Name" without translation)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.title = _("task")
+
+
+class ScheduleInWordsMixin:
+    """The periodic tasks' list: the schedule in words of the reader's language ("daily at
+    03:00 (Asia/Shanghai)") instead of the crontab's text, the task filter titled in words."""
+
+    def get_list_display(self, request):
+        return [("schedule_words" if name == "scheduler" else name)
+                for name in super().get_list_display(request)]
+
+    def get_list_filter(self, request):
+        return [((name, TaskNameFilter) if name == "task" else name)
+                for name in super().get_list_filter(request)]
+
+    @admin.display(description=_("schedule"))
+    def schedule_words(self, task) -> str:
+        from crawler.schedule import timing_of
+
+        timing = timing_of(task.crontab) if task.crontab else None
+        if timing is None:
+            return str(task.scheduler)  # an interval, a clock time or another crontab
+        return f"{timing.describe()} ({task.crontab.timezone})"
 
 
 class LoginForm(AdminAuthenticationForm):

@@ -13,6 +13,9 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_noop
+
+from tracker.core import notes
 
 
 class NoticeStatus(models.TextChoices):
@@ -88,6 +91,12 @@ class TakedownNotice(models.Model):
 
     def __str__(self) -> str:
         return _("Notice #%(id)s to %(domain)s") % {"id": self.pk, "domain": self.domain}
+
+    def audit_subject(self) -> str:
+        """The notice's name for the audit trail: a coded note (``tracker.core.notes``), read in
+        each reader's language rather than the acting person's."""
+        return notes.coded("notice", gettext_noop("Notice #%(id)s to %(domain)s"), id=self.pk,
+                           domain=self.domain)
 
 
 class ApiToken(models.Model):

@@ -422,3 +422,24 @@ def idle_worker(celery_worker):
         time.sleep(0.2)
     app.control.purge()
     yield celery_worker
+
+
+@pytest.fixture
+def settled_worker(idle_worker, transactional_db):
+    """``idle_worker``, and after the test, before its database is emptied, a wait until the
+    worker runs no task: tasks the test set off (alerts, evidence captures of a takedown
+    check) must not hold table locks while the tables are flushed (a deadlock otherwise).
+
+    Raises:
+        AssertionError: the worker still runs tasks after 60 s.
+    """
+    import time
+
+    from tracker.celery import app
+
+    yield idle_worker
+    inspect = app.control.inspect(destination=[idle_worker], timeout=2.0)
+    deadline = time.monotonic() + 60
+    while (active := inspect.active()) is None or any(active.values()):
+        assert time.monotonic() < deadline, "the Celery worker still runs this test's tasks"
+        time.sleep(0.3)

@@ -151,6 +151,15 @@ class Fetcher:
             "Accept-Encoding": "gzip, deflate",
         })
 
+    def refusal(self, url: str) -> str:
+        """Why the SSRF guard would refuse to fetch ``url`` (its host's address), or "" when it
+        may be fetched. Resolves the host (DNS)."""
+        try:
+            check_url(url, self._allow)
+        except RefusedAddress as exc:
+            return str(exc)
+        return ""
+
     def close(self) -> None:
         """Close pooled connections."""
         self.session.close()

@@ -302,8 +302,10 @@ class Crawler:
         the final URL's canonical form after redirects); returns the finished StepResult."""
         key = key or task.url
         final = key if key != task.url else ""
-        frontier.count(pages_fetched=1)
+        # pages_fetched is counted with what the page turned out to be (new, changed, unchanged,
+        # or a feed or sitemap), so that those add up to it; a page without text is an error
         if result.kind == "xml":
+            frontier.count(pages_fetched=1)
             admitted = self._admit_links(frontier, scan_id, rules, task, xml_links(result.body, result.final_url))
             return self._finish(frontier, scan_id, task, Outcome.OK, "feed or sitemap", result.status,
                                 admitted=admitted)
@@ -346,7 +348,8 @@ class Crawler:
             encoding=encoding,
             extraction={"method": extracted.method, "error": extracted.error}, links=links,
             part_of=part_of)
-        frontier.count(**{f"pages_{saved.change}": 1, "ms_decode": ms_decode,
+        frontier.count(**{f"pages_{saved.change}": 1, "pages_fetched": int(saved.change != "no_text"),
+                          "ms_decode": ms_decode,
                           "ms_extract": _ms(text_at - decoded_at), "ms_links": _ms(extracted_at - text_at),
                           "ms_store": _ms(time.perf_counter() - extracted_at)})
         # the next part first, at this page's depth: a chapter's parts do not spend link depth
@@ -370,7 +373,7 @@ class Crawler:
         key = key or task.url
         self.pages.record_visit(key, scan_id=scan_id, outcome=result.outcome.value,
                                 status=result.status)
-        frontier.count(pages_unchanged=1)
+        frontier.count(pages_unchanged=1, pages_fetched=1)
         parts = []
         if stored.part_of:
             number = chapter_part(key)[1]

@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from tracker.core.localtime import shown
 from tracker.core.timezones import zone_of
 
 UNSUBSCRIBE_SALT = "alerts.unsubscribe"
@@ -51,11 +52,6 @@ def unsubscribe_url(user_id: int, channel: str) -> str:
     return absolute(reverse("alerts_unsubscribe", args=[unsubscribe_token(user_id, channel)]))
 
 
-def _when(moment) -> str:
-    """``moment`` in the active time zone with its UTC offset, "2026-11-25 09:30 +0800"."""
-    return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M %z")
-
-
 def _match_lines(match) -> list[str]:
     return [
         _("Work: %(work)s") % {"work": match.work.title},
@@ -64,7 +60,7 @@ def _match_lines(match) -> list[str]:
         _("Domain: %(domain)s") % {"domain": match.domain},
         _("Score: %(score)d%%") % {"score": round(match.score * 100)},
         *([_("Chapters: %(section)s") % {"section": match.section}] if match.section else []),
-        _("First seen: %(time)s") % {"time": _when(match.first_seen)},
+        _("First seen: %(time)s") % {"time": shown(match.first_seen)},
         _("Evidence: %(url)s") % {"url": evidence_url(match)},
     ]
 
@@ -88,7 +84,7 @@ def _check_lines(check) -> list[str]:
         return []
     status = str(check.http_status) if check.http_status else "-"
     return [_("Checked: %(time)s, HTTP status %(status)s") % {
-        "time": _when(check.checked_at),
+        "time": shown(check.checked_at),
         "status": status}]
 
 

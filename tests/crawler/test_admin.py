@@ -10,9 +10,9 @@ from tracker.core.models import RightsHolder
 from tracker.core.roles import HOLDER_GROUP, ensure_groups
 
 pytestmark = pytest.mark.django_db
-# The schedule fields of the target site's form, as a browser submits them unchanged.
-DAILY_AT_3 = {"schedule_frequency": "daily", "schedule_time": "03:00", "schedule_weekday": "1",
-              "schedule_minute": "0"}
+# The schedule fields of the target site's form, as a browser submits them unchanged (the
+# fields a daily schedule does not use are disabled by dashboard/schedule.js).
+DAILY_AT_3 = {"schedule_frequency": "daily", "schedule_time": "03:00"}
 
 
 @pytest.fixture
@@ -93,15 +93,16 @@ def test_schedule_on_the_sites_own_form(staff, platform_stores):
     assert "每周星期三 04:30" in listing
     assert "weekly on Wednesday at 04:30" in staff.get(
         "/crawler/targetsite/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
-    staff.post(url, site_form(site, schedule_frequency="hourly", schedule_minute="15"))
+    staff.post(url, site_form(site, schedule_frequency="hourly", schedule_time="",
+                              schedule_minute="15"))
     tab = PeriodicTask.objects.get(pk=site.periodic_task_id).crontab
     assert (tab.minute, tab.hour, tab.day_of_week) == ("15", "*", "*")
-    refused = staff.post(url, site_form(site, schedule_time="25:00"),
+    refused = staff.post(url, site_form(site, schedule_time="25:00", schedule_minute="15"),
                          HTTP_ACCEPT_LANGUAGE="zh-hans")
     assert "schedule_time" in refused.context["adminform"].form.errors
     assert PeriodicTask.objects.get(pk=site.periodic_task_id).crontab.minute == "15"  # kept
     staff.post(url, site_form(site, notes="只改备注", schedule_frequency="hourly",
-                              schedule_minute="15"))
+                              schedule_time="", schedule_minute="15"))
     assert PeriodicTask.objects.get(pk=site.periodic_task_id).crontab.hour == "*"
 
 
@@ -139,6 +140,29 @@ def test_a_superusers_crontab_is_kept(staff, platform_stores):
     assert "由超级用户设置" in listing
     staff.post(f"/crawler/targetsite/{site.pk}/change/", site_form(site, notes="只改备注"))
     assert PeriodicTask.objects.get(pk=site.periodic_task_id).crontab_id == every_6h.pk
+
+
+def test_the_site_form_keeps_only_the_schedule_fields_its_frequency_uses(staff, platform_stores):
+    from django_celery_beat.models import PeriodicTask
+
+    site = TargetSite.objects.create(name="十点半", start_urls=["http://127.0.0.1:9/"])
+    url = f"/crawler/targetsite/{site.pk}/change/"
+    staff.post(url, site_form(site, schedule_time="10:30"))
+    tab = PeriodicTask.objects.get(pk=site.periodic_task_id).crontab
+    assert (tab.hour, tab.minute) == ("10", "30")
+    form = staff.get(url).context["adminform"].form
+    assert form["schedule_time"].value().strftime("%H:%M") == "10:30"
+    assert form["schedule_minute"].value() is None  # no hourly "minute 30" shown for it
+    assert form["schedule_weekday"].value() is None
+    refused = staff.post(url, site_form(site, schedule_frequency="hourly", schedule_time="11:45",
+                                        schedule_minute="5"), HTTP_ACCEPT_LANGUAGE="en")
+    assert refused.context["adminform"].form.errors["schedule_time"] == [
+        "Not used by hourly scans: leave it empty."]
+    refused = staff.post(url, site_form(site, schedule_minute="45"), HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert refused.context["adminform"].form.errors["schedule_minute"] == ["每天扫描不使用此项：请留空。"]
+    assert PeriodicTask.objects.get(pk=site.periodic_task_id).crontab.minute == "30"  # kept
+    listing = staff.get("/crawler/targetsite/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "daily scans" not in listing and "Enable scheduled scans" in listing
 
 
 @pytest.mark.parametrize("url, kind", [

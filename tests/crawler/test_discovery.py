@@ -103,3 +103,61 @@ def test_discovery_proposes_the_linked_mirror_only(idle_worker, site, serve, con
     assert dict(CandidateSite.objects.values_list("domain", "status")) == {
         "127.0.0.2": "promoted", "127.0.0.3": "dismissed"}
     assert TargetSite.objects.filter(allowed_domains=["127.0.0.2"]).count() == 1
+
+
+@pytest.mark.django_db
+def test_a_candidate_with_no_readable_page_is_sampled_again_then_marked_unreadable(
+        config, platform_stores, settings):
+    from crawler.discovery import sample
+    from crawler.models import CandidateSite
+    from tracker.core.connections import get_mongo_db, get_redis
+    from tracker.core.engine import get_engine
+
+    settings.DISCOVERY_SAMPLE_ATTEMPTS = 2
+    crawler = Crawler(config, get_redis(), get_mongo_db())
+    candidate = CandidateSite.objects.create(domain="10.0.0.1", link_count=1,
+                                             sample_urls=["http://10.0.0.1/copy.html"])
+    sample(candidate, crawler, get_engine())
+    candidate.refresh_from_db()
+    assert (candidate.status, candidate.sample_attempts) == ("new", 1)  # tried again next pass
+    # the SSRF guard refused it: the note says so, not robots.txt, in the reader's language
+    from django.utils import translation
+
+    from tracker.core import notes
+
+    english = notes.in_english(candidate.note)
+    assert english.startswith("pages not read: http://10.0.0.1/copy.html: private address "
+                              "refused (") and "robots" not in english
+    with translation.override("zh-hans"):
+        assert notes.in_words(candidate.note).startswith(
+            "未能读取的网页：http://10.0.0.1/copy.html：拒绝访问内网地址（")
+    sample(candidate, crawler, get_engine())
+    candidate.refresh_from_db()
+    assert (candidate.status, candidate.sample_attempts) == ("unreadable", 2)
+
+
+@pytest.mark.django_db
+def test_a_promoted_candidate_counts_links_and_pages_apart(client):
+    from django.utils import translation
+
+    from crawler.actions import do_promote_candidate
+    from crawler.models import CandidateSite, TargetSite
+
+    candidate = CandidateSite.objects.create(
+        domain="localhost", status="proposed", link_count=2, linked_from=["http://a.example/1"],
+        sample_urls=["http://localhost/x.html", "http://localhost/y.html"])
+    boss = get_user_model().objects.create_superuser("boss", "boss@example.com", "x")
+    client.force_login(boss)
+    page = client.get(f"/crawler/candidatesite/{candidate.pk}/change/",
+                      HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert '["' not in page and '<a class="dash-url" href="http://localhost/y.html"' in page
+    promoted = client.post("/crawler/candidatesite/", {
+        "action": "promote", "_selected_action": [candidate.pk]}, follow=True,
+        HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "localhost is now the target site" in promoted and "Localhost" not in promoted
+    site = TargetSite.objects.get(name="localhost")  # promoted by an English-speaking user
+    assert site.notes == "Found by discovery: 2 links from 1 page."
+    with translation.override("zh-hans"):
+        candidate = CandidateSite.objects.create(domain="b.example", status="proposed",
+                                                 link_count=3, linked_from=["http://a.example/1"])
+        assert do_promote_candidate(candidate, boss).notes == "由站点发现找到：来自1 个网页的3 个链接。"

@@ -57,3 +57,24 @@ def test_every_format_names_the_chapter_once_and_guards_formulas(spilled_match):
     assert values[0][:2] == ["match id", "rights holder"]
     assert values[1][exports.KEYS.index("chapter")] == "第二回"
     assert values[1][exports.KEYS.index("page_title")].startswith("'=")
+
+
+def test_dashboard_exports_write_what_the_list_shows_with_typed_xlsx_cells(spilled_match):
+    from datetime import datetime
+
+    from openpyxl import load_workbook
+
+    rows = Match.objects.select_related("work__holder")
+    with translation.override("zh-hans"), timezone.override("Asia/Shanghai"):
+        body = b"".join(exports.csv_chunks(rows)).decode("utf-8-sig")
+        sheet = load_workbook(io.BytesIO(exports.to_xlsx(rows))).active
+    [row] = list(csv.DictReader(io.StringIO(body)))
+    assert row["仍然匹配"] == "是" and (row["得分"], row["作品出现在网页上的比例"]) == ("90%", "50%")
+    assert "True" not in body and "0.9" not in body
+    cells = {heading.value: cell for heading, cell in zip(sheet[1], sheet[2], strict=True)}
+    score, first_seen = cells["得分"], cells["首次发现"]
+    assert score.value == 0.9 and score.number_format == "0%"  # a number, shown in %
+    assert isinstance(first_seen.value, datetime) and first_seen.is_date
+    local = timezone.localtime(spilled_match.first_seen, timezone.get_fixed_timezone(480))
+    assert f"{first_seen.value:%Y-%m-%d %H:%M:%S}" == f"{local:%Y-%m-%d %H:%M:%S}"  # +0800
+    assert cells["仍然匹配"].value == "是"

@@ -117,6 +117,17 @@ def test_second_scan_uses_304_and_hashes_and_still_follows_links(site, crawler, 
     assert page.versions == 2
 
 
+def test_pages_fetched_add_up_to_new_changed_unchanged_and_feeds(site, crawler, scan_driver):
+    build_site(site)
+    feeds = 3  # /feed.xml, /sitemap.xml and the sitemap named in robots.txt
+    for scan_id in (61, 62):  # the second scan gets 304s and unchanged hashes
+        scan_driver(crawler, scan_id, rules_for(site), [site.url("/")])
+        stats = crawler.frontier(scan_id).state().stats
+        read = sum(stats.get(f"pages_{kind}", 0) for kind in ("new", "changed", "unchanged"))
+        assert stats["pages_fetched"] == read + feeds, stats
+    assert stats["outcome:not_modified"] >= 1 and stats["pages_unchanged"] >= 10
+
+
 def test_crawl_delay_defers_the_second_fetch_to_a_reserved_slot(site, crawler):
     site.route("/robots.txt", site.Reply(200, {"Content-Type": "text/plain"},
                                           b"User-agent: *\nCrawl-delay: 30\n"))

@@ -129,3 +129,61 @@ def test_a_change_is_signalled_after_commit(platform_stores, client):
     assert html.count('<td class="field-outcome">changed but still copying</td>') == 1  # the row
     assert '<a href="?outcome__exact=changed">changed but still copying</a>' in html  # filter
     assert client.get("/crawler/rematchjob/").status_code == 200
+
+
+def test_a_copy_back_reopens_its_removed_notice_and_last_seen_keeps_the_last_sighting(
+        settled_worker, platform_stores):  # the worker idle before and after
+    from datetime import timedelta
+
+    holder = RightsHolder.objects.create(name="回归出版社")
+    work = Work.objects.create(holder=holder, reference="b", title="b", length=1, status="indexed")
+    seen_at = timezone.now() - timedelta(days=3)
+    match = Match.objects.create(work=work, page_id="p" * 24, version_id="v" * 24,
+                                 url="http://copies.example/back.html", domain="copies.example",
+                                 score=0.9, containment_page=0.9, containment_work=0.1,
+                                 review_status="confirmed", last_seen=seen_at)
+    boss = get_user_model().objects.create_superuser("boss2", "b2@example.com", "x")
+    [notice] = do_draft_notices([match], boss)
+    do_advance_notice(notice, "sent", boss)
+
+    takedown.record_check(match, CheckOutcome.REMOVED, 404, "", "HTTP 404")
+    do_advance_notice(notice, "removed", None)
+    match.refresh_from_db()
+    assert not match.still_matching and match.last_seen == seen_at  # the check saw no copy
+
+    back = takedown.record_check(match, CheckOutcome.PRESENT, 200, "ab" * 32, "")
+    match.refresh_from_db(), notice.refresh_from_db()
+    assert match.still_matching and match.last_seen >= back.checked_at - timedelta(seconds=1)
+    assert notice.status == "sent" and notice.removed_at is None
+    event = AuditEvent.objects.about(notice).order_by("sequence").last()
+    assert (event.old_state, event.new_state) == ("removed", "sent")
+    with translation.override("zh-hans"):
+        assert match.url in event.reason_label and "删除核查" in event.reason_label
+
+
+def test_takedown_trail_reads_in_the_readers_language_and_time_zone(settled_worker, site,
+                                                                     platform_stores):
+    import re
+    import zoneinfo
+
+    holder = RightsHolder.objects.create(name="译文出版社")
+    work = Work.objects.create(holder=holder, reference="t", title="t", length=1, status="indexed")
+    site.route("/gone.html", lambda h: site.Reply(404, {"Content-Type": "text/html"}, b"gone"))
+    match = Match.objects.create(work=work, page_id="p" * 24, version_id="v" * 24,
+                                 url=site.url("/gone.html"), domain="127.0.0.1", score=0.9,
+                                 containment_page=0.9, containment_work=0.1,
+                                 review_status="confirmed")
+    boss = get_user_model().objects.create_superuser("boss3", "b3@example.com", "x")
+    with translation.override("en"):  # the sender works in English; the reader in Chinese
+        [notice] = do_draft_notices([match], boss)
+        do_advance_notice(notice, "sent", boss, note="emailed")
+    assert dashboard_tasks.check_notice(notice.pk)["notices_removed"] == [notice.pk]
+    check = TakedownCheck.objects.get(match=match)
+    local = timezone.localtime(check.checked_at, zoneinfo.ZoneInfo("Asia/Shanghai"))
+    events = [*AuditEvent.objects.about(notice), *AuditEvent.objects.about(match)]
+    with translation.override("zh-hans"), timezone.override("Asia/Shanghai"):
+        reasons = " | ".join(e.reason_label for e in events)
+    assert "发送的文字 SHA-256" in reasons and "已核实删除" in reasons and "已删除" in reasons
+    assert f"{local:%Y-%m-%d %H:%M} +0800" in reasons
+    english = re.findall(r"\b(?:present|removed|text sent|UTC|check)\b", reasons)
+    assert not english, reasons

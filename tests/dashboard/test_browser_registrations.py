@@ -44,6 +44,18 @@ def _indexed(holder, reference: str, text: str):
     return work
 
 
+# WCAG 2 contrast ratio of an element's text colour against its own background colour.
+CONTRAST_JS = """(selector) => {
+  const el = document.querySelector(".errorlist " + selector), style = getComputedStyle(el);
+  const lum = (css) => {
+    const [r, g, b] = css.match(/[\\d.]+/g).slice(0, 3).map(Number).map(v => {
+      v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const [a, b] = [lum(style.color), lum(style.backgroundColor)].sort((x, y) => y - x);
+  return (a + 0.05) / (b + 0.05);
+}"""
+
+
 def _fits(page) -> bool:
     return page.evaluate("document.scrollingElement.scrollWidth <= innerWidth")
 
@@ -68,8 +80,32 @@ def test_duplicate_warning_offers_the_work_to_update(
     assert "改为更新该作品" in page.inner_text("#content")
     assert warning.is_visible() and _fits(page)
     screenshot(page, "duplicate-warning-zh-hans")
+    assert page.evaluate(CONTRAST_JS, "a.button") >= 4.5  # the link readable on its button
     page.click("a:has-text('改为更新该作品')")
     assert page.url.endswith(f"/core/work/{work.pk}/change/")
+
+
+@pytest.mark.parametrize("language", ["zh-hans", "en"])
+def test_a_file_refused_as_a_duplicate_is_kept_for_register_anyway(
+        holders, platform_stores, open_page, browser_login, screenshot, language):
+    from tracker.core.models import Work
+
+    press, _ = holders
+    _indexed(press, "xiyouji", NOVEL)
+    page = _page(open_page, browser_login, language, "alice")
+    page.goto("/core/work/add/")
+    page.set_input_files("#id_upload", files=[{
+        "name": "第二回.txt", "mimeType": "text/plain", "buffer": CHAPTER_TWO.encode("utf-8")}])
+    page.click("input[name=_save]")
+    page.wait_for_load_state("networkidle")
+    assert page.locator(".errorlist.nonfield").is_visible()
+    assert "第二回.txt" in page.inner_text(".field-upload")  # the file is not lost
+    screenshot(page, f"duplicate-file-kept-{language}")
+    page.check("#id_register_anyway")
+    page.click("input[name=_save]")  # no file chosen again
+    page.wait_for_load_state("networkidle")
+    work = Work.objects.exclude(reference="xiyouji").get()
+    assert work.source_name == "第二回.txt" and work.length > 0.9 * len(CHAPTER_TWO)
 
 
 def test_staff_sees_both_works_of_a_rights_conflict(

@@ -47,3 +47,29 @@ def test_candidate_list_ranked_with_evidence(scenario, open_page, browser_login,
     browser_login(holder_page, "holder_b")  # the news holder: the mirror copies the novel
     holder_page.goto("/crawler/candidatesite/")
     assert "mirror-copy.example.net" not in holder_page.content()
+
+
+@pytest.mark.parametrize("language", ["zh-hans", "en"])
+def test_candidate_page_lists_its_pages_as_links(scenario, open_page, browser_login, screenshot,
+                                                 language):
+    from crawler.discovery import _problems_note
+    from crawler.lib.outcomes import Outcome
+    from crawler.models import CandidateSite
+
+    candidate = CandidateSite.objects.create(
+        domain="localhost", status="unreadable", link_count=2, sample_attempts=3,
+        linked_from=[scenario.matches[0].url],
+        sample_urls=["http://localhost/xyj/1.html", "http://localhost/xyj/2.html"],
+        note=_problems_note([("http://localhost/xyj/1.html", Outcome.SSRF_REFUSED,
+                              "127.0.0.1 is a loopback address")]))
+    page = open_page(language)
+    page.set_viewport_size({"width": 1366, "height": 768})
+    browser_login(page, "staff")
+    page.goto(f"/crawler/candidatesite/{candidate.pk}/change/")
+    links = page.locator(".field-sample_urls_list a")
+    assert links.count() == 2 and links.nth(1).inner_text() == "http://localhost/xyj/2.html"
+    assert page.locator("#content textarea").count() == 0  # no JSON to edit
+    refused = {"zh-hans": "拒绝访问内网地址", "en": "private address refused"}[language]
+    assert refused in page.inner_text(".field-note_words")  # the outcome in words, not a code
+    assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
+    screenshot(page, f"candidate-site-page-{language}-1366")

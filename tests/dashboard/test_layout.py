@@ -122,3 +122,38 @@ def test_screenshots_of_every_page(scenario, open_page, browser_login, screensho
             screenshot(page, f"page-{name}-{language}-{width}")
             if width == 1366:
                 assert page.evaluate("document.scrollingElement.scrollWidth") <= width, url
+
+
+# A status is never broken inside a word (a Chinese one is one word: "确认侵权" on one line),
+# however long the titles beside it; English may wrap at its spaces.
+LINES_JS = """(selector) => [...document.querySelectorAll(selector)].map(el => {
+  const range = document.createRange(); range.selectNodeContents(el);
+  const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+  return [el.innerText.trim(), tops.size];
+})"""
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_status_words_keep_to_one_line_beside_long_titles(scenario, open_page, browser_login,
+                                                          screenshot, language):
+    from crawler.models import Match
+    from tracker.core.models import Work
+
+    _record(scenario)  # the first match is a confirmed infringement
+    long_title = "西游记（节选）" * 8
+    Work.objects.filter(pk=scenario.novel.pk).update(title=long_title)
+    Match.objects.update(title="转载：" + long_title)
+    page = open_page(language)
+    page.set_viewport_size({"width": 1366, "height": 768})
+    browser_login(page, "staff")
+    broken = []
+    for url, selector in (("/crawler/match/", "#result_list td.field-status_badge .dash-badge"),
+                          ("/core/work/", "#result_list td.field-status_live")):
+        page.goto(url)
+        page.wait_for_load_state("networkidle")
+        screenshot(page, f"status-words-{url.strip('/').replace('/', '-')}-{language}-1366")
+        cells = page.evaluate(LINES_JS, selector)
+        assert cells, url
+        broken += [(url, text, lines) for text, lines in cells if lines > len(text.split())]
+        assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
+    assert not broken, broken

@@ -31,7 +31,8 @@ def test_overview_counts_for_staff_and_holder(scenario):
     assert overview["works"][0]["n"] == 2
     assert len(overview["scans"]) == 2 and overview["show_errors"]
     html = page.content.decode()
-    assert "timeout 2, robots.txt 1" in html  # errors by kind in words
+    assert '<span class="dash-error" data-field="errors_in_words">timeout 2</span>' in html
+    assert "skipped as robots.txt asks: 1" in html  # obeying the site is no error
 
     holder = client_for(scenario.users.holder_b).get("/")
     overview = holder.context["o"]

@@ -219,15 +219,19 @@ def test_progress_endpoint_scopes_matches_and_errors(scenario):
     staff = client_for(scenario.users.staff).get(url).json()["scans"]
     by_id = {s["id"]: s for s in staff}
     assert by_id[run.pk]["matches"] == 3 and by_id[run.pk]["running"] is False
-    assert by_id[failed.pk]["errors"] == 3
-    assert by_id[failed.pk]["errors_by_kind"] == [["robots", 1], ["timeout", 2]]
-    assert by_id[failed.pk]["errors_in_words"] == "timeout 2, robots.txt 1"
+    # a robots.txt refusal is the crawler obeying the site: said apart, not an error
+    assert by_id[failed.pk]["errors"] == 2
+    assert by_id[failed.pk]["errors_by_kind"] == [["timeout", 2]]
+    assert by_id[failed.pk]["errors_in_words"] == "timeout 2"
+    assert by_id[failed.pk]["robots_in_words"] == "skipped as robots.txt asks: 1"
+    assert by_id[run.pk]["pages_feeds"] == 40  # fetched, none of them new, changed or unchanged
 
     holder = client_for(scenario.users.holder_b, "zh-hans").get(url).json()["scans"]
     by_id = {s["id"]: s for s in holder}
     assert by_id[run.pk]["matches"] == 1  # its own work's match only, not 3
     assert by_id[failed.pk]["errors"] is None and by_id[failed.pk]["errors_by_kind"] is None
     assert by_id[failed.pk]["errors_in_words"] is None
+    assert by_id[failed.pk]["robots_in_words"] is None
     assert by_id[failed.pk]["status_label"] == "失败"
 
     bad = client_for(scenario.users.staff, "zh-hans").get("/crawler/scanrun/progress/?id=x")

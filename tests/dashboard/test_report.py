@@ -13,7 +13,16 @@ from django.utils import timezone
 from crawler.actions import do_review_match
 from crawler.models import Match
 
-from .conftest import AD, FIXTURES, FOOTER, HEADER, chapter_sections, copy_page, store_page
+from .conftest import (
+    AD,
+    ARTIFACTS,
+    FIXTURES,
+    FOOTER,
+    HEADER,
+    chapter_sections,
+    copy_page,
+    store_page,
+)
 
 CHAPTER = FIXTURES / "xiyouji-chapter-02.txt"
 
@@ -73,3 +82,24 @@ def test_report_cover_then_passages_then_trail(scenario, chapter_copy):
         assert fact in cover, fact
     assert html.index('class="passages"') < html.index("整章转载")
     assert re.search(r"综合得分 \d+%", cover)  # one score format: percent, not 0.86
+
+
+def test_pdf_shows_each_audit_hash_whole(scenario, chapter_copy, pdf_reader):
+    from tracker.core.models import AuditEvent
+
+    do_review_match(chapter_copy, "confirmed", "整章转载", scenario.users.staff)
+    [event] = AuditEvent.objects.about(chapter_copy)
+    for language in ("zh-hans", "en"):  # the report the PDF is printed from
+        html = staff_client(scenario, language).get(
+            f"/crawler/match/{chapter_copy.pk}/report/").content.decode()
+        assert f"<code>{event.digest}</code>" in html
+    # pypdf reads the text of the Chinese PDF back (its English fonts carry no text map)
+    response = staff_client(scenario, "zh-hans").get(
+        f"/crawler/match/{chapter_copy.pk}/report/pdf/")
+    reader = pdf_reader.PdfReader(io.BytesIO(response.content))
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "report-trail-zh-hans.pdf").write_bytes(response.content)  # to look at
+    lines = [line.strip() for page in reader.pages for line in page.extract_text().splitlines()]
+    assert any(event.digest in line for line in lines), "the trail's SHA-256 is cut or broken"
+    # the version column "1 (本匹配)" is drawn on one line: see the PDF kept in test-artifacts/
+    # (pypdf does not read that line's text back)

@@ -117,3 +117,24 @@ def test_notice_trail_times_carry_the_users_offset(scenario):
     page = client_for(staff).get(f"/dashboard/takedownnotice/{notice.pk}/change/")
     assert page.status_code == 200
     assert f"<td>{_shown(drafted.at, NEW_YORK)}</td>" in page.content.decode()
+
+
+def test_rights_conflict_and_match_list_show_times_in_the_users_zone(scenario):
+    from datetime import datetime, timedelta
+
+    from tracker.core.models import RightsConflict, Work
+
+    registered = datetime(2026, 3, 1, 2, 30, tzinfo=ZoneInfo("UTC"))  # 1 March in UTC only
+    Work.objects.filter(pk=scenario.novel.pk).update(created_at=registered)
+    Work.objects.filter(pk=scenario.news.pk).update(created_at=registered + timedelta(days=1))
+    conflict = RightsConflict.objects.create(existing=scenario.novel, claimed=scenario.news,
+                                             containment=0.9)
+    staff = client_for(scenario.users.staff)
+    staff.post("/settings/", {"time_zone": "America/New_York"})
+    page = staff.get(f"/core/rightsconflict/{conflict.pk}/change/").content.decode()
+    assert "2026-02-28 21:30 -0500" in page and "2026-03-01 21:30 -0500" in page
+
+    listing = staff.get("/crawler/match/").content.decode()
+    first_seen = scenario.matches[0].first_seen.astimezone(NEW_YORK)
+    # the time, not the date alone
+    assert f"<span>{first_seen:%Y-%m-%d}</span> <span>{first_seen:%H:%M}</span>" in listing

@@ -19,9 +19,10 @@ from django.http import Http404, HttpResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
-from . import actions, registration
+from . import actions, kept_uploads, registration, work_status
 from .conflicts import same_holder_duplicate
 from .models import RightsHolder, Work, WorkStatus
 from .scoping import holders_for, scope, sees_all
@@ -115,15 +116,12 @@ class WorkForm(forms.ModelForm):
     """A work's metadata plus its text: an uploaded file or pasted text (required when adding;
     when changing, either replaces the text and re-runs ingestion)."""
 
-    upload = forms.FileField(
-        label=_("file"), required=False,
-        help_text=_("%(types)s; at most %(mb)d MB. A novel's chapter headings (第X章, 第X回) "
-                    "become sections.") % {"types": " ".join(supported_suffixes()),
-                                           "mb": settings.UPLOAD_MAX_BYTES // 2**20})
-    text = forms.CharField(label=_("or paste the text"), required=False,
+    upload = forms.FileField(label=capfirst(_("file")), required=False)  # help: __init__
+    text = forms.CharField(label=capfirst(_("or paste the text")), required=False,
                            widget=forms.Textarea(attrs={"rows": 8}))
+    kept_upload = forms.CharField(widget=forms.HiddenInput, required=False, label="")  # a token
     register_anyway = forms.BooleanField(
-        label=_("register anyway"), required=False,
+        label=capfirst(_("register anyway")), required=False,
         help_text=_("Register the text even though it is the same as one of your works."))
 
     class Meta:
@@ -132,6 +130,11 @@ class WorkForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        # formatted per form, in the reader's language (at import it would be the default one)
+        self.fields["upload"].help_text = _(
+            "%(types)s; at most %(mb)d MB. A novel's chapter headings (第X章, 第X回) become "
+            "sections.") % {"types": " ".join(supported_suffixes()),
+                            "mb": settings.UPLOAD_MAX_BYTES // 2**20}
         for name in ("reference", "title"):
             self.fields[name].required = False
         self.fields["reference"].help_text = _("Your id for the work; left empty, one is made.")
@@ -150,17 +153,22 @@ class WorkForm(forms.ModelForm):
         upload, text = data.get("upload"), data.get("text", "").strip()
         if upload and text:
             raise forms.ValidationError(_("Give either a file or pasted text, not both."))
-        if not (upload or text or self.instance.pk):
+        kept = None  # the file chosen before a duplicate warning, when no other is given
+        if not (upload or text) and data.get("kept_upload"):
+            kept = kept_uploads.take(data["kept_upload"])
+        if not (upload or text or kept or self.instance.pk):
             raise forms.ValidationError(_("Upload a file or paste the work's text."))
         try:
-            if upload:
-                check_size(upload.size)  # refuse before reading it
-                self.extracted = extract_file(upload.name, upload.read())
-                self.source_name = upload.name
+            if upload or kept:
+                if upload:
+                    check_size(upload.size)  # refuse before reading it
+                name, content = (upload.name, upload.read()) if upload else kept
+                self.extracted = extract_file(name, content)
+                self.source_name = name
             elif text:
                 self.extracted, self.source_name = extract_pasted(text), "pasted"
         except UploadError as exc:
-            self.add_error("upload" if upload else "text", str(exc))
+            self.add_error("upload" if upload or kept else "text", str(exc))
             return data
         if not data.get("reference"):
             data["reference"] = f"W-{uuid.uuid4().hex[:10]}"
@@ -168,7 +176,18 @@ class WorkForm(forms.ModelForm):
             data["title"] = (self.extracted.title if self.extracted else "") or data["reference"]
         if self.extracted and data.get("holder") and not data.get("register_anyway"):
             self._refuse_duplicate(data)
+            if self.errors and (upload or kept):
+                self._keep_file(name, content)
         return data
+
+    def _keep_file(self, name: str, content: bytes) -> None:
+        """Keep the refused file for the form's next post (a browser drops a chosen file)."""
+        self.data = self.data.copy()
+        self.data["kept_upload"] = kept_uploads.keep(name, content)
+        # the bound field copied the help text when the form cleaned its fields
+        self["upload"].help_text = self.fields["upload"].help_text = format_html(
+            '<strong class="dash-kept-file">{}</strong> {}', _("Kept: %(name)s.") % {"name": name},
+            _("Save again to use it, or choose another file."))
 
     def _refuse_duplicate(self, data: dict) -> None:
         overlap = same_holder_duplicate(data["holder"], self.instance.reference
@@ -189,14 +208,21 @@ class WorkAdmin(HolderScopedAdmin):
     """Works: upload or paste, see ingestion status and chapters, ingest again, export CSV."""
 
     form = WorkForm
-    list_display = ["title", "reference", "holder", "kind", "language", "length", "status",
+    list_display = ["title", "reference", "holder", "kind", "language", "length", "status_live",
                     "updated_at"]
     list_filter = ["status", "kind", "language", ("holder", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["title", "reference", "author"]
-    readonly_fields = ["uid", "source_name", "length", "status", "error_words", "fingerprint_version",
+    readonly_fields = ["uid", "source_name", "length", "status_live", "error_words", "fingerprint_version",
                        "windows", "indexed_at", "chapter_list", "created_at", "updated_at"]
     actions = ["ingest_again", "export_csv"]
     date_hierarchy = "created_at"
+
+    class Media:
+        js = ["core/work_status.js"]  # the status, live while a work is pending
+
+    @admin.display(description=_("status"), ordering="status")
+    def status_live(self, work):
+        return work_status.badge(work)
 
     @admin.display(description=_("error"))
     def error_words(self, work):
@@ -205,13 +231,13 @@ class WorkAdmin(HolderScopedAdmin):
     def get_fieldsets(self, request, obj=None):
         return [
             (None, {"fields": ["holder", "reference", "title", "author", "kind", "language"]}),
-            (_("Text"), {"fields": ["upload", "text", "register_anyway"]}),
-            (_("Ingestion"), {"fields": ["status", "error_words", "uid", "source_name", "length",
+            (_("Text"), {"fields": ["upload", "kept_upload", "text", "register_anyway"]}),
+            (_("Ingestion"), {"fields": ["status_live", "error_words", "uid", "source_name", "length",
                                          "windows", "fingerprint_version", "indexed_at",
                                          "chapter_list", "created_at", "updated_at"]}),
         ] if obj else [
             (None, {"fields": ["holder", "reference", "title", "author", "kind", "language"]}),
-            (_("Text"), {"fields": ["upload", "text", "register_anyway"]}),
+            (_("Text"), {"fields": ["upload", "kept_upload", "text", "register_anyway"]}),
         ]
 
     def get_urls(self):
@@ -231,6 +257,8 @@ class WorkAdmin(HolderScopedAdmin):
             return view(check)
 
         return [
+            path("status/", view(lambda admin_site, request: work_status.status_view(request)),
+                 name="core_work_status"),
             path("import/", adding(import_admin.start), name="core_work_import"),
             path("import/<int:job_id>/", adding(import_admin.page),
                  name="core_work_import_page"),

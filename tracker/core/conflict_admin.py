@@ -17,6 +17,7 @@ from . import actions
 from .connections import storage_errors
 from .errors import ActionError
 from .ingestion import work_text
+from .localtime import shown
 from .models import ConflictStatus, RightsConflict, Work
 from .scoping import sees_all
 
@@ -101,8 +102,8 @@ class RightsConflictAdmin(admin.ModelAdmin):
             "<td>{}<br>{}: {}<br>{}: {}</td></tr>",
             _("registered work"), _("new work"),
             existing.title, _("rights holder"), existing.holder.name, _("registered on"),
-            existing.created_at.date(), claimed.title, _("rights holder"), claimed.holder.name,
-            _("registered on"), claimed.created_at.date())
+            shown(existing.created_at), claimed.title, _("rights holder"), claimed.holder.name,
+            _("registered on"), shown(claimed.created_at))
         rows = format_html_join("", "<tr><td><mark>{}</mark></td><td><mark>{}</mark></td></tr>", (
             (_quote(existing_text, p["work_start"], p["work_end"]),
              _quote(claimed_text, p["page_start"], p["page_end"])) for p in obj.passages))

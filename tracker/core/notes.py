@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from django.utils import translation
 from django.utils.translation import gettext
 
+from tracker.core.localtime import shown
+
 PREFIX = "coded:"
+MOMENT = "utc"  # the key of a time parameter (``moment``)
 
 
 @dataclass(frozen=True)
@@ -30,13 +34,29 @@ class CodedNote:
 
     def words(self) -> str:
         """The note in the active language (English when the message has no translation); a
-        parameter that is itself a coded note is put into words too."""
-        params = {name: in_words(value) if isinstance(value, str) else value
-                  for name, value in self.params.items()}
+        parameter that is itself a coded note is put into words too, a list of them joined
+        with "; ", and a ``moment`` shown in the active time zone."""
+        params = {name: _param_words(value) for name, value in self.params.items()}
         try:
             return gettext(self.msg) % params
         except (KeyError, ValueError, TypeError):  # a translation that lost a placeholder
             return self.msg % params
+
+
+def moment(when: datetime) -> dict:
+    """A time as a note's parameter (aware ``when``): stored in UTC, shown as
+    "YYYY-MM-DD HH:MM +HHMM" in the reader's active time zone."""
+    return {MOMENT: when.astimezone(UTC).isoformat()}
+
+
+def _param_words(value):
+    if isinstance(value, str):
+        return in_words(value)
+    if isinstance(value, list):
+        return "; ".join(str(_param_words(item)) for item in value)
+    if isinstance(value, dict) and MOMENT in value:
+        return shown(datetime.fromisoformat(value[MOMENT]))
+    return value
 
 
 def coded(code: str, msg: str, **params) -> str:

@@ -196,6 +196,9 @@ STORAGES = {
 
 # Uploads: the largest file or pasted text accepted, in bytes (TRACKER_UPLOAD_MAX_MB megabytes).
 UPLOAD_MAX_BYTES = env.int("TRACKER_UPLOAD_MAX_MB", default=50) * 1024 * 1024
+# A file refused by the work form for a reason the user can answer (a duplicate) is kept this
+# long (seconds) for the next post of the form (tracker.core.kept_uploads).
+KEPT_UPLOAD_SECONDS = 3600
 DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES + 1024 * 1024
 # The longest text a work may have, in characters: uploads, pasted and appended texts over it
 # are refused ("too_large"); the fingerprint engine is given the same limit (max_text_chars).
@@ -386,9 +389,15 @@ DISCOVERY_INTERVAL_SECONDS = env.float("TRACKER_DISCOVERY_INTERVAL", default=24 
 DISCOVERY_MIN_LINKS = env.int("TRACKER_DISCOVERY_MIN_LINKS", default=1)
 DISCOVERY_MAX_SAMPLED = env.int("TRACKER_DISCOVERY_MAX_SAMPLED", default=20)
 DISCOVERY_SAMPLE_PAGES = env.int("TRACKER_DISCOVERY_SAMPLE_PAGES", default=3)
+# A candidate none of whose sample pages could be read is sampled again in the next passes, up
+# to DISCOVERY_SAMPLE_ATTEMPTS passes in all, then marked "no page could be read".
+DISCOVERY_SAMPLE_ATTEMPTS = env.int("TRACKER_DISCOVERY_SAMPLE_ATTEMPTS", default=3)
 CELERY_BEAT_SCHEDULE["discover-sites"] = {"task": "crawler.discover_sites",
                                           "schedule": DISCOVERY_INTERVAL_SECONDS}
 CELERY_TASK_ROUTES["crawler.discover_sites"] = {"queue": QUEUE_CRAWL}
+# Takedown checks asked for now (a site's "check now"; a notice's: dashboard.check_notice).
+CELERY_TASK_ROUTES["crawler.check_matches"] = {"queue": QUEUE_CRAWL}
+CELERY_TASK_ROUTES["dashboard.check_notice"] = {"queue": QUEUE_CRAWL}
 # Evidence capture (crawler.evidence, docs/evidence.md). A page version matching a work with a
 # Match.score (the engine's score, 0..1) of CAPTURE_MIN_SCORE or more is captured once. The
 # screenshot is CAPTURE_VIEWPORT_WIDTH CSS pixels wide and at most CAPTURE_MAX_HEIGHT tall; the
@@ -544,6 +553,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": BROKER_VISIBILITY_TIMEO
 SCAN_PROGRESS_POLL_SECONDS = 2
 SCAN_PROGRESS_POLL_MAX_SECONDS = 60
 SCAN_PROGRESS_MAX_SCANS = 20
+# A work's ingestion status on the works list and its page is polled as often (seconds) while
+# it is pending or waiting for storage (tracker.core.work_status).
+WORK_STATUS_POLL_SECONDS = 2
 
 # ---- Duplicate and conflicting registrations (tracker/core/conflicts.py) ----
 # A new text and a registered work are "the same text" when the larger of the two containments

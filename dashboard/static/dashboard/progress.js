@@ -3,7 +3,8 @@
  * A container [data-scan-progress] names the JSON endpoint (data-url, crawler.progress) and the
  * polling rhythm (data-poll-ms, data-poll-max-ms, from settings). Each scan inside it is an
  * element [data-scan-id] with data-running="1" while it runs; its [data-field] elements are
- * filled from the scan's figures. Polling stops once no scan runs. A failed poll shows the
+ * filled from the scan's figures ("—" for none, or the element's data-empty). Polling stops
+ * once no scan runs. A failed poll shows the
  * container's [data-progress-message] (the server's message, else data-failed-text) and the
  * next poll waits twice as long, up to data-poll-max-ms.
  */
@@ -18,7 +19,8 @@
         el.textContent = scan.status_label;
       } else if (name in scan) {
         const value = scan[name];
-        el.textContent = value === null || value === "" ? "—" : String(value);
+        const empty = el.dataset.empty !== undefined ? el.dataset.empty : "—";
+        el.textContent = value === null || value === "" ? empty : String(value);
       }
     });
     row.dataset.running = scan.running ? "1" : "0";

@@ -35,6 +35,11 @@ _COMMON_STATES = {
     "replaced": _("replaced"), "appended": _("appended"), "whitelisted": _("whitelisted"),
     "still matching": _("still matching"), "removed": _("removed"),
 }
+#: The states of a check or discovery asked for now (the event records the request; the task's
+#: findings are recorded by the checks themselves).
+CHECK_REQUESTED, DISCOVERY_REQUESTED = "check requested", "discovery requested"
+_COMMON_STATES.update({CHECK_REQUESTED: _("check requested"),
+                       DISCOVERY_REQUESTED: _("discovery requested")})
 
 #: Events recorded before the trail moved to the core app named their subject by two fields,
 #: ``match`` and ``notice``; the digest still covers those two keys (so that their digests verify)
@@ -140,7 +145,7 @@ class AuditEvent(models.Model):
 
     class Meta:
         verbose_name = _("audit event")
-        verbose_name_plural = _("audit trail")
+        verbose_name_plural = _("audit events")
         ordering = ["-sequence"]
         indexes = [models.Index(fields=["target_type", "target_id"], name="audit_target")]
 
@@ -169,6 +174,12 @@ class AuditEvent(models.Model):
     def new_label(self) -> str:
         """The state after, in words of the active language."""
         return self._label(self.new_state)
+
+    @property
+    def subject_label(self) -> str:
+        """The subject in words of the active language (a coded note translated; a URL or a
+        title as it is)."""
+        return notes.in_words(self.subject)
 
     @property
     def reason_label(self) -> str:
