@@ -157,3 +157,12 @@ def connect() -> None:
 
     post_save.connect(_on_save, sender=TargetSite, dispatch_uid="crawler.schedule.save")
     post_delete.connect(_on_delete, sender=TargetSite, dispatch_uid="crawler.schedule.delete")
+
+
+def next_run(site, now):
+    """When beat next starts a scan of ``site`` (an aware datetime), after ``now`` (aware);
+    None when the site or its schedule is disabled or it has none."""
+    task = site.periodic_task if site.pk else None
+    if not site.enabled or task is None or not task.enabled or task.crontab is None:
+        return None
+    return now + task.crontab.schedule.remaining_estimate(now)

@@ -5,6 +5,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from dashboard.user_settings import user_settings_view
+from dashboard.watched_sites import watched_sites_view
 from tracker.core import views
 
 urlpatterns = [
@@ -13,6 +14,7 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("alerts/", include("dashboard.alerts.urls")),
     path("settings/", admin.site.admin_view(user_settings_view), name="user_settings"),
+    path("sites/watched/", admin.site.admin_view(watched_sites_view), name="watched_sites"),
     path("", admin.site.urls),
 ]
 
