@@ -313,11 +313,17 @@ def _empty_platform_stores() -> None:
     index = RedisIndex(get_redis(), prefix=settings.FINGERPRINT_INDEX_PREFIX)
     for work_id in list(index.work_ids()):
         index.remove(work_id)
+    # Crawl state (frontiers, robots.txt, politeness, the stored-page search's "pass scheduled"
+    # flag, which an earlier test's revoked task would leave set until its TTL).
+    redis = get_redis()
+    for key in redis.scan_iter(match="crawl:*", count=1000):
+        redis.delete(key)
 
 
 @pytest.fixture
 def platform_stores(session_servers):
-    """The platform's MongoDB database and Redis client, emptied before and after the test."""
+    """The platform's MongoDB database and Redis client, emptied (index, works, crawl state)
+    before and after the test."""
     from tracker.core.connections import get_mongo_db, get_redis
 
     _empty_platform_stores()
