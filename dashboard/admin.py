@@ -55,6 +55,7 @@ from dashboard.models import (
     NoticeStatus,
     TakedownNotice,
 )
+from dashboard.work_columns import WorkColumns
 from tracker.core.admin import (  # also registers the core pages first
     HolderScopedAdmin,
     RecordAdminMixin,
@@ -104,7 +105,7 @@ class ChapterGroupedChangeList(ChangeList):
         return queryset if "part_of" in request.GET else queryset.chapter_heads()
 
 
-class MatchAdmin(HolderScopedAdmin):
+class MatchAdmin(WorkColumns, HolderScopedAdmin):
     """The match list (filters, search, sort, bulk review, exports) and the evidence view.
     The parts of one chapter page are one row; bulk actions and exports take all its parts."""
 
@@ -146,14 +147,6 @@ class MatchAdmin(HolderScopedAdmin):
         query = urlencode({"part_of": obj.part_of, "work__id__exact": obj.work_id})
         return format_html('{}<br><a class="dash-parts" href="?{}">{}</a>', cell, query,
                            _("%(n)d pages of one chapter") % {"n": count})
-
-    @admin.display(description=gettext_lazy("work"), ordering="work__title")
-    def work_link(self, obj):
-        return obj.work.title
-
-    @admin.display(description=gettext_lazy("rights holder"), ordering="work__holder__name")
-    def holder_name(self, obj):
-        return obj.work.holder.name
 
     @admin.display(description=gettext_lazy("score"), ordering="score")
     def score_pct(self, obj):

@@ -33,6 +33,7 @@ from crawler.models import Case, CaseState, ReviewStatus, TakedownCheck
 from dashboard import actions
 from dashboard.filters import DomainFilter, WorkFilter
 from dashboard.models import NoticeLanguage, TakedownNotice
+from dashboard.work_columns import WorkColumns
 from tracker.core.admin import HolderScopedAdmin
 from tracker.core.errors import ActionError
 from tracker.core.models import AuditEvent
@@ -69,11 +70,11 @@ class AgeFilter(admin.SimpleListFilter):
         return queryset
 
 
-class CaseAdmin(HolderScopedAdmin):
+class CaseAdmin(WorkColumns, HolderScopedAdmin):
     """Cases: the list (queue) and the case page."""
 
     holder_path = "work__holder"
-    list_display = ["case_link", "work_title", "holder_name", "domain", "state_badge",
+    list_display = ["case_link", "work_link", "holder_name", "domain", "state_badge",
                     "page_count", "standing_count", "opened", "state_changed"]
     list_display_links = None
     list_filter = ["state", ("work__holder", admin.RelatedOnlyFieldListFilter), WorkFilter,
@@ -115,14 +116,6 @@ class CaseAdmin(HolderScopedAdmin):
     def case_link(self, obj):
         return format_html('<a href="{}">#{}</a>',
                            reverse("admin:crawler_case_change", args=[obj.pk]), obj.pk)
-
-    @admin.display(description=gettext_lazy("work"), ordering="work__title")
-    def work_title(self, obj):
-        return obj.work.title
-
-    @admin.display(description=gettext_lazy("rights holder"), ordering="work__holder__name")
-    def holder_name(self, obj):
-        return obj.work.holder.name
 
     @admin.display(description=gettext_lazy("state"), ordering="state")
     def state_badge(self, obj):
