@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from crawler import schedule
+from crawler.lib.canonical import host_of
 from crawler.lib.domains import registered_domain
 from crawler.models import TargetSite
 
@@ -21,8 +22,8 @@ def watched_sites_view(request):
     for site in (TargetSite.objects.filter(enabled=True).select_related("periodic_task__crontab")
                  .order_by("name")):
         last = site.scans.order_by("-started_at").first()
-        host = site.start_urls[0].split("/")[2] if site.start_urls else ""
-        rows.append({"site": site, "domain": registered_domain(host.split(":")[0]) if host else "",
+        host = host_of(site.start_urls[0]) if site.start_urls else ""
+        rows.append({"site": site, "domain": registered_domain(host) if host else "",
                      "last": last, "next": schedule.next_run(site, now)})
     context = {**admin.site.each_context(request), "title": _("Watched sites"), "rows": rows}
     return TemplateResponse(request, "dashboard/watched_sites.html", context)
