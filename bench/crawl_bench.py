@@ -6,7 +6,7 @@ site, with 1, 2 and 4 Celery worker processes, and the time spent per stage.
     .venv/bin/python bench/crawl_bench.py --mirrors 5 --workers 1 --browser --repeat 3
     .venv/bin/python bench/crawl_bench.py --mirrors 10 --workers 2 --capture --repeat 3
 
-Everything is real and local: the script starts its own MongoDB and Redis (tracker/embedded.py)
+Everything is real and local: the script starts its own MongoDB and Redis (tracker/runtime/embedded.py)
 and a Django database in a temporary folder, registers the demo works (demo/works/) with the
 fingerprint engine, serves demo/site/ on 127.0.0.1 ``--mirrors`` times over (``/m<k>/...`` is
 a copy of the site: the same real pages under distinct URLs, so a scan has mirrors x 13 pages),

@@ -4,7 +4,7 @@
     .venv/bin/python -m bench.dashboard_load --clients 10 --seconds 30 --works 500 --matches 5000
 
 Everything runs on this machine and only on loopback. The script starts its own PostgreSQL,
-MongoDB and Redis (tracker/embedded.py) in a temporary folder, migrates, and seeds rights
+MongoDB and Redis (tracker/runtime/embedded.py) in a temporary folder, migrates, and seeds rights
 holders with one user each, a staff user, ``--works`` works and ``--matches`` matches with
 their page versions (bench/load_seed.py says how). It then starts what production runs: the
 dashboard under gunicorn (``--web-workers`` processes, as in the Dockerfile) on 127.0.0.1, a

@@ -2,10 +2,9 @@
 
 Every retry uses it: a fetch the crawl library tries again (``crawler.lib.fetch.retry_delay``), a
 crawl or match task while MongoDB or Redis is down (``crawler.tasks``), an ingestion or a work's
-removal while storage is down (``tracker.core.tasks``). It lives in the Django-free crawl
-library, the lowest layer that needs it, so that the library and the Django apps above it
-(``crawler``'s tasks, ``tracker.core``) import it without an upward import; it imports nothing
-but the standard library.
+removal while storage is down (``tracker.core.tasks``), an alert delivery. It lives in the
+Django-free runtime package, below every layer that uses it, so that the crawl library and the
+Django apps import it without an upward import; it imports nothing but the standard library.
 """
 
 from __future__ import annotations
