@@ -11,7 +11,8 @@ import re
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 from lxml import etree
-from lxml import html as lxml_html
+
+from tracker.text.html import ParsedHtml, parse_html
 
 _SKIP_SCHEMES = ("javascript:", "mailto:", "tel:", "data:", "#")
 # Anchor texts of a "next page" link (brackets, arrows and spaces removed, lower case): the
@@ -25,15 +26,20 @@ _PART_SEGMENT = re.compile(r"^(?P<stem>.+?)[_-](?P<n>[2-9]|[1-9]\d{1,2})(?P<ext>
 _PART_PARAMS = ("page", "p", "pn")
 
 
-def html_links(document: str, base_url: str) -> list[str]:
-    """Absolute URLs of the <a href> and <area href> of an HTML ``document`` (str).
+def _tree(document: str | ParsedHtml):
+    """The lxml tree of ``document`` (parsed here when given as str), or None."""
+    return (document if isinstance(document, ParsedHtml) else parse_html(document)).tree
+
+
+def html_links(document: str | ParsedHtml, base_url: str) -> list[str]:
+    """Absolute URLs of the <a href> and <area href> of an HTML ``document`` (str, or its
+    ``tracker.text.html.parse_html`` result, whose tree is then reused).
 
     Honours <base href>; skips javascript:, mailto:, tel:, data: and fragment-only links and
     rel="nofollow" anchors. Returns a list of str (empty for unparsable markup).
     """
-    try:
-        tree = lxml_html.fromstring(document)
-    except (etree.ParserError, ValueError):
+    tree = _tree(document)
+    if tree is None:
         return []
     base_el = tree.find(".//base[@href]")
     base = urljoin(base_url, base_el.get("href")) if base_el is not None else base_url
@@ -102,15 +108,14 @@ def chapter_of(url: str, links: list[str], next_parts: list[str]) -> str:
     return ""
 
 
-def next_part_links(document: str, url: str) -> list[str]:
-    """The links of HTML ``document`` (str, the page at ``url``) to the next part of the same
+def next_part_links(document: str | ParsedHtml, url: str) -> list[str]:
+    """The links of HTML ``document`` (str or ``parse_html`` result, the page at ``url``) to the next part of the same
     chapter page: an anchor labelled "下一页" / "next page" (NEXT_PAGE_WORDS) or rel="next" whose
     URL is part n + 1 of the chapter ``url`` is part n of (``chapter_part``). A "下一页" that
     leads to another chapter does not count. Returns absolute URLs (list of str, usually 0 or 1).
     """
-    try:
-        tree = lxml_html.fromstring(document)
-    except (etree.ParserError, ValueError):
+    tree = _tree(document)
+    if tree is None:
         return []
     chapter, number = chapter_part(url)
     out = []

@@ -51,6 +51,7 @@ from crawler.lib.politeness import Politeness
 from crawler.lib.render import Renderer
 from crawler.lib.robots import RobotsCache, RobotsPolicy
 from tracker.text import decode_bytes, extract_document
+from tracker.text.html import parse_html
 
 # A redirect hop refused by a check of a task's own URL records the redirect's outcome.
 _AS_REDIRECT = {Outcome.TRAP: Outcome.REDIRECT_TRAP,
@@ -331,12 +332,14 @@ class Crawler:
             document, body = rendered.html, rendered.html.encode("utf-8")
             encoding += ", rendered"
             decoded_at = time.perf_counter()  # extraction's time starts after rendering
-        extracted = extract_document(document, result.kind, result.final_url, with_author=False)
+        # one lxml tree for the page's metadata, links and next parts (the text: resiliparse)
+        parsed = parse_html(document) if result.kind == "html" else document
+        extracted = extract_document(parsed, result.kind, result.final_url, with_author=False)
         text_at = time.perf_counter()
         links, parts, part_of = [], [], ""
         if result.kind == "html":
-            links = _canonical_all(html_links(document, result.final_url))
-            parts = _canonical_all(next_part_links(document, result.final_url))
+            links = _canonical_all(html_links(parsed, result.final_url))
+            parts = _canonical_all(next_part_links(parsed, result.final_url))
             part_of = chapter_of(key, links, parts)
         extracted_at = time.perf_counter()
         saved = self.pages.save(
