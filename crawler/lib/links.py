@@ -42,7 +42,7 @@ def html_links(document: str | ParsedHtml, base_url: str) -> list[str]:
     if tree is None:
         return []
     base_el = tree.find(".//base[@href]")
-    base = urljoin(base_url, base_el.get("href")) if base_el is not None else base_url
+    base = _join(base_url, base_el.get("href")) if base_el is not None else base_url
     out = []
     for el in tree.iter("a", "area"):
         href = (el.get("href") or "").strip()
@@ -50,8 +50,16 @@ def html_links(document: str | ParsedHtml, base_url: str) -> list[str]:
             continue
         if "nofollow" in (el.get("rel") or "").lower().split():
             continue
-        out.append(urljoin(base, href))
-    return out
+        out.append(_join(base or base_url, href))
+    return [u for u in out if u]
+
+
+def _join(base: str, href: str) -> str:
+    """``urljoin(base, href)``, or '' for an href that is no URL (e.g. "http://[::1")."""
+    try:
+        return urljoin(base, href)
+    except ValueError:
+        return ""
 
 
 def xml_links(document: bytes, base_url: str) -> list[str]:
@@ -74,7 +82,7 @@ def xml_links(document: bytes, base_url: str) -> list[str]:
             href = el.get("href") if el.get("href") else (el.text or "").strip()
             if href and el.get("rel", "alternate") == "alternate":
                 out.append(href)
-    return [urljoin(base_url, u) for u in out]
+    return [u for u in (_join(base_url, u) for u in out) if u]
 
 
 def chapter_part(url: str) -> tuple[str, int]:
@@ -126,7 +134,7 @@ def next_part_links(document: str | ParsedHtml, url: str) -> list[str]:
         label = _DECORATION.sub("", el.text_content() or "").lower()
         if label not in NEXT_PAGE_WORDS and "next" not in (el.get("rel") or "").lower().split():
             continue
-        target = urljoin(url, href)
-        if chapter_part(target) == (chapter, number + 1):
+        target = _join(url, href)
+        if target and chapter_part(target) == (chapter, number + 1):
             out.append(target)
     return list(dict.fromkeys(out))

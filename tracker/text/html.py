@@ -143,7 +143,10 @@ def _metadata(tree, url: str | None, with_author: bool) -> tuple[str, str, str |
         pass
     title = meta.title or trafilatura_metadata.extract_title(tree)
     author = meta.author or (trafilatura_metadata.extract_author(tree) if with_author else None)
-    date = find_date(tree, **{**_DATE_PARAMS, "url": meta.url or url})
+    try:
+        date = find_date(tree, **{**_DATE_PARAMS, "url": meta.url or url})
+    except Exception:  # noqa: BLE001 - htmldate asserts on some trees (a lone <iframe> as root)
+        date = None
     meta.title, meta.author = title, author
     meta.clean_and_trim()
     return meta.title or _html_title(tree) or "", meta.author or "", date
