@@ -72,12 +72,26 @@ def record_matches(page: Page, version: PageVersion, scan: ScanRun | None, found
     """Record ``found`` (list of fingerprint.Match, what the engine found in ``version``'s
     text) for ``version`` of ``page`` and ``scan``, as ``match_version`` does; for a caller
     that ran the engine itself (``Engine.match_with_keys``, crawler.tasks.match_page).
+    ``scan`` may be a callable returning the ScanRun, called only when there is a match to
+    record. One transaction per page with matches (one commit, whatever their number).
     Returns a MatchReport."""
+    if not found:  # the common case: nothing to write unless the page matched before
+        return _record(page, version, scan, found, only_works)
+    with transaction.atomic():
+        return _record(page, version, scan, found, only_works)
+
+
+def _record(page: Page, version: PageVersion, scan, found: list,
+            only_works: set[str] | None) -> MatchReport:
     if only_works is not None:
         found = [m for m in found if m.work_id in only_works]
     works = {str(w.uid): w for w in Work.objects.select_related("holder")
              .filter(uid__in={w for m in found for w in (m.work_id, *m.same_text)})}
     allowed_out = whitelisted(page.domain, {w.holder_id for w in works.values()})
+    if callable(scan):
+        scan = scan() if any(m.work_id in works for m in found) else None
+    known_cases = cases.cases_on([works[m.work_id].pk for m in found if m.work_id in works],
+                                 page.domain) if found else {}
     now, new, kept, skipped = timezone.now(), 0, [], 0
     for m in found:
         work = works.get(m.work_id)
@@ -88,7 +102,10 @@ def record_matches(page: Page, version: PageVersion, scan: ScanRun | None, found
             continue
         chapters = attribute(work.sections or [], m.passages)
         passages = [p.to_dict() for p in chapters.passages]
-        case, opened = cases.open_case(work, page.domain, scan)
+        case = known_cases.get(work.pk)
+        opened = False
+        if case is None:
+            case, opened = cases.open_case(work, page.domain, scan)
         fields = {"case": case, "version_id": version.id, "url": page.canonical_url, "part_of": page.part_of,
                   "domain": page.domain, "title": (version.title or "")[:500],
                   "site_id": scan.site_id if scan else None, "last_scan": scan, "score": m.score,
@@ -105,7 +122,8 @@ def record_matches(page: Page, version: PageVersion, scan: ScanRun | None, found
     if only_works is not None:  # picked here: an IN of a 1,000-work batch's ids costs per page
         stale = stale.filter(pk__in=[pk for pk, uid in stale.values_list("pk", "work__uid")
                                      if str(uid) in only_works])
-    dropped = stale.update(still_matching=False)
+    # a read first: most pages match nothing and never did, and a read needs no commit
+    dropped = stale.update(still_matching=False) if stale.exists() else 0
     if kept:
         ids = list(Match.objects.filter(page_id=page.id, work_id__in=kept).values_list("pk", flat=True))
         matches_recorded.send(sender=Match, page=page, version=version, match_ids=ids)

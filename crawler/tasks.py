@@ -169,9 +169,8 @@ def match_page(self, scan_id: int, page_id: str, version_id: str, token: str = "
         else:
             engine = get_engine()
             found = engine.match_with_keys(version.text)
-            report = matching.record_matches(page, version,
-                                             ScanRun.objects.filter(pk=scan_id).first(),
-                                             found.matches)
+            report = matching.record_matches(  # the scan row is read only for a match
+                page, version, lambda: ScanRun.objects.filter(pk=scan_id).first(), found.matches)
             # kept for the stored-page search of later works (crawler.rematch)
             crawler.pages.mark_matched(page_id, version_id,
                                        pagekeys.pack(found.keys, engine.config))
