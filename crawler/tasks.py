@@ -7,7 +7,9 @@ sent again with a countdown instead of sleeping in the worker. Each finished URL
 URLs it admitted and, for a new or changed page, one match_page task; the task that brings the
 scan's pending count to zero closes the scan run. MongoDB or Redis being unreachable makes a
 task retry with backoff (``settings.CRAWL_STORAGE_RETRIES`` times, delays from
-``tracker.runtime.backoff.backoff_delay``), after which the URL counts as failed.
+``tracker.runtime.backoff.backoff_delay``), after which the URL counts as failed. The per-page
+tasks keep no result in the result backend (nobody reads it; the frontier's counters and the
+crawl log are the record): one Redis write and one key per page fewer.
 """
 
 from __future__ import annotations
@@ -29,6 +31,11 @@ from tracker.core.connections import get_redis, storage_errors
 from tracker.runtime.backoff import backoff_delay
 
 log = get_task_logger(__name__)  # into the worker's log file (-f), with the task id
+
+
+def _us(seconds: float) -> int:
+    """Seconds as whole microseconds (the frontier's counters are integers)."""
+    return int(round(seconds * 1_000_000))
 
 
 def _retry_delay(retries: int) -> float:
@@ -79,7 +86,8 @@ def start_scan(self, site_id: int, max_pages: int | None = None, trigger: str = 
     return launch(site, max_pages=max_pages, trigger=trigger).pk
 
 
-@shared_task(bind=True, name="crawler.crawl_url", max_retries=settings.CRAWL_STORAGE_RETRIES)
+@shared_task(bind=True, name="crawler.crawl_url", max_retries=settings.CRAWL_STORAGE_RETRIES,
+             ignore_result=True)
 def crawl_url(self, scan_id: int, url: str, depth: int = 0, attempt: int = 0,
               reserved: bool = False, token: str = "") -> str:
     """Crawl one admitted URL of scan ``scan_id`` (see crawler.lib.pipeline.Crawler.step).
@@ -90,7 +98,8 @@ def crawl_url(self, scan_id: int, url: str, depth: int = 0, attempt: int = 0,
     return _crawl(self, scan_id, url, depth, attempt, reserved, token)
 
 
-@shared_task(bind=True, name="crawler.render_url", max_retries=settings.CRAWL_STORAGE_RETRIES)
+@shared_task(bind=True, name="crawler.render_url", max_retries=settings.CRAWL_STORAGE_RETRIES,
+             ignore_result=True)
 def render_url(self, scan_id: int, url: str, depth: int = 0, attempt: int = 0,
                reserved: bool = False, token: str = "") -> str:
     """crawl_url for a site that needs a browser (its HTML pages are rendered in Chromium,
@@ -100,6 +109,7 @@ def render_url(self, scan_id: int, url: str, depth: int = 0, attempt: int = 0,
 
 def _crawl(task, scan_id: int, url: str, depth: int, attempt: int, reserved: bool, token: str) -> str:
     """The body of crawl_url and render_url (``task``: the bound Celery task, for retries)."""
+    cpu_started = time.process_time()
     crawler = scans.get_crawler()
     if not crawler.frontier(scan_id).accepts(token):
         log.info("dropping %s: scan %s is not open for this run", url, scan_id)
@@ -121,6 +131,7 @@ def _crawl(task, scan_id: int, url: str, depth: int, attempt: int, reserved: boo
         if to_match:
             crawler.frontier(scan_id).add_pending()
             match_page.apply_async((scan_id, *to_match, token))
+        crawler.frontier(scan_id).count(cpu_us_crawl=_us(time.process_time() - cpu_started))
     except storage_errors() as exc:
         if task.request.retries < settings.CRAWL_STORAGE_RETRIES:
             raise task.retry(exc=exc, countdown=_retry_delay(task.request.retries)) from exc
@@ -151,7 +162,8 @@ def _to_match(crawler, scan_id: int, result) -> tuple[str, str] | None:
     return result.page if page and result.page[1] and matching.needs_rematch(page) else None
 
 
-@shared_task(bind=True, name="crawler.match_page", max_retries=settings.CRAWL_STORAGE_RETRIES)
+@shared_task(bind=True, name="crawler.match_page", max_retries=settings.CRAWL_STORAGE_RETRIES,
+             ignore_result=True)
 def match_page(self, scan_id: int, page_id: str, version_id: str, token: str = "") -> dict:
     """Match page version ``version_id`` of page ``page_id`` with the registered works and record
     the matches for scan ``scan_id``. Returns the MatchReport as a dict ({} for a stale task)."""
@@ -162,13 +174,16 @@ def match_page(self, scan_id: int, page_id: str, version_id: str, token: str = "
     if not frontier.accepts(token):
         return {}
     try:
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
+        cpu_engine = 0.0
         page, version = crawler.pages.page(page_id), crawler.pages.version(version_id)
         if page is None or version is None:
             report = matching.MatchReport(0, 0, 0, 0)
         else:
             engine = get_engine()
+            cpu_engine = time.process_time()
             found = engine.match_with_keys(version.text)
+            cpu_engine = time.process_time() - cpu_engine
             report = matching.record_matches(  # the scan row is read only for a match
                 page, version, lambda: ScanRun.objects.filter(pk=scan_id).first(), found.matches)
             # kept for the stored-page search of later works (crawler.rematch)
@@ -187,7 +202,8 @@ def match_page(self, scan_id: int, page_id: str, version_id: str, token: str = "
         _done(scan_id, self.request.id, url_finished=False)
         raise
     frontier.count(matches=report.found, matches_new=report.new, matches_whitelisted=report.whitelisted,
-                   pages_matched=1, ms_match=int((time.perf_counter() - started) * 1000))
+                   pages_matched=1, ms_match=int((time.perf_counter() - started) * 1000),
+                   cpu_us_match=_us(time.process_time() - cpu_started), cpu_us_engine=_us(cpu_engine))
     _done(scan_id, self.request.id, url_finished=False)
     return dataclasses.asdict(report)
 

@@ -3,7 +3,7 @@
 Body text: resiliparse's main-content extraction (Bevendorff et al., "An Empirical Comparison of
 Web Content Extraction Algorithms", SIGIR 2023; lexbor parser, built for web-archive scale),
 and the page's whole visible text when the main-content heuristics keep nothing (a page whose
-article sits in markup they take for furniture). Chosen by ``bench/extract_bench.py`` and
+article sits in markup they take for furniture); one lexbor tree serves both. Chosen by ``bench/extract_bench.py`` and
 docs/decisions/extraction.md: 20 times faster than trafilatura's recall mode with a higher
 body-text recall. Title, author and date come from one lxml tree (trafilatura's meta-tag,
 JSON-LD and title steps, htmldate), which the crawler also reads links from (``parse_html``).
@@ -20,6 +20,7 @@ from typing import Any
 from htmldate import find_date
 from lxml import html as lxml_html
 from resiliparse.extract.html2text import extract_plain_text
+from resiliparse.parse.html import HTMLTree
 from trafilatura import metadata as trafilatura_metadata
 from trafilatura.settings import set_date_params
 
@@ -74,8 +75,9 @@ def extract_document(document: str | ParsedHtml, kind: str = "html", url: str | 
 
     Returns:
         Extracted (method "resiliparse" or "visible") with sections found by ``find_sections``.
-        Never raises on bad markup: the failure is in ``error`` ("empty_document", "no_text",
-        "parse_error: ...").
+        A page with fewer than ``config.min_text_chars`` characters outside its links has no
+        text. Never raises on bad markup: the failure is in ``error`` ("empty_document",
+        "no_text", "parse_error: ...").
     """
     if isinstance(document, ParsedHtml):
         parsed, document = document, document.document
@@ -92,9 +94,13 @@ def extract_document(document: str | ParsedHtml, kind: str = "html", url: str | 
     title, author, date = ("", "", None) if parsed.tree is None else \
         _metadata(parsed.tree, url, with_author)
     try:
+        tree = HTMLTree.parse(document)
         for method, main in (("resiliparse", True), ("visible", False)):
-            text = normalize(extract_plain_text(document, main_content=main, **_TEXT_OPTIONS))
-            if len(text) >= config.min_text_chars:
+            text = normalize(extract_plain_text(tree, main_content=main, **_TEXT_OPTIONS))
+            # a bare list of links (an index page) is no text, as the crawler always judged it
+            if len(text) >= config.min_text_chars and len(normalize(extract_plain_text(
+                    tree, main_content=main, skip_elements=["a"], **_TEXT_OPTIONS))) >= \
+                    config.min_text_chars:
                 return Extracted(text, "html", method, find_sections(text), encoding, title,
                                  author, date)
     except Exception as exc:  # noqa: BLE001 - resiliparse's parser exception, or a bug of it
