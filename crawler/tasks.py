@@ -4,8 +4,11 @@ settings.QUEUE_RENDER, match_page on settings.QUEUE_MATCH (settings.CELERY_TASK_
 One crawl_url task per admitted URL; render_url instead for the URLs of a site that needs a
 browser (the same work, on the workers that have Chromium). A URL that must wait (politeness slot, retry backoff) is
 sent again with a countdown instead of sleeping in the worker. Each finished URL enqueues the
-URLs it admitted and, for a new or changed page, one match_page task; the task that brings the
-scan's pending count to zero closes the scan run. MongoDB or Redis being unreachable makes a
+URLs it admitted and, for a new or changed page, matches it: in the crawl task itself when
+settings.CRAWL_MATCH_INLINE (no hand-off: the page's text is matched where it was stored; a
+worker killed meanwhile gets the crawl task back, finds the page stored but not matched and
+matches it), else through one match_page task; the task that brings the scan's pending count
+to zero closes the scan run. MongoDB or Redis being unreachable makes a
 task retry with backoff (``settings.CRAWL_STORAGE_RETRIES`` times, delays from
 ``tracker.runtime.backoff.backoff_delay``), after which the URL counts as failed. The per-page
 tasks keep no result in the result backend (nobody reads it; the frontier's counters and the
@@ -128,10 +131,9 @@ def _crawl(task, scan_id: int, url: str, depth: int, attempt: int, reserved: boo
             enqueue_url(scan_id, token, part, depth, browser=rules.needs_browser)
         takedown.record_gone(scan_id, url, result.status, result.exchange)  # gone: 404/410
         to_match = _to_match(crawler, scan_id, result)
-        if to_match:
-            crawler.frontier(scan_id).add_pending()
-            match_page.apply_async((scan_id, *to_match, token))
         crawler.frontier(scan_id).count(cpu_us_crawl=_us(time.process_time() - cpu_started))
+        if to_match:
+            _match_or_hand_over(crawler, scan_id, to_match, token)
     except storage_errors() as exc:
         if task.request.retries < settings.CRAWL_STORAGE_RETRIES:
             raise task.retry(exc=exc, countdown=_retry_delay(task.request.retries)) from exc
@@ -167,28 +169,12 @@ def _to_match(crawler, scan_id: int, result) -> tuple[str, str] | None:
 def match_page(self, scan_id: int, page_id: str, version_id: str, token: str = "") -> dict:
     """Match page version ``version_id`` of page ``page_id`` with the registered works and record
     the matches for scan ``scan_id``. Returns the MatchReport as a dict ({} for a stale task)."""
-    from tracker.core.engine import get_engine
-
     crawler = scans.get_crawler()
     frontier = crawler.frontier(scan_id)
     if not frontier.accepts(token):
         return {}
     try:
-        started, cpu_started = time.perf_counter(), time.process_time()
-        cpu_engine = 0.0
-        page, version = crawler.pages.page(page_id), crawler.pages.version(version_id)
-        if page is None or version is None:
-            report = matching.MatchReport(0, 0, 0, 0)
-        else:
-            engine = get_engine()
-            cpu_engine = time.process_time()
-            found = engine.match_with_keys(version.text)
-            cpu_engine = time.process_time() - cpu_engine
-            report = matching.record_matches(  # the scan row is read only for a match
-                page, version, lambda: ScanRun.objects.filter(pk=scan_id).first(), found.matches)
-            # kept for the stored-page search of later works (crawler.rematch)
-            crawler.pages.mark_matched(page_id, version_id,
-                                       pagekeys.pack(found.keys, engine.config))
+        report = _match(crawler, scan_id, page_id, version_id)
     except storage_errors() as exc:
         if self.request.retries < settings.CRAWL_STORAGE_RETRIES:
             raise self.retry(exc=exc, countdown=_retry_delay(self.request.retries)) from exc
@@ -201,11 +187,55 @@ def match_page(self, scan_id: int, page_id: str, version_id: str, token: str = "
         frontier.count(match_errors=1)
         _done(scan_id, self.request.id, url_finished=False)
         raise
-    frontier.count(matches=report.found, matches_new=report.new, matches_whitelisted=report.whitelisted,
-                   pages_matched=1, ms_match=int((time.perf_counter() - started) * 1000),
-                   cpu_us_match=_us(time.process_time() - cpu_started), cpu_us_engine=_us(cpu_engine))
     _done(scan_id, self.request.id, url_finished=False)
     return dataclasses.asdict(report)
+
+
+def _match(crawler, scan_id: int, page_id: str, version_id: str) -> matching.MatchReport:
+    """Match a stored page version, record its matches and count them in the scan (the body of
+    match_page, also run by the crawl task itself). Raises what MongoDB, Redis and the engine
+    raise; every step may run again (the recording is an upsert)."""
+    from tracker.core.engine import get_engine
+
+    started, cpu_started = time.perf_counter(), time.process_time()
+    cpu_engine = 0.0
+    page, version = crawler.pages.page(page_id), crawler.pages.version(version_id)
+    if page is None or version is None:
+        report = matching.MatchReport(0, 0, 0, 0)
+    else:
+        engine = get_engine()
+        cpu_engine = time.process_time()
+        found = engine.match_with_keys(version.text)
+        cpu_engine = time.process_time() - cpu_engine
+        report = matching.record_matches(  # the scan row is read only for a match
+            page, version, lambda: ScanRun.objects.filter(pk=scan_id).first(), found.matches)
+        # kept for the stored-page search of later works (crawler.rematch)
+        crawler.pages.mark_matched(page_id, version_id, pagekeys.pack(found.keys, engine.config))
+    crawler.frontier(scan_id).count(
+        matches=report.found, matches_new=report.new, matches_whitelisted=report.whitelisted,
+        pages_matched=1, ms_match=int((time.perf_counter() - started) * 1000),
+        cpu_us_match=_us(time.process_time() - cpu_started), cpu_us_engine=_us(cpu_engine))
+    return report
+
+
+def _match_or_hand_over(crawler, scan_id: int, page: tuple[str, str], token: str) -> None:
+    """Match page version ``page`` ((page_id, version_id)) in the crawl task when
+    settings.CRAWL_MATCH_INLINE; else, or when MongoDB or Redis failed it here, send a
+    match_page task (which retries on its own and counts in the scan's pending tasks). A
+    matching that fails otherwise is counted in ``match_errors``; the URL is crawled."""
+    if settings.CRAWL_MATCH_INLINE:
+        try:
+            _match(crawler, scan_id, *page)
+            return
+        except storage_errors() as exc:
+            log.warning("matching %s of scan %s in the crawl task failed (%s): handed over",
+                        page[0], scan_id, exc)
+        except Exception:
+            log.exception("matching %s of scan %s failed", page[0], scan_id)
+            crawler.frontier(scan_id).count(match_errors=1)
+            return
+    crawler.frontier(scan_id).add_pending()
+    match_page.apply_async((scan_id, *page, token))
 
 
 def _done(scan_id: int, task_id: str, url_finished: bool = True) -> None:
