@@ -309,7 +309,8 @@ class Crawler:
         # or a feed or sitemap), so that those add up to it; a page without text is an error
         if result.kind == "xml":
             frontier.count(pages_fetched=1)
-            admitted = self._admit_links(frontier, scan_id, rules, task, xml_links(result.body, result.final_url))
+            admitted = self._admit_links(frontier, scan_id, rules, task,
+                                         _canonical_all(xml_links(result.body, result.final_url)))
             return self._finish(frontier, scan_id, task, Outcome.OK, "feed or sitemap", result.status,
                                 admitted=admitted)
         # a rendered page is compared by its text: the same shell may load other text
@@ -396,10 +397,10 @@ class Crawler:
 
     def _admit_links(self, frontier, scan_id, rules, task, links: list[str],
                      depth: int | None = None) -> list[str]:
-        """Admit in-scope links at ``depth`` (default the task's depth + 1); links into URL
-        traps are recorded once as 'trap'. Returns the canonical URLs newly admitted."""
+        """Admit in-scope ``links`` (canonical URLs) at ``depth`` (default the task's depth + 1);
+        links into URL traps are recorded once as 'trap'. Returns the canonical URLs newly
+        admitted."""
         depth = task.depth + 1 if depth is None else depth
-        links = _canonical_all(links)
         in_scope = [u for u in links if rules.in_scope(u)]
         safe, traps = [], []
         for url in in_scope:
