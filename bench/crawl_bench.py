@@ -21,7 +21,9 @@ store = MongoDB, match = engine + recording), summed over the worker processes, 
 each process, so waiting for a CPU counts); the CPU time (user + system, psutil) the worker
 processes and, apart, MongoDB and Redis spent during the scan, in ms per page (what another
 load on the machine disturbs least); the 1-minute load average at the scan's end; the bytes per
-page stored in MongoDB and Redis (``stored_bytes``, in the JSON line of each run). The machine
+page stored in MongoDB and Redis (``stored_bytes``) and the peak bytes per page of the scan's
+Redis keys and task queues during the scan (``RedisPeak``), in the JSON line of each run. The
+machine
 is shared: with --repeat the runs of the worker counts are interleaved and the median run of
 each is reported.
 
@@ -213,6 +215,33 @@ def stored_bytes(pages: int) -> dict:
     return out
 
 
+class RedisPeak(threading.Thread):
+    """Polls, every ``interval`` seconds until ``stop``, the bytes (``MEMORY USAGE``) of the
+    scan's keys (``crawl:*``: seen-set, counters, finished task ids) and of the task queues
+    (``queues``); ``peak`` holds the largest sum of each seen."""
+
+    def __init__(self, queues: list[str], interval: float = 0.5):
+        super().__init__(daemon=True)
+        self.queues, self.interval = queues, interval
+        self.peak = {"crawl_keys": 0, "queues": 0}
+        self.done = threading.Event()
+
+    def run(self):
+        from tracker.core.connections import get_redis
+
+        redis = get_redis()
+        while not self.done.wait(self.interval):
+            keys = sum(redis.memory_usage(k) or 0 for k in redis.scan_iter(match="crawl:*"))
+            queues = sum(redis.memory_usage(q) or 0 for q in self.queues)
+            self.peak = {"crawl_keys": max(self.peak["crawl_keys"], keys),
+                         "queues": max(self.peak["queues"], queues)}
+
+    def stop(self) -> dict:
+        self.done.set()
+        self.join()
+        return self.peak
+
+
 def run_once(site, workers: int, tmp: Path, timeout: float, browser: bool = False,
              capture: bool | None = None, servers: tuple[int, ...] = ()) -> dict:
     """One scan of the mirror through a fresh worker with ``workers`` processes; with
@@ -248,12 +277,15 @@ def run_once(site, workers: int, tmp: Path, timeout: float, browser: bool = Fals
     try:
         procs.wait_until_ready(app, proc, name, log, settings.WORKER_READY_TIMEOUT_SECONDS)
         cpu_before = cpu_seconds([proc.pid]), cpu_seconds(list(servers))
+        peak = RedisPeak([fetch_queue, settings.QUEUE_MATCH, settings.QUEUE_CAPTURE])
+        peak.start()
         started = time.monotonic()
         scan = launch(site, trigger="bench")
         scan = scans.wait_for(scan.pk, timeout, open(os.devnull, "w"))
         wall = time.monotonic() - started
         cpu_workers = cpu_seconds([proc.pid]) - cpu_before[0]
         cpu_servers = cpu_seconds(list(servers)) - cpu_before[1]
+        redis_peak = peak.stop()
     finally:
         procs.stop(proc)
         if capturer is not None:
@@ -278,7 +310,8 @@ def run_once(site, workers: int, tmp: Path, timeout: float, browser: bool = Fals
                                    for name in ("crawl", "extract", "match", "engine")},
             "server_cpu_ms_per_page": round(cpu_servers * 1000 / max(1, html_pages), 2),
             "load_average": round(os.getloadavg()[0], 2),
-            "bytes_per_page": stored_bytes(html_pages)}
+            "bytes_per_page": {**stored_bytes(html_pages), **{
+                f"redis_peak_{k}": round(v / max(1, html_pages)) for k, v in redis_peak.items()}}}
 
 
 def main(argv=None) -> int:
