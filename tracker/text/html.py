@@ -75,8 +75,7 @@ def extract_document(document: str | ParsedHtml, kind: str = "html", url: str | 
 
     Returns:
         Extracted (method "resiliparse" or "visible") with sections found by ``find_sections``.
-        A page with fewer than ``config.min_text_chars`` characters outside its links has no
-        text. Never raises on bad markup: the failure is in ``error`` ("empty_document",
+        Never raises on bad markup: the failure is in ``error`` ("empty_document",
         "no_text", "parse_error: ...").
     """
     if isinstance(document, ParsedHtml):
@@ -97,10 +96,7 @@ def extract_document(document: str | ParsedHtml, kind: str = "html", url: str | 
         tree = HTMLTree.parse(document)
         for method, main in (("resiliparse", True), ("visible", False)):
             text = normalize(extract_plain_text(tree, main_content=main, **_TEXT_OPTIONS))
-            # a bare list of links (an index page) is no text, as the crawler always judged it
-            if len(text) >= config.min_text_chars and len(normalize(extract_plain_text(
-                    tree, main_content=main, skip_elements=["a"], **_TEXT_OPTIONS))) >= \
-                    config.min_text_chars:
+            if len(text) >= config.min_text_chars:
                 return Extracted(text, "html", method, find_sections(text), encoding, title,
                                  author, date)
     except Exception as exc:  # noqa: BLE001 - resiliparse's parser exception, or a bug of it
