@@ -16,7 +16,7 @@ and crawl keys are emptied, so every run fetches, extracts and matches every pag
 
 Reported per run: wall time from the scan's start to its end; pages/s fetched (HTTP 200 HTML,
 feeds excluded), extracted (pages with body text) and matched (match tasks done); the
-scan's stage times (fetch, decode = bytes to text, extract = trafilatura, links = outlinks,
+scan's stage times (fetch, decode = bytes to text, extract = page text, title and date, links = outlinks,
 store = MongoDB, match = engine + recording), summed over the worker processes, in milliseconds per page (wall time in
 each process, so waiting for a CPU counts); the CPU time (user + system, psutil) the worker
 processes and, apart, MongoDB and Redis spent during the scan, in ms per page (what another

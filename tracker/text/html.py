@@ -33,8 +33,6 @@ from .result import Extracted
 # the demo site (measured with cProfile), for dates the metadata and URL patterns already give
 _DATE_PARAMS = set_date_params(extensive=False)
 _AUTHOR_RE = re.compile(r"^(?:作者|著者|Author|By)\s*[:：]\s*(.{1,100}?)$", re.IGNORECASE)
-# list bullets and image alt texts are not the page's text: a copied chapter has neither
-_TEXT_OPTIONS = {"list_bullets": False, "alt_texts": False}
 
 
 @dataclass(frozen=True)
@@ -95,7 +93,9 @@ def extract_document(document: str | ParsedHtml, kind: str = "html", url: str | 
     try:
         tree = HTMLTree.parse(document)
         for method, main in (("resiliparse", True), ("visible", False)):
-            text = normalize(extract_plain_text(tree, main_content=main, **_TEXT_OPTIONS))
+            # list bullets and image alt texts are not the page's text: a copy has neither
+            text = normalize(extract_plain_text(tree, main_content=main, list_bullets=False,
+                                                alt_texts=False))
             if len(text) >= config.min_text_chars:
                 return Extracted(text, "html", method, find_sections(text), encoding, title,
                                  author, date)
