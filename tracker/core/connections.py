@@ -15,6 +15,7 @@ from functools import lru_cache
 import pymongo
 import redis
 from django.conf import settings
+from redis.cluster import RedisCluster
 
 from fingerprint.index import IndexUnavailableError
 from fingerprint.store import StoreUnavailableError
@@ -25,7 +26,8 @@ from tracker.core.errors import CoreError, StorageUnavailable
 def _mongo_client(url: str, pid: int) -> pymongo.MongoClient:
     return pymongo.MongoClient(url, serverSelectionTimeoutMS=settings.MONGO_SERVER_TIMEOUT_MS,
                                connectTimeoutMS=settings.MONGO_SERVER_TIMEOUT_MS, tz_aware=True,
-                               journal=settings.MONGO_JOURNALED_WRITES)
+                               journal=settings.MONGO_JOURNALED_WRITES,
+                               w=settings.MONGO_WRITE_CONCERN)
 
 
 @lru_cache(maxsize=8)
@@ -35,8 +37,15 @@ def _redis_client(url: str, pid: int) -> redis.Redis:
                                 health_check_interval=settings.REDIS_HEALTH_CHECK_SECONDS)
 
 
+@lru_cache(maxsize=8)
+def _redis_cluster_client(url: str, pid: int) -> RedisCluster:
+    return RedisCluster.from_url(url, socket_connect_timeout=settings.REDIS_CONNECT_TIMEOUT_SECONDS,
+                                 socket_timeout=settings.REDIS_SOCKET_TIMEOUT_SECONDS)
+
+
 def get_mongo_db() -> pymongo.database.Database:
-    """Return the platform's MongoDB database (``settings.MONGO_DB`` on ``settings.MONGO_URL``).
+    """Return the platform's MongoDB database (``settings.MONGO_DB`` on ``settings.MONGO_URL``,
+    a single server or a replica set), writing with ``settings.MONGO_WRITE_CONCERN``.
 
     No network call is made here; pymongo raises ``pymongo.errors.PyMongoError`` subclasses
     (e.g. ServerSelectionTimeoutError after settings.MONGO_SERVER_TIMEOUT_MS) on the first operation if the server is down.
@@ -50,6 +59,17 @@ def get_redis() -> redis.Redis:
     Raises ``redis.exceptions.ConnectionError`` on the first command if the server is down.
     """
     return _redis_client(settings.REDIS_URL, os.getpid())
+
+
+def get_index_redis() -> redis.Redis | RedisCluster:
+    """Return the client of the fingerprint index's Redis: ``settings.FINGERPRINT_INDEX_REDIS_URL``
+    (``settings.REDIS_URL`` when empty), a RedisCluster when
+    ``settings.FINGERPRINT_INDEX_REDIS_CLUSTER``, else a redis.Redis. No network call is made
+    here (a RedisCluster asks its first node for the others on first use)."""
+    url = settings.FINGERPRINT_INDEX_REDIS_URL or settings.REDIS_URL
+    if settings.FINGERPRINT_INDEX_REDIS_CLUSTER:
+        return _redis_cluster_client(url, os.getpid())
+    return _redis_client(url, os.getpid())
 
 
 def storage_errors() -> tuple[type[BaseException], ...]:
