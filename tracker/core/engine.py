@@ -24,7 +24,9 @@ def _engine(mongo_url: str, mongo_db: str, index_redis: tuple[str, str, bool], p
 def get_engine():
     """Return the ``fingerprint.Engine`` over RedisIndex (``connections.get_index_redis``,
     prefix settings.FINGERPRINT_INDEX_PREFIX) and MongoWorkStore (settings.MONGO_DB), built once
-    per process and settings. Creating it makes no network call."""
+    per process and settings. Creating it makes no network call, except with a Redis Cluster
+    index, whose client learns the cluster's nodes at once (``connections.get_index_redis``:
+    redis.exceptions.ConnectionError when none answers)."""
     index_redis = (settings.REDIS_URL, settings.FINGERPRINT_INDEX_REDIS_URL,
                    settings.FINGERPRINT_INDEX_REDIS_CLUSTER)
     return _engine(settings.MONGO_URL, settings.MONGO_DB, index_redis,

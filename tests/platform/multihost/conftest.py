@@ -22,7 +22,6 @@ from tests.platform.faults.conftest import DrillSite
 from tests.platform.multihost import deployment as deploy
 from tests.platform.multihost.network import unavailable_reason
 
-DEMO_WORKS = Path(__file__).resolve().parents[3] / "demo" / "works"
 #: Seconds a scan may take at most, a lost host or a failover included.
 SCAN_TIMEOUT = 150.0
 NEWS = "本市今日召开会议，部署下一阶段的交通治理工作，相关部门负责人出席会议并讲话。" * 8
@@ -87,7 +86,7 @@ def hosted(django_db_blocker):
         made, saved = deploy.build(folder)
         made_sites: list = []
         try:
-            workers = [made.start_worker(host) for host in made.workers]
+            workers = made.start_workers(made.workers)
             made.start_web()
             yield Hosted(made, workers, *_seed(), made_sites)
         finally:
@@ -99,22 +98,15 @@ def hosted(django_db_blocker):
 
 
 def _seed() -> tuple[str, str]:
-    """A rights holder's work registered and indexed (MongoDB replica set, Redis Cluster) and
-    a platform staff user's API token; returns (the work's text, the raw token)."""
+    """The demo novel registered and indexed (deployment.index_work) and a platform staff
+    user's API token; returns (the work's text, the raw token)."""
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
     from dashboard.models import ApiToken
-    from tracker.core import ingestion, registration
-    from tracker.core.models import RightsHolder
-    from tracker.core.roles import STAFF_GROUP, ensure_groups
-    from tracker.core.uploads import extract_pasted
+    from tracker.core.roles import STAFF_GROUP
 
-    ensure_groups()
-    holder = RightsHolder.objects.create(name="Press A", email="a@press.example")
-    novel = (DEMO_WORKS / "xiyouji-01-03.txt").read_text(encoding="utf-8")
-    work = registration.register_work(holder, "xyj", extract_pasted(novel), ingest=False).work
-    assert ingestion.ingest(work.pk) == "indexed"
+    novel = deploy.index_work()
     staff = get_user_model().objects.create_user("staff", password="pw-staff", is_staff=True)
     staff.groups.add(Group.objects.get(name=STAFF_GROUP))
     token = ApiToken(user=staff, name="multihost")

@@ -14,6 +14,8 @@ everything and points this process back.
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -26,12 +28,14 @@ from tracker.runtime import supervisor
 
 from .network import Host, Network
 
+DEMO_NOVEL = Path(__file__).resolve().parents[3] / "demo" / "works" / "xiyouji-01-03.txt"
 REPLICA_SET = "mh"
 MONGO_PORT, INDEX_PORT, BROKER_PORT = 27017, 7000, 6379
 #: Queues of the worker hosts (no capture or render: no Chromium in the hosts).
 QUEUES = ("default", "ingest", "crawl", "match")
-#: Seconds to wait for a server, a replica set primary or the cluster to come up.
-READY_TIMEOUT = 120.0
+#: Seconds to wait for a server, a replica set primary or the cluster to come up; for the
+#: PostgreSQL to shut down at the end before it is killed.
+READY_TIMEOUT, SERVER_STOP_TIMEOUT = 120.0, 15.0
 #: Replica set timing: a primary unheard of for ELECTION_TIMEOUT_MS is replaced (MongoDB's
 #: default is 10 s; shorter here so that a killed primary is replaced within the test).
 ELECTION_TIMEOUT_MS, HEARTBEAT_MS = 2000, 500
@@ -68,7 +72,7 @@ class Worker:
     host: Host
     node: str
     log: Path
-    proc: object
+    proc: subprocess.Popen
 
 
 @dataclass
@@ -83,6 +87,7 @@ class Deployment:
         urls: the servers' URLs as the hosts reach them: "database", "mongo", "broker", "index".
         mongo_members: {member address "IP:PORT": its host}.
         mongo_pids: {data host name: the pid of its mongod}.
+        postgres_pid: the pid of the web host's PostgreSQL (postmaster).
     """
 
     folder: Path
@@ -94,6 +99,7 @@ class Deployment:
     urls: dict = field(default_factory=dict)
     mongo_members: dict = field(default_factory=dict)
     mongo_pids: dict = field(default_factory=dict)
+    postgres_pid: int = 0
     celery: list = field(default_factory=list)
     web_url: str = ""
 
@@ -109,6 +115,7 @@ class Deployment:
         a Redis Cluster node on each data host; the set initiated, the slots spread."""
         pg = self.web.start_server("start_postgres", datadir=self._dir(self.web, "postgres"),
                                    durable=False)
+        self.postgres_pid = pg["pid"]
         password = pg["url"].split(":")[2].split("@")[0]
         self.urls["database"] = (f"postgres://postgres:{password}@{self.web.address}:"
                                  f"{pg['port']}/tracker")
@@ -250,25 +257,30 @@ class Deployment:
         env.pop("TRACKER_TSA_URLS", None)  # the session's TSA is on this host's loopback
         return env
 
-    def start_worker(self, host: Host, concurrency: int = 1) -> Worker:
-        """Start a Celery worker in ``host`` and wait until it answers a ping."""
+    def start_workers(self, hosts: list[Host], concurrency: int = 1) -> list[Worker]:
+        """Start a Celery worker of ``concurrency`` processes in each of ``hosts``, together,
+        and wait until each answers a ping; returns them."""
         from django.conf import settings
 
         from tracker.celery import app
 
-        name = f"{host.name}-{uuid.uuid4().hex[:4]}"
-        log = self.folder / host.name / f"{name}.log"
-        proc = supervisor.start_worker(self.celery_env(), log, name, list(QUEUES),
-                                       concurrency=concurrency, cwd=settings.BASE_DIR,
-                                       prefix=host.prefix)
-        self.celery.append(proc)
-        supervisor.wait_until_ready(app, proc, name, log, settings.WORKER_READY_TIMEOUT_SECONDS)
-        return Worker(host, supervisor.node_name(name), log, proc)
+        started = []
+        for host in hosts:
+            name = f"{host.name}-{uuid.uuid4().hex[:4]}"
+            log = self.folder / host.name / f"{name}.log"
+            proc = supervisor.start_worker(self.celery_env(), log, name, list(QUEUES),
+                                           concurrency=concurrency, cwd=settings.BASE_DIR,
+                                           prefix=host.prefix)
+            self.celery.append(proc)
+            started.append((name, Worker(host, supervisor.node_name(name), log, proc)))
+        for name, worker in started:
+            supervisor.wait_until_ready(app, worker.proc, name, worker.log,
+                                        settings.WORKER_READY_TIMEOUT_SECONDS)
+        return [worker for _, worker in started]
 
     def start_web(self) -> None:
         """celery beat and gunicorn (2 sync workers) on the web host; returns once gunicorn
         answers /healthz from this process, across the bridge."""
-        import subprocess
         import sys
 
         import requests
@@ -300,11 +312,30 @@ class Deployment:
             raise AssertionError(f"{exc}; its log:\n{log.read_text()[-3000:]}") from None
 
     def close(self) -> None:
-        """Stop the Celery and web processes, then every process of every host, and remove
-        the namespaces and the bridge."""
-        for proc in self.celery:
-            supervisor.stop(proc, timeout=5)
+        """Stop PostgreSQL, kill every process of every host, remove the namespaces and the
+        bridge, and reap the Celery and web processes started here."""
+        # PostgreSQL is asked to stop (its fast shutdown): killed, it would leave its System V
+        # shared memory segment behind. The rest is killed with the namespaces (a mongod asked
+        # to stop waits up to 15 s for a secondary to catch up; nothing here needs to persist).
+        if self.postgres_pid:
+            try:
+                os.kill(self.postgres_pid, signal.SIGINT)
+            except ProcessLookupError:
+                pass
+            deadline = time.monotonic() + SERVER_STOP_TIMEOUT
+            while _runs(self.postgres_pid) and time.monotonic() < deadline:
+                time.sleep(0.1)
         self.network.close()
+        for proc in self.celery:
+            proc.wait()
+
+
+def _runs(pid: int) -> bool:
+    """True while process ``pid`` exists and is no zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1][:1] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def _point_celery_at(url: str) -> None:
@@ -327,6 +358,23 @@ def _forget_cached_clients() -> None:
 
     caches.close_all()
     caches._connections = Local(caches.thread_critical)
+
+
+def index_work() -> str:
+    """Register the demo novel (西游记 chapters 1-3) for a new rights holder and index it in
+    this process (MongoDB replica set, Redis Cluster); returns its text."""
+    from tracker.core import ingestion, registration
+    from tracker.core.models import RightsHolder
+    from tracker.core.roles import ensure_groups
+    from tracker.core.uploads import extract_pasted
+
+    ensure_groups()
+    holder = RightsHolder.objects.create(name="Press A", email="a@press.example")
+    novel = DEMO_NOVEL.read_text(encoding="utf-8")
+    work = registration.register_work(holder, "xyj", extract_pasted(novel), ingest=False).work
+    if (status := ingestion.ingest(work.pk)) != "indexed":
+        raise RuntimeError(f"the demo novel was not indexed: {status}")
+    return novel
 
 
 def build(folder: Path) -> tuple[Deployment, dict]:

@@ -35,11 +35,15 @@ def unavailable_reason() -> str | None:
         return "multi-host test: network namespaces need root (ip netns add)"
     if shutil.which("ip") is None:
         return "multi-host test: no `ip` command (apt-get install iproute2)"
-    probe = f"{PREFIX}probe{os.getpid()}"
-    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
-    if made.returncode != 0:
-        return f"multi-host test: `ip netns add` is refused here: {made.stderr.strip()}"
-    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+    probe = f"{PREFIX}p{os.getpid()}"
+    for kind, make, remove in (("netns", ["netns", "add", probe], ["netns", "del", probe]),
+                               ("bridge", ["link", "add", probe, "type", "bridge"],
+                                ["link", "del", probe])):
+        made = _ip(*make, check=False)
+        if made.returncode != 0:
+            return f"multi-host test: `ip {' '.join(make[:2])}` ({kind}) is refused here: " \
+                   f"{made.stderr.strip()}"
+        _ip(*remove, check=False)
     return None
 
 
