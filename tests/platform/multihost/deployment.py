@@ -33,7 +33,7 @@ REPLICA_SET = "mh"
 MONGO_PORT, INDEX_PORT, BROKER_PORT = 27017, 7000, 6379
 #: Queues of the worker hosts (no capture or render: no Chromium in the hosts).
 QUEUES = ("default", "ingest", "crawl", "match")
-#: Seconds to wait for a server, a replica set primary or the cluster to come up; for the
+#: Seconds to wait for a server, a replica set primary or the cluster to come up; for
 #: PostgreSQL to shut down at the end before it is killed.
 READY_TIMEOUT, SERVER_STOP_TIMEOUT = 120.0, 15.0
 #: Replica set timing: a primary unheard of for ELECTION_TIMEOUT_MS is replaced (MongoDB's
@@ -83,11 +83,12 @@ class Deployment:
         folder: every server's data and every process's log, one sub-folder per host.
         network: the bridge and namespaces.
         web, workers, data: the hosts.
-        env: the environment of the deployment's Celery and web processes.
         urls: the servers' URLs as the hosts reach them: "database", "mongo", "broker", "index".
         mongo_members: {member address "IP:PORT": its host}.
         mongo_pids: {data host name: the pid of its mongod}.
         postgres_pid: the pid of the web host's PostgreSQL (postmaster).
+        celery: the Popen of every Celery, beat and gunicorn process started here.
+        web_url: gunicorn's base URL on the web host, once ``start_web`` returned.
     """
 
     folder: Path
@@ -95,7 +96,6 @@ class Deployment:
     web: Host
     workers: list[Host]
     data: list[Host]
-    env: dict = field(default_factory=dict)
     urls: dict = field(default_factory=dict)
     mongo_members: dict = field(default_factory=dict)
     mongo_pids: dict = field(default_factory=dict)
