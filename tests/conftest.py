@@ -60,6 +60,7 @@ import pytest
 
 from tracker.runtime import embedded
 
+TESTS = Path(__file__).resolve().parent
 _started: list[embedded.Service] = []
 _stops: list = []  # other things started for the session: their stop functions
 _tmp: Path | None = None
@@ -203,9 +204,11 @@ def pytest_collection_modifyitems(config, items):
             needs.add("services")
         if "celery_worker" in names:
             needs.add("worker")
-        if "faults" in item.path.parts:
+        folders = (item.path.relative_to(TESTS).parts if item.path.is_relative_to(TESTS)
+                   else item.path.parts)  # not the clone's own path: it may be ".../faults/"
+        if "faults" in folders:
             needs |= {"drill", "services"}
-        if "multihost" in item.path.parts:  # servers of its own, no session server
+        if "multihost" in folders:  # servers of its own, no session server
             needs |= {"drill", "multihost"}
         if "chromium" in names:
             needs.add("browser")
