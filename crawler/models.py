@@ -263,7 +263,8 @@ class MatchQuerySet(models.QuerySet):
     def chapter_heads(self) -> MatchQuerySet:
         """One row per group among these matches: the first recorded part (lowest id), every
         match that is no part as itself; each row annotated ``part_count`` (int, the group's
-        matches among these; 1 for a match that is no part)."""
+        matches among these; 1 for a match that is no part). These are the rows of the match
+        list: every count shown beside a link to it counts them (filter first, then this)."""
         group = self.exclude(part_of="").filter(work=models.OuterRef("work"),
                                                 part_of=models.OuterRef("part_of"))
         count = group.order_by().values("part_of").annotate(n=models.Count("pk")).values("n")
