@@ -11,6 +11,8 @@ each atomic and audited (kind "case", no acting person unless one caused it):
 - ``do_note_page_found``: a page of a removed case's work found on its site again -> reopened.
 
 A person's decisions (confirm, dismiss, reopen) are in ``crawler.case_actions``.
+``found_cases`` names the cases a scan or a stored-page search opened or grew (``Finding``),
+which the alerts tell of.
 """
 
 from __future__ import annotations
