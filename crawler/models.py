@@ -268,8 +268,10 @@ class MatchQuerySet(models.QuerySet):
         group = self.exclude(part_of="").filter(work=models.OuterRef("work"),
                                                 part_of=models.OuterRef("part_of"))
         count = group.order_by().values("part_of").annotate(n=models.Count("pk")).values("n")
-        return self.exclude(models.Exists(group.filter(pk__lt=models.OuterRef("pk")))).annotate(
-            part_count=Coalesce(models.Subquery(count), 1))
+        # a match that is no part is its own head: no search for an earlier part (as a plain
+        # NOT EXISTS, SQLite searched for every row; a scan's list took 0.7 s at 324 rows)
+        first = models.Q(part_of="") | ~models.Exists(group.filter(pk__lt=models.OuterRef("pk")))
+        return self.filter(first).annotate(part_count=Coalesce(models.Subquery(count), 1))
 
     def with_parts(self) -> MatchQuerySet:
         """These matches and every other part of their groups (a QuerySet of Match)."""
