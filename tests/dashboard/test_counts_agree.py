@@ -1,7 +1,7 @@
 """Every count shown beside a link equals the rows that link lists, for staff and for a holder's
 user while a second holder's data is present: the scan list, a scan's page, the overview
 (review figures, top sites and works, open notices, recent scans, the case funnel), the case
-list's state counts, the match list's filter choices and the cases alert mail.
+list's state counts, the match and case lists' filter choices and the cases alert mail.
 
 The data: scan 1 found four pages of holder A (three of them parts of one chapter) and one
 of holder B; scan 2 (a rescan) saw one of A's pages again and found one more of B; each run's
@@ -136,12 +136,13 @@ def test_the_case_list_state_counts(data, who):
 
 
 @pytest.mark.parametrize("who", USERS)
-def test_the_match_list_filter_choices(data, who):
+@pytest.mark.parametrize("listing", ["/crawler/match/", "/crawler/case/"])
+def test_the_filter_choices_of_the_match_and_case_lists(data, who, listing):
     client = _client(data.users[who])
-    html = client.get("/crawler/match/").content.decode()
+    html = client.get(listing).content.decode()
     choices = _pairs(html, r'<a href="(\?(?:domain|work__id__exact)=[^"]+)"[^>]*>[^<(]* \((\d+)\)</a>')
     assert choices
-    _check(client, [(f"/crawler/match/{href}", n) for href, n in choices])
+    _check(client, [(f"{listing}{href}", n) for href, n in choices])
 
 
 def test_the_cases_mail_counts_the_pages_its_case_page_lists(data):
