@@ -208,12 +208,23 @@ WORK_TEXT_MAX_CHARS = env.int("TRACKER_WORK_TEXT_MAX_CHARS", default=10_000_000)
 ARCHIVE_MAX_UNCOMPRESSED_BYTES = env.int("TRACKER_ARCHIVE_MAX_MB", default=500) * 1024 * 1024
 ARCHIVE_MAX_RATIO = env.int("TRACKER_ARCHIVE_MAX_RATIO", default=200)
 
-# MongoDB holds the works' text and window fingerprints (and the crawled pages).
+# MongoDB holds the works' text and window fingerprints (and the crawled pages). A replica set
+# is named by its URI: mongodb://HOST1:27017,HOST2:27017,HOST3:27017/?replicaSet=NAME.
 MONGO_URL = _server_url("MONGO_URL", "mongodb://127.0.0.1:27017")
 MONGO_DB = env.str("MONGO_DB", default="tracker")
-# Redis holds the fingerprint index and is Celery's broker.
+# Write concern "w" of every MongoDB write: "majority" (a replica set acknowledges a write once
+# most members have it, so a failover never rolls an acknowledged page version back; a single
+# server acknowledges as with 1), or a number of members.
+_MONGO_W = env.str("TRACKER_MONGO_WRITE_CONCERN", default="majority")
+MONGO_WRITE_CONCERN: int | str = int(_MONGO_W) if _MONGO_W.isdigit() else _MONGO_W
+# Redis is Celery's broker and holds the crawl state (frontiers, politeness, robots.txt, locks)
+# and, unless FINGERPRINT_INDEX_REDIS_URL names another server, the fingerprint index.
 REDIS_URL = _server_url("REDIS_URL", "redis://127.0.0.1:6379/0")
 FINGERPRINT_INDEX_PREFIX = env.str("FINGERPRINT_INDEX_PREFIX", default="fp")
+# The fingerprint index's own Redis (empty: REDIS_URL's); with FINGERPRINT_INDEX_REDIS_CLUSTER
+# it is one node of a Redis Cluster (redis://HOST:PORT/0), from which the client learns the rest.
+FINGERPRINT_INDEX_REDIS_URL = env.str("FINGERPRINT_INDEX_REDIS_URL", default="")
+FINGERPRINT_INDEX_REDIS_CLUSTER = env.bool("FINGERPRINT_INDEX_REDIS_CLUSTER", default=False)
 
 
 def redis_cache_url(redis_url: str, database: int) -> str:
@@ -610,3 +621,8 @@ CASE_PAGES_PER_PAGE = 50
 # (days).
 CASE_FUNNEL_DAYS = 30
 CASE_FUNNEL_PERIODS = (7, 30, 90)
+# A work's page (dashboard.work_figures): at most WORK_PAGE_CASES cases listed (rows, most pages
+# first), WORK_PAGE_SITES sites and WORK_PAGE_CHAPTERS most-copied chapters charted (bars).
+WORK_PAGE_CASES = 20
+WORK_PAGE_SITES = 10
+WORK_PAGE_CHAPTERS = 10
