@@ -17,6 +17,7 @@ from .errors import not_found
 router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
 router.register("works", views.WorkViewSet, basename="work")
+router.register("imports", views.ImportJobViewSet, basename="import")
 router.register("matches", views.MatchViewSet, basename="match")
 router.register("cases", cases.CaseViewSet, basename="case")
 router.register("notices", views.NoticeViewSet, basename="notice")
