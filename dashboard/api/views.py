@@ -164,7 +164,8 @@ class WorkViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
             {key: data.get(key) for key in ("reference", "title", "author", "kind", "language",
                                             "allow_duplicate")}, get_language())
         body = s.ImportJobSerializer(job, context={"request": request}).data
-        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
+        return Response(body, status=status.HTTP_202_ACCEPTED,
+                        headers={"Location": str(body["url"])})
 
     @extend_schema(summary="Register works in bulk (JSON Lines)",
                    request={"application/x-ndjson": OpenApiTypes.STR},
