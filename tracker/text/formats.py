@@ -173,7 +173,8 @@ def read_epub(data: bytes, config: TextConfig = DEFAULT) -> Extracted:
     except (epub.EpubException, LookupError, ValueError, AttributeError, TypeError, OSError,
             SyntaxError) as exc:  # a package without spine or manifest: TypeError, IndexError
         raise TextError("corrupt", "corrupt", what="EPUB", error=exc) from exc
-    parts, read = [], 0
+    parts: list[tuple[str, str]] = []
+    read = 0
     for item_id, _linear in book.spine:
         item = book.get_item_with_id(item_id)
         if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
