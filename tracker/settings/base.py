@@ -484,8 +484,13 @@ REST_FRAMEWORK = {
     "DATETIME_FORMAT": "iso-8601",
 }
 SPECTACULAR_SETTINGS = {
+    # English message ids: dashboard.api.schema shows them in the reader's language
     "TITLE": "Copyright tracker API",
-    "DESCRIPTION": "Register works, review matches, draft takedown notices, run scans.",
+    "DESCRIPTION": "Register works, review matches, draft takedown notices, run scans. Send "
+                   "your token as `Authorization: Bearer <token>`; every answer is JSON, error "
+                   "messages in the language of Accept-Language (zh-hans or en).",
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "dashboard.api.schema.translated_info"],
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
