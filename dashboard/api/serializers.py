@@ -124,8 +124,9 @@ class ImportJobSerializer(serializers.ModelSerializer):
         "language; code one of the upload's codes (too_large, empty, unsupported, mismatch, "
         "corrupt, encrypted, archive_bomb, encoding), duplicate_work (fields.existing_work: "
         "the id of the holder's work with the same text), timeout (reading took longer than "
-        f"{settings.UPLOAD_EXTRACT_SECONDS} s), stalled (its worker was lost), missing, "
-        "not_queued or internal. Null otherwise."))
+        f"{settings.UPLOAD_EXTRACT_SECONDS} s), worker_lost (its reading killed the worker "
+        "process each time), stalled (its worker was lost), missing, not_queued or internal. "
+        "Null otherwise."))
 
     class Meta:
         model = ImportJob

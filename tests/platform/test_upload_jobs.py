@@ -96,3 +96,21 @@ def test_an_upload_job_whose_worker_was_lost_is_failed_by_the_sweeper(people, se
     job.refresh_from_db()
     assert (job.state, job.error_code) == (ImportState.FAILED, "stalled")
     assert not import_jobs.staged_file(job).exists()
+
+
+def test_a_file_whose_reading_killed_the_worker_is_refused_at_its_next_start(people, settings):
+    """A worker process killed while reading (out of memory) gives the task back
+    (CELERY_TASK_ACKS_LATE): past UPLOAD_MAX_ATTEMPTS starts the job fails instead of looping."""
+    from tracker.core import upload_jobs
+
+    job = ImportJob.objects.create(
+        holder=people["press"], user=people["alice"], name="poison.txt", kind=ImportKind.FILE,
+        language="en", options={"reference": "poison"},
+        summary={"attempts": settings.UPLOAD_MAX_ATTEMPTS})
+    import_jobs.staged_file(job).parent.mkdir(parents=True, exist_ok=True)
+    import_jobs.staged_file(job).write_bytes("第一章\n正文在此。".encode())
+    assert upload_jobs.run(job.pk) == ImportState.FAILED
+    job.refresh_from_db()
+    assert job.error_code == "worker_lost" and not import_jobs.staged_file(job).exists()
+    assert not Work.objects.exists()
+    assert upload_jobs.run(job.pk) == "gone"

@@ -38,13 +38,21 @@ def run(job_id: int) -> str:
 
     Returns:
         The job's final state ("finished", with its ``work``; "failed", with ``error`` and
-        ``error_code``: an UploadError code, "duplicate_work", "timeout", "missing" or
-        "internal"), or "gone" (no such running job).
+        ``error_code``: an UploadError code, "duplicate_work", "timeout", "missing",
+        "worker_lost" (started more than settings.UPLOAD_MAX_ATTEMPTS times: each reading
+        killed the worker process) or "internal"), or "gone" (no such running job).
     """
     job = ImportJob.objects.filter(pk=job_id, state=ImportState.RUNNING,
                                    kind=ImportKind.FILE).select_related("holder", "user").first()
     if job is None:
         return "gone"
+    attempts = job.summary.get("attempts", 0) + 1
+    if attempts > settings.UPLOAD_MAX_ATTEMPTS:  # its reading killed the worker process
+        return import_jobs.close(job, ImportState.FAILED, error_code="worker_lost",
+                                 error=notes.coded("upload_worker_lost", gettext_noop(
+                                     "Reading the file stopped the worker %(n)d times; the "
+                                     "file is refused."), n=settings.UPLOAD_MAX_ATTEMPTS))
+    ImportJob.objects.filter(pk=job.pk).update(summary={"attempts": attempts})
     options = job.options
     try:
         with translation.override(job.language or settings.LANGUAGE_CODE):

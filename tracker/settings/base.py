@@ -202,6 +202,9 @@ UPLOAD_MAX_BYTES = env.int("TRACKER_UPLOAD_MAX_MB", default=50) * 1024 * 1024
 # a duplicate stays staged KEPT_UPLOAD_SECONDS for "register anyway".
 UPLOAD_EXTRACT_SECONDS = env.int("TRACKER_UPLOAD_EXTRACT_SECONDS", default=300)
 UPLOAD_EXTRACT_KILL_GRACE_SECONDS = 30
+# A job whose worker process died while reading (killed, out of memory) is delivered again
+# (CELERY_TASK_ACKS_LATE); on its UPLOAD_MAX_ATTEMPTS + 1st start it fails instead.
+UPLOAD_MAX_ATTEMPTS = 2
 KEPT_UPLOAD_SECONDS = 3600
 DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES + 1024 * 1024
 # The longest text a work may have, in characters: uploads, pasted and appended texts over it
