@@ -12,7 +12,15 @@ from django.utils import timezone
 
 from bench.docx_extract import hostile_docx
 from tracker.core import actions, import_jobs
-from tracker.core.models import AuditEvent, ImportJob, ImportKind, ImportState, Work, WorkStatus
+from tracker.core.models import (
+    AuditEvent,
+    ImportJob,
+    ImportKind,
+    ImportState,
+    RightsConflict,
+    Work,
+    WorkStatus,
+)
 from tracker.core.uploads import extract_pasted
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -81,6 +89,33 @@ def test_a_duplicate_file_fails_and_can_be_registered_anyway(
 
     client.force_login(people["bob"])  # another holder's job is not there
     assert client.get(f"/core/work/import/{new.pk}/status/").status_code == 404
+
+
+def test_a_new_file_for_a_work_and_another_holders_copy_go_through_their_jobs(
+        client, people, idle_worker, platform_stores, novel_text, wait_for):
+    """A file on a work's change page updates that work through its job; another holder's
+    upload of the same text is registered, indexed and flagged as a rights conflict."""
+    work = actions.do_register_work(people["press"], "xiyouji", extract_pasted(
+        novel_text[:novel_text.index("\n第三回")]), acting_user=people["alice"]).work
+    wait_for(lambda: Work.objects.filter(pk=work.pk, status=WorkStatus.INDEXED).exists())
+    client.force_login(people["alice"])
+    client.post(f"/core/work/{work.pk}/change/", _form(
+        people["press"], "xiyouji", SimpleUploadedFile("全本.txt", novel_text.encode()),
+        title=work.title, kind=work.kind, language=work.language))
+    state = _settled(client, ImportJob.objects.get().pk, wait_for)
+    assert (state["state"], state["work"], state["summary"]) == (
+        "finished", work.pk, {"outcome": "updated"})
+    work.refresh_from_db()
+    assert work.source_name == "全本.txt" and len(work.sections) == 3
+    wait_for(lambda: Work.objects.filter(pk=work.pk, status=WorkStatus.INDEXED).exists())
+
+    client.force_login(people["bob"])
+    client.post("/core/work/add/", _form(people["agency"], "xyj", SimpleUploadedFile(
+        "西游记.txt", novel_text.encode())))
+    job = ImportJob.objects.exclude(work=work).get()
+    assert _settled(client, job.pk, wait_for)["state"] == "finished"
+    copy = Work.objects.get(holder=people["agency"])
+    wait_for(lambda: RightsConflict.objects.filter(existing=work, claimed=copy).exists())
 
 
 def test_an_upload_job_whose_worker_was_lost_is_failed_by_the_sweeper(people, settings):
