@@ -621,3 +621,8 @@ CASE_PAGES_PER_PAGE = 50
 # (days).
 CASE_FUNNEL_DAYS = 30
 CASE_FUNNEL_PERIODS = (7, 30, 90)
+# A work's page (dashboard.work_figures): at most WORK_PAGE_CASES cases listed (rows, most pages
+# first), WORK_PAGE_SITES sites and WORK_PAGE_CHAPTERS most-copied chapters charted (bars).
+WORK_PAGE_CASES = 20
+WORK_PAGE_SITES = 10
+WORK_PAGE_CHAPTERS = 10
