@@ -196,13 +196,23 @@ STORAGES = {
 
 # Uploads: the largest file or pasted text accepted, in bytes (TRACKER_UPLOAD_MAX_MB megabytes).
 UPLOAD_MAX_BYTES = env.int("TRACKER_UPLOAD_MAX_MB", default=50) * 1024 * 1024
-# A file refused by the work form for a reason the user can answer (a duplicate) is kept this
-# long (seconds) for the next post of the form (tracker.core.kept_uploads).
+# An uploaded file is staged and read by a job in the worker (tracker.core.upload_jobs, task on
+# QUEUE_INGEST): its reading stops after UPLOAD_EXTRACT_SECONDS (the job fails "timeout"; the
+# task is killed UPLOAD_EXTRACT_KILL_GRACE_SECONDS later if it does not stop). A file refused as
+# a duplicate stays staged KEPT_UPLOAD_SECONDS for "register anyway".
+UPLOAD_EXTRACT_SECONDS = env.int("TRACKER_UPLOAD_EXTRACT_SECONDS", default=300)
+UPLOAD_EXTRACT_KILL_GRACE_SECONDS = 30
+# A job whose worker process died while reading (killed, out of memory) is delivered again
+# (CELERY_TASK_ACKS_LATE); on its UPLOAD_MAX_ATTEMPTS + 1st start it fails instead.
+UPLOAD_MAX_ATTEMPTS = 2
 KEPT_UPLOAD_SECONDS = 3600
 DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES + 1024 * 1024
 # The longest text a work may have, in characters: uploads, pasted and appended texts over it
 # are refused ("too_large"); the fingerprint engine is given the same limit (max_text_chars).
 WORK_TEXT_MAX_CHARS = env.int("TRACKER_WORK_TEXT_MAX_CHARS", default=10_000_000)
+# The most paragraphs (.docx), pages (PDF) or reading-order documents (EPUB) a reader walks
+# through: blank ones add no text, so the character limit alone would not stop them.
+WORK_TEXT_MAX_PARTS = env.int("TRACKER_WORK_TEXT_MAX_PARTS", default=1_000_000)
 # Archives (.docx, .epub, .zip imports): the most bytes their entries may expand to, and the
 # highest expansion ratio of one entry; above either the file is refused as an archive bomb.
 ARCHIVE_MAX_UNCOMPRESSED_BYTES = env.int("TRACKER_ARCHIVE_MAX_MB", default=500) * 1024 * 1024
@@ -493,8 +503,13 @@ REST_FRAMEWORK = {
     "DATETIME_FORMAT": "iso-8601",
 }
 SPECTACULAR_SETTINGS = {
+    # English message ids: dashboard.api.schema shows them in the reader's language
     "TITLE": "Copyright tracker API",
-    "DESCRIPTION": "Register works, review matches, draft takedown notices, run scans.",
+    "DESCRIPTION": "Register works, review matches, draft takedown notices, run scans. Send "
+                   "your token as `Authorization: Bearer <token>`; every answer is JSON, error "
+                   "messages in the language of Accept-Language (zh-hans or en).",
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "dashboard.api.schema.translated_info"],
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -581,9 +596,10 @@ WORK_STATUS_POLL_SECONDS = 2
 DUPLICATE_MIN_CONTAINMENT = 0.90
 # Characters of each shared passage quoted on the rights conflict page.
 CONFLICT_QUOTE_CHARS = 300
-# Dashboard .zip imports (tracker/core/import_jobs.py, task on QUEUE_INGEST): a running import
-# whose progress row did not move for this many seconds is failed (worker lost); the page polls
-# its progress every IMPORT_POLL_MS milliseconds.
+# Import jobs (tracker/core/import_jobs.py, task on QUEUE_INGEST): a dashboard .zip import or
+# one uploaded file. A running job whose progress row did not move for this many seconds is
+# failed (worker lost; above UPLOAD_EXTRACT_SECONDS + UPLOAD_EXTRACT_KILL_GRACE_SECONDS); the
+# page polls its progress every IMPORT_POLL_MS milliseconds.
 IMPORT_STUCK_SECONDS = 900
 IMPORT_POLL_MS = 1000
 
