@@ -104,10 +104,18 @@ def open_case(work, host: str, scan=None) -> tuple[Case, bool]:
     holder whitelisted its domain. Two workers opening one case meet the unique constraint:
     the loser takes the winner's row. Returns ``(case, opened)``.
     """
-    domain = registered_domain(host)
-    case = Case.objects.filter(work=work, domain=domain).first()
+    case = Case.objects.filter(work=work, domain=registered_domain(host)).first()
     if case is not None:
         return case, False
+    return open_missing_case(work, host, scan, whitelist_checked=False)
+
+
+def open_missing_case(work, host: str, scan=None, *, whitelist_checked: bool) -> tuple[Case, bool]:
+    """``open_case`` for a caller that read the case missing already (``cases_on``), and
+    that found no whitelist entry of the holder covering ``host`` or a parent domain of it
+    when ``whitelist_checked`` (``crawler.matching.whitelisted``): two reads fewer per case
+    opened. Returns ``(case, opened)``, ``opened`` False when a racing worker opened it."""
+    domain = registered_domain(host)
     try:
         with transaction.atomic():
             case = Case.objects.create(work=work, domain=domain, first_scan=scan)
@@ -116,7 +124,7 @@ def open_case(work, host: str, scan=None) -> tuple[Case, bool]:
                               new_state=CaseState.NEW, reason=notes.coded(
                                   "case_opened", gettext_noop("first page on %(host)s"),
                                   host=host))
-            entry = _covering_entry(work.holder_id, domain)
+            entry = None if whitelist_checked else _covering_entry(work.holder_id, domain)
             if entry is not None:
                 move(case, CaseState.DISMISSED, None, _whitelisted_reason(entry))
     except IntegrityError:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC
 
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.dispatch import Signal
 from django.utils import timezone
 
@@ -86,14 +87,17 @@ def _record(page: Page, version: PageVersion, scan, found: list,
     if only_works is not None:
         found = [m for m in found if m.work_id in only_works]
     works = {str(w.uid): w for w in Work.objects.select_related("holder")
-             .filter(uid__in={w for m in found for w in (m.work_id, *m.same_text)})}
-    allowed_out = whitelisted(page.domain, {w.holder_id for w in works.values()})
+             .filter(uid__in={w for m in found for w in (m.work_id, *m.same_text)})} if found else {}
+    allowed_out = whitelisted(page.domain, {w.holder_id for w in works.values()}) if works else set()
     if callable(scan):
         scan = scan() if any(m.work_id in works for m in found) else None
     work_pks = [works[m.work_id].pk for m in found if m.work_id in works]
     known_cases = cases.cases_on(work_pks, page.domain) if work_pks else {}
-    known_rows = dict(Match.objects.filter(page_id=page.id, work_id__in=work_pks)
-                      .values_list("work_id", "pk")) if work_pks else {}
+    # one read for the page's rows of these works (updated below) and its rows still matching
+    # (those of other works are no longer matched); most pages have neither
+    rows = list(Match.objects.filter(Q(work_id__in=work_pks) | Q(still_matching=True), page_id=page.id)
+                .values_list("pk", "work_id", "still_matching", "work__uid"))
+    known_rows = {work_id: pk for pk, work_id, _, _ in rows}
     now, new, kept, ids, skipped = timezone.now(), 0, [], [], 0
     for m in found:
         work = works.get(m.work_id)
@@ -106,8 +110,8 @@ def _record(page: Page, version: PageVersion, scan, found: list,
         passages = [p.to_dict() for p in chapters.passages]
         case = known_cases.get(work.pk)
         opened = False
-        if case is None:
-            case, opened = cases.open_case(work, page.domain, scan)
+        if case is None:  # read missing above, and the holder's whitelist does not cover the page
+            case, opened = cases.open_missing_case(work, page.domain, scan, whitelist_checked=True)
         fields = {"case": case, "version_id": version.id, "url": page.canonical_url, "part_of": page.part_of,
                   "domain": page.domain, "title": (version.title or "")[:500],
                   "site_id": scan.site_id if scan else None, "last_scan": scan, "score": m.score,
@@ -122,12 +126,10 @@ def _record(page: Page, version: PageVersion, scan, found: list,
             cases.do_note_page_found(case, page.canonical_url)
         kept.append(work.pk)
         ids.append(pk)
-    stale = Match.objects.filter(page_id=page.id, still_matching=True).exclude(work_id__in=kept)
-    if only_works is not None:  # picked here: an IN of a 1,000-work batch's ids costs per page
-        stale = stale.filter(pk__in=[pk for pk, uid in stale.values_list("pk", "work__uid")
-                                     if str(uid) in only_works])
-    # a read first: most pages match nothing and never did, and a read needs no commit
-    dropped = stale.update(still_matching=False) if stale.exists() else 0
+    stale = [pk for pk, work_id, matching, uid in rows if matching and work_id not in kept
+             and (only_works is None or str(uid) in only_works)]
+    dropped = Match.objects.filter(pk__in=stale, still_matching=True).update(
+        still_matching=False) if stale else 0
     if kept:
         matches_recorded.send(sender=Match, page=page, version=version, match_ids=ids)
     return MatchReport(len(kept), new, skipped, dropped)
