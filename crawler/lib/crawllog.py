@@ -4,23 +4,30 @@ One document per (scan_id, canonical URL): ``scan_id``, ``url``, ``outcome`` (Ou
 ``reason``, ``status`` (HTTP or None), ``attempts`` (retries included), ``depth``, ``at``, and
 for a rendered page ``refused``: [{url, reason}] of the requests of the page that were refused.
 The scan's counters say how many; this says which, for the dashboard and for debugging a site.
+A record goes ``ttl_seconds`` after its ``at`` (a TTL index): the log grows by every URL visited.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from crawler.lib.ttl import ensure_ttl_index
+
 
 class CrawlLog:
-    """``crawl_log`` collection of a pymongo Database."""
+    """``crawl_log`` collection of a pymongo Database; ``ttl_seconds``: how long a record
+    stays after it was last written."""
 
-    def __init__(self, db):
+    def __init__(self, db, ttl_seconds: int):
         self.coll = db["crawl_log"]
+        self.ttl_seconds = ttl_seconds
 
     def ensure_indexes(self) -> None:
-        """Unique (scan_id, url); outcome for the per-scan error lists. Idempotent."""
+        """Unique (scan_id, url); outcome for the per-scan error lists; the TTL on ``at``.
+        Idempotent (a changed TTL is applied)."""
         self.coll.create_index([("scan_id", 1), ("url", 1)], unique=True)
         self.coll.create_index([("scan_id", 1), ("outcome", 1)])
+        ensure_ttl_index(self.coll, "at", "crawl_log_ttl", self.ttl_seconds)
 
     def record(self, scan_id, url: str, outcome: str, *, reason: str = "", status: int | None = None,
                attempts: int = 1, depth: int = 0, refused: list[dict] | None = None) -> None:

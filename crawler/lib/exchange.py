@@ -20,8 +20,9 @@ import zlib
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
-import pymongo
 from bson.binary import Binary
+
+from crawler.lib.ttl import ensure_ttl_index
 
 HTTP_VERSIONS = {9: "HTTP/0.9", 10: "HTTP/1.0", 11: "HTTP/1.1", 20: "HTTP/2"}
 
@@ -135,11 +136,7 @@ class ExchangeStash:
 
     def ensure_indexes(self) -> None:
         """Create the TTL index on ``stashed`` (idempotent; a changed TTL is applied)."""
-        try:
-            self.coll.create_index("stashed", expireAfterSeconds=self.ttl_seconds, name="stash_ttl")
-        except pymongo.errors.OperationFailure:  # the index exists with another TTL
-            self.coll.database.command("collMod", self.coll.name, index={
-                "name": "stash_ttl", "expireAfterSeconds": self.ttl_seconds})
+        ensure_ttl_index(self.coll, "stashed", "stash_ttl", self.ttl_seconds)
 
     def put(self, key: str, exchange: Exchange) -> None:
         """Stash ``exchange`` under ``key`` (replacing any), expiring after ``ttl_seconds``."""

@@ -152,7 +152,7 @@ class Crawler:
                                   config.robots_process_ttl_seconds, config.robots_process_max_origins)
         self.politeness = Politeness(redis, config.politeness_horizon_seconds)
         self.pages = PageStore(db)
-        self.log = CrawlLog(db)
+        self.log = CrawlLog(db, config.crawl_log_ttl_seconds)
         self.exchanges = ExchangeStash(db, config.exchange_ttl_seconds)
         self.renderer = Renderer(config)  # Chromium starts on the first page that needs it
 
