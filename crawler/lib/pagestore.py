@@ -8,7 +8,8 @@ asked; after redirects ``canonical_url`` is the final URL's canonical form), ``f
 ``status`` (HTTP), ``outcome``, ``reason``, ``headers`` (those that matter), ``validators``
 ({etag, last_modified} for conditional GET), ``fetched_at`` (last successful download),
 ``checked_at`` (last visit, including 304s), ``content_hash`` (SHA-256 of the body bytes),
-``text_hash``, ``title``, ``published``, ``encoding``, ``extraction`` ({method, error}),
+``text_hash``, ``title``, ``published`` (None: the crawler looks for no date), ``encoding``,
+``extraction`` ({method, error}),
 ``version_id`` (current entry in page_versions), ``versions`` (count), ``first_seen``,
 ``links`` (canonical outlinks of the last download: a 304 gives no body, yet the scan must
 still follow the page's links), ``matched_at`` / ``matched_version`` (last matching),

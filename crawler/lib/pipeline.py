@@ -338,7 +338,8 @@ class Crawler:
         cpu_started = time.process_time()
         # one lxml tree for the page's metadata, links and next parts (the text: resiliparse)
         parsed = parse_html(document) if result.kind == "html" else document
-        extracted = extract_document(parsed, result.kind, result.final_url, with_author=False)
+        extracted = extract_document(parsed, result.kind, result.final_url, with_author=False,
+                                     with_date=False)
         text_at = time.perf_counter()
         links, parts, part_of = [], [], ""
         if result.kind == "html":
