@@ -22,7 +22,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from crawler.lib.domains import registered_domain
-from crawler.models import Case, CaseState, CheckOutcome, Match, WhitelistedDomain
+from crawler.models import Case, CaseState, CheckOutcome, Match, SiteContact, WhitelistedDomain
 from tracker.core import notes
 from tracker.core.models import AuditEvent
 
@@ -90,6 +90,7 @@ def open_case(work, host: str, scan=None) -> tuple[Case, bool]:
     try:
         with transaction.atomic():
             case = Case.objects.create(work=work, domain=domain, first_scan=scan)
+            SiteContact.objects.get_or_create(domain=domain)  # listed as needing a contact
             AuditEvent.record(kind=AuditEvent.Kind.CASE, user=None, holder=work.holder,
                               target=case, subject=str(case), old_state="",
                               new_state=CaseState.NEW, reason=notes.coded(
