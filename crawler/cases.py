@@ -131,7 +131,8 @@ def do_dismiss_whitelisted_cases(entry: WhitelistedDomain, acting_user=None) -> 
 
 
 def do_note_notice_sent(matches, acting_user, notice_name: str) -> int:
-    """A notice (``notice_name``, readable, e.g. "Notice #3 to example.com") citing
+    """A notice (``notice_name``: its name, e.g. "Notice #3 to example.com", or a coded note
+    of it read in each reader's language) citing
     ``matches`` (iterable of Match) was sent: their cases still being worked move to "notice
     sent", dated now. Returns the number of cases moved."""
     case_ids = {m.case_id for m in matches if m.case_id}

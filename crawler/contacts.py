@@ -141,14 +141,14 @@ def do_record_contact_search(contact_id: int, found: list[Found], pages_read: in
     return contact
 
 
-def _read(crawler, url: str) -> tuple[str, str] | None:
-    """Fetch ``url`` as a scan would (robots.txt, politeness slot, SSRF guard): (text of the
-    body, final URL), or None when it could not be read."""
+def _read(crawler, url: str, delay: float) -> tuple[str, str] | None:
+    """Fetch ``url`` as a scan would (robots.txt, politeness slot of ``delay`` seconds or the
+    robots.txt Crawl-delay, SSRF guard): (text of the body, final URL), or None when it could
+    not be read."""
     policy = crawler.robots.policy(url)
     if not policy.allowed(url):
         return None
-    takedown.polite_slot(crawler, url, max(crawler.config.default_delay_seconds,
-                                          policy.crawl_delay or 0.0))
+    takedown.polite_slot(crawler, url, max(delay, policy.crawl_delay or 0.0))
     result = crawler.fetcher.fetch(url, kinds=frozenset({"html", "text"}))
     if result.outcome is not Outcome.OK or result.status != 200:
         return None
@@ -156,8 +156,8 @@ def _read(crawler, url: str) -> tuple[str, str] | None:
 
 
 def _origins(contact: SiteContact) -> tuple[list[str], list[str]]:
-    """The origins ("https://host") of the case pages on ``contact``'s domain, most common
-    host first, and some of their URLs (settings.CONTACT_SEARCH_MATCHED_PAGES)."""
+    """The origins ("https://host") of the newest case pages on ``contact``'s domain, and
+    some of their URLs (settings.CONTACT_SEARCH_MATCHED_PAGES)."""
     pages = Match.objects.filter(case__domain=contact.domain).order_by("-last_seen")
     urls = list(pages.values_list("url", flat=True)[:settings.CONTACT_SEARCH_MATCHED_PAGES])
     origins = []
@@ -170,10 +170,14 @@ def _origins(contact: SiteContact) -> tuple[list[str], list[str]]:
 
 
 def search(contact: SiteContact, crawler) -> tuple[list[Found], int]:
-    """Search ``contact``'s site for addresses: each origin's security.txt and home page, the
-    matched pages, then the contact pages they link to, at most
-    settings.CONTACT_SEARCH_MAX_PAGES fetches. Returns (addresses found, pages read)."""
+    """Search ``contact``'s site for addresses with ``crawler`` (a crawler.lib.pipeline.Crawler):
+    each origin's security.txt and home page, the matched pages, then the contact pages they
+    link to, at most settings.CONTACT_SEARCH_MAX_PAGES fetches, under the politeness delay of
+    the pages' target site (else the crawler's default). Returns (addresses found, pages read)."""
     origins, matched = _origins(contact)
+    site_delay = (Match.objects.filter(case__domain=contact.domain, site__isnull=False)
+                  .values_list("site__delay_seconds", flat=True).first())
+    delay = crawler.config.default_delay_seconds if site_delay is None else site_delay
     queue = [(origin + found_in.SECURITY_TXT_PATH, "security") for origin in origins]
     queue += [(origin + "/", "page") for origin in origins] + [(url, "page") for url in matched]
     found: list[Found] = []
@@ -183,7 +187,7 @@ def search(contact: SiteContact, crawler) -> tuple[list[Found], int]:
         if url in fetched:
             continue
         fetched.add(url)
-        answer = _read(crawler, url)
+        answer = _read(crawler, url, delay)
         if answer is None:
             continue
         read += 1

@@ -209,7 +209,7 @@ def do_advance_notice(notice: TakedownNotice, status: str, acting_user, note: st
                                   target=locked, subject=locked.audit_subject(), old_state=old,
                                   new_state=status, reason=reason)
         if status == NoticeStatus.SENT:
-            cases.do_note_notice_sent(locked.matches.all(), acting_user, str(locked))
+            cases.do_note_notice_sent(locked.matches.all(), acting_user, locked.audit_subject())
     notice.refresh_from_db()
     return event
 

@@ -165,6 +165,11 @@ class NoticeMail(models.Model):
     def __str__(self) -> str:
         return f"{self.notice} -> {self.recipient}"
 
+    @property
+    def error_words(self) -> str:
+        """The error in words of the active language ("" for none)."""
+        return notes.in_words(self.error)
+
 
 class NoticeReminder(models.Model):
     """The reminder to staff that the pages of a sent notice are still up: one per notice and

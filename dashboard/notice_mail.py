@@ -95,6 +95,7 @@ def transmit(message: EmailMessage) -> Transmission:
     backend.open()
     try:
         smtp = backend.connection
+        smtp.ehlo_or_helo_if_needed()
         encoding = message.encoding or settings.DEFAULT_CHARSET
         sender = sanitize_address(message.from_email, encoding)
         code, text = smtp.mail(sender)

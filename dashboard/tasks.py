@@ -33,6 +33,7 @@ from dashboard.models import (
 )
 from dashboard.report import PdfUnavailableError
 from tracker.core import notes
+from tracker.core.connections import storage_errors
 from tracker.core.scoping import sees_all
 from tracker.runtime.backoff import backoff_delay
 
@@ -113,31 +114,30 @@ def _refusal(exc: smtplib.SMTPException) -> tuple[int, str] | None:
 @shared_task(bind=True, name="dashboard.send_notice_mail", max_retries=None)
 def send_notice_mail(self, mail_id: int) -> str:
     """Send NoticeMail ``mail_id`` (``dashboard.notice_mail``) and record the attempt
-    (``do_record_notice_mail``): a 5xx refusal is final ("refused"); the server down or a 4xx
-    answer is retried with backoff up to settings.NOTICE_MAIL_MAX_RETRIES times, then "failed";
-    a report that cannot be made fails at once. Returns the mail's status."""
+    (``do_record_notice_mail``): a 5xx refusal is final ("refused"); the server down, a 4xx
+    answer or MongoDB/Redis down (the reports read the pages) is retried with backoff up to
+    settings.NOTICE_MAIL_MAX_RETRIES times, then "failed"; a report that cannot be made fails at
+    once. Returns the mail's status."""
     mail = NoticeMail.objects.select_related("notice__holder", "asked_by").filter(pk=mail_id).first()
     if mail is None or mail.status not in MAIL_PENDING:
         return mail.status if mail else "gone"
     try:
-        message = notice_mail.compose(mail)
+        sent = notice_mail.transmit(notice_mail.compose(mail))
     except (PdfUnavailableError, SigningError) as exc:
         return notice_actions.do_record_notice_mail(
             mail, MailStatus.FAILED, error=f"{type(exc).__name__}: {exc}").status
-    try:
-        sent = notice_mail.transmit(message)
-    except (smtplib.SMTPException, OSError) as exc:
+    except (smtplib.SMTPException, OSError, *storage_errors()) as exc:
         refusal = _refusal(exc) if isinstance(exc, smtplib.SMTPException) else None
-        error = f"{type(exc).__name__}: {exc}"
+        reply, error = refusal[1] if refusal else "", f"{type(exc).__name__}: {exc}"
         if refusal is not None and refusal[0] >= 500:
             return notice_actions.do_record_notice_mail(
-                mail, MailStatus.REFUSED, reply=refusal[1], error=error).status
+                mail, MailStatus.REFUSED, reply=reply, error=error).status
         if self.request.retries >= settings.NOTICE_MAIL_MAX_RETRIES:
             return notice_actions.do_record_notice_mail(
-                mail, MailStatus.FAILED, reply=refusal[1] if refusal else "", error=error).status
+                mail, MailStatus.FAILED, reply=reply, error=error).status
         delay = _mail_delay(self.request.retries)
         notice_actions.do_record_notice_mail(
-            mail, MailStatus.RETRYING, reply=refusal[1] if refusal else "", error=error,
+            mail, MailStatus.RETRYING, reply=reply, error=error,
             next_attempt_at=timezone.now() + timedelta(seconds=delay))
         raise self.retry(countdown=delay) from exc
     return notice_actions.do_record_notice_mail(mail, MailStatus.SENT, reply=sent.reply,

@@ -1,0 +1,104 @@
+"""The takedown part of the case page in Chromium, in both languages at 1366 and 390 px: a site
+without a contact is listed as needing one, the addresses a search found are confirmed by staff
+before the send form appears, and a sent notice shows its e-mail with the server's answer and
+Message-ID. (Real SMTP, retries and refusals: tests/alerts/test_takedown_mail.py.)"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+LABELS = {
+    "en": {"missing": "has no takedown contact", "use": "Use this address",
+           "queued": "queued", "sent": "sent", "state": "notice sent"},
+    "zh-hans": {"missing": "还没有删除通知联系人", "use": "使用此地址",
+                "queued": "已排队", "sent": "已发送", "state": "已发送通知"},
+}
+
+
+def _fits(page, width: int) -> None:
+    if width > 1000:  # at phone width the admin's own tables may scroll by a few pixels
+        scroll = page.evaluate("document.scrollingElement.scrollWidth")
+        assert scroll <= width, f"the case page is {scroll} px wide at {width} px"
+    for selector in ("#dash-case-contact", "#dash-case-send"):
+        box = page.locator(selector).bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width, (selector, box)
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_contact_confirmed_then_notice_sent_from_the_case_page(
+        scenario_cases, scenario, open_page, browser_login, screenshot, language, settings):
+    from crawler import case_actions, contacts
+    from crawler.models import ContactSource, SiteContact
+    from dashboard import tasks
+    from dashboard.models import NoticeMail
+
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    words = LABELS[language]
+    case = scenario_cases["novel"]
+    case_actions.do_confirm_case(case, scenario.users.staff, "copies chapter 2")
+    contact = SiteContact.objects.get(domain=case.domain)
+    contacts.do_record_contact_search(contact.pk, [  # as the worker's search records them
+        contacts.Found("security@example.com", ContactSource.SECURITY_TXT,
+                       "https://copy.example.com/.well-known/security.txt"),
+        contacts.Found("legal@example.com", ContactSource.CONTACT_PAGE,
+                       "https://copy.example.com/contact.html")], 4)
+
+    page = open_page(language)
+    page.set_viewport_size({"width": 1366, "height": 900})
+    browser_login(page, "staff")
+    page.goto("/crawler/case/")
+    link = page.locator("#dash-contacts-missing a")
+    assert link.count() == 1
+    with page.expect_navigation():
+        link.click()
+    assert case.domain in page.locator("#result_list").inner_text()
+
+    page.goto(f"/crawler/case/{case.pk}/change/")
+    assert words["missing"] in page.locator("#dash-contact-missing").inner_text()
+    assert page.locator("#dash-send-form").count() == 0  # nothing sent before confirmation
+    assert page.locator("#dash-contact-suggestions tbody tr").count() == 2
+    _fits(page, 1366)
+    screenshot(page, f"case-takedown-suggestions-{language}-1366")
+    with page.expect_navigation():
+        page.locator("#dash-contact-suggestions tr", has_text="legal@example.com").locator(
+            "button", has_text=words["use"]).click()
+    assert page.locator("#dash-contact-address").inner_text() == "legal@example.com"
+
+    page.select_option("#id_send_language", language)
+    with page.expect_navigation():
+        page.click("#dash-send-notice")
+    row = page.locator("#dash-case-mails tbody tr")
+    assert row.count() == 1 and words["queued"] in row.inner_text()
+
+    mail = NoticeMail.objects.get()
+    assert (mail.recipient, mail.notice.language) == ("legal@example.com", language)
+    # the worker's task, in a thread of this process: Playwright holds this thread's event loop
+    worker = threading.Thread(target=tasks.send_notice_mail.apply, args=([mail.pk],))
+    worker.start()
+    worker.join()
+    page.reload()
+    row = page.locator("#dash-case-mails tbody tr")
+    mail.refresh_from_db()
+    assert words["sent"] in row.inner_text() and mail.message_id in row.inner_text()
+    assert words["state"] in page.locator("#dash-case-state").inner_text()
+    _fits(page, 1366)
+    screenshot(page, f"case-takedown-sent-{language}-1366")
+    page.set_viewport_size({"width": 390, "height": 844})
+    screenshot(page, f"case-takedown-sent-{language}-390")
+    _fits(page, 390)
+
+
+def test_holder_sees_the_contact_but_cannot_change_it(scenario_cases, scenario, client):
+    from crawler import contacts
+
+    case = scenario_cases["novel"]
+    contacts.do_set_contact(case.domain, "legal@example.com", scenario.users.staff)
+    client.force_login(scenario.users.holder_a)
+    page = client.get(f"/crawler/case/{case.pk}/change/").content.decode()
+    assert "legal@example.com" in page and 'id="dash-contact-form"' not in page
+    response = client.post(f"/crawler/case/{case.pk}/change/",
+                           {"do": "set_contact", "address": "evil@example.com"})
+    assert response.status_code in (302, 403)
+    assert contacts.contact_of(case.domain).address == "legal@example.com"
