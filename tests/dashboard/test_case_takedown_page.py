@@ -13,7 +13,7 @@ LABELS = {
     "en": {"missing": "has no takedown contact", "use": "Use this address",
            "queued": "queued", "sent": "sent", "state": "notice sent"},
     "zh-hans": {"missing": "还没有删除通知联系人", "use": "使用此地址",
-                "queued": "已排队", "sent": "已发送", "state": "已发送通知"},
+                "queued": "已排队", "sent": "已发送", "state": "已发通知"},
 }
 
 
