@@ -102,3 +102,33 @@ def test_holder_sees_the_contact_but_cannot_change_it(scenario_cases, scenario, 
                            {"do": "set_contact", "address": "evil@example.com"})
     assert response.status_code in (302, 403)
     assert contacts.contact_of(case.domain).address == "legal@example.com"
+
+
+def test_a_removal_closes_the_case_with_its_proof_and_the_recipient_link_gives_the_bundle(
+        scenario_cases, scenario, client, settings):
+    from django.core.files.base import ContentFile
+    from django.urls import reverse
+
+    from crawler import takedown
+    from crawler.evidence.models import Capture
+    from dashboard.bundle_links import bundle_link
+
+    case, match = scenario_cases["novel"], scenario.matches[0]
+    check = takedown.record_check(match, "removed", 404, "", "HTTP 404")
+    case.refresh_from_db()
+    assert case.state == "removed" and case.removed_at
+    capture = Capture(match=match, kind="removal", takedown_check=check, state="done",
+                      version_id=match.version_id, url=match.url, bundle_sha256="ab" * 32)
+    capture.bundle.save("removal.wacz", ContentFile(b"PK\x03\x04 removal bundle"))
+    client.force_login(scenario.users.staff)
+    page = client.get(f"/crawler/case/{case.pk}/change/").content.decode()
+    proof = reverse("admin:crawler_match_bundle", args=[match.pk, capture.pk])
+    assert proof in page
+    assert b"removal bundle" in b"".join(client.get(proof).streaming_content)
+
+    client.logout()  # the notice's recipient has no account
+    link = bundle_link(capture.pk).removeprefix(settings.SITE_URL)
+    answer = client.get(link)
+    assert answer.status_code == 200 and answer["X-Evidence-SHA256"] == "ab" * 32
+    assert client.get(link[:-3] + "xx/").status_code == 404  # an altered link
+
