@@ -125,9 +125,12 @@ def do_record_notice_mail(mail: NoticeMail, status: str, *, reply: str = "", err
     """Record one SMTP attempt of ``mail`` (worker side): ``status`` (MailStatus), the
     server's ``reply``, the ``error`` and the Message-ID. "sent" moves the notice to sent
     (``do_advance_notice``, as its asker), citing the answer and the Message-ID; retrying,
-    failed and refused are recorded on the notice with the reason. Returns the mail."""
+    failed and refused are recorded on the notice with the reason. A mail already sent, failed
+    or refused is left as it is (a duplicate task's attempt). Returns the mail."""
     with transaction.atomic():
         mail = NoticeMail.objects.select_for_update().select_related("notice").get(pk=mail.pk)
+        if mail.status not in MAIL_PENDING:  # a second attempt (a resent task) came too late
+            return mail
         now = timezone.now()
         mail.status, mail.attempts, mail.attempted_at = status, mail.attempts + 1, now
         mail.smtp_reply, mail.error, mail.next_attempt_at = reply, error, next_attempt_at
