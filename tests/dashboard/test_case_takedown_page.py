@@ -138,3 +138,16 @@ def test_a_removal_closes_the_case_with_its_proof_and_the_recipient_link_gives_t
     assert answer.status_code == 200 and answer["X-Evidence-SHA256"] == "ab" * 32
     assert client.get(link[:-3] + "xx/").status_code == 404  # an altered link
 
+
+
+def test_the_target_site_form_shows_its_domains_contact(scenario_cases, scenario, client):
+    from crawler import contacts
+    from crawler.models import SiteContact, TargetSite
+
+    contacts.do_set_contact("copy.example.com", "legal@example.com", scenario.users.staff)
+    site = TargetSite.objects.create(name="copy", start_urls=["https://www.copy.example.com/"])
+    client.force_login(scenario.users.staff)
+    page = client.get(f"/crawler/targetsite/{site.pk}/change/").content.decode()
+    contact = SiteContact.objects.get(domain="example.com")
+    assert f'href="/crawler/sitecontact/{contact.pk}/change/">example.com</a>: legal@example.com' \
+        in page
