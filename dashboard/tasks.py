@@ -13,6 +13,7 @@ from celery import shared_task
 from celery.utils.log import get_task_logger
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext_noop
@@ -206,18 +207,21 @@ def remind_notices() -> list[int]:
 def deliver_reminder(reminder_id: int) -> int:
     """Mail NoticeReminder ``reminder_id`` to each of its recipients in their language and
     record the attempt (an SMTP failure is kept and tried again by the next
-    ``remind_notices``). Returns the number of mails the server took."""
-    reminder = NoticeReminder.objects.select_related("notice").get(pk=reminder_id)
-    if reminder.sent_at is not None:
-        return 0
-    sent = 0
-    try:
-        for address in reminder.recipients:
-            sent += notice_mail.reminder_message(reminder, address).send()
-    except MAIL_ERRORS as exc:
+    ``remind_notices``); a reminder already sent is skipped. Returns the number of mails the
+    server took."""
+    with transaction.atomic():  # the row lock makes a second task for it wait, then skip it
+        reminder = (NoticeReminder.objects.select_for_update().select_related("notice")
+                    .get(pk=reminder_id))
+        if reminder.sent_at is not None:
+            return 0
+        sent = 0
+        try:
+            for address in reminder.recipients:
+                sent += notice_mail.reminder_message(reminder, address).send()
+        except MAIL_ERRORS as exc:
+            NoticeReminder.objects.filter(pk=reminder.pk).update(
+                attempts=F("attempts") + 1, error=f"{type(exc).__name__}: {exc}")
+            return sent
         NoticeReminder.objects.filter(pk=reminder.pk).update(
-            attempts=F("attempts") + 1, error=f"{type(exc).__name__}: {exc}")
-        return sent
-    NoticeReminder.objects.filter(pk=reminder.pk).update(attempts=F("attempts") + 1, error="",
-                                                        sent_at=timezone.now())
+            attempts=F("attempts") + 1, error="", sent_at=timezone.now())
     return sent
