@@ -288,9 +288,17 @@ class ScanRunAdmin(RecordAdminMixin, admin.ModelAdmin):
     def error_total(self, run):
         return sum(labels.split_errors(run.errors)[0].values())
 
-    @admin.display(description=_("matches found"), ordering="matches_found")
+    def get_changelist_instance(self, request):
+        """The list, each run of the page given ``listed_matches``: the rows its link lists
+        for this user (``progress.listed_matches``), not the figure stored when it closed."""
+        changelist = super().get_changelist_instance(request)
+        for run in changelist.result_list:
+            run.listed_matches = progress.listed_matches(run.pk, request.user)
+        return changelist
+
+    @admin.display(description=_("matches found"))
     def matches_link(self, run):
-        return format_html('<a href="{}">{}</a>', progress.matches_url(run.pk), run.matches_found)
+        return format_html('<a href="{}">{}</a>', progress.matches_url(run.pk), run.listed_matches)
 
     @admin.action(description=_("Cancel the selected running scans"))
     def cancel(self, request, queryset):

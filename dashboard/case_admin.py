@@ -41,7 +41,7 @@ from crawler.models import (
     SiteContact,
     TakedownCheck,
 )
-from dashboard import actions, notice_actions
+from dashboard import actions, case_figures, notice_actions
 from dashboard.filters import DomainFilter, WorkFilter
 from dashboard.models import NoticeLanguage, NoticeMail, NoticeReminder, TakedownNotice
 from dashboard.work_columns import WorkColumns
@@ -81,6 +81,24 @@ class AgeFilter(admin.SimpleListFilter):
         return queryset
 
 
+class ReachedFilter(admin.SimpleListFilter):
+    """The cases that reached a step of the overview's funnel (``case_figures.STEPS``): the
+    list each funnel figure links to, so that it lists the cases the figure counts."""
+
+    title = gettext_lazy("reached")
+    parameter_name = "reached"
+
+    def lookups(self, request, model_admin):
+        return [("confirmed", gettext_lazy("confirmed")),
+                ("notice_sent", gettext_lazy("notice sent")),
+                ("removed", gettext_lazy("removed"))]
+
+    def queryset(self, request, queryset):
+        if self.value() in dict(case_figures.STEPS):
+            return case_figures.reached(queryset, self.value())
+        return queryset
+
+
 class CaseAdmin(WorkColumns, HolderScopedAdmin):
     """Cases: the list (queue) and the case page."""
 
@@ -89,7 +107,7 @@ class CaseAdmin(WorkColumns, HolderScopedAdmin):
                     "page_count", "standing_count", "opened", "state_changed"]
     list_display_links = None
     list_filter = ["state", ("work__holder", admin.RelatedOnlyFieldListFilter), WorkFilter,
-                   DomainFilter, AgeFilter]
+                   DomainFilter, AgeFilter, ReachedFilter]
     search_fields = ["domain", "work__title", "work__reference", "pages__url"]
     ordering = ["-opened_at", "-pk"]
     list_per_page = 50

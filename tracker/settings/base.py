@@ -196,24 +196,45 @@ STORAGES = {
 
 # Uploads: the largest file or pasted text accepted, in bytes (TRACKER_UPLOAD_MAX_MB megabytes).
 UPLOAD_MAX_BYTES = env.int("TRACKER_UPLOAD_MAX_MB", default=50) * 1024 * 1024
-# A file refused by the work form for a reason the user can answer (a duplicate) is kept this
-# long (seconds) for the next post of the form (tracker.core.kept_uploads).
+# An uploaded file is staged and read by a job in the worker (tracker.core.upload_jobs, task on
+# QUEUE_INGEST): its reading stops after UPLOAD_EXTRACT_SECONDS (the job fails "timeout"; the
+# task is killed UPLOAD_EXTRACT_KILL_GRACE_SECONDS later if it does not stop). A file refused as
+# a duplicate stays staged KEPT_UPLOAD_SECONDS for "register anyway".
+UPLOAD_EXTRACT_SECONDS = env.int("TRACKER_UPLOAD_EXTRACT_SECONDS", default=300)
+UPLOAD_EXTRACT_KILL_GRACE_SECONDS = 30
+# A job whose worker process died while reading (killed, out of memory) is delivered again
+# (CELERY_TASK_ACKS_LATE); on its UPLOAD_MAX_ATTEMPTS + 1st start it fails instead.
+UPLOAD_MAX_ATTEMPTS = 2
 KEPT_UPLOAD_SECONDS = 3600
 DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES + 1024 * 1024
 # The longest text a work may have, in characters: uploads, pasted and appended texts over it
 # are refused ("too_large"); the fingerprint engine is given the same limit (max_text_chars).
 WORK_TEXT_MAX_CHARS = env.int("TRACKER_WORK_TEXT_MAX_CHARS", default=10_000_000)
+# The most paragraphs (.docx), pages (PDF) or reading-order documents (EPUB) a reader walks
+# through: blank ones add no text, so the character limit alone would not stop them.
+WORK_TEXT_MAX_PARTS = env.int("TRACKER_WORK_TEXT_MAX_PARTS", default=1_000_000)
 # Archives (.docx, .epub, .zip imports): the most bytes their entries may expand to, and the
 # highest expansion ratio of one entry; above either the file is refused as an archive bomb.
 ARCHIVE_MAX_UNCOMPRESSED_BYTES = env.int("TRACKER_ARCHIVE_MAX_MB", default=500) * 1024 * 1024
 ARCHIVE_MAX_RATIO = env.int("TRACKER_ARCHIVE_MAX_RATIO", default=200)
 
-# MongoDB holds the works' text and window fingerprints (and the crawled pages).
+# MongoDB holds the works' text and window fingerprints (and the crawled pages). A replica set
+# is named by its URI: mongodb://HOST1:27017,HOST2:27017,HOST3:27017/?replicaSet=NAME.
 MONGO_URL = _server_url("MONGO_URL", "mongodb://127.0.0.1:27017")
 MONGO_DB = env.str("MONGO_DB", default="tracker")
-# Redis holds the fingerprint index and is Celery's broker.
+# Write concern "w" of every MongoDB write: "majority" (a replica set acknowledges a write once
+# most members have it, so a failover never rolls an acknowledged page version back; a single
+# server acknowledges as with 1), or a number of members.
+_MONGO_W = env.str("TRACKER_MONGO_WRITE_CONCERN", default="majority")
+MONGO_WRITE_CONCERN: int | str = int(_MONGO_W) if _MONGO_W.isdigit() else _MONGO_W
+# Redis is Celery's broker and holds the crawl state (frontiers, politeness, robots.txt, locks)
+# and, unless FINGERPRINT_INDEX_REDIS_URL names another server, the fingerprint index.
 REDIS_URL = _server_url("REDIS_URL", "redis://127.0.0.1:6379/0")
 FINGERPRINT_INDEX_PREFIX = env.str("FINGERPRINT_INDEX_PREFIX", default="fp")
+# The fingerprint index's own Redis (empty: REDIS_URL's); with FINGERPRINT_INDEX_REDIS_CLUSTER
+# it is one node of a Redis Cluster (redis://HOST:PORT/0), from which the client learns the rest.
+FINGERPRINT_INDEX_REDIS_URL = env.str("FINGERPRINT_INDEX_REDIS_URL", default="")
+FINGERPRINT_INDEX_REDIS_CLUSTER = env.bool("FINGERPRINT_INDEX_REDIS_CLUSTER", default=False)
 
 
 def redis_cache_url(redis_url: str, database: int) -> str:
@@ -477,8 +498,13 @@ REST_FRAMEWORK = {
     "DATETIME_FORMAT": "iso-8601",
 }
 SPECTACULAR_SETTINGS = {
+    # English message ids: dashboard.api.schema shows them in the reader's language
     "TITLE": "Copyright tracker API",
-    "DESCRIPTION": "Register works, review matches, draft takedown notices, run scans.",
+    "DESCRIPTION": "Register works, review matches, draft takedown notices, run scans. Send "
+                   "your token as `Authorization: Bearer <token>`; every answer is JSON, error "
+                   "messages in the language of Accept-Language (zh-hans or en).",
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "dashboard.api.schema.translated_info"],
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -565,9 +591,10 @@ WORK_STATUS_POLL_SECONDS = 2
 DUPLICATE_MIN_CONTAINMENT = 0.90
 # Characters of each shared passage quoted on the rights conflict page.
 CONFLICT_QUOTE_CHARS = 300
-# Dashboard .zip imports (tracker/core/import_jobs.py, task on QUEUE_INGEST): a running import
-# whose progress row did not move for this many seconds is failed (worker lost); the page polls
-# its progress every IMPORT_POLL_MS milliseconds.
+# Import jobs (tracker/core/import_jobs.py, task on QUEUE_INGEST): a dashboard .zip import or
+# one uploaded file. A running job whose progress row did not move for this many seconds is
+# failed (worker lost; above UPLOAD_EXTRACT_SECONDS + UPLOAD_EXTRACT_KILL_GRACE_SECONDS); the
+# page polls its progress every IMPORT_POLL_MS milliseconds.
 IMPORT_STUCK_SECONDS = 900
 IMPORT_POLL_MS = 1000
 
@@ -644,3 +671,8 @@ NOTICE_REMINDER_CHECK_SECONDS = env.int("TRACKER_NOTICE_REMINDER_CHECK", default
 NOTICE_REMINDER_MAX_ATTEMPTS = 5
 CELERY_BEAT_SCHEDULE["remind-notices"] = {"task": "dashboard.remind_notices",
                                           "schedule": NOTICE_REMINDER_CHECK_SECONDS}
+# A work's page (dashboard.work_figures): at most WORK_PAGE_CASES cases listed (rows, most pages
+# first), WORK_PAGE_SITES sites and WORK_PAGE_CHAPTERS most-copied chapters charted (bars).
+WORK_PAGE_CASES = 20
+WORK_PAGE_SITES = 10
+WORK_PAGE_CHAPTERS = 10

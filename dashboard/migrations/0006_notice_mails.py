@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('dashboard', '0004_notice_body'),
+        ('dashboard', '0005_case_states_from_notices'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
