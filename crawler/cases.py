@@ -88,6 +88,14 @@ def _whitelisted_reason(entry: WhitelistedDomain) -> str:
                        domain=entry.domain)
 
 
+def cases_on(work_ids, host: str) -> dict[int, Case]:
+    """The existing cases of the works ``work_ids`` (Work pks) on the registered domain of
+    ``host`` (str), by work pk, in one query (a page's matches open theirs with ``open_case``
+    only when missing)."""
+    return {c.work_id: c for c in Case.objects.filter(work_id__in=list(work_ids),
+                                                     domain=registered_domain(host))}
+
+
 def open_case(work, host: str, scan=None) -> tuple[Case, bool]:
     """The case of ``work`` (a Work with its holder) on the registered domain of ``host``
     (str), found or opened; ``scan``: the ScanRun that found the page, or None.

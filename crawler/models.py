@@ -261,16 +261,20 @@ class MatchQuerySet(models.QuerySet):
     (``part_of``) that copy one work are one group."""
 
     def chapter_heads(self) -> MatchQuerySet:
-        """One row per group among these matches: the first recorded part (lowest id), every
-        match that is no part as itself; each row annotated ``part_count`` (int, the group's
-        matches among these; 1 for a match that is no part). These are the rows of the match
-        list: every count shown beside a link to it counts them (filter first, then this)."""
+        """One row per group among these matches: the chapter's first part (its URL is the
+        group's ``part_of``) when it is among them, else the first recorded part (lowest id),
+        whichever worker recorded its part first; every match that is no part as itself; each
+        row annotated ``part_count`` (int, the group's matches among these; 1 for a match that
+        is no part). These are the rows of the match list: every count shown beside a link to
+        it counts them (filter first, then this)."""
         group = self.exclude(part_of="").filter(work=models.OuterRef("work"),
                                                 part_of=models.OuterRef("part_of"))
         count = group.order_by().values("part_of").annotate(n=models.Count("pk")).values("n")
         # a match that is no part is its own head: no search for an earlier part (as a plain
         # NOT EXISTS, SQLite searched for every row; a scan's list took 0.7 s at 324 rows)
-        first = models.Q(part_of="") | ~models.Exists(group.filter(pk__lt=models.OuterRef("pk")))
+        first = (models.Q(part_of="") | models.Q(url=models.F("part_of"))
+                 | (~models.Exists(group.filter(url=models.F("part_of")))
+                    & ~models.Exists(group.filter(pk__lt=models.OuterRef("pk")))))
         return self.filter(first).annotate(part_count=Coalesce(models.Subquery(count), 1))
 
     def with_parts(self) -> MatchQuerySet:

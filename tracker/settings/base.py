@@ -348,6 +348,11 @@ INGEST_RETRY_BASE_SECONDS = env.float("TRACKER_INGEST_RETRY_BASE", default=5.0) 
 CRAWL_RETRY_BASE_SECONDS = env.float("TRACKER_CRAWL_RETRY_BASE", default=5.0)  # seconds
 STORAGE_RETRY_MAX_SECONDS = env.float("TRACKER_STORAGE_RETRY_MAX", default=600.0)  # seconds
 CRAWL_STORAGE_RETRIES = env.int("TRACKER_CRAWL_STORAGE_RETRIES", default=5)  # retries
+# A crawled page is matched in its crawl task (True) instead of a match_page task on QUEUE_MATCH
+# (False): the hand-off cost about 3.5 ms of worker CPU a page, most of it Celery messaging
+# (bench/crawl_bench.py, crawler/README.md). With False, crawl and match scale as separate
+# worker groups; the match queue serves the stored-page search either way.
+CRAWL_MATCH_INLINE = env.bool("TRACKER_CRAWL_MATCH_INLINE", default=True)
 # While PostgreSQL, MongoDB or Redis is down, pages and API calls answer 503 with this
 # Retry-After (seconds).
 SERVER_DOWN_RETRY_AFTER_SECONDS = env.int("TRACKER_SERVER_DOWN_RETRY_AFTER", default=30)
