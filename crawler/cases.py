@@ -35,7 +35,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from crawler.lib.domains import registered_domain
-from crawler.models import Case, CaseState, CheckOutcome, Match, WhitelistedDomain
+from crawler.models import Case, CaseState, CheckOutcome, Match, SiteContact, WhitelistedDomain
 from tracker.core import notes
 from tracker.core.models import AuditEvent
 
@@ -119,6 +119,7 @@ def open_missing_case(work, host: str, scan=None, *, whitelist_checked: bool) ->
     try:
         with transaction.atomic():
             case = Case.objects.create(work=work, domain=domain, first_scan=scan)
+            SiteContact.objects.get_or_create(domain=domain)  # listed as needing a contact
             AuditEvent.record(kind=AuditEvent.Kind.CASE, user=None, holder=work.holder,
                               target=case, subject=str(case), old_state="",
                               new_state=CaseState.NEW, reason=notes.coded(
@@ -159,7 +160,8 @@ def do_dismiss_whitelisted_cases(entry: WhitelistedDomain, acting_user=None) -> 
 
 
 def do_note_notice_sent(matches, acting_user, notice_name: str) -> int:
-    """A notice (``notice_name``, readable, e.g. "Notice #3 to example.com") citing
+    """A notice (``notice_name``: its name, e.g. "Notice #3 to example.com", or a coded note
+    of it read in each reader's language) citing
     ``matches`` (iterable of Match) was sent: their cases still being worked move to "notice
     sent", dated now. Returns the number of cases moved."""
     case_ids = {m.case_id for m in matches if m.case_id}

@@ -252,13 +252,19 @@ def sweep_stuck() -> dict:
     pending (tracker.core.registration.requeue_pending) and fail the dashboard imports whose worker
     was lost (tracker.core.import_jobs.fail_stale).
 
+    The contact searches whose task was lost are resumed or failed
+    (crawler.contacts.sweep_searches).
+
     Returns:
-        {"scans_failed": [scan ids], "works_requeued": [work ids], "imports_failed": [ids]}.
+        {"scans_failed": [scan ids], "works_requeued": [work ids], "imports_failed": [ids],
+        "contact_searches": [site contact ids]}.
     """
+    from crawler import contacts
     from tracker.core import import_jobs, registration
 
     return {"scans_failed": scans.sweep_stuck(), "works_requeued": registration.requeue_pending(),
-            "imports_failed": import_jobs.fail_stale()}
+            "imports_failed": import_jobs.fail_stale(),
+            "contact_searches": contacts.sweep_searches()}
 
 
 @shared_task(bind=True, name="crawler.discover_sites", max_retries=settings.CRAWL_STORAGE_RETRIES)
@@ -289,6 +295,32 @@ def check_matches(match_ids: list[int]) -> dict:
     engine = get_engine()
     return {"checked": {m.pk: takedown.verify_match(m, engine).outcome for m in
                         Match.objects.filter(pk__in=match_ids).select_related("work", "site")}}
+
+
+@shared_task(bind=True, name="crawler.find_contacts", max_retries=settings.CRAWL_STORAGE_RETRIES)
+def find_contacts(self, contact_id: int) -> dict:
+    """Search the site of SiteContact ``contact_id`` for takedown addresses
+    (``crawler.contacts.search``) and store them as suggestions; Redis down retries with
+    backoff, then the search is recorded as failed. Returns {"found": [addresses], "pages": n}."""
+    from django.utils.translation import gettext_noop
+
+    from crawler import contacts
+    from crawler.models import ContactSearch, SiteContact
+    from tracker.core import notes
+
+    contact = SiteContact.objects.filter(pk=contact_id).first()
+    if contact is None or contact.search != ContactSearch.SEARCHING:
+        return {"found": [], "pages": 0}
+    try:
+        found, pages = contacts.search(contact, scans.get_crawler())
+    except storage_errors() as exc:
+        if self.request.retries < self.max_retries:
+            raise self.retry(exc=exc, countdown=_retry_delay(self.request.retries)) from exc
+        contacts.do_record_contact_search(contact_id, [], 0, notes.coded(
+            "contact_search_storage", gettext_noop("storage unavailable: %(error)s"), error=str(exc)[:300]))
+        return {"found": [], "pages": 0}
+    contacts.do_record_contact_search(contact_id, found, pages)
+    return {"found": sorted({f.address for f in found}), "pages": pages}
 
 
 @shared_task(bind=True, name="crawler.rematch_pending", max_retries=settings.CRAWL_STORAGE_RETRIES)

@@ -11,7 +11,7 @@ from drf_spectacular.views import (
 )
 from rest_framework.routers import DefaultRouter
 
-from . import cases, views
+from . import cases, contacts, views
 from .errors import not_found
 from .schema import page_title
 
@@ -23,6 +23,7 @@ router.register("matches", views.MatchViewSet, basename="match")
 router.register("cases", cases.CaseViewSet, basename="case")
 router.register("notices", views.NoticeViewSet, basename="notice")
 router.register("sites", views.SiteViewSet, basename="site")
+router.register("contacts", contacts.ContactViewSet, basename="contact")
 router.register("scans", views.ScanViewSet, basename="scan")
 router.register("alerts/webhooks", views.WebhookViewSet, basename="webhook")
 

@@ -34,6 +34,8 @@ _ENV = {"EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
         "TRACKER_ALERT_RETRY_BASE": "0.3", "TRACKER_ALERT_RETRY_MAX": "1",
         "TRACKER_ALERT_MAX_RETRIES": "30", "TRACKER_WEBHOOK_TIMEOUT": "1",
         "TRACKER_WEBHOOK_MAX_FAILURES": "2", "SITE_URL": "https://tracker.test",
+        "TRACKER_NOTICE_MAIL_RETRY_BASE": "0.3", "TRACKER_NOTICE_MAIL_RETRY_MAX": "1",
+        "TRACKER_NOTICE_MAIL_MAX_RETRIES": "30",
         "CRAWLER_ALLOW_ADDRESSES": "127.0.0.1",
         # links signed by the worker (unsubscribe) must verify here: one key, as in production
         "SECRET_KEY": settings.SECRET_KEY}
@@ -56,10 +58,12 @@ def wait_for(predicate: Callable[[], object], timeout: float = 60.0, what: str =
 
 class SMTPServer:
     """An aiosmtpd server on 127.0.0.1:SMTP_PORT that keeps every message (email.message
-    objects in ``messages``); ``stop()`` and ``start()`` take it down and up again."""
+    objects in ``messages``) and refuses the recipients in ``refused`` (addresses) with
+    "550 5.1.1"; ``stop()`` and ``start()`` take it down and up again."""
 
     def __init__(self):
         self.messages: list = []
+        self.refused: set[str] = set()
         self._controller = None
 
     def start(self):
@@ -69,6 +73,12 @@ class SMTPServer:
         server = self
 
         class Keep(Message):
+            async def handle_RCPT(self, smtp, session, envelope, address, rcpt_options):
+                if address in server.refused:
+                    return f"550 5.1.1 <{address}>: mailbox unavailable"
+                envelope.rcpt_tos.append(address)
+                return "250 OK"
+
             def handle_message(self, message):
                 server.messages.append(message)
 

@@ -541,14 +541,18 @@ def test_fuzz_every_endpoint_with_schemathesis(scenario, api, live_server, monke
     client = api(scenario.users.staff)
     schema = schemathesis.from_dict(client.get("schema/?format=json").json(),
                                     base_url=live_server.url)
-    auth = {"Authorization": client.session.headers["Authorization"]}
     operations = [result.ok() for result in schema.get_all_operations()]
     assert len(operations) >= 20
     paths = {operation.path for operation in operations}
     assert {"/api/v1/alerts/webhooks/{id}/", "/api/v1/alerts/preferences/",
             "/api/v1/works/bulk/"} <= paths
     answered = collections.Counter()
+    auth = {}
     for operation in operations:
+        # a token per operation: the examples of all operations together exceed one token's
+        # rate (settings.API_THROTTLE_USER_RATE), one operation's do not
+        auth["Authorization"] = api(scenario.users.staff).session.headers["Authorization"]
+
         @settings(max_examples=FUZZ_EXAMPLES, deadline=None, database=None,
                   suppress_health_check=list(HealthCheck))
         @given(case=operation.as_strategy())

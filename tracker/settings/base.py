@@ -637,6 +637,45 @@ CASE_PAGES_PER_PAGE = 50
 # (days).
 CASE_FUNNEL_DAYS = 30
 CASE_FUNNEL_PERIODS = (7, 30, 90)
+# Takedown contacts (crawler.contacts): the search for a site's addresses (task
+# crawler.find_contacts, queue "crawl") fetches at most CONTACT_SEARCH_MAX_PAGES pages of one
+# registered domain (its /.well-known/security.txt, home page, contact pages, up to
+# CONTACT_SEARCH_MATCHED_PAGES of its matched pages) under the crawler's robots.txt, politeness
+# delay and SSRF guard. A search still "searching" CONTACT_SEARCH_STUCK_SECONDS after it was asked
+# (its task lost) is queued again by the sweeper (crawler.sweep_stuck), up to
+# CONTACT_SEARCH_MAX_ATTEMPTS attempts, then recorded as failed with the reason.
+CONTACT_SEARCH_MAX_PAGES = env.int("TRACKER_CONTACT_SEARCH_MAX_PAGES", default=8)
+CONTACT_SEARCH_MATCHED_PAGES = 2
+CONTACT_SEARCH_STUCK_SECONDS = env.int("TRACKER_CONTACT_SEARCH_STUCK", default=1800)
+CONTACT_SEARCH_MAX_ATTEMPTS = 3
+CELERY_TASK_ROUTES["crawler.find_contacts"] = {"queue": QUEUE_CRAWL}
+# Takedown notices sent by e-mail (dashboard.notice_mail, task dashboard.send_notice_mail on
+# QUEUE_DEFAULT): an SMTP server down or answering 4xx is retried after
+# tracker.runtime.backoff.backoff_delay from NOTICE_MAIL_RETRY_BASE_SECONDS up to
+# NOTICE_MAIL_RETRY_MAX_SECONDS, NOTICE_MAIL_MAX_RETRIES times, then recorded as failed; a 5xx
+# refusal is final at once. The sweeper (dashboard.sweep_notice_mails, every
+# SWEEP_INTERVAL_SECONDS) queues again a mail queued or retrying whose last attempt is older than
+# NOTICE_MAIL_STUCK_SECONDS (its task lost), and fails it after NOTICE_MAIL_MAX_RETRIES attempts.
+# A mail attaches the evidence report PDF of at most NOTICE_MAIL_MAX_REPORTS pages; its link to a
+# page's evidence bundle is valid NOTICE_BUNDLE_LINK_DAYS days.
+NOTICE_MAIL_MAX_RETRIES = env.int("TRACKER_NOTICE_MAIL_MAX_RETRIES", default=8)
+NOTICE_MAIL_RETRY_BASE_SECONDS = env.float("TRACKER_NOTICE_MAIL_RETRY_BASE", default=60.0)
+NOTICE_MAIL_RETRY_MAX_SECONDS = env.float("TRACKER_NOTICE_MAIL_RETRY_MAX", default=3600.0)
+NOTICE_MAIL_STUCK_SECONDS = env.int("TRACKER_NOTICE_MAIL_STUCK",
+                                    default=int(NOTICE_MAIL_RETRY_MAX_SECONDS) + 600)
+NOTICE_MAIL_MAX_REPORTS = env.int("TRACKER_NOTICE_MAIL_MAX_REPORTS", default=3)
+NOTICE_BUNDLE_LINK_DAYS = 180
+CELERY_BEAT_SCHEDULE["sweep-notice-mails"] = {"task": "dashboard.sweep_notice_mails",
+                                              "schedule": SWEEP_INTERVAL_SECONDS}
+# Reminders (dashboard.remind_notices, beat every NOTICE_REMINDER_CHECK_SECONDS): a sent notice
+# whose page is still up NOTICE_REMINDER_DAYS days after it was sent reminds the staff by
+# e-mail, once per period of NOTICE_REMINDER_DAYS days; a reminder the SMTP server did not take
+# is tried again at the next pass, at most NOTICE_REMINDER_MAX_ATTEMPTS times.
+NOTICE_REMINDER_DAYS = env.int("TRACKER_NOTICE_REMINDER_DAYS", default=7)
+NOTICE_REMINDER_CHECK_SECONDS = env.int("TRACKER_NOTICE_REMINDER_CHECK", default=3600)
+NOTICE_REMINDER_MAX_ATTEMPTS = 5
+CELERY_BEAT_SCHEDULE["remind-notices"] = {"task": "dashboard.remind_notices",
+                                          "schedule": NOTICE_REMINDER_CHECK_SECONDS}
 # A work's page (dashboard.work_figures): at most WORK_PAGE_CASES cases listed (rows, most pages
 # first), WORK_PAGE_SITES sites and WORK_PAGE_CHAPTERS most-copied chapters charted (bars).
 WORK_PAGE_CASES = 20
