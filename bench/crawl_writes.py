@@ -1,0 +1,82 @@
+"""CPU of the crawl task's writes per page, each timed alone in this process: the raw exchange
+stash (39 kB), the crawl log record, a new page and version, the frontier's counters.
+
+    .venv/bin/python bench/crawl_writes.py [--n 300]
+
+Starts its own MongoDB and Redis (as bench/crawl_bench.py does) and prints, for each write,
+CPU ms (``time.process_time``: this process, the client's share) and wall ms (the server's
+work and the round trip included), two rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from bench.crawl_bench import setup_environment  # noqa: E402
+
+PAGE = ROOT / "demo" / "site" / "news" / "qq-qq.html"
+BODY_BYTES = 39_000  # the mean stashed exchange of crawl_bench's pages
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=300, help="writes of each kind per round")
+    args = parser.parse_args(argv)
+    tmp = Path(tempfile.mkdtemp(prefix="crawl-writes-"))
+    services = setup_environment(tmp)
+    try:
+        from crawler import scans
+        from crawler.lib.exchange import Exchange, Hop
+        from tracker.text import decode_bytes, extract_document
+
+        crawler = scans.get_crawler()
+        crawler.ensure_indexes()
+        body = (PAGE.read_bytes() * 3)[:BODY_BYTES]
+        text = extract_document(decode_bytes(body, None).text, "html", with_author=False,
+                                with_date=False)
+        exchange = Exchange([Hop(started=datetime.now(UTC), method="GET", url="http://x/a",
+                                 target="/a", request_headers=[["Host", "x"]], status=200,
+                                 reason="OK", response_headers=[["Content-Type", "text/html"]],
+                                 body=body, body_complete=True)])
+        frontier = crawler.frontier(1)
+
+        def save(key: str) -> None:
+            crawler.pages.save(canonical_url=key, url=key, final_url=key, domain="x", site_id=1,
+                               scan_id=1, status=200, outcome="ok", reason="",
+                               headers={"content-type": "text/html"}, validators={}, body=body,
+                               text=text.text + key, title=text.title, published=None,
+                               encoding="utf-8", extraction={"method": "resiliparse", "error": None},
+                               links=[f"http://x/{k}" for k in range(30)])
+
+        writes = {
+            "exchange stash (39 kB)": lambda key: crawler.exchanges.put(key, exchange),
+            "crawl log record": lambda key: crawler.log.record(1, key, "ok", status=200, depth=1),
+            "new page and version": save,
+            "frontier counters": lambda key: frontier.count(pages_new=1, pages_fetched=1,
+                                                            ms_extract=2, cpu_us_extract=3),
+        }
+        print("| round | write | CPU ms | wall ms |\n|---|---|---|---|")
+        for r in range(2):
+            for name, write in writes.items():
+                cpu, wall = time.process_time(), time.perf_counter()
+                for i in range(args.n):
+                    write(f"http://x/{r}/{i}")
+                print(f"| {r + 1} | {name} | {(time.process_time() - cpu) / args.n * 1000:.2f} "
+                      f"| {(time.perf_counter() - wall) / args.n * 1000:.2f} |")
+    finally:
+        for service in services:
+            service.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
