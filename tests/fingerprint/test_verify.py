@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from fingerprint.letters import to_letters
-from fingerprint.verify import SeedIndex, _union_length, align, seed_pairs
+from fingerprint.verify import SeedIndex, align
 from fingerprint.windows import kgram_codes
+from tests.fingerprint.oracle import _union_length, seed_pairs
 
 
 def codes_of(text: str) -> np.ndarray:

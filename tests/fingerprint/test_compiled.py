@@ -1,0 +1,53 @@
+"""The compiled stages (``fingerprint.compiled``) give what their NumPy/Python reference
+(``tests/fingerprint/oracle.py``) gives, on random texts built to share passages, repeats and
+edits."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fingerprint.verify import SeedIndex, align
+from tests.fingerprint.oracle import align_reference
+
+
+@st.composite
+def page_and_work(draw):
+    """(page codes, work codes): a work of random letters (a small alphabet gives repeated
+    k-grams, a tiny one repeats within a page), and a page assembled from pieces of it, some
+    with substituted, inserted or deleted letters, and random filler between them."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32)))
+    alphabet = draw(st.sampled_from([2, 4, 12, 26]))
+    work = rng.integers(0, alphabet, draw(st.integers(0, 1500))).astype(np.uint8)
+    pieces = []
+    for _ in range(draw(st.integers(0, 8))):
+        if len(work) and draw(st.integers(0, 3)):
+            a = int(rng.integers(0, len(work)))
+            piece = work[a:a + int(rng.integers(1, 400))].copy()
+            for _ in range(draw(st.integers(0, 6))):
+                at = int(rng.integers(0, len(piece) + 1))
+                edit = draw(st.sampled_from(["sub", "ins", "del"]))
+                size = int(rng.integers(1, 30))
+                if edit == "sub" and at < len(piece):
+                    piece[at] = rng.integers(0, 26)
+                elif edit == "ins":
+                    piece = np.concatenate((piece[:at], rng.integers(0, 26, size), piece[at:]))
+                else:
+                    piece = np.concatenate((piece[:at], piece[at + size:]))
+            pieces.append(piece.astype(np.uint8))
+        else:
+            pieces.append(rng.integers(0, 26, int(rng.integers(0, 80))).astype(np.uint8))
+    page = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.uint8)
+    return page, work
+
+
+@settings(max_examples=400, deadline=None)
+@given(page_and_work(), st.sampled_from([(8, 4, 24, 12, 24, 16), (4, 1, 6, 3, 8, 2),
+                                         (6, 3, 10, 0, 12, 40)]))
+def test_compiled_alignment_gives_the_reference_passages(texts, params):
+    page, work = texts
+    k, stride, max_gap, max_shift, min_passage, max_repeats = params
+    seeds = SeedIndex.build(work, k)
+    args = (max_gap, max_shift, min_passage, max_repeats, stride)
+    assert align(page, seeds, *args) == align_reference(page, seeds, *args)
