@@ -21,6 +21,7 @@ from operator import itemgetter
 
 import numpy as np
 
+from fingerprint.compiled.judge import dominated, matched_masks
 from fingerprint.config import EngineConfig
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index.base import check_work_id
@@ -117,14 +118,16 @@ class _Prepared:
 
 
 def exact_codes(letters: Letters, text: str) -> np.ndarray:
-    """Letter codes (n_letters,) as int16 in which digits keep their value: a digit letter
+    """Letter codes (n_letters,) as uint8 in which digits keep their value: a digit letter
     (code ``DIGIT_LETTER`` + d mod 5) becomes 64 + d, so that verification tells 1 from 6,
     which share a letter (fingerprint keys are unchanged). ``text``: the text the letters were
     made from (ASCII and full-width digits)."""
-    exact = letters.codes.astype(np.int16)
+    exact = letters.codes.astype(np.uint8)
     where = (letters.codes >= DIGIT_LETTER).nonzero()[0]
     if len(where):
-        exact[where] = [64 + int(text[o]) for o in letters.offsets[where].tolist()]
+        points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+        points = points[letters.offsets[where]].astype(np.int64)
+        exact[where] = 64 + np.where(points >= 0xFF10, points - 0xFF10, points - 0x30)
     return exact
 
 
@@ -610,18 +613,6 @@ class Engine:
         c = self.config
         return max(c.min_text_letters, min(c.min_matched_letters, int(0.8 * n_work)))
 
-    @staticmethod
-    def _matched_mask(page: np.ndarray, prep: _Prepared, aln: Alignment, exact: bool
-                      ) -> np.ndarray:
-        """Boolean mask (n_page_letters,) of the page letters equal to their work letter along
-        the runs of the alignment's passages; ``page``: the page's ``exact_codes`` when
-        ``exact`` (digits compared by value), else its letter codes."""
-        mask = np.zeros(len(page), dtype=bool)
-        work = prep.exact if exact else prep.seeds.letters
-        for s, e, d in aln.runs:
-            mask[s:e] |= page[s:e] == work[s + d:e + d]
-        return mask
-
     def _judge(self, letters: Letters, exact: np.ndarray | None,
                aligned: list[tuple[str, _Prepared, Alignment]]) -> list[Match]:
         """Matches from the alignments of one page with its candidates, best first.
@@ -660,17 +651,22 @@ class Engine:
         c = self.config
         numbers = _numbers(letters)
         page = letters.codes if exact is None else exact
-        masks = np.array([self._matched_mask(page, prep, aln, exact is not None)
-                          for _, prep, aln in aligned])
+        # the page letters equal to their work letter along the runs of each alignment
+        masks = matched_masks(page, [prep.seeds.letters if exact is None else prep.exact
+                                     for _, prep, _ in aligned], [aln.runs for _, _, aln in aligned])
         same_numbers, other_numbers = _compare_numbers(
             numbers, masks, [aln.passages for _, _, aln in aligned], letters.boundaries)
-        counts = [int(np.count_nonzero(m)) for m in masks]
         group = self._same_text.groups(
             [(work_id, prep.revision, prep.seeds) for work_id, prep, _ in aligned], masks)
         labels = sorted(set(group))
-        by_group = np.array([np.any(masks[[g == label for g in group]], axis=0)
-                             for label in labels])
-        weight = 1.0 / np.maximum(np.sum(by_group, axis=0), 1)
+        if len(labels) == len(group):  # no same-text works: a group per candidate
+            matching = np.count_nonzero(masks, axis=0)
+        else:
+            matching = np.count_nonzero([np.any(masks[[g == label for g in group]], axis=0)
+                                         for label in labels], axis=0)
+        weight = 1.0 / np.maximum(matching, 1)
+        shadowed = dominated(masks.view(np.uint8), np.array(group, dtype=np.int64),
+                             c.min_own_letters)
         out = []
         po = letters.offsets
         n = len(letters)
@@ -679,9 +675,7 @@ class Engine:
             same, other = int(same_numbers[i]), int(other_numbers[i])
             if other > c.max_number_mismatch * (same + other):
                 continue
-            if any(group[j] != group[i] and counts[j] > counts[i]
-                   and np.count_nonzero(mask & ~masks[j]) < c.min_own_letters
-                   for j in range(len(aligned))):
+            if shadowed[i]:
                 continue
             distinct = float(weight[mask].sum())
             if distinct + c.number_evidence_letters * same < c.min_distinct_letters:

@@ -135,3 +135,40 @@ def align_reference(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, 
     work_cov = min(matched, _union_length([c[2] for c in kept], [c[3] for c in kept]))
     return Alignment([(c[0], c[1], c[2], c[3]) for c in kept], [c[4] for c in kept], page_cov,
                      work_cov, [run for c in kept for run in c[5]])
+
+
+def matched_masks_reference(page: np.ndarray, works: list[np.ndarray],
+                            runs: list[list[tuple[int, int, int]]]) -> np.ndarray:
+    """Reference of ``fingerprint.compiled.judge.matched_masks``."""
+    masks = np.zeros((len(works), len(page)), dtype=bool)
+    for mask, work, own in zip(masks, works, runs, strict=True):
+        for s, e, d in own:
+            mask[s:e] |= page[s:e] == work[s + d:e + d]
+    return masks
+
+
+def same_text_pairs_reference(masks: np.ndarray, sizes: np.ndarray, least: float
+                              ) -> list[tuple[int, int]]:
+    """Reference of ``fingerprint.compiled.judge.same_text_pairs``."""
+    counts = masks.sum(axis=1)
+    common = masks.astype(np.int32) @ masks.T.astype(np.int32)
+    maybe = ((np.minimum.outer(sizes, sizes) >= least * np.maximum.outer(sizes, sizes))
+             & (2 * common >= np.minimum.outer(counts, counts)))
+    return [(int(i), int(j)) for i, j in zip(*np.triu(maybe, 1).nonzero(), strict=True)]
+
+
+def dominated_reference(masks: np.ndarray, group: list[int], min_own: int) -> np.ndarray:
+    """Reference of ``fingerprint.compiled.judge.dominated``."""
+    counts = [int(np.count_nonzero(m)) for m in masks]
+    return np.array([any(group[j] != group[i] and counts[j] > counts[i]
+                         and np.count_nonzero(masks[i] & ~masks[j]) < min_own
+                         for j in range(len(masks))) for i in range(len(masks))], dtype=bool)
+
+
+def exact_codes_reference(letters, text: str) -> np.ndarray:
+    """Reference of ``fingerprint.engine.exact_codes``."""
+    exact = letters.codes.astype(np.int16)
+    where = (letters.codes >= 26).nonzero()[0]
+    if len(where):
+        exact[where] = [64 + int(text[o]) for o in letters.offsets[where].tolist()]
+    return exact

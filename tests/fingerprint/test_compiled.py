@@ -5,11 +5,20 @@ edits."""
 from __future__ import annotations
 
 import numpy as np
+from fingerprint.compiled.judge import dominated, matched_masks, same_text_pairs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fingerprint.engine import exact_codes
+from fingerprint.letters import to_letters
 from fingerprint.verify import SeedIndex, align
-from tests.fingerprint.oracle import align_reference
+from tests.fingerprint.oracle import (
+    align_reference,
+    dominated_reference,
+    exact_codes_reference,
+    matched_masks_reference,
+    same_text_pairs_reference,
+)
 
 
 @st.composite
@@ -51,3 +60,31 @@ def test_compiled_alignment_gives_the_reference_passages(texts, params):
     seeds = SeedIndex.build(work, k)
     args = (max_gap, max_shift, min_passage, max_repeats, stride)
     assert align(page, seeds, *args) == align_reference(page, seeds, *args)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(page_and_work(), min_size=1, max_size=6), st.integers(0, 2**32))
+def test_compiled_masks_and_same_text_pairs_give_the_reference_ones(texts, seed):
+    # candidates: works aligned with one page (the first text's), some of them near-copies
+    rng = np.random.default_rng(seed)
+    page = texts[0][0]
+    works = [work for _, work in texts]
+    works += [np.where(rng.random(len(w)) < 0.02, 0, w).astype(np.uint8) for w in works]
+    runs = [align(page, SeedIndex.build(w, 8)).runs for w in works]
+    masks = matched_masks(page, works, runs)
+    assert np.array_equal(masks, matched_masks_reference(page, works, runs))
+    sizes = np.array([len(w) for w in works], dtype=np.int64)
+    for least in (0.7, 0.95):
+        assert same_text_pairs(masks.view(np.uint8), sizes, least) \
+            == same_text_pairs_reference(masks, sizes, least)
+    group = rng.integers(0, 3, len(works)).tolist()
+    for min_own in (1, 8, 40):
+        assert np.array_equal(dominated(masks.view(np.uint8), np.array(group), min_own),
+                              dominated_reference(masks, group, min_own))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="0123456789０１２３４５６７８９天地玄黄 ab.。", max_size=200))
+def test_exact_codes_give_each_digit_its_value(text):
+    letters = to_letters(text)
+    assert exact_codes(letters, text).tolist() == exact_codes_reference(letters, text).tolist()
