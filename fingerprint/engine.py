@@ -21,7 +21,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from fingerprint.compiled.judge import dominated, matched_masks
+from fingerprint.compiled.judge import compare_numbers, dominated, matched_masks
 from fingerprint.config import EngineConfig
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index.base import check_work_id
@@ -129,65 +129,6 @@ def exact_codes(letters: Letters, text: str) -> np.ndarray:
         points = points[letters.offsets[where]].astype(np.int64)
         exact[where] = 64 + np.where(points >= 0xFF10, points - 0xFF10, points - 0x30)
     return exact
-
-
-def _numbers(letters: Letters) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(starts, ends, digits, owners) of the page's numbers, maximal runs of digit letters from
-    consecutive characters: starts and ends in letters (end exclusive, int64, one per number),
-    the positions of all digit letters, and for each the index of its number."""
-    digit = letters.codes >= DIGIT_LETTER
-    if not digit.any():
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, empty, empty
-    joined = digit[1:] & digit[:-1] & (np.diff(letters.offsets) == 1)
-    edge = np.diff(np.concatenate(([0], digit.astype(np.int8), [0])))
-    starts = (edge == 1).nonzero()[0]
-    ends = (edge == -1).nonzero()[0]
-    # split runs of digit letters at non-consecutive characters ("12 34" is two numbers)
-    breaks = (digit[1:] & digit[:-1] & ~joined).nonzero()[0] + 1
-    if len(breaks):
-        starts = np.sort(np.concatenate((starts, breaks)))
-        ends = np.sort(np.concatenate((ends, breaks)))
-    digits = digit.nonzero()[0]
-    return starts, ends, digits, np.searchsorted(starts, digits, side="right") - 1
-
-
-def _compare_numbers(numbers: tuple[np.ndarray, ...], masks: np.ndarray,
-                     passages: list[list[tuple[int, int, int, int]]], boundaries: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """(numbers equal in the work, numbers that differ), two int arrays of shape (n_works,),
-    among the page's numbers that lie wholly inside one of a work's ``passages`` (one list per
-    work), next to a matched letter of the same sentence (in the middle of copied or templated
-    text; ``boundaries``: ``Letters.boundaries``, the letters that start a sentence or line: a
-    portal's licence number on a line of its own between two copied paragraphs is no
-    template's number); a number is equal when all its digit letters are matched.
-    ``masks``: bool (n_works, n_page_letters), each work's matched page letters; cleared in
-    place at the digit letters of every page number that is not wholly matched: a number counts
-    as shared text only when it is the same number. All works are compared at once (a
-    templated page has ten candidates or more)."""
-    starts, ends, digits, owners = numbers
-    zero = np.zeros(len(masks), dtype=np.int64)
-    if len(starts) == 0:
-        return zero, zero
-    # a number's letters are all digit letters, consecutive in ``digits``
-    sizes = ends - starts
-    first = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    equal = np.add.reduceat(masks[:, digits], first, axis=1, dtype=np.int64) == sizes
-    masks[:, digits] &= equal[:, owners]
-    spans = [(w, a, b) for w, kept in enumerate(passages) for a, b, _, _ in kept]
-    if not spans:
-        return zero, zero
-    work, a, b = np.array(spans, dtype=np.int64).T
-    inside = np.zeros(equal.shape, dtype=bool)
-    np.logical_or.at(inside, work, (starts > a[:, None]) & (ends < b[:, None]))
-    # a number inside a passage has a letter before it and one after it, in its sentence
-    last = masks.shape[1] - 1
-    opens = np.zeros(last + 2, dtype=bool)
-    opens[boundaries] = True
-    flanked = inside & ((masks[:, np.maximum(starts - 1, 0)] & ~opens[starts])
-                        | (masks[:, np.minimum(ends, last)] & ~opens[ends]))
-    same = np.count_nonzero(equal & flanked, axis=1)
-    return same, np.count_nonzero(flanked, axis=1) - same
 
 
 class Engine:
@@ -516,9 +457,10 @@ class Engine:
         registered as several works (the same postings hit in each) takes one place."""
         per_work = Counter(map(itemgetter(0), chain.from_iterable(hits.values())))
         c = self.config
-        pool = [(w, n) for w, n in heapq.nsmallest(
-            4 * c.max_candidates, per_work.items(), key=lambda wn: (-wn[1], wn[0]))
-            if n >= c.min_window_hits]
+        # the works below min_window_hits come last in this order: dropped before sorting
+        pool = heapq.nsmallest(
+            4 * c.max_candidates, [(w, n) for w, n in per_work.items() if n >= c.min_window_hits],
+            key=lambda wn: (-wn[1], wn[0]))
         if len(pool) <= c.max_candidates:
             return pool
         shared = Counter(n for _, n in pool)
@@ -649,13 +591,13 @@ class Engine:
         if not aligned:
             return []
         c = self.config
-        numbers = _numbers(letters)
         page = letters.codes if exact is None else exact
         # the page letters equal to their work letter along the runs of each alignment
         masks = matched_masks(page, [prep.seeds.letters if exact is None else prep.exact
                                      for _, prep, _ in aligned], [aln.runs for _, _, aln in aligned])
-        same_numbers, other_numbers = _compare_numbers(
-            numbers, masks, [aln.passages for _, _, aln in aligned], letters.boundaries)
+        same_numbers, other_numbers = compare_numbers(
+            letters.codes, letters.offsets, masks.view(np.uint8),
+            [aln.passages for _, _, aln in aligned], letters.boundaries, DIGIT_LETTER)
         group = self._same_text.groups(
             [(work_id, prep.revision, prep.seeds) for work_id, prep, _ in aligned], masks)
         labels = sorted(set(group))

@@ -54,10 +54,13 @@ class SameTextGroups:
         sizes = np.array([seeds.n_letters for _, _, seeds in works], dtype=np.int64)
         least = self.share * (1 - self.frame)  # of the longer text's letters, in the shorter
         pairs = same_text_pairs(masks.view(np.uint8), sizes, least)
+        if not pairs:
+            return labels
         names = [f"{work_id}\0{revision[0]}\0{revision[1]}" for work_id, revision, _ in works]
-        known = [self._pairs.get((names[i], names[j]) if names[i] < names[j]
-                                 else (names[j], names[i])) for i, j in pairs]
-        for (i, j), same in zip(pairs, known, strict=True):
+        pairs_known = self._pairs
+        for i, j in pairs:
+            same = pairs_known.get((names[i], names[j]) if names[i] < names[j]
+                                   else (names[j], names[i]))
             if same is None:
                 same = self.same(works[i], works[j])
             if same and labels[i] != labels[j]:  # merge j's group into i's

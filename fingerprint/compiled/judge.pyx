@@ -110,3 +110,76 @@ def dominated(const uint8_t[:, ::1] masks, const int64_t[::1] group, int64_t min
 
 cdef extern from *:
     int __builtin_popcountll(unsigned long long) nogil
+
+
+def compare_numbers(const uint8_t[::1] codes, const int64_t[::1] offsets, uint8_t[:, ::1] masks,
+                    list passages, const int64_t[::1] boundaries, int digit_letter):
+    """Numbers of the page compared with each candidate, as ``Engine._judge`` describes them
+    -> (equal, differing): two int64 arrays (n_candidates,).
+
+    A number is a maximal run of digit letters (code >= ``digit_letter``) from consecutive
+    characters (``offsets``); it is equal for a candidate when all its letters are matched in
+    that candidate's row of ``masks`` (0/1 bytes (n_candidates, n_letters)), whose digit
+    letters are cleared in place where the number is not equal. It is counted when it lies
+    strictly inside one of the candidate's ``passages`` ((page_start, page_end, ...) tuples in
+    letters) and next to a matched letter of its sentence (``boundaries``: the letters that
+    start a sentence)."""
+    cdef Py_ssize_t n = codes.shape[0], m = masks.shape[0], p, q, w, b
+    cdef int64_t start, end, last = n - 1, a, z
+    equal_out = np.zeros(m, dtype=np.int64)
+    other_out = np.zeros(m, dtype=np.int64)
+    cdef int64_t[::1] same = equal_out, other = other_out
+    if n == 0 or m == 0:
+        return equal_out, other_out
+    # numbers: (start, end) in letters
+    cdef list numbers = []
+    p = 0
+    while p < n:
+        if codes[p] < digit_letter:
+            p += 1
+            continue
+        q = p + 1
+        while q < n and codes[q] >= digit_letter and offsets[q] - offsets[q - 1] == 1:
+            q += 1
+        numbers.append((p, q))
+        p = q
+    if not numbers:
+        return equal_out, other_out
+    opens = np.zeros(n + 1, dtype=np.uint8)
+    cdef uint8_t[::1] open_at = opens
+    for b in range(boundaries.shape[0]):
+        open_at[boundaries[b]] = 1
+    cdef bint equal, inside
+    cdef Py_ssize_t k, n_numbers = len(numbers)
+    is_equal = np.ones(n_numbers, dtype=np.uint8)
+    cdef uint8_t[::1] equal_at = is_equal
+    for w in range(m):
+        # every number's letters first, then the letters beside each number
+        for k in range(n_numbers):
+            start, end = numbers[k]
+            equal_at[k] = 1
+            for p in range(start, end):
+                if not masks[w, p]:
+                    equal_at[k] = 0
+                    break
+            if not equal_at[k]:
+                for p in range(start, end):
+                    masks[w, p] = 0
+        spans = [(pa[0], pa[1]) for pa in passages[w]]
+        for k in range(n_numbers):
+            start, end = numbers[k]
+            equal = equal_at[k]
+            inside = False
+            for a, z in spans:
+                if start > a and end < z:
+                    inside = True
+                    break
+            if not inside:
+                continue
+            if (masks[w, max(start - 1, 0)] and not open_at[start]) \
+                    or (masks[w, min(end, last)] and not open_at[end]):
+                if equal:
+                    same[w] += 1
+                else:
+                    other[w] += 1
+    return equal_out, other_out

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fingerprint.letters import DIGIT_LETTER, Letters
 from fingerprint.verify import EMPTY, Alignment, SeedIndex
 from fingerprint.windows import kgram_codes
 
@@ -27,7 +28,7 @@ def seed_pairs(page_grams: np.ndarray, work: SeedIndex, max_repeats: int
     return i, work.positions[np.repeat(lo, cnt) + np.arange(len(i)) - first]
 
 
-def _union_length(starts: list[int], ends: list[int]) -> int:
+def union_length(starts: list[int], ends: list[int]) -> int:
     """Total length of the union of intervals [starts, ends) (few intervals)."""
     total, reach = 0, None
     for s, e in sorted(zip(starts, ends, strict=True)):
@@ -131,8 +132,8 @@ def align_reference(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, 
         return EMPTY
     kept.sort()
     matched = sum(c[4] for c in kept)
-    page_cov = min(matched, _union_length([c[0] for c in kept], [c[1] for c in kept]))
-    work_cov = min(matched, _union_length([c[2] for c in kept], [c[3] for c in kept]))
+    page_cov = min(matched, union_length([c[0] for c in kept], [c[1] for c in kept]))
+    work_cov = min(matched, union_length([c[2] for c in kept], [c[3] for c in kept]))
     return Alignment([(c[0], c[1], c[2], c[3]) for c in kept], [c[4] for c in kept], page_cov,
                      work_cov, [run for c in kept for run in c[5]])
 
@@ -172,3 +173,62 @@ def exact_codes_reference(letters, text: str) -> np.ndarray:
     if len(where):
         exact[where] = [64 + int(text[o]) for o in letters.offsets[where].tolist()]
     return exact
+def numbers_reference(letters: Letters) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(starts, ends, digits, owners) of the page's numbers, maximal runs of digit letters from
+    consecutive characters: starts and ends in letters (end exclusive, int64, one per number),
+    the positions of all digit letters, and for each the index of its number."""
+    digit = letters.codes >= DIGIT_LETTER
+    if not digit.any():
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty, empty
+    joined = digit[1:] & digit[:-1] & (np.diff(letters.offsets) == 1)
+    edge = np.diff(np.concatenate(([0], digit.astype(np.int8), [0])))
+    starts = (edge == 1).nonzero()[0]
+    ends = (edge == -1).nonzero()[0]
+    # split runs of digit letters at non-consecutive characters ("12 34" is two numbers)
+    breaks = (digit[1:] & digit[:-1] & ~joined).nonzero()[0] + 1
+    if len(breaks):
+        starts = np.sort(np.concatenate((starts, breaks)))
+        ends = np.sort(np.concatenate((ends, breaks)))
+    digits = digit.nonzero()[0]
+    return starts, ends, digits, np.searchsorted(starts, digits, side="right") - 1
+
+
+def compare_numbers_reference(numbers: tuple[np.ndarray, ...], masks: np.ndarray,
+                     passages: list[list[tuple[int, int, int, int]]], boundaries: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """(numbers equal in the work, numbers that differ), two int arrays of shape (n_works,),
+    among the page's numbers that lie wholly inside one of a work's ``passages`` (one list per
+    work), next to a matched letter of the same sentence (in the middle of copied or templated
+    text; ``boundaries``: ``Letters.boundaries``, the letters that start a sentence or line: a
+    portal's licence number on a line of its own between two copied paragraphs is no
+    template's number); a number is equal when all its digit letters are matched.
+    ``masks``: bool (n_works, n_page_letters), each work's matched page letters; cleared in
+    place at the digit letters of every page number that is not wholly matched: a number counts
+    as shared text only when it is the same number. All works are compared at once (a
+    templated page has ten candidates or more)."""
+    starts, ends, digits, owners = numbers
+    zero = np.zeros(len(masks), dtype=np.int64)
+    if len(starts) == 0:
+        return zero, zero
+    # a number's letters are all digit letters, consecutive in ``digits``
+    sizes = ends - starts
+    first = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    equal = np.add.reduceat(masks[:, digits], first, axis=1, dtype=np.int64) == sizes
+    masks[:, digits] &= equal[:, owners]
+    spans = [(w, a, b) for w, kept in enumerate(passages) for a, b, _, _ in kept]
+    if not spans:
+        return zero, zero
+    work, a, b = np.array(spans, dtype=np.int64).T
+    inside = np.zeros(equal.shape, dtype=bool)
+    np.logical_or.at(inside, work, (starts > a[:, None]) & (ends < b[:, None]))
+    # a number inside a passage has a letter before it and one after it, in its sentence
+    last = masks.shape[1] - 1
+    opens = np.zeros(last + 2, dtype=bool)
+    opens[boundaries] = True
+    flanked = inside & ((masks[:, np.maximum(starts - 1, 0)] & ~opens[starts])
+                        | (masks[:, np.minimum(ends, last)] & ~opens[ends]))
+    same = np.count_nonzero(equal & flanked, axis=1)
+    return same, np.count_nonzero(flanked, axis=1) - same
+
+

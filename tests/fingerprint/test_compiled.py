@@ -5,18 +5,20 @@ edits."""
 from __future__ import annotations
 
 import numpy as np
-from fingerprint.compiled.judge import dominated, matched_masks, same_text_pairs
+from fingerprint.compiled.judge import compare_numbers, dominated, matched_masks, same_text_pairs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fingerprint.engine import exact_codes
-from fingerprint.letters import to_letters
+from fingerprint.letters import DIGIT_LETTER, to_letters
 from fingerprint.verify import SeedIndex, align
 from tests.fingerprint.oracle import (
     align_reference,
+    compare_numbers_reference,
     dominated_reference,
     exact_codes_reference,
     matched_masks_reference,
+    numbers_reference,
     same_text_pairs_reference,
 )
 
@@ -88,3 +90,22 @@ def test_compiled_masks_and_same_text_pairs_give_the_reference_ones(texts, seed)
 def test_exact_codes_give_each_digit_its_value(text):
     letters = to_letters(text)
     assert exact_codes(letters, text).tolist() == exact_codes_reference(letters, text).tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789０１天地玄黄宇宙 ab,。\n", min_size=1, max_size=120),
+       st.integers(0, 2**32), st.integers(1, 5))
+def test_compiled_number_comparison_gives_the_reference_counts(text, seed, works):
+    letters = to_letters(text)
+    rng = np.random.default_rng(seed)
+    n = len(letters)
+    masks = rng.random((works, n)) < rng.random()
+    passages = [[(int(a), int(a) + int(rng.integers(0, n + 1)), 0, 0)
+                 for a in rng.integers(-1, n + 1, rng.integers(0, 3))] for _ in range(works)]
+    expected_masks = masks.copy()
+    expected = compare_numbers_reference(numbers_reference(letters), expected_masks, passages,
+                                         letters.boundaries)
+    found = compare_numbers(letters.codes, letters.offsets, masks.view(np.uint8), passages,
+                            letters.boundaries, DIGIT_LETTER)
+    assert [f.tolist() for f in found] == [e.tolist() for e in expected]
+    assert np.array_equal(masks, expected_masks)
