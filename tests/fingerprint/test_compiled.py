@@ -10,16 +10,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fingerprint.engine import exact_codes
+from fingerprint.fingerprints import Quantizer
 from fingerprint.letters import DIGIT_LETTER, to_letters
 from fingerprint.verify import SeedIndex, align
+from fingerprint.windows import kgram_codes, mix, winnow
 from tests.fingerprint.oracle import (
     align_reference,
     compare_numbers_reference,
     dominated_reference,
     exact_codes_reference,
+    kgram_codes_reference,
     matched_masks_reference,
+    mix_reference,
     numbers_reference,
     same_text_pairs_reference,
+    window_digits_reference,
+    winnow_reference,
 )
 
 
@@ -109,3 +115,26 @@ def test_compiled_number_comparison_gives_the_reference_counts(text, seed, works
                             letters.boundaries, DIGIT_LETTER)
     assert [f.tolist() for f in found] == [e.tolist() for e in expected]
     assert np.array_equal(masks, expected_masks)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 3000), st.sampled_from([2, 5, 31]),
+       st.integers(1, 12), st.integers(1, 20))
+def test_compiled_keys_give_the_reference_grams_hashes_minima_and_digits(seed, n, alphabet,
+                                                                          k, radius):
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, alphabet, n).astype(np.uint8)
+    grams = kgram_codes(codes, k)
+    assert grams.tolist() == kgram_codes_reference(codes, k).tolist()
+    hashes = mix(grams)
+    assert hashes.tolist() == mix_reference(grams).tolist()
+    assert [m.tolist() for m in winnow(hashes, (radius, 3))] \
+        == [m.tolist() for m in winnow_reference(hashes, (radius, 3))]
+    tiny = (hashes % 3).astype(np.uint64)  # ties: every minimum of a window is selected
+    assert [m.tolist() for m in winnow(tiny, (radius,))] \
+        == [m.tolist() for m in winnow_reference(tiny, (radius,))]
+    quantizer = Quantizer("bcdfghjklmnqrstwxyz", 32, 2, 5, 16)
+    starts = np.flatnonzero(rng.random(max(n - 31, 0)) < 0.1)
+    assert quantizer.keys(codes, starts, hashes if k == 5 else None).tolist() == (
+        window_digits_reference(quantizer, codes, starts)
+        + quantizer.anchor_values(codes, starts)).tolist()
