@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 from fingerprint.compiled.judge import compare_numbers, dominated, matched_masks, same_text_pairs
+from fingerprint.compiled.lookup import group_postings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +20,7 @@ from tests.fingerprint.oracle import (
     compare_numbers_reference,
     dominated_reference,
     exact_codes_reference,
+    group_postings_reference,
     kgram_codes_reference,
     matched_masks_reference,
     mix_reference,
@@ -138,3 +140,16 @@ def test_compiled_keys_give_the_reference_grams_hashes_minima_and_digits(seed, n
     assert quantizer.keys(codes, starts, hashes if k == 5 else None).tolist() == (
         window_digits_reference(quantizer, codes, starts)
         + quantizer.anchor_values(codes, starts)).tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 300))
+def test_compiled_grouping_of_postings_gives_the_reference_dict(seed, n):
+    rng = np.random.default_rng(seed)
+    keys = rng.integers(0, 2**63, 20).tolist()
+    which = np.sort(rng.integers(0, 20, n))
+    works, windows = rng.integers(0, 5, n), rng.integers(0, 2**32, n)
+    ids = [f"w{i}" for i in range(5)]
+    found = group_postings(keys, which, works, windows, ids)
+    assert found == group_postings_reference(keys, which, works, windows, ids)
+    assert list(found) == list(group_postings_reference(keys, which, works, windows, ids))
