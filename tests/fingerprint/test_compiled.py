@@ -5,16 +5,20 @@ edits."""
 from __future__ import annotations
 
 import numpy as np
-from fingerprint.compiled.judge import compare_numbers, dominated, matched_masks, same_text_pairs
-from fingerprint.compiled.lookup import group_postings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fingerprint import Engine
+from fingerprint.compiled.judge import compare_numbers, dominated, matched_masks, same_text_pairs
+from fingerprint.compiled.lookup import group_postings
 from fingerprint.engine import exact_codes
 from fingerprint.fingerprints import Quantizer
+from fingerprint.index import MemoryIndex
 from fingerprint.letters import DIGIT_LETTER, to_letters
+from fingerprint.shortdoc import short_keys
+from fingerprint.store import MemoryWorkStore
 from fingerprint.verify import SeedIndex, align
-from fingerprint.windows import kgram_codes, mix, winnow
+from fingerprint.windows import content_radius, kgram_codes, mix, winnow
 from tests.fingerprint.oracle import (
     align_reference,
     compare_numbers_reference,
@@ -153,3 +157,32 @@ def test_compiled_grouping_of_postings_gives_the_reference_dict(seed, n):
     found = group_postings(keys, which, works, windows, ids)
     assert found == group_postings_reference(keys, which, works, windows, ids)
     assert list(found) == list(group_postings_reference(keys, which, works, windows, ids))
+
+
+def query_keys_reference(engine, letters) -> list[int]:
+    """A page's query keys computed with the reference stages only (default configuration:
+    content-defined windows, no probing)."""
+    c = engine.config
+    sparsity = c.query_sparsity if len(letters) >= c.dense_page_letters else 1
+    grams = kgram_codes_reference(letters.codes, c.anchor_k)
+    hashes = mix_reference(grams)
+    minima, chosen = winnow_reference(hashes, (content_radius(c.stride, sparsity),
+                                               c.short_radius * sparsity))
+    starts = minima[minima <= len(letters) - c.window_letters]
+    digits = window_digits_reference(engine.quantizer, letters.codes, starts)
+    keys = (digits + engine.quantizer.anchor_values(letters.codes, starts, hashes))
+    return [*keys.astype(np.uint64).tolist(),
+            *short_keys(grams, c.anchor_k, chosen, c.short_k).tolist()]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 4000))
+def test_engine_query_keys_are_the_reference_keys(chapters, seed, n):
+    # pages of real text cut and spliced at random: short and long (sparser) selections
+    engine = Engine(MemoryIndex(), MemoryWorkStore())
+    rng = np.random.default_rng(seed)
+    text = "".join(chapter["text"] for chapter in chapters)
+    a = int(rng.integers(0, len(text)))
+    page = text[a:a + n] + text[:int(rng.integers(0, 300))]
+    letters = engine.letters(page)
+    assert engine._query_key_array(letters).tolist() == query_keys_reference(engine, letters)
