@@ -47,7 +47,7 @@ from typing import cast
 
 import numpy as np
 
-from fingerprint.compiled.lookup import group_postings
+from fingerprint.compiled.lookup import gather_postings
 from fingerprint.index.base import (
     DEFAULT_MAX_DF,
     MAX_KEY,
@@ -103,7 +103,7 @@ class MemoryIndex:
         # map), window bits of the packing), until the first change
         self._arrays: tuple[np.ndarray, np.ndarray, int] | None = None
         # after load: the distinct keys' directory, and the first posting of each distinct key
-        # then the number of postings (uint32, or int64 from 2**32 postings; distinct keys + 1)
+        # then the number of postings (int64, distinct keys + 1)
         self._directory: tuple[KeyDirectory, np.ndarray] | None = None
         # work numbers are never reused within an epoch (``_ids`` only grows); ``clear`` starts
         # a new one, so "epoch:number" is a revision no other add in this process had
@@ -215,25 +215,9 @@ class MemoryIndex:
         assert self._arrays is not None and self._directory is not None  # set by load
         directory, bounds = self._directory
         query = np.unique(np.asarray(keys, dtype=np.uint64))
-        position = directory.find(query)
-        found = np.flatnonzero(position >= 0)
-        if not len(found):
-            return {}
-        query, position = query[found], position[found]
-        lo = bounds[position].astype(np.int64)
-        counts = bounds[position + 1].astype(np.int64) - lo
-        which = np.repeat(np.arange(len(query)), counts)
-        at = np.arange(len(which)) - np.repeat(np.cumsum(counts) - counts, counts) \
-            + np.repeat(lo, counts)
-        hit_works, hit_windows = self._unpack(at)
-        if counts.max() > 1:  # stop-list: distinct works among a key's postings
-            pairs = np.unique(which * (len(self._ids) + 1) + hit_works)
-            df = np.bincount(pairs // (len(self._ids) + 1), minlength=len(query))
-            keep = df[which] <= self.max_df
-            which, hit_works, hit_windows = which[keep], hit_works[keep], hit_windows[keep]
-        return group_postings(query.tolist(), np.ascontiguousarray(which, dtype=np.int64),
-                              np.ascontiguousarray(hit_works), np.ascontiguousarray(hit_windows),
-                              self._ids)
+        _, postings, window_bits = self._arrays
+        return gather_postings(query, directory.find(query), bounds, postings, window_bits,
+                               self.max_df, self._ids)
 
     def _unpack(self, at: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(work numbers, windows), int64, of the loaded postings at positions ``at`` (all when
@@ -401,7 +385,7 @@ class MemoryIndex:
         index._windows = len(keys)
         index._arrays = (keys, data["postings"], manifest["window_bits"])
         _, starts = _distinct_keys(keys)
-        bounds = np.empty(len(starts) + 1, dtype=np.uint32 if len(keys) < 2**32 else np.int64)
+        bounds = np.empty(len(starts) + 1, dtype=np.int64)
         bounds[:-1], bounds[-1] = starts, len(keys)
         index._directory = (KeyDirectory(keys[starts], NARROW_KEYS), bounds)
         return index

@@ -297,12 +297,3 @@ def winnow_reference(hashes: np.ndarray, radii: tuple[int, ...]) -> list[np.ndar
 _MIX1 = np.uint64(0x9E3779B97F4A7C15)
 _MIX2 = np.uint64(0xBF58476D1CE4E5B9)
 _MAX64 = np.uint64(2**64 - 1)
-
-
-def group_postings_reference(keys: list[int], which: np.ndarray, works: np.ndarray,
-                             windows: np.ndarray, ids: list[str]) -> dict:
-    """Reference of ``fingerprint.compiled.lookup.group_postings``."""
-    out: dict[int, list[tuple[str, int]]] = {}
-    for q, n, w in zip(which.tolist(), works.tolist(), windows.tolist(), strict=True):
-        out.setdefault(keys[q], []).append((ids[n], w))
-    return out

@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 from fingerprint import Engine
 from fingerprint.compiled.judge import compare_numbers, dominated, matched_masks, same_text_pairs
-from fingerprint.compiled.lookup import group_postings
 from fingerprint.engine import exact_codes
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index import MemoryIndex
@@ -24,7 +23,6 @@ from tests.fingerprint.oracle import (
     compare_numbers_reference,
     dominated_reference,
     exact_codes_reference,
-    group_postings_reference,
     kgram_codes_reference,
     matched_masks_reference,
     mix_reference,
@@ -146,17 +144,26 @@ def test_compiled_keys_give_the_reference_grams_hashes_minima_and_digits(seed, n
         + quantizer.anchor_values(codes, starts)).tolist()
 
 
-@settings(max_examples=100, deadline=None)
-@given(st.integers(0, 2**32), st.integers(0, 300))
-def test_compiled_grouping_of_postings_gives_the_reference_dict(seed, n):
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32), st.sampled_from([1, 3, 100]), st.sampled_from([10, 70_000]))
+def test_a_loaded_index_looks_up_what_the_live_one_does(tmp_path_factory, seed, max_df, works):
+    # the live index (dicts) is the reference of the loaded one's compiled lookup: shared keys
+    # (some over max_df), short-text keys (bit 63), windows over 2**16 (wider packing)
     rng = np.random.default_rng(seed)
-    keys = rng.integers(0, 2**63, 20).tolist()
-    which = np.sort(rng.integers(0, 20, n))
-    works, windows = rng.integers(0, 5, n), rng.integers(0, 2**32, n)
-    ids = [f"w{i}" for i in range(5)]
-    found = group_postings(keys, which, works, windows, ids)
-    assert found == group_postings_reference(keys, which, works, windows, ids)
-    assert list(found) == list(group_postings_reference(keys, which, works, windows, ids))
+    live = MemoryIndex(max_df=max_df)
+    pool = np.concatenate((rng.integers(0, 2**40, 50, dtype=np.uint64),
+                           rng.integers(2**63, 2**64 - 1, 10, dtype=np.uint64)))
+    for w in range(int(rng.integers(1, 8))):
+        keys = rng.choice(pool, int(rng.integers(1, 40))).tolist()
+        live.add(f"w{w}", [(int(k), int(rng.integers(0, works))) for k in keys])
+    folder = tmp_path_factory.mktemp("index")
+    live.save(folder)
+    loaded = MemoryIndex.load(folder)
+    query = [*rng.choice(pool, 30).tolist(), 12345]
+    def postings(index):  # a key's postings in (work, window) order: saved sorted
+        return {k: sorted(v) for k, v in index.lookup(query).items()}
+
+    assert postings(loaded) == postings(live)
 
 
 def query_keys_reference(engine, letters) -> list[int]:
