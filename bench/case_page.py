@@ -1,11 +1,15 @@
-"""Benchmark of the case list and the case page with many pages per case.
+"""Benchmark of the case list, the case page with many pages per case, the work's page and the
+scan list.
 
 Everything real and local (bench.crawl_bench.setup_environment: MongoDB and Redis from
 tracker.runtime.embedded, a fresh SQLite Django database, migrated). Seeded: ``--cases`` cases
-of one work on as many sites, the first with ``--pages`` matched pages (Match rows), the others
-with 3 each. Timed with Django's test client as a superuser: the case list, the first and the
-last page of the big case's page (``settings.CASE_PAGES_PER_PAGE`` rows each), the case-list
-filters by state and by age, and ``manage.py cases --format jsonl``; ``--repeat`` runs each,
+of one work (three chapters) on as many sites, the first with ``--pages`` matched pages (Match
+rows), the others with 3 each, spread over SCANS finished scans. Timed with Django's test client
+as a superuser: the case list, the first and the last page of the big case's page
+(``settings.CASE_PAGES_PER_PAGE`` rows each), the case-list filters by state and by age, the
+work's page (its findings: dashboard.work_figures, every page's passages attributed to
+chapters), the scan list (each run's matches counted from the rows), and
+``manage.py cases --format jsonl``; ``--repeat`` runs each,
 the median milliseconds, the SQL queries (django.test.utils.CaptureQueriesContext) and the size
 (KB) are reported as one JSON line.
 
@@ -25,30 +29,40 @@ from pathlib import Path
 
 from bench.crawl_bench import setup_environment
 
+SCANS = 20  # finished scans the pages are spread over (the scan list shows them all)
+
 
 def seed(pages: int, cases: int) -> int:
-    """Create the rows; returns the big case's id."""
-    from crawler.models import Case, Match
+    """Create the rows; returns (the big case's id, the work's id)."""
+    from crawler.models import Case, Match, ScanRun, TargetSite
     from tracker.core.models import RightsHolder, Work
 
     holder = RightsHolder.objects.create(name="bench holder")
-    work = Work.objects.create(holder=holder, reference="B-1", title="西游记", length=10_000,
-                               status="indexed")
+    chapters = [{"title": f"第{n}回", "start": (n - 1) * 3000, "end": n * 3000}
+                for n in (1, 2, 3)]
+    work = Work.objects.create(holder=holder, reference="B-1", title="西游记", length=9000,
+                               status="indexed", sections=chapters)
+    site = TargetSite.objects.create(name="bench site")
+    scans = ScanRun.objects.bulk_create([ScanRun(site=site, status="finished")
+                                         for _ in range(SCANS)])
     made = Case.objects.bulk_create([Case(work=work, domain=f"site{n}.example.com")
                                      for n in range(cases)])
     rows, number = [], 0
     for index, case in enumerate(made):
         for _ in range(pages if index == 0 else 3):
             number += 1
+            start = (number % 9) * 1000 + 100  # passages over the three chapters
+            scan = scans[number % SCANS]
             rows.append(Match(work=work, case=case, page_id=f"{number:024x}",
+                              first_scan=scan, last_scan=scan,
                               version_id=f"{number:024x}", domain=f"www.{case.domain}",
                               url=f"https://www.{case.domain}/book/{number}.html",
                               title=f"第{number}页", score=0.8, containment_page=0.6,
                               containment_work=0.01, section="第一回",
-                              passages=[{"page_start": 0, "page_end": 50, "work_start": 0,
-                                         "work_end": 50}]))
+                              passages=[{"page_start": 0, "page_end": 800,
+                                         "work_start": start, "work_end": start + 800}]))
     Match.objects.bulk_create(rows, batch_size=2000)
-    return made[0].pk
+    return made[0].pk, work.pk
 
 
 def timed(client, url: str, repeat: int) -> dict:
@@ -81,7 +95,7 @@ def main(argv: list[str] | None = None) -> dict:
         from django.core.management import call_command
         from django.test import Client
 
-        big = seed(args.pages, args.cases)
+        big, work = seed(args.pages, args.cases)
         user = get_user_model().objects.create_superuser("bench", "b@bench.test", "x")
         client = Client(HTTP_ACCEPT_LANGUAGE="zh-hans", HTTP_HOST="127.0.0.1")
         client.force_login(user)
@@ -92,7 +106,9 @@ def main(argv: list[str] | None = None) -> dict:
             "case list, opened today": timed(client, "/crawler/case/?age=1", args.repeat),
             "case page, first": timed(client, f"/crawler/case/{big}/change/", args.repeat),
             "case page, last": timed(client, f"/crawler/case/{big}/change/?page={last}",
-                                     args.repeat)}}
+                                     args.repeat),
+            "work page": timed(client, f"/core/work/{work}/change/", args.repeat),
+            "scan list": timed(client, "/crawler/scanrun/", args.repeat)}}
         start = time.perf_counter()
         call_command("cases", "--format", "jsonl", stdout=io.StringIO())
         report["timings"]["manage.py cases"] = {"ms": round((time.perf_counter() - start) * 1000,

@@ -16,10 +16,16 @@ and crawl keys are emptied, so every run fetches, extracts and matches every pag
 
 Reported per run: wall time from the scan's start to its end; pages/s fetched (HTTP 200 HTML,
 feeds excluded), extracted (pages with body text) and matched (match tasks done); the
-scan's stage times (fetch, decode = bytes to text, extract = trafilatura, links = outlinks,
+scan's stage times (fetch, decode = bytes to text, extract = page text, title and date, links = outlinks,
 store = MongoDB, match = engine + recording), summed over the worker processes, in milliseconds per page (wall time in
-each process, so waiting for a CPU counts). The machine is shared: with --repeat the runs of the
-worker counts are interleaved and the median run of each is reported.
+each process, so waiting for a CPU counts); the CPU time (user + system, psutil) the worker
+processes and, apart, MongoDB and Redis spent during the scan, in ms per page (what another
+load on the machine disturbs least); the 1-minute load average at the scan's end; the bytes per
+page stored in MongoDB and Redis (``stored_bytes``) and the peak bytes per page of the scan's
+Redis keys and task queues during the scan (``RedisPeak``), in the JSON line of each run. The
+machine
+is shared: with --repeat the runs of the worker counts are interleaved and the median run of
+each is reported.
 
 ``--browser`` adds, interleaved with each plain run, a run of the same site marked "needs a
 browser": every page is then rendered in headless Chromium (crawler.lib.render) by workers on the
@@ -156,30 +162,95 @@ def register_works() -> int:
 
 
 def reset_crawl_state() -> None:
-    """Drop the crawled pages, the crawl log, the crawl keys in Redis and the matches, then
-    recreate the page store's and crawl log's indexes (dropped with their collections)."""
+    """Drop the crawled pages, the crawl log, the stashed exchanges, the crawl keys and task
+    results in Redis and the matches, then recreate the page store's and crawl log's indexes
+    (dropped with their collections)."""
     from crawler import scans
     from crawler.models import Match
     from tracker.core.connections import get_mongo_db, get_redis
 
     db = get_mongo_db()
-    for name in ("pages", "page_versions", "crawl_log"):
+    for name in ("pages", "page_versions", "crawl_log", "exchanges"):
         db.drop_collection(name)
     redis = get_redis()
-    for key in redis.scan_iter(match="crawl:*", count=1000):
-        redis.delete(key)
+    for pattern in ("crawl:*", "celery-task-meta-*"):
+        for key in redis.scan_iter(match=pattern, count=1000):
+            redis.delete(key)
     Match.objects.all().delete()
     scans.get_crawler().ensure_indexes()
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds so far of the processes ``pids`` and of their children (a
+    Celery worker's prefork pool), read with psutil; processes gone are skipped."""
+    import psutil
+
+    total = 0.0
+    for pid in pids:
+        try:
+            root = psutil.Process(pid)
+            for proc in [root, *root.children(recursive=True)]:
+                times = proc.cpu_times()
+                total += times.user + times.system
+        except psutil.NoSuchProcess:
+            continue
+    return total
+
+
+def stored_bytes(pages: int) -> dict:
+    """Bytes per page after a scan: MongoDB's ``pages``, ``page_versions``, ``crawl_log`` and
+    ``exchanges`` (collStats ``size`` + ``totalIndexSize``: BSON and indexes, before
+    compression), Redis's crawl keys (``MEMORY USAGE`` of ``crawl:*``) and Celery task results
+    (``celery-task-meta-*``), each divided by ``pages``."""
+    from tracker.core.connections import get_mongo_db, get_redis
+
+    db, redis, out = get_mongo_db(), get_redis(), {}
+    for name in ("pages", "page_versions", "crawl_log", "exchanges"):
+        stats = db.command("collStats", name)
+        out[f"mongo_{name}"] = round((stats.get("size", 0) + stats.get("totalIndexSize", 0))
+                                     / max(1, pages))
+    for label, pattern in (("redis_crawl", "crawl:*"), ("redis_results", "celery-task-meta-*")):
+        out[label] = round(sum(redis.memory_usage(k) or 0 for k in redis.scan_iter(
+            match=pattern, count=1000)) / max(1, pages))
+    return out
+
+
+class RedisPeak(threading.Thread):
+    """Polls, every ``interval`` seconds until ``stop``, the bytes (``MEMORY USAGE``) of the
+    scan's keys (``crawl:*``: seen-set, counters, finished task ids) and of the task queues
+    (``queues``); ``peak`` holds the largest sum of each seen."""
+
+    def __init__(self, queues: list[str], interval: float = 0.5):
+        super().__init__(daemon=True)
+        self.queues, self.interval = queues, interval
+        self.peak = {"crawl_keys": 0, "queues": 0}
+        self.done = threading.Event()
+
+    def run(self):
+        from tracker.core.connections import get_redis
+
+        redis = get_redis()
+        while not self.done.wait(self.interval):
+            keys = sum(redis.memory_usage(k) or 0 for k in redis.scan_iter(match="crawl:*"))
+            queues = sum(redis.memory_usage(q) or 0 for q in self.queues)
+            self.peak = {"crawl_keys": max(self.peak["crawl_keys"], keys),
+                         "queues": max(self.peak["queues"], queues)}
+
+    def stop(self) -> dict:
+        self.done.set()
+        self.join()
+        return self.peak
+
+
 def run_once(site, workers: int, tmp: Path, timeout: float, browser: bool = False,
-             capture: bool | None = None) -> dict:
+             capture: bool | None = None, servers: tuple[int, ...] = ()) -> dict:
     """One scan of the mirror through a fresh worker with ``workers`` processes; with
     ``browser`` the site needs a browser (its pages are rendered, on the render queue).
     ``capture`` True: evidence captures on (exchanges stashed, captures made by a second
     worker of one process on the capture queue, as production's own worker group); False:
     off (no stash, no capture requested); None: as configured (stashed and requested) with no
-    capture worker here, as when the capture group runs on other machines."""
+    capture worker here, as when the capture group runs on other machines. ``servers``: pids
+    of MongoDB and Redis, whose CPU during the scan is reported beside the workers'."""
     from django.conf import settings
 
     from crawler import scans
@@ -205,10 +276,16 @@ def run_once(site, workers: int, tmp: Path, timeout: float, browser: bool = Fals
                                       queues=[settings.QUEUE_CAPTURE], cwd=ROOT)
     try:
         procs.wait_until_ready(app, proc, name, log, settings.WORKER_READY_TIMEOUT_SECONDS)
+        cpu_before = cpu_seconds([proc.pid]), cpu_seconds(list(servers))
+        peak = RedisPeak([fetch_queue, settings.QUEUE_MATCH, settings.QUEUE_CAPTURE])
+        peak.start()
         started = time.monotonic()
         scan = launch(site, trigger="bench")
         scan = scans.wait_for(scan.pk, timeout, open(os.devnull, "w"))
         wall = time.monotonic() - started
+        cpu_workers = cpu_seconds([proc.pid]) - cpu_before[0]
+        cpu_servers = cpu_seconds(list(servers)) - cpu_before[1]
+        redis_peak = peak.stop()
     finally:
         procs.stop(proc)
         if capturer is not None:
@@ -225,7 +302,16 @@ def run_once(site, workers: int, tmp: Path, timeout: float, browser: bool = Fals
             "pages": html_pages, "extracted": extracted, "matched": matched,
             "matches": stats.get("matches", 0), "errors": scan.errors,
             "pages_per_s": round(html_pages / wall, 2), "extracted_per_s": round(extracted / wall, 2),
-            "matched_per_s": round(matched / wall, 2), "ms_per_page": per_page}
+            "matched_per_s": round(matched / wall, 2), "ms_per_page": per_page,
+            "cpu_ms_per_page": round(cpu_workers * 1000 / max(1, html_pages), 2),
+            # CPU per page inside the task bodies (frontier counters, microseconds); the rest of
+            # the workers' CPU is Celery's: receiving, acknowledging and sending task messages
+            "cpu_ms_per_page_in": {name: round(stats.get(f"cpu_us_{name}", 0) / 1000 / max(1, html_pages), 2)
+                                   for name in ("crawl", "extract", "match", "engine")},
+            "server_cpu_ms_per_page": round(cpu_servers * 1000 / max(1, html_pages), 2),
+            "load_average": round(os.getloadavg()[0], 2),
+            "bytes_per_page": {**stored_bytes(html_pages), **{
+                f"redis_peak_{k}": round(v / max(1, html_pages)) for k, v in redis_peak.items()}}}
 
 
 def main(argv=None) -> int:
@@ -260,7 +346,8 @@ def main(argv=None) -> int:
                                          for c in captures}
         for _ in range(args.repeat):  # interleaved, so that a change of load hits every count alike
             for key in runs:
-                runs[key].append(run_once(site, key[0], tmp, args.timeout, key[1], key[2]))
+                runs[key].append(run_once(site, key[0], tmp, args.timeout, key[1], key[2],
+                                          tuple(s.pid for s in services)))
                 print(json.dumps(runs[key][-1], ensure_ascii=False), flush=True)
         rows = []
         for done in runs.values():
@@ -269,14 +356,20 @@ def main(argv=None) -> int:
             rows.append(row)
         stages = ("fetch", "decode", "render", "extract", "links", "store", "match")
         print("\n| workers | browser | capture | pages | wall s | pages/s crawled | extracted/s | matched/s | "
-              + " | ".join(f"{s} ms/page" for s in stages) + " | matches |")
-        print("|---|---|---|---|---|---|---|---|" + "---|" * len(stages) + "---|")
+              + " | ".join(f"{s} ms/page" for s in stages)
+              + " | worker CPU ms/page | of which crawl task (extract) | match task (engine) "
+              "| Celery | MongoDB+Redis CPU ms/page | load | matches |")
+        print("|---|---|---|---|---|---|---|---|" + "---|" * len(stages) + "---|---|---|---|---|---|---|")
         for r in rows:
-            ms = r["ms_per_page"]
+            ms, cpu = r["ms_per_page"], r["cpu_ms_per_page_in"]
             capture = {None: "requested", True: "on", False: "off"}[r["capture"]]
             print(f"| {r['workers']} | {'yes' if r['browser'] else 'no'} | {capture} | {r['pages']} | {r['wall_s']} | {r['pages_per_s']} | "
                   f"{r['extracted_per_s']} | {r['matched_per_s']} | "
-                  + " | ".join(str(ms.get(s, "")) for s in stages) + f" | {r['matches']} |")
+                  + " | ".join(str(ms.get(s, "")) for s in stages)
+                  + f" | {r['cpu_ms_per_page']} | {cpu['crawl']} ({cpu['extract']}) | "
+                  f"{cpu['match']} ({cpu['engine']}) | "
+                  f"{round(r['cpu_ms_per_page'] - cpu['crawl'] - cpu['match'], 2)} | "
+                  f"{r['server_cpu_ms_per_page']} | {r['load_average']} | {r['matches']} |")
         out = ROOT / "bench" / "results"
         out.mkdir(exist_ok=True)
         (out / "crawl_bench.json").write_text(json.dumps(rows, ensure_ascii=False, indent=1))

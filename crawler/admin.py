@@ -27,12 +27,14 @@ from django.utils.translation import ngettext
 
 from crawler import actions, labels, progress, schedule
 from crawler.filters import TriggerFilter
+from crawler.lib.domains import registered_domain
 from crawler.models import (
     CandidateSite,
     CandidateStatus,
     RematchJob,
     ScanRun,
     ScanStatus,
+    SiteContact,
     TakedownCheck,
     TargetSite,
     WhitelistedDomain,
@@ -145,11 +147,23 @@ class TargetSiteAdmin(admin.ModelAdmin):
                     "delay_seconds", "needs_browser", "last_scan"]
     list_filter = ["enabled", "needs_browser"]
     search_fields = ["name", "start_urls"]
-    readonly_fields = ["created_at", "updated_at"]
+    readonly_fields = ["takedown_contacts", "created_at", "updated_at"]
     actions = ["scan_now", "check_now", "enable", "disable"]
 
     def save_model(self, request, obj, form, change):
         actions.do_save_site(obj, request.user, form.changed_data, timing=form.timing())
+
+    @admin.display(description=_("takedown contact"))
+    def takedown_contacts(self, site):
+        """The takedown contact of each registered domain the site covers, linked to its form
+        (contacts live per registered domain: docs/takedown.md)."""
+        domains = sorted({registered_domain(d) for d in site.allowed_domains})
+        found = {c.domain: c for c in SiteContact.objects.filter(domain__in=domains)}
+        return format_html_join(", ", '<a href="{}">{}</a>: {}', (
+            (reverse("admin:crawler_sitecontact_change", args=[found[d].pk]) if d in found
+             else reverse("admin:crawler_sitecontact_changelist") + "?q=" + d, d,
+             found[d].address if d in found and found[d].address else "—")
+            for d in domains)) or "—"
 
     def get_urls(self):
         wrap = self.admin_site.admin_view
@@ -274,9 +288,17 @@ class ScanRunAdmin(RecordAdminMixin, admin.ModelAdmin):
     def error_total(self, run):
         return sum(labels.split_errors(run.errors)[0].values())
 
-    @admin.display(description=_("matches found"), ordering="matches_found")
+    def get_changelist_instance(self, request):
+        """The list, each run of the page given ``listed_matches``: the rows its link lists
+        for this user (``progress.listed_matches``), not the figure stored when it closed."""
+        changelist = super().get_changelist_instance(request)
+        for run in changelist.result_list:
+            run.listed_matches = progress.listed_matches(run.pk, request.user)
+        return changelist
+
+    @admin.display(description=_("matches found"))
     def matches_link(self, run):
-        return format_html('<a href="{}">{}</a>', progress.matches_url(run.pk), run.matches_found)
+        return format_html('<a href="{}">{}</a>', progress.matches_url(run.pk), run.listed_matches)
 
     @admin.action(description=_("Cancel the selected running scans"))
     def cancel(self, request, queryset):
@@ -445,4 +467,5 @@ class CandidateSiteAdmin(RecordAdminMixin, HolderScopedAdmin):
         self._each(request, queryset, lambda c: actions.do_dismiss_candidate(c, request.user))
 
 
-from crawler import proposal_admin  # noqa: E402, F401  (registers the site proposal pages)
+# the takedown contact and site proposal pages register themselves
+from crawler import contact_admin, proposal_admin  # noqa: E402, F401

@@ -16,7 +16,7 @@ class CrawlerConfig(AppConfig):
 
     def ready(self):
         from crawler import rematch, schedule
-        from crawler.models import CaseState, ReviewStatus, ScanStatus
+        from crawler.models import CaseState, ContactEvent, ReviewStatus, ScanStatus
         from tracker.core.ingestion import work_indexed
         from tracker.core.models import AuditEvent, register_state_labels
 
@@ -25,3 +25,4 @@ class CrawlerConfig(AppConfig):
         register_state_labels(AuditEvent.Kind.REVIEW, ReviewStatus)
         register_state_labels(AuditEvent.Kind.SCAN, ScanStatus)
         register_state_labels(AuditEvent.Kind.CASE, CaseState)
+        register_state_labels(AuditEvent.Kind.SITE, ContactEvent)  # others: the common words

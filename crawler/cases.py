@@ -11,18 +11,31 @@ each atomic and audited (kind "case", no acting person unless one caused it):
 - ``do_note_page_found``: a page of a removed case's work found on its site again -> reopened.
 
 A person's decisions (confirm, dismiss, reopen) are in ``crawler.case_actions``.
+``found_cases`` names the cases a scan or a stored-page search opened or grew (``Finding``),
+which the alerts tell of.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models import (
+    BooleanField,
+    Count,
+    ExpressionWrapper,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+)
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from crawler.lib.domains import registered_domain
-from crawler.models import Case, CaseState, CheckOutcome, Match, WhitelistedDomain
+from crawler.models import Case, CaseState, CheckOutcome, Match, SiteContact, WhitelistedDomain
 from tracker.core import notes
 from tracker.core.models import AuditEvent
 
@@ -75,6 +88,14 @@ def _whitelisted_reason(entry: WhitelistedDomain) -> str:
                        domain=entry.domain)
 
 
+def cases_on(work_ids, host: str) -> dict[int, Case]:
+    """The existing cases of the works ``work_ids`` (Work pks) on the registered domain of
+    ``host`` (str), by work pk, in one query (a page's matches open theirs with ``open_case``
+    only when missing)."""
+    return {c.work_id: c for c in Case.objects.filter(work_id__in=list(work_ids),
+                                                     domain=registered_domain(host))}
+
+
 def open_case(work, host: str, scan=None) -> tuple[Case, bool]:
     """The case of ``work`` (a Work with its holder) on the registered domain of ``host``
     (str), found or opened; ``scan``: the ScanRun that found the page, or None.
@@ -90,6 +111,7 @@ def open_case(work, host: str, scan=None) -> tuple[Case, bool]:
     try:
         with transaction.atomic():
             case = Case.objects.create(work=work, domain=domain, first_scan=scan)
+            SiteContact.objects.get_or_create(domain=domain)  # listed as needing a contact
             AuditEvent.record(kind=AuditEvent.Kind.CASE, user=None, holder=work.holder,
                               target=case, subject=str(case), old_state="",
                               new_state=CaseState.NEW, reason=notes.coded(
@@ -130,7 +152,8 @@ def do_dismiss_whitelisted_cases(entry: WhitelistedDomain, acting_user=None) -> 
 
 
 def do_note_notice_sent(matches, acting_user, notice_name: str) -> int:
-    """A notice (``notice_name``, readable, e.g. "Notice #3 to example.com") citing
+    """A notice (``notice_name``: its name, e.g. "Notice #3 to example.com", or a coded note
+    of it read in each reader's language) citing
     ``matches`` (iterable of Match) was sent: their cases still being worked move to "notice
     sent", dated now. Returns the number of cases moved."""
     case_ids = {m.case_id for m in matches if m.case_id}
@@ -193,15 +216,43 @@ def do_note_page_found(case: Case, url: str) -> bool:
     return True
 
 
-def scan_cases(scan_id: int) -> QuerySet:
-    """The cases that pages first found by scan ``scan_id`` opened or grew, dismissed ones left
-    out, each with its work and holder and annotated ``new_pages`` (int, its pages first found
-    by the scan), ``best_score`` (float 0..1, their best score) and the page counts of
-    ``with_page_counts``; whether the scan opened it: ``case.first_scan_id == scan_id``."""
-    found = Q(pages__first_scan_id=scan_id)
+@dataclass(frozen=True)
+class Finding:
+    """What first recorded a set of pages, a scan or a stored-page search, as filters:
+    ``pages`` (Match field lookup -> value: the pages it first recorded) and ``opened`` (Case
+    field lookup -> value: the cases it opened)."""
+
+    pages: dict
+    opened: dict
+
+
+def scan_finding(scan_id: int) -> Finding:
+    """The pages and cases scan ``scan_id`` first recorded."""
+    return Finding({"first_scan_id": scan_id}, {"first_scan_id": scan_id})
+
+
+def search_finding(job) -> Finding:
+    """The pages and cases stored-page search ``job`` (a closed RematchJob) first recorded:
+    those of its works recorded without a scan while it ran (a search records only its works'
+    matches; a crawl's have their scan)."""
+    works = list(job.works.values_list("pk", flat=True))
+    end = job.finished_at or timezone.now()
+    return Finding({"first_scan__isnull": True, "work_id__in": works,
+                    "first_seen__range": (job.started_at, end)},
+                   {"first_scan__isnull": True, "work_id__in": works,
+                    "opened_at__range": (job.started_at, end)})
+
+
+def found_cases(finding: Finding) -> QuerySet:
+    """The cases whose pages ``finding`` first recorded (it opened or grew them), dismissed ones
+    left out, each with its work and holder and annotated ``new_pages`` (int, its pages first
+    recorded by it), ``best_score`` (float 0..1, their best score), ``opened`` (bool: it opened
+    the case) and the page counts of ``with_page_counts``."""
+    found = Q(**{f"pages__{lookup}": value for lookup, value in finding.pages.items()})
     return with_page_counts(
         Case.objects.filter(found).exclude(state=CaseState.DISMISSED).distinct()
         .select_related("work", "work__holder")
-        .annotate(new_pages=Count("pages", filter=found), best_score=Max("pages__score",
-                                                                        filter=found))
+        .annotate(new_pages=Count("pages", filter=found),
+                  best_score=Max("pages__score", filter=found),
+                  opened=ExpressionWrapper(Q(**finding.opened), output_field=BooleanField()))
         .order_by("work__title", "domain"))

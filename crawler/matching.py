@@ -72,13 +72,29 @@ def record_matches(page: Page, version: PageVersion, scan: ScanRun | None, found
     """Record ``found`` (list of fingerprint.Match, what the engine found in ``version``'s
     text) for ``version`` of ``page`` and ``scan``, as ``match_version`` does; for a caller
     that ran the engine itself (``Engine.match_with_keys``, crawler.tasks.match_page).
+    ``scan`` may be a callable returning the ScanRun, called only when there is a match to
+    record. One transaction per page with matches (one commit, whatever their number).
     Returns a MatchReport."""
+    if not found:  # the common case: nothing to write unless the page matched before
+        return _record(page, version, scan, found, only_works)
+    with transaction.atomic():
+        return _record(page, version, scan, found, only_works)
+
+
+def _record(page: Page, version: PageVersion, scan, found: list,
+            only_works: set[str] | None) -> MatchReport:
     if only_works is not None:
         found = [m for m in found if m.work_id in only_works]
     works = {str(w.uid): w for w in Work.objects.select_related("holder")
              .filter(uid__in={w for m in found for w in (m.work_id, *m.same_text)})}
     allowed_out = whitelisted(page.domain, {w.holder_id for w in works.values()})
-    now, new, kept, skipped = timezone.now(), 0, [], 0
+    if callable(scan):
+        scan = scan() if any(m.work_id in works for m in found) else None
+    work_pks = [works[m.work_id].pk for m in found if m.work_id in works]
+    known_cases = cases.cases_on(work_pks, page.domain) if work_pks else {}
+    known_rows = dict(Match.objects.filter(page_id=page.id, work_id__in=work_pks)
+                      .values_list("work_id", "pk")) if work_pks else {}
+    now, new, kept, ids, skipped = timezone.now(), 0, [], [], 0
     for m in found:
         work = works.get(m.work_id)
         if work is None:  # indexed in the engine but deleted from the registry
@@ -88,7 +104,10 @@ def record_matches(page: Page, version: PageVersion, scan: ScanRun | None, found
             continue
         chapters = attribute(work.sections or [], m.passages)
         passages = [p.to_dict() for p in chapters.passages]
-        case, opened = cases.open_case(work, page.domain, scan)
+        case = known_cases.get(work.pk)
+        opened = False
+        if case is None:
+            case, opened = cases.open_case(work, page.domain, scan)
         fields = {"case": case, "version_id": version.id, "url": page.canonical_url, "part_of": page.part_of,
                   "domain": page.domain, "title": (version.title or "")[:500],
                   "site_id": scan.site_id if scan else None, "last_scan": scan, "score": m.score,
@@ -97,17 +116,19 @@ def record_matches(page: Page, version: PageVersion, scan: ScanRun | None, found
                   "same_text": sorted(works[w].pk for w in m.same_text
                                       if w != m.work_id and w in works),
                   "last_seen": now, "still_matching": True}
-        new += _upsert(page.id, work, fields, scan, now)
+        pk, created = _upsert(page.id, work, fields, scan, now, known_rows.get(work.pk))
+        new += created
         if not opened:
             cases.do_note_page_found(case, page.canonical_url)
         kept.append(work.pk)
+        ids.append(pk)
     stale = Match.objects.filter(page_id=page.id, still_matching=True).exclude(work_id__in=kept)
     if only_works is not None:  # picked here: an IN of a 1,000-work batch's ids costs per page
         stale = stale.filter(pk__in=[pk for pk, uid in stale.values_list("pk", "work__uid")
                                      if str(uid) in only_works])
-    dropped = stale.update(still_matching=False)
+    # a read first: most pages match nothing and never did, and a read needs no commit
+    dropped = stale.update(still_matching=False) if stale.exists() else 0
     if kept:
-        ids = list(Match.objects.filter(page_id=page.id, work_id__in=kept).values_list("pk", flat=True))
         matches_recorded.send(sender=Match, page=page, version=version, match_ids=ids)
     return MatchReport(len(kept), new, skipped, dropped)
 
@@ -130,18 +151,21 @@ def needs_rematch(page: Page) -> bool:
     return Work.objects.filter(indexed_at__gt=matched_at).exists()
 
 
-def _upsert(page_id: str, work: Work, fields: dict, scan, now) -> int:
-    """Insert or update the (page, work) row; returns 1 when a row was created. Two workers
-    racing on one pair meet the unique constraint: the loser updates the winner's row."""
+def _upsert(page_id: str, work: Work, fields: dict, scan, now, known: int | None) -> tuple[int, bool]:
+    """Insert or update the (page, work) row, ``known``: its pk when the page's rows were read
+    before (None: not there then). Returns (pk, created). Two workers racing on one pair meet
+    the unique constraint: the loser updates the winner's row."""
+    if known is not None and Match.objects.filter(pk=known).update(**fields):
+        return known, False
     for _ in range(2):
-        updated = Match.objects.filter(page_id=page_id, work=work).update(**fields)
-        if updated:
-            return 0
         try:
             with transaction.atomic():
-                Match.objects.create(page_id=page_id, work=work, first_seen=now, first_scan=scan,
-                                     **fields)
-            return 1
+                row = Match.objects.create(page_id=page_id, work=work, first_seen=now,
+                                           first_scan=scan, **fields)
+            return row.pk, True
         except IntegrityError:
-            continue
+            rows = Match.objects.filter(page_id=page_id, work=work)
+            pk = rows.values_list("pk", flat=True).first()
+            if pk is not None and rows.update(**fields):
+                return pk, False
     raise IntegrityError(f"could not record the match of page {page_id} and work {work.pk}")

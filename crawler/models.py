@@ -261,14 +261,21 @@ class MatchQuerySet(models.QuerySet):
     (``part_of``) that copy one work are one group."""
 
     def chapter_heads(self) -> MatchQuerySet:
-        """One row per group among these matches: the first recorded part (lowest id), every
-        match that is no part as itself; each row annotated ``part_count`` (int, the group's
-        matches among these; 1 for a match that is no part)."""
+        """One row per group among these matches: the chapter's first part (its URL is the
+        group's ``part_of``) when it is among them, else the first recorded part (lowest id),
+        whichever worker recorded its part first; every match that is no part as itself; each
+        row annotated ``part_count`` (int, the group's matches among these; 1 for a match that
+        is no part). These are the rows of the match list: every count shown beside a link to
+        it counts them (filter first, then this)."""
         group = self.exclude(part_of="").filter(work=models.OuterRef("work"),
                                                 part_of=models.OuterRef("part_of"))
         count = group.order_by().values("part_of").annotate(n=models.Count("pk")).values("n")
-        return self.exclude(models.Exists(group.filter(pk__lt=models.OuterRef("pk")))).annotate(
-            part_count=Coalesce(models.Subquery(count), 1))
+        # a match that is no part is its own head: no search for an earlier part (as a plain
+        # NOT EXISTS, SQLite searched for every row; a scan's list took 0.7 s at 324 rows)
+        first = (models.Q(part_of="") | models.Q(url=models.F("part_of"))
+                 | (~models.Exists(group.filter(url=models.F("part_of")))
+                    & ~models.Exists(group.filter(pk__lt=models.OuterRef("pk")))))
+        return self.filter(first).annotate(part_count=Coalesce(models.Subquery(count), 1))
 
     def with_parts(self) -> MatchQuerySet:
         """These matches and every other part of their groups (a QuerySet of Match)."""
@@ -385,6 +392,11 @@ class TakedownCheck(models.Model):
 
     def __str__(self) -> str:
         return f"{self.match_id} {self.get_outcome_display()} @ {timezone.localtime(self.checked_at):%Y-%m-%d %H:%M %z}"
+
+    @property
+    def note_words(self) -> str:
+        """The note in words of the active language ("" for none)."""
+        return notes.in_words(self.note)
 
 
 class RematchJob(models.Model):
@@ -595,3 +607,91 @@ class Case(models.Model):
     def state_reason_words(self) -> str:
         """The state's reason in words of the active language ("" for none)."""
         return notes.in_words(self.state_reason)
+
+
+class ContactSearch(models.TextChoices):
+    """Where the search for a site's contact addresses is."""
+
+    NONE = "", _("not searched")
+    SEARCHING = "searching", _("searching")
+    DONE = "done", _("searched")
+    FAILED = "failed", _("search failed")
+
+
+class ContactEvent(models.TextChoices):
+    """The states of a site contact's events in the audit trail (kind "site")."""
+
+    UNSET = "-", _("no contact")
+    CONTACT_SET = "contact set", _("takedown contact set")
+    SEARCHING = ContactSearch.SEARCHING.value, _("searching addresses")
+    DONE = ContactSearch.DONE.value, _("addresses searched")
+    FAILED = ContactSearch.FAILED.value, _("address search failed")
+
+
+class SiteContact(models.Model):
+    """The takedown contact of one site: a registered domain, the unit cases live on, so that
+    every case of the domain (whichever target site or search found its pages) sends to it.
+
+    Attributes:
+        domain: the registered domain, e.g. "example.com".
+        address: the confirmed e-mail address notices go to; "" while none is confirmed.
+        confirmed_by / confirmed_at: who set or confirmed the address, and when.
+        search: the state of the search for addresses (ContactSearch), asked at
+            ``search_asked_at``, ``search_attempts`` tries; ``search_note``: a coded note
+            (``tracker.core.notes``) of its result or failure.
+    """
+
+    domain = models.CharField(_("site (registered domain)"), max_length=255, unique=True)
+    address = models.EmailField(_("takedown contact"), max_length=254, blank=True)
+    confirmed_by = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("confirmed by"),
+                                     null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="+")
+    confirmed_at = models.DateTimeField(_("confirmed"), null=True, blank=True)
+    search = models.CharField(_("address search"), max_length=16, choices=ContactSearch.choices,
+                              default=ContactSearch.NONE, blank=True)
+    search_asked_at = models.DateTimeField(_("search asked"), null=True, blank=True)
+    search_attempts = models.PositiveSmallIntegerField(_("search attempts"), default=0)
+    search_note = models.TextField(_("search result"), blank=True)
+
+    class Meta:
+        verbose_name = _("takedown contact")
+        verbose_name_plural = _("takedown contacts")
+        ordering = ["domain"]
+
+    def __str__(self) -> str:
+        return self.domain
+
+    @property
+    def search_note_words(self) -> str:
+        """The search's note in words of the active language ("" for none)."""
+        return notes.in_words(self.search_note)
+
+
+class ContactSource(models.TextChoices):
+    """Where a suggested address was found."""
+
+    SECURITY_TXT = "security_txt", _("security.txt")
+    MAILTO = "mailto", _("mailto: link")
+    CONTACT_PAGE = "contact_page", _("contact page")
+
+
+class ContactSuggestion(models.Model):
+    """An address found on a site by the contact search, waiting for staff to confirm it
+    (``crawler.contacts.do_set_contact``) before any notice goes to it."""
+
+    contact = models.ForeignKey(SiteContact, verbose_name=_("site"), on_delete=models.CASCADE,
+                                related_name="suggestions")
+    address = models.EmailField(_("address"), max_length=254)
+    source = models.CharField(_("found in"), max_length=16, choices=ContactSource.choices)
+    found_on = models.CharField(_("found on"), max_length=2048)
+    found_at = models.DateTimeField(_("found"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("contact suggestion")
+        verbose_name_plural = _("contact suggestions")
+        ordering = ["pk"]
+        constraints = [models.UniqueConstraint(fields=["contact", "address"],
+                                               name="contact_suggestion_unique_address")]
+
+    def __str__(self) -> str:
+        return self.address

@@ -27,6 +27,15 @@ def matches_url(scan_id: int) -> str:
     return f"{reverse('admin:crawler_match_changelist')}?scan={scan_id}"
 
 
+def listed_matches(scan_id: int, user) -> int:
+    """The rows the match list shows ``user`` at ``matches_url(scan_id)``: the matches of scan
+    ``scan_id`` (``crawler.scans.scan_matches``) among those ``user`` may see, the parts of one
+    chapter counted once as the list shows them (``MatchQuerySet.chapter_heads``). Counted from
+    the stored rows each time: a later scan that sees a match again takes it over."""
+    visible = scope(Match.objects.all(), user, "work__holder")
+    return scans.scan_matches(visible, scan_id).chapter_heads().count()
+
+
 def scan_label(run: ScanRun) -> str:
     """A scan run in words of the active language, without its status (which changes while a
     page shows it): "demo, scan #12 of 2026-11-25 03:00" (local time)."""
@@ -60,8 +69,8 @@ def progress(run: ScanRun, user) -> dict:
         ``elapsed_seconds`` (int) and ``elapsed`` (in words), ``urls_seen``,
         ``pages_fetched``, ``pages_new``, ``pages_changed``, ``pages_unchanged``,
         ``pages_feeds`` (feeds and sitemaps: the four add up to ``pages_fetched``), ``matches``
-        and ``matches_new`` (int; for a holder's users ``matches`` counts their own works'
-        matches and ``matches_new`` is None), ``matches_url``, ``errors`` (int total) and
+        (int, the rows listed at ``matches_url``: ``listed_matches``) and ``matches_new`` (int,
+        of those the ones first recorded by the scan; None for a holder's users), ``matches_url``, ``errors`` (int total) and
         ``errors_by_kind`` ([[kind, count]]) and ``errors_in_words`` (str, crawler.labels),
         robots.txt refusals apart in ``robots_in_words`` (str), all four None for a holder's
         users, and ``note``.
@@ -77,12 +86,10 @@ def progress(run: ScanRun, user) -> dict:
     end = run.finished_at or timezone.now()
     elapsed = (end - run.started_at).total_seconds()
     staff = sees_all(user)
+    matches, matches_new = listed_matches(run.pk, user), None
     if staff:
-        stored = scans.stored_match_figures(run.pk)  # while it runs too: rows, not attempts
-        matches, matches_new = stored["matches_found"], stored["matches_new"]
-    else:
-        matches = scans.scan_matches(scope(Match.objects.all(), user, "work__holder"), run.pk).count()
-        matches_new = None
+        matches_new = scope(Match.objects.all(), user, "work__holder").filter(
+            first_scan_id=run.pk).chapter_heads().count()
     errors, robots = labels.split_errors(fields["errors"])
     read = sum(fields[name] or 0 for name in ("pages_new", "pages_changed", "pages_unchanged"))
     return {

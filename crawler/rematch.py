@@ -14,7 +14,9 @@ of another fingerprint version or configuration, has its text fingerprinted agai
 keys stored). A page where the small index names a candidate among the new works is matched
 again with the platform's engine through ``crawler.matching.match_version`` (the same
 whitelists, chapters and upsert as a crawl; thresholds and template discounts of the full
-corpus), recording only the new works' matches. Progress is kept in a RematchJob row.
+corpus), recording only the new works' matches. Progress is kept in a RematchJob row; once the
+job is closed (finished or failed), ``search_closed`` is sent after commit (the alerts tell of
+the cases it opened or grew, as for a scan).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from collections import Counter
 
 import numpy as np
 from django.conf import settings
+from django.db import transaction
+from django.dispatch import Signal
 from django.utils import timezone
 
 from crawler import matching
@@ -38,6 +42,10 @@ from tracker.core.queueing import queue_after_commit
 log = logging.getLogger(__name__)
 PENDING_KEY = "crawl:rematch:pending"  # Redis set of Work ids waiting for a pass
 SCHEDULED_KEY = "crawl:rematch:scheduled"  # set while a pass is scheduled and not yet started
+
+# Sent once a RematchJob is closed (finished or failed), after commit: keyword argument
+# ``job_id`` (int). Receivers: the alerts (one message per recipient about the job's cases).
+search_closed = Signal()
 
 
 def work_indexed(sender, work_id: int, **kwargs) -> None:
@@ -105,11 +113,17 @@ def run(work_ids: list[int], engine, pages) -> RematchJob | None:
         RematchJob.objects.filter(pk=job.pk).update(
             state=RematchJob.State.FAILED, finished_at=timezone.now(),
             error=f"{type(exc).__name__}: {exc}"[:2000])
+        _closed(job.pk)  # the pages recorded before the failure are told of too
         raise
+    _closed(job.pk)
     job.refresh_from_db()
     log.info("stored pages searched for works %s: %s (%d fingerprinted again)", work_ids, job,
              rekeyed)
     return job
+
+
+def _closed(job_id: int) -> None:
+    transaction.on_commit(lambda: search_closed.send(sender=RematchJob, job_id=job_id))
 
 
 def _chunk_keys(chunk, engine, pages) -> tuple[dict[str, np.ndarray], int]:

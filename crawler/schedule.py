@@ -93,6 +93,32 @@ def timing_of(tab) -> Timing | None:
     return None
 
 
+def crontab_words(tab) -> str:
+    """A django_celery_beat CrontabSchedule ``tab`` in words of the active language: the
+    project's wording for daily, weekly and hourly ("daily at 03:00"), else cron-descriptor's
+    description in Chinese or English; the crontab's own five fields when it cannot say."""
+    from cron_descriptor import (
+        FormatException,
+        MissingFieldException,
+        Options,
+        WrongArgumentException,
+        get_description,
+    )
+    from django.utils.translation import get_language
+
+    timing = timing_of(tab)
+    if timing is not None:
+        return timing.describe()
+    fields = f"{tab.minute} {tab.hour} {tab.day_of_month} {tab.month_of_year} {tab.day_of_week}"
+    options = Options()
+    options.locale_code = "zh_CN" if (get_language() or "").startswith("zh") else "en_US"
+    options.use_24hour_time_format = True
+    try:
+        return get_description(fields, options)
+    except (FormatException, MissingFieldException, WrongArgumentException):
+        return fields
+
+
 def apply(site, timing: Timing) -> object:
     """Give ``site``'s PeriodicTask (created by ``sync`` if missing) the crontab of ``timing``.
 

@@ -4,10 +4,15 @@ settings.QUEUE_RENDER, match_page on settings.QUEUE_MATCH (settings.CELERY_TASK_
 One crawl_url task per admitted URL; render_url instead for the URLs of a site that needs a
 browser (the same work, on the workers that have Chromium). A URL that must wait (politeness slot, retry backoff) is
 sent again with a countdown instead of sleeping in the worker. Each finished URL enqueues the
-URLs it admitted and, for a new or changed page, one match_page task; the task that brings the
-scan's pending count to zero closes the scan run. MongoDB or Redis being unreachable makes a
+URLs it admitted and, for a new or changed page, matches it: in the crawl task itself when
+settings.CRAWL_MATCH_INLINE (no hand-off: the page's text is matched where it was stored; a
+worker killed meanwhile gets the crawl task back, finds the page stored but not matched and
+matches it), else through one match_page task; the task that brings the scan's pending count
+to zero closes the scan run. MongoDB or Redis being unreachable makes a
 task retry with backoff (``settings.CRAWL_STORAGE_RETRIES`` times, delays from
-``tracker.runtime.backoff.backoff_delay``), after which the URL counts as failed.
+``tracker.runtime.backoff.backoff_delay``), after which the URL counts as failed. The per-page
+tasks keep no result in the result backend (nobody reads it; the frontier's counters and the
+crawl log are the record): one Redis write and one key per page fewer.
 """
 
 from __future__ import annotations
@@ -29,6 +34,11 @@ from tracker.core.connections import get_redis, storage_errors
 from tracker.runtime.backoff import backoff_delay
 
 log = get_task_logger(__name__)  # into the worker's log file (-f), with the task id
+
+
+def _us(seconds: float) -> int:
+    """Seconds as whole microseconds (the frontier's counters are integers)."""
+    return int(round(seconds * 1_000_000))
 
 
 def _retry_delay(retries: int) -> float:
@@ -79,7 +89,8 @@ def start_scan(self, site_id: int, max_pages: int | None = None, trigger: str = 
     return launch(site, max_pages=max_pages, trigger=trigger).pk
 
 
-@shared_task(bind=True, name="crawler.crawl_url", max_retries=settings.CRAWL_STORAGE_RETRIES)
+@shared_task(bind=True, name="crawler.crawl_url", max_retries=settings.CRAWL_STORAGE_RETRIES,
+             ignore_result=True)
 def crawl_url(self, scan_id: int, url: str, depth: int = 0, attempt: int = 0,
               reserved: bool = False, token: str = "") -> str:
     """Crawl one admitted URL of scan ``scan_id`` (see crawler.lib.pipeline.Crawler.step).
@@ -90,7 +101,8 @@ def crawl_url(self, scan_id: int, url: str, depth: int = 0, attempt: int = 0,
     return _crawl(self, scan_id, url, depth, attempt, reserved, token)
 
 
-@shared_task(bind=True, name="crawler.render_url", max_retries=settings.CRAWL_STORAGE_RETRIES)
+@shared_task(bind=True, name="crawler.render_url", max_retries=settings.CRAWL_STORAGE_RETRIES,
+             ignore_result=True)
 def render_url(self, scan_id: int, url: str, depth: int = 0, attempt: int = 0,
                reserved: bool = False, token: str = "") -> str:
     """crawl_url for a site that needs a browser (its HTML pages are rendered in Chromium,
@@ -100,6 +112,7 @@ def render_url(self, scan_id: int, url: str, depth: int = 0, attempt: int = 0,
 
 def _crawl(task, scan_id: int, url: str, depth: int, attempt: int, reserved: bool, token: str) -> str:
     """The body of crawl_url and render_url (``task``: the bound Celery task, for retries)."""
+    cpu_started = time.process_time()
     crawler = scans.get_crawler()
     if not crawler.frontier(scan_id).accepts(token):
         log.info("dropping %s: scan %s is not open for this run", url, scan_id)
@@ -118,9 +131,9 @@ def _crawl(task, scan_id: int, url: str, depth: int, attempt: int, reserved: boo
             enqueue_url(scan_id, token, part, depth, browser=rules.needs_browser)
         takedown.record_gone(scan_id, url, result.status, result.exchange)  # gone: 404/410
         to_match = _to_match(crawler, scan_id, result)
+        crawler.frontier(scan_id).count(cpu_us_crawl=_us(time.process_time() - cpu_started))
         if to_match:
-            crawler.frontier(scan_id).add_pending()
-            match_page.apply_async((scan_id, *to_match, token))
+            _match_or_hand_over(crawler, scan_id, to_match, token)
     except storage_errors() as exc:
         if task.request.retries < settings.CRAWL_STORAGE_RETRIES:
             raise task.retry(exc=exc, countdown=_retry_delay(task.request.retries)) from exc
@@ -151,30 +164,17 @@ def _to_match(crawler, scan_id: int, result) -> tuple[str, str] | None:
     return result.page if page and result.page[1] and matching.needs_rematch(page) else None
 
 
-@shared_task(bind=True, name="crawler.match_page", max_retries=settings.CRAWL_STORAGE_RETRIES)
+@shared_task(bind=True, name="crawler.match_page", max_retries=settings.CRAWL_STORAGE_RETRIES,
+             ignore_result=True)
 def match_page(self, scan_id: int, page_id: str, version_id: str, token: str = "") -> dict:
     """Match page version ``version_id`` of page ``page_id`` with the registered works and record
     the matches for scan ``scan_id``. Returns the MatchReport as a dict ({} for a stale task)."""
-    from tracker.core.engine import get_engine
-
     crawler = scans.get_crawler()
     frontier = crawler.frontier(scan_id)
     if not frontier.accepts(token):
         return {}
     try:
-        started = time.perf_counter()
-        page, version = crawler.pages.page(page_id), crawler.pages.version(version_id)
-        if page is None or version is None:
-            report = matching.MatchReport(0, 0, 0, 0)
-        else:
-            engine = get_engine()
-            found = engine.match_with_keys(version.text)
-            report = matching.record_matches(page, version,
-                                             ScanRun.objects.filter(pk=scan_id).first(),
-                                             found.matches)
-            # kept for the stored-page search of later works (crawler.rematch)
-            crawler.pages.mark_matched(page_id, version_id,
-                                       pagekeys.pack(found.keys, engine.config))
+        report = _match(crawler, scan_id, page_id, version_id)
     except storage_errors() as exc:
         if self.request.retries < settings.CRAWL_STORAGE_RETRIES:
             raise self.retry(exc=exc, countdown=_retry_delay(self.request.retries)) from exc
@@ -187,10 +187,55 @@ def match_page(self, scan_id: int, page_id: str, version_id: str, token: str = "
         frontier.count(match_errors=1)
         _done(scan_id, self.request.id, url_finished=False)
         raise
-    frontier.count(matches=report.found, matches_new=report.new, matches_whitelisted=report.whitelisted,
-                   pages_matched=1, ms_match=int((time.perf_counter() - started) * 1000))
     _done(scan_id, self.request.id, url_finished=False)
     return dataclasses.asdict(report)
+
+
+def _match(crawler, scan_id: int, page_id: str, version_id: str) -> matching.MatchReport:
+    """Match a stored page version, record its matches and count them in the scan (the body of
+    match_page, also run by the crawl task itself). Raises what MongoDB, Redis and the engine
+    raise; every step may run again (the recording is an upsert)."""
+    from tracker.core.engine import get_engine
+
+    started, cpu_started = time.perf_counter(), time.process_time()
+    cpu_engine = 0.0
+    page, version = crawler.pages.page(page_id), crawler.pages.version(version_id)
+    if page is None or version is None:
+        report = matching.MatchReport(0, 0, 0, 0)
+    else:
+        engine = get_engine()
+        cpu_engine = time.process_time()
+        found = engine.match_with_keys(version.text)
+        cpu_engine = time.process_time() - cpu_engine
+        report = matching.record_matches(  # the scan row is read only for a match
+            page, version, lambda: ScanRun.objects.filter(pk=scan_id).first(), found.matches)
+        # kept for the stored-page search of later works (crawler.rematch)
+        crawler.pages.mark_matched(page_id, version_id, pagekeys.pack(found.keys, engine.config))
+    crawler.frontier(scan_id).count(
+        matches=report.found, matches_new=report.new, matches_whitelisted=report.whitelisted,
+        pages_matched=1, ms_match=int((time.perf_counter() - started) * 1000),
+        cpu_us_match=_us(time.process_time() - cpu_started), cpu_us_engine=_us(cpu_engine))
+    return report
+
+
+def _match_or_hand_over(crawler, scan_id: int, page: tuple[str, str], token: str) -> None:
+    """Match page version ``page`` ((page_id, version_id)) in the crawl task when
+    settings.CRAWL_MATCH_INLINE; else, or when MongoDB or Redis failed it here, send a
+    match_page task (which retries on its own and counts in the scan's pending tasks). A
+    matching that fails otherwise is counted in ``match_errors``; the URL is crawled."""
+    if settings.CRAWL_MATCH_INLINE:
+        try:
+            _match(crawler, scan_id, *page)
+            return
+        except storage_errors() as exc:
+            log.warning("matching %s of scan %s in the crawl task failed (%s): handed over",
+                        page[0], scan_id, exc)
+        except Exception:
+            log.exception("matching %s of scan %s failed", page[0], scan_id)
+            crawler.frontier(scan_id).count(match_errors=1)
+            return
+    crawler.frontier(scan_id).add_pending()
+    match_page.apply_async((scan_id, *page, token))
 
 
 def _done(scan_id: int, task_id: str, url_finished: bool = True) -> None:
@@ -207,13 +252,19 @@ def sweep_stuck() -> dict:
     pending (tracker.core.registration.requeue_pending) and fail the dashboard imports whose worker
     was lost (tracker.core.import_jobs.fail_stale).
 
+    The contact searches whose task was lost are resumed or failed
+    (crawler.contacts.sweep_searches).
+
     Returns:
-        {"scans_failed": [scan ids], "works_requeued": [work ids], "imports_failed": [ids]}.
+        {"scans_failed": [scan ids], "works_requeued": [work ids], "imports_failed": [ids],
+        "contact_searches": [site contact ids]}.
     """
+    from crawler import contacts
     from tracker.core import import_jobs, registration
 
     return {"scans_failed": scans.sweep_stuck(), "works_requeued": registration.requeue_pending(),
-            "imports_failed": import_jobs.fail_stale()}
+            "imports_failed": import_jobs.fail_stale(),
+            "contact_searches": contacts.sweep_searches()}
 
 
 @shared_task(bind=True, name="crawler.discover_sites", max_retries=settings.CRAWL_STORAGE_RETRIES)
@@ -244,6 +295,32 @@ def check_matches(match_ids: list[int]) -> dict:
     engine = get_engine()
     return {"checked": {m.pk: takedown.verify_match(m, engine).outcome for m in
                         Match.objects.filter(pk__in=match_ids).select_related("work", "site")}}
+
+
+@shared_task(bind=True, name="crawler.find_contacts", max_retries=settings.CRAWL_STORAGE_RETRIES)
+def find_contacts(self, contact_id: int) -> dict:
+    """Search the site of SiteContact ``contact_id`` for takedown addresses
+    (``crawler.contacts.search``) and store them as suggestions; Redis down retries with
+    backoff, then the search is recorded as failed. Returns {"found": [addresses], "pages": n}."""
+    from django.utils.translation import gettext_noop
+
+    from crawler import contacts
+    from crawler.models import ContactSearch, SiteContact
+    from tracker.core import notes
+
+    contact = SiteContact.objects.filter(pk=contact_id).first()
+    if contact is None or contact.search != ContactSearch.SEARCHING:
+        return {"found": [], "pages": 0}
+    try:
+        found, pages = contacts.search(contact, scans.get_crawler())
+    except storage_errors() as exc:
+        if self.request.retries < self.max_retries:
+            raise self.retry(exc=exc, countdown=_retry_delay(self.request.retries)) from exc
+        contacts.do_record_contact_search(contact_id, [], 0, notes.coded(
+            "contact_search_storage", gettext_noop("storage unavailable: %(error)s"), error=str(exc)[:300]))
+        return {"found": [], "pages": 0}
+    contacts.do_record_contact_search(contact_id, found, pages)
+    return {"found": sorted({f.address for f in found}), "pages": pages}
 
 
 @shared_task(bind=True, name="crawler.rematch_pending", max_retries=settings.CRAWL_STORAGE_RETRIES)

@@ -19,6 +19,7 @@ from crawler.lib.pagestore import sha256
 from crawler.models import ReviewStatus
 from dashboard import notices
 from dashboard.models import (
+    MAIL_PENDING,
     NOTICE_DATE_FIELDS,
     NOTICE_TRANSITIONS,
     ApiToken,
@@ -131,8 +132,8 @@ def do_edit_notice(notice: TakedownNotice, acting_user, *, body: str | None = No
         None when nothing changed.
 
     Raises:
-        ActionError: the notice is no longer drafted (a sent notice's text is frozen), or the
-            text or recipient holds control characters.
+        ActionError: the notice is no longer drafted (a sent notice's text is frozen), its
+            e-mail is on its way, or the text or recipient holds control characters.
     """
     if body is not None:
         _check_printable(body, _("text"), lines=True)
@@ -142,6 +143,8 @@ def do_edit_notice(notice: TakedownNotice, acting_user, *, body: str | None = No
         locked = TakedownNotice.objects.select_for_update().get(pk=notice.pk)
         if locked.status != NoticeStatus.DRAFTED:
             raise ActionError(_("The notice was sent: its text can no longer change."))
+        if locked.mails.filter(status__in=MAIL_PENDING).exists():
+            raise ActionError(_("This notice is being sent already."))
         changed = []
         if body is not None:
             body = "\n".join(line.rstrip() for line in body.strip().splitlines())
@@ -206,7 +209,7 @@ def do_advance_notice(notice: TakedownNotice, status: str, acting_user, note: st
                                   target=locked, subject=locked.audit_subject(), old_state=old,
                                   new_state=status, reason=reason)
         if status == NoticeStatus.SENT:
-            cases.do_note_notice_sent(locked.matches.all(), acting_user, str(locked))
+            cases.do_note_notice_sent(locked.matches.all(), acting_user, locked.audit_subject())
     notice.refresh_from_db()
     return event
 

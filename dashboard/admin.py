@@ -131,6 +131,10 @@ class MatchAdmin(WorkColumns, HolderScopedAdmin):
     def get_changelist(self, request, **kwargs):
         return ChapterGroupedChangeList
 
+    def listed_queryset(self, request):
+        """The rows of the unfiltered list: the user's matches, one per chapter group."""
+        return self.get_queryset(request).chapter_heads()
+
     # -- list columns -----------------------------------------------------------------------
     @admin.display(description=gettext_lazy("match"), ordering="pk")
     def evidence_link(self, obj):

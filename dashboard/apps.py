@@ -15,8 +15,8 @@ class DashboardConfig(AppConfig):
 
     def ready(self) -> None:
         from dashboard import signals
-        from dashboard.models import NoticeStatus
+        from dashboard.models import NoticeEvent
         from tracker.core.models import AuditEvent, register_state_labels
 
-        register_state_labels(AuditEvent.Kind.NOTICE, NoticeStatus)
+        register_state_labels(AuditEvent.Kind.NOTICE, NoticeEvent)
         signals.connect()

@@ -4,8 +4,11 @@ List: filters (holder, work, site, state, age), counts of cases by state above i
 to the filtered list), bulk actions (confirm, dismiss, reopen, draft notices) that act on the
 cases they can act on and name the skipped ones with the reason. Page: the case's facts, its
 pages with their chapters and evidence links (paginated, ``settings.CASE_PAGES_PER_PAGE``), the
-notices citing them, the takedown checks, and the timeline of the case and its notices from the
-audit trail. Every change goes through ``crawler.case_actions`` / ``dashboard.actions``.
+notices citing them, the site's takedown contact (set, or suggested by a search and confirmed by
+staff), sending the notice by e-mail and its e-mails' outcome, the takedown checks, and the
+timeline of the case and its notices from the audit trail. Every change goes through
+``crawler.case_actions``, ``crawler.contacts``, ``dashboard.actions`` or
+``dashboard.notice_actions``.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from django.contrib.admin import helpers
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Count
+from django.db.models import Count, OuterRef, Subquery
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -28,11 +31,19 @@ from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from crawler import case_actions, cases
-from crawler.models import Case, CaseState, ReviewStatus, TakedownCheck
-from dashboard import actions
+from crawler import case_actions, cases, contacts
+from crawler.evidence.models import Capture, CaptureState
+from crawler.models import (
+    Case,
+    CaseState,
+    ContactSuggestion,
+    ReviewStatus,
+    SiteContact,
+    TakedownCheck,
+)
+from dashboard import actions, case_figures, notice_actions
 from dashboard.filters import DomainFilter, WorkFilter
-from dashboard.models import NoticeLanguage, TakedownNotice
+from dashboard.models import NoticeLanguage, NoticeMail, NoticeReminder, TakedownNotice
 from dashboard.work_columns import WorkColumns
 from tracker.core.admin import HolderScopedAdmin
 from tracker.core.errors import ActionError
@@ -70,6 +81,24 @@ class AgeFilter(admin.SimpleListFilter):
         return queryset
 
 
+class ReachedFilter(admin.SimpleListFilter):
+    """The cases that reached a step of the overview's funnel (``case_figures.STEPS``): the
+    list each funnel figure links to, so that it lists the cases the figure counts."""
+
+    title = gettext_lazy("reached")
+    parameter_name = "reached"
+
+    def lookups(self, request, model_admin):
+        return [("confirmed", gettext_lazy("confirmed")),
+                ("notice_sent", gettext_lazy("notice sent")),
+                ("removed", gettext_lazy("removed"))]
+
+    def queryset(self, request, queryset):
+        if self.value() in dict(case_figures.STEPS):
+            return case_figures.reached(queryset, self.value())
+        return queryset
+
+
 class CaseAdmin(WorkColumns, HolderScopedAdmin):
     """Cases: the list (queue) and the case page."""
 
@@ -78,7 +107,7 @@ class CaseAdmin(WorkColumns, HolderScopedAdmin):
                     "page_count", "standing_count", "opened", "state_changed"]
     list_display_links = None
     list_filter = ["state", ("work__holder", admin.RelatedOnlyFieldListFilter), WorkFilter,
-                   DomainFilter, AgeFilter]
+                   DomainFilter, AgeFilter, ReachedFilter]
     search_fields = ["domain", "work__title", "work__reference", "pages__url"]
     ordering = ["-opened_at", "-pk"]
     list_per_page = 50
@@ -148,7 +177,9 @@ class CaseAdmin(WorkColumns, HolderScopedAdmin):
                          "chosen": request.GET.get("state__exact") == value}
                         for value, label in CaseState.choices]
         extra_context = {**(extra_context or {}), "title": _("Cases"),
-                         "state_counts": state_counts, "case_total": sum(counts.values())}
+                         "state_counts": state_counts, "case_total": sum(counts.values()),
+                         "contacts_missing": contacts.missing_contacts().count()
+                         if sees_all(request.user) else None}
         return super().changelist_view(request, extra_context)
 
     # -- bulk actions -----------------------------------------------------------------------
@@ -223,22 +254,16 @@ class CaseAdmin(WorkColumns, HolderScopedAdmin):
         if request.method == "POST":
             if not can_change:
                 raise PermissionDenied
-            verb = request.POST.get("verb", "")
-            try:
-                if verb not in case_actions.VERBS:
-                    raise ActionError(_("Unknown action: %(verb)s") % {"verb": verb})
-                case_actions.VERBS[verb](case, request.user, request.POST.get("reason", ""))
-            except ActionError as exc:
-                self.message_user(request, str(exc), messages.ERROR)
-            else:
-                self.message_user(request, _("The case is now “%(state)s”.") % {
-                    "state": case.get_state_display()}, messages.SUCCESS)
+            self._post(request, case)
             return HttpResponseRedirect(request.path)
         pages = Paginator(case.pages.order_by("first_seen", "pk"), settings.CASE_PAGES_PER_PAGE)
         page = pages.get_page(request.GET.get("page"))
         notices = TakedownNotice.objects.filter(matches__case=case).distinct().order_by(
             "-drafted_at")
+        proof = Capture.objects.filter(takedown_check=OuterRef("pk"), state=CaptureState.DONE
+                                       ).exclude(bundle="").values("pk")[:1]
         checks = (TakedownCheck.objects.filter(match__case=case).select_related("match")
+                  .annotate(proof_id=Subquery(proof))  # the removal's evidence bundle
                   .order_by("-checked_at", "-pk")[:settings.CASE_PAGES_PER_PAGE])
         trail = AuditEvent.objects.about(case)
         for notice in notices:
@@ -254,7 +279,71 @@ class CaseAdmin(WorkColumns, HolderScopedAdmin):
             "notices": notices, "checks": checks, "trail": trail.order_by("-sequence"),
             "verbs": verbs if can_change else [],
         }
+        context.update(self._takedown_context(request, case, can_change))
         return TemplateResponse(request, "dashboard/case.html", context)
+
+    def _post(self, request, case: Case) -> None:
+        """Apply the case page's form (``do``: a decision verb, "send", "search_contacts",
+        "set_contact" or "use_suggestion") and say the outcome in a message."""
+        do, post = request.POST.get("do") or request.POST.get("verb", ""), request.POST
+        try:
+            if do in case_actions.VERBS:
+                case_actions.VERBS[do](case, request.user, post.get("reason", ""))
+                done = _("The case is now “%(state)s”.") % {"state": case.get_state_display()}
+            elif do == "send":
+                mails = notice_actions.do_send_case_notice(case, request.user,
+                                                           post.get("language", ""))
+                done = _("The notice is queued for %(recipient)s.") % {
+                    "recipient": mails[0].recipient}
+            elif do in CONTACT_FORMS and sees_all(request.user):
+                done = CONTACT_FORMS[do](case, request.user, post)
+            else:
+                raise ActionError(_("Unknown action: %(verb)s") % {"verb": do})
+        except ActionError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+        else:
+            self.message_user(request, done, messages.SUCCESS)
+
+    def _takedown_context(self, request, case: Case, can_change: bool) -> dict:
+        """The case page's takedown part: the site's contact and its suggestions, whether a
+        notice can be sent, and the e-mails of the case's notices."""
+        contact = SiteContact.objects.filter(domain=case.domain).first()
+        return {
+            "contact": contact,
+            "suggestions": contact.suggestions.all() if contact else [],
+            "edit_contact": can_change and sees_all(request.user),
+            "can_send": can_change and case.state in notice_actions.SENDABLE
+            and bool(contact and contact.address)
+            and notice_actions.pending_mail(case) is None,
+            "languages": NoticeLanguage.choices,
+            "mails": NoticeMail.objects.filter(notice__matches__case=case).distinct()
+            .select_related("notice").order_by("-asked_at", "-pk"),
+            "reminders": NoticeReminder.objects.filter(notice__matches__case=case).distinct()
+            .order_by("-created_at"),
+        }
+
+
+def _search(case: Case, user, post) -> str:
+    contacts.do_search_contacts(case.domain, user)
+    return _("Searching the addresses of %(domain)s.") % {"domain": case.domain}
+
+
+def _set(case: Case, user, post) -> str:
+    contact = contacts.do_set_contact(case.domain, post.get("address", ""), user)
+    return _("The takedown contact of %(domain)s is now %(address)s.") % {
+        "domain": contact.domain, "address": contact.address or "—"}
+
+
+def _use(case: Case, user, post) -> str:
+    suggestion = ContactSuggestion.objects.filter(
+        pk=post.get("suggestion") or 0, contact__domain=case.domain).first()
+    if suggestion is None:
+        raise ActionError(_("That suggestion is not one of this site's."))
+    return _set(case, user, {"address": suggestion.address})
+
+
+#: The contact forms of the case page (platform staff only), by their ``do`` value.
+CONTACT_FORMS = {"search_contacts": _search, "set_contact": _set, "use_suggestion": _use}
 
 
 admin.site.register(Case, CaseAdmin)

@@ -19,14 +19,13 @@ from crawler.models import Case, CaseState
 from tracker.core.models import AuditEvent
 from tracker.core.scoping import scope
 
-#: (key, the cases of a period that reached the step, the case-list query of the step).
+#: (key, the cases that reached the step); the case list filters on it (``?reached=<key>``,
+#: ``dashboard.case_admin.ReachedFilter``), so each step lists the cases it counts.
 STEPS = [
-    ("new", Q(), {}),
-    ("confirmed", Q(was_confirmed=True) | Q(notice_sent_at__isnull=False),
-     {"state__in": ",".join([CaseState.CONFIRMED, CaseState.NOTICE_SENT, CaseState.STILL_UP,
-                             CaseState.REMOVED])}),
-    ("notice_sent", Q(notice_sent_at__isnull=False), {"notice_sent_at__isnull": "False"}),
-    ("removed", Q(removed_at__isnull=False), {"removed_at__isnull": "False"}),
+    ("new", Q()),
+    ("confirmed", Q(was_confirmed=True) | Q(notice_sent_at__isnull=False)),
+    ("notice_sent", Q(notice_sent_at__isnull=False)),
+    ("removed", Q(removed_at__isnull=False)),
 ]
 
 #: The cases noticed and not yet removed, listed oldest notice first (at most STILL_UP_LISTED).
@@ -34,11 +33,26 @@ STILL_UP = [CaseState.NOTICE_SENT, CaseState.STILL_UP]
 STILL_UP_LISTED = 8
 
 
+def with_steps(cases):
+    """``cases`` (a Case queryset) annotated ``was_confirmed`` (bool: a person or the platform
+    ever moved it to "confirmed", from the audit trail), which the steps' filters read."""
+    confirmed = AuditEvent.objects.filter(
+        target_type=ContentType.objects.get_for_model(Case), target_id=OuterRef("pk"),
+        new_state=CaseState.CONFIRMED)
+    return cases.annotate(was_confirmed=Exists(confirmed))
+
+
+def reached(cases, key: str):
+    """The ``cases`` (a Case queryset) that reached funnel step ``key`` (a key of STEPS).
+    Raises KeyError for another key."""
+    return with_steps(cases).filter(dict(STEPS)[key])
+
+
 def _period(cases, start, end) -> dict:
     """The funnel of the ``cases`` opened in [start, end): counts per step, removal rate
     (0..1, or None without a sent notice) and median days from notice to removal (or None)."""
     opened = cases.filter(opened_at__gte=start, opened_at__lt=end)
-    counts = {key: opened.filter(reached).count() for key, reached, _query in STEPS}
+    counts = {key: opened.filter(step).count() for key, step in STEPS}
     spans = [(removed - sent).total_seconds() / 86400 for sent, removed in opened.filter(
         notice_sent_at__isnull=False, removed_at__isnull=False).values_list(
         "notice_sent_at", "removed_at") if removed >= sent]
@@ -53,18 +67,14 @@ def funnel(user, days: int, now=None) -> dict:
     "previous_rate", "median_days", "previous_median_days", "removed_url", "still_up" (Cases
     noticed and not removed, oldest notice first, any age), "still_up_url"}``."""
     now = now or timezone.now()
-    confirmed = AuditEvent.objects.filter(
-        target_type=ContentType.objects.get_for_model(Case), target_id=OuterRef("pk"),
-        new_state=CaseState.CONFIRMED)
-    cases = scope(Case.objects.all(), user, "work__holder").annotate(
-        was_confirmed=Exists(confirmed))
+    cases = with_steps(scope(Case.objects.all(), user, "work__holder"))
     start = now - timedelta(days=days)
     current, previous = _period(cases, start, now), _period(cases, start - timedelta(days=days),
                                                             start)
     base = reverse("admin:crawler_case_changelist")
     since = {"opened_at__gte": timezone.localtime(start).isoformat(timespec="seconds")}
     steps = [{"key": key, "count": current["counts"][key], "previous": previous["counts"][key],
-              "url": f"{base}?{urlencode({**since, **query})}"} for key, _reached, query in STEPS]
+              "url": f"{base}?{urlencode({**since, 'reached': key})}"} for key, _step in STEPS]
     waiting = (cases.filter(state__in=STILL_UP).select_related("work")
                .order_by("notice_sent_at", "opened_at")[:STILL_UP_LISTED])
     return {"days": days, "steps": steps, "rate": current["rate"],

@@ -32,6 +32,14 @@ def _chosen_id(value: str | None, message: str) -> int | None:
     return int(value)
 
 
+def listed(model_admin, request):
+    """The rows ``model_admin``'s list shows ``request``'s user before any filter: its
+    ``listed_queryset(request)`` where it groups rows (the match list: one row per chapter),
+    else its queryset; the counts of a filter's choices count these."""
+    rows = getattr(model_admin, "listed_queryset", None)
+    return rows(request) if rows else model_admin.get_queryset(request)
+
+
 class DomainFilter(admin.SimpleListFilter):
     """The infringing site's domain, among the domains of the matches the user may see."""
 
@@ -42,7 +50,7 @@ class DomainFilter(admin.SimpleListFilter):
     def lookups(self, request, model_admin):
         from django.db.models import Count
 
-        rows = (model_admin.get_queryset(request).values("domain").annotate(n=Count("pk"))
+        rows = (listed(model_admin, request).values("domain").annotate(n=Count("pk"))
                 .order_by("-n", "domain")[:self.LIMIT])
         return [(row["domain"], f"{row['domain']} ({row['n']})") for row in rows]
 
@@ -64,7 +72,7 @@ class WorkFilter(admin.SimpleListFilter):
     def lookups(self, request, model_admin):
         from django.db.models import Count
 
-        visible = model_admin.get_queryset(request)
+        visible = listed(model_admin, request)
         rows = list(visible.values("work", "work__title").annotate(n=Count("pk"))
                     .order_by("-n", "work")[:self.LIMIT])
         chosen = self.value()

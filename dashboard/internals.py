@@ -54,8 +54,7 @@ def restrict(site: admin.AdminSite = admin.site) -> list[str]:
             continue
         cls = type(model_admin)
         site.unregister(model)
-        mixins = (SuperuserOnlyMixin, ScheduleInWordsMixin) if model._meta.model_name == \
-            "periodictask" else (SuperuserOnlyMixin,)
+        mixins = (SuperuserOnlyMixin, *IN_WORDS.get(model._meta.model_name, ()))
         site.register(model, type(f"SuperuserOnly{cls.__name__}", (*mixins, cls), {}))
         restricted.append(model._meta.label)
     return sorted(restricted)
@@ -84,12 +83,42 @@ class ScheduleInWordsMixin:
 
     @admin.display(description=_("schedule"))
     def schedule_words(self, task) -> str:
-        from crawler.schedule import timing_of
+        from crawler.schedule import crontab_words
 
-        timing = timing_of(task.crontab) if task.crontab else None
-        if timing is None:
-            return str(task.scheduler)  # an interval, a clock time or another crontab
-        return f"{timing.describe()} ({task.crontab.timezone})"
+        if task.crontab is None:
+            return str(task.scheduler)  # an interval, a clock time or a solar event
+        return f"{crontab_words(task.crontab)} ({task.crontab.timezone})"
+
+
+class CrontabInWordsMixin:
+    """The crontabs' list and page: the crontab's fields and time zone, then the schedule in
+    words of the reader's language (``crawler.schedule.crontab_words``), instead of
+    celery-beat's "(m/h/dM/MY/d)" text and its English "human readable" description."""
+
+    def get_list_display(self, request):
+        return ["fields_text", "in_words"]
+
+    def get_fields(self, request, obj=None):
+        return [("in_words" if name == "human_readable" else name)
+                for name in super().get_fields(request, obj)]
+
+    def get_readonly_fields(self, request, obj=None):
+        return ["in_words"]
+
+    @admin.display(description=_("crontab"))
+    def fields_text(self, tab) -> str:
+        return (f"{tab.minute} {tab.hour} {tab.day_of_month} {tab.month_of_year} "
+                f"{tab.day_of_week} ({tab.timezone})")
+
+    @admin.display(description=_("in words"))
+    def in_words(self, tab) -> str:
+        from crawler.schedule import crontab_words
+
+        return crontab_words(tab) if tab.pk else ""
+
+
+# Admin mixins putting celery-beat's schedules into words, by model name.
+IN_WORDS = {"periodictask": (ScheduleInWordsMixin,), "crontabschedule": (CrontabInWordsMixin,)}
 
 
 class LoginForm(AdminAuthenticationForm):

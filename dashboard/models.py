@@ -1,4 +1,4 @@
-"""The dashboard's own records: takedown notices and API tokens.
+"""The dashboard's own records: takedown notices, their e-mails and reminders, and API tokens.
 
 Matches themselves (with their review status) are the crawler's (``crawler.models``); the audit
 trail is the core app's (``tracker.core.models.AuditEvent``).
@@ -25,6 +25,20 @@ class NoticeStatus(models.TextChoices):
     SENT = "sent", _("sent")
     REMOVED = "removed", _("content removed")
     COUNTER = "counter_notice", _("counter-notice received")
+
+
+class NoticeEvent(models.TextChoices):
+    """The states of a notice's events in the audit trail: its statuses and its e-mails'."""
+
+    DRAFTED = NoticeStatus.DRAFTED.value, _("drafted")
+    SENT = NoticeStatus.SENT.value, _("sent")
+    REMOVED = NoticeStatus.REMOVED.value, _("content removed")
+    COUNTER = NoticeStatus.COUNTER.value, _("counter-notice received")
+    MAIL_QUEUED = "mail queued", _("e-mail queued")
+    MAIL_RETRYING = "mail retrying", _("e-mail retrying")
+    MAIL_FAILED = "mail failed", _("e-mail failed")
+    MAIL_REFUSED = "mail refused", _("e-mail refused")
+    REMINDED = "reminded", _("staff reminded")
 
 
 # status -> statuses it may move to, and the date field each move sets.
@@ -97,6 +111,94 @@ class TakedownNotice(models.Model):
         each reader's language rather than the acting person's."""
         return notes.coded("notice", gettext_noop("Notice #%(id)s to %(domain)s"), id=self.pk,
                            domain=self.domain)
+
+
+class MailStatus(models.TextChoices):
+    """Where the e-mail of a notice is: queued -> sent, or retrying (SMTP down, 4xx) ->
+    sent / failed (gave up, with the reason), or refused (a 5xx answer: final)."""
+
+    QUEUED = "queued", _("queued")
+    RETRYING = "retrying", _("retrying")
+    SENT = "sent", _("sent")
+    FAILED = "failed", _("failed")
+    REFUSED = "refused", _("refused")
+
+
+#: The statuses of a notice e-mail still on its way.
+MAIL_PENDING = (MailStatus.QUEUED, MailStatus.RETRYING)
+
+
+class NoticeMail(models.Model):
+    """One sending of a takedown notice by e-mail (``dashboard.notice_mail``).
+
+    Attributes:
+        notice: the notice sent; its text is frozen when the sending is asked.
+        recipient: the address it goes to (the site's confirmed takedown contact).
+        status: a MailStatus value; attempts: SMTP transactions tried.
+        smtp_reply: the server's last answer ("250 OK ..." once accepted, else its refusal).
+        message_id: the Message-ID header of the mail, e.g. "<...@tracker.example>".
+        error: why the last attempt failed; next_attempt_at: when it is tried again.
+        asked_by / asked_at: who asked to send it, when; sent_at: when the server took it.
+    """
+
+    notice = models.ForeignKey(TakedownNotice, verbose_name=_("takedown notice"),
+                               on_delete=models.CASCADE, related_name="mails")
+    recipient = models.EmailField(_("recipient"), max_length=254)
+    status = models.CharField(_("status"), max_length=16, choices=MailStatus.choices,
+                              default=MailStatus.QUEUED, db_index=True)
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    smtp_reply = models.TextField(_("SMTP answer"), blank=True)
+    message_id = models.CharField(_("Message-ID"), max_length=255, blank=True)
+    error = models.TextField(_("error"), blank=True)
+    asked_by = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("asked by"), null=True,
+                                 on_delete=models.SET_NULL, related_name="+")
+    asked_at = models.DateTimeField(_("asked"), default=timezone.now)
+    attempted_at = models.DateTimeField(_("last attempt"), null=True, blank=True)
+    next_attempt_at = models.DateTimeField(_("next attempt"), null=True, blank=True)
+    sent_at = models.DateTimeField(_("sent"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("notice e-mail")
+        verbose_name_plural = _("notice e-mails")
+        ordering = ["-asked_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.notice} -> {self.recipient}"
+
+    @property
+    def error_words(self) -> str:
+        """The error in words of the active language ("" for none)."""
+        return notes.in_words(self.error)
+
+
+class NoticeReminder(models.Model):
+    """The reminder to staff that the pages of a sent notice are still up: one per notice and
+    period (``period`` n: n x settings.NOTICE_REMINDER_DAYS days after the notice was sent).
+
+    Attributes:
+        recipients: the addresses mailed (list of str); sent_at: when the SMTP server took it,
+            None while not yet; attempts and error: its tries and the last failure.
+    """
+
+    notice = models.ForeignKey(TakedownNotice, verbose_name=_("takedown notice"),
+                               on_delete=models.CASCADE, related_name="reminders")
+    period = models.PositiveIntegerField(_("period"))
+    pages_up = models.PositiveIntegerField(_("pages still up"), default=0)
+    recipients = models.JSONField(_("recipients"), default=list)
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+    sent_at = models.DateTimeField(_("sent"), null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    error = models.TextField(_("error"), blank=True)
+
+    class Meta:
+        verbose_name = _("notice reminder")
+        verbose_name_plural = _("notice reminders")
+        ordering = ["-created_at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["notice", "period"],
+                                               name="notice_reminder_once_per_period")]
+
+    def __str__(self) -> str:
+        return f"{self.notice} ({self.period})"
 
 
 class ApiToken(models.Model):

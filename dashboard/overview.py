@@ -18,6 +18,7 @@ from tracker.core.connections import storage_errors
 from tracker.core.scoping import sees_all
 
 DAYS = 90  # matches per day are shown over this many days
+OPEN_NOTICES = ["drafted", "sent"]  # the notices still being worked
 TOP = 10  # rows in the top domains / most copied works
 SCAN_DAYS = 7  # scans of this many last days are listed
 
@@ -45,10 +46,11 @@ def per_day(matches, days: int = DAYS, today: date | None = None) -> tuple[list[
 
 
 def top_domains(matches, limit: int = TOP) -> list[dict]:
-    """``[{"domain": str, "n": matches, "confirmed": confirmed matches}]``, most matches first."""
+    """``[{"domain": str, "n": matches, "confirmed": confirmed matches}]``, most matches first;
+    matches counted as the match list shows them (the parts of a chapter once)."""
     from crawler.models import ReviewStatus
 
-    return list(matches.values("domain")
+    return list(matches.chapter_heads().values("domain")
                 .annotate(n=Count("pk"),
                           confirmed=Count("pk", filter=_status(ReviewStatus.CONFIRMED)))
                 .order_by("-n", "domain")[:limit])
@@ -56,8 +58,9 @@ def top_domains(matches, limit: int = TOP) -> list[dict]:
 
 def top_works(matches, limit: int = TOP) -> list[dict]:
     """``[{"work": id, "work__title": str, "work__reference": str, "n": matches,
-    "domains": distinct domains}]``, most matches first."""
-    return list(matches.values("work", "work__title", "work__reference")
+    "domains": distinct domains}]``, most matches first; matches counted as the match list
+    shows them (the parts of a chapter once)."""
+    return list(matches.chapter_heads().values("work", "work__title", "work__reference")
                 .annotate(n=Count("pk"), domains=Count("domain", distinct=True))
                 .order_by("-n", "work__title")[:limit])
 
@@ -92,10 +95,15 @@ def recent_scans(user, days: int = SCAN_DAYS, limit: int = 20) -> list:
 def build(user) -> dict:
     """Everything the overview shows for ``user``.
 
+    Every count shown next to a link counts the rows that link lists: matches as the match list
+    groups them (``MatchQuerySet.chapter_heads``), notices by the statuses it filters on.
+
     Returns:
         dict with ``per_day`` ({last_30: matches of the last 30 days}), ``chart_per_day``,
         ``chart_domains``, ``chart_works`` ({labels, values, label} for Chart.js), ``awaiting`` (count of
-        new matches), ``latest`` (up to 8 newest unreviewed Match), ``totals`` (dict of counts),
+        new matches), ``latest`` (up to 8 newest unreviewed Match), ``totals`` ({review status: matches,
+        "open_notices": notices drafted or sent}), ``open_notices_query`` (the notice list's
+        query string of those),
         ``domains`` and ``works`` (see top_domains / top_works), ``scans`` (ScanRun list),
         ``progress_poll`` (crawler.progress.poll_settings), ``show_errors`` (bool: staff only).
     """
@@ -104,17 +112,15 @@ def build(user) -> dict:
     matches = matches_for(user)
     dates, values = per_day(matches)
     new = matches.filter(review_status=ReviewStatus.NEW)
-    counts = matches.aggregate(
-        total=Count("pk"), confirmed=Count("pk", filter=_status(ReviewStatus.CONFIRMED)),
-        false_positive=Count("pk", filter=_status(ReviewStatus.FALSE_POSITIVE)),
-        licensed=Count("pk", filter=_status(ReviewStatus.LICENSED)),
-        new=Count("pk", filter=_status(ReviewStatus.NEW)))
-    counts["open_notices"] = notices_for(user).filter(status__in=["drafted", "sent"]).count()
+    counts = {status: matches.filter(review_status=status).chapter_heads().count()
+              for status in ReviewStatus.values}
+    counts["open_notices"] = notices_for(user).filter(status__in=OPEN_NOTICES).count()
     domains, works = top_domains(matches), top_works(matches)
     label = _("matches")
     return {
         "per_day": {"last_30": sum(values[-30:])},
-        "awaiting": counts["new"],
+        "awaiting": counts[ReviewStatus.NEW],
+        "open_notices_query": "status__in=" + ",".join(OPEN_NOTICES),
         "latest": list(new.order_by("-first_seen")[:8]),
         "totals": counts,
         "domains": domains,

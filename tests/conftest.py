@@ -9,8 +9,8 @@ servers of your own instead. pytest-django imports the Django settings *before* 
 so the already-loaded settings (DATABASES, MONGO_URL, REDIS_URL, Celery's broker and result
 backend, TRACKER_VAR_DIR, MEDIA_ROOT) are pointed at the session's servers and folder.
 
-Markers (MARKERS): each test is marked ``services``, ``worker``, ``drill`` or ``browser`` by its
-fixtures and folder in ``pytest_collection_modifyitems``. Code reaches the services through
+Markers (MARKERS): each test is marked ``services``, ``worker``, ``drill``, ``multihost`` or
+``browser`` by its fixtures and folder in ``pytest_collection_modifyitems``. Code reaches the services through
 ``tracker.core.connections`` (settings read at call time).
 
 The demo time-stamping authority (crawler.lib.evidence.demo_tsa) runs on loopback for the
@@ -60,6 +60,7 @@ import pytest
 
 from tracker.runtime import embedded
 
+TESTS = Path(__file__).resolve().parent
 _started: list[embedded.Service] = []
 _stops: list = []  # other things started for the session: their stop functions
 _tmp: Path | None = None
@@ -132,6 +133,7 @@ MARKERS = {
     "worker": "needs the session's Celery worker subprocess",
     "drill": "a fault drill (tests/platform/faults/): private servers killed and restarted",
     "browser": "needs headless Chromium (/usr/bin/chromium)",
+    "multihost": "a deployment over network namespaces (tests/platform/multihost/): root, `ip`",
 }
 #: Fixtures whose presence in a test's closure means it talks to a server.
 _SERVICE_FIXTURES = {"session_servers", "django_db_setup", "cluster"}
@@ -202,8 +204,12 @@ def pytest_collection_modifyitems(config, items):
             needs.add("services")
         if "celery_worker" in names:
             needs.add("worker")
-        if "faults" in item.path.parts:
+        folders = (item.path.relative_to(TESTS).parts if item.path.is_relative_to(TESTS)
+                   else item.path.parts)  # not the clone's own path: it may be ".../faults/"
+        if "faults" in folders:
             needs |= {"drill", "services"}
+        if "multihost" in folders:  # servers of its own, no session server
+            needs |= {"drill", "multihost"}
         if "chromium" in names:
             needs.add("browser")
         for name in needs - {mark.name for mark in item.iter_markers()}:
@@ -304,13 +310,13 @@ def _empty_platform_stores() -> None:
     from django.conf import settings
 
     from fingerprint.index import RedisIndex
-    from tracker.core.connections import get_mongo_db, get_redis
+    from tracker.core.connections import get_index_redis, get_mongo_db, get_redis
 
     db = get_mongo_db()
     db.client.drop_database(db.name)
     # Remove works one by one rather than deleting the keys: the work-number sequence
     # survives, so numbers are never reused and no process's cached number -> id goes stale.
-    index = RedisIndex(get_redis(), prefix=settings.FINGERPRINT_INDEX_PREFIX)
+    index = RedisIndex(get_index_redis(), prefix=settings.FINGERPRINT_INDEX_PREFIX)
     for work_id in list(index.work_ids()):
         index.remove(work_id)
     # Crawl state (frontiers, robots.txt, politeness, the stored-page search's "pass scheduled"

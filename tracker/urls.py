@@ -4,6 +4,7 @@ and a health check; handler500 answers 503 while a server is down."""
 from django.contrib import admin
 from django.urls import include, path
 
+from dashboard.bundle_links import bundle_view
 from dashboard.user_settings import user_settings_view
 from dashboard.watched_sites import watched_sites_view
 from tracker.core import views
@@ -13,6 +14,7 @@ urlpatterns = [
     path("api/v1/", include("dashboard.api.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("alerts/", include("dashboard.alerts.urls")),
+    path("evidence/bundle/<str:token>/", bundle_view, name="notice_bundle"),
     path("settings/", admin.site.admin_view(user_settings_view), name="user_settings"),
     path("sites/watched/", admin.site.admin_view(watched_sites_view), name="watched_sites"),
     path("", admin.site.urls),

@@ -18,6 +18,7 @@ def capture_matched_versions(sender, page, version, match_ids, **kwargs) -> None
     from crawler.evidence.actions import do_request_capture
 
     matches = list(Match.objects.filter(pk__in=match_ids, score__gte=settings.CAPTURE_MIN_SCORE)
+                   .select_related("work__holder")  # the capture's audit names the holder
                    .exclude(captures__version_id=version.id, captures__kind="detection"))
     if not matches:
         return

@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import parse_qsl, unquote, urlencode, urljoin, urlsplit, urlunsplit
 
 from w3lib.url import canonicalize_url, safe_url_string
@@ -46,19 +47,33 @@ class InvalidURL(CrawlerError, ValueError):
     """A URL that cannot be crawled: not http(s), no host, or unparsable. The message says why."""
 
 
+# canonical forms kept per process: a site's pages repeat most of their links (menus, lists)
+CANONICAL_CACHE_URLS = 65_536  # URLs, about 20 MB at most
+
+
 def canonical_url(url: str, base: str | None = None) -> str:
     """Return the canonical form of ``url`` (str), resolved against ``base`` when relative.
 
     Drops the fragment, the default port, tracking and session arguments and ``;jsessionid=``
     path parameters; sorts the remaining query arguments; lower-cases scheme and host; IDN hosts
     become punycode. Raises InvalidURL for non-http(s) schemes, missing hosts and URLs that do
-    not parse (for example an out-of-range port).
+    not parse (for example an out-of-range port). The last CANONICAL_CACHE_URLS results are
+    kept (w3lib's canonicalisation is the costliest step of reading a page's links).
     """
     if not isinstance(url, str) or not url.strip():
         raise InvalidURL("empty URL")
-    raw = urljoin(base, url.strip()) if base else url.strip()
     try:
-        safe = safe_url_string(raw)
+        raw = urljoin(base, url.strip()) if base else url.strip()
+    except ValueError as exc:
+        raise InvalidURL(f"unparsable URL {url!r}: {exc}") from exc
+    return _canonical(raw)
+
+
+@lru_cache(maxsize=CANONICAL_CACHE_URLS)
+def _canonical(url: str) -> str:
+    """``canonical_url`` of an absolute ``url`` (a refusal raises InvalidURL and is not kept)."""
+    try:
+        safe = safe_url_string(url)
         parts = urlsplit(safe)
         port = parts.port
     except ValueError as exc:

@@ -11,7 +11,8 @@ import re
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 from lxml import etree
-from lxml import html as lxml_html
+
+from tracker.text.html import ParsedHtml, parse_html
 
 _SKIP_SCHEMES = ("javascript:", "mailto:", "tel:", "data:", "#")
 # Anchor texts of a "next page" link (brackets, arrows and spaces removed, lower case): the
@@ -25,18 +26,23 @@ _PART_SEGMENT = re.compile(r"^(?P<stem>.+?)[_-](?P<n>[2-9]|[1-9]\d{1,2})(?P<ext>
 _PART_PARAMS = ("page", "p", "pn")
 
 
-def html_links(document: str, base_url: str) -> list[str]:
-    """Absolute URLs of the <a href> and <area href> of an HTML ``document`` (str).
+def _tree(document: str | ParsedHtml):
+    """The lxml tree of ``document`` (parsed here when given as str), or None."""
+    return (document if isinstance(document, ParsedHtml) else parse_html(document)).tree
+
+
+def html_links(document: str | ParsedHtml, base_url: str) -> list[str]:
+    """Absolute URLs of the <a href> and <area href> of an HTML ``document`` (str, or its
+    ``tracker.text.html.parse_html`` result, whose tree is then reused).
 
     Honours <base href>; skips javascript:, mailto:, tel:, data: and fragment-only links and
     rel="nofollow" anchors. Returns a list of str (empty for unparsable markup).
     """
-    try:
-        tree = lxml_html.fromstring(document)
-    except (etree.ParserError, ValueError):
+    tree = _tree(document)
+    if tree is None:
         return []
     base_el = tree.find(".//base[@href]")
-    base = urljoin(base_url, base_el.get("href")) if base_el is not None else base_url
+    base = _join(base_url, base_el.get("href")) if base_el is not None else base_url
     out = []
     for el in tree.iter("a", "area"):
         href = (el.get("href") or "").strip()
@@ -44,8 +50,16 @@ def html_links(document: str, base_url: str) -> list[str]:
             continue
         if "nofollow" in (el.get("rel") or "").lower().split():
             continue
-        out.append(urljoin(base, href))
-    return out
+        out.append(_join(base or base_url, href))
+    return [u for u in out if u]
+
+
+def _join(base: str, href: str) -> str:
+    """``urljoin(base, href)``, or '' for an href that is no URL (e.g. "http://[::1")."""
+    try:
+        return urljoin(base, href)
+    except ValueError:
+        return ""
 
 
 def xml_links(document: bytes, base_url: str) -> list[str]:
@@ -68,7 +82,7 @@ def xml_links(document: bytes, base_url: str) -> list[str]:
             href = el.get("href") if el.get("href") else (el.text or "").strip()
             if href and el.get("rel", "alternate") == "alternate":
                 out.append(href)
-    return [urljoin(base_url, u) for u in out]
+    return [u for u in (_join(base_url, u) for u in out) if u]
 
 
 def chapter_part(url: str) -> tuple[str, int]:
@@ -102,15 +116,14 @@ def chapter_of(url: str, links: list[str], next_parts: list[str]) -> str:
     return ""
 
 
-def next_part_links(document: str, url: str) -> list[str]:
-    """The links of HTML ``document`` (str, the page at ``url``) to the next part of the same
+def next_part_links(document: str | ParsedHtml, url: str) -> list[str]:
+    """The links of HTML ``document`` (str or ``parse_html`` result, the page at ``url``) to the next part of the same
     chapter page: an anchor labelled "下一页" / "next page" (NEXT_PAGE_WORDS) or rel="next" whose
     URL is part n + 1 of the chapter ``url`` is part n of (``chapter_part``). A "下一页" that
     leads to another chapter does not count. Returns absolute URLs (list of str, usually 0 or 1).
     """
-    try:
-        tree = lxml_html.fromstring(document)
-    except (etree.ParserError, ValueError):
+    tree = _tree(document)
+    if tree is None:
         return []
     chapter, number = chapter_part(url)
     out = []
@@ -121,7 +134,7 @@ def next_part_links(document: str, url: str) -> list[str]:
         label = _DECORATION.sub("", el.text_content() or "").lower()
         if label not in NEXT_PAGE_WORDS and "next" not in (el.get("rel") or "").lower().split():
             continue
-        target = urljoin(url, href)
-        if chapter_part(target) == (chapter, number + 1):
+        target = _join(url, href)
+        if target and chapter_part(target) == (chapter, number + 1):
             out.append(target)
     return list(dict.fromkeys(out))

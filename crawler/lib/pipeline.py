@@ -6,7 +6,9 @@ it with a countdown) or finishes it with an Outcome, the canonical links it admi
 frontier (the caller enqueues one task each) and the page version to match, if any. Every
 finished URL is recorded in the crawl log and counted in the scan's counters, with the time
 spent per stage in milliseconds (ms_fetch: download; ms_decode: bytes to text; ms_extract:
-main text, title and date; ms_links: outlinks; ms_store: MongoDB), summed over all workers.
+main text, title and date; ms_links: outlinks; ms_store: MongoDB), summed over all workers, and
+the CPU time of extraction and links in microseconds (cpu_us_extract: this process's CPU,
+which the machine's other load disturbs less than wall time).
 
 Redirects. Every redirect hop must pass the admission checks of a link before it is requested:
 allowed domains and path patterns, trap defence, the robots.txt of the target's origin (the
@@ -51,6 +53,7 @@ from crawler.lib.politeness import Politeness
 from crawler.lib.render import Renderer
 from crawler.lib.robots import RobotsCache, RobotsPolicy
 from tracker.text import decode_bytes, extract_document
+from tracker.text.html import parse_html
 
 # A redirect hop refused by a check of a task's own URL records the redirect's outcome.
 _AS_REDIRECT = {Outcome.TRAP: Outcome.REDIRECT_TRAP,
@@ -306,7 +309,8 @@ class Crawler:
         # or a feed or sitemap), so that those add up to it; a page without text is an error
         if result.kind == "xml":
             frontier.count(pages_fetched=1)
-            admitted = self._admit_links(frontier, scan_id, rules, task, xml_links(result.body, result.final_url))
+            admitted = self._admit_links(frontier, scan_id, rules, task,
+                                         _canonical_all(xml_links(result.body, result.final_url)))
             return self._finish(frontier, scan_id, task, Outcome.OK, "feed or sitemap", result.status,
                                 admitted=admitted)
         # a rendered page is compared by its text: the same shell may load other text
@@ -331,14 +335,18 @@ class Crawler:
             document, body = rendered.html, rendered.html.encode("utf-8")
             encoding += ", rendered"
             decoded_at = time.perf_counter()  # extraction's time starts after rendering
-        extracted = extract_document(document, result.kind, result.final_url, with_author=False)
+        cpu_started = time.process_time()
+        # one lxml tree for the page's metadata, links and next parts (the text: resiliparse)
+        parsed = parse_html(document) if result.kind == "html" else document
+        extracted = extract_document(parsed, result.kind, result.final_url, with_author=False)
         text_at = time.perf_counter()
         links, parts, part_of = [], [], ""
         if result.kind == "html":
-            links = _canonical_all(html_links(document, result.final_url))
-            parts = _canonical_all(next_part_links(document, result.final_url))
+            links = _canonical_all(html_links(parsed, result.final_url))
+            parts = _canonical_all(next_part_links(parsed, result.final_url))
             part_of = chapter_of(key, links, parts)
         extracted_at = time.perf_counter()
+        cpu_extract = time.process_time() - cpu_started
         saved = self.pages.save(
             canonical_url=key, url=task.url, final_url=result.final_url,
             domain=host_of(result.final_url), site_id=rules.site_id, scan_id=scan_id,
@@ -351,7 +359,8 @@ class Crawler:
         frontier.count(**{f"pages_{saved.change}": 1, "pages_fetched": int(saved.change != "no_text"),
                           "ms_decode": ms_decode,
                           "ms_extract": _ms(text_at - decoded_at), "ms_links": _ms(extracted_at - text_at),
-                          "ms_store": _ms(time.perf_counter() - extracted_at)})
+                          "ms_store": _ms(time.perf_counter() - extracted_at),
+                          "cpu_us_extract": _us(cpu_extract)})
         # the next part first, at this page's depth: a chapter's parts do not spend link depth
         parts = self._admit_links(frontier, scan_id, rules, task, parts, task.depth)
         admitted = self._admit_links(frontier, scan_id, rules, task, links)
@@ -388,10 +397,10 @@ class Crawler:
 
     def _admit_links(self, frontier, scan_id, rules, task, links: list[str],
                      depth: int | None = None) -> list[str]:
-        """Admit in-scope links at ``depth`` (default the task's depth + 1); links into URL
-        traps are recorded once as 'trap'. Returns the canonical URLs newly admitted."""
+        """Admit in-scope ``links`` (canonical URLs) at ``depth`` (default the task's depth + 1);
+        links into URL traps are recorded once as 'trap'. Returns the canonical URLs newly
+        admitted."""
         depth = task.depth + 1 if depth is None else depth
-        links = _canonical_all(links)
         in_scope = [u for u in links if rules.in_scope(u)]
         safe, traps = [], []
         for url in in_scope:
@@ -425,6 +434,10 @@ class Crawler:
 
 def _ms(seconds: float) -> int:
     return int(round(seconds * 1000))
+
+
+def _us(seconds: float) -> int:
+    return int(round(seconds * 1_000_000))
 
 
 def _canonical_all(urls: list[str]) -> list[str]:

@@ -4,7 +4,7 @@ Each case opens at its earliest page's first sight; its state is read from its p
 dismissed when every page was reviewed as a false positive or licensed, or when the holder
 whitelisted the domain or the hosts of all its pages; removed when no page still matches and a takedown check found one
 removed; confirmed when a page was confirmed; else new. The reason says it was migrated.
-Notices are the dashboard's: a case whose notice was sent starts "confirmed" here.
+Notices are the dashboard's: its migration 0005 then moves the cases whose notice was sent.
 """
 
 from collections import defaultdict

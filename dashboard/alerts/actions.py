@@ -1,9 +1,9 @@
 """The alert actions: each state change of the alerts in one atomic function.
 
-``do_send_scan_case_alerts`` writes the delivery rows of the cases a scan opened or grew (one
-mail per user, one webhook event per case and endpoint) and ``do_send_match_alert`` those of a
-match found outside a scan or of a takedown change (once per user and endpoint: the unique
-constraints of Delivery), each queued for sending on commit; ``do_record_delivery``
+``do_send_scan_case_alerts`` and ``do_send_search_case_alerts`` write the delivery rows of the
+cases a scan or a stored-page search opened or grew (one mail per user, one webhook event per
+case and endpoint) and ``do_send_match_alert`` those of a takedown change of a match (once per
+user and endpoint: the unique constraints of Delivery), each queued for sending on commit; ``do_record_delivery``
 records the result of one attempt (and disables a webhook after
 ``settings.ALERT_WEBHOOK_MAX_FAILURES`` failures in a row, mailing the holder's users);
 ``do_record_digest`` marks the matches of a delivered digest; ``do_update_alert_preferences``
@@ -41,20 +41,18 @@ def recipients(match) -> list[AlertPreference]:
     return [p for p in prefs if p.user_id in members or sees_all(p.user)]
 
 
-def do_send_match_alert(match, change: str = "", check=None) -> list[Delivery]:
-    """Create the deliveries of ``match`` (a crawler Match with work and holder) and queue each
-    on commit (tasks ``alerts.deliver_email`` / ``alerts.deliver_webhook``).
+def do_send_match_alert(match, change: str, check) -> list[Delivery]:
+    """Create the deliveries of a takedown change of ``match`` (a crawler Match with work and
+    holder) and queue each on commit (tasks ``alerts.deliver_email`` / ``alerts.deliver_webhook``).
 
     Args:
         match: the match.
-        change: "" for a new match (kind "immediate"), "removed" or "reopened" for a takedown
-            change found by ``check``.
-        check: the crawler TakedownCheck of a change, else None.
+        change: "removed" or "reopened" (the Delivery kind), found by ``check``.
+        check: the crawler TakedownCheck that found the change.
 
-    A user or endpoint already alerted of this match (or of this check) gets nothing new (seen
-    again, or the task delivered twice). Returns the deliveries created.
+    A user or endpoint already alerted of this check gets nothing new (the task delivered
+    twice). Returns the deliveries created.
     """
-    kind = change or Delivery.Kind.IMMEDIATE
     created = []
     targets = [(Delivery.Channel.EMAIL, {"user": p.user}, p.user.email) for p in recipients(match)]
     targets += [(Delivery.Channel.WEBHOOK, {"endpoint": e}, e.url) for e in
@@ -63,7 +61,7 @@ def do_send_match_alert(match, change: str = "", check=None) -> list[Delivery]:
     for channel, target, recipient in targets:
         try:
             with transaction.atomic():
-                delivery = Delivery.objects.create(kind=kind, channel=channel, match=match,
+                delivery = Delivery.objects.create(kind=change, channel=channel, match=match,
                                                    takedown_check=check, recipient=recipient,
                                                    **target)
         except IntegrityError:  # alerted before on this channel
@@ -76,11 +74,28 @@ def do_send_match_alert(match, change: str = "", check=None) -> list[Delivery]:
 
 def do_send_scan_case_alerts(scan_id: int) -> list[Delivery]:
     """Create the deliveries of the cases that scan ``scan_id`` opened or grew
-    (``crawler.cases.scan_cases``) and queue each on commit: one mail per user listing the
-    cases it may see whose best new page reaches its minimum score (``recipients``' rules),
-    one webhook event per case and endpoint of the case's holder. A user or endpoint already
-    alerted of this scan (of this case) gets nothing new. Returns the deliveries created."""
-    found = list(cases.scan_cases(scan_id))
+    (``_send_case_alerts``). Returns the deliveries created."""
+    return _send_case_alerts(cases.scan_finding(scan_id), {"scan_id": scan_id})
+
+
+def do_send_search_case_alerts(job_id: int) -> list[Delivery]:
+    """Create the deliveries of the cases that stored-page search ``job_id`` (a crawler
+    RematchJob) opened or grew (``_send_case_alerts``); [] for an unknown job. Returns the
+    deliveries created."""
+    from crawler.models import RematchJob
+
+    job = RematchJob.objects.filter(pk=job_id).first()
+    return _send_case_alerts(cases.search_finding(job), {"search_id": job_id}) if job else []
+
+
+def _send_case_alerts(finding, source: dict) -> list[Delivery]:
+    """Create the deliveries of the cases ``finding`` (crawler.cases.Finding) opened or grew
+    (``crawler.cases.found_cases``), each naming its ``source`` (``{"scan_id": id}`` or
+    ``{"search_id": id}``), and queue each on commit: one mail per user listing the cases it
+    may see whose best new page reaches its minimum score (``recipients``' rules), one webhook
+    event per case and endpoint of the case's holder. A user or endpoint already alerted of
+    this source (of this case) gets nothing new. Returns the deliveries created."""
+    found = list(cases.found_cases(finding))
     if not found:
         return []
     created = []
@@ -91,23 +106,23 @@ def do_send_scan_case_alerts(scan_id: int) -> list[Delivery]:
         visible = [c for c in found if (mine is None or c.work.holder_id in mine)
                    and c.best_score >= pref.min_score]
         if visible:
-            created += _create(Delivery.Channel.EMAIL, pref.user.email, visible, scan=scan_id,
+            created += _create(Delivery.Channel.EMAIL, pref.user.email, visible, source,
                                user=pref.user)
     for case in found:
         for endpoint in WebhookEndpoint.objects.filter(holder_id=case.work.holder_id, enabled=True,
                                                        min_score__lte=case.best_score):
-            created += _create(Delivery.Channel.WEBHOOK, endpoint.url, [case], scan=scan_id,
+            created += _create(Delivery.Channel.WEBHOOK, endpoint.url, [case], source,
                                endpoint=endpoint, case=case)
     return created
 
 
-def _create(channel: str, recipient: str, listed, scan: int, **target) -> list[Delivery]:
-    """One new delivery of kind "cases" naming ``listed`` (Cases), queued on commit; [] when
-    the unique constraints say it was made before."""
+def _create(channel: str, recipient: str, listed, source: dict, **target) -> list[Delivery]:
+    """One new delivery of kind "cases" from ``source`` naming ``listed`` (Cases), queued on
+    commit; [] when the unique constraints say it was made before."""
     try:
         with transaction.atomic():
             delivery = Delivery.objects.create(kind=Delivery.Kind.CASES, channel=channel,
-                                               scan_id=scan, recipient=recipient, **target)
+                                               recipient=recipient, **source, **target)
             delivery.cases.set(listed)
     except IntegrityError:
         return []

@@ -1,6 +1,7 @@
-"""What the alert of a scan's cases says: one mail per recipient (an HTML and a plain-text
-part) listing the cases the scan opened and those that grew, each with a link to its case page,
-and one webhook body (JSON or WeCom markdown) per case; in the recipient's language."""
+"""What the alert of the cases of a scan or of a stored-page search says: one mail per recipient
+(an HTML and a plain-text part) listing the cases it opened and those that grew, each with a
+link to its case page, and one webhook body (JSON or WeCom markdown) per case; in the
+recipient's language."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from crawler import cases
+from crawler.models import Case
 from dashboard.alerts.messages import absolute, unsubscribe_url
 from tracker.core.timezones import zone_of
 
@@ -19,41 +22,56 @@ def case_url(case) -> str:
     return absolute(reverse("admin:crawler_case_change", args=[case.pk]))
 
 
-def _row(case, scan_id: int) -> dict:
-    """The facts of ``case`` for scan ``scan_id``: names, counts (pages) and its link."""
+def finding_of(delivery) -> cases.Finding:
+    """What found the cases of ``delivery`` (kind "cases"): its scan or its stored-page search."""
+    return (cases.scan_finding(delivery.scan_id) if delivery.scan_id
+            else cases.search_finding(delivery.search))
+
+
+def _row(case, finding: cases.Finding) -> dict:
+    """The facts of ``case`` for ``finding``: names, counts (pages; ``pages`` is what its
+    case page lists) and its link."""
     return {"id": case.pk, "work": case.work.title, "holder": case.work.holder.name,
             "domain": case.domain, "state": case.get_state_display(),
             "pages": case.pages.count(),
-            "new_pages": case.pages.filter(first_scan_id=scan_id).count(),
-            "opened": case.first_scan_id == scan_id, "url": case_url(case)}
+            "new_pages": case.pages.filter(**finding.pages).count(),
+            "opened": Case.objects.filter(pk=case.pk, **finding.opened).exists(),
+            "url": case_url(case)}
 
 
-def _line(row: dict) -> str:
-    return _("“%(work)s” on %(domain)s: %(pages)d pages, %(new_pages)d found by this scan "
+def _line(row: dict, scan: bool) -> str:
+    if scan:
+        return _("“%(work)s” on %(domain)s: %(pages)d pages, %(new_pages)d found by this scan "
+                 "(%(state)s) %(url)s") % row
+    return _("“%(work)s” on %(domain)s: %(pages)d pages, %(new_pages)d found by this search "
              "(%(state)s) %(url)s") % row
 
 
 def cases_mail(delivery, language: str) -> EmailMultiAlternatives:
     """The mail of ``delivery`` (kind "cases") to its user in ``language`` and the user's time
-    zone: the cases the scan opened, then those that grew, with a List-Unsubscribe header
-    (RFC 2369) and an unsubscribe link in both parts."""
-    user, scan = delivery.user, delivery.scan
+    zone: the cases the scan or the stored-page search opened, then those that grew, with a
+    List-Unsubscribe header (RFC 2369) and an unsubscribe link in both parts."""
+    user, scan, finding = delivery.user, delivery.scan, finding_of(delivery)
     link = unsubscribe_url(user.pk, "email")
-    rows = [_row(c, scan.pk) for c in delivery.cases.select_related("work__holder")
+    rows = [_row(c, finding) for c in delivery.cases.select_related("work__holder")
             .order_by("work__title", "domain")]
     new = [r for r in rows if r["opened"]]
     grown = [r for r in rows if not r["opened"]]
     with translation.override(language), timezone.override(zone_of(user)):
-        subject = _("Scan of %(site)s — new cases: %(new)d, cases with new pages: %(grown)d") % {
-            "site": scan.site.name, "new": len(new), "grown": len(grown)}
+        counts = {"new": len(new), "grown": len(grown)}
+        if scan is not None:
+            subject = _("Scan of %(site)s — new cases: %(new)d, cases with new pages: "
+                        "%(grown)d") % {"site": scan.site.name, **counts}
+        else:
+            subject = _("Stored pages searched for new works — new cases: %(new)d, cases with "
+                        "new pages: %(grown)d") % counts
         text = [subject, ""]
         for heading, group in ((_("New cases:"), new), (_("Cases with new pages:"), grown)):
             if group:
-                text += [heading, *(f"- {_line(r)}" for r in group), ""]
+                text += [heading, *(f"- {_line(r, scan is not None)}" for r in group), ""]
         text.append(_("Stop these alerts: %(url)s") % {"url": link})
         html = render_to_string("alerts/scan_cases.html", {
-            "subject": subject, "new": new, "grown": grown, "unsubscribe": link,
-            "finished": scan.finished_at})
+            "subject": subject, "new": new, "grown": grown, "unsubscribe": link})
     mail = EmailMultiAlternatives(subject, "\n".join(text), to=[user.email],
                                   headers={"List-Unsubscribe": f"<{link}>"})
     mail.attach_alternative(html, "text/html")
@@ -62,10 +80,12 @@ def cases_mail(delivery, language: str) -> EmailMultiAlternatives:
 
 def json_payload(delivery) -> dict:
     """The JSON webhook body of ``delivery`` (kind "cases", one case): event "case.new" (the
-    scan opened it) or "case.grown", the case with its counts and link, and the scan's id."""
+    scan or search opened it) or "case.grown", the case with its counts and link, and the id
+    of the scan or of the stored-page search (the other one null)."""
     case = delivery.case
-    row = _row(case, delivery.scan_id)
+    row = _row(case, finding_of(delivery))
     return {"event": "case.new" if row["opened"] else "case.grown", "scan": delivery.scan_id,
+            "search": delivery.search_id,
             "case": {"id": case.pk, "url": row["url"], "domain": case.domain,
                      "state": case.state, "work": {"uid": str(case.work.uid),
                                                    "title": case.work.title},
@@ -75,8 +95,8 @@ def json_payload(delivery) -> dict:
 
 def wecom_markdown(delivery, language: str) -> str:
     """The WeCom markdown text of ``delivery`` (kind "cases", one case) in ``language``."""
-    row = _row(delivery.case, delivery.scan_id)
+    row = _row(delivery.case, finding_of(delivery))
     with translation.override(language):
         title = (_("New case: “%(work)s” on %(domain)s") if row["opened"]
                  else _("Case with new pages: “%(work)s” on %(domain)s")) % row
-        return "\n".join([f"**{title}**", f"> {_line(row)}"])
+        return "\n".join([f"**{title}**", f"> {_line(row, delivery.scan_id is not None)}"])

@@ -32,13 +32,12 @@ def enable_demo_alerts(stdout) -> dict:
 
 def report_demo_alerts(stdout) -> dict:
     """Wait up to settings.DEMO_ALERT_TIMEOUT_SECONDS for the demo's pending alerts (of its
-    scan's cases, or of single matches) to be delivered; returns {"alert mails": "<sent> sent, <waiting> waiting (<where>)"}."""
+    scan's cases) to be delivered; returns {"alert mails": "<sent> sent, <waiting> waiting (<where>)"}."""
     deadline = time.monotonic() + settings.DEMO_ALERT_TIMEOUT_SECONDS
-    kinds = [Delivery.Kind.IMMEDIATE, Delivery.Kind.CASES]
-    waiting = Delivery.objects.filter(kind__in=kinds,
+    waiting = Delivery.objects.filter(kind=Delivery.Kind.CASES,
                                       status__in=[Delivery.Status.PENDING, Delivery.Status.RETRYING])
     while waiting.exists() and time.monotonic() < deadline:
         time.sleep(0.5)
-    sent = Delivery.objects.filter(kind__in=kinds, status=Delivery.Status.SENT,
+    sent = Delivery.objects.filter(kind=Delivery.Kind.CASES, status=Delivery.Status.SENT,
                                    channel=Delivery.Channel.EMAIL).count()
     return {"alert mails": f"{sent} sent, {waiting.count()} waiting ({_where()})"}

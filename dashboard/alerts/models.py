@@ -95,12 +95,14 @@ class WebhookEndpoint(models.Model):
 
 
 class Delivery(models.Model):
-    """One alert of one match (or one digest mail) on one channel, or of a scan's new and
-    grown cases (kind "cases": one mail per user listing ``cases``, one webhook event per
-    ``case`` and endpoint): the delivery log.
+    """One alert of one match (or one digest mail) on one channel, or of the new and grown
+    cases of a scan or of a stored-page search (kind "cases", with its ``scan`` or its
+    ``search``: one mail per user listing ``cases``, one webhook event per ``case`` and
+    endpoint): the delivery log.
 
-    A scan's cases are alerted at most once per user and once per case and endpoint; a match
-    is alerted at most once per user mail and once per endpoint (unique constraints);
+    A scan's or a search's cases are alerted at most once per user and once per case and
+    endpoint; a match is alerted at most once per user mail and once per endpoint (unique
+    constraints);
     a digest row per (match, user) is written only after the digest mail was delivered; a
     takedown change (kind "removed" or "reopened", with the takedown check that found it) once
     per check and user or endpoint.
@@ -130,6 +132,8 @@ class Delivery(models.Model):
                               on_delete=models.CASCADE, related_name="deliveries")
     scan = models.ForeignKey("crawler.ScanRun", verbose_name=_("scan"), null=True, blank=True,
                              on_delete=models.CASCADE, related_name="+")
+    search = models.ForeignKey("crawler.RematchJob", verbose_name=_("stored-page search"),
+                               null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     case = models.ForeignKey("crawler.Case", verbose_name=_("case"), null=True, blank=True,
                              on_delete=models.CASCADE, related_name="+")
     cases = models.ManyToManyField("crawler.Case", verbose_name=_("cases"), blank=True,
@@ -175,9 +179,16 @@ class Delivery(models.Model):
             models.UniqueConstraint(fields=["kind", "scan", "case", "endpoint"],
                                     condition=Q(scan__isnull=False, endpoint__isnull=False),
                                     name="delivery_once_per_scan_case_endpoint"),
+            models.UniqueConstraint(fields=["kind", "search", "user"],
+                                    condition=Q(search__isnull=False, user__isnull=False),
+                                    name="delivery_once_per_search_user"),
+            models.UniqueConstraint(fields=["kind", "search", "case", "endpoint"],
+                                    condition=Q(search__isnull=False, endpoint__isnull=False),
+                                    name="delivery_once_per_search_case_endpoint"),
         ]
 
     def __str__(self) -> str:
         about = f"case #{self.case_id}" if self.case_id else (
-            f"scan #{self.scan_id}" if self.scan_id else f"#{self.match_id}")
+            f"scan #{self.scan_id}" if self.scan_id else
+            f"search #{self.search_id}" if self.search_id else f"#{self.match_id}")
         return f"{self.get_channel_display()} {self.recipient} {about}"

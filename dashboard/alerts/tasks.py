@@ -29,18 +29,18 @@ def _language(user) -> str:
     return pref.language if pref else settings.LANGUAGE_CODE
 
 
-@shared_task(name="alerts.send_match_alerts")
-def send_match_alerts(match_id: int) -> int:
-    """Create and queue the immediate deliveries of match ``match_id``; returns how many."""
-    match = Match.objects.select_related("work", "work__holder").filter(pk=match_id).first()
-    return len(actions.do_send_match_alert(match)) if match else 0
-
-
 @shared_task(name="alerts.send_scan_case_alerts")
 def send_scan_case_alerts(scan_id: int) -> int:
     """Create and queue the deliveries of the cases scan ``scan_id`` opened or grew; returns
     how many."""
     return len(actions.do_send_scan_case_alerts(scan_id))
+
+
+@shared_task(name="alerts.send_search_case_alerts")
+def send_search_case_alerts(job_id: int) -> int:
+    """Create and queue the deliveries of the cases stored-page search ``job_id`` opened or
+    grew; returns how many."""
+    return len(actions.do_send_search_case_alerts(job_id))
 
 
 @shared_task(name="alerts.send_takedown_alerts")

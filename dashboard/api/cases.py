@@ -1,6 +1,7 @@
 """API of cases (/api/v1/cases/): one rights holder's work on one site, scoped per holder
 (``tracker.core.scoping.scope``); a case's pages are its matches, paginated; decisions go
-through ``crawler.case_actions`` (audited)."""
+through ``crawler.case_actions``, sending its notice by e-mail through
+``dashboard.notice_actions`` (audited)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from rest_framework.response import Response
 
 from crawler import case_actions, cases
 from crawler.models import Case, CaseState
+from dashboard import notice_actions
+from dashboard.models import NoticeLanguage, NoticeMail
 from tracker.core.scoping import scope
 
 from .filters import UtcIsoDateTimeFilter
@@ -63,6 +66,29 @@ class DecisionSerializer(serializers.Serializer):
         "confirm (new or reopened cases; confirms its pages under review), dismiss or reopen "
         "(dismissed or removed cases)."))
     reason = serializers.CharField(max_length=2000, help_text="Why (required).")
+
+
+class SendNoticeSerializer(serializers.Serializer):
+    """Sending a case's notice by e-mail."""
+
+    language = serializers.ChoiceField(NoticeLanguage.values, help_text=(
+        "The notice's language: zh-hans or en."))
+
+
+class NoticeMailSerializer(serializers.ModelSerializer):
+    """One e-mail of a notice: where it is and what the SMTP server answered."""
+
+    class Meta:
+        model = NoticeMail
+        fields = ["id", "notice", "recipient", "status", "attempts", "smtp_reply", "message_id",
+                  "error", "asked_at", "attempted_at", "next_attempt_at", "sent_at"]
+        read_only_fields = fields
+        extra_kwargs = {
+            "status": {"help_text": "queued, retrying, sent, failed (gave up) or refused (5xx)."},
+            "smtp_reply": {"help_text": "The server's last answer, e.g. \"250 OK\"."},
+            "message_id": {"help_text": "The Message-ID header of the mail."},
+            "error": {"help_text": "Why the last attempt failed."},
+        }
 
 
 class CaseFilter(django_filters.FilterSet):
@@ -123,3 +149,27 @@ class CaseViewSet(viewsets.ReadOnlyModelViewSet):
         case_actions.VERBS[form.validated_data["verb"]](case, request.user,
                                                         form.validated_data["reason"])
         return Response(CaseSerializer(self.get_queryset().get(pk=case.pk)).data)
+
+    @extend_schema(summary="Send the case's notice by e-mail", request=SendNoticeSerializer,
+                   responses={202: NoticeMailSerializer(many=True), **ERRORS})
+    @action(detail=True, methods=["post"], filterset_class=None, ordering_fields=[],
+            url_path="send-notice")
+    def send_notice(self, request, pk=None):
+        """Queue the case's takedown notice for its site's confirmed contact, with the evidence
+        reports attached (dashboard.notice_actions.do_send_case_notice); a case that cannot
+        send (state, no contact, a mail on its way) answers 400. Follow the mails in
+        ``mails``."""
+        form = SendNoticeSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        mails = notice_actions.do_send_case_notice(self.get_object(), request.user,
+                                                   form.validated_data["language"])
+        return Response(NoticeMailSerializer(mails, many=True).data, status=202)
+
+    @extend_schema(summary="The e-mails of the case's notices",
+                   responses={200: NoticeMailSerializer(many=True), **ERRORS})
+    @action(detail=True, methods=["get"], filterset_class=None, ordering_fields=[])
+    def mails(self, request, pk=None):
+        """The e-mails of the notices citing the case's pages, newest first, paginated."""
+        found = NoticeMail.objects.filter(notice__matches__case=self.get_object()).distinct()
+        page = self.paginate_queryset(found.order_by("-asked_at", "-pk"))
+        return self.get_paginated_response(NoticeMailSerializer(page, many=True).data)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from crawler import scans
@@ -16,7 +17,9 @@ from dashboard.models import NoticeLanguage, NoticeStatus, TakedownNotice
 from tracker.core import notes
 from tracker.core.connections import storage_errors
 from tracker.core.errors import StorageUnavailable
-from tracker.core.models import AuditEvent, Work, WorkKind, WorkLanguage
+from tracker.core.models import AuditEvent, ImportJob, Work, WorkKind, WorkLanguage
+
+from .errors import ErrorSerializer
 
 
 class WorkSerializer(serializers.ModelSerializer):
@@ -99,8 +102,63 @@ class WorkFileSerializer(_WorkMetadata):
     """Register a work from an uploaded file (multipart/form-data)."""
 
     file = serializers.FileField(allow_empty_file=True, help_text=(
-        "The file: .txt, .html, .docx, .pdf, .epub or .zip, checked as in the dashboard; at "
-        f"most {settings.UPLOAD_MAX_BYTES} bytes."))
+        "The file: .txt, .html, .docx, .pdf or .epub, checked as in the dashboard; at most "
+        f"{settings.UPLOAD_MAX_BYTES} bytes. Its size and suffix are checked at once (400); "
+        "it is read by a job in the background (202, then poll the job)."))
+
+
+class ImportJobSerializer(serializers.ModelSerializer):
+    """A job reading an uploaded file in the background, and what became of it."""
+
+    url = serializers.HyperlinkedIdentityField(view_name="api:import-detail", help_text=(
+        "This job's URL: poll it until state is finished or failed."))
+    holder = serializers.IntegerField(source="holder_id", read_only=True,
+                                      help_text="Id of the rights holder.")
+    work = serializers.IntegerField(source="work_id", read_only=True, allow_null=True,
+                                    help_text="Id of the work registered or updated once "
+                                              "finished; null before and on failure.")
+    outcome = serializers.SerializerMethodField(help_text=(
+        "Once finished: registered (new), updated or skipped (nothing changed); else null."))
+    error = serializers.SerializerMethodField(help_text=(
+        "Once failed: {code, message, fields} as in error answers, message in the uploader's "
+        "language; code one of the upload's codes (too_large, empty, unsupported, mismatch, "
+        "corrupt, encrypted, archive_bomb, encoding), duplicate_work (fields.existing_work: "
+        "the id of the holder's work with the same text), timeout (reading took longer than "
+        f"{settings.UPLOAD_EXTRACT_SECONDS} s), worker_lost (its reading killed the worker "
+        "process each time), stalled (its worker was lost), missing, not_queued or internal. "
+        "Null otherwise."))
+
+    class Meta:
+        model = ImportJob
+        fields = ["id", "url", "kind", "holder", "name", "state", "done", "total", "work",
+                  "outcome", "error", "started_at", "updated_at"]
+        extra_kwargs = {
+            "id": {"help_text": "Id of the job."},
+            "kind": {"help_text": "file: one work file (works/upload/); archive: a .zip of "
+                                  "works imported in the dashboard."},
+            "name": {"help_text": "The uploaded file's name."},
+            "state": {"help_text": "running, finished or failed. A job whose worker was lost "
+                                   f"fails after {settings.IMPORT_STUCK_SECONDS} s."},
+            "done": {"help_text": "Steps (file: of 3: read, duplicate check, registered) or "
+                                  "works (archive) done so far."},
+            "total": {"help_text": "Steps or works in all (0 until known)."},
+            "started_at": {"help_text": "When the job was started (ISO 8601)."},
+            "updated_at": {"help_text": "Its last progress (ISO 8601)."},
+        }
+
+    def get_outcome(self, job) -> str | None:
+        """The registration's outcome, once finished."""
+        return job.summary.get("outcome") if job.state == "finished" else None
+
+    @extend_schema_field(ErrorSerializer(allow_null=True))
+    def get_error(self, job) -> dict | None:
+        """{code, message, fields} once failed."""
+        if job.state != "failed":
+            return None
+        fields = {"existing_work": [str(job.summary["existing_work"])]} \
+            if job.error_code == "duplicate_work" else {}
+        return {"code": job.error_code or "internal", "message": notes.in_words(job.error),
+                "fields": fields}
 
 
 class WorkTextUpdateSerializer(serializers.Serializer):

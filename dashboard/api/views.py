@@ -8,8 +8,8 @@ import json
 import django_filters
 from django.conf import settings
 from django.http import HttpResponse
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -33,10 +33,10 @@ from dashboard.alerts.models import AlertPreference, WebhookEndpoint
 from dashboard.evidence import bundle_response
 from dashboard.models import TakedownNotice
 from tracker.core import actions as core_actions
-from tracker.core import uploads
+from tracker.core import import_jobs, uploads
 from tracker.core.conflicts import DuplicateWork
 from tracker.core.ingestion import work_text
-from tracker.core.models import AuditEvent, RightsHolder, Work
+from tracker.core.models import AuditEvent, ImportJob, RightsHolder, Work
 from tracker.core.scoping import holders_for, scope, sees_all
 
 from . import serializers as s
@@ -144,21 +144,28 @@ class WorkViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
         extracted = uploads.extract_pasted(form.validated_data["text"])
         return _registered(_register(request, form.validated_data, extracted, "pasted"))
 
-    @extend_schema(summary="Register a work from a file", request=s.WorkFileSerializer,
-                   responses={200: s.RegisteredWorkSerializer, 201: s.RegisteredWorkSerializer,
-                              **ERRORS})
+    @extend_schema(summary="Register a work from a file (read in the background)",
+                   request=s.WorkFileSerializer,
+                   responses={202: s.ImportJobSerializer, **ERRORS})
     @action(detail=False, methods=["post"], parser_classes=[parsers.MultiPartParser])
     def upload(self, request):
-        """Register a work from an uploaded file, with the dashboard's formats and checks."""
+        """Store the uploaded file and start the job reading it (202, Location: the job's URL);
+        its size and suffix are checked at once, the rest by the job (``imports/{id}/``)."""
         form = s.WorkFileSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         upload = form.validated_data["file"]
         try:
-            uploads.check_size(upload.size)  # refuse before reading it
-            extracted = uploads.extract_file(upload.name, upload.read())
+            uploads.check_upload(upload.name, upload.size)  # refuse before storing it
         except uploads.UploadError as exc:
             raise ApiError(exc.code, str(exc), {"file": [str(exc)]}) from exc
-        return _registered(_register(request, form.validated_data, extracted, upload.name))
+        data = form.validated_data
+        job = core_actions.do_start_upload(
+            _holder(request, data.get("holder")), request.user, upload.name, upload.chunks(),
+            {key: data.get(key) for key in ("reference", "title", "author", "kind", "language",
+                                            "allow_duplicate")}, get_language())
+        body = s.ImportJobSerializer(job, context={"request": request}).data
+        return Response(body, status=status.HTTP_202_ACCEPTED,
+                        headers={"Location": str(body["url"])})
 
     @extend_schema(summary="Register works in bulk (JSON Lines)",
                    request={"application/x-ndjson": OpenApiTypes.STR},
@@ -244,6 +251,33 @@ class WorkViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
     def perform_destroy(self, instance):
         """Delete through do_delete_work (audited; index and store cleaned after commit)."""
         core_actions.do_delete_work(instance, self.request.user)
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List upload jobs",
+                       responses={200: s.ImportJobSerializer, **ERRORS}),
+    retrieve=extend_schema(summary="An upload job: progress, then the work or the error",
+                           responses={200: s.ImportJobSerializer, **ERRORS}),
+)
+class ImportJobViewSet(viewsets.ReadOnlyModelViewSet):
+    """Jobs reading uploaded files (``works/upload/``) and the dashboard's .zip imports, of
+    the user's rights holders; a running job whose worker was lost is failed when read."""
+
+    serializer_class = s.ImportJobSerializer
+    filterset_fields = ["state", "kind"]
+    ordering_fields = ["id", "started_at"]
+    ordering = ["-id"]
+
+    def get_queryset(self):
+        """The jobs the user may see."""
+        return scope(ImportJob.objects.all(), self.request.user).order_by("-id")
+
+    def retrieve(self, request, pk=None):
+        """The job, a stale running one failed first (``import_jobs.progress``)."""
+        job = self.get_object()
+        import_jobs.progress(job)
+        job.refresh_from_db()
+        return Response(self.get_serializer(job).data)
 
 
 class MatchFilter(django_filters.FilterSet):

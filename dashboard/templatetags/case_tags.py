@@ -1,4 +1,5 @@
-"""Template tags of the cases: the funnel block of the overview (``dashboard.case_figures``)."""
+"""Template tags of the cases: the funnel block of the overview (``dashboard.case_figures``) and
+the findings block of a work's page (``dashboard.work_figures``)."""
 
 from __future__ import annotations
 
@@ -19,3 +20,11 @@ def case_funnel(context) -> dict:
     days = int(chosen) if chosen.isdigit() and int(chosen) in settings.CASE_FUNNEL_PERIODS \
         else settings.CASE_FUNNEL_DAYS
     return {"f": case_figures.funnel(request.user, days), "periods": settings.CASE_FUNNEL_PERIODS}
+
+
+@register.inclusion_tag("dashboard/work_findings.html", takes_context=True)
+def work_findings(context, work) -> dict:
+    """Render the findings of ``work`` (a Work) for the request's user."""
+    from dashboard import work_figures
+
+    return {"w": work_figures.findings(work, context["request"].user), "work": work}

@@ -34,6 +34,8 @@ _ENV = {"EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
         "TRACKER_ALERT_RETRY_BASE": "0.3", "TRACKER_ALERT_RETRY_MAX": "1",
         "TRACKER_ALERT_MAX_RETRIES": "30", "TRACKER_WEBHOOK_TIMEOUT": "1",
         "TRACKER_WEBHOOK_MAX_FAILURES": "2", "SITE_URL": "https://tracker.test",
+        "TRACKER_NOTICE_MAIL_RETRY_BASE": "0.3", "TRACKER_NOTICE_MAIL_RETRY_MAX": "1",
+        "TRACKER_NOTICE_MAIL_MAX_RETRIES": "30",
         "CRAWLER_ALLOW_ADDRESSES": "127.0.0.1",
         # links signed by the worker (unsubscribe) must verify here: one key, as in production
         "SECRET_KEY": settings.SECRET_KEY}
@@ -56,10 +58,12 @@ def wait_for(predicate: Callable[[], object], timeout: float = 60.0, what: str =
 
 class SMTPServer:
     """An aiosmtpd server on 127.0.0.1:SMTP_PORT that keeps every message (email.message
-    objects in ``messages``); ``stop()`` and ``start()`` take it down and up again."""
+    objects in ``messages``) and refuses the recipients in ``refused`` (addresses) with
+    "550 5.1.1"; ``stop()`` and ``start()`` take it down and up again."""
 
     def __init__(self):
         self.messages: list = []
+        self.refused: set[str] = set()
         self._controller = None
 
     def start(self):
@@ -69,6 +73,12 @@ class SMTPServer:
         server = self
 
         class Keep(Message):
+            async def handle_RCPT(self, smtp, session, envelope, address, rcpt_options):
+                if address in server.refused:
+                    return f"550 5.1.1 <{address}>: mailbox unavailable"
+                envelope.rcpt_tos.append(address)
+                return "250 OK"
+
             def handle_message(self, message):
                 server.messages.append(message)
 
@@ -147,14 +157,18 @@ def wait_for_fixture() -> Callable:
 @pytest.fixture
 def holder_with_user(transactional_db):
     """A rights holder "星河出版社" with one user ``editor`` (editor@holder.test), one indexed
-    work, and a ``new_match(score=0.9, domain=...)`` factory creating Match rows as the
-    crawler does (a committed insert). Returns a namespace (holder, user, work, new_match)."""
+    work, and a ``new_match(score=0.9, domain=...)`` factory recording a Match as a stored-page
+    search does (committed, in the case of its work and site): a search (RematchJob, set as
+    ``match.search``) runs around it and closes, which sends the search's case alerts. Returns
+    a namespace (holder, user, work, new_match)."""
     from types import SimpleNamespace
 
     from django.contrib.auth import get_user_model
     from django.utils import timezone
 
-    from crawler.models import Match
+    from crawler.cases import open_case
+    from crawler.models import Match, RematchJob
+    from crawler.rematch import search_closed
     from tracker.core.models import RightsHolder, Work
 
     holder = RightsHolder.objects.create(name="星河出版社")
@@ -166,11 +180,19 @@ def holder_with_user(transactional_db):
 
     def new_match(score: float = 0.9, domain: str = "copy.example.com", work=work) -> Match:
         n = next(counter)
-        return Match.objects.create(
+        search = RematchJob.objects.create(pages_total=1)
+        search.works.set([work])
+        case, _ = open_case(work, domain)
+        match = Match.objects.create(
             work=work, page_id=f"{n:024x}", version_id=f"{n:024x}",
             url=f"https://{domain}/book/{n}.html", domain=domain, title=f"第{n}章",
-            score=score, containment_page=0.8, containment_work=0.1,
+            score=score, containment_page=0.8, containment_work=0.1, case=case,
             passages=[{"page_start": 0, "page_end": 50, "work_start": 0, "work_end": 50}],
             first_seen=timezone.now(), last_seen=timezone.now())
+        RematchJob.objects.filter(pk=search.pk).update(state="finished",
+                                                       finished_at=timezone.now())
+        search_closed.send(sender=RematchJob, job_id=search.pk)
+        match.search = search
+        return match
 
     return SimpleNamespace(holder=holder, user=user, work=work, new_match=new_match)

@@ -1,6 +1,7 @@
-"""The issue's alert target, end to end: a match recorded by the crawler's own matching
-(crawler.matching.match_version on a stored page, the platform engine) reaches the loopback
-SMTP server and the webhook receiver within one minute, through the real Celery worker."""
+"""The issue's alert target, end to end: a copy found by a stored-page search (crawler.rematch,
+the crawler's own matching with the platform engine) reaches the loopback SMTP server and the
+webhook receiver within one minute of the search's end, as one case, through the real Celery
+worker."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from crawler import rematch
 from crawler.lib.pagestore import PageStore
-from crawler.matching import match_version
 from crawler.models import Match
 from dashboard.alerts import webhooks
 from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint
@@ -24,7 +25,7 @@ CHAPTER = (Path(__file__).resolve().parents[1] / "crawler" / "fixtures"
 TARGET_SECONDS = 60  # "within one minute of the match being recorded"
 
 
-def test_a_crawled_match_reaches_smtp_and_webhook_within_a_minute(
+def test_a_copy_found_by_a_search_reaches_smtp_and_webhook_within_a_minute(
         holder_with_user, smtp_server, receiver, idle_worker, platform_stores, wait_for):
     ns = holder_with_user
     AlertPreference.objects.create(user=ns.user, language="en")
@@ -40,24 +41,25 @@ def test_a_crawled_match_reaches_smtp_and_webhook_within_a_minute(
                        headers={}, validators={}, body=text.encode(), text=text, title="第一回",
                        published=None, encoding="utf-8", extraction={}, links=[])
 
-    report = match_version(get_engine(), store.page(saved.page_id),
-                           store.version(saved.version_id), None)
+    job = rematch.run([ns.work.pk], get_engine(), store)
     recorded = time.monotonic()
-    assert report.new == 1
+    assert (job.state, job.matches_new) == ("finished", 1)
     match = Match.objects.get()
+    assert match.page_id == saved.page_id and match.first_scan_id is None
     wait_for(lambda: smtp_server.messages and receiver.requests, timeout=TARGET_SECONDS,
              what="the alert mail and the webhook POST")
     assert time.monotonic() - recorded < TARGET_SECONDS
-    assert url in smtp_server.messages[0].get_payload(decode=True).decode("utf-8")
+    text = next(p for p in smtp_server.messages[0].walk() if p.get_content_type() == "text/plain")
+    assert f"/crawler/case/{match.case_id}/change/" in text.get_payload(decode=True).decode()
     headers, body = receiver.requests[0]
     assert webhooks.verify("s3cret", headers["X-Tracker-Timestamp"], body,
                            headers["X-Tracker-Signature"])
 
     def both_sent():
-        sent = list(Delivery.objects.filter(match=match, status="sent").order_by("channel"))
+        sent = list(Delivery.objects.filter(search=job, status="sent").order_by("channel"))
         return sent if len(sent) == 2 else None
 
     # the worker records a delivery "sent" a moment after the server received it
     sent = wait_for(both_sent, what="both deliveries recorded as sent")
     assert [d.channel for d in sent] == ["email", "webhook"]
-    assert all(d.sent_at - match.first_seen < timedelta(seconds=TARGET_SECONDS) for d in sent)
+    assert all(d.sent_at - job.finished_at < timedelta(seconds=TARGET_SECONDS) for d in sent)

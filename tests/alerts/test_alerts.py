@@ -1,6 +1,7 @@
-"""Alerts end to end: new matches recorded in the database reach a real SMTP server (aiosmtpd)
-and a real HTTP receiver on loopback through the session's Celery worker; the delivery log
-says what happened; the digest groups by work and domain in the user's language."""
+"""Alerts end to end: the cases a stored-page search opened or grew reach a real SMTP server
+(aiosmtpd: one mail per user) and a real HTTP receiver on loopback (one event per case) through
+the session's Celery worker; the delivery log says what happened; takedown changes are alerted
+per match; the digest groups by work and domain in the user's language."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from dashboard.alerts import webhooks
 from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint
-from dashboard.alerts.tasks import send_digest, send_match_alerts
+from dashboard.alerts.tasks import send_digest, send_search_case_alerts
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -29,7 +30,13 @@ def _delivery(wait_for, what, **filters) -> Delivery:
     return wait_for(lambda: Delivery.objects.filter(**filters).first(), what=what)
 
 
-def test_a_new_match_is_mailed_once_with_evidence_and_unsubscribe_links(
+def _text(message) -> str:
+    """The plain-text part of a mail (the whole body of a single-part one)."""
+    part = next(p for p in message.walk() if p.get_content_type() == "text/plain")
+    return _body(part)
+
+
+def test_a_copy_found_by_a_search_is_mailed_once_per_case_with_links_and_unsubscribe(
         holder_with_user, smtp_server, idle_worker, wait_for, client):
     ns = holder_with_user
     AlertPreference.objects.create(user=ns.user, language="en", min_score=0.5)
@@ -37,23 +44,29 @@ def test_a_new_match_is_mailed_once_with_evidence_and_unsubscribe_links(
     wait_for(lambda: smtp_server.messages, what="the alert mail")
     mail = smtp_server.messages[0]
     assert mail["To"] == "editor@holder.test"
-    assert _subject(mail) == "New copy of “星河往事” on copy.example.com (score 87%)"
-    body = _body(mail)
-    assert f"https://tracker.test/crawler/match/{match.pk}/change/" in body
-    assert match.url in body
-    delivery = _delivery(wait_for, "the delivery row", match=match, status="sent")
+    assert _subject(mail) == ("Stored pages searched for new works — new cases: 1, cases with "
+                              "new pages: 0")
+    body = _text(mail)
+    assert f"https://tracker.test/crawler/case/{match.case_id}/change/" in body
+    assert "“星河往事” on example.com: 1 pages, 1 found by this search" in body
+    delivery = _delivery(wait_for, "the delivery row", search=match.search, status="sent")
     assert (delivery.channel, delivery.attempts, delivery.recipient) == ("email", 1,
                                                                         "editor@holder.test")
+    assert list(delivery.cases.all()) == [match.case]
 
-    # seen again by a later scan, and the alert task delivered twice: nothing new is sent
-    match.save()
-    assert send_match_alerts.delay(match.pk).get(timeout=60) == 0
-    assert Delivery.objects.filter(match=match).count() == 1
-    # below the user's minimum score: no alert
+    # the search's alert task delivered twice: nothing new is sent
+    assert send_search_case_alerts.delay(match.search.pk).get(timeout=60) == 0
+    assert Delivery.objects.filter(search=match.search).count() == 1
+    # a later search grows the case with a page below the user's minimum score: no alert
     low = ns.new_match(score=0.3)
-    assert send_match_alerts.delay(low.pk).get(timeout=60) == 0
-    assert not Delivery.objects.filter(match=low).exists()
+    assert send_search_case_alerts.delay(low.search.pk).get(timeout=60) == 0
+    assert not Delivery.objects.filter(search=low.search).exists()
     assert len(smtp_server.messages) == 1
+    # one above it: one mail about the grown case
+    ns.new_match(score=0.8)
+    wait_for(lambda: len(smtp_server.messages) == 2, what="the grown case's mail")
+    assert _subject(smtp_server.messages[1]).endswith("new cases: 0, cases with new pages: 1")
+    assert "3 pages, 1 found by this search" in _text(smtp_server.messages[1])
 
     # the unsubscribe link works without login: GET asks, POST turns the mails off
     link = next(w for w in body.split() if "/alerts/unsubscribe/" in w)
@@ -72,12 +85,12 @@ def test_smtp_down_the_mail_waits_and_is_retried(holder_with_user, smtp_server, 
     AlertPreference.objects.create(user=ns.user, language="zh-hans")
     smtp_server.stop()
     match = ns.new_match()
-    retrying = _delivery(wait_for, "a failed attempt", match=match, status="retrying")
+    retrying = _delivery(wait_for, "a failed attempt", search=match.search, status="retrying")
     assert "Connection refused" in retrying.last_error or "Errno" in retrying.last_error
     smtp_server.start()
     wait_for(lambda: smtp_server.messages, what="the mail after the server came back")
-    assert _subject(smtp_server.messages[0]).startswith("发现《星河往事》的新副本")
-    delivery = _delivery(wait_for, "the sent delivery", match=match, status="sent")
+    assert _subject(smtp_server.messages[0]).startswith("已存网页中检索新作品 — 新案件：1")
+    delivery = _delivery(wait_for, "the sent delivery", search=match.search, status="sent")
     assert delivery.attempts >= 2 and delivery.last_error == ""
 
 
@@ -101,17 +114,21 @@ def test_webhooks_are_signed_json_and_wecom_markdown(holder_with_user, receiver,
         assert not webhooks.verify("s3cret", timestamp, body + b" ", signature)
         payload = json.loads(body)
         bodies[payload.get("msgtype", "json")] = payload
-    assert bodies["json"]["event"] == "match.new"
-    assert bodies["json"]["match"]["url"] == match.url
-    assert bodies["json"]["match"]["evidence_url"].endswith(f"/crawler/match/{match.pk}/change/")
+    event = bodies["json"]
+    assert (event["event"], event["search"], event["scan"]) == ("case.new", match.search.pk, None)
+    assert (event["case"]["id"], event["case"]["pages"]) == (match.case_id, 1)
+    case_url = f"https://tracker.test/crawler/case/{match.case_id}/change/"
+    assert event["case"]["url"] == case_url
     content = bodies["markdown"]["markdown"]["content"]
-    assert content.startswith("**发现《星河往事》的新副本") and match.url in content
-    wait_for(lambda: Delivery.objects.filter(match=match, status="sent").count() == 2,
+    assert content.startswith("**新案件：《星河往事》在 example.com") and case_url in content
+    wait_for(lambda: Delivery.objects.filter(search=match.search, status="sent").count() == 2,
              what="two sent deliveries")
-    # a match below the WeCom endpoint's minimum score goes to the JSON endpoint only
+    # a case grown by a page below the WeCom endpoint's minimum score: the JSON endpoint only
     low = ns.new_match(score=0.2)
     wait_for(lambda: len(receiver.requests) == 3, what="the third POST")
-    assert list(Delivery.objects.filter(match=low).values_list("endpoint__format", flat=True)) == ["json"]
+    assert json.loads(receiver.requests[2][1])["event"] == "case.grown"
+    assert list(Delivery.objects.filter(search=low.search).values_list(
+        "endpoint__format", flat=True)) == ["json"]
 
 
 def test_webhook_500_is_retried_until_it_succeeds(holder_with_user, receiver, idle_worker,
@@ -120,7 +137,8 @@ def test_webhook_500_is_retried_until_it_succeeds(holder_with_user, receiver, id
     receiver.replies = [(500, {}), (503, {}), (200, {})]
     endpoint = _endpoint(ns, receiver)
     match = ns.new_match()
-    delivery = _delivery(wait_for, "the delivery after retries", match=match, status="sent")
+    delivery = _delivery(wait_for, "the delivery after retries", search=match.search,
+                         status="sent")
     assert delivery.attempts == 3 and delivery.http_status == 200
     assert len(receiver.requests) == 3
     endpoint.refresh_from_db()
@@ -132,7 +150,8 @@ def test_a_webhook_that_times_out_is_retried(holder_with_user, receiver, idle_wo
     receiver.replies = [(200, {}, 3.0), (200, {})]  # TRACKER_WEBHOOK_TIMEOUT is 1 s here
     _endpoint(ns, receiver)
     match = ns.new_match()
-    delivery = _delivery(wait_for, "the delivery after the timeout", match=match, status="sent")
+    delivery = _delivery(wait_for, "the delivery after the timeout", search=match.search,
+                         status="sent")
     assert delivery.attempts == 2 and len(receiver.requests) == 2
 
 
@@ -142,18 +161,18 @@ def test_redirect_to_a_private_address_is_refused_and_repeated_failures_disable(
     receiver.replies = [(302, {"Location": "http://10.1.2.3/internal"})]
     endpoint = _endpoint(ns, receiver)
     first = ns.new_match()
-    refused = _delivery(wait_for, "the refused delivery", match=first, status="refused")
+    refused = _delivery(wait_for, "the refused delivery", search=first.search, status="refused")
     assert "10.1.2.3" in refused.last_error and "private" in refused.last_error
     assert refused.http_status == 302 and refused.attempts == 1  # not retried
     second = ns.new_match()
-    _delivery(wait_for, "the second refusal", match=second, status="refused")
+    _delivery(wait_for, "the second refusal", search=second.search, status="refused")
     endpoint.refresh_from_db()
     assert not endpoint.enabled and endpoint.consecutive_failures == 2  # TRACKER_WEBHOOK_MAX_FAILURES
     wait_for(lambda: smtp_server.messages, what="the notice to the holder's user")
     assert "ops" in _subject(smtp_server.messages[0])
     assert len(receiver.requests) == 2  # the redirect was never followed
     third = ns.new_match()
-    assert send_match_alerts.delay(third.pk).get(timeout=60) == 0  # disabled: nothing sent
+    assert send_search_case_alerts.delay(third.search.pk).get(timeout=60) == 0  # disabled
 
 
 def test_digest_groups_by_work_and_domain_in_the_users_language_and_survives_smtp_down(
@@ -248,7 +267,7 @@ def test_a_takedown_removal_and_return_are_alerted_once_each(holder_with_user, s
     AlertPreference.objects.create(user=ns.user, language="en")
     _endpoint(ns, receiver)
     match = ns.new_match()
-    wait_for(lambda: smtp_server.messages and receiver.requests, what="the new-match alerts")
+    wait_for(lambda: smtp_server.messages and receiver.requests, what="the new-case alerts")
     removed = record_check(match, CheckOutcome.REMOVED, 404, "", "gone")
     wait_for(lambda: len(smtp_server.messages) == 2 and len(receiver.requests) == 2,
              what="the removal alerts")
@@ -264,4 +283,4 @@ def test_a_takedown_removal_and_return_are_alerted_once_each(holder_with_user, s
     assert _subject(smtp_server.messages[2]) == "Copy back: “星河往事” on copy.example.com"
     wait_for(lambda: Delivery.objects.filter(status="sent").count() == 6, what="6 sent deliveries")
     assert sorted(Delivery.objects.values_list("kind", flat=True)) == [
-        "immediate", "immediate", "removed", "removed", "reopened", "reopened"]
+        "cases", "cases", "removed", "removed", "reopened", "reopened"]

@@ -87,3 +87,23 @@ def test_parts_are_followed_matched_and_grouped(idle_worker, site, platform_stor
     client.post("/crawler/match/", {"action": "mark_confirmed", "_selected_action": [head.pk],
                                     "apply": "1", "reason": "整章分页转载"})
     assert set(Match.objects.values_list("review_status", flat=True)) == {"confirmed"}
+
+
+@pytest.mark.django_db
+def test_chapter_head_is_its_first_part_whichever_was_recorded_first():
+    """Two workers match a chapter's parts in any order: the row shown is the first part."""
+    from crawler.models import Match
+    from tracker.core.models import RightsHolder, Work
+
+    work = Work.objects.create(holder=RightsHolder.objects.create(name="测试出版社"),
+                               reference="XYJ-1", title="西游记", length=10, status="indexed")
+    chapter = "http://a.cn/book/1.html"
+    for n, url in enumerate(["http://a.cn/book/1_3.html", "http://a.cn/book/1_2.html", chapter]):
+        Match.objects.create(work=work, page_id=f"{n:024d}", version_id=f"{n:024d}", url=url,
+                             domain="a.cn", part_of=chapter, score=0.9, containment_page=0.9,
+                             containment_work=0.3)
+    [head] = Match.objects.chapter_heads()
+    assert (head.url, head.part_count) == (chapter, 3)
+    # without its first part among them, the parts' row is the first recorded one
+    [head] = Match.objects.exclude(url=chapter).chapter_heads()
+    assert (head.url, head.part_count) == ("http://a.cn/book/1_3.html", 2)

@@ -14,23 +14,6 @@ from django.utils import timezone
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(autouse=True)
-def no_alerts_of_the_scenario():
-    """The scenario's new matches would queue real alert tasks (post_save, on commit), which
-    the session's Celery worker, when an earlier test started it, delivers while this test
-    runs: a webhook delivery for the 0.45 match appeared in the log once the endpoint below
-    existed (4 rows instead of 3, on a busy machine). They are not queued here (autouse: set
-    up before ``scenario``)."""
-    from django.db.models.signals import post_save
-
-    from crawler.models import Match
-    from dashboard.alerts import signals
-
-    post_save.disconnect(sender=Match, dispatch_uid=signals.MATCH_SAVED)
-    yield
-    signals.connect()
-
-
 def _alert_data(scenario):
     """Holder A's webhook endpoint, three deliveries (mail sent, webhook failed with an error,
     webhook retrying) and two takedown checks; holder B's delivery, which A must not see."""

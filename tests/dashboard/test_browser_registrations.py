@@ -1,7 +1,8 @@
 """Registrations in real headless Chromium at 1366 px: the duplicate warning, the rights conflict
 page, a site proposal from a holder to staff's approval, and a .zip import's progress.
 
-Screenshots in test-artifacts/: duplicate-warning-zh-hans.png, rights-conflict-en.png,
+Screenshots in test-artifacts/: duplicate-warning-zh-hans.png, upload-duplicate-{zh-hans,en}.png,
+upload-work-{zh-hans,en}.png, rights-conflict-en.png,
 rights-conflict-zh-hans.png, site-proposal-zh-hans.png, site-proposal-decide-en.png,
 zip-import-zh-hans.png, zip-import-en.png.
 """
@@ -85,27 +86,38 @@ def test_duplicate_warning_offers_the_work_to_update(
     assert page.url.endswith(f"/core/work/{work.pk}/change/")
 
 
-@pytest.mark.parametrize("language", ["zh-hans", "en"])
-def test_a_file_refused_as_a_duplicate_is_kept_for_register_anyway(
-        holders, platform_stores, open_page, browser_login, screenshot, language):
+def test_an_uploaded_file_goes_through_its_job_to_the_work_page(
+        holders, idle_worker, platform_stores, open_page, browser_login, screenshot):
+    """The work form's file is read by a job: its page shows the progress; refused as a
+    duplicate, it names the holder's work and offers "register anyway", whose job ends on the
+    new work's page."""
     from tracker.core.models import Work
 
     press, _ = holders
     _indexed(press, "xiyouji", NOVEL)
-    page = _page(open_page, browser_login, language, "alice")
-    page.goto("/core/work/add/")
-    page.set_input_files("#id_upload", files=[{
-        "name": "第二回.txt", "mimeType": "text/plain", "buffer": CHAPTER_TWO.encode("utf-8")}])
-    page.click("input[name=_save]")
-    page.wait_for_load_state("networkidle")
-    assert page.locator(".errorlist.nonfield").is_visible()
-    assert "第二回.txt" in page.inner_text(".field-upload")  # the file is not lost
-    screenshot(page, f"duplicate-file-kept-{language}")
-    page.check("#id_register_anyway")
-    page.click("input[name=_save]")  # no file chosen again
-    page.wait_for_load_state("networkidle")
-    work = Work.objects.exclude(reference="xiyouji").get()
-    assert work.source_name == "第二回.txt" and work.length > 0.9 * len(CHAPTER_TWO)
+    words = {"zh-hans": ("有 100% 相同", "改为更新该作品", "仍然登记", "失败"),
+             "en": ("100% the same", "Update that work instead", "Register anyway", "failed")}
+    for language, (same, update, anyway, failed) in words.items():
+        page = _page(open_page, browser_login, language, "alice")
+        page.goto("/core/work/add/")
+        page.set_input_files("#id_upload", files=[{
+            "name": "第二回.txt", "mimeType": "text/plain",
+            "buffer": CHAPTER_TWO.encode("utf-8")}])
+        page.click("input[name=_save]")
+        page.wait_for_url("**/core/work/import/*/")
+        page.wait_for_selector("#import-job[data-state=failed]")
+        assert same in page.inner_text("#import-error")
+        assert failed in page.inner_text("#import-state")
+        assert page.locator(f"#import-existing:has-text('{update}')").is_visible()
+        assert page.locator(f"#import-anyway input[value='{anyway}']").is_visible()
+        assert _fits(page)
+        screenshot(page, f"upload-duplicate-{language}")
+        page.click(f"#import-anyway input[value='{anyway}']")
+        page.wait_for_url("**/core/work/*/change/")  # the new job's page went on to the work
+        work = Work.objects.get(pk=int(page.url.rstrip("/").split("/")[-2]))
+        assert work.source_name == "第二回.txt" and work.length > 0.9 * len(CHAPTER_TWO)
+        assert "第二回.txt" in page.inner_text("#content") and _fits(page)
+        screenshot(page, f"upload-work-{language}")
 
 
 def test_staff_sees_both_works_of_a_rights_conflict(

@@ -80,3 +80,14 @@ def test_scheduler_pages_say_the_schedule_in_words(scenario, open_page, browser_
     assert "(m/h/dM/MY/d)" not in text and "Task Name" not in text
     assert "Axes" not in page.inner_text("#nav-sidebar")
     screenshot(page, f"scheduler-tasks-{language}-1366")
+
+    from django_celery_beat.models import CrontabSchedule
+
+    CrontabSchedule.objects.create(minute="30", hour="3", day_of_month="1",
+                                   timezone="Asia/Shanghai")  # none of daily, weekly, hourly
+    page.goto("/django_celery_beat/crontabschedule/")
+    text = page.inner_text("#result_list")
+    monthly = {"zh-hans": "在 03:30, 每月的 1 号", "en": "At 03:30, on day 1 of the month"}
+    assert words[language].split(" (")[0] in text and monthly[language] in text, text
+    assert "(m/h/dM/MY/d)" not in text and "Human" not in page.inner_text("#content")
+    screenshot(page, f"scheduler-crontabs-{language}-1366")

@@ -7,7 +7,6 @@ import io
 
 import pytest
 import requests
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
 from tracker.core import actions
@@ -40,13 +39,14 @@ def registered(people, celery_worker, platform_stores, novel_text, wait_for) -> 
     return _indexed(wait_for, work)
 
 
-def test_same_holder_upload_is_warned_with_a_link_to_update_that_work(
+def test_same_holder_text_is_warned_with_a_link_to_update_that_work(
         client, people, registered, novel_text):
+    """Pasted text is checked in the form (an uploaded file by its job:
+    tests/platform/test_upload_jobs.py)."""
     client.force_login(people["alice"])
     # chapter 2 alone: all of it is inside the registered novel
     chapter_two = novel_text[novel_text.index("\n第二回"):novel_text.index("\n第三回")]
-    upload = SimpleUploadedFile("第二回.txt", chapter_two.encode())
-    page = client.post("/core/work/add/", _form(people["press"], "ch2", upload=upload),
+    page = client.post("/core/work/add/", _form(people["press"], "ch2", text=chapter_two),
                        headers={"accept-language": "en"})
     assert page.status_code == 200
     assert "100% the same as your work" in page.text

@@ -86,3 +86,28 @@ def test_the_api_answers_a_server_down_as_json_503_in_the_callers_language():
     bug = exception_handler(ValueError("a bug"), {})
     assert bug.status_code == 500 and bug.data["code"] == "server_error"
     assert "a bug" not in bug.data["message"]
+
+
+def test_an_unreachable_redis_cluster_index_is_storage_down(settings):
+    from tracker.core.connections import get_index_redis
+    from tracker.runtime.embedded import free_port
+
+    settings.FINGERPRINT_INDEX_REDIS_URL = f"redis://127.0.0.1:{free_port()}/0"
+    settings.FINGERPRINT_INDEX_REDIS_CLUSTER = True
+    settings.REDIS_CONNECT_TIMEOUT_SECONDS = 1
+    try:
+        get_index_redis()
+    except storage_errors() as exc:
+        assert "Redis Cluster" in str(exc)
+    else:
+        raise AssertionError("a Redis Cluster client on a closed port was made")
+
+
+def test_mongodb_writes_ask_for_the_configured_write_concern(settings):
+    from tracker.core.connections import get_mongo_db
+
+    settings.MONGO_URL = "mongodb://127.0.0.1:1/?replicaSet=rs"  # no call is made
+    settings.MONGO_WRITE_CONCERN, settings.MONGO_JOURNALED_WRITES = "majority", True
+    assert get_mongo_db().client.write_concern.document == {"w": "majority", "j": True}
+    settings.MONGO_WRITE_CONCERN = 2
+    assert get_mongo_db().client.write_concern.document["w"] == 2

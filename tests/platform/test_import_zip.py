@@ -53,7 +53,7 @@ def test_zip_import_runs_in_the_worker_and_reports_each_file(
     # by subject: the session's worker caches content type ids that earlier transactional
     # tests' flushes may have changed
     assert AuditEvent.objects.get(kind="work", subject=str(novel)).username == "alice"
-    assert not import_jobs.staged_archive(job.pk).exists()
+    assert not import_jobs.staged_file(job).exists()
 
     client.force_login(people["bob"])  # another holder's job is not there
     assert client.get(status_url).status_code == 404
@@ -75,3 +75,4 @@ def test_a_job_whose_worker_was_lost_is_failed(client, people):
     state = client.get(f"/core/work/import/{job.pk}/status/",
                        headers={"accept-language": "en"}).json()
     assert state["state"] == ImportState.FAILED and "stopped moving" in state["error"]
+    assert state["error_code"] == "stalled"

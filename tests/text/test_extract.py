@@ -12,7 +12,7 @@ NEWS_PAGE = Path(__file__).parents[2] / "demo" / "site" / "news" / "cjddsb-1.htm
 def test_real_news_page_gives_body_title_and_date():
     page = NEWS_PAGE.read_text(encoding="utf-8")
     result = extract(page, "html", "http://www.cjddsb.com/a.html")
-    assert result.ok and result.method == "trafilatura"
+    assert result.ok and result.method == "resiliparse"
     assert result.title.startswith("常德市金融系统积极开展")
     assert result.date == "2019-09-23"
     assert "金融知识" in result.text

@@ -321,6 +321,25 @@ def test_docx_text_limit_is_enforced_while_reading(settings):
     assert str(error) == "The text has more than 2000 characters, the most a work may have."
 
 
+def test_docx_of_empty_paragraphs_stops_at_the_parts_limit(settings):
+    """Blank paragraphs add no text, so the text limit never stops a body of millions of
+    ``<w:p/>``: the reader stops past WORK_TEXT_MAX_PARTS paragraphs (the rest, not even XML,
+    unread)."""
+    settings.WORK_TEXT_MAX_PARTS = 500
+    source = zipfile.ZipFile(io.BytesIO(_docx([("p", "占位")])))
+    head = source.read("word/document.xml").decode().split("<w:body>")[0]
+    body = head + "<w:body>" + "<w:p/>" * 1000 + "<w:p><w:r><w:t>not closed"
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as copy:
+        for info in source.infolist():
+            copy.writestr(info.filename, body if info.filename == "word/document.xml"
+                          else source.read(info.filename))
+    with translation.override("zh-hans"):
+        error = _error("blank.docx", out.getvalue())
+    assert (error.code, str(error)) == (
+        "too_large", "DOCX 文件的段落、页或章节超过 500 个，超出一部作品的上限。")
+
+
 @pytest.mark.parametrize("name", ["long.epub", "long.pdf"])
 def test_epub_and_pdf_text_limit_is_enforced_while_reading(settings, name):
     """EPUB documents and PDF pages are counted as they are read: past the limit the file is

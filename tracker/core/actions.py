@@ -10,6 +10,7 @@ themselves are in ``tracker.core.registration`` and ``tracker.core.ingestion``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from django.db import transaction
@@ -24,6 +25,7 @@ from .models import (
     AuditEvent,
     ConflictStatus,
     ImportJob,
+    ImportKind,
     RightsConflict,
     RightsHolder,
     UserSettings,
@@ -189,34 +191,92 @@ def do_start_import(holder: RightsHolder, acting_user, name: str, data: bytes,
         UploadError: ``data`` is not a readable ZIP archive, or is an archive bomb (checked
             before anything is saved).
     """
-    from .import_jobs import staged_archive
     from .uploads import open_zip
 
     open_zip(data, "ZIP").close()
+    return _start_job(ImportJob(holder=holder, user=acting_user, name=name[:500],
+                                language=language, kind=ImportKind.ARCHIVE),
+                      [data], "tracker.core.tasks.import_archive")
+
+
+def do_start_upload(holder: RightsHolder, acting_user, name: str, chunks: Iterable[bytes],
+                    options: dict, language: str = "") -> ImportJob:
+    """Stage the work file ``name`` (its bytes given as ``chunks``, e.g. an UploadedFile's
+    ``chunks()``: never all in memory) for ``holder`` and queue its reading
+    (``tracker.core.tasks.read_upload``, ``upload_jobs.run``) once committed; recorded in the
+    audit trail.
+
+    Args:
+        options: reference (required: the work to register or update), title, author, kind,
+            language (of the work), allow_duplicate (as ``upload_jobs.run`` reads them); empty
+            ones are left to detection.
+        language: the uploader's language code, for the job's error.
+
+    Returns:
+        The ImportJob (kind "file"), "running".
+    """
+    job = ImportJob(holder=holder, user=acting_user, name=name[:500], language=language,
+                    kind=ImportKind.FILE, options={k: v for k, v in options.items() if v})
+    return _start_job(job, chunks, "tracker.core.tasks.read_upload")
+
+
+def do_register_anyway(job: ImportJob, acting_user) -> ImportJob:
+    """Start a new upload job from the file of ``job``, refused as a duplicate, registering it
+    even though the holder has the same text as another work; recorded in the audit trail.
+
+    Returns:
+        The new ImportJob, "running".
+
+    Raises:
+        ActionError: ``job`` was not refused as a duplicate, or its file is no longer kept
+            (settings.KEPT_UPLOAD_SECONDS).
+    """
+    from .import_jobs import staged_file
+
+    path = staged_file(job)
+    if job.error_code != "duplicate_work" or not path.exists():
+        raise ActionError(_("The file is no longer kept; upload it again."))
+    with path.open("rb") as kept:
+        new = do_start_upload(job.holder, acting_user, job.name,
+                              iter(lambda: kept.read(2**20), b""),
+                              {**job.options, "allow_duplicate": True}, job.language)
+    path.unlink(missing_ok=True)
+    return new
+
+
+def _start_job(job: ImportJob, chunks: Iterable[bytes], task: str) -> ImportJob:
+    """Save ``job``, write ``chunks`` to its staged file, record it, and send ``task`` with the
+    job's id once committed."""
+    from .import_jobs import staged_file
+
     with transaction.atomic():
-        job = ImportJob.objects.create(holder=holder, user=acting_user, name=name[:500],
-                                       language=language)
-        path = staged_archive(job.pk)
+        job.save()
+        path = staged_file(job)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-        AuditEvent.record(kind=AuditEvent.Kind.WORK, user=acting_user, holder=holder,
-                          target=job, subject=name, old_state="", new_state="import started",
-                          reason=f"{len(data)} bytes")
+        size = 0
+        with path.open("wb") as out:
+            for chunk in chunks:
+                out.write(chunk)
+                size += len(chunk)
+        AuditEvent.record(kind=AuditEvent.Kind.WORK, user=job.user, holder=job.holder,
+                          target=job, subject=job.name, old_state="", new_state="import started",
+                          reason=f"{size} bytes")
         job_id = job.pk
-        transaction.on_commit(lambda: _queue_import(job_id))
+        transaction.on_commit(lambda: _queue_job(job_id, task))
     return job
 
 
-def _queue_import(job_id: int) -> None:
+def _queue_job(job_id: int, task: str) -> None:
     from tracker.celery import app
 
     from .import_jobs import fail
 
     try:
-        app.send_task("tracker.core.tasks.import_archive", args=[job_id])
+        app.send_task(task, args=[job_id])
     except Exception as exc:  # kombu's errors when Redis is down: fail now, not "running"
-        fail(job_id, _("The import could not be queued (task queue unreachable: %(error)s); "
-                       "upload the archive again later.") % {"error": exc})
+        fail(job_id, notes.coded("import_not_queued", gettext_noop(
+            "The import could not be queued (task queue unreachable: %(error)s); upload the "
+            "file again later."), error=str(exc)), code="not_queued")
 
 
 def do_update_user_settings(user, acting_user, *, time_zone: str) -> UserSettings:

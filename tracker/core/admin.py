@@ -16,18 +16,20 @@ from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.http import Http404, HttpResponse
+from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.text import capfirst
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from . import actions, kept_uploads, registration, work_status
+from . import actions, registration, work_status
 from .conflicts import same_holder_duplicate
 from .models import RightsHolder, Work, WorkStatus
 from .scoping import holders_for, scope, sees_all
 from .spreadsheets import safe
-from .uploads import UploadError, check_size, extract_file, extract_pasted, supported_suffixes
+from .uploads import UploadError, check_upload, extract_pasted, supported_suffixes
 
 
 class RecordAdminMixin:
@@ -114,12 +116,14 @@ class RightsHolderAdmin(HolderScopedAdmin):
 
 class WorkForm(forms.ModelForm):
     """A work's metadata plus its text: an uploaded file or pasted text (required when adding;
-    when changing, either replaces the text and re-runs ingestion)."""
+    when changing, either replaces the text and re-runs ingestion).
+
+    Pasted text is checked here (``extracted``); a file is only checked for what needs no
+    reading (size, suffix) and is read by an upload job in the worker (``WorkAdmin``)."""
 
     upload = forms.FileField(label=capfirst(_("file")), required=False)  # help: __init__
     text = forms.CharField(label=capfirst(_("or paste the text")), required=False,
                            widget=forms.Textarea(attrs={"rows": 8}))
-    kept_upload = forms.CharField(widget=forms.HiddenInput, required=False, label="")  # a token
     register_anyway = forms.BooleanField(
         label=capfirst(_("register anyway")), required=False,
         help_text=_("Register the text even though it is the same as one of your works."))
@@ -133,8 +137,8 @@ class WorkForm(forms.ModelForm):
         # formatted per form, in the reader's language (at import it would be the default one)
         self.fields["upload"].help_text = _(
             "%(types)s; at most %(mb)d MB. A novel's chapter headings (第X章, 第X回) become "
-            "sections.") % {"types": " ".join(supported_suffixes()),
-                            "mb": settings.UPLOAD_MAX_BYTES // 2**20}
+            "sections. The file is read in the background: a page shows its progress.") % {
+                "types": " ".join(supported_suffixes()), "mb": settings.UPLOAD_MAX_BYTES // 2**20}
         for name in ("reference", "title"):
             self.fields[name].required = False
         self.fields["reference"].help_text = _("Your id for the work; left empty, one is made.")
@@ -146,48 +150,29 @@ class WorkForm(forms.ModelForm):
                     c for c in self.fields[name].choices if c[0] != "")]
                 self.initial[name] = ""
         self.extracted = None
-        self.source_name = ""
 
     def clean(self):
         data = super().clean()
         upload, text = data.get("upload"), data.get("text", "").strip()
         if upload and text:
             raise forms.ValidationError(_("Give either a file or pasted text, not both."))
-        kept = None  # the file chosen before a duplicate warning, when no other is given
-        if not (upload or text) and data.get("kept_upload"):
-            kept = kept_uploads.take(data["kept_upload"])
-        if not (upload or text or kept or self.instance.pk):
+        if not (upload or text or self.instance.pk):
             raise forms.ValidationError(_("Upload a file or paste the work's text."))
         try:
-            if upload or kept:
-                if upload:
-                    check_size(upload.size)  # refuse before reading it
-                name, content = (upload.name, upload.read()) if upload else kept
-                self.extracted = extract_file(name, content)
-                self.source_name = name
+            if upload:
+                check_upload(upload.name, upload.size)  # the rest is read by the upload job
             elif text:
-                self.extracted, self.source_name = extract_pasted(text), "pasted"
+                self.extracted = extract_pasted(text)
         except UploadError as exc:
-            self.add_error("upload" if upload or kept else "text", str(exc))
+            self.add_error("upload" if upload else "text", str(exc))
             return data
         if not data.get("reference"):
             data["reference"] = f"W-{uuid.uuid4().hex[:10]}"
-        if not data.get("title") and not self.instance.pk:
-            data["title"] = (self.extracted.title if self.extracted else "") or data["reference"]
+        if self.extracted and not data.get("title") and not self.instance.pk:
+            data["title"] = self.extracted.title or data["reference"]
         if self.extracted and data.get("holder") and not data.get("register_anyway"):
             self._refuse_duplicate(data)
-            if self.errors and (upload or kept):
-                self._keep_file(name, content)
         return data
-
-    def _keep_file(self, name: str, content: bytes) -> None:
-        """Keep the refused file for the form's next post (a browser drops a chosen file)."""
-        self.data = self.data.copy()
-        self.data["kept_upload"] = kept_uploads.keep(name, content)
-        # the bound field copied the help text when the form cleaned its fields
-        self["upload"].help_text = self.fields["upload"].help_text = format_html(
-            '<strong class="dash-kept-file">{}</strong> {}', _("Kept: %(name)s.") % {"name": name},
-            _("Save again to use it, or choose another file."))
 
     def _refuse_duplicate(self, data: dict) -> None:
         overlap = same_holder_duplicate(data["holder"], self.instance.reference
@@ -231,13 +216,13 @@ class WorkAdmin(HolderScopedAdmin):
     def get_fieldsets(self, request, obj=None):
         return [
             (None, {"fields": ["holder", "reference", "title", "author", "kind", "language"]}),
-            (_("Text"), {"fields": ["upload", "kept_upload", "text", "register_anyway"]}),
+            (_("Text"), {"fields": ["upload", "text", "register_anyway"]}),
             (_("Ingestion"), {"fields": ["status_live", "error_words", "uid", "source_name", "length",
                                          "windows", "fingerprint_version", "indexed_at",
                                          "chapter_list", "created_at", "updated_at"]}),
         ] if obj else [
             (None, {"fields": ["holder", "reference", "title", "author", "kind", "language"]}),
-            (_("Text"), {"fields": ["upload", "kept_upload", "text", "register_anyway"]}),
+            (_("Text"), {"fields": ["upload", "text", "register_anyway"]}),
         ]
 
     def get_urls(self):
@@ -264,6 +249,8 @@ class WorkAdmin(HolderScopedAdmin):
                  name="core_work_import_page"),
             path("import/<int:job_id>/status/", adding(import_admin.status),
                  name="core_work_import_status"),
+            path("import/<int:job_id>/anyway/", adding(import_admin.anyway),
+                 name="core_work_import_anyway"),
             *super().get_urls(),
         ]
 
@@ -272,15 +259,41 @@ class WorkAdmin(HolderScopedAdmin):
         return "; ".join(f"{s['title']} ({s['start']}–{s['end']})" for s in obj.sections) or "—"
 
     def save_model(self, request, obj, form, change):
+        upload = form.cleaned_data.get("upload")
         if change and (form.extracted is None or {"holder", "reference"} & set(form.changed_data)):
             actions.do_update_work(obj, request.user, form.changed_data)
-        if form.extracted is not None:
+        if upload:  # read by a job in the worker; its page follows (response_add/change)
+            request.upload_job = actions.do_start_upload(
+                obj.holder, request.user, upload.name, upload.chunks(), {
+                    "reference": obj.reference, "title": obj.title, "author": obj.author,
+                    "kind": form.cleaned_data.get("kind"),
+                    "language": form.cleaned_data.get("language"),
+                    "allow_duplicate": form.cleaned_data.get("register_anyway")},
+                get_language())
+        elif form.extracted is not None:
             registration = actions.do_register_work(
                 obj.holder, obj.reference, form.extracted, acting_user=request.user,
                 title=obj.title, author=obj.author, kind=form.cleaned_data.get("kind"),
-                language=form.cleaned_data.get("language"), source_name=form.source_name)
+                language=form.cleaned_data.get("language"), source_name="pasted")
             obj.pk = registration.work.pk
             obj.refresh_from_db()
+
+    def log_addition(self, request, obj, message):
+        """Django's log of the addition, once the work exists (an upload job registers it)."""
+        if obj.pk is not None:
+            super().log_addition(request, obj, message)
+
+    def response_add(self, request, obj, post_url_continue=None):
+        job = getattr(request, "upload_job", None)
+        if job is not None:
+            return redirect("admin:core_work_import_page", job.pk)
+        return super().response_add(request, obj, post_url_continue)
+
+    def response_change(self, request, obj):
+        job = getattr(request, "upload_job", None)
+        if job is not None:
+            return redirect("admin:core_work_import_page", job.pk)
+        return super().response_change(request, obj)
 
     def delete_model(self, request, obj):
         actions.do_delete_work(obj, request.user)

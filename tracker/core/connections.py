@@ -15,6 +15,8 @@ from functools import lru_cache
 import pymongo
 import redis
 from django.conf import settings
+from redis.cluster import RedisCluster
+from redis.exceptions import RedisClusterException
 
 from fingerprint.index import IndexUnavailableError
 from fingerprint.store import StoreUnavailableError
@@ -22,10 +24,10 @@ from tracker.core.errors import CoreError, StorageUnavailable
 
 
 @lru_cache(maxsize=8)
-def _mongo_client(url: str, pid: int) -> pymongo.MongoClient:
+def _mongo_client(url: str, w: int | str, journal: bool, pid: int) -> pymongo.MongoClient:
     return pymongo.MongoClient(url, serverSelectionTimeoutMS=settings.MONGO_SERVER_TIMEOUT_MS,
                                connectTimeoutMS=settings.MONGO_SERVER_TIMEOUT_MS, tz_aware=True,
-                               journal=settings.MONGO_JOURNALED_WRITES)
+                               journal=journal, w=w)
 
 
 @lru_cache(maxsize=8)
@@ -35,13 +37,25 @@ def _redis_client(url: str, pid: int) -> redis.Redis:
                                 health_check_interval=settings.REDIS_HEALTH_CHECK_SECONDS)
 
 
+@lru_cache(maxsize=8)
+def _redis_cluster_client(url: str, pid: int) -> RedisCluster:
+    try:  # asks the node for the cluster's nodes and slots at once
+        return RedisCluster.from_url(
+            url, socket_connect_timeout=settings.REDIS_CONNECT_TIMEOUT_SECONDS,
+            socket_timeout=settings.REDIS_SOCKET_TIMEOUT_SECONDS)
+    except RedisClusterException as exc:  # no node answers: storage down, retried later
+        raise redis.exceptions.ConnectionError(f"Redis Cluster {url}: {exc}") from exc
+
+
 def get_mongo_db() -> pymongo.database.Database:
-    """Return the platform's MongoDB database (``settings.MONGO_DB`` on ``settings.MONGO_URL``).
+    """Return the platform's MongoDB database (``settings.MONGO_DB`` on ``settings.MONGO_URL``,
+    a single server or a replica set), writing with ``settings.MONGO_WRITE_CONCERN``.
 
     No network call is made here; pymongo raises ``pymongo.errors.PyMongoError`` subclasses
     (e.g. ServerSelectionTimeoutError after settings.MONGO_SERVER_TIMEOUT_MS) on the first operation if the server is down.
     """
-    return _mongo_client(settings.MONGO_URL, os.getpid())[settings.MONGO_DB]
+    return _mongo_client(settings.MONGO_URL, settings.MONGO_WRITE_CONCERN,
+                         settings.MONGO_JOURNALED_WRITES, os.getpid())[settings.MONGO_DB]
 
 
 def get_redis() -> redis.Redis:
@@ -50,6 +64,22 @@ def get_redis() -> redis.Redis:
     Raises ``redis.exceptions.ConnectionError`` on the first command if the server is down.
     """
     return _redis_client(settings.REDIS_URL, os.getpid())
+
+
+def get_index_redis() -> redis.Redis | RedisCluster:
+    """Return the client of the fingerprint index's Redis: ``settings.FINGERPRINT_INDEX_REDIS_URL``
+    (``settings.REDIS_URL`` when empty), a RedisCluster when
+    ``settings.FINGERPRINT_INDEX_REDIS_CLUSTER``, else a redis.Redis. A redis.Redis connects on
+    its first command; a RedisCluster, made once per process, asks the node at the URL for the
+    cluster's nodes at once.
+
+    Raises:
+        redis.exceptions.ConnectionError: (cluster) no node answers; the next call tries again.
+    """
+    url = settings.FINGERPRINT_INDEX_REDIS_URL or settings.REDIS_URL
+    if settings.FINGERPRINT_INDEX_REDIS_CLUSTER:
+        return _redis_cluster_client(url, os.getpid())
+    return _redis_client(url, os.getpid())
 
 
 def storage_errors() -> tuple[type[BaseException], ...]:

@@ -7,24 +7,29 @@ from functools import lru_cache
 
 from django.conf import settings
 
-from .connections import get_mongo_db, get_redis
+from .connections import get_index_redis, get_mongo_db
 
 
 @lru_cache(maxsize=4)
-def _engine(mongo_url: str, mongo_db: str, redis_url: str, prefix: str, pid: int):
+def _engine(mongo_url: str, mongo_db: str, index_redis: tuple[str, str, bool], prefix: str,
+            pid: int):
     from fingerprint import Engine, EngineConfig
     from fingerprint.index import RedisIndex
     from fingerprint.store import MongoWorkStore
 
-    return Engine(RedisIndex(get_redis(), prefix=prefix), MongoWorkStore(get_mongo_db()),
+    return Engine(RedisIndex(get_index_redis(), prefix=prefix), MongoWorkStore(get_mongo_db()),
                   config=EngineConfig(max_text_chars=settings.WORK_TEXT_MAX_CHARS))
 
 
 def get_engine():
-    """Return the ``fingerprint.Engine`` over RedisIndex (settings.REDIS_URL, prefix
-    settings.FINGERPRINT_INDEX_PREFIX) and MongoWorkStore (settings.MONGO_DB), built once per
-    process and settings. Creating it makes no network call."""
-    return _engine(settings.MONGO_URL, settings.MONGO_DB, settings.REDIS_URL,
+    """Return the ``fingerprint.Engine`` over RedisIndex (``connections.get_index_redis``,
+    prefix settings.FINGERPRINT_INDEX_PREFIX) and MongoWorkStore (settings.MONGO_DB), built once
+    per process and settings. Creating it makes no network call, except with a Redis Cluster
+    index, whose client learns the cluster's nodes at once (``connections.get_index_redis``:
+    redis.exceptions.ConnectionError when none answers)."""
+    index_redis = (settings.REDIS_URL, settings.FINGERPRINT_INDEX_REDIS_URL,
+                   settings.FINGERPRINT_INDEX_REDIS_CLUSTER)
+    return _engine(settings.MONGO_URL, settings.MONGO_DB, index_redis,
                    settings.FINGERPRINT_INDEX_PREFIX, os.getpid())
 
 

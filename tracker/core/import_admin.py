@@ -1,23 +1,28 @@
-"""The dashboard's "Import a .zip" pages (under Works): a holder uploads an archive of works,
-then watches its import (``tracker.core.import_jobs``) move on a page polling a JSON endpoint.
+"""The dashboard's import pages (under Works): a holder uploads an archive of works (the
+"Import a .zip" form) or one work file (the work form), then watches its job
+(``tracker.core.import_jobs``) move on a page polling a JSON endpoint.
 
-Views, wired by ``WorkAdmin.get_urls``: ``start`` (the form), ``page`` (the job's progress) and
-``status`` (its JSON). A job is visible only to users who see its holder (404 otherwise).
+Views, wired by ``WorkAdmin.get_urls``: ``start`` (the .zip form), ``page`` (a job's progress),
+``status`` (its JSON) and ``anyway`` (register a file refused as a duplicate all the same). A
+job is visible only to users who see its holder (404 otherwise).
 """
 
 from __future__ import annotations
 
 from django import forms
 from django.conf import settings
-from django.http import Http404, JsonResponse
+from django.contrib import messages
+from django.http import Http404, HttpResponseNotAllowed, JsonResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.utils.text import capfirst
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from . import actions, import_jobs
-from .models import ImportJob
+from .errors import ActionError
+from .models import ImportJob, ImportKind
 from .scoping import holders_for, scope
 from .uploads import UploadError, check_size
 
@@ -65,17 +70,48 @@ def _job(request, job_id: int) -> ImportJob:
 
 
 def page(admin_site, request, job_id: int):
-    """The job's page: a progress bar and, once done, the summary (import_progress.js)."""
+    """The job's page: a progress bar and, once done, the summary or the work
+    (import_progress.js)."""
     job = _job(request, job_id)
+    archive = job.kind == ImportKind.ARCHIVE
+    title = _("Import of %(name)s") if archive else _("Upload of %(name)s")
     return TemplateResponse(request, "core/import_zip.html", {
-        **admin_site.each_context(request), "title": _("Import of %(name)s") % {
-            "name": job.name}, "job": job, "poll_ms": settings.IMPORT_POLL_MS,
+        **admin_site.each_context(request), "title": title % {"name": job.name}, "job": job,
+        "poll_ms": settings.IMPORT_POLL_MS,
         "labels": {"registered": str(_("registered")), "updated": str(_("updated")),
                    "skipped": str(_("skipped")), "duplicates": str(_("duplicates (not "
                                                                     "registered)")),
-                   "failed": str(_("failed")), "works": str(_("works"))}})
+                   "failed": str(_("failed")),
+                   "works": str(_("works") if archive else _("steps")),
+                   "steps": [str(_("reading the file")), str(_("checking for duplicates")),
+                             str(_("registering the work")), str(_("done"))]}})
 
 
 def status(admin_site, request, job_id: int):
-    """The job's progress as JSON (``import_jobs.progress``)."""
-    return JsonResponse(import_jobs.progress(_job(request, job_id)))
+    """The job's progress as JSON (``import_jobs.progress``), with the links the page offers:
+    "work_url" (the work registered), "existing_url" and "anyway_url" (a duplicate: the work
+    it repeats, and registering it all the same)."""
+    job = _job(request, job_id)
+    body = import_jobs.progress(job)
+    if body["work"]:
+        body["work_url"] = reverse("admin:core_work_change", args=[body["work"]])
+    if body["error_code"] == "duplicate_work":
+        body["existing_url"] = reverse("admin:core_work_change",
+                                       args=[job.summary["existing_work"]])
+        if import_jobs.staged_file(job).exists():
+            body["anyway_url"] = reverse("admin:core_work_import_anyway", args=[job.pk])
+    return JsonResponse(body)
+
+
+def anyway(admin_site, request, job_id: int):
+    """POST: register the file of job ``job_id``, refused as a duplicate, all the same
+    (``actions.do_register_anyway``), then go to the new job's page."""
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    job = _job(request, job_id)
+    try:
+        new = actions.do_register_anyway(job, request.user)
+    except ActionError as exc:
+        messages.error(request, str(exc))
+        return redirect("admin:core_work_import_page", job.pk)
+    return redirect("admin:core_work_import_page", new.pk)

@@ -239,7 +239,7 @@ def run_job(job_id: int) -> str:
     job = ImportJob.objects.filter(pk=job_id, state=ImportState.RUNNING).first()
     if job is None:
         return "gone"
-    path = import_jobs.staged_archive(job.pk)
+    path = import_jobs.staged_file(job)
 
     def progress(done: int, total: int) -> None:
         ImportJob.objects.filter(pk=job.pk).update(done=done, total=total,
@@ -250,8 +250,10 @@ def run_job(job_id: int) -> str:
             summary = import_path(path, job.holder, progress=False, on_item=progress,
                                   acting_user=job.user)
     except (FileNotFoundError, UploadError) as exc:
-        return import_jobs.close(job, ImportState.FAILED, error=str(exc))
+        return import_jobs.close(job, ImportState.FAILED, error=str(exc),
+                                 error_code=exc.code if isinstance(exc, UploadError) else "missing")
     except Exception as exc:  # never leave the job running: say what broke
         log.exception("import job %s failed", job.pk)
-        return import_jobs.close(job, ImportState.FAILED, error=f"{type(exc).__name__}: {exc}")
+        return import_jobs.close(job, ImportState.FAILED, error=f"{type(exc).__name__}: {exc}",
+                                 error_code="internal")
     return import_jobs.close(job, ImportState.FINISHED, summary=asdict(summary))

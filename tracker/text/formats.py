@@ -25,12 +25,16 @@ _BLOCK_TAGS = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6",
 _CHAPTER_STYLES = ("Heading 1", "Heading 2")
 
 
-def _within_limit(read: int, config: TextConfig) -> int:
+def _within_limit(read: int, config: TextConfig, parts: int = 0, what: str = "") -> int:
     """``read`` (characters of text read so far, counted so as to be at most the final text's
     length), or TextError("too_large", "text_chars_over", limit=) once it passes
-    ``config.text_max_chars``: a reader stops there instead of reading the rest."""
+    ``config.text_max_chars``, or TextError("too_large", "parts", what=, limit=) once
+    ``parts`` (paragraphs, pages or documents read so far) passes ``config.max_parts``: a
+    reader stops there instead of reading the rest."""
     if read > config.text_max_chars:
         raise TextError("too_large", "text_chars_over", limit=config.text_max_chars)
+    if parts > config.max_parts:
+        raise TextError("too_large", "parts", what=what, limit=config.max_parts)
     return read
 
 
@@ -48,7 +52,8 @@ def read_docx(data: bytes, config: TextConfig = DEFAULT) -> Extracted:
     Raises:
         TextError: from ``open_zip``; ("corrupt", "corrupt", what="DOCX", error=) when the
             document part is missing or not XML; ("too_large", "text_chars_over", limit=)
-            once its text passes ``config.text_max_chars`` characters.
+            once its text passes ``config.text_max_chars`` characters; ("too_large",
+            "parts", what="DOCX", limit=) past ``config.max_parts`` paragraphs.
     """
     from lxml import etree
 
@@ -65,7 +70,8 @@ def read_docx(data: bytes, config: TextConfig = DEFAULT) -> Extracted:
         for style, raw in body_paragraphs(archive):
             paragraphs.append((style, normalize(raw)))
             line = paragraphs[-1][1]  # one line break at least before each but the first
-            read = _within_limit(read + len(line) + (1 if line and read else 0), config)
+            read = _within_limit(read + len(line) + (1 if line and read else 0), config,
+                                 len(paragraphs), "DOCX")
     except TextError:
         raise
     except (KeyError, ValueError, etree.XMLSyntaxError, zipfile.BadZipFile, zlib.error,
@@ -107,6 +113,8 @@ def read_pdf(data: bytes, config: TextConfig = DEFAULT) -> Extracted:
         TextError("corrupt", "corrupt", what="PDF", error=): pypdf cannot parse it.
         TextError("too_large", "text_chars_over", limit=): the pages read so far hold more
             than ``config.text_max_chars`` characters (the rest is not read).
+        TextError("too_large", "parts", what="PDF", limit=): more than ``config.max_parts``
+            pages.
     """
     from pypdf import PdfReader
     from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
@@ -126,7 +134,7 @@ def read_pdf(data: bytes, config: TextConfig = DEFAULT) -> Extracted:
             pages, read = [], 0
             for n, page in enumerate(reader.pages):
                 pages.append(page.extract_text(visitor_text=visit if n == 0 else None) or "")
-                read = _within_limit(read + len(normalize(pages[-1])), config)
+                read = _within_limit(read + len(normalize(pages[-1])), config, n + 1, "PDF")
     except (FileNotDecryptedError, DependencyError) as exc:
         raise TextError("encrypted", "unreadable", error=exc) from exc
     except TextError:
@@ -151,7 +159,8 @@ def read_epub(data: bytes, config: TextConfig = DEFAULT) -> Extracted:
     Raises:
         TextError: from ``open_zip``; ("corrupt", "corrupt", what="EPUB", error=) when
             EbookLib cannot read it; ("too_large", "text_chars_over", limit=) once the
-            documents read hold more than ``config.text_max_chars`` characters.
+            documents read hold more than ``config.text_max_chars`` characters;
+            ("too_large", "parts", what="EPUB", limit=) past ``config.max_parts`` documents.
     """
     import ebooklib
     from ebooklib import epub
@@ -164,13 +173,14 @@ def read_epub(data: bytes, config: TextConfig = DEFAULT) -> Extracted:
     except (epub.EpubException, LookupError, ValueError, AttributeError, TypeError, OSError,
             SyntaxError) as exc:  # a package without spine or manifest: TypeError, IndexError
         raise TextError("corrupt", "corrupt", what="EPUB", error=exc) from exc
-    parts, read = [], 0
+    parts: list[tuple[str, str]] = []
+    read = 0
     for item_id, _linear in book.spine:
         item = book.get_item_with_id(item_id)
         if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
             continue
         body = normalize(xhtml_text(item.get_content()))
-        read = _within_limit(read + len(body), config)
+        read = _within_limit(read + len(body), config, len(parts) + 1, "EPUB")
         parts.append((_heading(item.get_content()) or body.split("\n", 1)[0][:60], body))
     text, sections = join_sections(parts)
     return Extracted(text, "epub", "ebooklib", sections,

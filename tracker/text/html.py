@@ -1,20 +1,26 @@
 """Body text, title, author and date of an HTML page, and the plain-text reading of a document.
 
-trafilatura (Barbaresi, ACL 2021 demo; best F1 in its own and in ScrapingHub's article-extraction
-benchmarks) in its recall-favouring mode: a copied chapter surrounded by portal furniture must
-not lose paragraphs, and the engine's containment score tolerates leftover boilerplate better
-than missing text. When trafilatura finds no main content, its baseline (all text of <body>
-paragraphs) is tried, then plain html2txt. The same options serve uploads and crawled pages, so
-the same HTML gives the same text and offsets whichever way it arrives.
+Body text: resiliparse's main-content extraction (Bevendorff et al., "An Empirical Comparison of
+Web Content Extraction Algorithms", SIGIR 2023; lexbor parser, built for web-archive scale),
+and the page's whole visible text when the main-content heuristics keep nothing (a page whose
+article sits in markup they take for furniture); one lexbor tree serves both. Chosen by ``bench/extract_bench.py`` and
+docs/decisions/extraction.md: 20 times faster than trafilatura's recall mode with a higher
+body-text recall. Title, author and date come from one lxml tree (trafilatura's meta-tag,
+JSON-LD and title steps, htmldate), which the crawler also reads links from (``parse_html``).
+The same code serves uploads and crawled pages, so the same HTML gives the same text and
+offsets whichever way it arrives.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Any
 
-import trafilatura
 from htmldate import find_date
 from lxml import html as lxml_html
+from resiliparse.extract.html2text import extract_plain_text
+from resiliparse.parse.html import HTMLTree
 from trafilatura import metadata as trafilatura_metadata
 from trafilatura.settings import set_date_params
 
@@ -26,21 +32,39 @@ from .result import Extracted
 # htmldate without its "extensive" dateparser fallback: that fallback took 23 of 33 s crawling
 # the demo site (measured with cProfile), for dates the metadata and URL patterns already give
 _DATE_PARAMS = set_date_params(extensive=False)
-# fast=True skips trafilatura's readability/jusText comparison: on the 35 GeneralNewsExtractor
-# pages it gave the same 74,386 characters 22% faster; the fallbacks below remain
 _AUTHOR_RE = re.compile(r"^(?:作者|著者|Author|By)\s*[:：]\s*(.{1,100}?)$", re.IGNORECASE)
 
 
-def extract_document(document: str, kind: str = "html", url: str | None = None,
+@dataclass(frozen=True)
+class ParsedHtml:
+    """An HTML document parsed once: ``document`` (str), ``tree`` (the lxml root element, or
+    None when lxml refused the markup) and ``error`` ("parse_error: ..." then, else None).
+    Give it to ``extract_document`` and to the crawler's link readers instead of the string."""
+
+    document: str
+    tree: Any
+    error: str | None = None
+
+
+def parse_html(document: str) -> ParsedHtml:
+    """Parse HTML ``document`` (str) with lxml; never raises (a refusal is in ``error``)."""
+    try:
+        return ParsedHtml(document, lxml_html.fromstring(document))
+    except Exception as exc:  # lxml raises several unrelated types on broken markup
+        return ParsedHtml(document, None, f"parse_error: {type(exc).__name__}: {exc}")
+
+
+def extract_document(document: str | ParsedHtml, kind: str = "html", url: str | None = None,
                      encoding: str | None = None, config: TextConfig = DEFAULT,
                      with_author: bool = True) -> Extracted:
     """Extract the text of a decoded document.
 
     Args:
-        document: the decoded str (``tracker.text.decode_bytes``).
+        document: the decoded str (``tracker.text.decode_bytes``), or for HTML its
+            ``parse_html`` result (the caller reuses the tree).
         kind: "html" or "text" (plain text: normalised as it is, title and author from its
             first lines, see ``front_matter``).
-        url: the page's URL, helps trafilatura with metadata; None for uploads.
+        url: the page's URL, helps the date heuristics; None for uploads.
         encoding: recorded in the result.
         config: ``min_text_chars`` and the front-matter limits are used.
         with_author: look for an author in the page body when its meta tags name none
@@ -48,35 +72,39 @@ def extract_document(document: str, kind: str = "html", url: str | None = None,
             stores no author, passes False. The text is the same either way.
 
     Returns:
-        Extracted with sections found by ``find_sections``. Never raises on bad markup: the
-        failure is in ``error`` ("empty_document", "no_text", "parse_error: ...").
+        Extracted (method "resiliparse" or "visible") with sections found by ``find_sections``.
+        Never raises on bad markup: the failure is in ``error`` ("empty_document",
+        "no_text", "parse_error: ...").
     """
+    if isinstance(document, ParsedHtml):
+        parsed, document = document, document.document
+    else:
+        parsed = None
     if kind != "html":
         text = normalize(document)
         title, author = front_matter(text.split("\n"), config)
         return Extracted(text, "txt", "plain", find_sections(text), encoding, title, author,
                          error=None if len(text) >= config.min_text_chars else "no_text")
     if not document.strip():
-        return Extracted("", "html", "trafilatura", encoding=encoding, error="empty_document")
+        return Extracted("", "html", "resiliparse", encoding=encoding, error="empty_document")
+    parsed = parsed or parse_html(document)
+    title, author, date = ("", "", None) if parsed.tree is None else \
+        _metadata(parsed.tree, url, with_author)
     try:
-        tree = lxml_html.fromstring(document)
-    except Exception as exc:  # lxml raises several unrelated types on broken markup
-        return Extracted("", "html", "trafilatura", encoding=encoding,
+        tree = HTMLTree.parse(document)
+        for method, main in (("resiliparse", True), ("visible", False)):
+            # list bullets and image alt texts are not the page's text: a copy has neither
+            text = normalize(extract_plain_text(tree, main_content=main, list_bullets=False,
+                                                alt_texts=False))
+            if len(text) >= config.min_text_chars:
+                return Extracted(text, "html", method, find_sections(text), encoding, title,
+                                 author, date)
+    except Exception as exc:  # noqa: BLE001 - resiliparse's parser exception, or a bug of it
+        return Extracted("", "html", "resiliparse", encoding=encoding, title=title,
+                         author=author, date=date,
                          error=f"parse_error: {type(exc).__name__}: {exc}")
-    title, author, date = _metadata(tree, url, with_author)
-    # trafilatura prunes the tree it is given: each method gets the string and parses its own
-    doc = trafilatura.bare_extraction(document, url=url, favor_recall=True, with_metadata=False,
-                                      include_comments=False, include_tables=True, fast=True)
-    assert not isinstance(doc, dict)  # as_dict=False: a Document or None
-    for method, found in (("trafilatura", doc.text if doc else ""),
-                          ("baseline", trafilatura.baseline(document)[1]),
-                          ("html2txt", trafilatura.html2txt(document))):
-        text = normalize(found or "")
-        if len(text) >= config.min_text_chars:
-            return Extracted(text, "html", method, find_sections(text), encoding, title, author,
-                             date)
-    return Extracted("", "html", "trafilatura", encoding=encoding, title=title, author=author,
-                     date=date, error="no_text")
+    return Extracted("", "html", "resiliparse", encoding=encoding, title=title, author=author,
+                     date=date, error=parsed.error or "no_text")
 
 
 def front_matter(lines: list[str], config: TextConfig = DEFAULT) -> tuple[str, str]:
@@ -117,7 +145,10 @@ def _metadata(tree, url: str | None, with_author: bool) -> tuple[str, str, str |
         pass
     title = meta.title or trafilatura_metadata.extract_title(tree)
     author = meta.author or (trafilatura_metadata.extract_author(tree) if with_author else None)
-    date = find_date(tree, **{**_DATE_PARAMS, "url": meta.url or url})
+    try:
+        date = find_date(tree, **{**_DATE_PARAMS, "url": meta.url or url})
+    except Exception:  # noqa: BLE001 - htmldate asserts on some trees (a lone <iframe> as root)
+        date = None
     meta.title, meta.author = title, author
     meta.clean_and_trim()
     return meta.title or _html_title(tree) or "", meta.author or "", date

@@ -16,8 +16,10 @@ class Extracted:
             passages) refers to it, in characters. '' when extraction failed.
         format: what the bytes were: "html", "txt" (plain text: a .txt upload or a text/plain
             page), "docx", "pdf", "epub" or "pasted".
-        method: how the text was found: "trafilatura", "baseline", "html2txt" (HTML, in that
-            order of preference), "plain", "python-docx", "pypdf", "ebooklib".
+        method: how the text was found: "resiliparse" (HTML main content), "visible" (HTML,
+            the whole visible text when the main content is empty), "plain", "python-docx",
+            "pypdf", "ebooklib"; stored pages of earlier releases also say "trafilatura",
+            "baseline" or "html2txt".
         sections: chapters with character offsets (contiguous, in order), empty when none.
         encoding: the byte encoding used for text and HTML (e.g. "utf-8", "gb18030",
             "big5hkscs"), else None.

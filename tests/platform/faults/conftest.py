@@ -213,9 +213,10 @@ def check_platform():
 
 class DrillSite:
     """A loopback site of ``pages`` pages linked from ``/``, each answered after ``delay``
-    seconds; page i holds ``texts[i % len(texts)]``."""
+    seconds; page i holds ``texts[i % len(texts)]``. It listens on ``address`` (another
+    address of this host for a site reached from other hosts, tests/platform/multihost)."""
 
-    def __init__(self, texts: list[str], pages: int, delay: float):
+    def __init__(self, texts: list[str], pages: int, delay: float, address: str = "127.0.0.1"):
         self.texts, self.pages, self.delay = texts, pages, delay
         site = self
 
@@ -250,9 +251,9 @@ class DrillSite:
                 except (BrokenPipeError, ConnectionResetError):  # its worker was killed
                     pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer((address, 0), Handler)
         self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+        self.url = f"http://{address}:{self.server.server_address[1]}/"
         threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
 
     def close(self) -> None:

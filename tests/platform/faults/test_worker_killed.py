@@ -1,7 +1,8 @@
 """Drill (c): a Celery worker killed by SIGKILL in the middle of a scan. Its unacknowledged
 crawl tasks come back after the broker's visibility timeout (settings
 BROKER_VISIBILITY_TIMEOUT_SECONDS, short here) to the worker started after it, and the scan
-finishes with every page stored or recorded, the reprint matched once."""
+finishes with every page stored or recorded, the reprint matched once; with pages matched in
+their crawl task (settings.CRAWL_MATCH_INLINE) and with a match task per page."""
 
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 PAGES = 40
 
 
-def test_scan_survives_a_worker_killed_by_sigkill(private_stack, drill_site, people, novel_text,
-                                                  check_platform, until):
+@pytest.mark.parametrize("inline", ["true", "false"], ids=["matched-in-crawl-task", "match-task"])
+def test_scan_survives_a_worker_killed_by_sigkill(inline, private_stack, drill_site, people,
+                                                  novel_text, check_platform, until):
     work = registration.register_work(people["press"], "xyj", extract_pasted(novel_text),
                                   ingest=False).work
     assert ingestion.ingest(work.pk) == "indexed"
@@ -28,15 +30,15 @@ def test_scan_survives_a_worker_killed_by_sigkill(private_stack, drill_site, peo
     target = TargetSite.objects.create(name="drill", start_urls=[site.url],
                                        allowed_domains=["127.0.0.1"], max_pages=100,
                                        delay_seconds=0)
-    first = private_stack.start_worker()
+    first = private_stack.start_worker(TRACKER_CRAWL_MATCH_INLINE=inline)
     scan = do_start_scan(target)
     until(lambda: scans.progress(scan.pk)[0] >= 5, "5 URLs crawled before the kill")
     private_stack.kill_worker(first)
     done_at_kill = scans.progress(scan.pk)[0]
     assert done_at_kill < PAGES + 1, "the scan ended before the kill: nothing was tested"
 
-    private_stack.start_worker(TRACKER_VISIBILITY_TIMEOUT="5",
-                               TRACKER_UNACKED_RESTORE_INTERVAL="1")
+    private_stack.start_worker(TRACKER_VISIBILITY_TIMEOUT="5", TRACKER_UNACKED_RESTORE_INTERVAL="1",
+                               TRACKER_CRAWL_MATCH_INLINE=inline)
     until(lambda: ScanRun.objects.get(pk=scan.pk).status != ScanStatus.RUNNING,
                "the scan finished after the kill")
     scan.refresh_from_db()

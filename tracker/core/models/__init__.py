@@ -9,10 +9,10 @@ crawler's (``crawler.models``); takedown notices are the dashboard's.
 from .audit import AccessState, AuditEvent, AuditTrailError, register_state_labels, verify_chain
 from .conflicts import ConflictStatus, RightsConflict
 from .holders import RightsHolder
-from .imports import ImportJob, ImportState
+from .imports import ImportJob, ImportKind, ImportState
 from .user_settings import UserSettings
 from .works import Work, WorkKind, WorkLanguage, WorkStatus
 
 __all__ = ["AccessState", "AuditEvent", "AuditTrailError", "ConflictStatus", "RightsConflict", "RightsHolder",
-           "ImportJob", "ImportState", "Work", "WorkKind", "WorkLanguage",
+           "ImportJob", "ImportKind", "ImportState", "Work", "WorkKind", "WorkLanguage",
            "WorkStatus", "UserSettings", "register_state_labels", "verify_chain"]

@@ -1,5 +1,5 @@
-"""Imports of a .zip of works started in the dashboard (tracker.core.import_jobs), with the
-progress row the page polls."""
+"""Import jobs started in the dashboard or the API (tracker.core.import_jobs): a .zip of works,
+or one uploaded work file, with the progress row the page and the API poll."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from .holders import RightsHolder
+from .works import Work
 
 
 class ImportState(models.TextChoices):
@@ -20,14 +21,29 @@ class ImportState(models.TextChoices):
     FAILED = "failed", _("failed")
 
 
+class ImportKind(models.TextChoices):
+    """archive: a .zip of works (``tracker.core.importing``); file: one work file
+    (``tracker.core.upload_jobs``)."""
+
+    ARCHIVE = "archive", _("archive of works")
+    FILE = "file", _("work file")
+
+
 class ImportJob(models.Model):
-    """One archive of works imported for a holder, as ``manage.py import_works`` does.
+    """One archive of works, or one work file, imported for a holder in the worker.
 
     Attributes:
         name: the uploaded file's name.
         language: the uploader's language code; the worker words the reasons in it.
-        done, total: items (works) handled so far and in all (0 until the archive is read).
-        summary: ``tracker.core.importing.ImportSummary`` as a dict of lists, once finished.
+        done, total: archive: items (works) handled so far and in all (0 until the archive is
+            read); file: steps done of ``upload_jobs.STEPS``.
+        summary: archive: ``tracker.core.importing.ImportSummary`` as a dict of lists, once
+            finished; file: {"existing_work": id} when refused as a duplicate.
+        options: file: what the work gets (``upload_jobs.start``'s options: reference, title,
+            author, kind, language, allow_duplicate).
+        work: file: the work registered or updated, once finished.
+        error_code: a stable code of why it failed (the UploadError codes, "duplicate_work",
+            "timeout", "stalled", "internal"); "" otherwise.
         updated_at: last progress; a running job not updated for
             settings.IMPORT_STUCK_SECONDS is failed by ``import_jobs.fail_stale``.
     """
@@ -36,6 +52,8 @@ class ImportJob(models.Model):
                                on_delete=models.CASCADE, related_name="+")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("user"), null=True,
                              on_delete=models.SET_NULL, related_name="+")
+    kind = models.CharField(_("kind"), max_length=16, choices=ImportKind.choices,
+                            default=ImportKind.ARCHIVE)
     name = models.CharField(_("file"), max_length=500)
     language = models.CharField(_("language"), max_length=16, blank=True)
     state = models.CharField(_("status"), max_length=16, choices=ImportState.choices,
@@ -43,7 +61,11 @@ class ImportJob(models.Model):
     done = models.PositiveIntegerField(_("done"), default=0)
     total = models.PositiveIntegerField(_("total"), default=0)
     summary = models.JSONField(_("summary"), default=dict, blank=True)
+    options = models.JSONField(_("options"), default=dict, blank=True)
+    work = models.ForeignKey(Work, verbose_name=_("work"), null=True, blank=True,
+                             on_delete=models.SET_NULL, related_name="+")
     error = models.TextField(_("error"), blank=True)
+    error_code = models.CharField(_("error code"), max_length=32, blank=True)
     started_at = models.DateTimeField(_("started"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 

@@ -1,4 +1,5 @@
-/* Progress of a .zip import: polls the job's JSON until it is finished or failed. */
+/* Progress of an import job (a .zip of works or one work file): polls the job's JSON until it
+   is finished or failed, then shows the summary, or the links to the work. */
 (function () {
   "use strict";
   const box = document.getElementById("import-job");
@@ -22,9 +23,18 @@
     out.appendChild(list);
   }
 
+  function link(id, url) {
+    if (!url) { return; }
+    const a = document.getElementById(id);
+    a.href = url;
+    a.hidden = false;
+    document.getElementById("import-links").hidden = false;
+  }
+
   function show(job) {
     document.getElementById("import-bar").value = job.percent;
-    document.getElementById("import-state").textContent = job.state_label;
+    const step = job.kind === "file" && job.state === "running" ? " · " + labels.steps[job.done] : "";
+    document.getElementById("import-state").textContent = job.state_label + step;
     document.getElementById("import-count").textContent =
       job.done + " / " + job.total + " " + labels.works;
     box.dataset.state = job.state;
@@ -33,7 +43,17 @@
       error.textContent = job.error;
       error.className = "errornote";
     }
-    if (job.state === "finished") {
+    link("import-work", job.work_url);
+    if (job.kind === "file" && job.state === "finished" && job.work_url) {
+      window.location.assign(job.work_url);  // the work's page shows its indexing live
+    }
+    link("import-existing", job.existing_url);
+    if (job.anyway_url) {
+      const form = document.getElementById("import-anyway");
+      form.action = job.anyway_url;
+      form.hidden = false;
+    }
+    if (job.state === "finished" && job.kind === "archive") {
       ["registered", "updated", "duplicates", "skipped", "failed"].forEach(function (name) {
         section(name, job.summary[name] || []);
       });

@@ -1,0 +1,230 @@
+"""Takedown contacts of sites (registered domains): set by staff, or suggested by a search of
+the site's own pages and confirmed by staff before any notice goes to them.
+
+Actions (atomic, audited with kind "site"): ``do_set_contact`` (staff type or confirm an
+address), ``do_search_contacts`` (asks the search: task ``crawler.find_contacts``),
+``do_record_contact_search`` (the worker stores what it found). ``search`` fetches the pages
+with the crawler's own machinery only (``scans.get_crawler()``: robots.txt, politeness slots,
+the Fetcher and its SSRF guard) and reads them with ``crawler.lib.contacts``.
+``sweep_searches`` (run by ``crawler.sweep_stuck``) resumes or fails a search whose task was lost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import transaction
+from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
+from crawler import takedown
+from crawler.lib import contacts as found_in
+from crawler.lib.domains import registered_domain
+from crawler.lib.outcomes import Outcome
+from crawler.models import (
+    OPEN_STATES,
+    Case,
+    ContactEvent,
+    ContactSearch,
+    ContactSource,
+    ContactSuggestion,
+    Match,
+    SiteContact,
+)
+from tracker.core import notes
+from tracker.core.errors import ActionError
+from tracker.core.models import AuditEvent
+from tracker.core.queueing import queue_after_commit
+from tracker.text import decode_bytes
+
+
+def contact_of(domain: str) -> SiteContact:
+    """The SiteContact of registered ``domain`` (str), created empty when there is none."""
+    contact, _created = SiteContact.objects.get_or_create(domain=registered_domain(domain))
+    return contact
+
+
+def missing_contacts() -> QuerySet:
+    """The registered domains (str, ordered) of open cases whose site has no confirmed
+    takedown contact: the sites that need one."""
+    confirmed = SiteContact.objects.filter(domain=OuterRef("domain")).exclude(address="")
+    return (Case.objects.filter(state__in=OPEN_STATES).exclude(Exists(confirmed))
+            .order_by("domain").values_list("domain", flat=True).distinct())
+
+
+def _audit(contact: SiteContact, acting_user, old: str, new: str, reason: str) -> AuditEvent:
+    return AuditEvent.record(kind=AuditEvent.Kind.SITE, user=acting_user, holder=None,
+                             target=contact, subject=contact.domain, old_state=old,
+                             new_state=new, reason=reason)
+
+
+def do_set_contact(domain: str, address: str, acting_user) -> SiteContact:
+    """Make ``address`` (str, an e-mail address; "" clears it) the confirmed takedown contact of
+    the registered domain of ``domain``, confirmed by ``acting_user``, and record it.
+
+    Returns the SiteContact. Raises ActionError (in the user's language): not an address."""
+    address = (address or "").strip()
+    if address:
+        try:
+            validate_email(address)
+        except ValidationError as exc:
+            raise ActionError(_("“%(address)s” is not an e-mail address.") % {
+                "address": address}) from exc
+    with transaction.atomic():
+        contact = contact_of(domain)
+        contact = SiteContact.objects.select_for_update().get(pk=contact.pk)
+        old = contact.address
+        contact.address = address
+        contact.confirmed_by, contact.confirmed_at = (acting_user, timezone.now()) if address \
+            else (None, None)
+        contact.save(update_fields=["address", "confirmed_by", "confirmed_at"])
+        _audit(contact, acting_user, ContactEvent.CONTACT_SET, ContactEvent.CONTACT_SET, notes.coded(
+            "contact_set", gettext_noop("takedown contact: %(old)s -> %(new)s"),
+            old=old or "-", new=address or "-"))
+    return contact
+
+
+def do_search_contacts(domain: str, acting_user) -> SiteContact:
+    """Ask the search for takedown addresses on the registered domain of ``domain`` (task
+    ``crawler.find_contacts``, queued on commit) and record who asked.
+
+    Returns the SiteContact, "searching". Raises ActionError: a search is already running."""
+    with transaction.atomic():
+        contact = SiteContact.objects.select_for_update().get(pk=contact_of(domain).pk)
+        if contact.search == ContactSearch.SEARCHING:
+            raise ActionError(_("The addresses of %(domain)s are being searched already.") % {
+                "domain": contact.domain})
+        old = contact.search
+        contact.search, contact.search_asked_at = ContactSearch.SEARCHING, timezone.now()
+        contact.search_attempts, contact.search_note = 1, ""
+        contact.save(update_fields=["search", "search_asked_at", "search_attempts",
+                                    "search_note"])
+        _audit(contact, acting_user, old or ContactEvent.UNSET, ContactSearch.SEARCHING, "")
+        queue_after_commit("crawler.find_contacts", contact.pk)
+    return contact
+
+
+@dataclass(frozen=True)
+class Found:
+    """One address found: ``address`` (str), ``source`` (ContactSource value), ``url`` (str)."""
+
+    address: str
+    source: str
+    url: str
+
+
+def do_record_contact_search(contact_id: int, found: list[Found], pages_read: int,
+                             failure: str = "") -> SiteContact:
+    """Store the result of a search (worker side, no acting person): each new address of
+    ``found`` as a ContactSuggestion; the search "done" with a note of ``pages_read`` pages
+    and the addresses found, or "failed" with ``failure`` (a coded note). Audited."""
+    with transaction.atomic():
+        contact = SiteContact.objects.select_for_update().get(pk=contact_id)
+        for item in found:
+            ContactSuggestion.objects.get_or_create(
+                contact=contact, address=item.address,
+                defaults={"source": item.source, "found_on": item.url[:2048]})
+        state = ContactSearch.FAILED if failure else ContactSearch.DONE
+        contact.search = state
+        contact.search_note = failure or notes.coded(
+            "contact_search_done", gettext_noop("%(pages)s pages read, %(found)s addresses found"),
+            pages=pages_read, found=len({item.address for item in found}))
+        contact.save(update_fields=["search", "search_note"])
+        _audit(contact, None, ContactSearch.SEARCHING, state, contact.search_note)
+    return contact
+
+
+def _read(crawler, url: str, delay: float) -> tuple[str, str] | None:
+    """Fetch ``url`` as a scan would (robots.txt, politeness slot of ``delay`` seconds or the
+    robots.txt Crawl-delay, SSRF guard): (text of the body, final URL), or None when it could
+    not be read."""
+    policy = crawler.robots.policy(url)
+    if not policy.allowed(url):
+        return None
+    takedown.polite_slot(crawler, url, max(delay, policy.crawl_delay or 0.0))
+    result = crawler.fetcher.fetch(url, kinds=frozenset({"html", "text"}))
+    if result.outcome is not Outcome.OK or result.status != 200:
+        return None
+    return decode_bytes(result.body, result.headers.get("content-type")).text, result.final_url
+
+
+def _origins(contact: SiteContact) -> tuple[list[str], list[str]]:
+    """The origins ("https://host") of the newest case pages on ``contact``'s domain, and
+    some of their URLs (settings.CONTACT_SEARCH_MATCHED_PAGES)."""
+    pages = Match.objects.filter(case__domain=contact.domain).order_by("-last_seen")
+    urls = list(pages.values_list("url", flat=True)[:settings.CONTACT_SEARCH_MATCHED_PAGES])
+    origins = []
+    for url in urls or [f"https://{contact.domain}/"]:
+        parts = urlsplit(url)
+        origin = f"{parts.scheme}://{parts.netloc}"
+        if origin not in origins:
+            origins.append(origin)
+    return origins, urls
+
+
+def search(contact: SiteContact, crawler) -> tuple[list[Found], int]:
+    """Search ``contact``'s site for addresses with ``crawler`` (a crawler.lib.pipeline.Crawler):
+    each origin's security.txt and home page, the matched pages, then the contact pages they
+    link to, at most settings.CONTACT_SEARCH_MAX_PAGES fetches, under the politeness delay of
+    the pages' target site (else the crawler's default). Returns (addresses found, pages read)."""
+    origins, matched = _origins(contact)
+    site_delay = (Match.objects.filter(case__domain=contact.domain, site__isnull=False)
+                  .values_list("site__delay_seconds", flat=True).first())
+    delay = crawler.config.default_delay_seconds if site_delay is None else site_delay
+    queue = [(origin + found_in.SECURITY_TXT_PATH, "security") for origin in origins]
+    queue += [(origin + "/", "page") for origin in origins] + [(url, "page") for url in matched]
+    found: list[Found] = []
+    fetched, read = set(), 0
+    while queue and len(fetched) < settings.CONTACT_SEARCH_MAX_PAGES:
+        url, kind = queue.pop(0)
+        if url in fetched:
+            continue
+        fetched.add(url)
+        answer = _read(crawler, url, delay)
+        if answer is None:
+            continue
+        read += 1
+        text, final = answer
+        if kind == "security":
+            found += [Found(a, ContactSource.SECURITY_TXT, final)
+                      for a in found_in.security_txt_addresses(text)]
+            continue
+        found += [Found(a, ContactSource.MAILTO, final) for a in found_in.mailto_addresses(text)]
+        if kind == "contact":
+            found += [Found(a, ContactSource.CONTACT_PAGE, final)
+                      for a in found_in.written_addresses(text)]
+        else:
+            queue += [(link, "contact") for link in found_in.contact_page_links(text, final)]
+    return found, read
+
+
+def sweep_searches() -> list[int]:
+    """Searches still "searching" settings.CONTACT_SEARCH_STUCK_SECONDS after they were asked
+    (their task lost): queued again, or recorded failed after
+    settings.CONTACT_SEARCH_MAX_ATTEMPTS attempts. Returns the ids of the contacts swept."""
+    stale = timezone.now() - timedelta(seconds=settings.CONTACT_SEARCH_STUCK_SECONDS)
+    swept = []
+    for contact_id in SiteContact.objects.filter(
+            Q(search_asked_at__lt=stale) | Q(search_asked_at__isnull=True),
+            search=ContactSearch.SEARCHING).values_list("pk", flat=True):
+        with transaction.atomic():
+            contact = SiteContact.objects.select_for_update().get(pk=contact_id)
+            give_up = contact.search_attempts >= settings.CONTACT_SEARCH_MAX_ATTEMPTS
+            if not give_up:
+                contact.search_attempts += 1
+                contact.search_asked_at = timezone.now()
+                contact.save(update_fields=["search_attempts", "search_asked_at"])
+                queue_after_commit("crawler.find_contacts", contact.pk)
+        if give_up:
+            do_record_contact_search(contact_id, [], 0, notes.coded(
+                "contact_search_lost", gettext_noop(
+                    "no answer from the worker after %(n)s attempts"), n=contact.search_attempts))
+        swept.append(contact_id)
+    return swept

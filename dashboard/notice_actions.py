@@ -1,0 +1,173 @@
+"""Sending takedown notices by e-mail, and reminding staff of pages still up: the actions.
+
+``do_send_case_notice`` sends a case's notice from the case page or the API: it drafts one from
+the case's confirmed pages still up (or takes the case's drafted notice in that language) and
+asks ``do_send_notice``, which freezes the text and queues the mail (task
+``dashboard.send_notice_mail``). ``do_record_notice_mail`` records each SMTP attempt; the
+server's acceptance moves the notice to "sent" (``dashboard.actions.do_advance_notice``: the
+cases to "notice sent"). ``do_remind_notice`` records a reminder of a page still up. All atomic
+and audited (kind "notice"), the case timeline shows them.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
+from crawler.models import Case, CaseState, ReviewStatus, SiteContact
+from dashboard import actions, notices
+from dashboard.models import (
+    MAIL_PENDING,
+    MailStatus,
+    NoticeEvent,
+    NoticeLanguage,
+    NoticeMail,
+    NoticeReminder,
+    NoticeStatus,
+    TakedownNotice,
+)
+from tracker.core import notes
+from tracker.core.errors import ActionError
+from tracker.core.models import AuditEvent
+from tracker.core.queueing import queue_after_commit
+
+#: The case states a notice may be sent from.
+SENDABLE = (CaseState.CONFIRMED, CaseState.REOPENED, CaseState.STILL_UP)
+#: MailStatus -> the notice event recorded for it.
+_EVENTS = {MailStatus.RETRYING: NoticeEvent.MAIL_RETRYING, MailStatus.FAILED: NoticeEvent.MAIL_FAILED,
+           MailStatus.REFUSED: NoticeEvent.MAIL_REFUSED}
+
+
+def case_contact(case: Case) -> str:
+    """The confirmed takedown contact of ``case``'s site (str), "" when none is confirmed."""
+    return (SiteContact.objects.filter(domain=case.domain).values_list("address", flat=True)
+            .first() or "")
+
+
+def pending_mail(case: Case) -> NoticeMail | None:
+    """The e-mail of a notice citing ``case``'s pages still queued or retrying, or None."""
+    return (NoticeMail.objects.filter(notice__matches__case=case, status__in=MAIL_PENDING)
+            .distinct().first())
+
+
+def _audit(notice: TakedownNotice, acting_user, old: str, new: str, reason: str) -> AuditEvent:
+    return AuditEvent.record(kind=AuditEvent.Kind.NOTICE, user=acting_user, holder=notice.holder,
+                             target=notice, subject=notice.audit_subject(), old_state=old,
+                             new_state=new, reason=reason)
+
+
+def do_send_notice(notice: TakedownNotice, acting_user, recipient: str) -> NoticeMail:
+    """Send drafted ``notice`` to ``recipient`` (an e-mail address) by e-mail: its text is
+    frozen now (``body``), the NoticeMail is queued on commit, the request recorded.
+
+    Returns the NoticeMail, "queued". Raises ActionError (in the user's language): not an
+    address, the notice is no longer drafted, or a mail of it is on its way already."""
+    try:
+        validate_email(recipient)
+    except ValidationError as exc:
+        raise ActionError(_("“%(address)s” is not an e-mail address.") % {
+            "address": recipient}) from exc
+    with transaction.atomic():
+        locked = TakedownNotice.objects.select_for_update().get(pk=notice.pk)
+        if locked.status != NoticeStatus.DRAFTED:
+            raise ActionError(_("The notice was sent already."))
+        if locked.mails.filter(status__in=MAIL_PENDING).exists():
+            raise ActionError(_("This notice is being sent already."))
+        locked.body, locked.recipient = notices.render_text(locked), recipient
+        locked.save(update_fields=["body", "recipient"])
+        mail = NoticeMail.objects.create(notice=locked, recipient=recipient, asked_by=acting_user)
+        _audit(locked, acting_user, NoticeStatus.DRAFTED, NoticeEvent.MAIL_QUEUED, notes.coded(
+            "notice_mail_queued", gettext_noop("e-mail to %(recipient)s"), recipient=recipient))
+        queue_after_commit("dashboard.send_notice_mail", mail.pk)
+    notice.refresh_from_db()
+    return mail
+
+
+def do_send_case_notice(case: Case, acting_user, language: str) -> list[NoticeMail]:
+    """Send ``case``'s takedown notice in ``language`` ("zh-hans" or "en") to its site's
+    confirmed contact: the case's drafted notice in that language, else one drafted now from its
+    confirmed pages still up (one notice per host of the site: ``do_draft_notices``' rule).
+
+    Returns the NoticeMails queued. Raises ActionError: a state that cannot send, no confirmed
+    contact, no confirmed page still up, a mail on its way, or what ``do_draft_notices`` and
+    ``do_send_notice`` refuse."""
+    if language not in NoticeLanguage.values:
+        raise ActionError(_("Unknown language: %(language)s") % {"language": language})
+    with transaction.atomic():
+        case = Case.objects.select_for_update().select_related("work__holder").get(pk=case.pk)
+        if case.state not in SENDABLE:
+            raise ActionError(_("A notice is sent for confirmed, reopened or still up cases; "
+                                "this one is “%(state)s”.") % {"state": case.get_state_display()})
+        recipient = case_contact(case)
+        if not recipient:
+            raise ActionError(_("%(domain)s has no confirmed takedown contact: set or confirm "
+                                "one first.") % {"domain": case.domain})
+        if pending_mail(case) is not None:
+            raise ActionError(_("A notice of this case is being sent already."))
+        drafted = list(TakedownNotice.objects.filter(
+            matches__case=case, status=NoticeStatus.DRAFTED, language=language).distinct())
+        if not drafted:
+            pages = list(case.pages.filter(review_status=ReviewStatus.CONFIRMED,
+                                           still_matching=True).select_related("work__holder"))
+            if not pages:
+                raise ActionError(_("The case has no confirmed page still up to cite."))
+            drafted = actions.do_draft_notices(pages, acting_user, language, recipient,
+                                               resend=case.state != CaseState.CONFIRMED)
+        return [do_send_notice(notice, acting_user, recipient) for notice in drafted]
+
+
+def do_record_notice_mail(mail: NoticeMail, status: str, *, reply: str = "", error: str = "",
+                          message_id: str = "", next_attempt_at=None) -> NoticeMail:
+    """Record one SMTP attempt of ``mail`` (worker side): ``status`` (MailStatus), the
+    server's ``reply``, the ``error`` and the Message-ID. "sent" moves the notice to sent
+    (``do_advance_notice``, as its asker), citing the answer and the Message-ID; retrying,
+    failed and refused are recorded on the notice with the reason. A mail already sent, failed
+    or refused is left as it is (a duplicate task's attempt). Returns the mail."""
+    with transaction.atomic():
+        mail = NoticeMail.objects.select_for_update().select_related("notice").get(pk=mail.pk)
+        if mail.status not in MAIL_PENDING:  # a second attempt (a resent task) came too late
+            return mail
+        now = timezone.now()
+        mail.status, mail.attempts, mail.attempted_at = status, mail.attempts + 1, now
+        mail.smtp_reply, mail.error, mail.next_attempt_at = reply, error, next_attempt_at
+        if message_id:
+            mail.message_id = message_id
+        if status == MailStatus.SENT:
+            mail.sent_at = now
+        mail.save()
+        if status == MailStatus.SENT:
+            actions.do_advance_notice(mail.notice, NoticeStatus.SENT, mail.asked_by, note=notes.coded(
+                "notice_mail_sent", gettext_noop(
+                    "e-mailed to %(recipient)s, Message-ID %(id)s, server: %(reply)s"),
+                recipient=mail.recipient, id=mail.message_id, reply=reply))
+        else:
+            _audit(mail.notice, None, NoticeEvent.MAIL_QUEUED, _EVENTS[status], notes.coded(
+                "notice_mail_failed", gettext_noop("e-mail to %(recipient)s, attempt %(n)s: "
+                                                   "%(error)s"),
+                recipient=mail.recipient, n=mail.attempts, error=error))
+    return mail
+
+
+def do_remind_notice(notice: TakedownNotice, period: int, pages_up: int,
+                     recipients: list[str]) -> NoticeReminder | None:
+    """Record the reminder of period ``period`` (int >= 1) that ``pages_up`` pages of sent
+    ``notice`` are still up, to be mailed to ``recipients`` (addresses) on commit (task
+    ``dashboard.deliver_reminder``). Returns the NoticeReminder, or None when this period's
+    reminder exists already (one per notice and period)."""
+    with transaction.atomic():
+        reminder, created = NoticeReminder.objects.get_or_create(
+            notice=notice, period=period,
+            defaults={"pages_up": pages_up, "recipients": recipients})
+        if not created:
+            return None
+        _audit(notice, None, notice.status, NoticeEvent.REMINDED, notes.coded(
+            "notice_reminded", gettext_noop("%(pages)s pages still up %(days)s days after the "
+                                            "notice; reminded: %(to)s"),
+            pages=pages_up, days=(timezone.now() - notice.sent_at).days,
+            to=", ".join(recipients) or "-"))
+        queue_after_commit("dashboard.deliver_reminder", reminder.pk)
+    return reminder

@@ -1,0 +1,142 @@
+"""The e-mail of a takedown notice: composed in the notice's language, sent through Django's
+e-mail backend, with the SMTP server's answer kept.
+
+``compose`` builds the message: the notice's frozen text, the evidence report PDF
+(``dashboard.report.render_pdf``) of its first settings.NOTICE_MAIL_MAX_REPORTS pages attached,
+and for each page with an evidence bundle a signed download link valid
+settings.NOTICE_BUNDLE_LINK_DAYS days (``dashboard.bundle_links``: the recipient has no
+account).
+``transmit`` runs the SMTP transaction on the backend's own connection (its host, port, TLS and
+login settings) so that the server's answer to DATA is recorded; another backend (the file
+backend of ``make run``) just sends.
+"""
+
+from __future__ import annotations
+
+import smtplib
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core.mail import EmailMessage, get_connection, make_msgid
+from django.core.mail.backends.smtp import EmailBackend as SmtpBackend
+from django.core.mail.message import sanitize_address
+from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from crawler.evidence.models import Capture
+from dashboard import notices, report
+from dashboard.bundle_links import bundle_link
+
+
+def _subject(notice) -> str:
+    titles = sorted({w["title"] for w in notice.content.get("works", [])})
+    return _("Takedown notice: %(works)s on %(domain)s") % {
+        "works": "、".join(titles) if notice.language == "zh-hans" else ", ".join(titles),
+        "domain": notice.domain}
+
+
+def compose(mail) -> EmailMessage:
+    """The message of ``mail`` (a NoticeMail): subject, text and links in the notice's language,
+    reports attached, a fresh Message-ID (stored by the caller from the message's headers).
+
+    Raises PdfUnavailableError / SigningError from ``report.render_pdf``."""
+    notice = mail.notice
+    matches = list(notice.matches.select_related("work", "work__holder").order_by("pk"))
+    with translation.override(notice.language):
+        lines = [notices.render_text(notice).rstrip(), "", _("Evidence of each page:")]
+        for match in matches:
+            capture = Capture.objects.bundle_of(match.pk)
+            lines.append(f"- {match.url}")
+            if capture is not None:
+                lines.append("  " + _("evidence bundle (WACZ): %(url)s") % {
+                    "url": bundle_link(capture.pk)})
+        attached = matches[:settings.NOTICE_MAIL_MAX_REPORTS]
+        if attached:
+            lines += ["", _("Attached: the signed evidence report (PDF) of %(n)d of %(total)d "
+                            "pages.") % {"n": len(attached), "total": len(matches)}]
+        message = EmailMessage(
+            subject=_subject(notice), body="\n".join(lines) + "\n", to=[mail.recipient],
+            reply_to=[notice.holder.email] if notice.holder.email else None,
+            headers={"Message-ID": make_msgid(domain=urlsplit(settings.SITE_URL).hostname)})
+        for match in attached:
+            message.attach(f"evidence-report-match-{match.pk}.pdf",
+                           report.render_pdf(match, mail.asked_by), "application/pdf")
+    return message
+
+
+@dataclass(frozen=True)
+class Transmission:
+    """What the server said: ``reply`` ("250 ..." as text) and the mail's ``message_id``."""
+
+    reply: str
+    message_id: str
+
+
+def _reply(code: int, text: bytes) -> str:
+    return f"{code} {text.decode('utf-8', 'replace')}".strip()
+
+
+def transmit(message: EmailMessage) -> Transmission:
+    """Send ``message`` through Django's e-mail backend and return the server's answer.
+
+    Raises:
+        smtplib.SMTPRecipientsRefused: the server refused the recipient (its code and text).
+        smtplib.SMTPResponseException: the server refused the sender or the data.
+        smtplib.SMTPException, OSError: the server could not be reached or hung up.
+    """
+    message_id = message.extra_headers["Message-ID"]
+    backend = get_connection()
+    if not isinstance(backend, SmtpBackend):
+        backend.send_messages([message])
+        return Transmission(_("accepted by %(backend)s") % {
+            "backend": type(backend).__module__}, message_id)
+    backend.open()
+    try:
+        smtp = backend.connection
+        smtp.ehlo_or_helo_if_needed()
+        encoding = message.encoding or settings.DEFAULT_CHARSET
+        sender = sanitize_address(message.from_email, encoding)
+        code, text = smtp.mail(sender)
+        if code != 250:
+            raise smtplib.SMTPSenderRefused(code, text, sender)
+        for recipient in message.recipients():
+            address = sanitize_address(recipient, encoding)
+            code, text = smtp.rcpt(address)
+            if code not in (250, 251):
+                raise smtplib.SMTPRecipientsRefused({address: (code, text)})
+        code, text = smtp.data(message.message().as_bytes(linesep="\r\n"))
+        return Transmission(_reply(code, text), message_id)
+    finally:
+        try:
+            backend.close()
+        except (smtplib.SMTPException, OSError):
+            pass  # the answer is in; a failed QUIT changes nothing
+
+
+def _language_of(address: str) -> str:
+    """The alert language chosen by the user of ``address``, else settings.LANGUAGE_CODE."""
+    from dashboard.alerts.models import AlertPreference
+
+    pref = AlertPreference.objects.filter(user__email__iexact=address).first()
+    return pref.language if pref else settings.LANGUAGE_CODE
+
+
+def reminder_message(reminder, address: str) -> EmailMessage:
+    """The reminder mail of ``reminder`` (a NoticeReminder) to ``address``, in that user's
+    language: the notice, how long ago it was sent, the pages still up and the case links."""
+    notice = reminder.notice
+    with translation.override(_language_of(address)):
+        facts = {"notice": str(notice), "days": (reminder.created_at - notice.sent_at).days,
+                 "pages": reminder.pages_up, "domain": notice.domain}
+        lines = [_("%(notice)s was sent %(days)d days ago; %(pages)d of its pages are still up "
+                   "on %(domain)s.") % facts, ""]
+        case_ids = sorted(set(notice.matches.filter(still_matching=True, case__isnull=False)
+                              .values_list("case_id", flat=True)))
+        lines += [_("Case: %(url)s") % {"url": settings.SITE_URL + reverse(
+            "admin:crawler_case_change", args=[pk])} for pk in case_ids]
+        lines += [_("Pages still up:")] + [f"- {url}" for url in notice.matches.filter(
+            still_matching=True).order_by("pk").values_list("url", flat=True)]
+        return EmailMessage(subject=_("Still up after the notice: %(domain)s") % facts,
+                            body="\n".join(lines) + "\n", to=[address])

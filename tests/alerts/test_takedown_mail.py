@@ -1,0 +1,264 @@
+"""Takedown from inside the product, with real parts: a loopback site scanned by the Celery
+worker, its takedown addresses found through the crawl library (security.txt, a mailto: link,
+its contact page) and confirmed by staff, the notice sent to aiosmtpd with its evidence reports
+attached and the server's answer recorded; an SMTP server down (retried until it is up), a
+recipient refused with 550 (recorded, nothing lost), the sweeper of lost mails, and the reminder
+of a page still up N days after its notice."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+from datetime import timedelta
+from email.header import decode_header, make_header
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone, translation
+
+from tracker.core.errors import ActionError
+
+CHAPTER = (Path(__file__).parents[1] / "crawler" / "fixtures" / "xiyouji-ch1.txt").read_text(
+    encoding="utf-8")
+PART = 650  # characters of the chapter per copying page
+SECURITY_TXT = "Contact: mailto:security@haoshu.example\nContact: https://haoshu.example/report\n"
+
+
+@pytest.fixture
+def takedown_site():
+    """A loopback site copying the chapter over 4 pages, whose home page links to its contact
+    page and has a mailto: link, with a security.txt. Yields its base URL."""
+    pages = {f"/book/{n + 1}.html": CHAPTER[n * PART:(n + 1) * PART] for n in range(4)}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            kind = "text/html; charset=utf-8"
+            if self.path == "/":
+                body = ("".join(f'<a href="{p}">{p}</a><br>' for p in sorted(pages))
+                        + '<a href="/contact.html">联系我们</a> '
+                        + '<a href="mailto:editor@haoshu.example">编辑部</a>')
+            elif self.path == "/contact.html":
+                body = "<p>版权投诉请发邮件至 legal@haoshu.example</p>"
+            elif self.path in pages:
+                body = f"<article><h1>西游记 {self.path}</h1><p>{pages[self.path]}</p></article>"
+            elif self.path == "/.well-known/security.txt":
+                body, kind = SECURITY_TXT, "text/plain; charset=utf-8"
+            else:
+                self.send_error(404)
+                return
+            data = (body if kind.startswith("text/plain") else
+                    f"<html><head><title>好书网</title></head><body>{body}</body></html>").encode()
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def staff(transactional_db, django_user_model):
+    """A platform staff member (superuser) with an e-mail address."""
+    return django_user_model.objects.create_superuser("boss", "boss@tracker.test", "x")
+
+
+def _text(value) -> str:
+    return str(make_header(decode_header(str(value))))
+
+
+def _confirmed_case(ns, staff, domain="copy.example.com", pages=1):
+    """A confirmed case of ``ns.work`` on ``domain`` with ``pages`` matched pages."""
+    from crawler import case_actions
+    from crawler.cases import open_case
+    from crawler.models import Match
+
+    for _n in range(pages):
+        match = ns.new_match(domain=domain)
+        case, _opened = open_case(match.work, match.domain)
+        Match.objects.filter(pk=match.pk).update(case=case)
+    case_actions.do_confirm_case(case, staff, "copies our book")
+    return case
+
+
+def test_addresses_found_on_the_site_confirmed_then_the_notice_mailed_with_its_reports(
+        holder_with_user, takedown_site, smtp_server, staff, idle_worker, wait_for):
+    from crawler import case_actions, contacts
+    from crawler.models import Case, CaseState, SiteContact, TargetSite
+    from dashboard import notice_actions
+    from dashboard.models import NoticeMail
+    from tracker.core.engine import get_engine
+    from tracker.core.models import AuditEvent, Work
+
+    ns = holder_with_user
+    work = Work.objects.create(holder=ns.holder, reference="XYJ-1", title="西游记",
+                               kind="novel", length=len(CHAPTER), status="indexed",
+                               indexed_at=timezone.now())
+    get_engine().add_work(work.engine_id, CHAPTER)
+    site = TargetSite.objects.create(name="好书网", start_urls=[takedown_site + "/"],
+                                     delay_seconds=0)
+    out = io.StringIO()
+    call_command("scan", str(site.pk), "--wait", "--timeout", "120", stdout=out,
+                 stderr=io.StringIO())
+    assert json.loads(out.getvalue())["matches_new"] == 4
+    case = Case.objects.get()
+    contact = SiteContact.objects.get(domain=case.domain)
+    assert contact.address == ""  # listed as needing one
+    assert list(contacts.missing_contacts()) == [case.domain]
+    case_actions.do_confirm_case(case, staff, "整本复制")
+
+    contacts.do_search_contacts(case.domain, staff)
+    wait_for(lambda: SiteContact.objects.filter(pk=contact.pk, search="done").exists(),
+             what="the address search")
+    found = set(contact.suggestions.values_list("address", "source"))
+    assert found == {("security@haoshu.example", "security_txt"),
+                     ("editor@haoshu.example", "mailto"),
+                     ("legal@haoshu.example", "contact_page")}
+    with translation.override("en"), pytest.raises(ActionError, match="no confirmed takedown"):
+        notice_actions.do_send_case_notice(case, staff, "zh-hans")  # a suggestion is not enough
+    assert not smtp_server.messages
+
+    contacts.do_set_contact(case.domain, "legal@haoshu.example", staff)
+    [mail] = notice_actions.do_send_case_notice(case, staff, "zh-hans")
+    with translation.override("en"), pytest.raises(ActionError, match="being sent already"):
+        notice_actions.do_send_case_notice(case, staff, "zh-hans")
+    mail = wait_for(lambda: NoticeMail.objects.filter(pk=mail.pk, status__in=(
+        "sent", "refused", "failed")).first(), timeout=120, what="the notice mailed")
+    assert mail.status == "sent", (mail.status, mail.smtp_reply, mail.error)
+    [message] = smtp_server.messages
+    assert message["To"] == "legal@haoshu.example"
+    assert message["Message-ID"] == mail.message_id
+    assert mail.smtp_reply.startswith("250") and mail.attempts == 1 and mail.sent_at
+    assert "西游记" in _text(message["Subject"]) and "127.0.0.1" in _text(message["Subject"])
+    parts = [p for p in message.walk() if not p.is_multipart()]
+    text = parts[0].get_payload(decode=True).decode()
+    assert "侵权内容删除通知书" in text and takedown_site + "/book/1.html" in text
+    reports = [p.get_payload(decode=True) for p in parts if p.get_content_type() == "application/pdf"]
+    assert len(reports) == 3 and all(r.startswith(b"%PDF") for r in reports)  # NOTICE_MAIL_MAX_REPORTS
+
+    case.refresh_from_db()
+    assert case.state == CaseState.NOTICE_SENT and case.notice_sent_at
+    notice = mail.notice
+    notice.refresh_from_db()
+    assert notice.status == "sent" and notice.recipient == "legal@haoshu.example"
+    trail = list(AuditEvent.objects.about(notice).order_by("sequence"))
+    assert [e.new_state for e in trail] == ["drafted", "mail queued", "sent"]
+    assert mail.message_id in trail[-1].reason and trail[-1].username == "boss"
+    assert AuditEvent.objects.about(contact).filter(new_state="contact set").count() == 1
+
+
+def test_smtp_down_is_retried_until_it_is_up_and_a_refused_recipient_is_recorded(
+        holder_with_user, smtp_server, staff, idle_worker, wait_for):
+    from crawler import contacts
+    from crawler.models import CaseState
+    from dashboard import notice_actions
+    from dashboard.models import NoticeMail
+    from tracker.core.models import AuditEvent
+
+    ns = holder_with_user
+    smtp_server.stop()  # the port answers nothing
+    case = _confirmed_case(ns, staff)
+    contacts.do_set_contact(case.domain, "abuse@copy.example.com", staff)
+    [mail] = notice_actions.do_send_case_notice(case, staff, "en")
+    down = wait_for(lambda: NoticeMail.objects.filter(pk=mail.pk, status="retrying",
+                                                      attempts__gte=2).first(),
+                    what="the mail retried while SMTP is down")
+    assert "Connection refused" in down.error or "ConnectionRefused" in down.error
+    assert down.next_attempt_at is not None
+    case.refresh_from_db()
+    assert case.state == CaseState.CONFIRMED  # nothing was sent yet
+    smtp_server.start()
+    sent = wait_for(lambda: NoticeMail.objects.filter(pk=mail.pk, status="sent").first(),
+                    what="the mail sent once SMTP is up")
+    assert sent.smtp_reply.startswith("250") and sent.error == ""
+    assert [m["To"] for m in smtp_server.messages] == ["abuse@copy.example.com"]
+    assert "Takedown notice" in _text(smtp_server.messages[0]["Subject"])
+
+    other = _confirmed_case(ns, staff, domain="mirror.example.net")
+    contacts.do_set_contact(other.domain, "gone@mirror.example.net", staff)
+    smtp_server.refused.add("gone@mirror.example.net")
+    [refused] = notice_actions.do_send_case_notice(other, staff, "en")
+    refused = wait_for(lambda: NoticeMail.objects.filter(pk=refused.pk, status="refused").first(),
+                       what="the recipient refused")
+    assert refused.smtp_reply.startswith("550 5.1.1") and refused.attempts == 1
+    other.refresh_from_db()
+    assert other.state == CaseState.CONFIRMED and refused.notice.status == "drafted"
+    assert AuditEvent.objects.about(refused.notice).filter(new_state="mail refused").exists()
+    # the contact corrected, the same drafted notice goes out
+    contacts.do_set_contact(other.domain, "legal@mirror.example.net", staff)
+    [again] = notice_actions.do_send_case_notice(other, staff, "en")
+    assert again.notice_id == refused.notice_id
+    wait_for(lambda: NoticeMail.objects.filter(pk=again.pk, status="sent").exists(),
+             what="the corrected mail sent")
+    assert len(smtp_server.messages) == 2
+
+
+def test_sweeper_fails_a_lost_mail_and_sends_again_a_forgotten_one(
+        holder_with_user, smtp_server, staff, idle_worker, wait_for, settings):
+    from dashboard import tasks
+    from dashboard.actions import do_draft_notices
+    from dashboard.models import NoticeMail
+    from tracker.core import notes
+
+    ns = holder_with_user
+    old = timezone.now() - timedelta(seconds=settings.NOTICE_MAIL_STUCK_SECONDS + 60)
+    lost_case = _confirmed_case(ns, staff, domain="lost-copy.com")
+    forgotten_case = _confirmed_case(ns, staff, domain="forgotten-copy.net")
+    [lost_draft] = do_draft_notices(lost_case.pages.all(), staff, "en")
+    [draft] = do_draft_notices(forgotten_case.pages.all(), staff, "en")
+    # the states a lost task leaves: retried to the last try then gone with the broker; queued
+    # long ago and never sent to the broker
+    lost = NoticeMail.objects.create(notice=lost_draft, recipient="a@lost-copy.com",
+                                     asked_by=staff, asked_at=old, attempted_at=old,
+                                     status="retrying", attempts=settings.NOTICE_MAIL_MAX_RETRIES)
+    forgotten = NoticeMail.objects.create(notice=draft, recipient="b@forgotten-copy.net",
+                                          asked_by=staff, asked_at=old)
+    swept = tasks.sweep_notice_mails()
+    assert swept == {"failed": [lost.pk], "requeued": [forgotten.pk]}
+    lost.refresh_from_db()
+    assert lost.status == "failed" and "no answer from the worker" in notes.in_english(lost.error)
+    wait_for(lambda: NoticeMail.objects.filter(pk=forgotten.pk, status="sent").exists(),
+             what="the forgotten mail sent")
+    assert [m["To"] for m in smtp_server.messages] == ["b@forgotten-copy.net"]
+
+
+def test_a_page_still_up_reminds_staff_once_per_period(
+        holder_with_user, smtp_server, staff, idle_worker, wait_for, settings):
+    from dashboard import tasks
+    from dashboard.actions import do_advance_notice, do_draft_notices
+    from dashboard.alerts.actions import do_update_alert_preferences
+    from dashboard.models import NoticeReminder, TakedownNotice
+    from tracker.core.models import AuditEvent
+
+    do_update_alert_preferences(staff, language="en")  # the editor keeps the default, zh-hans
+    case = _confirmed_case(holder_with_user, staff, pages=2)
+    [notice] = do_draft_notices(case.pages.all(), staff, "en", "abuse@copy.example.com")
+    do_advance_notice(notice, "sent", staff)
+    assert tasks.remind_notices() == []  # sent today: too early
+    TakedownNotice.objects.filter(pk=notice.pk).update(
+        sent_at=timezone.now() - timedelta(days=settings.NOTICE_REMINDER_DAYS, hours=1))
+    [created] = tasks.remind_notices()
+    assert tasks.remind_notices() == []  # one per period
+    reminder = wait_for(lambda: NoticeReminder.objects.filter(pk=created,
+                                                              sent_at__isnull=False).first(),
+                        what="the reminder mailed")
+    assert reminder.period == 1 and reminder.pages_up == 2
+    assert "boss@tracker.test" in reminder.recipients
+    [mail] = [m for m in smtp_server.messages if m["To"] == "boss@tracker.test"
+              and _text(m["Subject"]) == "Still up after the notice: copy.example.com"]
+    assert "editor@holder.test" not in reminder.recipients  # neither staff nor its sender
+    body = mail.get_payload(decode=True).decode()
+    assert f"/crawler/case/{case.pk}/change/" in body
+    assert AuditEvent.objects.about(notice).filter(new_state="reminded").count() == 1
