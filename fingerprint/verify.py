@@ -10,6 +10,7 @@ seeds (repeated names, stock phrases); runs whose page and work gaps are both wi
 letters); letters a run shares with its chain on either side (a phrase repeated in the page or
 the work) count once. Overlapping passages on the page keep the longest. Matched letters are
 the equal letters along each run's diagonal, so substituted letters are not counted.
+The alignment itself runs compiled (``fingerprint.compiled.align``).
 """
 
 from __future__ import annotations
