@@ -9,10 +9,13 @@ STAMP := $(VENV)/.installed
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+# setup.py and the .pyx files: the compiled query path (Cython, the machine's C compiler); a
+# failed build fails this target
+$(STAMP): pyproject.toml setup.py $(wildcard fingerprint/compiled/*.pyx)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q -U pip
 	$(PY) -m pip install -q -e ".[dev]"
+	$(PY) -c "import fingerprint.compiled.align, fingerprint.compiled.judge, fingerprint.compiled.keys, fingerprint.compiled.lookup"
 	touch $(STAMP)
 
 run: install

@@ -17,13 +17,18 @@ written to a second file. Each run then times, interleaved:
   pages in this process, its index already built.
 
 Pages per second are medians over ``--repeat`` runs; "× minhash" is a ratio of medians of the
-same run set. Results go to standard output as a Markdown table.
+same run set. Each way is timed by the wall clock and by CPU time (the subprocess's user and
+system time from ``resource.getrusage(RUSAGE_CHILDREN)``, ``time.process_time`` in process):
+on a shared, loaded machine the wall clock counts other processes' time, CPU time much less.
+Results go to standard output as a Markdown table, with the load average before and after.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -39,6 +44,7 @@ from bench.peers import MinHashDetector
 from bench.run import build_queries, parse_builders
 
 ROOT = Path(__file__).resolve().parents[1]
+WAYS = ("cli", "engine", "minhash")
 
 
 def _write(path: Path, records: list[tuple[str, str]]) -> None:
@@ -47,13 +53,27 @@ def _write(path: Path, records: list[tuple[str, str]]) -> None:
             out.write(json.dumps({"id": record_id, "text": text}, ensure_ascii=False) + "\n")
 
 
-def _cli(db: Path, pages: Path) -> float:
-    """Seconds for one ``python -m fingerprint query`` over ``pages`` (output discarded)."""
-    started = time.perf_counter()
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _cli(db: Path, pages: Path) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one ``python -m fingerprint query`` over ``pages``
+    (output discarded)."""
+    started, cpu = time.perf_counter(), _children_cpu()
     subprocess.run([sys.executable, "-m", "fingerprint", "query", "--db", str(db),
                     "--no-progress", str(pages)], cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - started
+    return time.perf_counter() - started, _children_cpu() - cpu
+
+
+def _timed(call, texts: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of ``call(text)`` for every text."""
+    started, cpu = time.perf_counter(), time.process_time()
+    for text in texts:
+        call(text)
+    return time.perf_counter() - started, time.process_time() - cpu
 
 
 def measure(name: str, works: int, pages: int, repeat: int, seed: int, data: Path) -> dict:
@@ -68,7 +88,8 @@ def measure(name: str, works: int, pages: int, repeat: int, seed: int, data: Pat
         data: the shared data folder.
 
     Returns:
-        ``{"pages": int, "works": int, "cli": [s per run], "engine": [...], "minhash": [...]}``.
+        ``{"pages": int, "works": int, "cli": [s per run], "engine": [...], "minhash": [...]}``
+        (wall seconds), and the same keys with ``_cpu`` (CPU seconds).
 
     Raises:
         CorpusError: the data is missing or too small.
@@ -80,8 +101,9 @@ def measure(name: str, works: int, pages: int, repeat: int, seed: int, data: Pat
     corpus = parse_builders()[name](works, 100, 100, seed, data)
     queries = [q.text for q in build_queries(corpus, 100, seed, data)]
     texts = (queries * (pages // len(queries) + 1))[:max(pages, len(queries))]
-    result = {"pages": len(texts), "works": len(corpus.works), "cli": [], "engine": [],
-              "minhash": []}
+    result: dict = {"pages": len(texts), "works": len(corpus.works)}
+    for way in WAYS:
+        result[way], result[f"{way}_cpu"] = [], []
     with tempfile.TemporaryDirectory(prefix="cli-speed-") as tmp:
         tmp = Path(tmp)
         _write(tmp / "works.jsonl", [(d.id, d.text) for d in corpus.works])
@@ -98,15 +120,11 @@ def measure(name: str, works: int, pages: int, repeat: int, seed: int, data: Pat
                 pass
             minhash.index(doc.id, doc.text)
         for _ in range(repeat):
-            result["cli"].append(_cli(tmp / "db", tmp / "pages.jsonl"))
-            started = time.perf_counter()
-            for text in texts:
-                engine.match(text)
-            result["engine"].append(time.perf_counter() - started)
-            started = time.perf_counter()
-            for text in texts:
-                minhash.query(text)
-            result["minhash"].append(time.perf_counter() - started)
+            for way, (wall, cpu) in (("cli", _cli(tmp / "db", tmp / "pages.jsonl")),
+                                     ("engine", _timed(engine.match, texts)),
+                                     ("minhash", _timed(minhash.query, texts))):
+                result[way].append(wall)
+                result[f"{way}_cpu"].append(cpu)
     return result
 
 
@@ -120,20 +138,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data", type=Path, default=DATA_DIR)
     args = parser.parse_args(argv)
-    print("| corpus | works | pages | CLI end to end, pages/s | engine in process, pages/s "
+    print(f"load average before: {os.getloadavg()}", flush=True)
+    print("| corpus | works | pages | clock | CLI end to end, pages/s | engine in process, pages/s "
           "| MinHashLSH in process, pages/s | CLI × minhash | in process × minhash |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name in args.corpora.split(","):
         try:
             r = measure(name, args.works, args.pages, args.repeat, args.seed, args.data)
         except CorpusError as exc:
             print(f"[{name}] {exc}", file=sys.stderr)
             return 2
-        rate = {k: r["pages"] / statistics.median(r[k]) for k in ("cli", "engine", "minhash")}
-        print(f"| {name} | {r['works']} | {r['pages']:,} | {rate['cli']:,.0f} | "
-              f"{rate['engine']:,.0f} | {rate['minhash']:,.0f} | "
-              f"{rate['cli'] / rate['minhash']:.2f} | {rate['engine'] / rate['minhash']:.2f} |",
-              flush=True)
+        for clock, suffix in (("wall", ""), ("CPU", "_cpu")):
+            rate = {k: r["pages"] / statistics.median(r[k + suffix]) for k in WAYS}
+            print(f"| {name} | {r['works']} | {r['pages']:,} | {clock} | {rate['cli']:,.0f} | "
+                  f"{rate['engine']:,.0f} | {rate['minhash']:,.0f} | "
+                  f"{rate['cli'] / rate['minhash']:.2f} | "
+                  f"{rate['engine'] / rate['minhash']:.2f} |", flush=True)
+    print(f"load average after: {os.getloadavg()}")
     return 0
 
 

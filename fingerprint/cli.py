@@ -22,7 +22,11 @@ Output: ``index`` prints one summary line to standard output; ``query`` prints o
 in characters (Python str indices, end exclusive) of the texts as given and ``same_text`` the
 ids of the works matched in the page whose text is the same (``Match.same_text``; for each such
 group of two or more, one line "page ID: the same text is registered as N works: IDS" goes to
-standard error), and its summary to standard error. Progress and messages go to standard error (a progress bar for inputs of
+standard error), and its summary to standard error. ``query --per-page`` prints instead one
+line per input line, flushed as soon as that page is matched, ``{"page_id", "matches": [...]}``
+(the match objects above; ``[]`` when none) or ``{"page_id": null, "line", "error"}`` for a
+line that was skipped, so that a caller can keep one process and feed it pages on standard
+input one at a time. Progress and messages go to standard error (a progress bar for inputs of
 1 MiB or more, unless ``--no-progress``).
 
 Bad input never stops the run: a line that is not UTF-8 or not JSON, a record without a str
@@ -50,17 +54,14 @@ import time
 import unicodedata
 import zlib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import cast
 
-from tqdm import tqdm
-
-from fingerprint.index import DEFAULT_MAX_DF, IndexVersionError, MemoryIndex
-from fingerprint.store import MemoryWorkStore
+from fingerprint.index.base import DEFAULT_MAX_DF, IndexVersionError
 
 MAX_MESSAGES = 100
 PROGRESS_BYTES = 1 << 20  # inputs at least this large (bytes on disk) get a progress bar
@@ -84,25 +85,42 @@ class Record:
     text: str
 
 
+def say(message: str) -> None:
+    """Print a line to standard error, above the progress bar when one is shown (tqdm is
+    imported only for a bar: it costs the command a third of its start-up)."""
+    if "tqdm" in sys.modules:
+        sys.modules["tqdm"].tqdm.write(message, file=sys.stderr)
+    else:
+        print(message, file=sys.stderr)
+
+
 class Report:
-    """Counts skipped records by reason and prints their messages to standard error."""
+    """Counts skipped records by reason and prints their messages to standard error.
+
+    ``on_skip``: when set, also called as ``on_skip(line, message)`` for every skipped record
+    (``query --per-page`` answers each input line, a skipped one too).
+    """
 
     def __init__(self, source: str):
         self.source = source
         self.skipped: Counter[str] = Counter()
         self.messages = 0
+        self.on_skip: Callable[[int | None, str], None] | None = None
 
     def skip(self, line: int | None, reason: str, detail: str = "") -> None:
         """Count a skipped record under ``reason`` and print ``FILE:LINE: reason: detail``."""
         self.skipped[reason] += 1
-        self.warn(line, f"{reason}{': ' + detail if detail else ''}")
+        message = f"{reason}{': ' + detail if detail else ''}"
+        self.warn(line, message)
+        if self.on_skip is not None:
+            self.on_skip(line, message)
 
     def warn(self, line: int | None, message: str) -> None:
         """Print ``FILE:LINE: message`` to standard error (the first MAX_MESSAGES only)."""
         self.messages += 1
         if self.messages <= MAX_MESSAGES:
             where = f"{self.source}:{line}" if line else self.source
-            tqdm.write(f"{where}: {message}", file=sys.stderr)
+            say(f"{where}: {message}")
 
     def summary(self) -> str:
         """``skipped N (a reason, b reason)`` or ``skipped 0``."""
@@ -132,14 +150,17 @@ def read_records(path: str, report: Report, progress: bool) -> Iterator[Record]:
         stream: io.BufferedIOBase = raw
         if raw.peek(2)[:2] == b"\x1f\x8b":
             stream = stack.enter_context(gzip.GzipFile(fileobj=raw, mode="rb"))
-        bar = stack.enter_context(tqdm(
-            total=size, unit="B", unit_scale=True, file=sys.stderr, mininterval=1.0,
-            disable=not progress or size < PROGRESS_BYTES, desc=Path(path).name,
-        ))
+        bar = None
+        if progress and size >= PROGRESS_BYTES:
+            from tqdm import tqdm
+
+            bar = stack.enter_context(tqdm(total=size, unit="B", unit_scale=True,
+                                           file=sys.stderr, mininterval=1.0,
+                                           desc=Path(path).name))
         number = 0
         try:
             for number, line in enumerate(stream, 1):  # noqa: B007 (number used after the loop)
-                if not bar.disable:
+                if bar is not None:
                     bar.update(raw.tell() - bar.n)
                 record = _parse(line, number, report)
                 if record is not None:
@@ -228,6 +249,9 @@ def open_backends(args: argparse.Namespace, writing: bool):
 
 
 def _open_db(path: Path, max_df: int, writing: bool):
+    from fingerprint.index import MemoryIndex
+    from fingerprint.store import MemoryWorkStore
+
     if not writing and not (path / "index" / "manifest.json").is_file():
         raise BackendError(f"no fingerprint index in {path}: run "
                            f"`python -m fingerprint index --db {path} FILE` first", EXIT_NOTHING)
@@ -267,11 +291,20 @@ def run_index(engine, records: Iterator[Record], report: Report) -> tuple[str, i
            f"{windows} windows", indexed
 
 
-def run_query(engine, records: Iterator[Record], report: Report) -> tuple[str, int]:
-    """Match every record as a page, printing one JSON line per match; returns (summary line,
-    pages queried)."""
+def run_query(engine, records: Iterator[Record], report: Report, per_page: bool = False
+              ) -> tuple[str, int]:
+    """Match every record as a page, printing one JSON line per match, or with ``per_page``
+    one line per input line (flushed at once: ``{"page_id", "matches": [...]}``, or
+    ``{"page_id", "line", "error"}`` for a skipped one); returns (summary line, pages
+    queried)."""
     pages = matched = matches = 0
     out = sys.stdout
+    if per_page:
+        def answer_skip(line: int | None, message: str) -> None:
+            out.write(json.dumps({"page_id": None, "line": line, "error": message},
+                                 ensure_ascii=False) + "\n")
+            out.flush()
+        report.on_skip = answer_skip
     for record in records:
         found = _guarded(partial(engine.match, record.text), record, report)
         if found is None:
@@ -279,11 +312,17 @@ def run_query(engine, records: Iterator[Record], report: Report) -> tuple[str, i
         pages += 1
         matched += bool(found)
         matches += len(found)
-        for match in found:
-            out.write(json.dumps(_match_line(record.id, match), ensure_ascii=False) + "\n")
+        if per_page:
+            out.write(json.dumps({"page_id": record.id,
+                                  "matches": [_match_line(record.id, m) for m in found]},
+                                 ensure_ascii=False) + "\n")
+            out.flush()
+        else:
+            for match in found:
+                out.write(json.dumps(_match_line(record.id, match), ensure_ascii=False) + "\n")
         for group in sorted({tuple(m.same_text) for m in found if len(m.same_text) > 1}):
-            tqdm.write(f"page {record.id!r}: the same text is registered as {len(group)} works: "
-                       f"{', '.join(group)}", file=sys.stderr)
+            say(f"page {record.id!r}: the same text is registered as {len(group)} works: "
+                f"{', '.join(group)}")
     return f"queried {pages} pages, {matched} with matches, {matches} matches, " \
            f"{report.summary()}", pages
 
@@ -346,6 +385,10 @@ def build_parser() -> argparse.ArgumentParser:
                          help=f"stop-list: ignore fingerprints in more than N works "
                               f"(default {DEFAULT_MAX_DF})")
         sub.add_argument("--no-progress", action="store_true", help="no progress bar")
+        if name == "query":
+            sub.add_argument("--per-page", action="store_true",
+                             help="one JSON line per input line, written as soon as the page "
+                                  "is matched (a caller can keep one process and feed it pages)")
     return parser
 
 
@@ -375,7 +418,8 @@ def main(argv: list[str] | None = None) -> int:
                 engine.rebuild_index()
             records = read_records(args.file, report, progress=not args.no_progress)
             try:
-                summary, done = (run_index if writing else run_query)(engine, records, report)
+                summary, done = run_index(engine, records, report) if writing \
+                    else run_query(engine, records, report, args.per_page)
             except KeyboardInterrupt:
                 summary, code = "interrupted", EXIT_INTERRUPTED
             except ConnectionError as exc:  # IndexUnavailableError, StoreUnavailableError

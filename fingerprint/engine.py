@@ -21,6 +21,7 @@ from operator import itemgetter
 
 import numpy as np
 
+from fingerprint.compiled.judge import compare_numbers, dominated, matched_masks
 from fingerprint.config import EngineConfig
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index.base import check_work_id
@@ -117,74 +118,17 @@ class _Prepared:
 
 
 def exact_codes(letters: Letters, text: str) -> np.ndarray:
-    """Letter codes (n_letters,) as int16 in which digits keep their value: a digit letter
+    """Letter codes (n_letters,) as uint8 in which digits keep their value: a digit letter
     (code ``DIGIT_LETTER`` + d mod 5) becomes 64 + d, so that verification tells 1 from 6,
     which share a letter (fingerprint keys are unchanged). ``text``: the text the letters were
     made from (ASCII and full-width digits)."""
-    exact = letters.codes.astype(np.int16)
+    exact = letters.codes.astype(np.uint8)
     where = (letters.codes >= DIGIT_LETTER).nonzero()[0]
     if len(where):
-        exact[where] = [64 + int(text[o]) for o in letters.offsets[where].tolist()]
+        points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+        points = points[letters.offsets[where]].astype(np.int64)
+        exact[where] = 64 + np.where(points >= 0xFF10, points - 0xFF10, points - 0x30)
     return exact
-
-
-def _numbers(letters: Letters) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(starts, ends, digits, owners) of the page's numbers, maximal runs of digit letters from
-    consecutive characters: starts and ends in letters (end exclusive, int64, one per number),
-    the positions of all digit letters, and for each the index of its number."""
-    digit = letters.codes >= DIGIT_LETTER
-    if not digit.any():
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, empty, empty
-    joined = digit[1:] & digit[:-1] & (np.diff(letters.offsets) == 1)
-    edge = np.diff(np.concatenate(([0], digit.astype(np.int8), [0])))
-    starts = (edge == 1).nonzero()[0]
-    ends = (edge == -1).nonzero()[0]
-    # split runs of digit letters at non-consecutive characters ("12 34" is two numbers)
-    breaks = (digit[1:] & digit[:-1] & ~joined).nonzero()[0] + 1
-    if len(breaks):
-        starts = np.sort(np.concatenate((starts, breaks)))
-        ends = np.sort(np.concatenate((ends, breaks)))
-    digits = digit.nonzero()[0]
-    return starts, ends, digits, np.searchsorted(starts, digits, side="right") - 1
-
-
-def _compare_numbers(numbers: tuple[np.ndarray, ...], masks: np.ndarray,
-                     passages: list[list[tuple[int, int, int, int]]], boundaries: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """(numbers equal in the work, numbers that differ), two int arrays of shape (n_works,),
-    among the page's numbers that lie wholly inside one of a work's ``passages`` (one list per
-    work), next to a matched letter of the same sentence (in the middle of copied or templated
-    text; ``boundaries``: ``Letters.boundaries``, the letters that start a sentence or line: a
-    portal's licence number on a line of its own between two copied paragraphs is no
-    template's number); a number is equal when all its digit letters are matched.
-    ``masks``: bool (n_works, n_page_letters), each work's matched page letters; cleared in
-    place at the digit letters of every page number that is not wholly matched: a number counts
-    as shared text only when it is the same number. All works are compared at once (a
-    templated page has ten candidates or more)."""
-    starts, ends, digits, owners = numbers
-    zero = np.zeros(len(masks), dtype=np.int64)
-    if len(starts) == 0:
-        return zero, zero
-    # a number's letters are all digit letters, consecutive in ``digits``
-    sizes = ends - starts
-    first = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    equal = np.add.reduceat(masks[:, digits], first, axis=1, dtype=np.int64) == sizes
-    masks[:, digits] &= equal[:, owners]
-    spans = [(w, a, b) for w, kept in enumerate(passages) for a, b, _, _ in kept]
-    if not spans:
-        return zero, zero
-    work, a, b = np.array(spans, dtype=np.int64).T
-    inside = np.zeros(equal.shape, dtype=bool)
-    np.logical_or.at(inside, work, (starts > a[:, None]) & (ends < b[:, None]))
-    # a number inside a passage has a letter before it and one after it, in its sentence
-    last = masks.shape[1] - 1
-    opens = np.zeros(last + 2, dtype=bool)
-    opens[boundaries] = True
-    flanked = inside & ((masks[:, np.maximum(starts - 1, 0)] & ~opens[starts])
-                        | (masks[:, np.minimum(ends, last)] & ~opens[ends]))
-    same = np.count_nonzero(equal & flanked, axis=1)
-    return same, np.count_nonzero(flanked, axis=1) - same
 
 
 class Engine:
@@ -513,9 +457,10 @@ class Engine:
         registered as several works (the same postings hit in each) takes one place."""
         per_work = Counter(map(itemgetter(0), chain.from_iterable(hits.values())))
         c = self.config
-        pool = [(w, n) for w, n in heapq.nsmallest(
-            4 * c.max_candidates, per_work.items(), key=lambda wn: (-wn[1], wn[0]))
-            if n >= c.min_window_hits]
+        # the works below min_window_hits come last in this order: dropped before sorting
+        pool = heapq.nsmallest(
+            4 * c.max_candidates, [(w, n) for w, n in per_work.items() if n >= c.min_window_hits],
+            key=lambda wn: (-wn[1], wn[0]))
         if len(pool) <= c.max_candidates:
             return pool
         shared = Counter(n for _, n in pool)
@@ -610,18 +555,6 @@ class Engine:
         c = self.config
         return max(c.min_text_letters, min(c.min_matched_letters, int(0.8 * n_work)))
 
-    @staticmethod
-    def _matched_mask(page: np.ndarray, prep: _Prepared, aln: Alignment, exact: bool
-                      ) -> np.ndarray:
-        """Boolean mask (n_page_letters,) of the page letters equal to their work letter along
-        the runs of the alignment's passages; ``page``: the page's ``exact_codes`` when
-        ``exact`` (digits compared by value), else its letter codes."""
-        mask = np.zeros(len(page), dtype=bool)
-        work = prep.exact if exact else prep.seeds.letters
-        for s, e, d in aln.runs:
-            mask[s:e] |= page[s:e] == work[s + d:e + d]
-        return mask
-
     def _judge(self, letters: Letters, exact: np.ndarray | None,
                aligned: list[tuple[str, _Prepared, Alignment]]) -> list[Match]:
         """Matches from the alignments of one page with its candidates, best first.
@@ -658,19 +591,24 @@ class Engine:
         if not aligned:
             return []
         c = self.config
-        numbers = _numbers(letters)
         page = letters.codes if exact is None else exact
-        masks = np.array([self._matched_mask(page, prep, aln, exact is not None)
-                          for _, prep, aln in aligned])
-        same_numbers, other_numbers = _compare_numbers(
-            numbers, masks, [aln.passages for _, _, aln in aligned], letters.boundaries)
-        counts = [int(np.count_nonzero(m)) for m in masks]
+        # the page letters equal to their work letter along the runs of each alignment
+        masks = matched_masks(page, [prep.seeds.letters if exact is None else prep.exact
+                                     for _, prep, _ in aligned], [aln.runs for _, _, aln in aligned])
+        same_numbers, other_numbers = compare_numbers(
+            letters.codes, letters.offsets, masks.view(np.uint8),
+            [aln.passages for _, _, aln in aligned], letters.boundaries, DIGIT_LETTER)
         group = self._same_text.groups(
             [(work_id, prep.revision, prep.seeds) for work_id, prep, _ in aligned], masks)
         labels = sorted(set(group))
-        by_group = np.array([np.any(masks[[g == label for g in group]], axis=0)
-                             for label in labels])
-        weight = 1.0 / np.maximum(np.sum(by_group, axis=0), 1)
+        if len(labels) == len(group):  # no same-text works: a group per candidate
+            matching = np.count_nonzero(masks, axis=0)
+        else:
+            matching = np.count_nonzero([np.any(masks[[g == label for g in group]], axis=0)
+                                         for label in labels], axis=0)
+        weight = 1.0 / np.maximum(matching, 1)
+        shadowed = dominated(masks.view(np.uint8), np.array(group, dtype=np.int64),
+                             c.min_own_letters)
         out = []
         po = letters.offsets
         n = len(letters)
@@ -679,9 +617,7 @@ class Engine:
             same, other = int(same_numbers[i]), int(other_numbers[i])
             if other > c.max_number_mismatch * (same + other):
                 continue
-            if any(group[j] != group[i] and counts[j] > counts[i]
-                   and np.count_nonzero(mask & ~masks[j]) < c.min_own_letters
-                   for j in range(len(aligned))):
+            if shadowed[i]:
                 continue
             distinct = float(weight[mask].sum())
             if distinct + c.number_evidence_letters * same < c.min_distinct_letters:

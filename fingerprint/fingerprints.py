@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fingerprint.compiled.keys import window_digits
 from fingerprint.windows import kgram_codes, mix
 
 DATA_DIR = Path(__file__).with_name("data")
@@ -99,8 +100,6 @@ class Quantizer:
         self.down = np.where(count > 0, below - self.value, 0)
         self.up = np.where(count < window_letters, above - self.value, 0)
         self._rows = np.arange(m)
-        self._flat_value = self.value.ravel()  # value[l, c] at l * (W + 1) + c
-        self._row_base = self._rows * (window_letters + 1)
 
     def counts(self, codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
         """Letter counts of each window: (n_windows, n_letters) int64. Windows are counted in
@@ -129,15 +128,14 @@ class Quantizer:
         low = hashes[starts] & np.uint64((1 << self.anchor_bits) - 1)
         return low.astype(np.int64) << self.digit_bits
 
-    def _digits(self, counts: np.ndarray) -> np.ndarray:
-        """The digit part of each window's key from its letter counts (n_windows, m) -> int64."""
-        return self._flat_value.take(counts + self._row_base).sum(axis=1)
-
     def keys(self, codes: np.ndarray, starts: np.ndarray, hashes: np.ndarray | None = None
              ) -> np.ndarray:
         """Window keys (n_windows,) int64 for windows [start, start + W) of ``codes``
         (``hashes``: see anchor_values)."""
-        return self._digits(self.counts(codes, starts)) + self.anchor_values(codes, starts, hashes)
+        digits = window_digits(np.ascontiguousarray(codes, dtype=np.uint8),
+                               np.ascontiguousarray(starts, dtype=np.int64), self.window_letters,
+                               self.column, self.value)
+        return digits + self.anchor_values(codes, starts, hashes)
 
     def probe_keys(self, codes: np.ndarray, starts: np.ndarray, depth: int,
                    hashes: np.ndarray | None = None) -> np.ndarray:
@@ -148,10 +146,10 @@ class Quantizer:
         moves on different letters. A digit is on an edge when its count is the lowest count of
         its level (a -1 moves it down) or the highest (a +1 moves it up).
         """
-        counts = self.counts(codes, starts)
-        base = self._digits(counts) + self.anchor_values(codes, starts, hashes)
+        base = self.keys(codes, starts, hashes)
         if depth == 0 or len(starts) == 0:
             return base
+        counts = self.counts(codes, starts)
         deltas = np.concatenate([self.down[self._rows, counts], self.up[self._rows, counts]],
                                 axis=1)  # (n_windows, 2m), 0 where no move
         wi, mi = np.nonzero(deltas)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from fingerprint.compiled.judge import same_text_pairs
 from fingerprint.verify import Alignment, SeedIndex
 
 
@@ -50,17 +51,16 @@ class SameTextGroups:
         labels = list(range(len(works)))
         if len(works) < 2:
             return labels
-        counts = masks.sum(axis=1)
-        common = masks.astype(np.int32) @ masks.T.astype(np.int32)
-        sizes = np.array([seeds.n_letters for _, _, seeds in works])
+        sizes = np.array([seeds.n_letters for _, _, seeds in works], dtype=np.int64)
         least = self.share * (1 - self.frame)  # of the longer text's letters, in the shorter
-        maybe = ((np.minimum.outer(sizes, sizes) >= least * np.maximum.outer(sizes, sizes))
-                 & (2 * common >= np.minimum.outer(counts, counts)))
+        pairs = same_text_pairs(masks.view(np.uint8), sizes, least)
+        if not pairs:
+            return labels
         names = [f"{work_id}\0{revision[0]}\0{revision[1]}" for work_id, revision, _ in works]
-        pairs = list(zip(*np.triu(maybe, 1).nonzero(), strict=True))
-        known = [self._pairs.get((names[i], names[j]) if names[i] < names[j]
-                                 else (names[j], names[i])) for i, j in pairs]
-        for (i, j), same in zip(pairs, known, strict=True):
+        pairs_known = self._pairs
+        for i, j in pairs:
+            same = pairs_known.get((names[i], names[j]) if names[i] < names[j]
+                                   else (names[j], names[i]))
             if same is None:
                 same = self.same(works[i], works[j])
             if same and labels[i] != labels[j]:  # merge j's group into i's

@@ -10,6 +10,7 @@ seeds (repeated names, stock phrases); runs whose page and work gaps are both wi
 letters); letters a run shares with its chain on either side (a phrase repeated in the page or
 the work) count once. Overlapping passages on the page keep the longest. Matched letters are
 the equal letters along each run's diagonal, so substituted letters are not counted.
+The alignment itself runs compiled (``fingerprint.compiled.align``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fingerprint.compiled.align import align_core
 from fingerprint.windows import kgram_codes
 
 
@@ -75,73 +77,6 @@ class Alignment:
 EMPTY = Alignment([], [], 0, 0, [])
 
 
-def seed_pairs(page_grams: np.ndarray, work: SeedIndex, max_repeats: int
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """All (page position, work position) pairs of equal k-grams (two int64 arrays), skipping
-    k-grams that occur more than ``max_repeats`` times in the work."""
-    lo = np.searchsorted(work.codes, page_grams)
-    # lo is the first of its group of equal codes, so repeats[lo] is the group's size
-    ok = work.codes.take(lo, mode="clip") == page_grams
-    ok &= work.repeats.take(lo) <= max_repeats
-    i = ok.nonzero()[0]
-    lo = lo[i]
-    cnt = work.repeats.take(lo)
-    if len(i) == 0 or cnt.max() == 1:
-        return i, work.positions[lo]
-    first = np.repeat(np.cumsum(cnt) - cnt, cnt)
-    i = np.repeat(i, cnt)
-    return i, work.positions[np.repeat(lo, cnt) + np.arange(len(i)) - first]
-
-
-def _union_length(starts: list[int], ends: list[int]) -> int:
-    """Total length of the union of intervals [starts, ends) (few intervals)."""
-    total, reach = 0, None
-    for s, e in sorted(zip(starts, ends, strict=True)):
-        if reach is None or s >= reach:
-            total += e - s
-            reach = e
-        elif e > reach:
-            total += e - reach
-            reach = e
-    return total
-
-
-def _runs(page: bytes, work: bytes, page_codes: np.ndarray, work_codes: np.ndarray,
-          starts: list[int], ends: list[int], diagonals: list[int], reach: int, min_len: int
-          ) -> list[tuple[int, int, int, int]]:
-    """Extend each run [start, end) on its diagonal d by up to ``reach`` letters on either side
-    while page and work letters stay equal, drop runs shorter than ``min_len`` letters, and
-    count each run's matched letters (equal letters along its diagonal) -> sorted list of
-    (page_start, page_end, d, matched).
-
-    page / work: the letter codes as bytes (for cheap letter comparisons); page_codes /
-    work_codes: the same as uint8 arrays (to count the equal letters of a run that is not an
-    exact copy). A page has a handful of runs per candidate (median 4 on the news pages of
-    ``bench.run``), so plain Python per run beats a dozen numpy calls on tiny arrays.
-    """
-    n_page, n_work = len(page), len(work)
-    out = []
-    for s, e, d in zip(starts, ends, diagonals, strict=True):
-        for _ in range(reach):  # run starts at a valid seed, so s - 1 < n_page and s - 1 + d < n_work
-            t = s - 1
-            if t < 0 or t + d < 0 or page[t] != work[t + d]:
-                break
-            s = t
-        for _ in range(reach):  # and its last letter is valid, so e + d >= 0
-            if e >= n_page or e + d >= n_work or page[e] != work[e + d]:
-                break
-            e += 1
-        if e - s < min_len:
-            continue
-        if page[s:e] == work[s + d:e + d]:
-            out.append((s, e, d, e - s))
-        else:
-            equal = page_codes[s:e] == work_codes[s + d:e + d]
-            out.append((s, e, d, int(np.count_nonzero(equal))))
-    out.sort()
-    return out
-
-
 def align(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, max_shift: int = 12,
           min_passage: int = 24, max_repeats: int = 16, seed_stride: int = 4,
           page_grams: np.ndarray | None = None) -> Alignment:
@@ -156,48 +91,11 @@ def align(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, max_shift:
     Returns an Alignment (empty passages when nothing is shared). Passages with fewer than
     ``min_passage`` matched letters are dropped.
     """
-    k = work.k
     if len(work.codes) == 0:
         return EMPTY
     if page_grams is None:
-        page_grams = kgram_codes(page_codes, k)[::seed_stride]
-    i, j = seed_pairs(page_grams, work, max_repeats)
-    if len(i) == 0:
-        return EMPTY
-    i = i * seed_stride
-    d = j - i
-    order = np.lexsort((i, d))
-    i, d = i[order], d[order]
-    cut = ((d[1:] != d[:-1]) | (i[1:] - i[:-1] > max_gap)).nonzero()[0] + 1
-    first = np.concatenate(([0], cut))
-    last = np.concatenate((cut, [len(i)])) - 1
-    page_codes = page_codes.astype(np.uint8, copy=False)
-    wcodes = work.letters.astype(np.uint8, copy=False)
-    runs = _runs(page_codes.tobytes(), wcodes.tobytes(), page_codes, wcodes, i[first].tolist(),
-                 (i[last] + k).tolist(), d[first].tolist(), seed_stride - 1, k + k // 2)
-    if not runs:
-        return EMPTY
-    chains: list[list] = []  # [page_start, page_end, work_start, work_end, matched, runs]
-    for s, e, dd, cov in runs:
-        ws, we = s + dd, e + dd
-        for ch in reversed(chains[-8:]):
-            if -max_shift <= s - ch[1] <= max_gap and -max_shift <= ws - ch[3] <= max_gap:
-                # letters already matched on either side (a repeated phrase) count once
-                cov = max(0, min(cov, e - max(s, ch[1]), we - max(ws, ch[3])))
-                ch[1], ch[3], ch[4] = max(ch[1], e), max(ch[3], we), ch[4] + cov
-                ch[5].append((s, e, dd))
-                break
-        else:
-            chains.append([s, e, ws, we, cov, [(s, e, dd)]])
-    kept: list[list] = []
-    for ch in sorted((c for c in chains if c[4] >= min_passage), key=lambda c: c[0] - c[1]):
-        if all(2 * (min(ch[1], o[1]) - max(ch[0], o[0])) < ch[1] - ch[0] for o in kept):
-            kept.append(ch)
-    if not kept:
-        return EMPTY
-    kept.sort()
-    matched = sum(c[4] for c in kept)
-    page_cov = min(matched, _union_length([c[0] for c in kept], [c[1] for c in kept]))
-    work_cov = min(matched, _union_length([c[2] for c in kept], [c[3] for c in kept]))
-    return Alignment([(c[0], c[1], c[2], c[3]) for c in kept], [c[4] for c in kept], page_cov,
-                     work_cov, [run for c in kept for run in c[5]])
+        page_grams = kgram_codes(page_codes, work.k)[::seed_stride]
+    found = align_core(np.ascontiguousarray(page_codes, dtype=np.uint8), page_grams, work.codes, work.positions, work.repeats,
+                       work.letters, work.k, max_gap, max_shift, min_passage, max_repeats,
+                       seed_stride)
+    return EMPTY if found is None else Alignment(*found)

@@ -13,39 +13,20 @@ from __future__ import annotations
 
 import numpy as np
 
-_MIX1 = np.uint64(0x9E3779B97F4A7C15)
-_MIX2 = np.uint64(0xBF58476D1CE4E5B9)
-_MAX64 = np.uint64(2**64 - 1)
+from fingerprint.compiled import keys as compiled
 
 
 def kgram_codes(codes: np.ndarray, k: int) -> np.ndarray:
-    """Exact k-gram codes: letter codes (0..25, shape (n,)) -> int64 array (n - k + 1,), 5 bits
-    per letter, first letter highest (k <= 12). Empty if n < k. Built by doubling (2-, 4-,
-    8-grams), a few vector operations whatever k."""
-    n = len(codes) - k + 1
-    if n <= 0:
-        return np.zeros(0, dtype=np.int64)
-    out: np.ndarray | None = None  # the prefix of each k-gram assembled so far
-    have = 0
-    part, size = codes.astype(np.int64), 1
-    while True:
-        if k & size:
-            out = part[:n] if out is None else (out << (5 * size)) | part[have: have + n]
-            have += size
-        if 2 * size > k:
-            assert out is not None  # k >= 1: its highest bit has been added
-            return out
-        part = (part[:-size] << (5 * size)) | part[size:]
-        size *= 2
+    """Exact k-gram codes: letter codes (0..31, shape (n,)) -> int64 array (n - k + 1,), 5 bits
+    per letter, first letter highest (1 <= k <= 12). Empty if n < k."""
+    return compiled.kgram_codes(np.ascontiguousarray(codes, dtype=np.uint8), k)
 
 
 def mix(values: np.ndarray) -> np.ndarray:
     """A 64-bit mixing function (splitmix64 finaliser) over an int64/uint64 array -> uint64."""
-    z = values.astype(np.uint64) * _MIX1
-    z ^= z >> np.uint64(31)
-    z *= _MIX2
-    z ^= z >> np.uint64(29)
-    return z
+    values = np.ascontiguousarray(values)
+    return compiled.mix(values.view(np.int64) if values.dtype == np.uint64
+                        else values.astype(np.int64, copy=False))
 
 
 def local_minima(hashes: np.ndarray, radius: int) -> np.ndarray:
@@ -58,27 +39,11 @@ def local_minima(hashes: np.ndarray, radius: int) -> np.ndarray:
 
 
 def winnow(hashes: np.ndarray, radii: tuple[int, ...]) -> list[np.ndarray]:
-    """``local_minima(hashes, r)`` for each radius r (at least 1) in ``radii``, sharing one
-    padding and one doubling table (a page selects both its window starts and its short-text
-    k-grams from the same hashes) -> list of int64 position arrays, in the order of radii."""
-    big, n = max(radii), len(hashes)
-    padded = np.empty(n + 2 * big, dtype=np.uint64)
-    padded[:big] = padded[big + n:] = _MAX64
-    padded[big:big + n] = hashes
-    # levels[s] = minimum of padded[x:x + s] at every x (s a power of two)
-    levels, span = {1: padded}, 1
-    while span * 2 <= 2 * big + 1:
-        levels[span * 2] = np.minimum(levels[span][:-span], levels[span][span:])
-        span *= 2
-    out = []
-    for r in radii:
-        width = 2 * r + 1
-        span = 1 << (width.bit_length() - 1)
-        lo = big - r  # the window of position p starts at padded[p + lo]
-        level = levels[span]
-        local_min = np.minimum(level[lo:lo + n], level[lo + width - span:lo + width - span + n])
-        out.append((hashes == local_min).nonzero()[0])
-    return out
+    """``local_minima(hashes, r)`` for each radius r (at least 1) in ``radii`` (a page selects
+    both its window starts and its short-text k-grams from the same hashes) -> list of int64
+    position arrays, in the order of radii."""
+    hashes = np.ascontiguousarray(hashes, dtype=np.uint64)
+    return [compiled.local_minima(hashes, r) for r in radii]
 
 
 def window_starts(codes: np.ndarray, window_letters: int, stride: int, mode: str = "content",

@@ -79,7 +79,7 @@ class ContactViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Up
     filterset_class = ContactFilter
     queryset = SiteContact.objects.prefetch_related("suggestions").order_by("domain")
     lookup_field = "domain"
-    lookup_value_regex = r"[^/]+"
+    lookup_value_regex = r"[^/\x00-\x1f\x7f]+"  # no control character reaches PostgreSQL
     http_method_names = ["get", "patch", "post", "head", "options"]
     ordering_fields = ["domain"]
     ordering = ["domain"]

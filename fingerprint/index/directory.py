@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from fingerprint.compiled.lookup import find_sorted
+
 #: Narrow keys from which the directory is built: the two searches cost the same somewhere
 #: between the 1M and 10M windows (about as many keys) measured above.
 DIRECT_MIN_KEYS = 1 << 21
@@ -68,8 +70,10 @@ class KeyDirectory:
         Returns:
             np.ndarray of int64, one entry per query key.
         """
+        if not self._narrow:  # every key binary-searched
+            return find_sorted(self.keys, np.ascontiguousarray(query, dtype=np.uint64))
         out = np.full(len(query), -1, dtype=np.int64)
-        if not len(self.keys) or not len(query):
+        if not len(query):
             return out
         narrow = query < np.uint64(self._end if self._narrow else 0)
         at = np.flatnonzero(narrow)

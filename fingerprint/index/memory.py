@@ -23,7 +23,9 @@ On disk (``save(dir)``, format 2), postings sorted by key (bytes per window meas
   - ``ids.json`` (work number -> id) and ``manifest.json`` (format, FINGERPRINT_VERSION, bit
     widths, counts, max_df), written last.
 
-``load`` reads these with one array read each and rebuilds the sorted key array (a few NumPy
+``load`` maps ``postings.npy`` into memory (``np.load(mmap_mode="r")``: a page decodes only the
+postings it hits, and the pages of the file are shared by every process that loads it), reads
+the key files with one array read each and rebuilds the sorted key array (a few NumPy
 passes, about 0.1 s per million windows) and a directory on the keys' high bits
 (:class:`fingerprint.index.directory.KeyDirectory`, not saved; with the distinct keys and
 each one's first posting, 16 to 20 bytes per distinct key in memory): lookups then run on the
@@ -45,6 +47,7 @@ from typing import cast
 
 import numpy as np
 
+from fingerprint.compiled.lookup import gather_postings
 from fingerprint.index.base import (
     DEFAULT_MAX_DF,
     MAX_KEY,
@@ -96,10 +99,11 @@ class MemoryIndex:
         self._ids: list[str | None] = []
         self._number: dict[str, int] = {}
         self._windows = 0
-        # after load: (sorted keys per posting, work numbers, windows), until the first change
-        self._arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        # after load: (sorted keys per posting, packed postings as saved (a read-only memory
+        # map), window bits of the packing), until the first change
+        self._arrays: tuple[np.ndarray, np.ndarray, int] | None = None
         # after load: the distinct keys' directory, and the first posting of each distinct key
-        # then the number of postings (uint32, or int64 from 2**32 postings; distinct keys + 1)
+        # then the number of postings (int64, distinct keys + 1)
         self._directory: tuple[KeyDirectory, np.ndarray] | None = None
         # work numbers are never reused within an epoch (``_ids`` only grows); ``clear`` starts
         # a new one, so "epoch:number" is a revision no other add in this process had
@@ -209,31 +213,21 @@ class MemoryIndex:
     def _lookup_arrays(self, keys: Sequence[int]) -> dict[int, list[tuple[str, int]]]:
         """``lookup`` on the sorted arrays of a loaded index (a KeyDirectory finds each key)."""
         assert self._arrays is not None and self._directory is not None  # set by load
-        _, works, windows = self._arrays
         directory, bounds = self._directory
         query = np.unique(np.asarray(keys, dtype=np.uint64))
-        position = directory.find(query)
-        found = np.flatnonzero(position >= 0)
-        if not len(found):
-            return {}
-        query, position = query[found], position[found]
-        lo = bounds[position].astype(np.int64)
-        counts = bounds[position + 1].astype(np.int64) - lo
-        which = np.repeat(np.arange(len(query)), counts)
-        at = np.arange(len(which)) - np.repeat(np.cumsum(counts) - counts, counts) \
-            + np.repeat(lo, counts)
-        hit_works = works[at].astype(np.int64)
-        if counts.max() > 1:  # stop-list: distinct works among a key's postings
-            pairs = np.unique(which * (len(self._ids) + 1) + hit_works)
-            df = np.bincount(pairs // (len(self._ids) + 1), minlength=len(query))
-            keep = df[which] <= self.max_df
-            which, at, hit_works = which[keep], at[keep], hit_works[keep]
-        ids = self._ids
-        out: dict[int, list[tuple[str, int]]] = {}
-        query_list = query.tolist()
-        for q, n, w in zip(which.tolist(), hit_works.tolist(), windows[at].tolist(), strict=True):
-            out.setdefault(query_list[q], []).append((ids[n], w))
-        return out
+        _, postings, window_bits = self._arrays
+        return gather_postings(query, directory.find(query), bounds, postings, window_bits,
+                               self.max_df, self._ids)
+
+    def _unpack(self, at: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(work numbers, windows), int64, of the loaded postings at positions ``at`` (all when
+        None), read from the saved packed array."""
+        assert self._arrays is not None  # set by load
+        _, postings, window_bits = self._arrays
+        packed = (postings if at is None else postings[at]).astype(np.uint64)
+        shift = np.uint64(window_bits)
+        return ((packed >> shift).astype(np.int64),
+                (packed & ((np.uint64(1) << shift) - np.uint64(1))).astype(np.int64))
 
     def lookup_revisions(
         self, keys: Sequence[int]
@@ -280,7 +274,8 @@ class MemoryIndex:
     def _array_key_counts(self) -> tuple[int, int]:
         """(distinct keys, keys with df > max_df) of the loaded arrays."""
         assert self._arrays is not None  # set by load
-        sorted_keys, works, _ = self._arrays
+        sorted_keys = self._arrays[0]
+        works, _ = self._unpack()
         if not len(sorted_keys):
             return 0, 0
         starts = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1])))
@@ -292,7 +287,7 @@ class MemoryIndex:
     def _postings_sorted(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(keys, work numbers, windows) of every posting, sorted by key then work, window."""
         if self._arrays is not None:
-            return self._arrays
+            return (self._arrays[0], *self._unpack())
         keys = np.fromiter(sorted(self._post), dtype=np.uint64, count=len(self._post))
         counts = np.fromiter(
             (len(_as_list(self._post[k])) for k in keys.tolist()), dtype=np.int64,
@@ -373,7 +368,9 @@ class MemoryIndex:
                 f", the running code makes {expected!r}: rebuild the index from the work store"
             )
         index = cls(max_df or manifest["max_df"], version=expected)
-        data = {n: np.load(path / f"{n}.npy", allow_pickle=False) for n in _ARRAYS}
+        # the postings are used where they lie on disk: pages read the few they hit
+        data = {n: np.load(path / f"{n}.npy", allow_pickle=False,
+                           mmap_mode="r" if n == "postings" else None) for n in _ARRAYS}
         ids = json.loads((path / "ids.json").read_text())
         narrow = manifest["narrow"]
         if (len(data["postings"]), narrow + len(data["wide_keys"]), len(ids)) != (
@@ -383,16 +380,12 @@ class MemoryIndex:
         keys = np.concatenate([
             _elias_fano_decode(manifest["low_bits"], data["lows"], data["uppers"], narrow),
             data["wide_keys"].astype(np.uint64)])
-        postings = data["postings"].astype(np.uint64)
-        shift = np.uint64(manifest["window_bits"])
-        works = (postings >> shift).astype(np.int64)
-        windows = (postings & ((np.uint64(1) << shift) - np.uint64(1))).astype(np.int64)
         index._ids = list(ids)
         index._number = {w: i for i, w in enumerate(ids)}
         index._windows = len(keys)
-        index._arrays = (keys, works, windows)
+        index._arrays = (keys, data["postings"], manifest["window_bits"])
         _, starts = _distinct_keys(keys)
-        bounds = np.empty(len(starts) + 1, dtype=np.uint32 if len(keys) < 2**32 else np.int64)
+        bounds = np.empty(len(starts) + 1, dtype=np.int64)
         bounds[:-1], bounds[-1] = starts, len(keys)
         index._directory = (KeyDirectory(keys[starts], NARROW_KEYS), bounds)
         return index
@@ -402,7 +395,7 @@ class MemoryIndex:
         (see the module docstring); no-op when there are none."""
         if self._arrays is None:
             return
-        keys, works, windows = self._arrays
+        keys, (works, windows) = self._arrays[0], self._unpack()
         self._arrays = self._directory = self._presence = None
         packed = ((works.astype(np.uint64) << np.uint64(32)) | windows.astype(np.uint64)).tolist()
         distinct, starts = _distinct_keys(keys)

@@ -51,7 +51,7 @@ def test_rate_limit_is_shared_by_gunicorn_workers_and_survives_a_restart(
         assert server.poll() is None, log.read_text()[-3000:]
         try:
             return requests.get(f"http://127.0.0.1:{port}/healthz", timeout=5).ok
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):  # still booting its workers
             return False
 
     server = _gunicorn(env, port, log)

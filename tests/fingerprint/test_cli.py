@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import select
 import subprocess
 import sys
 from pathlib import Path
@@ -274,3 +275,40 @@ def test_the_command_line_starts_without_the_redis_and_mongodb_clients():
     from fingerprint.index import RedisIndex
     from fingerprint.store import MongoWorkStore
     assert RedisIndex.__name__ == "RedisIndex" and MongoWorkStore.__name__ == "MongoWorkStore"
+
+
+def answer_of(proc: subprocess.Popen) -> dict:
+    """The next line the --per-page process writes, waiting at most 60 s for it."""
+    ready, _, _ = select.select([proc.stdout], [], [], 60)
+    assert ready, "no answer within 60 s"
+    return json.loads(proc.stdout.readline())
+
+
+def test_query_per_page_answers_each_page_as_it_arrives_on_stdin(db):
+    # one process kept open: a page in, its line out, before the next page is written
+    pages = records(PAGES)
+    proc = subprocess.Popen([sys.executable, "-m", "fingerprint", "query", "--db", str(db),
+                             "--per-page", "-"], cwd=ROOT, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        for page_id in ("page-excerpt", "page-reprint"):
+            proc.stdin.write(work_line(page_id, pages[page_id]["text"]) + b"\n")
+            proc.stdin.flush()
+            answer = answer_of(proc)
+            assert answer["page_id"] == page_id
+            assert {m["work_id"] for m in answer["matches"]} == \
+                {w for p, w in EXPECTED if p == page_id}
+            assert all(list(m) == KEYS for m in answer["matches"])
+        proc.stdin.write(b'{"id": "unrelated", "text": "\xe5\xa4\xa9\xe5\x9c\xb0\xe7\x8e\x84\xe9\xbb\x84 nothing copied here at all, nothing at all, really nothing"}\n')
+        proc.stdin.flush()
+        assert answer_of(proc) == {"page_id": "unrelated", "matches": []}
+        proc.stdin.write(b"not json\n")
+        proc.stdin.flush()
+        answer = answer_of(proc)
+        assert answer["page_id"] is None and answer["line"] == 4
+        assert answer["error"].startswith("malformed JSON")
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
+        assert "queried 3 pages, 2 with matches" in proc.stderr.read().decode()
+    finally:
+        proc.kill()

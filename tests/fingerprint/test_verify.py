@@ -5,18 +5,19 @@ from __future__ import annotations
 import numpy as np
 
 from fingerprint.letters import to_letters
-from fingerprint.verify import SeedIndex, _union_length, align, seed_pairs
+from fingerprint.verify import SeedIndex, align
 from fingerprint.windows import kgram_codes
+from tests.fingerprint.oracle import seed_pairs, union_length
 
 
 def codes_of(text: str) -> np.ndarray:
     return to_letters(text).codes
 
 
-def test_union_length_merges_overlaps():
-    assert _union_length([20, 0, 5], [25, 10, 12]) == 17
-    assert _union_length([0, 2], [10, 5]) == 10
-    assert _union_length([], []) == 0
+def testunion_length_merges_overlaps():
+    assert union_length([20, 0, 5], [25, 10, 12]) == 17
+    assert union_length([0, 2], [10, 5]) == 10
+    assert union_length([], []) == 0
 
 
 def test_seed_pairs_finds_every_equal_k_gram_including_repeats():

@@ -43,10 +43,10 @@ def _unstage(job_id: int) -> None:
 def close(job: ImportJob, state: str, keep_file: bool = False, **fields) -> str:
     """End the running ``job`` in ``state`` with ``fields``, remove its staged file (unless
     ``keep_file``: a duplicate may still be registered anyway) and return ``state``."""
+    if not keep_file:  # before the state: whoever sees the job ended finds its file gone
+        _unstage(job.pk)
     ImportJob.objects.filter(pk=job.pk, state=ImportState.RUNNING).update(
         state=state, updated_at=timezone.now(), **fields)
-    if not keep_file:
-        _unstage(job.pk)
     return state
 
 
@@ -86,9 +86,9 @@ def _drop_kept_files() -> None:
 def fail(job_id: int, error: str, code: str) -> None:
     """Fail running job ``job_id`` with ``error`` (str, for the user) and ``code`` (stable, for
     programs), and drop its staged file."""
+    _unstage(job_id)
     ImportJob.objects.filter(pk=job_id, state=ImportState.RUNNING).update(
         state=ImportState.FAILED, error=error, error_code=code, updated_at=timezone.now())
-    _unstage(job_id)
 
 
 def progress(job: ImportJob) -> dict:

@@ -112,7 +112,7 @@ class Run:
             return False
         try:
             return requests.get(f"{url}/login/", timeout=10).status_code == 200
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):
             return False
 
 

@@ -57,7 +57,7 @@ def dashboard(tmp_path, private_postgres, server_env, until):
         assert server.poll() is None, log.read_text()[-3000:]
         try:
             return requests.get(f"{url}/healthz", timeout=5).status_code == 200
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):
             return False
 
     try:

@@ -30,9 +30,10 @@ def _reprints(site) -> set[str]:
     return {f"{site.url}p/{i}.html" for i in range(0, site.pages, 3)}
 
 
-def _check_every_page_once(site, scan: dict) -> None:
+def _check_every_page_once(site, scan: dict, redelivered: bool = False) -> None:
     """The scan finished with every URL of ``site`` crawled once, each page stored with one
-    version, and each reprint matched once."""
+    version, and each reprint matched once. ``redelivered``: a fault may have stopped a crawl
+    task after its page was stored; the task's second delivery then finds it "unchanged"."""
     assert scan["status"] == "finished", scan
     crawler = scans.get_crawler()
     log = crawler.log.entries(scan["id"])
@@ -43,7 +44,7 @@ def _check_every_page_once(site, scan: dict) -> None:
         if entry["url"] == site.url:  # the link list: no body text
             assert entry["outcome"] in ("ok", "extract_failed"), entry
             continue
-        assert entry["outcome"] == "ok", entry
+        assert entry["outcome"] in (("ok", "unchanged") if redelivered else ("ok",)), entry
         page = crawler.pages.get(entry["url"])
         assert page is not None and page.versions == 1, (entry, page)
         assert crawler.pages.versions.count_documents({"canonical_url": entry["url"]}) == 1
@@ -76,7 +77,7 @@ def test_a_worker_host_lost_mid_scan_loses_no_page(hosted):
     assert killed and lost.proc.wait(timeout=30) is not None
     assert scans.progress(scan_id)[0] < PAGES + 1, "the scan ended before the loss"
     scan = hosted.wait_done(scan_id)
-    _check_every_page_once(site, scan)
+    _check_every_page_once(site, scan, redelivered=True)
     hosted.workers.remove(lost)
 
 
@@ -102,7 +103,7 @@ def test_the_mongodb_primary_lost_mid_scan_loses_no_acknowledged_page(hosted, fa
     assert scans.progress(scan_id)[0] < PAGES + 1, "the scan ended before the fault"
     assert wait_until(lambda: made.primary() != old, "another member elected primary")
     scan = hosted.wait_done(scan_id)
-    _check_every_page_once(site, scan)
+    _check_every_page_once(site, scan, redelivered=True)
     crawler = scans.get_crawler()
     for url, version_id in acknowledged.items():
         assert crawler.pages.get(url).version_id == str(version_id), url

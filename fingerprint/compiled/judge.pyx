@@ -1,0 +1,185 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The per-candidate work of ``Engine._judge`` and ``fingerprint.same_text``, compiled: which
+page letters each candidate matched, and which pairs of candidates may be the same text."""
+
+import numpy as np
+
+from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.stdlib cimport free, malloc
+
+
+def matched_masks(const uint8_t[::1] page, list works, list runs):
+    """Boolean array (n_candidates, n_page_letters): page letter p is set for candidate c when
+    one of its runs (page_start, page_end, diagonal) covers p and ``page[p]`` equals
+    ``works[c][p + diagonal]``. page, works[c]: letter codes (uint8; or exact codes as uint8)."""
+    cdef Py_ssize_t n = page.shape[0], c, p
+    cdef int64_t s, e, d
+    out = np.zeros((len(works), n), dtype=np.bool_)
+    cdef uint8_t[:, ::1] mask = out.view(np.uint8)
+    cdef const uint8_t[::1] work
+    for c in range(len(works)):
+        work = works[c]
+        for s, e, d in runs[c]:
+            for p in range(s, e):
+                if page[p] == work[p + d]:
+                    mask[c, p] = 1
+    return out
+
+
+cdef uint64_t *_pack(const uint8_t[:, ::1] masks, int64_t *counts, Py_ssize_t words) except NULL:
+    """The rows of 0/1 ``masks`` as bit rows of ``words`` uint64 each (malloc'ed: the caller
+    frees it); ``counts``: filled with each row's set bits."""
+    cdef Py_ssize_t m = masks.shape[0], n = masks.shape[1], i, p, w
+    cdef uint64_t *bits = <uint64_t *>malloc(m * words * sizeof(uint64_t) + 1)
+    if bits == NULL:
+        raise MemoryError()
+    with nogil:
+        for i in range(m):
+            counts[i] = 0
+            for w in range(words):
+                bits[i * words + w] = 0
+            for p in range(n):
+                if masks[i, p]:
+                    bits[i * words + p // 64] |= (<uint64_t>1) << (p % 64)
+                    counts[i] += 1
+    return bits
+
+
+def same_text_pairs(const uint8_t[:, ::1] masks, const int64_t[::1] sizes, double least):
+    """Pairs (i, j), i < j, of candidates that may be the same text: letter counts ``sizes``
+    within ``least`` of each other (the shorter at least ``least`` times the longer) and
+    matched page letters mostly shared (2 * common >= the smaller count).
+    masks: (n_candidates, n_page_letters) 0/1 bytes, each candidate's matched page letters."""
+    cdef Py_ssize_t m = masks.shape[0], words = (masks.shape[1] + 63) // 64, i, j, w
+    cdef int64_t common, lo, hi
+    pairs = []
+    if m < 2:
+        return pairs
+    cdef int64_t *counts = <int64_t *>malloc(m * sizeof(int64_t))
+    if counts == NULL:
+        raise MemoryError()
+    cdef uint64_t *bits = NULL
+    try:
+        bits = _pack(masks, counts, words)
+        for i in range(m):
+            for j in range(i + 1, m):
+                lo, hi = min(sizes[i], sizes[j]), max(sizes[i], sizes[j])
+                if lo < least * hi:
+                    continue
+                common = 0
+                for w in range(words):
+                    common += __builtin_popcountll(bits[i * words + w] & bits[j * words + w])
+                if 2 * common >= min(counts[i], counts[j]):
+                    pairs.append((i, j))
+        return pairs
+    finally:
+        free(bits); free(counts)
+
+
+def dominated(const uint8_t[:, ::1] masks, const int64_t[::1] group, int64_t min_own):
+    """Boolean array (n_candidates,): candidate i is dominated when a candidate j of another
+    ``group`` matched more page letters and leaves fewer than ``min_own`` of i's matched
+    letters uncovered. masks: (n_candidates, n_page_letters) 0/1 bytes."""
+    cdef Py_ssize_t m = masks.shape[0], words = (masks.shape[1] + 63) // 64, i, j, w
+    cdef int64_t own
+    out = np.zeros(m, dtype=np.bool_)
+    cdef uint8_t[::1] flag = out.view(np.uint8)
+    if m < 2:
+        return out
+    cdef int64_t *counts = <int64_t *>malloc(m * sizeof(int64_t))
+    if counts == NULL:
+        raise MemoryError()
+    cdef uint64_t *bits = NULL
+    try:
+        bits = _pack(masks, counts, words)
+        with nogil:
+            for i in range(m):
+                for j in range(m):
+                    if group[j] == group[i] or counts[j] <= counts[i]:
+                        continue
+                    own = 0
+                    for w in range(words):
+                        own += __builtin_popcountll(bits[i * words + w] & ~bits[j * words + w])
+                    if own < min_own:
+                        flag[i] = 1
+                        break
+        return out
+    finally:
+        free(bits); free(counts)
+
+
+cdef extern from *:
+    int __builtin_popcountll(unsigned long long) nogil
+
+
+def compare_numbers(const uint8_t[::1] codes, const int64_t[::1] offsets, uint8_t[:, ::1] masks,
+                    list passages, const int64_t[::1] boundaries, int digit_letter):
+    """Numbers of the page compared with each candidate, as ``Engine._judge`` describes them
+    -> (equal, differing): two int64 arrays (n_candidates,).
+
+    A number is a maximal run of digit letters (code >= ``digit_letter``) from consecutive
+    characters (``offsets``); it is equal for a candidate when all its letters are matched in
+    that candidate's row of ``masks`` (0/1 bytes (n_candidates, n_letters)), whose digit
+    letters are cleared in place where the number is not equal. It is counted when it lies
+    strictly inside one of the candidate's ``passages`` ((page_start, page_end, ...) tuples in
+    letters) and next to a matched letter of its sentence (``boundaries``: the letters that
+    start a sentence)."""
+    cdef Py_ssize_t n = codes.shape[0], m = masks.shape[0], p, q, w, b
+    cdef int64_t start, end, last = n - 1, a, z
+    equal_out = np.zeros(m, dtype=np.int64)
+    other_out = np.zeros(m, dtype=np.int64)
+    cdef int64_t[::1] same = equal_out, other = other_out
+    if n == 0 or m == 0:
+        return equal_out, other_out
+    # numbers: (start, end) in letters
+    cdef list numbers = []
+    p = 0
+    while p < n:
+        if codes[p] < digit_letter:
+            p += 1
+            continue
+        q = p + 1
+        while q < n and codes[q] >= digit_letter and offsets[q] - offsets[q - 1] == 1:
+            q += 1
+        numbers.append((p, q))
+        p = q
+    if not numbers:
+        return equal_out, other_out
+    opens = np.zeros(n + 1, dtype=np.uint8)
+    cdef uint8_t[::1] open_at = opens
+    for b in range(boundaries.shape[0]):
+        open_at[boundaries[b]] = 1
+    cdef bint equal, inside
+    cdef Py_ssize_t k, n_numbers = len(numbers)
+    is_equal = np.ones(n_numbers, dtype=np.uint8)
+    cdef uint8_t[::1] equal_at = is_equal
+    for w in range(m):
+        # every number's letters first, then the letters beside each number
+        for k in range(n_numbers):
+            start, end = numbers[k]
+            equal_at[k] = 1
+            for p in range(start, end):
+                if not masks[w, p]:
+                    equal_at[k] = 0
+                    break
+            if not equal_at[k]:
+                for p in range(start, end):
+                    masks[w, p] = 0
+        spans = [(pa[0], pa[1]) for pa in passages[w]]
+        for k in range(n_numbers):
+            start, end = numbers[k]
+            equal = equal_at[k]
+            inside = False
+            for a, z in spans:
+                if start > a and end < z:
+                    inside = True
+                    break
+            if not inside:
+                continue
+            if (masks[w, max(start - 1, 0)] and not open_at[start]) \
+                    or (masks[w, min(end, last)] and not open_at[end]):
+                if equal:
+                    same[w] += 1
+                else:
+                    other[w] += 1
+    return equal_out, other_out

@@ -1,0 +1,8 @@
+"""Types of the compiled lookup of a loaded MemoryIndex (lookup.pyx)."""
+
+import numpy as np
+
+def find_sorted(keys: np.ndarray, query: np.ndarray) -> np.ndarray: ...
+def gather_postings(query: np.ndarray, position: np.ndarray, bounds: np.ndarray,
+                    postings: np.ndarray, window_bits: int, max_df: int,
+                    ids: list[str | None]) -> dict[int, list[tuple[str, int]]]: ...

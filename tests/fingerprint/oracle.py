@@ -1,0 +1,299 @@
+"""The NumPy/Python reference of the engine's compiled stages (``fingerprint.compiled``): the
+oracle the property tests compare them with. Not imported by the engine."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fingerprint.letters import DIGIT_LETTER, Letters
+from fingerprint.verify import EMPTY, Alignment, SeedIndex
+from fingerprint.windows import kgram_codes
+
+
+def seed_pairs(page_grams: np.ndarray, work: SeedIndex, max_repeats: int
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """All (page position, work position) pairs of equal k-grams (two int64 arrays), skipping
+    k-grams that occur more than ``max_repeats`` times in the work."""
+    lo = np.searchsorted(work.codes, page_grams)
+    # lo is the first of its group of equal codes, so repeats[lo] is the group's size
+    ok = work.codes.take(lo, mode="clip") == page_grams
+    ok &= work.repeats.take(lo) <= max_repeats
+    i = ok.nonzero()[0]
+    lo = lo[i]
+    cnt = work.repeats.take(lo)
+    if len(i) == 0 or cnt.max() == 1:
+        return i, work.positions[lo]
+    first = np.repeat(np.cumsum(cnt) - cnt, cnt)
+    i = np.repeat(i, cnt)
+    return i, work.positions[np.repeat(lo, cnt) + np.arange(len(i)) - first]
+
+
+def union_length(starts: list[int], ends: list[int]) -> int:
+    """Total length of the union of intervals [starts, ends) (few intervals)."""
+    total, reach = 0, None
+    for s, e in sorted(zip(starts, ends, strict=True)):
+        if reach is None or s >= reach:
+            total += e - s
+            reach = e
+        elif e > reach:
+            total += e - reach
+            reach = e
+    return total
+
+
+def _runs(page: bytes, work: bytes, page_codes: np.ndarray, work_codes: np.ndarray,
+          starts: list[int], ends: list[int], diagonals: list[int], reach: int, min_len: int
+          ) -> list[tuple[int, int, int, int]]:
+    """Extend each run [start, end) on its diagonal d by up to ``reach`` letters on either side
+    while page and work letters stay equal, drop runs shorter than ``min_len`` letters, and
+    count each run's matched letters (equal letters along its diagonal) -> sorted list of
+    (page_start, page_end, d, matched).
+
+    page / work: the letter codes as bytes (for cheap letter comparisons); page_codes /
+    work_codes: the same as uint8 arrays (to count the equal letters of a run that is not an
+    exact copy). A page has a handful of runs per candidate (median 4 on the news pages of
+    ``bench.run``), so plain Python per run beats a dozen numpy calls on tiny arrays.
+    """
+    n_page, n_work = len(page), len(work)
+    out = []
+    for s, e, d in zip(starts, ends, diagonals, strict=True):
+        for _ in range(reach):  # run starts at a valid seed, so s - 1 < n_page and s - 1 + d < n_work
+            t = s - 1
+            if t < 0 or t + d < 0 or page[t] != work[t + d]:
+                break
+            s = t
+        for _ in range(reach):  # and its last letter is valid, so e + d >= 0
+            if e >= n_page or e + d >= n_work or page[e] != work[e + d]:
+                break
+            e += 1
+        if e - s < min_len:
+            continue
+        if page[s:e] == work[s + d:e + d]:
+            out.append((s, e, d, e - s))
+        else:
+            equal = page_codes[s:e] == work_codes[s + d:e + d]
+            out.append((s, e, d, int(np.count_nonzero(equal))))
+    out.sort()
+    return out
+
+
+def align_reference(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, max_shift: int = 12,
+          min_passage: int = 24, max_repeats: int = 16, seed_stride: int = 4,
+          page_grams: np.ndarray | None = None) -> Alignment:
+    """Align page letter codes (n,) against a prepared work; see the module docstring.
+
+    Seeds are taken at every ``seed_stride``-th page position only (every work k-gram is
+    indexed, so any exact match of k + seed_stride - 1 letters still has a seed); runs are then
+    extended letter by letter to their true ends, and a run's matched letters are counted by
+    comparing page and work letters along its diagonal.
+    ``page_grams``: the page's sampled seed k-grams, ``kgram_codes(page_codes, k)[::seed_stride]``,
+    when already computed (a page aligned with several works computes them once).
+    Returns an Alignment (empty passages when nothing is shared). Passages with fewer than
+    ``min_passage`` matched letters are dropped.
+    """
+    k = work.k
+    if len(work.codes) == 0:
+        return EMPTY
+    if page_grams is None:
+        page_grams = kgram_codes(page_codes, k)[::seed_stride]
+    i, j = seed_pairs(page_grams, work, max_repeats)
+    if len(i) == 0:
+        return EMPTY
+    i = i * seed_stride
+    d = j - i
+    order = np.lexsort((i, d))
+    i, d = i[order], d[order]
+    cut = ((d[1:] != d[:-1]) | (i[1:] - i[:-1] > max_gap)).nonzero()[0] + 1
+    first = np.concatenate(([0], cut))
+    last = np.concatenate((cut, [len(i)])) - 1
+    page_codes = page_codes.astype(np.uint8, copy=False)
+    wcodes = work.letters.astype(np.uint8, copy=False)
+    runs = _runs(page_codes.tobytes(), wcodes.tobytes(), page_codes, wcodes, i[first].tolist(),
+                 (i[last] + k).tolist(), d[first].tolist(), seed_stride - 1, k + k // 2)
+    if not runs:
+        return EMPTY
+    chains: list[list] = []  # [page_start, page_end, work_start, work_end, matched, runs]
+    for s, e, dd, cov in runs:
+        ws, we = s + dd, e + dd
+        for ch in reversed(chains[-8:]):
+            if -max_shift <= s - ch[1] <= max_gap and -max_shift <= ws - ch[3] <= max_gap:
+                # letters already matched on either side (a repeated phrase) count once
+                cov = max(0, min(cov, e - max(s, ch[1]), we - max(ws, ch[3])))
+                ch[1], ch[3], ch[4] = max(ch[1], e), max(ch[3], we), ch[4] + cov
+                ch[5].append((s, e, dd))
+                break
+        else:
+            chains.append([s, e, ws, we, cov, [(s, e, dd)]])
+    kept: list[list] = []
+    for ch in sorted((c for c in chains if c[4] >= min_passage), key=lambda c: c[0] - c[1]):
+        if all(2 * (min(ch[1], o[1]) - max(ch[0], o[0])) < ch[1] - ch[0] for o in kept):
+            kept.append(ch)
+    if not kept:
+        return EMPTY
+    kept.sort()
+    matched = sum(c[4] for c in kept)
+    page_cov = min(matched, union_length([c[0] for c in kept], [c[1] for c in kept]))
+    work_cov = min(matched, union_length([c[2] for c in kept], [c[3] for c in kept]))
+    return Alignment([(c[0], c[1], c[2], c[3]) for c in kept], [c[4] for c in kept], page_cov,
+                     work_cov, [run for c in kept for run in c[5]])
+
+
+def matched_masks_reference(page: np.ndarray, works: list[np.ndarray],
+                            runs: list[list[tuple[int, int, int]]]) -> np.ndarray:
+    """Reference of ``fingerprint.compiled.judge.matched_masks``."""
+    masks = np.zeros((len(works), len(page)), dtype=bool)
+    for mask, work, own in zip(masks, works, runs, strict=True):
+        for s, e, d in own:
+            mask[s:e] |= page[s:e] == work[s + d:e + d]
+    return masks
+
+
+def same_text_pairs_reference(masks: np.ndarray, sizes: np.ndarray, least: float
+                              ) -> list[tuple[int, int]]:
+    """Reference of ``fingerprint.compiled.judge.same_text_pairs``."""
+    counts = masks.sum(axis=1)
+    common = masks.astype(np.int32) @ masks.T.astype(np.int32)
+    maybe = ((np.minimum.outer(sizes, sizes) >= least * np.maximum.outer(sizes, sizes))
+             & (2 * common >= np.minimum.outer(counts, counts)))
+    return [(int(i), int(j)) for i, j in zip(*np.triu(maybe, 1).nonzero(), strict=True)]
+
+
+def dominated_reference(masks: np.ndarray, group: list[int], min_own: int) -> np.ndarray:
+    """Reference of ``fingerprint.compiled.judge.dominated``."""
+    counts = [int(np.count_nonzero(m)) for m in masks]
+    return np.array([any(group[j] != group[i] and counts[j] > counts[i]
+                         and np.count_nonzero(masks[i] & ~masks[j]) < min_own
+                         for j in range(len(masks))) for i in range(len(masks))], dtype=bool)
+
+
+def exact_codes_reference(letters, text: str) -> np.ndarray:
+    """Reference of ``fingerprint.engine.exact_codes``."""
+    exact = letters.codes.astype(np.int16)
+    where = (letters.codes >= 26).nonzero()[0]
+    if len(where):
+        exact[where] = [64 + int(text[o]) for o in letters.offsets[where].tolist()]
+    return exact
+def numbers_reference(letters: Letters) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(starts, ends, digits, owners) of the page's numbers, maximal runs of digit letters from
+    consecutive characters: starts and ends in letters (end exclusive, int64, one per number),
+    the positions of all digit letters, and for each the index of its number."""
+    digit = letters.codes >= DIGIT_LETTER
+    if not digit.any():
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty, empty
+    joined = digit[1:] & digit[:-1] & (np.diff(letters.offsets) == 1)
+    edge = np.diff(np.concatenate(([0], digit.astype(np.int8), [0])))
+    starts = (edge == 1).nonzero()[0]
+    ends = (edge == -1).nonzero()[0]
+    # split runs of digit letters at non-consecutive characters ("12 34" is two numbers)
+    breaks = (digit[1:] & digit[:-1] & ~joined).nonzero()[0] + 1
+    if len(breaks):
+        starts = np.sort(np.concatenate((starts, breaks)))
+        ends = np.sort(np.concatenate((ends, breaks)))
+    digits = digit.nonzero()[0]
+    return starts, ends, digits, np.searchsorted(starts, digits, side="right") - 1
+
+
+def compare_numbers_reference(numbers: tuple[np.ndarray, ...], masks: np.ndarray,
+                     passages: list[list[tuple[int, int, int, int]]], boundaries: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """(numbers equal in the work, numbers that differ), two int arrays of shape (n_works,),
+    among the page's numbers that lie wholly inside one of a work's ``passages`` (one list per
+    work), next to a matched letter of the same sentence (in the middle of copied or templated
+    text; ``boundaries``: ``Letters.boundaries``, the letters that start a sentence or line: a
+    portal's licence number on a line of its own between two copied paragraphs is no
+    template's number); a number is equal when all its digit letters are matched.
+    ``masks``: bool (n_works, n_page_letters), each work's matched page letters; cleared in
+    place at the digit letters of every page number that is not wholly matched: a number counts
+    as shared text only when it is the same number. All works are compared at once (a
+    templated page has ten candidates or more)."""
+    starts, ends, digits, owners = numbers
+    zero = np.zeros(len(masks), dtype=np.int64)
+    if len(starts) == 0:
+        return zero, zero
+    # a number's letters are all digit letters, consecutive in ``digits``
+    sizes = ends - starts
+    first = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    equal = np.add.reduceat(masks[:, digits], first, axis=1, dtype=np.int64) == sizes
+    masks[:, digits] &= equal[:, owners]
+    spans = [(w, a, b) for w, kept in enumerate(passages) for a, b, _, _ in kept]
+    if not spans:
+        return zero, zero
+    work, a, b = np.array(spans, dtype=np.int64).T
+    inside = np.zeros(equal.shape, dtype=bool)
+    np.logical_or.at(inside, work, (starts > a[:, None]) & (ends < b[:, None]))
+    # a number inside a passage has a letter before it and one after it, in its sentence
+    last = masks.shape[1] - 1
+    opens = np.zeros(last + 2, dtype=bool)
+    opens[boundaries] = True
+    flanked = inside & ((masks[:, np.maximum(starts - 1, 0)] & ~opens[starts])
+                        | (masks[:, np.minimum(ends, last)] & ~opens[ends]))
+    same = np.count_nonzero(equal & flanked, axis=1)
+    return same, np.count_nonzero(flanked, axis=1) - same
+
+
+
+
+def window_digits_reference(quantizer, codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Reference of ``fingerprint.compiled.keys.window_digits`` (with a Quantizer's tables)."""
+    counts = quantizer.counts(codes, starts)
+    return quantizer.value[np.arange(counts.shape[1]), counts].sum(axis=1)
+
+
+def kgram_codes_reference(codes: np.ndarray, k: int) -> np.ndarray:
+    """Exact k-gram codes: letter codes (0..25, shape (n,)) -> int64 array (n - k + 1,), 5 bits
+    per letter, first letter highest (k <= 12). Empty if n < k. Built by doubling (2-, 4-,
+    8-grams), a few vector operations whatever k."""
+    n = len(codes) - k + 1
+    if n <= 0:
+        return np.zeros(0, dtype=np.int64)
+    out: np.ndarray | None = None  # the prefix of each k-gram assembled so far
+    have = 0
+    part, size = codes.astype(np.int64), 1
+    while True:
+        if k & size:
+            out = part[:n] if out is None else (out << (5 * size)) | part[have: have + n]
+            have += size
+        if 2 * size > k:
+            assert out is not None  # k >= 1: its highest bit has been added
+            return out
+        part = (part[:-size] << (5 * size)) | part[size:]
+        size *= 2
+
+
+def mix_reference(values: np.ndarray) -> np.ndarray:
+    """A 64-bit mixing function (splitmix64 finaliser) over an int64/uint64 array -> uint64."""
+    z = values.astype(np.uint64) * _MIX1
+    z ^= z >> np.uint64(31)
+    z *= _MIX2
+    z ^= z >> np.uint64(29)
+    return z
+
+
+def winnow_reference(hashes: np.ndarray, radii: tuple[int, ...]) -> list[np.ndarray]:
+    """``local_minima(hashes, r)`` for each radius r (at least 1) in ``radii``, sharing one
+    padding and one doubling table (a page selects both its window starts and its short-text
+    k-grams from the same hashes) -> list of int64 position arrays, in the order of radii."""
+    big, n = max(radii), len(hashes)
+    padded = np.empty(n + 2 * big, dtype=np.uint64)
+    padded[:big] = padded[big + n:] = _MAX64
+    padded[big:big + n] = hashes
+    # levels[s] = minimum of padded[x:x + s] at every x (s a power of two)
+    levels, span = {1: padded}, 1
+    while span * 2 <= 2 * big + 1:
+        levels[span * 2] = np.minimum(levels[span][:-span], levels[span][span:])
+        span *= 2
+    out = []
+    for r in radii:
+        width = 2 * r + 1
+        span = 1 << (width.bit_length() - 1)
+        lo = big - r  # the window of position p starts at padded[p + lo]
+        level = levels[span]
+        local_min = np.minimum(level[lo:lo + n], level[lo + width - span:lo + width - span + n])
+        out.append((hashes == local_min).nonzero()[0])
+    return out
+
+
+_MIX1 = np.uint64(0x9E3779B97F4A7C15)
+_MIX2 = np.uint64(0xBF58476D1CE4E5B9)
+_MAX64 = np.uint64(2**64 - 1)

@@ -1,0 +1,195 @@
+"""The compiled stages (``fingerprint.compiled``) give what their NumPy/Python reference
+(``tests/fingerprint/oracle.py``) gives, on random texts built to share passages, repeats and
+edits."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fingerprint import Engine
+from fingerprint.compiled.judge import compare_numbers, dominated, matched_masks, same_text_pairs
+from fingerprint.engine import exact_codes
+from fingerprint.fingerprints import Quantizer
+from fingerprint.index import MemoryIndex
+from fingerprint.letters import DIGIT_LETTER, to_letters
+from fingerprint.shortdoc import short_keys
+from fingerprint.store import MemoryWorkStore
+from fingerprint.verify import SeedIndex, align
+from fingerprint.windows import content_radius, kgram_codes, mix, winnow
+from tests.fingerprint.oracle import (
+    align_reference,
+    compare_numbers_reference,
+    dominated_reference,
+    exact_codes_reference,
+    kgram_codes_reference,
+    matched_masks_reference,
+    mix_reference,
+    numbers_reference,
+    same_text_pairs_reference,
+    window_digits_reference,
+    winnow_reference,
+)
+
+
+@st.composite
+def page_and_work(draw):
+    """(page codes, work codes): a work of random letters (a small alphabet gives repeated
+    k-grams, a tiny one repeats within a page), and a page assembled from pieces of it, some
+    with substituted, inserted or deleted letters, and random filler between them."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32)))
+    alphabet = draw(st.sampled_from([2, 4, 12, 26]))
+    work = rng.integers(0, alphabet, draw(st.integers(0, 1500))).astype(np.uint8)
+    pieces = []
+    for _ in range(draw(st.integers(0, 8))):
+        if len(work) and draw(st.integers(0, 3)):
+            a = int(rng.integers(0, len(work)))
+            piece = work[a:a + int(rng.integers(1, 400))].copy()
+            for _ in range(draw(st.integers(0, 6))):
+                at = int(rng.integers(0, len(piece) + 1))
+                edit = draw(st.sampled_from(["sub", "ins", "del"]))
+                size = int(rng.integers(1, 30))
+                if edit == "sub" and at < len(piece):
+                    piece[at] = rng.integers(0, 26)
+                elif edit == "ins":
+                    piece = np.concatenate((piece[:at], rng.integers(0, 26, size), piece[at:]))
+                else:
+                    piece = np.concatenate((piece[:at], piece[at + size:]))
+            pieces.append(piece.astype(np.uint8))
+        else:
+            pieces.append(rng.integers(0, 26, int(rng.integers(0, 80))).astype(np.uint8))
+    page = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.uint8)
+    return page, work
+
+
+@settings(max_examples=400, deadline=None)
+@given(page_and_work(), st.sampled_from([(8, 4, 24, 12, 24, 16), (4, 1, 6, 3, 8, 2),
+                                         (6, 3, 10, 0, 12, 40)]))
+def test_compiled_alignment_gives_the_reference_passages(texts, params):
+    page, work = texts
+    k, stride, max_gap, max_shift, min_passage, max_repeats = params
+    seeds = SeedIndex.build(work, k)
+    args = (max_gap, max_shift, min_passage, max_repeats, stride)
+    assert align(page, seeds, *args) == align_reference(page, seeds, *args)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(page_and_work(), min_size=1, max_size=6), st.integers(0, 2**32))
+def test_compiled_masks_and_same_text_pairs_give_the_reference_ones(texts, seed):
+    # candidates: works aligned with one page (the first text's), some of them near-copies
+    rng = np.random.default_rng(seed)
+    page = texts[0][0]
+    works = [work for _, work in texts]
+    works += [np.where(rng.random(len(w)) < 0.02, 0, w).astype(np.uint8) for w in works]
+    runs = [align(page, SeedIndex.build(w, 8)).runs for w in works]
+    masks = matched_masks(page, works, runs)
+    assert np.array_equal(masks, matched_masks_reference(page, works, runs))
+    sizes = np.array([len(w) for w in works], dtype=np.int64)
+    for least in (0.7, 0.95):
+        assert same_text_pairs(masks.view(np.uint8), sizes, least) \
+            == same_text_pairs_reference(masks, sizes, least)
+    group = rng.integers(0, 3, len(works)).tolist()
+    for min_own in (1, 8, 40):
+        assert np.array_equal(dominated(masks.view(np.uint8), np.array(group), min_own),
+                              dominated_reference(masks, group, min_own))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="0123456789０１２３４５６７８９天地玄黄 ab.。", max_size=200))
+def test_exact_codes_give_each_digit_its_value(text):
+    letters = to_letters(text)
+    assert exact_codes(letters, text).tolist() == exact_codes_reference(letters, text).tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789０１天地玄黄宇宙 ab,。\n", min_size=1, max_size=120),
+       st.integers(0, 2**32), st.integers(1, 5))
+def test_compiled_number_comparison_gives_the_reference_counts(text, seed, works):
+    letters = to_letters(text)
+    rng = np.random.default_rng(seed)
+    n = len(letters)
+    masks = rng.random((works, n)) < rng.random()
+    passages = [[(int(a), int(a) + int(rng.integers(0, n + 1)), 0, 0)
+                 for a in rng.integers(-1, n + 1, rng.integers(0, 3))] for _ in range(works)]
+    expected_masks = masks.copy()
+    expected = compare_numbers_reference(numbers_reference(letters), expected_masks, passages,
+                                         letters.boundaries)
+    found = compare_numbers(letters.codes, letters.offsets, masks.view(np.uint8), passages,
+                            letters.boundaries, DIGIT_LETTER)
+    assert [f.tolist() for f in found] == [e.tolist() for e in expected]
+    assert np.array_equal(masks, expected_masks)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 3000), st.sampled_from([2, 5, 31]),
+       st.integers(1, 12), st.integers(1, 20))
+def test_compiled_keys_give_the_reference_grams_hashes_minima_and_digits(seed, n, alphabet,
+                                                                          k, radius):
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, alphabet, n).astype(np.uint8)
+    grams = kgram_codes(codes, k)
+    assert grams.tolist() == kgram_codes_reference(codes, k).tolist()
+    hashes = mix(grams)
+    assert hashes.tolist() == mix_reference(grams).tolist()
+    assert [m.tolist() for m in winnow(hashes, (radius, 3))] \
+        == [m.tolist() for m in winnow_reference(hashes, (radius, 3))]
+    tiny = (hashes % 3).astype(np.uint64)  # ties: every minimum of a window is selected
+    assert [m.tolist() for m in winnow(tiny, (radius,))] \
+        == [m.tolist() for m in winnow_reference(tiny, (radius,))]
+    quantizer = Quantizer("bcdfghjklmnqrstwxyz", 32, 2, 5, 16)
+    starts = np.flatnonzero(rng.random(max(n - 31, 0)) < 0.1)
+    assert quantizer.keys(codes, starts, hashes if k == 5 else None).tolist() == (
+        window_digits_reference(quantizer, codes, starts)
+        + quantizer.anchor_values(codes, starts)).tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32), st.sampled_from([1, 3, 100]), st.sampled_from([10, 70_000]))
+def test_a_loaded_index_looks_up_what_the_live_one_does(tmp_path_factory, seed, max_df, works):
+    # the live index (dicts) is the reference of the loaded one's compiled lookup: shared keys
+    # (some over max_df), short-text keys (bit 63), windows over 2**16 (wider packing)
+    rng = np.random.default_rng(seed)
+    live = MemoryIndex(max_df=max_df)
+    pool = np.concatenate((rng.integers(0, 2**40, 50, dtype=np.uint64),
+                           rng.integers(2**63, 2**64 - 1, 10, dtype=np.uint64)))
+    for w in range(int(rng.integers(1, 8))):
+        keys = rng.choice(pool, int(rng.integers(1, 40))).tolist()
+        live.add(f"w{w}", [(int(k), int(rng.integers(0, works))) for k in keys])
+    folder = tmp_path_factory.mktemp("index")
+    live.save(folder)
+    loaded = MemoryIndex.load(folder)
+    query = [*rng.choice(pool, 30).tolist(), 12345]
+    def postings(index):  # a key's postings in (work, window) order: saved sorted
+        return {k: sorted(v) for k, v in index.lookup(query).items()}
+
+    assert postings(loaded) == postings(live)
+
+
+def query_keys_reference(engine, letters) -> list[int]:
+    """A page's query keys computed with the reference stages only (default configuration:
+    content-defined windows, no probing)."""
+    c = engine.config
+    sparsity = c.query_sparsity if len(letters) >= c.dense_page_letters else 1
+    grams = kgram_codes_reference(letters.codes, c.anchor_k)
+    hashes = mix_reference(grams)
+    minima, chosen = winnow_reference(hashes, (content_radius(c.stride, sparsity),
+                                               c.short_radius * sparsity))
+    starts = minima[minima <= len(letters) - c.window_letters]
+    digits = window_digits_reference(engine.quantizer, letters.codes, starts)
+    keys = (digits + engine.quantizer.anchor_values(letters.codes, starts, hashes))
+    return [*keys.astype(np.uint64).tolist(),
+            *short_keys(grams, c.anchor_k, chosen, c.short_k).tolist()]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 4000))
+def test_engine_query_keys_are_the_reference_keys(chapters, seed, n):
+    # pages of real text cut and spliced at random: short and long (sparser) selections
+    engine = Engine(MemoryIndex(), MemoryWorkStore())
+    rng = np.random.default_rng(seed)
+    text = "".join(chapter["text"] for chapter in chapters)
+    a = int(rng.integers(0, len(text)))
+    page = text[a:a + n] + text[:int(rng.integers(0, 300))]
+    letters = engine.letters(page)
+    assert engine._query_key_array(letters).tolist() == query_keys_reference(engine, letters)
