@@ -16,8 +16,6 @@ from datetime import timedelta
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
-from django.core.validators import validate_email
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
@@ -39,7 +37,7 @@ from crawler.models import (
     SiteContact,
 )
 from tracker.core import notes
-from tracker.core.errors import ActionError
+from tracker.core.errors import ActionError, require_email_address
 from tracker.core.models import AuditEvent
 from tracker.core.queueing import queue_after_commit
 from tracker.text import decode_bytes
@@ -72,11 +70,7 @@ def do_set_contact(domain: str, address: str, acting_user) -> SiteContact:
     Returns the SiteContact. Raises ActionError (in the user's language): not an address."""
     address = (address or "").strip()
     if address:
-        try:
-            validate_email(address)
-        except ValidationError as exc:
-            raise ActionError(_("“%(address)s” is not an e-mail address.") % {
-                "address": address}) from exc
+        require_email_address(address)
     with transaction.atomic():
         contact = contact_of(domain)
         contact = SiteContact.objects.select_for_update().get(pk=contact.pk)

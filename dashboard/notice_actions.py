@@ -11,8 +11,6 @@ and audited (kind "notice"), the case timeline shows them.
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError
-from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -31,7 +29,7 @@ from dashboard.models import (
     TakedownNotice,
 )
 from tracker.core import notes
-from tracker.core.errors import ActionError
+from tracker.core.errors import ActionError, require_email_address
 from tracker.core.models import AuditEvent
 from tracker.core.queueing import queue_after_commit
 
@@ -66,11 +64,7 @@ def do_send_notice(notice: TakedownNotice, acting_user, recipient: str) -> Notic
 
     Returns the NoticeMail, "queued". Raises ActionError (in the user's language): not an
     address, the notice is no longer drafted, or a mail of it is on its way already."""
-    try:
-        validate_email(recipient)
-    except ValidationError as exc:
-        raise ActionError(_("“%(address)s” is not an e-mail address.") % {
-            "address": recipient}) from exc
+    require_email_address(recipient)
     with transaction.atomic():
         locked = TakedownNotice.objects.select_for_update().get(pk=notice.pk)
         if locked.status != NoticeStatus.DRAFTED:

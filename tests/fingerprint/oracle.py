@@ -80,17 +80,8 @@ def _runs(page: bytes, work: bytes, page_codes: np.ndarray, work_codes: np.ndarr
 def align_reference(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, max_shift: int = 12,
           min_passage: int = 24, max_repeats: int = 16, seed_stride: int = 4,
           page_grams: np.ndarray | None = None) -> Alignment:
-    """Align page letter codes (n,) against a prepared work; see the module docstring.
-
-    Seeds are taken at every ``seed_stride``-th page position only (every work k-gram is
-    indexed, so any exact match of k + seed_stride - 1 letters still has a seed); runs are then
-    extended letter by letter to their true ends, and a run's matched letters are counted by
-    comparing page and work letters along its diagonal.
-    ``page_grams``: the page's sampled seed k-grams, ``kgram_codes(page_codes, k)[::seed_stride]``,
-    when already computed (a page aligned with several works computes them once).
-    Returns an Alignment (empty passages when nothing is shared). Passages with fewer than
-    ``min_passage`` matched letters are dropped.
-    """
+    """The NumPy version of ``fingerprint.verify.align`` (same arguments and result), the
+    oracle its compiled alignment is checked against."""
     k = work.k
     if len(work.codes) == 0:
         return EMPTY
