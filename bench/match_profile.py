@@ -66,6 +66,7 @@ def main(argv=None) -> int:
         from crawler import matching, scans
         from crawler.lib import pagekeys
         from crawler.models import ScanRun, TargetSite
+        from crawler.tasks import scan_for_recording
         from tracker.core.engine import get_engine
 
         register_works()
@@ -87,7 +88,7 @@ def main(argv=None) -> int:
         def match_one(page_id, version_id):
             page = step("read page + version (MongoDB)", lambda: (
                 crawler.pages.page(page_id), crawler.pages.version(version_id)))
-            scan_row = lambda: ScanRun.objects.filter(pk=scan.pk).first()  # noqa: E731 - as the task
+            scan_row = lambda: scan_for_recording(scan.pk)  # noqa: E731 - as the task
             found = step("engine.match_with_keys", engine.match_with_keys, page[1].text)
             report = step("record_matches (SQL)", matching.record_matches, page[0], page[1],
                           scan_row, found.matches)

@@ -28,8 +28,9 @@ from tracker.core.chapters import attribute
 from tracker.core.models import Work
 
 # Sent after ``record_matches`` recorded matches of a page version: keyword arguments ``page``
-# (Page), ``version`` (PageVersion) and ``match_ids`` (list of Match ids recorded for it).
-# Receivers: crawler.evidence (captures).
+# (Page), ``version`` (PageVersion), ``matches`` (list of the Match rows recorded for it, as
+# written, each with its work and holder) and ``created`` (set of the ids of those first recorded
+# now). Receivers: crawler.evidence (captures).
 matches_recorded = Signal()
 
 
@@ -98,7 +99,7 @@ def _record(page: Page, version: PageVersion, scan, found: list,
     rows = list(Match.objects.filter(Q(work_id__in=work_pks) | Q(still_matching=True), page_id=page.id)
                 .values_list("pk", "work_id", "still_matching", "work__uid"))
     known_rows = {work_id: pk for pk, work_id, _, _ in rows}
-    now, new, kept, ids, skipped = timezone.now(), 0, [], [], 0
+    now, kept, recorded, created, skipped = timezone.now(), [], [], set(), 0
     for m in found:
         work = works.get(m.work_id)
         if work is None:  # indexed in the engine but deleted from the registry
@@ -120,19 +121,21 @@ def _record(page: Page, version: PageVersion, scan, found: list,
                   "same_text": sorted(works[w].pk for w in m.same_text
                                       if w != m.work_id and w in works),
                   "last_seen": now, "still_matching": True}
-        pk, created = _upsert(page.id, work, fields, scan, now, known_rows.get(work.pk))
-        new += created
+        row, is_new = _upsert(page.id, work, fields, scan, now, known_rows.get(work.pk))
+        if is_new:
+            created.add(row.pk)
         if not opened:
             cases.do_note_page_found(case, page.canonical_url)
         kept.append(work.pk)
-        ids.append(pk)
+        recorded.append(row)
     stale = [pk for pk, work_id, matching, uid in rows if matching and work_id not in kept
              and (only_works is None or str(uid) in only_works)]
     dropped = Match.objects.filter(pk__in=stale, still_matching=True).update(
         still_matching=False) if stale else 0
     if kept:
-        matches_recorded.send(sender=Match, page=page, version=version, match_ids=ids)
-    return MatchReport(len(kept), new, skipped, dropped)
+        matches_recorded.send(sender=Match, page=page, version=version, matches=recorded,
+                              created=created)
+    return MatchReport(len(kept), len(created), skipped, dropped)
 
 
 def seen_again(page_id: str, scan: ScanRun | None) -> int:
@@ -153,21 +156,23 @@ def needs_rematch(page: Page) -> bool:
     return Work.objects.filter(indexed_at__gt=matched_at).exists()
 
 
-def _upsert(page_id: str, work: Work, fields: dict, scan, now, known: int | None) -> tuple[int, bool]:
+def _upsert(page_id: str, work: Work, fields: dict, scan, now,
+            known: int | None) -> tuple[Match, bool]:
     """Insert or update the (page, work) row, ``known``: its pk when the page's rows were read
-    before (None: not there then). Returns (pk, created). Two workers racing on one pair meet
-    the unique constraint: the loser updates the winner's row."""
+    before (None: not there then). Returns (row, created): the row holds ``fields`` and
+    ``work`` but, when updated, not the fields kept (first seen, review status). Two workers
+    racing on one pair meet the unique constraint: the loser updates the winner's row."""
     if known is not None and Match.objects.filter(pk=known).update(**fields):
-        return known, False
+        return Match(pk=known, page_id=page_id, work=work, **fields), False
     for _ in range(2):
         try:
             with transaction.atomic():
                 row = Match.objects.create(page_id=page_id, work=work, first_seen=now,
                                            first_scan=scan, **fields)
-            return row.pk, True
+            return row, True
         except IntegrityError:
             rows = Match.objects.filter(page_id=page_id, work=work)
             pk = rows.values_list("pk", flat=True).first()
             if pk is not None and rows.update(**fields):
-                return pk, False
+                return Match(pk=pk, page_id=page_id, work=work, **fields), False
     raise IntegrityError(f"could not record the match of page {page_id} and work {work.pk}")

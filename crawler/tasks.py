@@ -18,12 +18,13 @@ crawl log are the record): one Redis write and one key per page fewer.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 
 from celery import shared_task
 from celery.utils.log import get_task_logger
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from crawler import matching, scans, takedown
 from crawler.lib import pagekeys
@@ -191,6 +192,25 @@ def match_page(self, scan_id: int, page_id: str, version_id: str, token: str = "
     return dataclasses.asdict(report)
 
 
+@functools.lru_cache(maxsize=settings.SCAN_SITES_CACHED)
+def _scan_site(scan_id: int) -> int:
+    """The site id of scan ``scan_id``, read once per process. Raises LookupError when the
+    scan is gone (not cached: it is read again next time)."""
+    site_id = ScanRun.objects.filter(pk=scan_id).values_list("site_id", flat=True).first()
+    if site_id is None:
+        raise LookupError(scan_id)
+    return site_id
+
+
+def scan_for_recording(scan_id: int) -> ScanRun | None:
+    """Scan ``scan_id`` as recording a match needs it (its pk and site_id; no other field is
+    read), or None when it is gone."""
+    try:
+        return ScanRun(pk=scan_id, site_id=_scan_site(scan_id))
+    except LookupError:
+        return None
+
+
 def _match(crawler, scan_id: int, page_id: str, version_id: str) -> matching.MatchReport:
     """Match a stored page version, record its matches and count them in the scan (the body of
     match_page, also run by the crawl task itself). Raises what MongoDB, Redis and the engine
@@ -207,8 +227,14 @@ def _match(crawler, scan_id: int, page_id: str, version_id: str) -> matching.Mat
         cpu_engine = time.process_time()
         found = engine.match_with_keys(version.text)
         cpu_engine = time.process_time() - cpu_engine
-        report = matching.record_matches(  # the scan row is read only for a match
-            page, version, lambda: ScanRun.objects.filter(pk=scan_id).first(), found.matches)
+        def scan():
+            return scan_for_recording(scan_id)
+
+        try:
+            report = matching.record_matches(page, version, scan, found.matches)
+        except IntegrityError:  # the scan was deleted (its site): recorded without it, as before
+            _scan_site.cache_clear()
+            report = matching.record_matches(page, version, scan, found.matches)
         # kept for the stored-page search of later works (crawler.rematch)
         crawler.pages.mark_matched(page_id, version_id, pagekeys.pack(found.keys, engine.config))
     crawler.frontier(scan_id).count(

@@ -5,21 +5,27 @@ from __future__ import annotations
 from django.conf import settings
 
 from crawler import matching, takedown
-from crawler.models import CheckOutcome, Match
+from crawler.evidence.models import Capture, CaptureKind
+from crawler.models import CheckOutcome
 
 DISPATCH_UID = "evidence.capture_matched_versions"
 REMOVAL_DISPATCH_UID = "evidence.capture_removal"
 
 
-def capture_matched_versions(sender, page, version, match_ids, **kwargs) -> None:
+def capture_matched_versions(sender, page, version, matches, created, **kwargs) -> None:
     """Keep the version's stashed exchange for good and request one detection capture per
-    match of ``match_ids`` whose score is at least settings.CAPTURE_MIN_SCORE."""
+    match of ``matches`` (Match rows with work and holder) whose score is at least
+    settings.CAPTURE_MIN_SCORE and that has none of this version yet; only the rows not in
+    ``created`` (ids of rows first recorded now) can have one, so only they are read."""
     from crawler import scans
     from crawler.evidence.actions import do_request_capture
 
-    matches = list(Match.objects.filter(pk__in=match_ids, score__gte=settings.CAPTURE_MIN_SCORE)
-                   .select_related("work__holder")  # the capture's audit names the holder
-                   .exclude(captures__version_id=version.id, captures__kind="detection"))
+    wanted = [m for m in matches if m.score >= settings.CAPTURE_MIN_SCORE]
+    earlier = [m.pk for m in wanted if m.pk not in created]
+    captured = set(Capture.objects.filter(match_id__in=earlier, version_id=version.id,
+                                          kind=CaptureKind.DETECTION)
+                   .values_list("match_id", flat=True)) if earlier else set()
+    matches = [m for m in wanted if m.pk not in captured]
     if not matches:
         return
     scans.get_crawler().exchanges.keep(version.id)

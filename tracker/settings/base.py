@@ -353,6 +353,9 @@ CRAWL_STORAGE_RETRIES = env.int("TRACKER_CRAWL_STORAGE_RETRIES", default=5)  # r
 # (bench/crawl_bench.py, crawler/README.md). With False, crawl and match scale as separate
 # worker groups; the match queue serves the stored-page search either way.
 CRAWL_MATCH_INLINE = env.bool("TRACKER_CRAWL_MATCH_INLINE", default=True)
+# A worker process keeps the site of the last SCAN_SITES_CACHED scans (a count; a scan's site
+# never changes), so that recording a page's matches reads no scan row.
+SCAN_SITES_CACHED = 1024
 # While PostgreSQL, MongoDB or Redis is down, pages and API calls answer 503 with this
 # Retry-After (seconds).
 SERVER_DOWN_RETRY_AFTER_SECONDS = env.int("TRACKER_SERVER_DOWN_RETRY_AFTER", default=30)

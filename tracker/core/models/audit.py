@@ -250,15 +250,16 @@ class AuditEvent(models.Model):
         for attempt in range(attempts):
             try:
                 with transaction.atomic():
-                    last = cls.objects.order_by("-sequence").first()
+                    last = cls.objects.order_by("-sequence").values_list(
+                        "sequence", "digest").first()
                     event = cls(
-                        sequence=(last.sequence + 1) if last else 1, kind=kind, user=user,
+                        sequence=(last[0] + 1) if last else 1, kind=kind, user=user,
                         username=user.get_username() if user else "", holder=holder,
                         target_type=target_type,
                         target_id=target.pk if target is not None else None,
                         subject=subject[:2000], old_state=old_state[:32],
                         new_state=new_state[:32], reason=reason)
-                    event.digest = event.compute_digest(last.digest if last else "")
+                    event.digest = event.compute_digest(last[1] if last else "")
                     event.save()
                     return event
             except IntegrityError:
