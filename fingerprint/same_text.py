@@ -59,11 +59,13 @@ class SameTextGroups:
         names = [f"{work_id}\0{revision[0]}\0{revision[1]}" for work_id, revision, _ in works]
         pairs_known = self._pairs
         for i, j in pairs:
-            same = pairs_known.get((names[i], names[j]) if names[i] < names[j]
-                                   else (names[j], names[i]))
+            if labels[i] == labels[j]:  # already one group: the pair changes nothing
+                continue
+            a, b = names[i], names[j]
+            same = pairs_known.get((a, b) if a < b else (b, a))
             if same is None:
                 same = self.same(works[i], works[j])
-            if same and labels[i] != labels[j]:  # merge j's group into i's
+            if same:  # merge j's group into i's
                 old = labels[j]
                 labels = [labels[i] if label == old else label for label in labels]
         return labels

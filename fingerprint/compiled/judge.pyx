@@ -183,3 +183,27 @@ def compare_numbers(const uint8_t[::1] codes, const int64_t[::1] offsets, uint8_
                 else:
                     other[w] += 1
     return equal_out, other_out
+
+
+def letter_groups(const uint8_t[:, ::1] masks, const int64_t[::1] group):
+    """Int64 array (n_page_letters,): for each page letter, the number of distinct ``group``
+    labels (each in [0, n_candidates)) among the candidates whose row of ``masks``
+    ((n_candidates, n_page_letters) 0/1 bytes) sets it."""
+    cdef Py_ssize_t m = masks.shape[0], n = masks.shape[1], c, p
+    out = np.zeros(n, dtype=np.int64)
+    cdef int64_t[::1] count = out
+    if m == 0:
+        return out
+    cdef int64_t *seen = <int64_t *>malloc(m * sizeof(int64_t))
+    if seen == NULL:
+        raise MemoryError()
+    with nogil:
+        for c in range(m):
+            seen[c] = -1
+        for p in range(n):
+            for c in range(m):
+                if masks[c, p] and seen[group[c]] != p:
+                    seen[group[c]] = p
+                    count[p] += 1
+    free(seen)
+    return out

@@ -157,6 +157,15 @@ def dominated_reference(masks: np.ndarray, group: list[int], min_own: int) -> np
                          for j in range(len(masks))) for i in range(len(masks))], dtype=bool)
 
 
+def letter_groups_reference(masks: np.ndarray, group: list[int]) -> np.ndarray:
+    """Reference of ``fingerprint.compiled.judge.letter_groups``."""
+    labels = sorted(set(group))
+    if len(labels) == len(group):  # a group per candidate
+        return np.count_nonzero(masks, axis=0)
+    return np.count_nonzero([np.any(masks[[g == label for g in group]], axis=0)
+                             for label in labels], axis=0)
+
+
 def exact_codes_reference(letters, text: str) -> np.ndarray:
     """Reference of ``fingerprint.engine.exact_codes``."""
     exact = letters.codes.astype(np.int16)

@@ -9,7 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fingerprint import Engine
-from fingerprint.compiled.judge import compare_numbers, dominated, matched_masks, same_text_pairs
+from fingerprint.compiled.judge import (
+    compare_numbers,
+    dominated,
+    letter_groups,
+    matched_masks,
+    same_text_pairs,
+)
 from fingerprint.engine import exact_codes
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index import MemoryIndex
@@ -24,6 +30,7 @@ from tests.fingerprint.oracle import (
     dominated_reference,
     exact_codes_reference,
     kgram_codes_reference,
+    letter_groups_reference,
     matched_masks_reference,
     mix_reference,
     numbers_reference,
@@ -93,6 +100,9 @@ def test_compiled_masks_and_same_text_pairs_give_the_reference_ones(texts, seed)
     for min_own in (1, 8, 40):
         assert np.array_equal(dominated(masks.view(np.uint8), np.array(group), min_own),
                               dominated_reference(masks, group, min_own))
+    for labels in (group, list(range(len(works))), rng.integers(0, len(works), len(works)).tolist()):
+        assert np.array_equal(letter_groups(masks.view(np.uint8), np.array(labels)),
+                              letter_groups_reference(masks, labels))
 
 
 @settings(max_examples=200, deadline=None)
