@@ -207,3 +207,42 @@ def letter_groups(const uint8_t[:, ::1] masks, const int64_t[::1] group):
                     count[p] += 1
     free(seen)
     return out
+
+
+cdef Py_ssize_t _root(Py_ssize_t *parent, Py_ssize_t i) noexcept:
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]
+        i = parent[i]
+    return i
+
+
+def known_groups(list pairs, const int64_t[::1] ids, dict known):
+    """(labels, unknown) of candidates ``ids`` (int64 (n_candidates,), each below 2**31) and
+    candidate pairs ``pairs`` ((i, j) tuples): labels, a list of n_candidates ints, the
+    connected components (each labelled by its smallest candidate) of the pairs that ``known``
+    maps to True; unknown, the pairs ``known`` does not hold, in order. ``known``: {pair key:
+    bool}, the key of candidates a and b being ``min(ids) << 32 | max(ids)``."""
+    cdef Py_ssize_t m = ids.shape[0], i, j, a, b
+    cdef int64_t lo, hi
+    unknown = []
+    cdef Py_ssize_t *parent = <Py_ssize_t *>malloc((m + 1) * sizeof(Py_ssize_t))
+    if parent == NULL:
+        raise MemoryError()
+    try:
+        for i in range(m):
+            parent[i] = i
+        for pair in pairs:
+            i, j = pair
+            lo, hi = min(ids[i], ids[j]), max(ids[i], ids[j])
+            same = known.get((lo << 32) | hi)
+            if same is None:
+                unknown.append(pair)
+            elif same:
+                a, b = _root(parent, i), _root(parent, j)
+                if a < b:
+                    parent[b] = a
+                elif b < a:
+                    parent[a] = b
+        return [_root(parent, i) for i in range(m)], unknown
+    finally:
+        free(parent)

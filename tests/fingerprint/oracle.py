@@ -166,6 +166,21 @@ def letter_groups_reference(masks: np.ndarray, group: list[int]) -> np.ndarray:
                              for label in labels], axis=0)
 
 
+def known_groups_reference(pairs: list[tuple[int, int]], ids: np.ndarray, known: dict[int, bool]
+                           ) -> tuple[list[int], list[tuple[int, int]]]:
+    """Reference of ``fingerprint.compiled.judge.known_groups`` (labels up to renaming)."""
+    labels, unknown = list(range(len(ids))), []
+    for i, j in pairs:
+        lo, hi = sorted((int(ids[i]), int(ids[j])))
+        same = known.get(lo << 32 | hi)
+        if same is None:
+            unknown.append((i, j))
+        elif same and labels[i] != labels[j]:  # merge j's group into i's
+            old = labels[j]
+            labels = [labels[i] if label == old else label for label in labels]
+    return labels, unknown
+
+
 def exact_codes_reference(letters, text: str) -> np.ndarray:
     """Reference of ``fingerprint.engine.exact_codes``."""
     exact = letters.codes.astype(np.int16)
