@@ -53,7 +53,7 @@ def test_sitemap_and_feed_carry_the_servers_address(demo):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_demo_step_finds_every_reprint(idle_worker, platform_stores, monkeypatch):
+def test_demo_step_finds_every_reprint(settled_worker, platform_stores, monkeypatch):
     from django.utils import timezone
 
     from crawler.models import Match
