@@ -21,7 +21,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from fingerprint.compiled.judge import compare_numbers, dominated, matched_masks
+from fingerprint.compiled.judge import compare_numbers, dominated, letter_groups, matched_masks
 from fingerprint.config import EngineConfig
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index.base import check_work_id
@@ -600,15 +600,9 @@ class Engine:
             [aln.passages for _, _, aln in aligned], letters.boundaries, DIGIT_LETTER)
         group = self._same_text.groups(
             [(work_id, prep.revision, prep.seeds) for work_id, prep, _ in aligned], masks)
-        labels = sorted(set(group))
-        if len(labels) == len(group):  # no same-text works: a group per candidate
-            matching = np.count_nonzero(masks, axis=0)
-        else:
-            matching = np.count_nonzero([np.any(masks[[g == label for g in group]], axis=0)
-                                         for label in labels], axis=0)
-        weight = 1.0 / np.maximum(matching, 1)
-        shadowed = dominated(masks.view(np.uint8), np.array(group, dtype=np.int64),
-                             c.min_own_letters)
+        labels = np.array(group, dtype=np.int64)
+        weight = 1.0 / np.maximum(letter_groups(masks.view(np.uint8), labels), 1)
+        shadowed = dominated(masks.view(np.uint8), labels, c.min_own_letters)
         out = []
         po = letters.offsets
         n = len(letters)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from fingerprint.compiled.judge import same_text_pairs
+from fingerprint.compiled.judge import known_groups, same_text_pairs
 from fingerprint.verify import Alignment, SeedIndex
 
 
@@ -27,8 +27,9 @@ class SameTextGroups:
     ``align``: aligns letter codes (n,) against a SeedIndex (the engine's configured
     ``fingerprint.verify.align``); ``share``: least share (0..1] of the letters inside the
     aligned span of each text that the alignment covers; ``frame``: largest share [0..1) of a
-    text's letters outside that span; ``cache_size``: pairs remembered (emptied when full), each
-    under both works' revisions so that a re-added work is compared again.
+    text's letters outside that span; ``cache_size``: pairs (and works) remembered, emptied when a
+    page would pass it; a pair is remembered under both works' revisions so that a re-added
+    work is compared again.
     """
 
     def __init__(self, align: Callable[[np.ndarray, SeedIndex], Alignment], share: float,
@@ -36,7 +37,9 @@ class SameTextGroups:
         self._align = align
         self.share = share
         self.frame = frame
-        self._pairs: dict[tuple[str, str], bool] = {}  # (work, revision) names of a pair
+        # pairs tested: {key of the two (work, revision) numbers (see known_groups): same?}
+        self._pairs: dict[int, bool] = {}
+        self._numbers: dict[tuple[str, tuple[str, str]], int] = {}  # (work, revision): number
         self._cache_size = cache_size
 
     def groups(self, works: Sequence[tuple[str, tuple[str, str], SeedIndex]],
@@ -56,32 +59,25 @@ class SameTextGroups:
         pairs = same_text_pairs(masks.view(np.uint8), sizes, least)
         if not pairs:
             return labels
-        names = [f"{work_id}\0{revision[0]}\0{revision[1]}" for work_id, revision, _ in works]
-        pairs_known = self._pairs
-        for i, j in pairs:
-            same = pairs_known.get((names[i], names[j]) if names[i] < names[j]
-                                   else (names[j], names[i]))
-            if same is None:
-                same = self.same(works[i], works[j])
-            if same and labels[i] != labels[j]:  # merge j's group into i's
-                old = labels[j]
-                labels = [labels[i] if label == old else label for label in labels]
+        if (len(self._pairs) + len(pairs) > self._cache_size
+                or len(self._numbers) + len(works) > self._cache_size):
+            self._pairs.clear()
+            self._numbers.clear()
+        numbers = self._numbers
+        ids = np.array([numbers.setdefault((work_id, revision), len(numbers))
+                        for work_id, revision, _ in works], dtype=np.int64)
+        labels, unknown = known_groups(pairs, ids, self._pairs)
+        if unknown:
+            for i, j in unknown:
+                lo, hi = sorted((int(ids[i]), int(ids[j])))
+                self._pairs[lo << 32 | hi] = self.same(works[i][2], works[j][2])
+            labels, _ = known_groups(pairs, ids, self._pairs)
         return labels
 
-    def same(self, a: tuple[str, tuple[str, str], SeedIndex],
-             b: tuple[str, tuple[str, str], SeedIndex]) -> bool:
-        """True when works ``a`` and ``b`` ((work_id, revision, seeds)) are the same text (see
-        the module docstring); remembered for the pair of revisions."""
-        names = sorted(f"{work_id}\0{revision[0]}\0{revision[1]}" for work_id, revision, _ in (a, b))
-        key = (names[0], names[1])
-        known = self._pairs.get(key)
-        if known is None:
-            known = (self._grams_shared(a[2], b[2]) and self._grams_shared(b[2], a[2])
-                     and self._aligned(a[2], b[2]))
-            if len(self._pairs) >= self._cache_size:
-                self._pairs.clear()
-            self._pairs[key] = known
-        return known
+    def same(self, a: SeedIndex, b: SeedIndex) -> bool:
+        """True when works ``a`` and ``b`` (their SeedIndex) are the same text (see the module
+        docstring)."""
+        return self._grams_shared(a, b) and self._grams_shared(b, a) and self._aligned(a, b)
 
     def _grams_shared(self, a: SeedIndex, b: SeedIndex) -> bool:
         """A necessary condition of ``_aligned``, ten times cheaper: enough of ``a``'s seed

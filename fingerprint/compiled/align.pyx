@@ -94,15 +94,17 @@ def align_core(const uint8_t[::1] page, const int64_t[:] page_grams,
     cdef int64_t *lows = <int64_t *>malloc(n_grams * sizeof(int64_t))
     if lows == NULL:
         raise MemoryError()
+    cdef const int64_t *codes = &work_codes[0]
+    cdef const int64_t *at
     for t in range(n_grams):
         g = page_grams[t]
-        lo, hi = 0, n_codes
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if work_codes[mid] < g:
-                lo = mid + 1
-            else:
-                hi = mid
+        # the first code >= g (lower bound), searched without branches (a conditional move)
+        at, hi = codes, n_codes
+        while hi > 1:
+            mid = hi >> 1
+            at = at + mid if at[mid] < g else at
+            hi -= mid
+        lo = (at - codes) + (at[0] < g)
         if lo < n_codes and work_codes[lo] == g and work_repeats[lo] <= max_repeats:
             lows[t] = lo
             cap += work_repeats[lo]

@@ -183,3 +183,66 @@ def compare_numbers(const uint8_t[::1] codes, const int64_t[::1] offsets, uint8_
                 else:
                     other[w] += 1
     return equal_out, other_out
+
+
+def letter_groups(const uint8_t[:, ::1] masks, const int64_t[::1] group):
+    """Int64 array (n_page_letters,): for each page letter, the number of distinct ``group``
+    labels (each in [0, n_candidates)) among the candidates whose row of ``masks``
+    ((n_candidates, n_page_letters) 0/1 bytes) sets it."""
+    cdef Py_ssize_t m = masks.shape[0], n = masks.shape[1], c, p
+    out = np.zeros(n, dtype=np.int64)
+    cdef int64_t[::1] count = out
+    if m == 0:
+        return out
+    cdef int64_t *seen = <int64_t *>malloc(m * sizeof(int64_t))
+    if seen == NULL:
+        raise MemoryError()
+    with nogil:
+        for c in range(m):
+            seen[c] = -1
+        for p in range(n):
+            for c in range(m):
+                if masks[c, p] and seen[group[c]] != p:
+                    seen[group[c]] = p
+                    count[p] += 1
+    free(seen)
+    return out
+
+
+cdef Py_ssize_t _root(Py_ssize_t *parent, Py_ssize_t i) noexcept:
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]
+        i = parent[i]
+    return i
+
+
+def known_groups(list pairs, const int64_t[::1] ids, dict known):
+    """(labels, unknown) of candidates ``ids`` (int64 (n_candidates,), each below 2**31) and
+    candidate pairs ``pairs`` ((i, j) tuples): labels, a list of n_candidates ints, the
+    connected components (each labelled by its smallest candidate) of the pairs that ``known``
+    maps to True; unknown, the pairs ``known`` does not hold, in order. ``known``: {pair key:
+    bool}, the key of candidates a and b being ``min(ids) << 32 | max(ids)``."""
+    cdef Py_ssize_t m = ids.shape[0], i, j, a, b
+    cdef int64_t lo, hi
+    unknown = []
+    cdef Py_ssize_t *parent = <Py_ssize_t *>malloc((m + 1) * sizeof(Py_ssize_t))
+    if parent == NULL:
+        raise MemoryError()
+    try:
+        for i in range(m):
+            parent[i] = i
+        for pair in pairs:
+            i, j = pair
+            lo, hi = min(ids[i], ids[j]), max(ids[i], ids[j])
+            same = known.get((lo << 32) | hi)
+            if same is None:
+                unknown.append(pair)
+            elif same:
+                a, b = _root(parent, i), _root(parent, j)
+                if a < b:
+                    parent[b] = a
+                elif b < a:
+                    parent[a] = b
+        return [_root(parent, i) for i in range(m)], unknown
+    finally:
+        free(parent)

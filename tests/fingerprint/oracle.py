@@ -157,6 +157,30 @@ def dominated_reference(masks: np.ndarray, group: list[int], min_own: int) -> np
                          for j in range(len(masks))) for i in range(len(masks))], dtype=bool)
 
 
+def letter_groups_reference(masks: np.ndarray, group: list[int]) -> np.ndarray:
+    """Reference of ``fingerprint.compiled.judge.letter_groups``."""
+    labels = sorted(set(group))
+    if len(labels) == len(group):  # a group per candidate
+        return np.count_nonzero(masks, axis=0)
+    return np.count_nonzero([np.any(masks[[g == label for g in group]], axis=0)
+                             for label in labels], axis=0)
+
+
+def known_groups_reference(pairs: list[tuple[int, int]], ids: np.ndarray, known: dict[int, bool]
+                           ) -> tuple[list[int], list[tuple[int, int]]]:
+    """Reference of ``fingerprint.compiled.judge.known_groups`` (labels up to renaming)."""
+    labels, unknown = list(range(len(ids))), []
+    for i, j in pairs:
+        lo, hi = sorted((int(ids[i]), int(ids[j])))
+        same = known.get(lo << 32 | hi)
+        if same is None:
+            unknown.append((i, j))
+        elif same and labels[i] != labels[j]:  # merge j's group into i's
+            old = labels[j]
+            labels = [labels[i] if label == old else label for label in labels]
+    return labels, unknown
+
+
 def exact_codes_reference(letters, text: str) -> np.ndarray:
     """Reference of ``fingerprint.engine.exact_codes``."""
     exact = letters.codes.astype(np.int16)

@@ -9,7 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fingerprint import Engine
-from fingerprint.compiled.judge import compare_numbers, dominated, matched_masks, same_text_pairs
+from fingerprint.compiled.judge import (
+    compare_numbers,
+    dominated,
+    known_groups,
+    letter_groups,
+    matched_masks,
+    same_text_pairs,
+)
 from fingerprint.engine import exact_codes
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index import MemoryIndex
@@ -24,6 +31,8 @@ from tests.fingerprint.oracle import (
     dominated_reference,
     exact_codes_reference,
     kgram_codes_reference,
+    known_groups_reference,
+    letter_groups_reference,
     matched_masks_reference,
     mix_reference,
     numbers_reference,
@@ -93,6 +102,36 @@ def test_compiled_masks_and_same_text_pairs_give_the_reference_ones(texts, seed)
     for min_own in (1, 8, 40):
         assert np.array_equal(dominated(masks.view(np.uint8), np.array(group), min_own),
                               dominated_reference(masks, group, min_own))
+    for labels in (group, list(range(len(works))), rng.integers(0, len(works), len(works)).tolist()):
+        assert np.array_equal(letter_groups(masks.view(np.uint8), np.array(labels)),
+                              letter_groups_reference(masks, labels))
+
+
+def partition(labels: list[int]) -> list[int]:
+    """Labels renamed to the first candidate of each group."""
+    first: dict[int, int] = {}
+    return [first.setdefault(label, i) for i, label in enumerate(labels)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 12).flatmap(lambda m: st.tuples(
+    st.just(m), st.lists(st.integers(0, 2**31 - 1), min_size=m, max_size=m, unique=True),
+    st.lists(st.tuples(st.integers(0, m - 1), st.integers(0, m - 1)), max_size=40),
+    st.lists(st.sampled_from([True, False, None]), min_size=200, max_size=200))))
+def test_compiled_known_groups_give_the_reference_groups(drawn):
+    m, numbers, drawn_pairs, answers = drawn
+    ids = np.array(numbers, dtype=np.int64)
+    pairs = sorted({(min(i, j), max(i, j)) for i, j in drawn_pairs if i != j})
+    known = {}
+    for (i, j), same in zip(pairs, answers, strict=False):
+        if same is not None:
+            lo, hi = sorted((numbers[i], numbers[j]))
+            known[lo << 32 | hi] = same
+    labels, unknown = known_groups(pairs, ids, known)
+    want_labels, want_unknown = known_groups_reference(pairs, ids, known)
+    assert partition(labels) == partition(want_labels)
+    assert labels == partition(labels)  # each group labelled by its first candidate
+    assert unknown == want_unknown
 
 
 @settings(max_examples=200, deadline=None)
