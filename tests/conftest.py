@@ -65,6 +65,7 @@ _started: list[embedded.Service] = []
 _stops: list = []  # other things started for the session: their stop functions
 _tmp: Path | None = None
 _servers_up = False
+_worker_nodes: list[str] = []  # the Celery worker started in this process (node name), if any
 
 
 def _point_django_at_folder(tmp: Path) -> None:
@@ -234,6 +235,29 @@ def _servers_of_marked_tests(request) -> None:
         request.getfixturevalue("session_servers")
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """Before a transactional test's fixtures are torn down (its tables flushed), wait until
+    this process's Celery worker runs no task: a follow-up the test set off (a crawl, an
+    alert, an evidence capture) holding a table lock deadlocks the flush. Best effort: 60 s at
+    most (a drill may leave a long task), nothing raised."""
+    transactional = {"transactional_db", "live_server"} & set(item.fixturenames) or any(
+        marker.kwargs.get("transaction") for marker in item.iter_markers("django_db"))
+    if _worker_nodes and transactional:
+        import time
+
+        from tracker.celery import app
+
+        inspect = app.control.inspect(destination=list(_worker_nodes), timeout=2.0)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            active = inspect.active()
+            if active is not None and not any(active.values()):
+                break
+            time.sleep(0.3)
+    yield
+
+
 def pytest_report_header(config):
     chromium = Path("/usr/bin/chromium")
     given = [name for name in ("TEST_DATABASE_URL", "TEST_MONGO_URL", "TEST_REDIS_URL")
@@ -389,8 +413,10 @@ def celery_worker(worker_env, django_db_blocker):
     proc = supervisor.start_worker(env, log, name, settings.WORKER_QUEUES, cwd=settings.BASE_DIR)
     try:
         supervisor.wait_until_ready(app, proc, name, log, settings.WORKER_READY_TIMEOUT_SECONDS)
+        _worker_nodes.append(supervisor.node_name(name))
         yield supervisor.node_name(name)
     finally:
+        _worker_nodes.clear()
         supervisor.stop(proc)
 
 
@@ -398,10 +424,7 @@ def celery_worker(worker_env, django_db_blocker):
 def idle_worker(celery_worker):
     """The session's worker with nothing left from earlier tests: queued messages purged,
     reserved and scheduled (countdown/retry) tasks revoked (the worker drops them when they
-    fall due), running tasks finished. After the test, before a transactional test's tables
-    are flushed (the database fixture is torn down after this one), it waits until the worker
-    runs no task: follow-ups the test set off (alerts, evidence captures) must not hold table
-    locks during the flush (a deadlock otherwise).
+    fall due), running tasks finished.
 
     Use it instead of ``celery_worker`` when earlier tests may leave tasks behind: after a
     transactional test the database is emptied, and a leftover task could act on this
@@ -411,10 +434,8 @@ def idle_worker(celery_worker):
         The worker's node name (str).
 
     Raises:
-        RuntimeError: before the test, tasks were still running, or the worker did not answer,
-        after 60 s (after the test it waits 60 s at most and raises nothing).
+        RuntimeError: tasks were still running, or the worker did not answer, after 60 s.
     """
-    import contextlib
     import time
 
     from tracker.celery import app
@@ -439,14 +460,10 @@ def idle_worker(celery_worker):
         time.sleep(0.2)
     app.control.purge()
     yield celery_worker
-    deadline = time.monotonic() + 60
-    with contextlib.suppress(RuntimeError):  # best effort: a drill may leave a long task
-        while ask("active") and time.monotonic() < deadline:
-            time.sleep(0.3)
 
 
 @pytest.fixture
 def settled_worker(idle_worker, transactional_db):
     """``idle_worker`` on a transactional database (its tables flushed after the test, once
-    the worker runs no task)."""
+    the worker runs no task: ``pytest_runtest_teardown``)."""
     return idle_worker
