@@ -195,7 +195,8 @@ def _crawl_one(crawler, scan_id: int, url_task: UrlTask, rules: SiteRules, token
     to_match = _to_match(crawler, scan_id, result)
     crawler.frontier(scan_id).count(cpu_us_crawl=_us(time.process_time() - cpu_started))
     if to_match:
-        _match_or_hand_over(crawler, scan_id, to_match, token)
+        _match_or_hand_over(crawler, scan_id, to_match, token,
+                            result.stored if to_match == result.match else None)
     _done(scan_id, done_id)
     return result.outcome.value
 
@@ -259,15 +260,17 @@ def scan_for_recording(scan_id: int) -> ScanRun | None:
         return None
 
 
-def _match(crawler, scan_id: int, page_id: str, version_id: str) -> matching.MatchReport:
+def _match(crawler, scan_id: int, page_id: str, version_id: str,
+           stored: tuple | None = None) -> matching.MatchReport:
     """Match a stored page version, record its matches and count them in the scan (the body of
-    match_page, also run by the crawl task itself). Raises what MongoDB, Redis and the engine
-    raise; every step may run again (the recording is an upsert)."""
+    match_page, also run by the crawl task itself). ``stored``: the (Page, PageVersion) just
+    stored by the crawl task (read from MongoDB when None). Raises what MongoDB, Redis and the
+    engine raise; every step may run again (the recording is an upsert)."""
     from tracker.core.engine import get_engine
 
     started, cpu_started = time.perf_counter(), time.process_time()
     cpu_engine = 0.0
-    page, version = crawler.pages.page(page_id), crawler.pages.version(version_id)
+    page, version = stored or (crawler.pages.page(page_id), crawler.pages.version(version_id))
     if page is None or version is None:
         report = matching.MatchReport(0, 0, 0, 0)
     else:
@@ -292,14 +295,16 @@ def _match(crawler, scan_id: int, page_id: str, version_id: str) -> matching.Mat
     return report
 
 
-def _match_or_hand_over(crawler, scan_id: int, page: tuple[str, str], token: str) -> None:
-    """Match page version ``page`` ((page_id, version_id)) in the crawl task when
-    settings.CRAWL_MATCH_INLINE; else, or when MongoDB or Redis failed it here, send a
-    match_page task (which retries on its own and counts in the scan's pending tasks). A
-    matching that fails otherwise is counted in ``match_errors``; the URL is crawled."""
+def _match_or_hand_over(crawler, scan_id: int, page: tuple[str, str], token: str,
+                        stored: tuple | None = None) -> None:
+    """Match page version ``page`` ((page_id, version_id); ``stored``: its Page and PageVersion
+    as just stored, or None) in the crawl task when settings.CRAWL_MATCH_INLINE; else, or when
+    MongoDB or Redis failed it here, send a match_page task (which retries on its own and counts
+    in the scan's pending tasks). A matching that fails otherwise is counted in
+    ``match_errors``; the URL is crawled."""
     if settings.CRAWL_MATCH_INLINE:
         try:
-            _match(crawler, scan_id, *page)
+            _match(crawler, scan_id, *page, stored=stored)
             return
         except storage_errors() as exc:
             log.warning("matching %s of scan %s in the crawl task failed (%s): handed over",
