@@ -9,16 +9,13 @@ import io
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
-from django.utils import timezone
 
 from dashboard.alerts import webhooks
+from tests.chapter import CHAPTER
 
-CHAPTER = (Path(__file__).parents[1] / "crawler" / "fixtures" / "xiyouji-ch1.txt").read_text(
-    encoding="utf-8")
 PART = 650  # characters of the chapter per copying page
 
 
@@ -64,18 +61,14 @@ def _scan(site_id: int) -> dict:
 
 
 def test_a_scan_copying_one_work_over_many_pages_gives_one_case_and_one_mail(
-        holder_with_user, copying_site, smtp_server, receiver, idle_worker, wait_for):
+        holder_with_user, indexed_chapter, copying_site, smtp_server, receiver, idle_worker,
+        wait_for):
     from crawler.models import Case, TargetSite
     from dashboard.alerts.actions import do_save_webhook, do_update_alert_preferences
     from dashboard.alerts.models import Delivery, WebhookEndpoint
-    from tracker.core.engine import get_engine
-    from tracker.core.models import Work
 
     ns = holder_with_user
-    work = Work.objects.create(holder=ns.holder, reference="XYJ-1", title="西游记",
-                               kind="novel", length=len(CHAPTER), status="indexed",
-                               indexed_at=timezone.now())
-    get_engine().add_work(work.engine_id, CHAPTER)
+    work = indexed_chapter(ns.holder)
     do_update_alert_preferences(ns.user, email_enabled=True, language="zh-hans")
     do_save_webhook(WebhookEndpoint(holder=ns.holder, name="cms", url=receiver.url,
                                     secret="s3cret"), None)

@@ -13,16 +13,14 @@ import threading
 from datetime import timedelta
 from email.header import decode_header, make_header
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 from django.utils import timezone, translation
 
+from tests.chapter import CHAPTER
 from tracker.core.errors import ActionError
 
-CHAPTER = (Path(__file__).parents[1] / "crawler" / "fixtures" / "xiyouji-ch1.txt").read_text(
-    encoding="utf-8")
 PART = 650  # characters of the chapter per copying page
 SECURITY_TXT = "Contact: mailto:security@haoshu.example\nContact: https://haoshu.example/report\n"
 
@@ -94,19 +92,16 @@ def _confirmed_case(ns, staff, domain="copy.example.com", pages=1):
 
 
 def test_addresses_found_on_the_site_confirmed_then_the_notice_mailed_with_its_reports(
-        holder_with_user, takedown_site, smtp_server, staff, idle_worker, wait_for):
+        holder_with_user, indexed_chapter, takedown_site, smtp_server, staff, idle_worker,
+        wait_for):
     from crawler import case_actions, contacts
     from crawler.models import Case, CaseState, SiteContact, TargetSite
     from dashboard import notice_actions
     from dashboard.models import NoticeMail
-    from tracker.core.engine import get_engine
-    from tracker.core.models import AuditEvent, Work
+    from tracker.core.models import AuditEvent
 
     ns = holder_with_user
-    work = Work.objects.create(holder=ns.holder, reference="XYJ-1", title="西游记",
-                               kind="novel", length=len(CHAPTER), status="indexed",
-                               indexed_at=timezone.now())
-    get_engine().add_work(work.engine_id, CHAPTER)
+    indexed_chapter(ns.holder)
     site = TargetSite.objects.create(name="好书网", start_urls=[takedown_site + "/"],
                                      delay_seconds=0)
     out = io.StringIO()

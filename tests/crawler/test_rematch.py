@@ -7,7 +7,6 @@ or, for versions without current keys, from their text."""
 import io
 import json
 import time
-from pathlib import Path
 
 import pytest
 from bson import Binary, ObjectId
@@ -16,13 +15,13 @@ from django.core.management import call_command
 from crawler import scans
 from crawler.lib import pagekeys
 from crawler.models import Match, RematchJob
+from tests.chapter import CHAPTER
 from tracker.core import actions as core_actions
 from tracker.core.engine import get_engine
 from tracker.core.models import RightsHolder, Work
 from tracker.text import Extracted
 
 pytestmark = pytest.mark.django_db(transaction=True)
-CHAPTER = (Path(__file__).parent / "fixtures" / "xiyouji-ch1.txt").read_text(encoding="utf-8")
 COPY = "<html><head><title>西游记 第一回</title></head><body><article>{}</article></body></html>".format(
     "".join(f"<p>{p}</p>" for p in CHAPTER[:3000].split("\n") if p.strip()))
 NEWS = "<html><body><article><p>{}</p></article></body></html>".format(

@@ -6,7 +6,6 @@ meeting the URL gone again records the removal too."""
 
 import io
 import json
-from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -17,12 +16,11 @@ from crawler import actions, takedown
 from crawler.models import CheckOutcome, Match, TakedownCheck
 from dashboard import tasks as dashboard_tasks
 from dashboard.actions import do_advance_notice, do_draft_notices
+from tests.chapter import CHAPTER
 from tracker.core import notes
-from tracker.core.engine import get_engine
 from tracker.core.models import AuditEvent, RightsHolder, Work
 
 pytestmark = pytest.mark.django_db(transaction=True)
-CHAPTER = (Path(__file__).parent / "fixtures" / "xiyouji-ch1.txt").read_text(encoding="utf-8")
 COPY = "<html><head><title>西游记 第一回</title></head><body><article>{}</article></body></html>".format(
     "".join(f"<p>{p}</p>" for p in CHAPTER[:3000].split("\n") if p.strip()))
 OTHER = "<html><body><article><p>{}</p></article></body></html>".format(
@@ -35,12 +33,8 @@ def _scan(site_id: int) -> dict:
     return json.loads(out.getvalue())
 
 
-def test_takedown_removed_then_restored(idle_worker, site, platform_stores):
-    holder = RightsHolder.objects.create(name="测试出版社")
-    work = Work.objects.create(holder=holder, reference="XYJ-1", title="西游记", kind="novel",
-                               length=len(CHAPTER), status="indexed", indexed_at=timezone.now(),
-                               sections=[{"title": "第一回", "start": 0, "end": len(CHAPTER)}])
-    get_engine().add_work(work.engine_id, CHAPTER)
+def test_takedown_removed_then_restored(idle_worker, site, indexed_chapter):
+    indexed_chapter()
     page = [site.html(COPY)]
     site.route("/", site.html('<a href="/copy.html">copy</a>'))
     site.route("/copy.html", lambda h: page[0])
