@@ -6,7 +6,6 @@ holder whose work the mirror copies sees it, another holder does not."""
 
 import dataclasses
 import io
-import json
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -14,6 +13,7 @@ from django.core.management import call_command
 
 from crawler.lib.pipeline import Crawler
 from tests.chapter import CHAPTER
+from tests.scanning import scan
 
 NEWS = "本市今日召开会议，部署下一阶段的交通治理工作，相关部门负责人出席会议并讲话。" * 6
 
@@ -59,9 +59,7 @@ def test_discovery_proposes_the_linked_mirror_only(idle_worker, site, serve, con
     site.route("/book/1.html", site.Reply(200, {"Content-Type": "text/html; charset=utf-8"},
                                           page("西游记 第一回", CHAPTER[2000:6000], friends)))
     call_command("add_site", "目标站", site.url("/"), "--delay", "0", stdout=io.StringIO())
-    out = io.StringIO()
-    call_command("scan", "目标站", "--wait", "--timeout", "120", stdout=out, stderr=io.StringIO())
-    assert json.loads(out.getvalue())["matches_new"] == 1
+    assert scan("目标站")["matches_new"] == 1
     assert Match.objects.get().url == site.url("/book/1.html")
 
     # this process's crawler may reach the other loopback addresses; the workers' may not

@@ -3,7 +3,6 @@ site's scope without spending link depth, each part is matched, and the match li
 parts of one chapter page as one row with their count."""
 
 import io
-import json
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -11,6 +10,7 @@ from django.core.management import call_command
 
 from crawler.lib.links import chapter_of, chapter_part, next_part_links
 from tests.chapter import CHAPTER
+from tests.scanning import scan
 
 PAGE = ("<html><head><title>西游记 第一回 ({n}/3) - 好书网</title></head><body><div class='nav'>首页</div>"
         "<article><h1>第一回</h1>{paras}</article><div class='pager'>{pager}</div>"
@@ -52,9 +52,7 @@ def test_parts_are_followed_matched_and_grouped(idle_worker, site, indexed_chapt
     serve_chapter(site)
     call_command("add_site", "分页站", site.url("/"), "--delay", "0", "--max-depth", "1",
                  stdout=io.StringIO())
-    out = io.StringIO()
-    call_command("scan", "分页站", "--wait", "--timeout", "120", stdout=out, stderr=io.StringIO())
-    summary = json.loads(out.getvalue())
+    summary = scan("分页站")
     assert summary["status"] == "finished" and summary["matches_new"] == 3, summary
 
     # depth 1 reaches the first page only; its parts keep that depth, the next chapter does not

@@ -18,6 +18,7 @@ from crawler import progress, scans
 from crawler.lib import pagekeys
 from crawler.models import Match, ScanRun, TargetSite, WhitelistedDomain
 from tests.chapter import CHAPTER
+from tests.scanning import scan
 from tracker.core import notes
 from tracker.core.connections import get_redis
 from tracker.core.engine import get_engine
@@ -68,12 +69,6 @@ def serve_site(site, copy_html):
     site.route("/loop.html", site.Reply(302, {"Location": "/loop.html?again=1"}))
     site.route("/loop.html?again=1", site.Reply(302, {"Location": "/loop.html"}))
     site.route("/evil.html", site.Reply(302, {"Location": "http://192.168.1.1/router"}))
-
-
-def scan(ref, *extra) -> dict:
-    out = io.StringIO()
-    call_command("scan", str(ref), "--wait", "--timeout", "120", *extra, stdout=out, stderr=io.StringIO())
-    return json.loads(out.getvalue())
 
 
 def test_scan_through_workers_records_pages_outcomes_and_matches(idle_worker, site, work):
