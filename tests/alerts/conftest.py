@@ -21,6 +21,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from django.conf import settings
 
+from tests.waiting import wait_for
+
 
 def _free_port() -> int:
     with socket.socket() as sock:
@@ -43,17 +45,6 @@ os.environ.update(_ENV)
 settings.CRAWLER = {**settings.CRAWLER, "ALLOW_ADDRESSES": "127.0.0.1"}
 settings.SITE_URL = _ENV["SITE_URL"]
 logging.getLogger("mail.log").setLevel(logging.WARNING)  # aiosmtpd logs every SMTP command
-
-
-def wait_for(predicate: Callable[[], object], timeout: float = 60.0, what: str = "condition"):
-    """Poll ``predicate`` every 0.1 s until it returns something true; return that value.
-    Raises AssertionError naming ``what`` after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if value := predicate():
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
 class SMTPServer:
@@ -205,8 +196,7 @@ def copying_site() -> Iterator[CopyingSite]:
 
 @pytest.fixture(name="wait_for")
 def wait_for_fixture() -> Callable:
-    """The ``wait_for(predicate, timeout=60, what=...)`` poller (test modules cannot import
-    conftest)."""
+    """The ``wait_for(predicate, timeout=60, what=...)`` poller of tests/waiting.py."""
     return wait_for
 
 

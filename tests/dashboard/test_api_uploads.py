@@ -4,12 +4,11 @@ language; another holder's job is a 404."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from django.utils import translation
 
 from tests.dashboard.test_api import Api, token_for
+from tests.waiting import wait_for
 from tracker.core import uploads
 from tracker.core.models import ImportJob, Work
 
@@ -25,11 +24,8 @@ def api(live_server):
 
 
 def _settled(client: Api, url: str, timeout: float = 90.0) -> dict:
-    deadline = time.monotonic() + timeout
-    while (body := client.session.get(url, timeout=30).json())["state"] == "running":
-        assert time.monotonic() < deadline, body
-        time.sleep(0.3)
-    return body
+    return wait_for(lambda: (body := client.session.get(url, timeout=30).json())["state"]
+                    != "running" and body, timeout, f"the end of the job {url}")
 
 
 def test_an_upload_is_202_then_its_job_ends_with_the_work(scenario, api, idle_worker):
