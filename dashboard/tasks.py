@@ -14,7 +14,7 @@ from celery.utils.log import get_task_logger
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
@@ -204,9 +204,7 @@ def deliver_reminder(reminder_id: int) -> int:
             for address in reminder.recipients:
                 sent += notice_mail.reminder_message(reminder, address).send()
         except MAIL_ERRORS as exc:
-            NoticeReminder.objects.filter(pk=reminder.pk).update(
-                attempts=F("attempts") + 1, error=f"{type(exc).__name__}: {exc}")
+            notice_actions.do_record_reminder(reminder, sent, error=f"{type(exc).__name__}: {exc}")
             return sent
-        NoticeReminder.objects.filter(pk=reminder.pk).update(
-            attempts=F("attempts") + 1, error="", sent_at=timezone.now())
+        notice_actions.do_record_reminder(reminder, sent)
     return sent

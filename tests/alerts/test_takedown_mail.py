@@ -222,4 +222,8 @@ def test_a_page_still_up_reminds_staff_once_per_period(
     assert "editor@holder.test" not in reminder.recipients  # neither staff nor its sender
     body = mail.get_payload(decode=True).decode()
     assert f"/crawler/case/{case.pk}/change/" in body
-    assert AuditEvent.objects.about(notice).filter(new_state="reminded").count() == 1
+    trail = AuditEvent.objects.about(notice)
+    assert trail.filter(new_state="reminded").exclude(old_state="reminded").count() == 1
+    [mailed] = trail.filter(old_state="reminded", new_state="reminded")
+    with translation.override("en"):
+        assert mailed.reason_label == f"reminder e-mailed, recipients: {len(reminder.recipients)}"
