@@ -3,20 +3,15 @@ MongoDB, Redis and PostgreSQL against a loopback site: a URL that fails does not
 of its batch, and a batch delivered again after its worker died stores, matches and counts each
 page once."""
 
-from pathlib import Path
-
 import pytest
-from django.utils import timezone
 
 from crawler import scans
 from crawler.lib.pipeline import SiteRules, UrlTask
 from crawler.models import Match, ScanRun, ScanStatus, TargetSite
 from crawler.tasks import _crawl_one, crawl_urls
-from tracker.core.engine import get_engine
-from tracker.core.models import RightsHolder, Work
+from tests.chapter import CHAPTER
 
 pytestmark = pytest.mark.django_db(transaction=True)
-CHAPTER = (Path(__file__).parent / "fixtures" / "xiyouji-ch1.txt").read_text(encoding="utf-8")
 NEWS = "本市今日召开会议，部署下一阶段的交通治理工作，相关部门负责人出席会议并讲话。" * 6
 
 
@@ -25,13 +20,10 @@ def _page(text: str) -> str:
 
 
 @pytest.fixture
-def batch_scan(platform_stores, site):
+def batch_scan(indexed_chapter, site):
     """A site of three pages (the second a reprint of a registered work) and an open scan of
     it whose start URLs are those pages. Returns (scan id, token, [canonical URLs], site)."""
-    holder = RightsHolder.objects.create(name="批量出版社")
-    work = Work.objects.create(holder=holder, reference="XYJ", title="西游记", length=len(CHAPTER),
-                               status="indexed", indexed_at=timezone.now())
-    get_engine().add_work(work.engine_id, CHAPTER)
+    indexed_chapter()
     for i, text in enumerate([NEWS, CHAPTER[:2500], NEWS.replace("交通", "环境")]):
         site.route(f"/p/{i}.html", site.html(_page(text)))
     target = TargetSite.objects.create(name="批量", allowed_domains=["127.0.0.1"], delay_seconds=0,
