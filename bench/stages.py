@@ -59,8 +59,10 @@ def time_pass(engine, texts: list[str]) -> dict[str, float]:
             total["letters"] += t1 - t0
             total["keys"] += t2 - t1
             continue
-        hits, revisions = engine._lookup(keys.tolist())
-        work_ids = [w for w, _ in engine._rank(hits)]
+        hits = engine._hits(keys.tolist())
+        ranked = [w for w, _ in engine._rank(hits)]
+        work_ids = [hits.works[w] for w in ranked]
+        revisions = {hits.works[w]: hits.revisions[w] for w in ranked}
         t3 = clock()
         grams = kgram_codes(letters.codes, c.seed_k)[::c.seed_stride] if work_ids else None
         aligned = []

@@ -16,8 +16,6 @@ import json
 from collections import Counter, OrderedDict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from itertools import chain
-from operator import itemgetter
 
 import numpy as np
 
@@ -25,6 +23,7 @@ from fingerprint.compiled.judge import compare_numbers, dominated, letter_groups
 from fingerprint.config import EngineConfig
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index.base import check_work_id
+from fingerprint.index.hits import Hits, hits_from_lookup
 from fingerprint.letters import (
     DIGIT_LETTER,
     EmptyTextError,
@@ -440,39 +439,45 @@ class Engine:
     def candidates(self, letters: Letters) -> list[tuple[str, int]]:
         """(work_id, postings hit) of the works worth verifying, most hits first, ties by
         work id (so every index backend, whatever its key order, gives the same list)."""
-        return self._rank(self.index.lookup(self.query_keys(letters)))
+        hits = self._hits(self.query_keys(letters))
+        return [(hits.works[w], n) for w, n in self._rank(hits)]
 
-    def _lookup(self, keys: list[int]
-                ) -> tuple[dict[int, list[tuple[str, int]]], dict[str, str] | None]:
-        """(postings of a page's query ``keys``, {work_id: index revision} or None when the
-        index does not report revisions, i.e. has no ``lookup_revisions``)."""
+    def _hits(self, keys: list[int]) -> Hits:
+        """The postings of a page's query ``keys`` as arrays, with each work's index revision
+        when the index reports them (``lookup_hits`` of a MemoryIndex; any other index through
+        ``lookup_revisions`` or ``lookup``, adapted)."""
+        lookup_hits = getattr(self.index, "lookup_hits", None)
+        if lookup_hits is not None:
+            return lookup_hits(keys)
         lookup_revisions = getattr(self.index, "lookup_revisions", None)
         if lookup_revisions is None:
-            return self.index.lookup(keys), None
-        return lookup_revisions(keys)
+            return hits_from_lookup(self.index.lookup(keys), None)
+        return hits_from_lookup(*lookup_revisions(keys))
 
-    def _rank(self, hits: dict[int, list[tuple[str, int]]]) -> list[tuple[str, int]]:
-        """``candidates`` from the postings of a lookup (key -> [(work_id, window)]): the works
-        with the most hits, up to ``max_candidates`` distinct hit sets, so that a text
-        registered as several works (the same postings hit in each) takes one place."""
-        per_work = Counter(map(itemgetter(0), chain.from_iterable(hits.values())))
+    def _rank(self, hits: Hits) -> list[tuple[int, int]]:
+        """``candidates`` from the postings of a lookup, each work as its place in
+        ``hits.works``: the works with the most hits, up to ``max_candidates`` distinct hit
+        sets, so that a text registered as several works (the same postings hit in each) takes
+        one place."""
         c = self.config
+        counts = np.bincount(hits.work, minlength=len(hits.works))
+        works = hits.works
         # the works below min_window_hits come last in this order: dropped before sorting
-        pool = heapq.nsmallest(
-            4 * c.max_candidates, [(w, n) for w, n in per_work.items() if n >= c.min_window_hits],
-            key=lambda wn: (-wn[1], wn[0]))
+        eligible = np.flatnonzero(counts >= c.min_window_hits).tolist()
+        hit = counts.tolist()
+        pool = heapq.nsmallest(4 * c.max_candidates, eligible, key=lambda w: (-hit[w], works[w]))
         if len(pool) <= c.max_candidates:
-            return pool
-        shared = Counter(n for _, n in pool)
-        tied = {w for w, n in pool if shared[n] > 1}
-        windows: dict[str, list[int]] = {w: [] for w in tied}
-        for w, window in chain.from_iterable(hits.values()):
-            if w in tied:
-                windows[w].append(window)
+            return [(w, hit[w]) for w in pool]
+        shared = Counter(hit[w] for w in pool)
+        order = np.lexsort((hits.window, hits.work))  # each work's windows, sorted
+        bounds = np.concatenate(([0], np.cumsum(counts)))
+        windows = hits.window[order]
         seen: set = set()
         best = []
-        for w, n in pool:
-            hit_set = (n, tuple(sorted(windows[w]))) if w in tied else w
+        for w in pool:
+            n = hit[w]
+            # works with the same number of hits are one place when they hit the same windows
+            hit_set = (n, windows[bounds[w]:bounds[w + 1]].tobytes()) if shared[n] > 1 else w
             if hit_set not in seen:
                 if len(seen) == c.max_candidates:
                     break
@@ -499,10 +504,11 @@ class Engine:
         c = self.config
         if len(letters) < c.min_text_letters:
             return PageMatches([], keys)
-        hits, index_revisions = self._lookup(keys.tolist())
-        work_ids = [w for w, _ in self._rank(hits)]
-        if index_revisions is not None:
-            revisions = {w: ("index", index_revisions[w]) for w in work_ids}
+        hits = self._hits(keys.tolist())
+        ranked = [w for w, _ in self._rank(hits)]
+        work_ids = [hits.works[w] for w in ranked]
+        if hits.revisions is not None:
+            revisions = {hits.works[w]: ("index", hits.revisions[w]) for w in ranked}
         elif work_ids:
             revisions = {w: ("store", r) for w, r in self.store.revisions(work_ids).items()}
         else:

@@ -3,6 +3,6 @@
 import numpy as np
 
 def find_sorted(keys: np.ndarray, query: np.ndarray) -> np.ndarray: ...
-def gather_postings(query: np.ndarray, position: np.ndarray, bounds: np.ndarray,
-                    postings: np.ndarray, window_bits: int, max_df: int,
-                    ids: list[str | None]) -> dict[int, list[tuple[str, int]]]: ...
+def gather_postings(position: np.ndarray, bounds: np.ndarray, postings: np.ndarray,
+                    window_bits: int, max_df: int
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...

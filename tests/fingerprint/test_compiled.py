@@ -20,6 +20,7 @@ from fingerprint.compiled.judge import (
 from fingerprint.engine import exact_codes
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index import MemoryIndex
+from fingerprint.index.hits import hits_from_lookup
 from fingerprint.letters import DIGIT_LETTER, to_letters
 from fingerprint.shortdoc import short_keys
 from fingerprint.store import MemoryWorkStore
@@ -36,6 +37,7 @@ from tests.fingerprint.oracle import (
     matched_masks_reference,
     mix_reference,
     numbers_reference,
+    rank_reference,
     same_text_pairs_reference,
     window_digits_reference,
     winnow_reference,
@@ -102,7 +104,9 @@ def test_compiled_masks_and_same_text_pairs_give_the_reference_ones(texts, seed)
     for min_own in (1, 8, 40):
         assert np.array_equal(dominated(masks.view(np.uint8), np.array(group), min_own),
                               dominated_reference(masks, group, min_own))
-    for labels in (group, list(range(len(works))), rng.integers(0, len(works), len(works)).tolist()):
+    # letter_groups takes labels below the number of candidates, as known_groups gives them
+    for labels in ([g % len(works) for g in group], list(range(len(works))),
+                   rng.integers(0, len(works), len(works)).tolist()):
         assert np.array_equal(letter_groups(masks.view(np.uint8), np.array(labels)),
                               letter_groups_reference(masks, labels))
 
@@ -202,7 +206,33 @@ def test_a_loaded_index_looks_up_what_the_live_one_does(tmp_path_factory, seed, 
     def postings(index):  # a key's postings in (work, window) order: saved sorted
         return {k: sorted(v) for k, v in index.lookup(query).items()}
 
+    def hits(index):  # the array lookup, as (work_id, window) pairs: in any order
+        found = index.lookup_hits(query)
+        return sorted(zip([found.works[w] for w in found.work.tolist()], found.window.tolist(),
+                          strict=True))
+
     assert postings(loaded) == postings(live)
+    assert hits(loaded) == hits(live) == sorted(
+        (w, window) for held in live.lookup(query).values() for w, window in held)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32), st.integers(1, 40), st.integers(1, 6), st.integers(1, 4))
+def test_ranking_the_hit_arrays_gives_the_reference_candidates(seed, n_works, spread, copies):
+    # many works with few windows each, some registered several times (the same postings
+    # under several ids): ties of hit counts, equal and unequal hit sets, over max_candidates
+    rng = np.random.default_rng(seed)
+    engine = Engine(MemoryIndex(), MemoryWorkStore())
+    found: dict[int, list[tuple[str, int]]] = {}
+    for w in range(n_works):
+        windows = rng.integers(0, spread * 3, int(rng.integers(0, spread * 4))).tolist()
+        for copy in range(int(rng.integers(1, copies + 1))):
+            for key, window in enumerate(windows):
+                found.setdefault(int(rng.integers(0, 30)) if copy else key, []).append(
+                    (f"w{w:02d}-{copy}", window))
+    hits = hits_from_lookup(found, None)
+    ranked = [(hits.works[w], n) for w, n in engine._rank(hits)]
+    assert ranked == rank_reference(engine.config, found)
 
 
 def query_keys_reference(engine, letters) -> list[int]:
