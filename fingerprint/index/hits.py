@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fingerprint.compiled.lookup import renumber
+
 
 @dataclass(frozen=True)
 class Hits:
@@ -31,15 +33,15 @@ class Hits:
 
     @classmethod
     def from_numbers(cls, numbers: np.ndarray, windows: np.ndarray, ids: list,
-                     epoch: int | None) -> Hits:
+                     epoch: int | None, scratch: np.ndarray) -> Hits:
         """Hits from each posting's index work number and window (int64 (n,)); ``ids``: work
         id of each number; ``epoch``: the index's epoch, each revision being
-        ``"<epoch>:<number>"`` (None: no revisions)."""
-        distinct, work = np.unique(numbers, return_inverse=True)
+        ``"<epoch>:<number>"`` (None: no revisions); ``scratch``: int64, all -1, longer than
+        the largest number (``fingerprint.compiled.lookup.renumber``)."""
+        distinct, work = renumber(numbers, scratch)
         numbered = distinct.tolist()
         revisions = None if epoch is None else _Revisions(epoch, numbered)
-        return cls([ids[n] for n in numbered], revisions, work.astype(np.int64, copy=False),
-                   windows)
+        return cls([ids[n] for n in numbered], revisions, work, windows)
 
 
 class _Revisions(Sequence[str]):

@@ -112,6 +112,7 @@ class MemoryIndex:
         # the dicts' PresenceFilter from PRESENCE_MIN_KEYS keys on, built at the first lookup
         # that needs it and dropped when it is full (rebuilt larger at the next lookup)
         self._presence: PresenceFilter | None = None
+        self._scratch = np.zeros(0, dtype=np.int64)  # lookup_hits' (see Hits.from_numbers)
 
     @property
     def version(self) -> str:
@@ -210,7 +211,9 @@ class MemoryIndex:
                     packed.extend(held)
             flat = np.array(packed, dtype=np.int64)
             numbers, windows = flat >> 32, flat & _LOW
-        return Hits.from_numbers(numbers, windows, self._ids, self._epoch)
+        if len(self._scratch) < len(self._ids):
+            self._scratch = np.full(2 * len(self._ids), -1, dtype=np.int64)
+        return Hits.from_numbers(numbers, windows, self._ids, self._epoch, self._scratch)
 
     def _held(self, keys: Sequence[int]) -> Iterator[tuple[int, int | list[int]]]:
         """(key, packed postings as the dicts hold them) of each distinct, indexed,
@@ -238,12 +241,12 @@ class MemoryIndex:
 
     def _lookup_arrays(self, keys: Sequence[int]
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(distinct query keys (uint64), then per posting: its key's place among them, its
-        work number, its window; int64) on the sorted arrays of a loaded index (a KeyDirectory
+        """(query keys (uint64), then per posting of each distinct key: the key's first place
+        among them, its work number, its window; int64) on the sorted arrays of a loaded index (a KeyDirectory
         finds each key)."""
         assert self._arrays is not None and self._directory is not None  # set by load
         directory, bounds = self._directory
-        query = np.unique(np.asarray(keys, dtype=np.uint64))
+        query = np.asarray(keys, dtype=np.uint64)
         _, postings, window_bits = self._arrays
         return (query, *gather_postings(directory.find(query), bounds, postings, window_bits,
                                         self.max_df))

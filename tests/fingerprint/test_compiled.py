@@ -17,6 +17,7 @@ from fingerprint.compiled.judge import (
     matched_masks,
     same_text_pairs,
 )
+from fingerprint.compiled.lookup import renumber
 from fingerprint.engine import exact_codes
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index import MemoryIndex
@@ -262,3 +263,14 @@ def test_engine_query_keys_are_the_reference_keys(chapters, seed, n):
     page = text[a:a + n] + text[:int(rng.integers(0, 300))]
     letters = engine.letters(page)
     assert engine._query_key_array(letters).tolist() == query_keys_reference(engine, letters)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 50), max_size=300))
+def test_renumbering_work_numbers_gives_np_unique_groups(numbers):
+    # renumber replaces np.unique(numbers, return_inverse=True) (in first-appearance order)
+    scratch = np.full(51, -1, dtype=np.int64)
+    distinct, inverse = renumber(np.array(numbers, dtype=np.int64), scratch)
+    assert sorted(distinct.tolist()) == np.unique(numbers).tolist()
+    assert distinct[inverse].tolist() == numbers
+    assert (scratch == -1).all()
