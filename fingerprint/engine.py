@@ -33,7 +33,7 @@ from fingerprint.letters import (
 )
 from fingerprint.same_text import SameTextGroups
 from fingerprint.shortdoc import short_keys
-from fingerprint.verify import Alignment, SeedIndex, align
+from fingerprint.verify import Alignment, SeedIndex, align, align_each
 from fingerprint.windows import content_radius, kgram_codes, mix, window_starts, winnow
 
 SCHEME_VERSION = "fp2"  # bump when the key computation changes in code
@@ -513,12 +513,7 @@ class Engine:
             revisions = {w: ("store", r) for w, r in self.store.revisions(work_ids).items()}
         else:
             revisions = {}
-        aligned = []
-        grams = kgram_codes(letters.codes, c.seed_k)[::c.seed_stride] if work_ids else None
-        for work_id in work_ids:
-            found = self._align(letters, work_id, revisions.get(work_id), grams)
-            if found is not None:
-                aligned.append((work_id, *found))
+        aligned = self._align_candidates(letters, work_ids, revisions)
         return PageMatches(
             self._judge(letters, exact_codes(letters, text) if aligned else None, aligned), keys)
 
@@ -533,17 +528,33 @@ class Engine:
         matches = self._judge(letters, None, [(work_id, *found)])
         return matches[0] if matches else None
 
-    def _align(self, letters: Letters, work_id: str, revision: tuple[str, str] | None,
-               grams: np.ndarray | None = None) -> tuple[_Prepared, Alignment] | None:
+    def _align_candidates(self, letters: Letters, work_ids: list[str],
+                          revisions: dict[str, tuple[str, str]]
+                          ) -> list[tuple[str, _Prepared, Alignment]]:
+        """(work_id, prepared work, alignment) of each candidate ``work_ids`` (with their
+        ``revisions``, see ``_prepared``) that is stored and shares at least ``_need`` matched
+        letters with the page, in order; every alignment in one compiled call."""
+        prepared = [(w, prep) for w in work_ids
+                    if (prep := self._prepared(w, revisions.get(w))) is not None]
+        if not prepared:
+            return []
+        c = self.config
+        works = [prep.seeds for _, prep in prepared]
+        found = align_each(letters.codes, works, [self._need(s.n_letters) for s in works],
+                           c.max_gap, c.max_shift, c.min_passage_letters, c.max_seed_repeats,
+                           c.seed_stride, kgram_codes(letters.codes, c.seed_k)[::c.seed_stride])
+        return [(*prepared[i], aln) for i, aln in found]
+
+    def _align(self, letters: Letters, work_id: str, revision: tuple[str, str] | None
+               ) -> tuple[_Prepared, Alignment] | None:
         """(prepared work, alignment) of a candidate, or None when the work is not stored or
-        shares fewer matched letters with the page than ``_need``; ``grams``: the page's sampled
-        seed k-grams (see ``fingerprint.verify.align``), computed once per page."""
+        shares fewer matched letters with the page than ``_need``."""
         prep = self._prepared(work_id, revision)
         if prep is None:
             return None
         c = self.config
         aln = align(letters.codes, prep.seeds, c.max_gap, c.max_shift, c.min_passage_letters,
-                    c.max_seed_repeats, c.seed_stride, grams)
+                    c.max_seed_repeats, c.seed_stride)
         if aln.page_covered < self._need(prep.seeds.n_letters):
             return None
         return prep, aln

@@ -346,3 +346,16 @@ def rank_reference(config, hits: dict[int, list[tuple[str, int]]]) -> list[tuple
             seen.add(hit_set)
         best.append((w, n))
     return best
+
+
+def align_each_reference(page_codes: np.ndarray, works: list[SeedIndex], least: list[int],
+                         *args) -> list[tuple[int, Alignment]]:
+    """The engine's loop over its candidates before ``verify.align_each``: each work aligned
+    alone (``align_reference``, ``args``: max_gap, max_shift, min_passage, max_repeats,
+    seed_stride), kept when it covers at least ``least[i]`` page letters."""
+    out = []
+    for i, work in enumerate(works):
+        aln = align_reference(page_codes, work, *args)
+        if aln.page_covered >= least[i]:
+            out.append((i, aln))
+    return out

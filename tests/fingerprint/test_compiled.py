@@ -25,9 +25,10 @@ from fingerprint.index.hits import hits_from_lookup
 from fingerprint.letters import DIGIT_LETTER, to_letters
 from fingerprint.shortdoc import short_keys
 from fingerprint.store import MemoryWorkStore
-from fingerprint.verify import SeedIndex, align
+from fingerprint.verify import SeedIndex, align, align_each
 from fingerprint.windows import content_radius, kgram_codes, mix, winnow
 from tests.fingerprint.oracle import (
+    align_each_reference,
     align_reference,
     compare_numbers_reference,
     dominated_reference,
@@ -84,6 +85,19 @@ def test_compiled_alignment_gives_the_reference_passages(texts, params):
     seeds = SeedIndex.build(work, k)
     args = (max_gap, max_shift, min_passage, max_repeats, stride)
     assert align(page, seeds, *args) == align_reference(page, seeds, *args)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(page_and_work(), min_size=1, max_size=6), st.integers(0, 2**32))
+def test_aligning_every_candidate_in_one_call_gives_the_reference_alignments(texts, seed):
+    # one page (the first text's) against several works, each with its own least coverage
+    rng = np.random.default_rng(seed)
+    page = texts[0][0]
+    k, stride, args = 8, 4, (24, 12, 24, 16, 4)
+    works = [SeedIndex.build(work, k) for _, work in texts]
+    least = rng.integers(1, 200, len(works)).tolist()
+    found = align_each(page, works, least, *args, kgram_codes(page, k)[::stride])
+    assert found == align_each_reference(page, works, least, *args)
 
 
 @settings(max_examples=200, deadline=None)
