@@ -359,3 +359,13 @@ def align_each_reference(page_codes: np.ndarray, works: list[SeedIndex], least: 
         if aln.page_covered >= least[i]:
             out.append((i, aln))
     return out
+
+
+def short_keys_reference(grams: np.ndarray, gram_k: int, positions: np.ndarray, k: int = 10
+                         ) -> np.ndarray:
+    """The NumPy version of ``fingerprint.shortdoc.short_keys`` (same arguments and result)."""
+    tail = k - gram_k
+    p = positions[positions + tail < len(grams)]
+    low = grams[p + tail] & ((1 << (5 * tail)) - 1)
+    chosen = (grams[p] << (5 * tail)) | low
+    return chosen.astype(np.uint64) | np.uint64(1 << 63)

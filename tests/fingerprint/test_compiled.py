@@ -41,6 +41,7 @@ from tests.fingerprint.oracle import (
     numbers_reference,
     rank_reference,
     same_text_pairs_reference,
+    short_keys_reference,
     window_digits_reference,
     winnow_reference,
 )
@@ -250,6 +251,17 @@ def test_ranking_the_hit_arrays_gives_the_reference_candidates(seed, n_works, sp
     assert ranked == rank_reference(engine.config, found)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 300), st.integers(1, 12), st.integers(0, 6))
+def test_compiled_short_keys_are_the_reference_keys(seed, n, gram_k, extra):
+    rng = np.random.default_rng(seed)
+    grams = kgram_codes(rng.integers(0, 32, n).astype(np.uint8), gram_k)
+    k = min(gram_k + extra, 2 * gram_k)
+    positions = np.sort(rng.integers(0, max(len(grams), 1), int(rng.integers(0, 60))))
+    assert short_keys(grams, gram_k, positions, k).tolist() == short_keys_reference(
+        grams, gram_k, positions, k).tolist()
+
+
 def query_keys_reference(engine, letters) -> list[int]:
     """A page's query keys computed with the reference stages only (default configuration:
     content-defined windows, no probing)."""
@@ -263,7 +275,7 @@ def query_keys_reference(engine, letters) -> list[int]:
     digits = window_digits_reference(engine.quantizer, letters.codes, starts)
     keys = (digits + engine.quantizer.anchor_values(letters.codes, starts, hashes))
     return [*keys.astype(np.uint64).tolist(),
-            *short_keys(grams, c.anchor_k, chosen, c.short_k).tolist()]
+            *short_keys_reference(grams, c.anchor_k, chosen, c.short_k).tolist()]
 
 
 @settings(max_examples=150, deadline=None)
