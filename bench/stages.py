@@ -58,7 +58,7 @@ def time_pass(engine, texts: list[str]) -> dict[str, float]:
             total["letters"] += t1 - t0
             total["keys"] += t2 - t1
             continue
-        hits = engine._hits(keys.tolist())
+        hits = engine._hits(keys)
         ranked = [w for w, _ in engine._rank(hits)]
         work_ids = [hits.works[w] for w in ranked]
         revisions = {hits.works[w]: ("index", hits.revisions[w]) for w in ranked}

@@ -19,7 +19,13 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from fingerprint.compiled.judge import compare_numbers, dominated, letter_groups, matched_masks
+from fingerprint.compiled.judge import (
+    compare_numbers,
+    dominated,
+    letter_groups,
+    matched_masks,
+)
+from fingerprint.compiled.judge import exact_codes as compiled_exact_codes
 from fingerprint.config import EngineConfig
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index.base import check_work_id
@@ -121,13 +127,9 @@ def exact_codes(letters: Letters, text: str) -> np.ndarray:
     (code ``DIGIT_LETTER`` + d mod 5) becomes 64 + d, so that verification tells 1 from 6,
     which share a letter (fingerprint keys are unchanged). ``text``: the text the letters were
     made from (ASCII and full-width digits)."""
-    exact = letters.codes.astype(np.uint8)
-    where = (letters.codes >= DIGIT_LETTER).nonzero()[0]
-    if len(where):
-        points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
-        points = points[letters.offsets[where]].astype(np.int64)
-        exact[where] = 64 + np.where(points >= 0xFF10, points - 0xFF10, points - 0x30)
-    return exact
+    return compiled_exact_codes(np.ascontiguousarray(letters.codes, dtype=np.uint8),
+                                np.ascontiguousarray(letters.offsets, dtype=np.int64), text,
+                                DIGIT_LETTER)
 
 
 class Engine:
@@ -439,20 +441,20 @@ class Engine:
     def candidates(self, letters: Letters) -> list[tuple[str, int]]:
         """(work_id, postings hit) of the works worth verifying, most hits first, ties by
         work id (so every index backend, whatever its key order, gives the same list)."""
-        hits = self._hits(self.query_keys(letters))
+        hits = self._hits(self._query_key_array(letters))
         return [(hits.works[w], n) for w, n in self._rank(hits)]
 
-    def _hits(self, keys: list[int]) -> Hits:
-        """The postings of a page's query ``keys`` as arrays, with each work's index revision
-        when the index reports them (``lookup_hits`` of a MemoryIndex; any other index through
-        ``lookup_revisions`` or ``lookup``, adapted)."""
+    def _hits(self, keys: np.ndarray) -> Hits:
+        """The postings of a page's query ``keys`` (uint64 (n,)) as arrays, with each work's
+        index revision when the index reports them (``lookup_hits`` of a MemoryIndex; any
+        other index through ``lookup_revisions`` or ``lookup``, adapted)."""
         lookup_hits = getattr(self.index, "lookup_hits", None)
         if lookup_hits is not None:
             return lookup_hits(keys)
         lookup_revisions = getattr(self.index, "lookup_revisions", None)
         if lookup_revisions is None:
-            return hits_from_lookup(self.index.lookup(keys), None)
-        return hits_from_lookup(*lookup_revisions(keys))
+            return hits_from_lookup(self.index.lookup(keys.tolist()), None)
+        return hits_from_lookup(*lookup_revisions(keys.tolist()))
 
     def _rank(self, hits: Hits) -> list[tuple[int, int]]:
         """``candidates`` from the postings of a lookup, each work as its place in
@@ -504,7 +506,7 @@ class Engine:
         c = self.config
         if len(letters) < c.min_text_letters:
             return PageMatches([], keys)
-        hits = self._hits(keys.tolist())
+        hits = self._hits(keys)
         ranked = [w for w, _ in self._rank(hits)]
         work_ids = [hits.works[w] for w in ranked]
         if hits.revisions is not None:

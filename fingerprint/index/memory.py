@@ -197,14 +197,15 @@ class MemoryIndex:
                 else [(ids[p >> 32], p & _LOW) for p in held]
                 for key, held in self._held(keys)}
 
-    def lookup_hits(self, keys: Sequence[int]) -> Hits:
+    def lookup_hits(self, keys: Sequence[int] | np.ndarray) -> Hits:
         """``lookup_revisions(keys)`` as arrays (``fingerprint.index.hits.Hits``, with
-        revisions): the same postings, without a tuple per posting."""
+        revisions): the same postings, without a tuple per posting. ``keys``: ints, or a
+        uint64 array."""
         if self._arrays is not None:
             _, _, numbers, windows = self._lookup_arrays(keys)
         else:
             packed: list[int] = []
-            for _, held in self._held(keys):
+            for _, held in self._held(keys.tolist() if isinstance(keys, np.ndarray) else keys):
                 if isinstance(held, int):
                     packed.append(held)
                 else:
@@ -239,7 +240,7 @@ class MemoryIndex:
             self._presence.add(np.fromiter(self._post, dtype=np.uint64, count=len(self._post)))
         return self._presence
 
-    def _lookup_arrays(self, keys: Sequence[int]
+    def _lookup_arrays(self, keys: Sequence[int] | np.ndarray
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(query keys (uint64), then per posting of each distinct key: the key's first place
         among them, its work number, its window; int64) on the sorted arrays of a loaded index (a KeyDirectory

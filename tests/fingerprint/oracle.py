@@ -10,7 +10,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from fingerprint.letters import DIGIT_LETTER, Letters
+from fingerprint.letters import BOUNDARY, DIGIT_LETTER, Letters
 from fingerprint.verify import EMPTY, Alignment, SeedIndex
 from fingerprint.windows import kgram_codes
 
@@ -369,3 +369,12 @@ def short_keys_reference(grams: np.ndarray, gram_k: int, positions: np.ndarray, 
     low = grams[p + tail] & ((1 << (5 * tail)) - 1)
     chosen = (grams[p] << (5 * tail)) | low
     return chosen.astype(np.uint64) | np.uint64(1 << 63)
+
+
+def sentence_starts_reference(letters: Letters) -> np.ndarray:
+    """The NumPy version of ``Letters.boundaries`` (``fingerprint.compiled.judge
+    .sentence_starts``)."""
+    bounds = np.searchsorted(letters.offsets, np.flatnonzero(letters._classes == BOUNDARY))
+    keep = (bounds > 0) & (bounds < len(letters.offsets))
+    keep[1:] &= bounds[1:] != bounds[:-1]
+    return bounds[keep].astype(np.int64)

@@ -41,6 +41,7 @@ from tests.fingerprint.oracle import (
     numbers_reference,
     rank_reference,
     same_text_pairs_reference,
+    sentence_starts_reference,
     short_keys_reference,
     window_digits_reference,
     winnow_reference,
@@ -159,6 +160,14 @@ def test_compiled_known_groups_give_the_reference_groups(drawn):
 def test_exact_codes_give_each_digit_its_value(text):
     letters = to_letters(text)
     assert exact_codes(letters, text).tolist() == exact_codes_reference(letters, text).tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789天地玄黄 ab,.。！？\n|", max_size=120))
+def test_compiled_sentence_starts_are_the_reference_boundaries(text):
+    # boundaries at the start and the end, runs of them, none: only letters 1..n-1, distinct
+    letters = to_letters(text)
+    assert letters.boundaries.tolist() == sentence_starts_reference(letters).tolist()
 
 
 @settings(max_examples=300, deadline=None)
