@@ -120,6 +120,7 @@ class _Prepared:
     # ("index", index revision) or ("store", store revision): a revision of the record this was
     # built from or of an older one, never of a newer one (see Engine._prepared)
     revision: tuple[str, str]
+    need: int  # matched page letters the work needs (Engine._need of its letters)
 
 
 def exact_codes(letters: Letters, text: str) -> np.ndarray:
@@ -430,7 +431,8 @@ class Engine:
         # labelled with the revision read before the record: if a put came in between, the
         # record is newer than its label and the next page prepares it again (never the reverse)
         prep = _Prepared(SeedIndex.build(letters.codes, self.config.seed_k), exact,
-                         letters.offsets, letters.text_length, revision)
+                         letters.offsets, letters.text_length, revision,
+                         self._need(len(letters)))
         self._cache[work_id] = prep
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
@@ -542,7 +544,7 @@ class Engine:
             return []
         c = self.config
         works = [prep.seeds for _, prep in prepared]
-        found = align_each(letters.codes, works, [self._need(s.n_letters) for s in works],
+        found = align_each(letters.codes, works, [prep.need for _, prep in prepared],
                            c.max_gap, c.max_shift, c.min_passage_letters, c.max_seed_repeats,
                            c.seed_stride, kgram_codes(letters.codes, c.seed_k)[::c.seed_stride])
         return [(*prepared[i], aln) for i, aln in found]
@@ -557,7 +559,7 @@ class Engine:
         c = self.config
         aln = align(letters.codes, prep.seeds, c.max_gap, c.max_shift, c.min_passage_letters,
                     c.max_seed_repeats, c.seed_stride)
-        if aln.page_covered < self._need(prep.seeds.n_letters):
+        if aln.page_covered < prep.need:
             return None
         return prep, aln
 
