@@ -7,7 +7,7 @@ import sys
 # Commands that need no server, and those that need the database only.
 NO_SERVERS = {"help", "check", "makemigrations", "makemessages", "compilemessages",
               "collectstatic", "demo_site", "diffsettings", "version", "sqlmigrate", "startapp",
-              "--help", "-h", "--version"}
+              "verify_evidence", "--help", "-h", "--version"}
 DATABASE_ONLY = {"migrate", "showmigrations", "dumpdata", "loaddata", "flush",
                  "createsuperuser", "changepassword", "dbshell"}
 

@@ -12,6 +12,7 @@ and audited (kind "notice"), the case timeline shows them.
 from __future__ import annotations
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -164,4 +165,26 @@ def do_remind_notice(notice: TakedownNotice, period: int, pages_up: int,
             pages=pages_up, days=(timezone.now() - notice.sent_at).days,
             to=", ".join(recipients) or "-"))
         queue_after_commit("dashboard.deliver_reminder", reminder.pk)
+    return reminder
+
+
+def do_record_reminder(reminder: NoticeReminder, sent: int, error: str = "") -> NoticeReminder:
+    """Record one attempt to mail ``reminder`` (worker side, inside the task's row lock):
+    ``sent`` mails the SMTP server took, ``error`` ("" when every recipient's mail was taken).
+    A taken reminder gets its ``sent_at``; a failed one keeps its error for the next
+    ``remind_notices`` to try again. Both are written to the notice's audit trail. Returns it."""
+    with transaction.atomic():
+        update = {"attempts": F("attempts") + 1, "error": error}
+        if not error:
+            update["sent_at"] = timezone.now()
+        NoticeReminder.objects.filter(pk=reminder.pk).update(**update)
+        reminder.refresh_from_db()
+        if error:
+            reason = notes.coded("notice_reminder_failed", gettext_noop(
+                "reminder e-mail, attempt %(n)s: %(error)s"), n=reminder.attempts, error=error)
+        else:
+            reason = notes.coded("notice_reminder_mailed", gettext_noop(
+                "reminder e-mailed, recipients: %(count)s"), count=sent)
+        _audit(reminder.notice, None, NoticeEvent.REMINDED,
+               NoticeEvent.MAIL_FAILED if error else NoticeEvent.REMINDED, reason)
     return reminder

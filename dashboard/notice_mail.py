@@ -74,8 +74,20 @@ class Transmission:
     message_id: str
 
 
-def _reply(code: int, text: bytes) -> str:
-    return f"{code} {text.decode('utf-8', 'replace')}".strip()
+def _reply(code: int, text: bytes | str) -> str:
+    text = text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
+    return f"{code} {text}".strip()
+
+
+def refusal(exc: smtplib.SMTPException) -> tuple[int, str] | None:
+    """The server's refusal that ``exc`` (raised by ``transmit``) reports: (its SMTP code, its
+    answer as "550 ..." text), or None when the server was not reached or hung up."""
+    if isinstance(exc, smtplib.SMTPRecipientsRefused) and exc.recipients:
+        code, text = next(iter(exc.recipients.values()))
+        return code, _reply(code, text)
+    if isinstance(exc, smtplib.SMTPResponseException):
+        return exc.smtp_code, _reply(exc.smtp_code, exc.smtp_error)
+    return None
 
 
 def transmit(message: EmailMessage) -> Transmission:

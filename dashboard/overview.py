@@ -101,8 +101,8 @@ def build(user) -> dict:
     Returns:
         dict with ``per_day`` ({last_30: matches of the last 30 days}), ``chart_per_day``,
         ``chart_domains``, ``chart_works`` ({labels, values, label} for Chart.js), ``awaiting`` (count of
-        new matches), ``latest`` (up to 8 newest unreviewed Match), ``totals`` ({review status: matches,
-        "open_notices": notices drafted or sent}), ``open_notices_query`` (the notice list's
+        new matches), ``latest`` (up to 8 newest unreviewed Match), ``totals`` ({"new", "confirmed": matches of
+        that review status, "open_notices": notices drafted or sent}), ``open_notices_query`` (the notice list's
         query string of those),
         ``domains`` and ``works`` (see top_domains / top_works), ``scans`` (ScanRun list),
         ``progress_poll`` (crawler.progress.poll_settings), ``show_errors`` (bool: staff only).
@@ -113,7 +113,7 @@ def build(user) -> dict:
     dates, values = per_day(matches)
     new = matches.filter(review_status=ReviewStatus.NEW)
     counts = {status: matches.filter(review_status=status).chapter_heads().count()
-              for status in ReviewStatus.values}
+              for status in (ReviewStatus.NEW, ReviewStatus.CONFIRMED)}  # the ones shown
     counts["open_notices"] = notices_for(user).filter(status__in=OPEN_NOTICES).count()
     domains, works = top_domains(matches), top_works(matches)
     label = _("matches")

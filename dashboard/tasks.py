@@ -14,7 +14,7 @@ from celery.utils.log import get_task_logger
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
@@ -97,21 +97,6 @@ def _mail_delay(retries: int) -> float:
                          settings.NOTICE_MAIL_RETRY_MAX_SECONDS)
 
 
-def _smtp_reply(code: int, text) -> str:
-    text = text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
-    return f"{code} {text}".strip()
-
-
-def _refusal(exc: smtplib.SMTPException) -> tuple[int, str] | None:
-    """The (code, answer) of a refusal by the server, or None for a failure to reach it."""
-    if isinstance(exc, smtplib.SMTPRecipientsRefused) and exc.recipients:
-        code, text = next(iter(exc.recipients.values()))
-        return code, _smtp_reply(code, text)
-    if isinstance(exc, smtplib.SMTPResponseException):
-        return exc.smtp_code, _smtp_reply(exc.smtp_code, exc.smtp_error)
-    return None
-
-
 @shared_task(bind=True, name="dashboard.send_notice_mail", max_retries=None)
 def send_notice_mail(self, mail_id: int) -> str:
     """Send NoticeMail ``mail_id`` (``dashboard.notice_mail``) and record the attempt
@@ -128,7 +113,7 @@ def send_notice_mail(self, mail_id: int) -> str:
         return notice_actions.do_record_notice_mail(
             mail, MailStatus.FAILED, error=f"{type(exc).__name__}: {exc}").status
     except (smtplib.SMTPException, OSError, *storage_errors()) as exc:
-        refusal = _refusal(exc) if isinstance(exc, smtplib.SMTPException) else None
+        refusal = notice_mail.refusal(exc) if isinstance(exc, smtplib.SMTPException) else None
         reply, error = refusal[1] if refusal else "", f"{type(exc).__name__}: {exc}"
         if refusal is not None and refusal[0] >= 500:
             return notice_actions.do_record_notice_mail(
@@ -219,9 +204,7 @@ def deliver_reminder(reminder_id: int) -> int:
             for address in reminder.recipients:
                 sent += notice_mail.reminder_message(reminder, address).send()
         except MAIL_ERRORS as exc:
-            NoticeReminder.objects.filter(pk=reminder.pk).update(
-                attempts=F("attempts") + 1, error=f"{type(exc).__name__}: {exc}")
+            notice_actions.do_record_reminder(reminder, sent, error=f"{type(exc).__name__}: {exc}")
             return sent
-        NoticeReminder.objects.filter(pk=reminder.pk).update(
-            attempts=F("attempts") + 1, error="", sent_at=timezone.now())
+        notice_actions.do_record_reminder(reminder, sent)
     return sent

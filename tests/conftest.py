@@ -40,6 +40,8 @@ Fixtures:
         after 1 s in this worker (TRACKER_INGEST_RETRY_BASE=1).
     idle_worker: the same worker with the queues purged and tasks left by earlier tests revoked
         or finished; use it when leftover tasks could act on this test's rows.
+    indexed_chapter: a function registering the chapter of tests/chapter.py as an indexed
+        work (with platform_stores).
     platform_stores: empties the platform's MongoDB database (settings.MONGO_DB) and removes
         every work from the Redis fingerprint index (settings.FINGERPRINT_INDEX_PREFIX) before
         and after a test; yields (pymongo Database, redis.Redis). Use it in tests that ingest
@@ -467,3 +469,27 @@ def settled_worker(idle_worker, transactional_db):
     """``idle_worker`` on a transactional database (its tables flushed after the test, once
     the worker runs no task: ``pytest_runtest_teardown``)."""
     return idle_worker
+
+
+@pytest.fixture
+def indexed_chapter(platform_stores):
+    """A function ``indexed_chapter(holder=None) -> Work``: the chapter of tests/chapter.py
+    registered as the indexed work XYJ-1 "西游记" by 吴承恩 (one section 第一回) of ``holder``
+    (default: a new holder "测试出版社"), its fingerprints added to the platform's engine, as
+    a finished ingestion leaves it; the stores are emptied around the test."""
+    from django.utils import timezone
+
+    from tests.chapter import CHAPTER
+    from tracker.core.engine import get_engine
+    from tracker.core.models import RightsHolder, Work
+
+    def index(holder=None) -> Work:
+        holder = holder or RightsHolder.objects.create(name="测试出版社")
+        work = Work.objects.create(
+            holder=holder, reference="XYJ-1", title="西游记", author="吴承恩", kind="novel",
+            length=len(CHAPTER), status="indexed", indexed_at=timezone.now(),
+            sections=[{"title": "第一回", "start": 0, "end": len(CHAPTER)}])
+        get_engine().add_work(work.engine_id, CHAPTER)
+        return work
+
+    return index

@@ -30,6 +30,9 @@ from tracker.runtime import embedded, supervisor
 BASE_DIR = Path(__file__).resolve().parent.parent
 #: Seconds a process left behind by a killed run has to exit after SIGTERM before SIGKILL.
 LEFTOVER_STOP_SECONDS = 20.0
+#: What VAR/run.env records for commands in a second terminal (tracker.settings reads it).
+RUN_ENV_VARIABLES = ("DATABASE_URL", "MONGO_URL", "REDIS_URL", "TRACKER_TSA_URLS",
+                     "TRACKER_TSA_TRUSTED_CERTS")
 
 
 class RunError(RuntimeError):
@@ -141,9 +144,9 @@ def sqlite_notice(var: Path) -> str | None:
 
 
 def _write_run_env(var: Path, urls: dict[str, str]) -> Path:
-    """Write VAR/run.env (mode 0600: it holds the database password): NAME=URL lines of the
-    servers this run uses, read by tracker.settings in every process that has no such
-    variable set. Returns its path."""
+    """Write VAR/run.env (mode 0600: it holds the database password): NAME=value lines of the
+    servers and the time-stamping authority this run uses (RUN_ENV_VARIABLES), read by
+    tracker.settings in every process that has no such variable set. Returns its path."""
     path = var / "run.env"
     tmp = path.with_suffix(".tmp")
     tmp.write_text("# Written by `make run` (tracker.run); removed when it stops.\n"
@@ -234,8 +237,9 @@ def main() -> int:
         if not os.environ.get("REDIS_URL"):
             services.append(embedded.start_redis(var / "redis"))
             os.environ["REDIS_URL"] = services[-1].url
-        _write_run_env(var, {name: os.environ[name]
-                             for name in ("DATABASE_URL", "MONGO_URL", "REDIS_URL")})
+        stop_tsa = _start_demo_tsa(var)
+        _write_run_env(var, {name: os.environ[name] for name in RUN_ENV_VARIABLES
+                             if os.environ.get(name)})
         database = os.environ["DATABASE_URL"].rsplit("@", 1)[-1]  # without the password
         print(f"PostgreSQL {database}   MongoDB {os.environ['MONGO_URL']}   Redis "
               f"{os.environ['REDIS_URL']}   data in {var} (servers recorded in {run_env})",
@@ -250,7 +254,6 @@ def main() -> int:
         # Alert mails go to files under VAR_DIR/mail (settings.EMAIL_FILE_PATH), links to here.
         os.environ.setdefault("EMAIL_BACKEND", "django.core.mail.backends.filebased.EmailBackend")
         os.environ.setdefault("SITE_URL", f"http://127.0.0.1:{port}")
-        stop_tsa = _start_demo_tsa(var)
         import django
         from django.core.management import call_command
 

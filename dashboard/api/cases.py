@@ -78,6 +78,9 @@ class SendNoticeSerializer(serializers.Serializer):
 class NoticeMailSerializer(serializers.ModelSerializer):
     """One e-mail of a notice: where it is and what the SMTP server answered."""
 
+    error = serializers.CharField(source="error_words", read_only=True, help_text=(
+        "Why the last attempt failed, in the request's language; \"\" when none."))
+
     class Meta:
         model = NoticeMail
         fields = ["id", "notice", "recipient", "status", "attempts", "smtp_reply", "message_id",
@@ -87,7 +90,6 @@ class NoticeMailSerializer(serializers.ModelSerializer):
             "status": {"help_text": "queued, retrying, sent, failed (gave up) or refused (5xx)."},
             "smtp_reply": {"help_text": "The server's last answer, e.g. \"250 OK\"."},
             "message_id": {"help_text": "The Message-ID header of the mail."},
-            "error": {"help_text": "Why the last attempt failed."},
         }
 
 

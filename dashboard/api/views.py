@@ -273,11 +273,8 @@ class ImportJobViewSet(viewsets.ReadOnlyModelViewSet):
         return scope(ImportJob.objects.all(), self.request.user).order_by("-id")
 
     def retrieve(self, request, pk=None):
-        """The job, a stale running one failed first (``import_jobs.progress``)."""
-        job = self.get_object()
-        import_jobs.progress(job)
-        job.refresh_from_db()
-        return Response(self.get_serializer(job).data)
+        """The job, a stale running one failed first (``import_jobs.settle``)."""
+        return Response(self.get_serializer(import_jobs.settle(self.get_object())).data)
 
 
 class MatchFilter(django_filters.FilterSet):

@@ -21,6 +21,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from django.conf import settings
 
+from tests.waiting import wait_for
+
 
 def _free_port() -> int:
     with socket.socket() as sock:
@@ -43,17 +45,6 @@ os.environ.update(_ENV)
 settings.CRAWLER = {**settings.CRAWLER, "ALLOW_ADDRESSES": "127.0.0.1"}
 settings.SITE_URL = _ENV["SITE_URL"]
 logging.getLogger("mail.log").setLevel(logging.WARNING)  # aiosmtpd logs every SMTP command
-
-
-def wait_for(predicate: Callable[[], object], timeout: float = 60.0, what: str = "condition"):
-    """Poll ``predicate`` every 0.1 s until it returns something true; return that value.
-    Raises AssertionError naming ``what`` after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if value := predicate():
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
 class SMTPServer:
@@ -147,10 +138,65 @@ def receiver() -> Iterator[Receiver]:
         server.server_close()
 
 
+@dataclass
+class CopyingSite:
+    """A loopback HTTP site at ``url``: its home page ("/") links to each of ``pages`` (path ->
+    text, each served as an HTML article page) and ends with ``home_extra`` (HTML); ``files``
+    (path -> (Content-Type, body str)) are served as they are; any other path answers 404.
+    All can be changed while it runs."""
+
+    url: str = ""
+    pages: dict[str, str] = field(default_factory=dict)
+    home_extra: str = ""
+    files: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+
+def _html(body: str) -> str:
+    return f"<html><head><title>好书网</title></head><body>{body}</body></html>"
+
+
+@pytest.fixture
+def copying_site() -> Iterator[CopyingSite]:
+    """A CopyingSite on 127.0.0.1 in a thread, with no page yet; shut down after the test."""
+    site = CopyingSite()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            kind = "text/html; charset=utf-8"
+            if self.path == "/":
+                body = _html("".join(f'<a href="{p}">{p}</a><br>' for p in sorted(site.pages))
+                             + site.home_extra)
+            elif self.path in site.pages:
+                body = _html(f"<article><h1>西游记 {self.path}</h1>"
+                             f"<p>{site.pages[self.path]}</p></article>")
+            elif self.path in site.files:
+                kind, body = site.files[self.path]
+            else:
+                self.send_error(404)
+                return
+            data = body.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    site.url = f"http://127.0.0.1:{server.server_address[1]}"
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield site
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.fixture(name="wait_for")
 def wait_for_fixture() -> Callable:
-    """The ``wait_for(predicate, timeout=60, what=...)`` poller (test modules cannot import
-    conftest)."""
+    """The ``wait_for(predicate, timeout=60, what=...)`` poller of tests/waiting.py."""
     return wait_for
 
 

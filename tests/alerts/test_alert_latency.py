@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import time
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 
@@ -16,12 +15,11 @@ from crawler.lib.pagestore import PageStore
 from crawler.models import Match
 from dashboard.alerts import webhooks
 from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint
+from tests.chapter import CHAPTER
 from tracker.core.connections import get_mongo_db
 from tracker.core.engine import get_engine
 
 pytestmark = pytest.mark.django_db(transaction=True)
-CHAPTER = (Path(__file__).resolve().parents[1] / "crawler" / "fixtures"
-           / "xiyouji-ch1.txt").read_text(encoding="utf-8")
 TARGET_SECONDS = 60  # "within one minute of the match being recorded"
 
 

@@ -5,86 +5,33 @@ that finds more pages sends one mail about the grown case; the delivery log name
 
 from __future__ import annotations
 
-import io
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
-
-import pytest
-from django.core.management import call_command
-from django.utils import timezone
 
 from dashboard.alerts import webhooks
+from tests.chapter import CHAPTER
+from tests.scanning import scan
 
-CHAPTER = (Path(__file__).parents[1] / "crawler" / "fixtures" / "xiyouji-ch1.txt").read_text(
-    encoding="utf-8")
 PART = 650  # characters of the chapter per copying page
 
 
-@pytest.fixture
-def copying_site():
-    """A loopback site whose index links to ``pages`` (a dict path -> text, changeable), each
-    served as an HTML page. Yields (base URL, pages)."""
-    pages: dict[str, str] = {}
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):
-            if self.path == "/":
-                body = "".join(f'<a href="{p}">{p}</a><br>' for p in sorted(pages))
-            elif self.path in pages:
-                body = f"<article><h1>西游记 {self.path}</h1><p>{pages[self.path]}</p></article>"
-            else:
-                self.send_error(404)
-                return
-            data = f"<html><head><title>好书网</title></head><body>{body}</body></html>".encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", pages
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def _scan(site_id: int) -> dict:
-    out = io.StringIO()
-    call_command("scan", str(site_id), "--wait", "--timeout", "120", stdout=out,
-                 stderr=io.StringIO())
-    return json.loads(out.getvalue())
-
-
 def test_a_scan_copying_one_work_over_many_pages_gives_one_case_and_one_mail(
-        holder_with_user, copying_site, smtp_server, receiver, idle_worker, wait_for):
+        holder_with_user, indexed_chapter, copying_site, smtp_server, receiver, idle_worker,
+        wait_for):
     from crawler.models import Case, TargetSite
     from dashboard.alerts.actions import do_save_webhook, do_update_alert_preferences
     from dashboard.alerts.models import Delivery, WebhookEndpoint
-    from tracker.core.engine import get_engine
-    from tracker.core.models import Work
 
     ns = holder_with_user
-    work = Work.objects.create(holder=ns.holder, reference="XYJ-1", title="西游记",
-                               kind="novel", length=len(CHAPTER), status="indexed",
-                               indexed_at=timezone.now())
-    get_engine().add_work(work.engine_id, CHAPTER)
+    work = indexed_chapter(ns.holder)
     do_update_alert_preferences(ns.user, email_enabled=True, language="zh-hans")
     do_save_webhook(WebhookEndpoint(holder=ns.holder, name="cms", url=receiver.url,
                                     secret="s3cret"), None)
-    base, pages = copying_site
     for n in range(5):
-        pages[f"/book/{n + 1}.html"] = CHAPTER[n * PART:(n + 1) * PART]
-    site = TargetSite.objects.create(name="好书网", start_urls=[base + "/"], delay_seconds=0)
+        copying_site.pages[f"/book/{n + 1}.html"] = CHAPTER[n * PART:(n + 1) * PART]
+    site = TargetSite.objects.create(name="好书网", start_urls=[copying_site.url + "/"],
+                                     delay_seconds=0)
 
-    first = _scan(site.pk)
+    first = scan(site.pk)
     assert first["status"] == "finished" and first["matches_new"] == 5
     case = Case.objects.get()
     assert (case.work, case.domain, case.pages.count(), case.first_scan_id) == (
@@ -113,8 +60,8 @@ def test_a_scan_copying_one_work_over_many_pages_gives_one_case_and_one_mail(
 
     # one more page of the same work on the same site: the case grows, one more mail
     for n in range(5, 6):
-        pages[f"/book/{n + 1}.html"] = CHAPTER[n * PART:(n + 1) * PART]
-    second = _scan(site.pk)
+        copying_site.pages[f"/book/{n + 1}.html"] = CHAPTER[n * PART:(n + 1) * PART]
+    second = scan(site.pk)
     assert second["matches_new"] == 1 and Case.objects.count() == 1
     wait_for(lambda: Delivery.objects.filter(status="sent").count() == 4,
              what="the second mail and webhook event sent")

@@ -7,66 +7,33 @@ of a page still up N days after its notice."""
 
 from __future__ import annotations
 
-import io
-import json
-import threading
 from datetime import timedelta
 from email.header import decode_header, make_header
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 from django.utils import timezone, translation
 
+from tests.chapter import CHAPTER
+from tests.scanning import scan
 from tracker.core.errors import ActionError
 
-CHAPTER = (Path(__file__).parents[1] / "crawler" / "fixtures" / "xiyouji-ch1.txt").read_text(
-    encoding="utf-8")
 PART = 650  # characters of the chapter per copying page
 SECURITY_TXT = "Contact: mailto:security@haoshu.example\nContact: https://haoshu.example/report\n"
 
 
 @pytest.fixture
-def takedown_site():
-    """A loopback site copying the chapter over 4 pages, whose home page links to its contact
-    page and has a mailto: link, with a security.txt. Yields its base URL."""
-    pages = {f"/book/{n + 1}.html": CHAPTER[n * PART:(n + 1) * PART] for n in range(4)}
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):
-            kind = "text/html; charset=utf-8"
-            if self.path == "/":
-                body = ("".join(f'<a href="{p}">{p}</a><br>' for p in sorted(pages))
-                        + '<a href="/contact.html">联系我们</a> '
-                        + '<a href="mailto:editor@haoshu.example">编辑部</a>')
-            elif self.path == "/contact.html":
-                body = "<p>版权投诉请发邮件至 legal@haoshu.example</p>"
-            elif self.path in pages:
-                body = f"<article><h1>西游记 {self.path}</h1><p>{pages[self.path]}</p></article>"
-            elif self.path == "/.well-known/security.txt":
-                body, kind = SECURITY_TXT, "text/plain; charset=utf-8"
-            else:
-                self.send_error(404)
-                return
-            data = (body if kind.startswith("text/plain") else
-                    f"<html><head><title>好书网</title></head><body>{body}</body></html>").encode()
-            self.send_response(200)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+def takedown_site(copying_site):
+    """The copying site with the chapter over 4 pages, whose home page links to its contact
+    page and has a mailto: link, with a security.txt. Returns its base URL."""
+    copying_site.pages.update(
+        {f"/book/{n + 1}.html": CHAPTER[n * PART:(n + 1) * PART] for n in range(4)})
+    copying_site.home_extra = ('<a href="/contact.html">联系我们</a> '
+                               '<a href="mailto:editor@haoshu.example">编辑部</a>')
+    copying_site.files.update({
+        "/contact.html": ("text/html; charset=utf-8", "<html><head><title>好书网</title></head>"
+                          "<body><p>版权投诉请发邮件至 legal@haoshu.example</p></body></html>"),
+        "/.well-known/security.txt": ("text/plain; charset=utf-8", SECURITY_TXT)})
+    return copying_site.url
 
 
 @pytest.fixture
@@ -94,25 +61,19 @@ def _confirmed_case(ns, staff, domain="copy.example.com", pages=1):
 
 
 def test_addresses_found_on_the_site_confirmed_then_the_notice_mailed_with_its_reports(
-        holder_with_user, takedown_site, smtp_server, staff, idle_worker, wait_for):
+        holder_with_user, indexed_chapter, takedown_site, smtp_server, staff, idle_worker,
+        wait_for):
     from crawler import case_actions, contacts
     from crawler.models import Case, CaseState, SiteContact, TargetSite
     from dashboard import notice_actions
     from dashboard.models import NoticeMail
-    from tracker.core.engine import get_engine
-    from tracker.core.models import AuditEvent, Work
+    from tracker.core.models import AuditEvent
 
     ns = holder_with_user
-    work = Work.objects.create(holder=ns.holder, reference="XYJ-1", title="西游记",
-                               kind="novel", length=len(CHAPTER), status="indexed",
-                               indexed_at=timezone.now())
-    get_engine().add_work(work.engine_id, CHAPTER)
+    indexed_chapter(ns.holder)
     site = TargetSite.objects.create(name="好书网", start_urls=[takedown_site + "/"],
                                      delay_seconds=0)
-    out = io.StringIO()
-    call_command("scan", str(site.pk), "--wait", "--timeout", "120", stdout=out,
-                 stderr=io.StringIO())
-    assert json.loads(out.getvalue())["matches_new"] == 4
+    assert scan(site.pk)["matches_new"] == 4
     case = Case.objects.get()
     contact = SiteContact.objects.get(domain=case.domain)
     assert contact.address == ""  # listed as needing one
@@ -261,4 +222,8 @@ def test_a_page_still_up_reminds_staff_once_per_period(
     assert "editor@holder.test" not in reminder.recipients  # neither staff nor its sender
     body = mail.get_payload(decode=True).decode()
     assert f"/crawler/case/{case.pk}/change/" in body
-    assert AuditEvent.objects.about(notice).filter(new_state="reminded").count() == 1
+    trail = AuditEvent.objects.about(notice)
+    assert trail.filter(new_state="reminded").exclude(old_state="reminded").count() == 1
+    [mailed] = trail.filter(old_state="reminded", new_state="reminded")
+    with translation.override("en"):
+        assert mailed.reason_label == f"reminder e-mailed, recipients: {len(reminder.recipients)}"

@@ -6,18 +6,15 @@ holder whose work the mirror copies sees it, another holder does not."""
 
 import dataclasses
 import io
-import json
-from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.utils import timezone
 
 from crawler.lib.pipeline import Crawler
+from tests.chapter import CHAPTER
+from tests.scanning import scan
 
-FIXTURES = Path(__file__).parent / "fixtures"
-CHAPTER = (FIXTURES / "xiyouji-ch1.txt").read_text(encoding="utf-8")
 NEWS = "本市今日召开会议，部署下一阶段的交通治理工作，相关部门负责人出席会议并讲话。" * 6
 
 
@@ -42,20 +39,17 @@ def serve(site_on):
 
 @pytest.mark.django_db(transaction=True)
 def test_discovery_proposes_the_linked_mirror_only(idle_worker, site, serve, config,
-                                                   platform_stores, client):
+                                                   platform_stores, indexed_chapter, client):
     from crawler.actions import do_dismiss_candidate, do_promote_candidate
     from crawler.discovery import discover
     from crawler.models import CandidateSite, Match, TargetSite
     from tracker.core.connections import get_mongo_db, get_redis
     from tracker.core.engine import get_engine
-    from tracker.core.models import RightsHolder, Work
+    from tracker.core.models import RightsHolder
     from tracker.core.roles import HOLDER_GROUP, ensure_groups
 
     holder, other = RightsHolder.objects.create(name="测试出版社"), RightsHolder.objects.create(name="别家")
-    work = Work.objects.create(holder=holder, reference="XYJ-1", title="西游记", author="吴承恩",
-                               kind="novel", length=len(CHAPTER), status="indexed",
-                               indexed_at=timezone.now())
-    get_engine().add_work(work.engine_id, CHAPTER)
+    work = indexed_chapter(holder)
     mirror = serve("127.0.0.2", {"/xyj/1.html": page("西游记 第一回 镜像", CHAPTER[:4000])})
     news = serve("127.0.0.3", {"/news/1.html": page("本地新闻", NEWS)})
     friends = (f"<a href='{mirror}/xyj/1.html'>镜像站</a><a href='{news}/news/1.html'>新闻</a>"
@@ -65,9 +59,7 @@ def test_discovery_proposes_the_linked_mirror_only(idle_worker, site, serve, con
     site.route("/book/1.html", site.Reply(200, {"Content-Type": "text/html; charset=utf-8"},
                                           page("西游记 第一回", CHAPTER[2000:6000], friends)))
     call_command("add_site", "目标站", site.url("/"), "--delay", "0", stdout=io.StringIO())
-    out = io.StringIO()
-    call_command("scan", "目标站", "--wait", "--timeout", "120", stdout=out, stderr=io.StringIO())
-    assert json.loads(out.getvalue())["matches_new"] == 1
+    assert scan("目标站")["matches_new"] == 1
     assert Match.objects.get().url == site.url("/book/1.html")
 
     # this process's crawler may reach the other loopback addresses; the workers' may not

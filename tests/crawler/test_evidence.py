@@ -22,6 +22,8 @@ from django.core.management import call_command
 from django.utils import timezone
 from warcio.archiveiterator import ArchiveIterator
 
+from tests.scanning import scan
+
 CHROMIUM = Path("/usr/bin/chromium")
 needs_chromium = pytest.mark.skipif(
     not CHROMIUM.exists(), reason=f"browser test: no Chromium at {CHROMIUM} "
@@ -52,9 +54,7 @@ def _registered_work(text: str):
 
 def _scan(site, name: str) -> dict:
     call_command("add_site", name, site.url("/"), "--delay", "0", stdout=io.StringIO())
-    out = io.StringIO()
-    call_command("scan", name, "--wait", "--timeout", "120", stdout=out, stderr=io.StringIO())
-    return json.loads(out.getvalue())
+    return scan(name)
 
 
 def _wait_captures(count: int, timeout: float = 120.0, **filters):
@@ -418,8 +418,7 @@ def test_a_scan_that_meets_the_page_gone_captures_the_removal(idle_worker, site,
         page if len(served) == 1 else site.html("<html><body>已删除</body></html>", status=410)))
     assert _scan(site, "再扫站")["matches_new"] == 1
     _wait_captures(1)
-    out = io.StringIO()
-    call_command("scan", "再扫站", "--wait", "--timeout", "120", stdout=out, stderr=io.StringIO())
+    scan("再扫站")
     check = TakedownCheck.objects.get()
     assert check.outcome == CheckOutcome.REMOVED and check.scan is not None
     [removal] = [c for c in _wait_captures(2) if c.kind == "removal"]

@@ -3,18 +3,15 @@ site's scope without spending link depth, each part is matched, and the match li
 parts of one chapter page as one row with their count."""
 
 import io
-import json
-from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.utils import timezone
 
 from crawler.lib.links import chapter_of, chapter_part, next_part_links
+from tests.chapter import CHAPTER
+from tests.scanning import scan
 
-FIXTURES = Path(__file__).parent / "fixtures"
-CHAPTER = (FIXTURES / "xiyouji-ch1.txt").read_text(encoding="utf-8")
 PAGE = ("<html><head><title>西游记 第一回 ({n}/3) - 好书网</title></head><body><div class='nav'>首页</div>"
         "<article><h1>第一回</h1>{paras}</article><div class='pager'>{pager}</div>"
         "<a href='/book/'>目录</a></body></html>")
@@ -48,22 +45,14 @@ def serve_chapter(site) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_parts_are_followed_matched_and_grouped(idle_worker, site, platform_stores, client):
+def test_parts_are_followed_matched_and_grouped(idle_worker, site, indexed_chapter, client):
     from crawler.models import Match
-    from tracker.core.engine import get_engine
-    from tracker.core.models import RightsHolder, Work
 
-    holder = RightsHolder.objects.create(name="测试出版社")
-    work = Work.objects.create(holder=holder, reference="XYJ-1", title="西游记", author="吴承恩",
-                               kind="novel", length=len(CHAPTER), status="indexed",
-                               indexed_at=timezone.now())
-    get_engine().add_work(work.engine_id, CHAPTER)
+    work = indexed_chapter()
     serve_chapter(site)
     call_command("add_site", "分页站", site.url("/"), "--delay", "0", "--max-depth", "1",
                  stdout=io.StringIO())
-    out = io.StringIO()
-    call_command("scan", "分页站", "--wait", "--timeout", "120", stdout=out, stderr=io.StringIO())
-    summary = json.loads(out.getvalue())
+    summary = scan("分页站")
     assert summary["status"] == "finished" and summary["matches_new"] == 3, summary
 
     # depth 1 reaches the first page only; its parts keep that depth, the next chapter does not

@@ -5,9 +5,7 @@ records exactly what a fresh crawl would, from the query keys kept when the page
 or, for versions without current keys, from their text."""
 
 import io
-import json
 import time
-from pathlib import Path
 
 import pytest
 from bson import Binary, ObjectId
@@ -16,13 +14,14 @@ from django.core.management import call_command
 from crawler import scans
 from crawler.lib import pagekeys
 from crawler.models import Match, RematchJob
+from tests.chapter import CHAPTER
+from tests.scanning import scan
 from tracker.core import actions as core_actions
 from tracker.core.engine import get_engine
 from tracker.core.models import RightsHolder, Work
 from tracker.text import Extracted
 
 pytestmark = pytest.mark.django_db(transaction=True)
-CHAPTER = (Path(__file__).parent / "fixtures" / "xiyouji-ch1.txt").read_text(encoding="utf-8")
 COPY = "<html><head><title>西游记 第一回</title></head><body><article>{}</article></body></html>".format(
     "".join(f"<p>{p}</p>" for p in CHAPTER[:3000].split("\n") if p.strip()))
 NEWS = "<html><body><article><p>{}</p></article></body></html>".format(
@@ -50,10 +49,7 @@ def _crawl_library(site) -> int:
     site.route("/part.html", site.html(PART))
     out = io.StringIO()
     call_command("add_site", "早期站", site.url("/"), "--delay", "0", stdout=out)
-    out_scan = io.StringIO()
-    call_command("scan", out.getvalue().strip(), "--wait", "--timeout", "120", stdout=out_scan,
-                 stderr=io.StringIO())
-    assert json.loads(out_scan.getvalue())["matches_found"] == 0  # no work registered yet
+    assert scan(out.getvalue().strip())["matches_found"] == 0  # no work registered yet
     return len(site.requests)
 
 

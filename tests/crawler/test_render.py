@@ -20,6 +20,7 @@ from django.utils import timezone
 from crawler.lib.outcomes import Outcome
 from crawler.lib.pipeline import Crawler, SiteRules
 from crawler.lib.render import Renderer
+from tests.scanning import scan
 
 CHROMIUM = Path("/usr/bin/chromium")
 needs_chromium = pytest.mark.skipif(
@@ -184,9 +185,7 @@ def test_site_that_needs_a_browser_is_matched_through_the_render_queue(idle_work
     out = io.StringIO()
     call_command("add_site", "脚本站", site.url("/"), "--delay", "0", "--browser", stdout=out)
     assert TargetSite.objects.get(pk=int(out.getvalue())).needs_browser
-    summary = io.StringIO()
-    call_command("scan", "脚本站", "--wait", "--timeout", "120", stdout=summary, stderr=io.StringIO())
-    result = json.loads(summary.getvalue())
+    result = scan("脚本站")
     assert result["status"] == "finished" and result["matches_new"] == 1, result
     assert result["stage_seconds"]["render"] > 0
     match = Match.objects.get()

@@ -5,8 +5,6 @@ the scheduled check (dashboard.verify_takedowns) marks the match removed and mov
 meeting the URL gone again records the removal too."""
 
 import io
-import json
-from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -17,37 +15,27 @@ from crawler import actions, takedown
 from crawler.models import CheckOutcome, Match, TakedownCheck
 from dashboard import tasks as dashboard_tasks
 from dashboard.actions import do_advance_notice, do_draft_notices
+from tests.chapter import CHAPTER
+from tests.scanning import scan
 from tracker.core import notes
-from tracker.core.engine import get_engine
 from tracker.core.models import AuditEvent, RightsHolder, Work
 
 pytestmark = pytest.mark.django_db(transaction=True)
-CHAPTER = (Path(__file__).parent / "fixtures" / "xiyouji-ch1.txt").read_text(encoding="utf-8")
 COPY = "<html><head><title>西游记 第一回</title></head><body><article>{}</article></body></html>".format(
     "".join(f"<p>{p}</p>" for p in CHAPTER[:3000].split("\n") if p.strip()))
 OTHER = "<html><body><article><p>{}</p></article></body></html>".format(
     "本市今日召开会议，部署下一阶段的交通治理工作，相关部门负责人出席会议并讲话。" * 8)
 
 
-def _scan(site_id: int) -> dict:
-    out = io.StringIO()
-    call_command("scan", str(site_id), "--wait", "--timeout", "120", stdout=out, stderr=io.StringIO())
-    return json.loads(out.getvalue())
-
-
-def test_takedown_removed_then_restored(idle_worker, site, platform_stores):
-    holder = RightsHolder.objects.create(name="测试出版社")
-    work = Work.objects.create(holder=holder, reference="XYJ-1", title="西游记", kind="novel",
-                               length=len(CHAPTER), status="indexed", indexed_at=timezone.now(),
-                               sections=[{"title": "第一回", "start": 0, "end": len(CHAPTER)}])
-    get_engine().add_work(work.engine_id, CHAPTER)
+def test_takedown_removed_then_restored(idle_worker, site, indexed_chapter):
+    indexed_chapter()
     page = [site.html(COPY)]
     site.route("/", site.html('<a href="/copy.html">copy</a>'))
     site.route("/copy.html", lambda h: page[0])
     out = io.StringIO()
     call_command("add_site", "转载站", site.url("/"), "--delay", "0", stdout=out)
     site_id = int(out.getvalue())
-    assert _scan(site_id)["matches_new"] == 1
+    assert scan(site_id)["matches_new"] == 1
     match = Match.objects.get()
     boss = get_user_model().objects.create_superuser("boss", "boss@example.com", "x")
     actions.do_review_match(match, "confirmed", "reprint", boss)
@@ -89,13 +77,13 @@ def test_takedown_removed_then_restored(idle_worker, site, platform_stores):
     match.refresh_from_db()
     assert match.still_matching
     page[0] = site.Reply(410, {"Content-Type": "text/html"}, b"")  # a regular scan meets it gone
-    summary = _scan(site_id)
+    summary = scan(site_id)
     match.refresh_from_db()
     assert not match.still_matching
     by_scan = TakedownCheck.objects.filter(match=match).first()
     assert (by_scan.outcome, by_scan.http_status, by_scan.scan_id) == ("removed", 410, summary["scan"])
     page[0] = site.html(COPY)  # back with the same text: the next scan reopens it
-    summary = _scan(site_id)
+    summary = scan(site_id)
     match.refresh_from_db()
     assert match.still_matching
     back = TakedownCheck.objects.filter(match=match).first()

@@ -13,11 +13,12 @@ import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
-from django.utils import timezone
 
 from crawler import progress, scans
 from crawler.lib import pagekeys
 from crawler.models import Match, ScanRun, TargetSite, WhitelistedDomain
+from tests.chapter import CHAPTER
+from tests.scanning import scan
 from tracker.core import notes
 from tracker.core.connections import get_redis
 from tracker.core.engine import get_engine
@@ -25,7 +26,6 @@ from tracker.core.models import RightsHolder, Work
 
 pytestmark = pytest.mark.django_db(transaction=True)
 FIXTURES = Path(__file__).parent / "fixtures"
-CHAPTER = (FIXTURES / "xiyouji-ch1.txt").read_text(encoding="utf-8")
 NEWS = "<html><head><title>本地新闻</title></head><body><article><p>{}</p></article></body></html>".format(
     "本市今日召开会议，部署下一阶段的交通治理工作，相关部门负责人出席会议并讲话。" * 6)
 
@@ -41,14 +41,8 @@ def reprint(text: str) -> str:
 
 
 @pytest.fixture
-def work(platform_stores):
-    holder = RightsHolder.objects.create(name="测试出版社")
-    w = Work.objects.create(holder=holder, reference="XYJ-1", title="西游记", author="吴承恩",
-                            kind="novel", length=len(CHAPTER), status="indexed",
-                            sections=[{"title": "第一回", "start": 0, "end": len(CHAPTER)}],
-                            indexed_at=timezone.now())
-    get_engine().add_work(w.engine_id, CHAPTER)
-    return w
+def work(indexed_chapter):
+    return indexed_chapter()
 
 
 def serve_site(site, copy_html):
@@ -75,12 +69,6 @@ def serve_site(site, copy_html):
     site.route("/loop.html", site.Reply(302, {"Location": "/loop.html?again=1"}))
     site.route("/loop.html?again=1", site.Reply(302, {"Location": "/loop.html"}))
     site.route("/evil.html", site.Reply(302, {"Location": "http://192.168.1.1/router"}))
-
-
-def scan(ref, *extra) -> dict:
-    out = io.StringIO()
-    call_command("scan", str(ref), "--wait", "--timeout", "120", *extra, stdout=out, stderr=io.StringIO())
-    return json.loads(out.getvalue())
 
 
 def test_scan_through_workers_records_pages_outcomes_and_matches(idle_worker, site, work):

@@ -4,14 +4,15 @@ language; another holder's job is a 404."""
 
 from __future__ import annotations
 
-import time
+from datetime import timedelta
 
 import pytest
-from django.utils import translation
+from django.utils import timezone, translation
 
 from tests.dashboard.test_api import Api, token_for
+from tests.waiting import wait_for
 from tracker.core import uploads
-from tracker.core.models import ImportJob, Work
+from tracker.core.models import ImportJob, ImportKind, Work
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 TEXT = ("第一章 山中\n" + "清晨的雾气笼罩着山谷，溪水绕过石桥向东流去。" * 20 +
@@ -25,11 +26,8 @@ def api(live_server):
 
 
 def _settled(client: Api, url: str, timeout: float = 90.0) -> dict:
-    deadline = time.monotonic() + timeout
-    while (body := client.session.get(url, timeout=30).json())["state"] == "running":
-        assert time.monotonic() < deadline, body
-        time.sleep(0.3)
-    return body
+    return wait_for(lambda: (body := client.session.get(url, timeout=30).json())["state"]
+                    != "running" and body, timeout, f"the end of the job {url}")
 
 
 def test_an_upload_is_202_then_its_job_ends_with_the_work(scenario, api, idle_worker):
@@ -74,3 +72,18 @@ def test_a_file_its_job_cannot_read_ends_failed_with_the_dashboards_error(
         assert (failed["state"], failed["error"], failed["work"]) == ("failed", expected, None)
     assert not Work.objects.filter(reference__in=["fake.pdf", "long.txt"]).exists()
     assert ImportJob.objects.filter(state="failed").count() == 2
+
+
+def test_polling_a_job_whose_worker_was_lost_fails_it_and_only_it(scenario, api, settings):
+    """A running job whose progress has not moved for IMPORT_STUCK_SECONDS is failed
+    ("stalled", in the reader's language) when polled; another holder's running job, as stale,
+    is left to the sweeper."""
+    stale = timezone.now() - timedelta(seconds=settings.IMPORT_STUCK_SECONDS + 1)
+    jobs = [ImportJob.objects.create(holder=holder, user=scenario.users.holder_a, name="lost.txt",
+                                     kind=ImportKind.FILE, options={"reference": "lost"})
+            for holder in (scenario.a, scenario.b)]
+    ImportJob.objects.filter(pk__in=[job.pk for job in jobs]).update(updated_at=stale)
+    polled = api(scenario.users.holder_a, "zh-hans").get(f"imports/{jobs[0].pk}/").json()
+    assert (polled["state"], polled["error"]["code"], polled["error"]["message"]) == (
+        "failed", "stalled", "导入已停止（其后台进程丢失）；请重新上传文件。")
+    assert ImportJob.objects.get(pk=jobs[1].pk).state == "running"

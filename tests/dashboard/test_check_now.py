@@ -3,12 +3,12 @@ the periodic-task pages): "Check now" on a notice, "Check takedowns now" and "Sc
 site's page, "Discover now" on the candidate list. Each is an audited action whose task a real
 worker runs; the pages are shown in real Chromium in both languages at 1366 px."""
 
-import time
 
 import pytest
 
 from crawler.models import TakedownCheck
 from dashboard.actions import do_advance_notice, do_draft_notices
+from tests.waiting import wait_for
 from tracker.core.models import AuditEvent
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -31,10 +31,8 @@ def _sent_notice(scenario):
 
 
 def _wait_for_checks(match, count: int) -> None:
-    deadline = time.monotonic() + TIMEOUT_SECONDS
-    while TakedownCheck.objects.filter(match=match).count() < count:
-        assert time.monotonic() < deadline, "the worker recorded no takedown check"
-        time.sleep(0.3)
+    wait_for(lambda: TakedownCheck.objects.filter(match=match).count() >= count,
+             TIMEOUT_SECONDS, "the worker's takedown check")
 
 
 def test_staff_check_a_notice_and_a_site_now_through_the_worker(scenario, client,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 import requests
+from django.utils.translation import gettext_noop
 
 from dashboard.models import ApiToken
 
@@ -52,7 +53,8 @@ def test_contacts_are_for_staff_and_list_the_sites_needing_one(scenario_cases, s
 def test_send_notice_needs_a_confirmed_contact_then_queues_one_mail(scenario_cases, scenario,
                                                                     api):
     from crawler import case_actions, contacts
-    from dashboard.models import NoticeMail
+    from dashboard.models import MailStatus, NoticeMail
+    from tracker.core import notes
 
     case = scenario_cases["novel"]
     case_actions.do_confirm_case(case, scenario.users.staff, "copies chapter 2")
@@ -72,6 +74,16 @@ def test_send_notice_needs_a_confirmed_contact_then_queues_one_mail(scenario_cas
     assert again.status_code == 400 and NoticeMail.objects.count() == 1
     listed = holder.get(holder.url(f"cases/{case.pk}/mails/"), timeout=30).json()
     assert [m["id"] for m in listed["results"]] == [row["id"]]
+    # an error the platform recorded (a coded note) reads in words of the request's language
+    lost = NoticeMail.objects.create(
+        notice_id=row["notice"], recipient="legal@example.com", status=MailStatus.FAILED,
+        error=notes.coded("notice_mail_lost", gettext_noop(
+            "no answer from the worker after %(n)s attempts"), n=5))
+    for language, words in (("en", "no answer from the worker after 5 attempts"),
+                            ("zh-hans", "尝试 5 次后工作进程仍无应答")):
+        listed = api(scenario.users.holder_a, language).get(
+            holder.url(f"cases/{case.pk}/mails/"), timeout=30).json()
+        assert {m["id"]: m["error"] for m in listed["results"]}[lost.pk] == words
     other = api(scenario.users.holder_b)
     assert other.post(other.url(f"cases/{case.pk}/send-notice/"), json={"language": "en"},
                       timeout=30).status_code == 404

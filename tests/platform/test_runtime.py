@@ -1,5 +1,6 @@
-"""manage.py commands in a second terminal: they find the servers `make run` recorded in the
-data folder's run.env, say which they use, and stop with one line when a server is gone."""
+"""manage.py commands in a second terminal: they find the servers and the time-stamping
+authority `make run` recorded in the data folder's run.env, say which servers they use, and stop
+with one line when a server is gone."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
 
 import pytest
 from django.conf import settings
@@ -17,11 +19,13 @@ from tracker.runtime import embedded
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SERVER_VARIABLES = ("DATABASE_URL", "MONGO_URL", "REDIS_URL")
+TSA_VARIABLES = ("TRACKER_TSA_URLS", "TRACKER_TSA_TRUSTED_CERTS")
 
 
 def _manage(var, *args: str) -> subprocess.CompletedProcess:
     """Run ``manage.py ARGS`` as a user would: no server variable set, data folder ``var``."""
-    env = {name: value for name, value in os.environ.items() if name not in SERVER_VARIABLES}
+    env = {name: value for name, value in os.environ.items()
+           if name not in SERVER_VARIABLES + TSA_VARIABLES}
     # The staging folder shared with the session's worker, as `make run` shares VAR_DIR/media.
     env.update(TRACKER_VAR_DIR=str(var), MEDIA_ROOT=str(settings.MEDIA_ROOT),
                DJANGO_SETTINGS_MODULE="tracker.settings")
@@ -76,3 +80,32 @@ def test_servers_gone_gives_one_line_and_no_work(tmp_path, worker_env, works_fil
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "REDIS_URL redis://127.0.0.1" in result.stderr.splitlines()[-1]
     assert not Work.objects.exists()
+
+
+def test_a_bundle_stamped_by_the_runs_authority_verifies_in_a_second_terminal(tmp_path):
+    from crawler.evidence.trust import Stamper
+    from crawler.lib.evidence.bundle import build_wacz
+    from crawler.lib.evidence.warc import exchange_warc
+    from crawler.lib.exchange import Exchange, Hop
+
+    hop = Hop(started=datetime.now(UTC), method="GET", url="http://copy.example/1.html",
+              target="/1.html", request_headers=[["Host", "copy.example"]], status=200,
+              reason="OK", response_headers=[["Content-Type", "text/html"]],
+              body=b"<p>copy</p>", body_complete=True, peer_ip="203.0.113.7", peer_port=80)
+    stamper = Stamper()  # the session's demo authority, as the run's worker would ask it
+    bundle = build_wacz(exchange_warc(Exchange([hop]), software="test"), {}, stamp=stamper,
+                        main_url=hop.url, captured_at=hop.started, title="copy",
+                        description="test", software="test")
+    assert stamper.result.status == "stamped", stamper.result
+    path = tmp_path / "capture.wacz"
+    path.write_bytes(bundle.data)
+    var = tmp_path / "var"
+
+    _write_run_env(var)  # no run: nothing says which authority to trust
+    untrusted = _manage(var, "verify_evidence", str(path))
+    assert untrusted.returncode == 1 and "no trusted certificate was given" in untrusted.stdout
+
+    _write_run_env(var, **{name: os.environ[name] for name in TSA_VARIABLES})
+    trusted = _manage(var, "verify_evidence", str(path))
+    assert trusted.returncode == 0, trusted.stdout + trusted.stderr
+    assert "RFC 3161 timestamp of" in trusted.stdout and f"VALID: {path}" in trusted.stdout

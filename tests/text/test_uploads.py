@@ -169,6 +169,19 @@ def test_pasted_text_is_normalized_and_split():
     assert [s["title"] for s in got.sections] == ["第一章 起", "第二章 承"]
 
 
+def _docx_with_body(body: str) -> bytes:
+    """A python-docx .docx whose word/document.xml body is ``body`` (raw XML text after
+    ``<w:body>``, which may be cut short)."""
+    source = zipfile.ZipFile(io.BytesIO(_docx([("p", "占位")])))
+    head = source.read("word/document.xml").decode().split("<w:body>")[0]
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as copy:
+        for info in source.infolist():
+            copy.writestr(info.filename, head + "<w:body>" + body
+                          if info.filename == "word/document.xml" else source.read(info.filename))
+    return out.getvalue()
+
+
 def _error(name: str, data: bytes) -> UploadError:
     with pytest.raises(UploadError) as info:
         extract_file(name, data)
@@ -306,17 +319,10 @@ def test_docx_text_limit_is_enforced_while_reading(settings):
     is passed, without reading the rest of the document (here a rest that is not even XML,
     which a reader building the whole tree first reports as a damaged file)."""
     settings.WORK_TEXT_MAX_CHARS = 2000
-    source = zipfile.ZipFile(io.BytesIO(_docx([("p", "占位")])))
     paragraph = "<w:p><w:r><w:t>" + "长文本" * 30 + "</w:t></w:r></w:p>"
-    head = source.read("word/document.xml").decode().split("<w:body>")[0]
-    body = head + "<w:body>" + paragraph * 100 + "<w:p><w:r><w:t>not closed"
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as copy:
-        for info in source.infolist():
-            copy.writestr(info.filename, body if info.filename == "word/document.xml"
-                          else source.read(info.filename))
+    data = _docx_with_body(paragraph * 100 + "<w:p><w:r><w:t>not closed")
     with translation.override("en"):
-        error = _error("long.docx", out.getvalue())
+        error = _error("long.docx", data)
     assert error.code == "too_large"
     assert str(error) == "The text has more than 2000 characters, the most a work may have."
 
@@ -326,16 +332,9 @@ def test_docx_of_empty_paragraphs_stops_at_the_parts_limit(settings):
     ``<w:p/>``: the reader stops past WORK_TEXT_MAX_PARTS paragraphs (the rest, not even XML,
     unread)."""
     settings.WORK_TEXT_MAX_PARTS = 500
-    source = zipfile.ZipFile(io.BytesIO(_docx([("p", "占位")])))
-    head = source.read("word/document.xml").decode().split("<w:body>")[0]
-    body = head + "<w:body>" + "<w:p/>" * 1000 + "<w:p><w:r><w:t>not closed"
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as copy:
-        for info in source.infolist():
-            copy.writestr(info.filename, body if info.filename == "word/document.xml"
-                          else source.read(info.filename))
+    data = _docx_with_body("<w:p/>" * 1000 + "<w:p><w:r><w:t>not closed")
     with translation.override("zh-hans"):
-        error = _error("blank.docx", out.getvalue())
+        error = _error("blank.docx", data)
     assert (error.code, str(error)) == (
         "too_large", "DOCX 文件的段落、页或章节超过 500 个，超出一部作品的上限。")
 

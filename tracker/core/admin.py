@@ -188,6 +188,12 @@ class WorkForm(forms.ModelForm):
             reference=overlap.work.reference, url=url))
 
 
+def _upload_job_page(request):
+    """The redirect to the page of the upload job ``save_model`` started, or None."""
+    job = getattr(request, "upload_job", None)
+    return redirect("admin:core_work_import_page", job.pk) if job is not None else None
+
+
 @admin.register(Work)
 class WorkAdmin(HolderScopedAdmin):
     """Works: upload or paste, see ingestion status and chapters, ingest again, export CSV."""
@@ -284,16 +290,10 @@ class WorkAdmin(HolderScopedAdmin):
             super().log_addition(request, obj, message)
 
     def response_add(self, request, obj, post_url_continue=None):
-        job = getattr(request, "upload_job", None)
-        if job is not None:
-            return redirect("admin:core_work_import_page", job.pk)
-        return super().response_add(request, obj, post_url_continue)
+        return _upload_job_page(request) or super().response_add(request, obj, post_url_continue)
 
     def response_change(self, request, obj):
-        job = getattr(request, "upload_job", None)
-        if job is not None:
-            return redirect("admin:core_work_import_page", job.pk)
-        return super().response_change(request, obj)
+        return _upload_job_page(request) or super().response_change(request, obj)
 
     def delete_model(self, request, obj):
         actions.do_delete_work(obj, request.user)

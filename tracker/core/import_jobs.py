@@ -6,8 +6,8 @@ import_works`` does on the command line) or one uploaded work file
 ``actions.do_start_import`` and ``actions.do_start_upload`` stage the file (``staged_file``)
 and queue the job's Celery task. A bad file inside an archive is one "failed" line of the
 summary, never the end of the job; an unreadable file fails the job with the reason and its
-code; a job whose worker was lost is failed by ``fail_stale`` (the sweeper, and the progress
-endpoint) once its row has not moved for settings.IMPORT_STUCK_SECONDS.
+code; a job whose worker was lost is failed by ``fail_stale`` (the sweeper) or ``settle`` (the
+progress endpoints, that job only) once its row has not moved for settings.IMPORT_STUCK_SECONDS.
 """
 
 from __future__ import annotations
@@ -58,16 +58,33 @@ def fail_stale(stuck_seconds: float | None = None) -> list[int]:
     Returns:
         The ids of the jobs failed.
     """
-    age = settings.IMPORT_STUCK_SECONDS if stuck_seconds is None else stuck_seconds
-    stale = list(ImportJob.objects.filter(
-        state=ImportState.RUNNING, updated_at__lt=timezone.now() - timedelta(seconds=age))
-        .values_list("pk", flat=True))
+    stale = list(ImportJob.objects.filter(state=ImportState.RUNNING,
+                                          updated_at__lt=_stuck_since(stuck_seconds))
+                 .values_list("pk", flat=True))
     for job_id in stale:
-        fail(job_id, notes.coded("import_stalled", gettext_noop(
-            "The import stopped moving (its worker was lost); upload the file again.")),
-            code="stalled")
+        _fail_stalled(job_id)
     _drop_kept_files()
     return stale
+
+
+def settle(job: ImportJob) -> ImportJob:
+    """``job`` as it stands: failed first when it is running and its progress has not moved
+    for settings.IMPORT_STUCK_SECONDS (its worker was lost), then read again. Returns it."""
+    if job.state == ImportState.RUNNING and job.updated_at < _stuck_since():
+        _fail_stalled(job.pk)
+        job.refresh_from_db()
+    return job
+
+
+def _stuck_since(stuck_seconds: float | None = None):
+    age = settings.IMPORT_STUCK_SECONDS if stuck_seconds is None else stuck_seconds
+    return timezone.now() - timedelta(seconds=age)
+
+
+def _fail_stalled(job_id: int) -> None:
+    fail(job_id, notes.coded("import_stalled", gettext_noop(
+        "The import stopped moving (its worker was lost); upload the file again.")),
+        code="stalled")
 
 
 def _drop_kept_files() -> None:
@@ -94,9 +111,8 @@ def fail(job_id: int, error: str, code: str) -> None:
 def progress(job: ImportJob) -> dict:
     """The job as the page shows it: {"state", "state_label", "kind", "done", "total",
     "percent", "error", "error_code", "summary", "work"} ("work": the work's id, or None);
-    a stale running job is failed first (``fail_stale``)."""
-    if job.state == ImportState.RUNNING and job.pk in fail_stale():
-        job.refresh_from_db()
+    a stale running job is failed first (``settle``)."""
+    job = settle(job)
     percent = round(100 * job.done / job.total) if job.total else 0
     return {"state": job.state, "state_label": job.get_state_display(), "kind": job.kind,
             "done": job.done, "total": job.total, "percent": percent,

@@ -144,6 +144,11 @@ def _server_url(name: str, default: str) -> str:
     return default
 
 
+def _server_list(name: str) -> list[str]:
+    """The comma-separated list ``name`` as ``_server_url`` finds it ([] when unset)."""
+    return [item.strip() for item in _server_url(name, "").split(",") if item.strip()]
+
+
 # Django's own database: PostgreSQL (`make run` and the tests start one, tracker.runtime.embedded).
 # DATABASE_URL=sqlite:///PATH works for a single process only (no Celery workers beside it).
 DATABASE_URL = _server_url("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tracker")
@@ -615,14 +620,16 @@ IMPORT_POLL_MS = 1000
 # pausing (tracker.runtime.backoff.backoff_delay) from TSA_RETRY_BASE_SECONDS up to
 # TSA_RETRY_MAX_SECONDS, then the next TSA is asked. An answer longer than
 # TSA_MAX_RESPONSE_BYTES bytes is refused.
-TSA_URLS = env.list("TRACKER_TSA_URLS", default=[])
+TSA_URLS = _server_list("TRACKER_TSA_URLS")
 TSA_TIMEOUT_SECONDS = env.float("TRACKER_TSA_TIMEOUT", default=10.0)
 TSA_RETRIES = env.int("TRACKER_TSA_RETRIES", default=2)
 TSA_RETRY_BASE_SECONDS = env.float("TRACKER_TSA_RETRY_BASE", default=1.0)
 TSA_RETRY_MAX_SECONDS = env.float("TRACKER_TSA_RETRY_MAX", default=30.0)
 TSA_MAX_RESPONSE_BYTES = 256 * 1024
 # PEM files of the root certificates the TSAs' tokens must chain to (comma-separated paths).
-TSA_TRUSTED_CERTS = env.list("TRACKER_TSA_TRUSTED_CERTS", default=[])
+# Both are read like the servers' URLs, so that a command in a second terminal trusts the TSA
+# that `make run` started.
+TSA_TRUSTED_CERTS = _server_list("TRACKER_TSA_TRUSTED_CERTS")
 DEMO_TSA_DIR = VAR_DIR / "demo-tsa"
 # The platform's key and certificate signing the evidence reports (PAdES B-T, PEM files):
 # production sets both paths (and the issuing CAs' certificates in TRACKER_SIGNING_CHAIN);

@@ -214,10 +214,12 @@ def check_platform():
 class DrillSite:
     """A loopback site of ``pages`` pages linked from ``/``, each answered after ``delay``
     seconds; page i holds ``texts[i % len(texts)]``. It listens on ``address`` (another
-    address of this host for a site reached from other hosts, tests/platform/multihost)."""
+    address of this host for a site reached from other hosts, tests/platform/multihost).
+    ``page_requests`` counts the page requests received so far."""
 
     def __init__(self, texts: list[str], pages: int, delay: float, address: str = "127.0.0.1"):
         self.texts, self.pages, self.delay = texts, pages, delay
+        self.page_requests = 0
         site = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -233,6 +235,7 @@ class DrillSite:
                                    for i in range(site.pages)).encode()
                     kind = "text/html; charset=utf-8"
                 elif self.path.startswith("/p/"):
+                    site.page_requests += 1
                     time.sleep(site.delay)
                     i = int(self.path[3:].split(".")[0])
                     text = site.texts[i % len(site.texts)]
