@@ -44,7 +44,6 @@ STAGES = ("letters", "keys", "lookup", "align", "judge")
 def time_pass(engine, texts: list[str]) -> dict[str, float]:
     """Seconds per stage over ``texts`` (one pass), plus ``match`` wall and CPU seconds."""
     from fingerprint.engine import exact_codes
-    from fingerprint.windows import kgram_codes
 
     c = engine.config
     total = dict.fromkeys(STAGES, 0.0)
@@ -59,15 +58,12 @@ def time_pass(engine, texts: list[str]) -> dict[str, float]:
             total["letters"] += t1 - t0
             total["keys"] += t2 - t1
             continue
-        hits, revisions = engine._lookup(keys.tolist())
-        work_ids = [w for w, _ in engine._rank(hits)]
+        hits = engine._hits(keys)
+        ranked = [w for w, _ in engine._rank(hits)]
+        work_ids = [hits.works[w] for w in ranked]
+        revisions = {hits.works[w]: ("index", hits.revisions[w]) for w in ranked}
         t3 = clock()
-        grams = kgram_codes(letters.codes, c.seed_k)[::c.seed_stride] if work_ids else None
-        aligned = []
-        for w in work_ids:
-            found = engine._align(letters, w, ("index", revisions[w]), grams)
-            if found is not None:
-                aligned.append((w, *found))
+        aligned = engine._align_candidates(letters, work_ids, revisions)
         t4 = clock()
         engine._judge(letters, exact_codes(letters, text) if aligned else None, aligned)
         t5 = clock()

@@ -16,15 +16,20 @@ import json
 from collections import Counter, OrderedDict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from itertools import chain
-from operator import itemgetter
 
 import numpy as np
 
-from fingerprint.compiled.judge import compare_numbers, dominated, letter_groups, matched_masks
+from fingerprint.compiled.judge import (
+    compare_numbers,
+    dominated,
+    letter_groups,
+    matched_masks,
+)
+from fingerprint.compiled.judge import exact_codes as compiled_exact_codes
 from fingerprint.config import EngineConfig
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index.base import check_work_id
+from fingerprint.index.hits import Hits, hits_from_lookup
 from fingerprint.letters import (
     DIGIT_LETTER,
     EmptyTextError,
@@ -34,7 +39,7 @@ from fingerprint.letters import (
 )
 from fingerprint.same_text import SameTextGroups
 from fingerprint.shortdoc import short_keys
-from fingerprint.verify import Alignment, SeedIndex, align
+from fingerprint.verify import Alignment, SeedIndex, align, align_each
 from fingerprint.windows import content_radius, kgram_codes, mix, window_starts, winnow
 
 SCHEME_VERSION = "fp2"  # bump when the key computation changes in code
@@ -115,6 +120,7 @@ class _Prepared:
     # ("index", index revision) or ("store", store revision): a revision of the record this was
     # built from or of an older one, never of a newer one (see Engine._prepared)
     revision: tuple[str, str]
+    need: int  # matched page letters the work needs (Engine._need of its letters)
 
 
 def exact_codes(letters: Letters, text: str) -> np.ndarray:
@@ -122,13 +128,9 @@ def exact_codes(letters: Letters, text: str) -> np.ndarray:
     (code ``DIGIT_LETTER`` + d mod 5) becomes 64 + d, so that verification tells 1 from 6,
     which share a letter (fingerprint keys are unchanged). ``text``: the text the letters were
     made from (ASCII and full-width digits)."""
-    exact = letters.codes.astype(np.uint8)
-    where = (letters.codes >= DIGIT_LETTER).nonzero()[0]
-    if len(where):
-        points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
-        points = points[letters.offsets[where]].astype(np.int64)
-        exact[where] = 64 + np.where(points >= 0xFF10, points - 0xFF10, points - 0x30)
-    return exact
+    return compiled_exact_codes(np.ascontiguousarray(letters.codes, dtype=np.uint8),
+                                np.ascontiguousarray(letters.offsets, dtype=np.int64), text,
+                                DIGIT_LETTER)
 
 
 class Engine:
@@ -429,7 +431,8 @@ class Engine:
         # labelled with the revision read before the record: if a put came in between, the
         # record is newer than its label and the next page prepares it again (never the reverse)
         prep = _Prepared(SeedIndex.build(letters.codes, self.config.seed_k), exact,
-                         letters.offsets, letters.text_length, revision)
+                         letters.offsets, letters.text_length, revision,
+                         self._need(len(letters)))
         self._cache[work_id] = prep
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
@@ -440,39 +443,45 @@ class Engine:
     def candidates(self, letters: Letters) -> list[tuple[str, int]]:
         """(work_id, postings hit) of the works worth verifying, most hits first, ties by
         work id (so every index backend, whatever its key order, gives the same list)."""
-        return self._rank(self.index.lookup(self.query_keys(letters)))
+        hits = self._hits(self._query_key_array(letters))
+        return [(hits.works[w], n) for w, n in self._rank(hits)]
 
-    def _lookup(self, keys: list[int]
-                ) -> tuple[dict[int, list[tuple[str, int]]], dict[str, str] | None]:
-        """(postings of a page's query ``keys``, {work_id: index revision} or None when the
-        index does not report revisions, i.e. has no ``lookup_revisions``)."""
+    def _hits(self, keys: np.ndarray) -> Hits:
+        """The postings of a page's query ``keys`` (uint64 (n,)) as arrays, with each work's
+        index revision when the index reports them (``lookup_hits`` of a MemoryIndex; any
+        other index through ``lookup_revisions`` or ``lookup``, adapted)."""
+        lookup_hits = getattr(self.index, "lookup_hits", None)
+        if lookup_hits is not None:
+            return lookup_hits(keys)
         lookup_revisions = getattr(self.index, "lookup_revisions", None)
         if lookup_revisions is None:
-            return self.index.lookup(keys), None
-        return lookup_revisions(keys)
+            return hits_from_lookup(self.index.lookup(keys.tolist()), None)
+        return hits_from_lookup(*lookup_revisions(keys.tolist()))
 
-    def _rank(self, hits: dict[int, list[tuple[str, int]]]) -> list[tuple[str, int]]:
-        """``candidates`` from the postings of a lookup (key -> [(work_id, window)]): the works
-        with the most hits, up to ``max_candidates`` distinct hit sets, so that a text
-        registered as several works (the same postings hit in each) takes one place."""
-        per_work = Counter(map(itemgetter(0), chain.from_iterable(hits.values())))
+    def _rank(self, hits: Hits) -> list[tuple[int, int]]:
+        """``candidates`` from the postings of a lookup, each work as its place in
+        ``hits.works``: the works with the most hits, up to ``max_candidates`` distinct hit
+        sets, so that a text registered as several works (the same postings hit in each) takes
+        one place."""
         c = self.config
+        counts = np.bincount(hits.work, minlength=len(hits.works))
+        works = hits.works
         # the works below min_window_hits come last in this order: dropped before sorting
-        pool = heapq.nsmallest(
-            4 * c.max_candidates, [(w, n) for w, n in per_work.items() if n >= c.min_window_hits],
-            key=lambda wn: (-wn[1], wn[0]))
+        eligible = np.flatnonzero(counts >= c.min_window_hits).tolist()
+        hit = counts.tolist()
+        pool = heapq.nsmallest(4 * c.max_candidates, eligible, key=lambda w: (-hit[w], works[w]))
         if len(pool) <= c.max_candidates:
-            return pool
-        shared = Counter(n for _, n in pool)
-        tied = {w for w, n in pool if shared[n] > 1}
-        windows: dict[str, list[int]] = {w: [] for w in tied}
-        for w, window in chain.from_iterable(hits.values()):
-            if w in tied:
-                windows[w].append(window)
+            return [(w, hit[w]) for w in pool]
+        shared = Counter(hit[w] for w in pool)
+        order = np.lexsort((hits.window, hits.work))  # each work's windows, sorted
+        bounds = np.concatenate(([0], np.cumsum(counts)))
+        windows = hits.window[order]
         seen: set = set()
         best = []
-        for w, n in pool:
-            hit_set = (n, tuple(sorted(windows[w]))) if w in tied else w
+        for w in pool:
+            n = hit[w]
+            # works with the same number of hits are one place when they hit the same windows
+            hit_set = (n, windows[bounds[w]:bounds[w + 1]].tobytes()) if shared[n] > 1 else w
             if hit_set not in seen:
                 if len(seen) == c.max_candidates:
                     break
@@ -499,20 +508,16 @@ class Engine:
         c = self.config
         if len(letters) < c.min_text_letters:
             return PageMatches([], keys)
-        hits, index_revisions = self._lookup(keys.tolist())
-        work_ids = [w for w, _ in self._rank(hits)]
-        if index_revisions is not None:
-            revisions = {w: ("index", index_revisions[w]) for w in work_ids}
+        hits = self._hits(keys)
+        ranked = [w for w, _ in self._rank(hits)]
+        work_ids = [hits.works[w] for w in ranked]
+        if hits.revisions is not None:
+            revisions = {hits.works[w]: ("index", hits.revisions[w]) for w in ranked}
         elif work_ids:
             revisions = {w: ("store", r) for w, r in self.store.revisions(work_ids).items()}
         else:
             revisions = {}
-        aligned = []
-        grams = kgram_codes(letters.codes, c.seed_k)[::c.seed_stride] if work_ids else None
-        for work_id in work_ids:
-            found = self._align(letters, work_id, revisions.get(work_id), grams)
-            if found is not None:
-                aligned.append((work_id, *found))
+        aligned = self._align_candidates(letters, work_ids, revisions)
         return PageMatches(
             self._judge(letters, exact_codes(letters, text) if aligned else None, aligned), keys)
 
@@ -527,18 +532,34 @@ class Engine:
         matches = self._judge(letters, None, [(work_id, *found)])
         return matches[0] if matches else None
 
-    def _align(self, letters: Letters, work_id: str, revision: tuple[str, str] | None,
-               grams: np.ndarray | None = None) -> tuple[_Prepared, Alignment] | None:
+    def _align_candidates(self, letters: Letters, work_ids: list[str],
+                          revisions: dict[str, tuple[str, str]]
+                          ) -> list[tuple[str, _Prepared, Alignment]]:
+        """(work_id, prepared work, alignment) of each candidate ``work_ids`` (with their
+        ``revisions``, see ``_prepared``) that is stored and shares at least ``_need`` matched
+        letters with the page, in order; every alignment in one compiled call."""
+        prepared = [(w, prep) for w in work_ids
+                    if (prep := self._prepared(w, revisions.get(w))) is not None]
+        if not prepared:
+            return []
+        c = self.config
+        works = [prep.seeds for _, prep in prepared]
+        found = align_each(letters.codes, works, [prep.need for _, prep in prepared],
+                           c.max_gap, c.max_shift, c.min_passage_letters, c.max_seed_repeats,
+                           c.seed_stride, kgram_codes(letters.codes, c.seed_k)[::c.seed_stride])
+        return [(*prepared[i], aln) for i, aln in found]
+
+    def _align(self, letters: Letters, work_id: str, revision: tuple[str, str] | None
+               ) -> tuple[_Prepared, Alignment] | None:
         """(prepared work, alignment) of a candidate, or None when the work is not stored or
-        shares fewer matched letters with the page than ``_need``; ``grams``: the page's sampled
-        seed k-grams (see ``fingerprint.verify.align``), computed once per page."""
+        shares fewer matched letters with the page than ``_need``."""
         prep = self._prepared(work_id, revision)
         if prep is None:
             return None
         c = self.config
         aln = align(letters.codes, prep.seeds, c.max_gap, c.max_shift, c.min_passage_letters,
-                    c.max_seed_repeats, c.seed_stride, grams)
-        if aln.page_covered < self._need(prep.seeds.n_letters):
+                    c.max_seed_repeats, c.seed_stride)
+        if aln.page_covered < prep.need:
             return None
         return prep, aln
 

@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+from fingerprint.compiled.judge import sentence_starts
+
 DATA_DIR = Path(__file__).with_name("data")
 # class codes in the lookup array: Han letter 1..26, digit 27..31, boundary 32, Latin letter
 # 65..90, so that ``cls & 31`` is the letter (1..31) of Han, digit and Latin classes and 0 for
@@ -86,10 +88,8 @@ class Letters:
     def boundaries(self) -> np.ndarray:
         if self._classes is None:
             return np.zeros(0, dtype=np.int64)
-        bounds = np.searchsorted(self.offsets, np.flatnonzero(self._classes == BOUNDARY))
-        keep = (bounds > 0) & (bounds < len(self.offsets))
-        keep[1:] &= bounds[1:] != bounds[:-1]
-        return bounds[keep].astype(np.int64)
+        return sentence_starts(self._classes, np.ascontiguousarray(self.offsets, dtype=np.int64),
+                               BOUNDARY)
 
 
 class LetterTable:

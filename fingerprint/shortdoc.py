@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from fingerprint.compiled.keys import short_keys as compiled_short_keys
+
 SHORT_KEY_BIT = np.uint64(1 << 63)
 
 
@@ -42,8 +44,5 @@ def short_keys(grams: np.ndarray, gram_k: int, positions: np.ndarray, k: int = 1
     """
     if not gram_k <= k <= 2 * gram_k:
         raise ValueError(f"k must be in [{gram_k}, {2 * gram_k}], got {k}")
-    tail = k - gram_k
-    p = positions[positions + tail < len(grams)]
-    low = grams[p + tail] & ((1 << (5 * tail)) - 1)
-    chosen = (grams[p] << (5 * tail)) | low
-    return chosen.astype(np.uint64) | SHORT_KEY_BIT
+    return compiled_short_keys(np.ascontiguousarray(grams, dtype=np.int64), gram_k,
+                               np.ascontiguousarray(positions, dtype=np.int64), k)

@@ -16,10 +16,11 @@ The alignment itself runs compiled (``fingerprint.compiled.align``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
-from fingerprint.compiled.align import align_core
+from fingerprint.compiled.align import align_core, align_many
 from fingerprint.windows import kgram_codes
 
 
@@ -56,9 +57,9 @@ class SeedIndex:
         return cls(sorted_grams, order.astype(np.int64), repeats, codes, k)
 
 
-@dataclass(frozen=True)
-class Alignment:
-    """Result of aligning a page against one work.
+class Alignment(NamedTuple):
+    """Result of aligning a page against one work (a named tuple: made for every candidate of
+    every page).
 
     passages: list of (page_start, page_end, work_start, work_end) in letters, end exclusive,
     ordered by page position. matched: matched letters of each passage. page_covered /
@@ -99,3 +100,14 @@ def align(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, max_shift:
                        work.letters, work.k, max_gap, max_shift, min_passage, max_repeats,
                        seed_stride)
     return EMPTY if found is None else Alignment(*found)
+
+
+def align_each(page_codes: np.ndarray, works: list[SeedIndex], least: list[int],
+               max_gap: int, max_shift: int, min_passage: int, max_repeats: int,
+               seed_stride: int, page_grams: np.ndarray) -> list[tuple[int, Alignment]]:
+    """``align`` of the page with each work, in one compiled call: [(i, alignment)] for the
+    works ``works[i]`` whose alignment covers at least ``least[i]`` (>= 1) page letters
+    (``Alignment.page_covered``), in order. ``page_grams`` as ``align``'s."""
+    page = np.ascontiguousarray(page_codes, dtype=np.uint8)
+    return [(i, Alignment(*found)) for i, found in align_many(
+        page, page_grams, works, least, max_gap, max_shift, min_passage, max_repeats, seed_stride)]

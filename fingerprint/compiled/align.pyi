@@ -8,3 +8,8 @@ def align_core(page: np.ndarray, page_grams: np.ndarray, work_codes: np.ndarray,
                seed_stride: int
                ) -> tuple[list[tuple[int, int, int, int]], list[int], int, int,
                           list[tuple[int, int, int]]] | None: ...
+def align_many(page: np.ndarray, page_grams: np.ndarray, works: list, least: list[int],
+               max_gap: int, max_shift: int, min_passage: int, max_repeats: int,
+               seed_stride: int
+               ) -> list[tuple[int, tuple[list[tuple[int, int, int, int]], list[int], int, int,
+                                         list[tuple[int, int, int]]]]]: ...

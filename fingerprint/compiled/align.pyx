@@ -82,6 +82,31 @@ def align_core(const uint8_t[::1] page, const int64_t[:] page_grams,
     Returns (passages, matched, page_covered, work_covered, runs) as ``Alignment`` holds them,
     or None when nothing is shared.
     """
+    return _align(page, page_grams, work_codes, work_positions, work_repeats, work, k, max_gap,
+                  max_shift, min_passage, max_repeats, seed_stride)
+
+
+def align_many(const uint8_t[::1] page, const int64_t[:] page_grams, list works, list least,
+               int max_gap, int max_shift, int min_passage, int max_repeats, int seed_stride):
+    """``align_core`` of ``page`` with each of several works -> [(i, found)] for the works
+    ``works[i]`` (``fingerprint.verify.SeedIndex``) whose alignment covers at
+    least ``least[i]`` (>= 1) page letters (``found``: ``align_core``'s tuple), in order."""
+    out = []
+    for i in range(len(works)):
+        seeds = works[i]
+        found = _align(page, page_grams, seeds.codes, seeds.positions, seeds.repeats,
+                       seeds.letters, seeds.k, max_gap, max_shift, min_passage, max_repeats,
+                       seed_stride)
+        if found is not None and found[2] >= least[i]:
+            out.append((i, found))
+    return out
+
+
+cdef object _align(const uint8_t[::1] page, const int64_t[:] page_grams,
+                   const int64_t[::1] work_codes, const int64_t[::1] work_positions,
+                   const int64_t[::1] work_repeats, const uint8_t[::1] work, int k,
+                   int max_gap, int max_shift, int min_passage, int max_repeats,
+                   int seed_stride):
     cdef Py_ssize_t n_page = page.shape[0], n_work = work.shape[0]
     cdef Py_ssize_t n_codes = work_codes.shape[0], n_grams = page_grams.shape[0]
     cdef Py_ssize_t t, lo, hi, mid, c, n_pairs = 0, cap

@@ -246,3 +246,43 @@ def known_groups(list pairs, const int64_t[::1] ids, dict known):
         return [_root(parent, i) for i in range(m)], unknown
     finally:
         free(parent)
+
+
+def exact_codes(const uint8_t[::1] codes, const int64_t[::1] offsets, str text,
+                int digit_letter):
+    """Letter codes (uint8 (n,)) in which each digit letter (code >= ``digit_letter``) becomes
+    64 + the value of its character in ``text`` (an ASCII or full-width digit, at its
+    ``offsets`` entry); see ``fingerprint.engine.exact_codes``."""
+    cdef Py_ssize_t n = codes.shape[0], p
+    cdef Py_UCS4 ch
+    cdef long point
+    out = np.empty(n, dtype=np.uint8)
+    cdef uint8_t[::1] exact = out
+    for p in range(n):
+        if codes[p] >= digit_letter:
+            ch = text[offsets[p]]
+            point = <long>ch
+            exact[p] = 64 + (point - 0xFF10 if point >= 0xFF10 else point - 0x30)
+        else:
+            exact[p] = codes[p]
+    return out
+
+
+def sentence_starts(const uint8_t[::1] classes, const int64_t[::1] offsets, int boundary):
+    """The letters (int64, ascending, distinct) that start a sentence: for each character of
+    class ``boundary`` in ``classes`` (one class per character), the first letter at or after
+    it (``offsets``: each letter's character, ascending), except letter 0 and none (n)."""
+    cdef Py_ssize_t n_chars = classes.shape[0], n = offsets.shape[0], o, i = 0, found = 0
+    cdef int64_t last = -1
+    out = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] starts = out
+    for o in range(n_chars):
+        if classes[o] != boundary:
+            continue
+        while i < n and offsets[i] < o:
+            i += 1
+        if 0 < i < n and i != last:
+            starts[found] = i
+            last = i
+            found += 1
+    return out[:found]

@@ -51,7 +51,7 @@ def mix(const int64_t[::1] values):
 def local_minima(const uint64_t[::1] hashes, int radius):
     """Positions (int64, ascending) whose hash is the minimum of the hashes within ``radius``
     (>= 1) positions on either side, positions outside the array counting as 2**64 - 1."""
-    cdef Py_ssize_t n = hashes.shape[0], width = 2 * radius + 1, size, p, x, found = 0
+    cdef Py_ssize_t n = hashes.shape[0], width = 2 * radius + 1, size, p, x, b, found = 0
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     # van Herk / Gil-Werman: minima of blocks of ``width`` from the left and from the right
@@ -65,24 +65,31 @@ def local_minima(const uint64_t[::1] hashes, int radius):
     cdef uint64_t *left = pad + size
     cdef uint64_t *right = pad + 2 * size
     cdef uint64_t low
+    cdef int64_t[::1] positions
     try:
         with nogil:
             for x in range(size):
                 pad[x] = MAX64
             for p in range(n):
                 pad[p + radius] = hashes[p]
-            for x in range(size):
-                left[x] = pad[x] if x % width == 0 else min(left[x - 1], pad[x])
-            for x in range(size - 1, -1, -1):
-                right[x] = pad[x] if x % width == width - 1 else min(right[x + 1], pad[x])
+            b = 0
+            while b < size:  # blocks of width letters (size is a multiple of width)
+                left[b] = pad[b]
+                for x in range(b + 1, b + width):
+                    left[x] = min(left[x - 1], pad[x])
+                right[b + width - 1] = pad[b + width - 1]
+                for x in range(b + width - 2, b - 1, -1):
+                    right[x] = min(right[x + 1], pad[x])
+                b += width
             for p in range(n):  # window of position p: pad[p : p + width]
                 low = min(right[p], left[p + width - 1])
                 if hashes[p] == low:
                     picked[found] = p
                     found += 1
         out = np.empty(found, dtype=np.int64)
+        positions = out
         for p in range(found):
-            out[p] = picked[p]
+            positions[p] = picked[p]
         return out
     finally:
         free(pad); free(picked)
@@ -115,3 +122,22 @@ def window_digits(const uint8_t[::1] codes, const int64_t[::1] starts, int windo
             keys[w] = total
     free(counts)
     return out
+
+
+def short_keys(const int64_t[::1] grams, int gram_k, const int64_t[::1] positions, int k):
+    """Keys of the exact k-grams starting at ``positions`` -> uint64 array, in position order
+    (see ``fingerprint.shortdoc.short_keys``, which checks gram_k <= k <= 2 * gram_k): each
+    assembled from the gram_k-grams at p and p + k - gram_k, with bit 63 set; positions with
+    no whole k-gram before the end are skipped."""
+    cdef Py_ssize_t n = positions.shape[0], n_grams = grams.shape[0], t, found = 0
+    cdef int tail = k - gram_k
+    cdef int64_t p, low_mask = (<int64_t>1 << (5 * tail)) - 1
+    out = np.empty(n, dtype=np.uint64)
+    cdef uint64_t[::1] keys = out
+    for t in range(n):
+        p = positions[t]
+        if p + tail < n_grams:
+            keys[found] = (<uint64_t>((grams[p] << (5 * tail)) | (grams[p + tail] & low_mask))
+                           | (<uint64_t>1 << 63))
+            found += 1
+    return out[:found]

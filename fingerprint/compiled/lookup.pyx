@@ -5,6 +5,7 @@ keys, and their postings, grouped by key (see ``fingerprint.index.memory``)."""
 import numpy as np
 
 from libc.stdint cimport int64_t, uint16_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc, qsort
 
 ctypedef fused packed_t:
     uint16_t
@@ -34,33 +35,86 @@ def find_sorted(const uint64_t[::1] keys, const uint64_t[::1] query):
     return out
 
 
-def gather_postings(const uint64_t[::1] query, const int64_t[::1] position,
-                    const int64_t[::1] bounds, const packed_t[::1] postings, int window_bits,
-                    int64_t max_df, list ids):
-    """{key: [(work_id, window), ...]} for the query keys found (``position`` >= 0, their
-    distinct key's number), in query order: the postings ``bounds[p] <= i < bounds[p + 1]`` of
-    distinct key p, each ``work << window_bits | window`` (sorted by work within a key, as
-    ``MemoryIndex.save`` writes them), skipping keys held by more than ``max_df`` works."""
-    cdef dict out = {}
-    cdef Py_ssize_t t, i, lo, hi
+cdef struct Found:
+    int64_t position, at
+
+
+cdef int _cmp_found(const void *a, const void *b) noexcept nogil:
+    cdef const Found *x = <const Found *>a
+    cdef const Found *y = <const Found *>b
+    if x.position != y.position:
+        return (x.position > y.position) - (x.position < y.position)
+    return (x.at > y.at) - (x.at < y.at)
+
+
+def gather_postings(const int64_t[::1] position, const int64_t[::1] bounds,
+                    const packed_t[::1] postings, int window_bits, int64_t max_df):
+    """(at, work, window): three int64 arrays, one entry per posting of the distinct query
+    keys found (``position`` >= 0: their distinct key's number; duplicates allowed), in key
+    order: ``at`` the first place of the key in ``position``, ``work`` and ``window``
+    unpacked from ``postings[bounds[p]:bounds[p + 1]]`` of distinct key p, each
+    ``work << window_bits | window`` (sorted by work within a key, as ``MemoryIndex.save``
+    writes them), skipping keys held by more than ``max_df`` works."""
+    cdef Py_ssize_t m = position.shape[0], t, i, lo, hi, n = 0, n_found = 0, f
     cdef int64_t df, work, last
     cdef uint64_t packed, low = (<uint64_t>1 << window_bits) - 1
-    cdef list held
-    for t in range(query.shape[0]):
-        if position[t] < 0:
-            continue
-        lo, hi = bounds[position[t]], bounds[position[t] + 1]
-        df, last = 0, -1
-        for i in range(lo, hi):
-            work = <int64_t>(<uint64_t>postings[i] >> window_bits)
-            if work != last:
-                df += 1
-                last = work
-        if df > max_df:
-            continue
-        held = []
-        for i in range(lo, hi):
-            packed = <uint64_t>postings[i]
-            held.append((ids[<int64_t>(packed >> window_bits)], <int64_t>(packed & low)))
-        out[query[t]] = held
-    return out
+    cdef int64_t[::1] at, works, windows
+    cdef Found *found = <Found *>malloc((m + 1) * sizeof(Found))
+    if found == NULL:
+        raise MemoryError()
+    try:
+        for t in range(m):
+            if position[t] >= 0:
+                found[n_found].position, found[n_found].at = position[t], t
+                n_found += 1
+        qsort(found, n_found, sizeof(Found), _cmp_found)
+        f = 0
+        for t in range(n_found):  # the distinct keys within max_df, in key order
+            if t and found[t].position == found[t - 1].position:
+                continue
+            lo, hi = bounds[found[t].position], bounds[found[t].position + 1]
+            df, last = 0, -1
+            for i in range(lo, hi):
+                work = <int64_t>(<uint64_t>postings[i] >> window_bits)
+                if work != last:
+                    df += 1
+                    last = work
+            if df <= max_df:
+                found[f] = found[t]
+                f += 1
+                n += hi - lo
+        at_out = np.empty(n, dtype=np.int64)
+        work_out = np.empty(n, dtype=np.int64)
+        window_out = np.empty(n, dtype=np.int64)
+        at, works, windows = at_out, work_out, window_out
+        n = 0
+        for t in range(f):
+            for i in range(bounds[found[t].position], bounds[found[t].position + 1]):
+                packed = <uint64_t>postings[i]
+                at[n] = found[t].at
+                works[n] = <int64_t>(packed >> window_bits)
+                windows[n] = <int64_t>(packed & low)
+                n += 1
+        return at_out, work_out, window_out
+    finally:
+        free(found)
+
+
+def renumber(const int64_t[::1] numbers, int64_t[::1] scratch):
+    """(distinct, inverse): the distinct values of ``numbers`` (int64, each in [0,
+    len(scratch))) in order of first appearance, and each number's place among them (two int64
+    arrays), so that ``distinct[inverse] == numbers``. ``scratch``: int64, all -1 on entry and
+    again on return (O(len(numbers)), whatever its length)."""
+    cdef Py_ssize_t n = numbers.shape[0], i, k = 0
+    distinct_out = np.empty(n, dtype=np.int64)
+    inverse_out = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] distinct = distinct_out, inverse = inverse_out
+    for i in range(n):
+        if scratch[numbers[i]] < 0:
+            scratch[numbers[i]] = k
+            distinct[k] = numbers[i]
+            k += 1
+        inverse[i] = scratch[numbers[i]]
+    for i in range(k):
+        scratch[distinct[i]] = -1
+    return distinct_out[:k], inverse_out

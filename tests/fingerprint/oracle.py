@@ -3,9 +3,14 @@ oracle the property tests compare them with. Not imported by the engine."""
 
 from __future__ import annotations
 
+import heapq
+from collections import Counter
+from itertools import chain
+from operator import itemgetter
+
 import numpy as np
 
-from fingerprint.letters import DIGIT_LETTER, Letters
+from fingerprint.letters import BOUNDARY, DIGIT_LETTER, Letters
 from fingerprint.verify import EMPTY, Alignment, SeedIndex
 from fingerprint.windows import kgram_codes
 
@@ -312,3 +317,64 @@ def winnow_reference(hashes: np.ndarray, radii: tuple[int, ...]) -> list[np.ndar
 _MIX1 = np.uint64(0x9E3779B97F4A7C15)
 _MIX2 = np.uint64(0xBF58476D1CE4E5B9)
 _MAX64 = np.uint64(2**64 - 1)
+
+
+def rank_reference(config, hits: dict[int, list[tuple[str, int]]]) -> list[tuple[str, int]]:
+    """The engine's candidates from a lookup's dict of postings (key -> [(work_id, window)]):
+    the most hits first, ties by work id, up to ``max_candidates`` distinct hit sets (the
+    ranking before lookups returned arrays)."""
+    per_work = Counter(map(itemgetter(0), chain.from_iterable(hits.values())))
+    c = config
+    pool = heapq.nsmallest(
+        4 * c.max_candidates, [(w, n) for w, n in per_work.items() if n >= c.min_window_hits],
+        key=lambda wn: (-wn[1], wn[0]))
+    if len(pool) <= c.max_candidates:
+        return pool
+    shared = Counter(n for _, n in pool)
+    tied = {w for w, n in pool if shared[n] > 1}
+    windows: dict[str, list[int]] = {w: [] for w in tied}
+    for w, window in chain.from_iterable(hits.values()):
+        if w in tied:
+            windows[w].append(window)
+    seen: set = set()
+    best = []
+    for w, n in pool:
+        hit_set = (n, tuple(sorted(windows[w]))) if w in tied else w
+        if hit_set not in seen:
+            if len(seen) == c.max_candidates:
+                break
+            seen.add(hit_set)
+        best.append((w, n))
+    return best
+
+
+def align_each_reference(page_codes: np.ndarray, works: list[SeedIndex], least: list[int],
+                         *args) -> list[tuple[int, Alignment]]:
+    """The engine's loop over its candidates before ``verify.align_each``: each work aligned
+    alone (``align_reference``, ``args``: max_gap, max_shift, min_passage, max_repeats,
+    seed_stride), kept when it covers at least ``least[i]`` page letters."""
+    out = []
+    for i, work in enumerate(works):
+        aln = align_reference(page_codes, work, *args)
+        if aln.page_covered >= least[i]:
+            out.append((i, aln))
+    return out
+
+
+def short_keys_reference(grams: np.ndarray, gram_k: int, positions: np.ndarray, k: int = 10
+                         ) -> np.ndarray:
+    """The NumPy version of ``fingerprint.shortdoc.short_keys`` (same arguments and result)."""
+    tail = k - gram_k
+    p = positions[positions + tail < len(grams)]
+    low = grams[p + tail] & ((1 << (5 * tail)) - 1)
+    chosen = (grams[p] << (5 * tail)) | low
+    return chosen.astype(np.uint64) | np.uint64(1 << 63)
+
+
+def sentence_starts_reference(letters: Letters) -> np.ndarray:
+    """The NumPy version of ``Letters.boundaries`` (``fingerprint.compiled.judge
+    .sentence_starts``)."""
+    bounds = np.searchsorted(letters.offsets, np.flatnonzero(letters._classes == BOUNDARY))
+    keep = (bounds > 0) & (bounds < len(letters.offsets))
+    keep[1:] &= bounds[1:] != bounds[:-1]
+    return bounds[keep].astype(np.int64)

@@ -17,15 +17,18 @@ from fingerprint.compiled.judge import (
     matched_masks,
     same_text_pairs,
 )
+from fingerprint.compiled.lookup import renumber
 from fingerprint.engine import exact_codes
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index import MemoryIndex
+from fingerprint.index.hits import hits_from_lookup
 from fingerprint.letters import DIGIT_LETTER, to_letters
 from fingerprint.shortdoc import short_keys
 from fingerprint.store import MemoryWorkStore
-from fingerprint.verify import SeedIndex, align
+from fingerprint.verify import SeedIndex, align, align_each
 from fingerprint.windows import content_radius, kgram_codes, mix, winnow
 from tests.fingerprint.oracle import (
+    align_each_reference,
     align_reference,
     compare_numbers_reference,
     dominated_reference,
@@ -36,7 +39,10 @@ from tests.fingerprint.oracle import (
     matched_masks_reference,
     mix_reference,
     numbers_reference,
+    rank_reference,
     same_text_pairs_reference,
+    sentence_starts_reference,
+    short_keys_reference,
     window_digits_reference,
     winnow_reference,
 )
@@ -83,6 +89,19 @@ def test_compiled_alignment_gives_the_reference_passages(texts, params):
     assert align(page, seeds, *args) == align_reference(page, seeds, *args)
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.lists(page_and_work(), min_size=1, max_size=6), st.integers(0, 2**32))
+def test_aligning_every_candidate_in_one_call_gives_the_reference_alignments(texts, seed):
+    # one page (the first text's) against several works, each with its own least coverage
+    rng = np.random.default_rng(seed)
+    page = texts[0][0]
+    k, stride, args = 8, 4, (24, 12, 24, 16, 4)
+    works = [SeedIndex.build(work, k) for _, work in texts]
+    least = rng.integers(1, 200, len(works)).tolist()
+    found = align_each(page, works, least, *args, kgram_codes(page, k)[::stride])
+    assert found == align_each_reference(page, works, least, *args)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(page_and_work(), min_size=1, max_size=6), st.integers(0, 2**32))
 def test_compiled_masks_and_same_text_pairs_give_the_reference_ones(texts, seed):
@@ -102,7 +121,9 @@ def test_compiled_masks_and_same_text_pairs_give_the_reference_ones(texts, seed)
     for min_own in (1, 8, 40):
         assert np.array_equal(dominated(masks.view(np.uint8), np.array(group), min_own),
                               dominated_reference(masks, group, min_own))
-    for labels in (group, list(range(len(works))), rng.integers(0, len(works), len(works)).tolist()):
+    # letter_groups takes labels below the number of candidates, as known_groups gives them
+    for labels in ([g % len(works) for g in group], list(range(len(works))),
+                   rng.integers(0, len(works), len(works)).tolist()):
         assert np.array_equal(letter_groups(masks.view(np.uint8), np.array(labels)),
                               letter_groups_reference(masks, labels))
 
@@ -139,6 +160,14 @@ def test_compiled_known_groups_give_the_reference_groups(drawn):
 def test_exact_codes_give_each_digit_its_value(text):
     letters = to_letters(text)
     assert exact_codes(letters, text).tolist() == exact_codes_reference(letters, text).tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789天地玄黄 ab,.。！？\n|", max_size=120))
+def test_compiled_sentence_starts_are_the_reference_boundaries(text):
+    # boundaries at the start and the end, runs of them, none: only letters 1..n-1, distinct
+    letters = to_letters(text)
+    assert letters.boundaries.tolist() == sentence_starts_reference(letters).tolist()
 
 
 @settings(max_examples=300, deadline=None)
@@ -202,7 +231,44 @@ def test_a_loaded_index_looks_up_what_the_live_one_does(tmp_path_factory, seed, 
     def postings(index):  # a key's postings in (work, window) order: saved sorted
         return {k: sorted(v) for k, v in index.lookup(query).items()}
 
+    def hits(index):  # the array lookup, as (work_id, window) pairs: in any order
+        found = index.lookup_hits(query)
+        return sorted(zip([found.works[w] for w in found.work.tolist()], found.window.tolist(),
+                          strict=True))
+
     assert postings(loaded) == postings(live)
+    assert hits(loaded) == hits(live) == sorted(
+        (w, window) for held in live.lookup(query).values() for w, window in held)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32), st.integers(1, 40), st.integers(1, 6), st.integers(1, 4))
+def test_ranking_the_hit_arrays_gives_the_reference_candidates(seed, n_works, spread, copies):
+    # many works with few windows each, some registered several times (the same postings
+    # under several ids): ties of hit counts, equal and unequal hit sets, over max_candidates
+    rng = np.random.default_rng(seed)
+    engine = Engine(MemoryIndex(), MemoryWorkStore())
+    found: dict[int, list[tuple[str, int]]] = {}
+    for w in range(n_works):
+        windows = rng.integers(0, spread * 3, int(rng.integers(0, spread * 4))).tolist()
+        for copy in range(int(rng.integers(1, copies + 1))):
+            for key, window in enumerate(windows):
+                found.setdefault(int(rng.integers(0, 30)) if copy else key, []).append(
+                    (f"w{w:02d}-{copy}", window))
+    hits = hits_from_lookup(found, None)
+    ranked = [(hits.works[w], n) for w, n in engine._rank(hits)]
+    assert ranked == rank_reference(engine.config, found)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 300), st.integers(1, 12), st.integers(0, 6))
+def test_compiled_short_keys_are_the_reference_keys(seed, n, gram_k, extra):
+    rng = np.random.default_rng(seed)
+    grams = kgram_codes(rng.integers(0, 32, n).astype(np.uint8), gram_k)
+    k = min(gram_k + extra, 2 * gram_k)
+    positions = np.sort(rng.integers(0, max(len(grams), 1), int(rng.integers(0, 60))))
+    assert short_keys(grams, gram_k, positions, k).tolist() == short_keys_reference(
+        grams, gram_k, positions, k).tolist()
 
 
 def query_keys_reference(engine, letters) -> list[int]:
@@ -218,7 +284,7 @@ def query_keys_reference(engine, letters) -> list[int]:
     digits = window_digits_reference(engine.quantizer, letters.codes, starts)
     keys = (digits + engine.quantizer.anchor_values(letters.codes, starts, hashes))
     return [*keys.astype(np.uint64).tolist(),
-            *short_keys(grams, c.anchor_k, chosen, c.short_k).tolist()]
+            *short_keys_reference(grams, c.anchor_k, chosen, c.short_k).tolist()]
 
 
 @settings(max_examples=150, deadline=None)
@@ -232,3 +298,14 @@ def test_engine_query_keys_are_the_reference_keys(chapters, seed, n):
     page = text[a:a + n] + text[:int(rng.integers(0, 300))]
     letters = engine.letters(page)
     assert engine._query_key_array(letters).tolist() == query_keys_reference(engine, letters)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 50), max_size=300))
+def test_renumbering_work_numbers_gives_np_unique_groups(numbers):
+    # renumber replaces np.unique(numbers, return_inverse=True) (in first-appearance order)
+    scratch = np.full(51, -1, dtype=np.int64)
+    distinct, inverse = renumber(np.array(numbers, dtype=np.int64), scratch)
+    assert sorted(distinct.tolist()) == np.unique(numbers).tolist()
+    assert distinct[inverse].tolist() == numbers
+    assert (scratch == -1).all()

@@ -52,14 +52,15 @@ class CountingMemoryWorkStore(MemoryWorkStore):
 
 
 class PlainIndex:
-    """An index with only the Index protocol (no ``lookup_revisions``): a MemoryIndex behind."""
+    """An index with only the Index protocol (no ``lookup_revisions`` nor ``lookup_hits``): a
+    MemoryIndex behind."""
 
     def __init__(self):
         self._inner = MemoryIndex()
         self.max_df, self.version = self._inner.max_df, self._inner.version
 
     def __getattr__(self, name):
-        if name == "lookup_revisions":
+        if name in ("lookup_revisions", "lookup_hits"):
             raise AttributeError(name)
         return getattr(self._inner, name)
 
