@@ -32,6 +32,7 @@ from django.db import IntegrityError, transaction
 
 from crawler import matching, scans, takedown
 from crawler.lib import pagekeys
+from crawler.lib.frontier import microseconds
 from crawler.lib.outcomes import Outcome
 from crawler.lib.pipeline import SiteRules, UrlTask
 from crawler.models import ScanRun, TargetSite
@@ -39,11 +40,6 @@ from tracker.core.connections import get_redis, storage_errors
 from tracker.runtime.backoff import backoff_delay
 
 log = get_task_logger(__name__)  # into the worker's log file (-f), with the task id
-
-
-def _us(seconds: float) -> int:
-    """Seconds as whole microseconds (the frontier's counters are integers)."""
-    return int(round(seconds * 1_000_000))
 
 
 def _retry_delay(retries: int) -> float:
@@ -193,7 +189,7 @@ def _crawl_one(crawler, scan_id: int, url_task: UrlTask, rules: SiteRules, token
                  + [UrlTask(part, depth) for part in result.parts], browser=rules.needs_browser)
     takedown.record_gone(scan_id, url_task.url, result.status, result.exchange)  # gone: 404/410
     to_match = _to_match(crawler, scan_id, result)
-    crawler.frontier(scan_id).count(cpu_us_crawl=_us(time.process_time() - cpu_started))
+    crawler.frontier(scan_id).count(cpu_us_crawl=microseconds(time.process_time() - cpu_started))
     if to_match:
         _match_or_hand_over(crawler, scan_id, to_match, token,
                             result.stored if to_match == result.match else None)
@@ -278,20 +274,21 @@ def _match(crawler, scan_id: int, page_id: str, version_id: str,
         cpu_engine = time.process_time()
         found = engine.match_with_keys(version.text)
         cpu_engine = time.process_time() - cpu_engine
-        def scan():
-            return scan_for_recording(scan_id)
-
+        scan = functools.partial(scan_for_recording, scan_id)
         try:
             report = matching.record_matches(page, version, scan, found.matches)
-        except IntegrityError:  # the scan was deleted (its site): recorded without it, as before
-            _scan_site.cache_clear()
+        except IntegrityError:
+            if ScanRun.objects.filter(pk=scan_id).exists():
+                raise
+            _scan_site.cache_clear()  # the scan was deleted with its site: record without it
             report = matching.record_matches(page, version, scan, found.matches)
         # kept for the stored-page search of later works (crawler.rematch)
         crawler.pages.mark_matched(page_id, version_id, pagekeys.pack(found.keys, engine.config))
     crawler.frontier(scan_id).count(
         matches=report.found, matches_new=report.new, matches_whitelisted=report.whitelisted,
         pages_matched=1, ms_match=int((time.perf_counter() - started) * 1000),
-        cpu_us_match=_us(time.process_time() - cpu_started), cpu_us_engine=_us(cpu_engine))
+        cpu_us_match=microseconds(time.process_time() - cpu_started),
+        cpu_us_engine=microseconds(cpu_engine))
     return report
 
 

@@ -45,7 +45,7 @@ from crawler.lib.config import CrawlConfig
 from crawler.lib.crawllog import CrawlLog
 from crawler.lib.exchange import Exchange, ExchangeStash
 from crawler.lib.fetch import Fetcher, FetchResult, HopCheck, retry_delay
-from crawler.lib.frontier import Frontier
+from crawler.lib.frontier import Frontier, microseconds
 from crawler.lib.links import chapter_of, chapter_part, html_links, next_part_links, xml_links
 from crawler.lib.outcomes import Outcome
 from crawler.lib.pagestore import Page, PageStore, PageVersion, sha256
@@ -363,7 +363,7 @@ class Crawler:
                           "ms_decode": ms_decode,
                           "ms_extract": _ms(text_at - decoded_at), "ms_links": _ms(extracted_at - text_at),
                           "ms_store": _ms(time.perf_counter() - extracted_at),
-                          "cpu_us_extract": _us(cpu_extract)})
+                          "cpu_us_extract": microseconds(cpu_extract)})
         # the next part first, at this page's depth: a chapter's parts do not spend link depth
         parts = self._admit_links(frontier, scan_id, rules, task, parts, task.depth)
         admitted = self._admit_links(frontier, scan_id, rules, task, links)
@@ -437,10 +437,6 @@ class Crawler:
 
 def _ms(seconds: float) -> int:
     return int(round(seconds * 1000))
-
-
-def _us(seconds: float) -> int:
-    return int(round(seconds * 1_000_000))
 
 
 def _canonical_all(urls: list[str]) -> list[str]:
