@@ -176,8 +176,21 @@ def _crawl_one(crawler, scan_id: int, url_task: UrlTask, rules: SiteRules, token
     """Crawl one URL of a crawl task, enqueue what it admitted, match its page and count it
     finished under ``done_id``. Returns the outcome value, or 'deferred' (sent again with a
     countdown: not finished). Raises what MongoDB, Redis and the pipeline raise."""
+    frontier = crawler.frontier(scan_id)
+    # the crawl's and the match's counters go to Redis in one round trip, before the URL is done
+    with frontier.batched():
+        outcome = _crawl_and_match(crawler, frontier, scan_id, url_task, rules, token)
+    if outcome != "deferred":
+        _done(scan_id, done_id)
+    return outcome
+
+
+def _crawl_and_match(crawler, frontier, scan_id: int, url_task: UrlTask, rules: SiteRules,
+                     token: str) -> str:
+    """Crawl one URL, enqueue what it admitted and match its page, counting in ``frontier``
+    (the scan's Frontier). Returns the outcome value, or 'deferred'."""
     cpu_started = time.process_time()
-    result = crawler.step(scan_id, rules, url_task)
+    result = crawler.step(scan_id, rules, url_task, frontier)
     if result.outcome is None:
         nxt = result.next_task
         enqueue_url(scan_id, token, nxt.url, nxt.depth, nxt.attempt, nxt.reserved,
@@ -188,16 +201,15 @@ def _crawl_one(crawler, scan_id: int, url_task: UrlTask, rules: SiteRules, token
     enqueue_urls(scan_id, token, [UrlTask(child, depth + 1) for child in result.admitted]
                  + [UrlTask(part, depth) for part in result.parts], browser=rules.needs_browser)
     takedown.record_gone(scan_id, url_task.url, result.status, result.exchange)  # gone: 404/410
-    to_match = _to_match(crawler, scan_id, result)
-    crawler.frontier(scan_id).count(cpu_us_crawl=microseconds(time.process_time() - cpu_started))
+    to_match = _to_match(crawler, frontier, scan_id, result)
+    frontier.count(cpu_us_crawl=microseconds(time.process_time() - cpu_started))
     if to_match:
-        _match_or_hand_over(crawler, scan_id, to_match, token,
+        _match_or_hand_over(crawler, frontier, scan_id, to_match, token,
                             result.stored if to_match == result.match else None)
-    _done(scan_id, done_id)
     return result.outcome.value
 
 
-def _to_match(crawler, scan_id: int, result) -> tuple[str, str] | None:
+def _to_match(crawler, frontier, scan_id: int, result) -> tuple[str, str] | None:
     """The (page_id, version_id) to match after a finished URL: a new or changed version; or an
     unchanged page (whose matches are seen again) when works were indexed since its matching."""
     if result.change != "unchanged" or not result.page:
@@ -205,7 +217,7 @@ def _to_match(crawler, scan_id: int, result) -> tuple[str, str] | None:
     takedown.record_back(result.page[0], scan_id, result.status, "")
     still = matching.seen_again(result.page[0], ScanRun.objects.filter(pk=scan_id).first())
     if still:
-        crawler.frontier(scan_id).count(matches=still)
+        frontier.count(matches=still)
     page = crawler.pages.page(result.page[0])
     return result.page if page and result.page[1] and matching.needs_rematch(page) else None
 
@@ -220,7 +232,7 @@ def match_page(self, scan_id: int, page_id: str, version_id: str, token: str = "
     if not frontier.accepts(token):
         return {}
     try:
-        report = _match(crawler, scan_id, page_id, version_id)
+        report = _match(crawler, frontier, scan_id, page_id, version_id)
     except storage_errors() as exc:
         if self.request.retries < settings.CRAWL_STORAGE_RETRIES:
             raise self.retry(exc=exc, countdown=_retry_delay(self.request.retries)) from exc
@@ -256,10 +268,11 @@ def scan_for_recording(scan_id: int) -> ScanRun | None:
         return None
 
 
-def _match(crawler, scan_id: int, page_id: str, version_id: str,
+def _match(crawler, frontier, scan_id: int, page_id: str, version_id: str,
            stored: tuple | None = None) -> matching.MatchReport:
     """Match a stored page version, record its matches and count them in the scan (the body of
-    match_page, also run by the crawl task itself). ``stored``: the (Page, PageVersion) just
+    match_page, also run by the crawl task itself) in ``frontier`` (the scan's Frontier; inside
+    its ``batched`` block the counts go with the crawl's). ``stored``: the (Page, PageVersion) just
     stored by the crawl task (read from MongoDB when None). Raises what MongoDB, Redis and the
     engine raise; every step may run again (the recording is an upsert)."""
     from tracker.core.engine import get_engine
@@ -284,7 +297,7 @@ def _match(crawler, scan_id: int, page_id: str, version_id: str,
             report = matching.record_matches(page, version, scan, found.matches)
         # kept for the stored-page search of later works (crawler.rematch)
         crawler.pages.mark_matched(page_id, version_id, pagekeys.pack(found.keys, engine.config))
-    crawler.frontier(scan_id).count(
+    frontier.count(
         matches=report.found, matches_new=report.new, matches_whitelisted=report.whitelisted,
         pages_matched=1, ms_match=int((time.perf_counter() - started) * 1000),
         cpu_us_match=microseconds(time.process_time() - cpu_started),
@@ -292,7 +305,7 @@ def _match(crawler, scan_id: int, page_id: str, version_id: str,
     return report
 
 
-def _match_or_hand_over(crawler, scan_id: int, page: tuple[str, str], token: str,
+def _match_or_hand_over(crawler, frontier, scan_id: int, page: tuple[str, str], token: str,
                         stored: tuple | None = None) -> None:
     """Match page version ``page`` ((page_id, version_id); ``stored``: its Page and PageVersion
     as just stored, or None) in the crawl task when settings.CRAWL_MATCH_INLINE; else, or when
@@ -301,16 +314,16 @@ def _match_or_hand_over(crawler, scan_id: int, page: tuple[str, str], token: str
     ``match_errors``; the URL is crawled."""
     if settings.CRAWL_MATCH_INLINE:
         try:
-            _match(crawler, scan_id, *page, stored=stored)
+            _match(crawler, frontier, scan_id, *page, stored=stored)
             return
         except storage_errors() as exc:
             log.warning("matching %s of scan %s in the crawl task failed (%s): handed over",
                         page[0], scan_id, exc)
         except Exception:
             log.exception("matching %s of scan %s failed", page[0], scan_id)
-            crawler.frontier(scan_id).count(match_errors=1)
+            frontier.count(match_errors=1)
             return
-    crawler.frontier(scan_id).add_pending()
+    frontier.add_pending()
     match_page.apply_async((scan_id, *page, token))
 
 

@@ -100,7 +100,11 @@ class Frontier:
     def batched(self):
         """Within the ``with`` block, ``count`` and ``count_outcome`` add up in memory; one
         Redis pipeline sends them all when the block ends (also when it raises), so a crawled
-        URL costs one round trip for its counters instead of one per update."""
+        URL costs one round trip for its counters instead of one per update. A block nested in
+        another adds to the outer one, which sends."""
+        if self._batch is not None:
+            yield self
+            return
         self._batch = collections.Counter()
         try:
             yield self

@@ -193,13 +193,16 @@ class Crawler:
         verdicts = frontier.admit(good, 0)
         return [u for u, v in verdicts.items() if v == "admitted"]
 
-    def step(self, scan_id, rules: SiteRules, task: UrlTask) -> StepResult:
+    def step(self, scan_id, rules: SiteRules, task: UrlTask,
+             frontier: Frontier | None = None) -> StepResult:
         """Crawl ``task.url`` for scan ``scan_id`` under ``rules``; see the module docstring.
+        ``frontier``: the scan's Frontier, whose ``batched`` block the caller may hold open to
+        send later counters in the same round trip (a new one when None).
 
         Returns a StepResult. Raises only for infrastructure failures (redis.RedisError,
         pymongo.errors.PyMongoError), which the calling task retries.
         """
-        frontier = self.frontier(scan_id)
+        frontier = frontier or self.frontier(scan_id)
         with frontier.batched():  # the URL's counters go to Redis in one pipeline at the end
             return self._step(frontier, scan_id, rules, task)
 

@@ -87,3 +87,14 @@ def test_batched_counters_arrive_together_at_the_end_even_on_error(redis_client)
     assert f.state().stats["outcome:timeout"] == 1
     f.count(retries=1)  # outside a batch: sent at once
     assert f.state().stats["retries"] == 1
+
+
+def test_a_nested_batch_is_sent_with_the_outer_one(redis_client):
+    f = Frontier(redis_client, 10)
+    f.open(10, 2)
+    with f.batched():
+        with f.batched():  # the crawl step's block, inside the crawl task's
+            f.count(pages_new=1)
+        assert Frontier(redis_client, 10).state().stats == {}  # the inner block sent nothing
+        f.count(matches=2)
+    assert f.state().stats == {"pages_new": 1, "matches": 2}

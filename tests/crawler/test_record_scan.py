@@ -43,7 +43,8 @@ def test_a_match_names_its_scan_and_site_and_survives_the_scan_deleted(platform_
     if deleted:
         ScanRun.objects.filter(pk=scan.pk).delete()
 
-    report = _match(scans.get_crawler(), scan.pk, page_id, version_id)
+    crawler = scans.get_crawler()
+    report = _match(crawler, crawler.frontier(scan.pk), scan.pk, page_id, version_id)
 
     match = Match.objects.get(page_id=page_id)
     assert (report.found, report.new) == (1, 1)
