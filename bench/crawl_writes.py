@@ -1,11 +1,12 @@
 """CPU of the crawl task's writes per page, each timed alone in this process: the raw exchange
-stash (39 kB), the crawl log record, a new page and version, the frontier's counters.
+stash (39 kB), the crawl log record, a new page and version (as a page first seen, and
+without that hint), the frontier's counters.
 
     .venv/bin/python bench/crawl_writes.py [--n 300]
 
 Starts its own MongoDB and Redis (as bench/crawl_bench.py does) and prints, for each write,
-CPU ms (``time.process_time``: this process, the client's share) and wall ms (the server's
-work and the round trip included), two rounds.
+CPU ms (``time.process_time``: this process, the client's share), the servers' CPU ms (MongoDB
+and Redis, psutil) and wall ms (the round trip included), two rounds.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bench.crawl_bench import setup_environment  # noqa: E402
+from bench.crawl_bench import cpu_seconds, setup_environment  # noqa: E402
 
 PAGE = ROOT / "demo" / "site" / "news" / "qq-qq.html"
 BODY_BYTES = 39_000  # the mean stashed exchange of crawl_bench's pages
@@ -48,28 +49,31 @@ def main(argv=None) -> int:
                                  body=body, body_complete=True)])
         frontier = crawler.frontier(1)
 
-        def save(key: str) -> None:
+        def save(key: str, expect_new: bool = False) -> None:
             crawler.pages.save(canonical_url=key, url=key, final_url=key, domain="x", site_id=1,
                                scan_id=1, status=200, outcome="ok", reason="",
                                headers={"content-type": "text/html"}, validators={}, body=body,
                                text=text.text + key, title=text.title, published=None,
                                encoding="utf-8", extraction={"method": "resiliparse", "error": None},
-                               links=[f"http://x/{k}" for k in range(30)])
+                               links=[f"http://x/{k}" for k in range(30)], expect_new=expect_new)
 
         writes = {
             "exchange stash (39 kB)": lambda key: crawler.exchanges.put(key, exchange),
             "crawl log record": lambda key: crawler.log.record(1, key, "ok", status=200, depth=1),
             "new page and version": save,
+            "new page and version, expected new": lambda key: save(key, expect_new=True),
             "frontier counters": lambda key: frontier.count(pages_new=1, pages_fetched=1,
                                                             ms_extract=2, cpu_us_extract=3),
         }
-        print("| round | write | CPU ms | wall ms |\n|---|---|---|---|")
+        servers = [service.pid for service in services]
+        print("| round | write | CPU ms | servers' CPU ms | wall ms |\n|---|---|---|---|---|")
         for r in range(2):
-            for name, write in writes.items():
-                cpu, wall = time.process_time(), time.perf_counter()
+            for k, (name, write) in enumerate(writes.items()):
+                cpu, wall, server = time.process_time(), time.perf_counter(), cpu_seconds(servers)
                 for i in range(args.n):
-                    write(f"http://x/{r}/{i}")
+                    write(f"http://x/{r}/{k}/{i}")
                 print(f"| {r + 1} | {name} | {(time.process_time() - cpu) / args.n * 1000:.2f} "
+                      f"| {(cpu_seconds(servers) - server) / args.n * 1000:.2f} "
                       f"| {(time.perf_counter() - wall) / args.n * 1000:.2f} |")
     finally:
         for service in services:

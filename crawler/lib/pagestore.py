@@ -156,13 +156,15 @@ class PageStore:
 
     def ensure_indexes(self) -> None:
         """Create the indexes (idempotent): unique canonical_url; (page_id, number) unique;
-        site_id, scan_id and domain for the dashboard's filters."""
+        (canonical_url, number) unique, which finds a first version left without its page
+        (``save``); site_id, scan_id and domain for the dashboard's filters."""
         self.pages.create_index("canonical_url", unique=True)
         self.pages.create_index([("site_id", 1), ("checked_at", -1)])
         self.pages.create_index("scan_id")
         self.pages.create_index("domain")
         self.pages.create_index("aliases")
         self.versions.create_index([("page_id", 1), ("number", 1)], unique=True)
+        self.versions.create_index([("canonical_url", 1), ("number", 1)], unique=True)
 
     def get(self, canonical_url: str) -> Page | None:
         """The Page stored under ``canonical_url``, or None."""
@@ -277,13 +279,17 @@ class PageStore:
     def save(self, *, canonical_url: str, url: str, final_url: str, domain: str, site_id, scan_id,
              status: int | None, outcome: str, reason: str, headers: dict, validators: dict,
              body: bytes, text: str, title: str | None, published: str | None, encoding: str,
-             extraction: dict, links: list[str], part_of: str = "") -> StoreResult:
+             extraction: dict, links: list[str], part_of: str = "",
+             expect_new: bool = False) -> StoreResult:
         """Store a downloaded page and, when its text is new, a new version.
 
         ``body``: raw bytes (only hashed, not stored); ``text``: extracted body text ('' when
         extraction failed); ``links``: canonical outlinks (list of str); ``part_of``: the chapter
-        page's canonical URL when this page is one of its parts, else ''. Returns StoreResult. Concurrent saves of one URL are safe: the
-        unique indexes make the loser retry against the winner's document.
+        page's canonical URL when this page is one of its parts, else ''; ``expect_new``: True
+        when the caller found no page under ``canonical_url`` (a new page with text is then
+        stored in 2 MongoDB operations instead of 3; a wrong guess costs one or two more).
+        Returns StoreResult. Concurrent saves of one URL are safe: the unique indexes make the
+        loser retry against the winner's document.
         """
         now = _now()
         text_hash = sha256(text) if text else None
@@ -296,10 +302,50 @@ class PageStore:
                   "last_outcome": outcome, "last_status": status, "last_reason": reason}
         for _ in range(3):
             try:
-                return self._save(canonical_url, fields, text, text_hash, now)
+                first = (self._save_new(canonical_url, fields, text, text_hash, now)
+                         if expect_new and text else None)
+                return first or self._save(canonical_url, fields, text, text_hash, now)
             except pymongo.errors.DuplicateKeyError:
                 continue
         raise RuntimeError(f"could not store {canonical_url}: repeated concurrent updates")
+
+    def _save_new(self, canonical_url, fields, text, text_hash, now) -> StoreResult | None:
+        """Store a page's first version, then the page pointing to it: no page ever points to a
+        missing version. A version left without its page (its worker died between the two
+        writes) is taken over by the next save of the URL, so a page still has one version per
+        text. Returns None when the page existed after all: ``_save`` stores it then."""
+        fresh = {"_id": ObjectId(), "page_id": str(ObjectId()), "canonical_url": canonical_url,
+                 "number": 1, "text": text, "title": fields["title"], "text_hash": text_hash,
+                 "fetched_at": now, "scan_id": fields["scan_id"]}
+        try:
+            self.versions.insert_one(fresh)
+            version = fresh
+        except pymongo.errors.DuplicateKeyError:  # (canonical_url, 1) is taken
+            version = self.versions.find_one({"canonical_url": canonical_url, "number": 1},
+                                             {"text": 0, "query_keys": 0})
+            if version is None:
+                return None
+        ours = version["_id"] == fresh["_id"]
+        page = {"_id": ObjectId(version["page_id"]), "canonical_url": canonical_url,
+                "first_seen": now, **fields, "text_hash": version["text_hash"],
+                "version_id": str(version["_id"]), "versions": 1}
+        update: dict = {"$setOnInsert": page}
+        if fields["url"] != canonical_url:
+            update["$addToSet"] = {"aliases": fields["url"]}
+            page = {**page, "aliases": [fields["url"]]}
+        try:
+            inserted = self.pages.update_one({"canonical_url": canonical_url}, update,
+                                             upsert=True).upserted_id is not None
+        except pymongo.errors.DuplicateKeyError:
+            inserted = False  # a concurrent save inserted the page first
+        if not inserted:
+            if ours:  # nothing points to it
+                self.versions.delete_one({"_id": fresh["_id"]})
+            return None
+        if version["text_hash"] != text_hash:  # took over an older text: this one is version 2
+            return None
+        stored = (Page.from_doc(page), PageVersion.from_doc({**version, "text": text}))
+        return StoreResult(stored[0].id, stored[1].id, "new", stored)
 
     def _save(self, canonical_url, fields, text, text_hash, now) -> StoreResult:
         update = {"$setOnInsert": {"canonical_url": canonical_url, "first_seen": now, "versions": 0,

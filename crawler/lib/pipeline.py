@@ -361,7 +361,7 @@ class Crawler:
             body=body, text=extracted.text, title=extracted.title or None, published=extracted.date,
             encoding=encoding,
             extraction={"method": extracted.method, "error": extracted.error}, links=links,
-            part_of=part_of)
+            part_of=part_of, expect_new=stored is None)
         frontier.count(**{f"pages_{saved.change}": 1, "pages_fetched": int(saved.change != "no_text"),
                           "ms_decode": ms_decode,
                           "ms_extract": _ms(text_at - decoded_at), "ms_links": _ms(extracted_at - text_at),

@@ -4,8 +4,10 @@ import dataclasses
 
 import pymongo
 import pytest
+from bson import ObjectId
+from pymongo import monitoring
 
-from crawler.lib.pagestore import PageStore
+from crawler.lib.pagestore import PageStore, sha256
 
 
 @pytest.fixture
@@ -60,12 +62,13 @@ def test_canonical_url_is_unique(store):
         store.pages.insert_one({"canonical_url": "http://x.cn/a"})
 
 
+@pytest.mark.parametrize("expect_new", [False, True], ids=["plain", "expect_new"])
 @pytest.mark.parametrize("texts", [["第一版正文"], ["第一版正文", "第二版正文"]], ids=["new", "changed"])
-def test_a_stored_version_comes_back_as_reading_it_would_give_it(store, texts):
+def test_a_stored_version_comes_back_as_reading_it_would_give_it(store, texts, expect_new):
     """The crawl task matches the Page and PageVersion that ``save`` hands back instead of
     reading them: they must be what a read gives (datetimes aside: MongoDB keeps milliseconds)."""
     for text in texts:
-        result = save(store, text, part_of="http://x.cn/book")
+        result = save(store, text, part_of="http://x.cn/book", expect_new=expect_new)
     page, version = result.stored
     read_page, read_version = store.page(result.page_id), store.version(result.version_id)
     untimed = {"fetched_at": None, "checked_at": None, "first_seen": None}
@@ -74,3 +77,65 @@ def test_a_stored_version_comes_back_as_reading_it_would_give_it(store, texts):
         read_version, fetched_at=None)
     assert (version.text, version.number, page.part_of) == (texts[-1], len(texts), "http://x.cn/book")
     assert save(store, texts[-1]).stored is None  # unchanged: nothing to match
+
+
+class _Writes(monitoring.CommandListener):
+    """The write commands a MongoClient sends (pymongo's command monitoring)."""
+
+    def __init__(self):
+        self.names = []
+
+    def started(self, event):
+        if event.command_name in ("insert", "update", "findAndModify", "delete"):
+            self.names.append(event.command_name)
+
+    def succeeded(self, event):
+        pass
+
+    def failed(self, event):
+        pass
+
+
+def test_a_new_page_expected_new_is_stored_in_two_writes(mongo_db):
+    writes = _Writes()
+    client = pymongo.MongoClient(mongo_db.client.address[0], mongo_db.client.address[1],
+                                 event_listeners=[writes])
+    try:
+        store = PageStore(client[mongo_db.name])
+        store.ensure_indexes()
+        save(store, "第一版正文", expect_new=True)
+        assert len(writes.names) == 2
+        writes.names.clear()
+        save(store, "第一版正文", expect_new=False)  # unchanged: the page's fields only
+        assert len(writes.names) == 2
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("text", ["第一版正文", "第二版正文"], ids=["same", "other"])
+def test_a_wrong_guess_of_a_new_page_keeps_one_version_per_text(store, text):
+    first = save(store, "第一版正文")
+    result = save(store, text, expect_new=True)  # the page existed after all
+    same = text == "第一版正文"
+    assert result.change == ("unchanged" if same else "changed")
+    assert store.versions.count_documents({"canonical_url": "http://x.cn/a"}) == (1 if same else 2)
+    assert store.get("http://x.cn/a").version_id == result.version_id
+    assert [v.page_id for v in store.history(first.page_id)] == [first.page_id] * (1 if same else 2)
+
+
+@pytest.mark.parametrize("text", ["第一版正文", "第二版正文"], ids=["same", "other"])
+def test_a_version_left_without_its_page_is_taken_over(store, text):
+    """A worker that died between a new page's two writes left its first version and no page:
+    the next save of the URL makes that version the page's first, not a second copy."""
+    orphan = store.versions.insert_one({
+        "page_id": str(ObjectId()), "canonical_url": "http://x.cn/a",
+        "number": 1, "text": "第一版正文", "title": "T",
+        "text_hash": sha256("第一版正文"), "fetched_at": None, "scan_id": 1}).inserted_id
+    result = save(store, text, expect_new=True)
+    page = store.get("http://x.cn/a")
+    history = store.history(page.id)
+    assert [v.id for v in history][0] == str(orphan)
+    assert [v.text_hash for v in history] == [sha256(t) for t in dict.fromkeys(["第一版正文", text])]
+    assert store.versions.count_documents({"canonical_url": "http://x.cn/a"}) == len(history)
+    assert page.version_id == result.version_id and result.needs_matching
+    assert store.version(result.version_id).text == text
