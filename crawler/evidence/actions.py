@@ -6,6 +6,8 @@ for a capture again (``do_retry_capture``).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from datetime import timedelta
 
 from celery import current_app
@@ -21,6 +23,38 @@ from tracker.core import notes
 from tracker.core.models import AuditEvent
 
 CAPTURE_TASK = "evidence.capture_page"  # crawler.evidence.tasks.capture_page
+CAPTURES_TASK = "evidence.capture_pages"  # crawler.evidence.tasks.capture_pages
+
+
+class _Gathered:
+    """The capture ids of an open ``captures_sent_together`` block."""
+
+    def __init__(self) -> None:
+        self.ids: list[int] = []
+        self.open = True
+
+
+_together: contextvars.ContextVar[_Gathered | None] = contextvars.ContextVar("together",
+                                                                             default=None)
+
+
+@contextlib.contextmanager
+def captures_sent_together():
+    """Within the block, the captures queued without a countdown are sent as one
+    evidence.capture_pages message when it ends (also when it raises), not one message each.
+    A capture whose message is lost (the worker died first) stays pending: the capture
+    sweeper sends it again."""
+    gathered = _Gathered()
+    token = _together.set(gathered)
+    try:
+        yield
+    finally:
+        _together.reset(token)
+        gathered.open = False  # a transaction that commits later sends its capture alone
+        if gathered.ids:  # time limits: settings.CAPTURE_TIME_LIMIT_SECONDS a capture
+            limit = settings.CAPTURE_TIME_LIMIT_SECONDS * len(gathered.ids)
+            current_app.send_task(CAPTURES_TASK, args=[gathered.ids], soft_time_limit=limit,
+                                  time_limit=limit + 30)
 
 
 def _audit(capture: Capture, old: str, new: str, reason: str, user=None) -> AuditEvent:
@@ -32,9 +66,15 @@ def _audit(capture: Capture, old: str, new: str, reason: str, user=None) -> Audi
 
 
 def _queue(capture: Capture, countdown: float | None = None) -> None:
-    # by name: the tasks module calls these actions (no import circle)
-    transaction.on_commit(lambda: current_app.send_task(
-        CAPTURE_TASK, args=[capture.pk], countdown=countdown))
+    together = _together.get() if countdown is None else None
+
+    def send() -> None:
+        if together is not None and together.open:
+            together.ids.append(capture.pk)
+        else:  # by name: the tasks module calls these actions (no import circle)
+            current_app.send_task(CAPTURE_TASK, args=[capture.pk], countdown=countdown)
+
+    transaction.on_commit(send)
 
 
 def do_request_capture(match: Match, version_id: str, *, check: TakedownCheck | None = None,

@@ -33,6 +33,18 @@ def capture_page(capture_id: int) -> str:
     """Make the bundle of Capture ``capture_id`` (crawler.evidence.capture). Returns its state
     afterwards ('done', 'pending' for a retry later, 'failed'), or 'skipped' when it was
     already done or failed."""
+    return _capture(capture_id)
+
+
+@shared_task(name="evidence.capture_pages")
+def capture_pages(capture_ids: list[int]) -> list[str]:
+    """capture_page for each of ``capture_ids`` in turn (the captures a crawl task requested,
+    sent together: actions.captures_sent_together, which sets the time limits). Returns their
+    states as capture_page does."""
+    return [_capture(capture_id) for capture_id in capture_ids]
+
+
+def _capture(capture_id: int) -> str:
     from crawler.evidence.capture import capture
 
     record = actions.do_start_capture(capture_id)

@@ -426,3 +426,44 @@ def test_a_scan_that_meets_the_page_gone_captures_the_removal(idle_worker, site,
     with zipfile.ZipFile(io.BytesIO(removal.bundle.read())) as wacz:
         meta = json.loads(wacz.read("evidence/metadata.json"))
     assert meta["http_status"] == 410 and meta["server_ip"] == "127.0.0.1"
+
+
+@needs_chromium
+@pytest.mark.django_db(transaction=True)
+def test_the_captures_of_a_crawl_batch_go_in_one_message_and_are_all_made(idle_worker, site,
+                                                                         platform_stores):
+    from bson import ObjectId
+    from celery.signals import before_task_publish
+
+    from crawler.evidence.actions import captures_sent_together, do_request_capture
+    from crawler.evidence.models import CaptureState
+    from crawler.models import Match
+    from tracker.core.models import AuditEvent
+
+    text = _chapter()
+    _registered_work(text)
+    site.route("/", site.html('<a href="/book/1.html">第一回</a><a href="/book/2.html">重印</a>'))
+    for number in (1, 2):  # both admitted by the start page: one crawl task crawls them
+        site.route(f"/book/{number}.html", site.html(PAGE.format(text=text, extra="")))
+    assert _scan(site, "批量取证站")["matches_new"] == 2
+    captures = _wait_captures(2)
+    assert [c.state for c in captures] == [CaptureState.DONE] * 2
+    assert AuditEvent.objects.filter(kind=AuditEvent.Kind.EVIDENCE,
+                                     new_state=CaptureState.PENDING).count() == 2
+
+    sent = []
+
+    def published(sender=None, body=None, **kwargs):
+        sent.append((sender, body[0]))
+
+    before_task_publish.connect(published)
+    try:
+        matches = list(Match.objects.order_by("pk"))
+        with captures_sent_together():
+            requested = [do_request_capture(m, str(ObjectId())).pk for m in matches]
+            assert sent == []  # committed, not sent yet
+        assert sent == [("evidence.capture_pages", [requested])]
+        alone = do_request_capture(matches[0], str(ObjectId())).pk  # no block open: sent at once
+        assert sent[1:] == [("evidence.capture_page", [alone])]
+    finally:
+        before_task_publish.disconnect(published)
