@@ -1,5 +1,8 @@
 """Types of the compiled judgement (judge.pyx)."""
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 def matched_masks(page: np.ndarray, works: list[np.ndarray],
@@ -16,3 +19,8 @@ def known_groups(pairs: list[tuple[int, int]], ids: np.ndarray, known: dict[int,
 def exact_codes(codes: np.ndarray, offsets: np.ndarray, text: str, digit_letter: int
                 ) -> np.ndarray: ...
 def sentence_starts(classes: np.ndarray, offsets: np.ndarray, boundary: int) -> np.ndarray: ...
+def judge_page(page: np.ndarray, codes: np.ndarray, offsets: np.ndarray, boundaries: np.ndarray,
+               aligned: list[tuple[str, Any, Any]], exact: bool, known: dict[int, bool],
+               known_size: int, same: Callable[[int, int], bool],
+               limits: tuple[int, float, int, float, float, float, float]
+               ) -> tuple[list[int], list[tuple[int, float, float, float]]]: ...

@@ -286,3 +286,123 @@ def sentence_starts(const uint8_t[::1] classes, const int64_t[::1] offsets, int 
             last = i
             found += 1
     return out[:found]
+
+
+cdef double _pairwise_sum(const double *a, Py_ssize_t n) noexcept nogil:
+    """Sum of ``a[:n]`` in NumPy's order (``pairwise_sum`` of numpy/_core/src/umath/
+    loops_utils.h.src: blocks of at most 128 values, eight accumulators each), so that it
+    equals ``np.sum`` of the same values bit for bit."""
+    cdef Py_ssize_t i, j, half
+    cdef double res
+    cdef double r[8]
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[i]
+        return res
+    if n <= 128:
+        for j in range(8):
+            r[j] = a[j]
+        i = 8
+        while i < n - (n % 8):
+            for j in range(8):
+                r[j] += a[i + j]
+            i += 8
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        while i < n:
+            res += a[i]
+            i += 1
+        return res
+    half = n // 2
+    half -= half % 8
+    return _pairwise_sum(a, half) + _pairwise_sum(a + half, n - half)
+
+
+def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[::1] offsets,
+               const int64_t[::1] boundaries, list aligned, bint exact, dict known,
+               Py_ssize_t known_size, same, tuple limits):
+    """The judgement of one page's aligned candidates, as ``Engine._judge`` describes it, in
+    one call -> (labels, kept).
+
+    page: the letters compared (``codes``, or the page's exact codes when ``exact``); codes,
+    offsets, boundaries: the page's ``Letters`` fields. aligned: (work_id, prepared, alignment)
+    of each candidate, prepared with ``.seeds.letters``, ``.exact`` and ``.number`` (a number
+    below 2**31 naming the work and its revision), alignment with ``.runs`` and ``.passages``.
+    known: {pair key (see ``known_groups``): same text?}, emptied first when it would pass
+    ``known_size`` pairs; ``same(i, j) -> bool`` answers the pairs of candidates it lacks.
+    limits: (digit_letter, same_text_least, min_own_letters, max_number_mismatch,
+    min_distinct_letters, number_evidence_letters, min_score).
+    labels: the same-text group label of each candidate (list of int); kept: (i, score,
+    containment_page, containment_work) of each candidate that passes, in order (unrounded).
+    """
+    cdef int digit_letter
+    cdef int64_t min_own
+    cdef double least, max_mismatch, min_distinct, evidence, min_score
+    digit_letter, least, min_own, max_mismatch, min_distinct, evidence, min_score = limits
+    cdef Py_ssize_t m = len(aligned), n = page.shape[0], c, p
+    cdef list works = [], runs = [], passages = []
+    sizes_out = np.empty(m, dtype=np.int64)
+    ids_out = np.empty(m, dtype=np.int64)
+    cdef int64_t[::1] sizes = sizes_out, ids = ids_out
+    for c in range(m):
+        _, prep, aln = aligned[c]
+        letters = prep.seeds.letters
+        works.append(prep.exact if exact else letters)
+        runs.append(aln.runs)
+        passages.append(aln.passages)
+        sizes[c] = len(letters)
+        ids[c] = prep.number
+    masks = matched_masks(page, works, runs)
+    cdef uint8_t[:, ::1] mask = masks.view(np.uint8)
+    same_out, other_out = compare_numbers(codes, offsets, mask, passages, boundaries,
+                                          digit_letter)
+    cdef int64_t[::1] same_numbers = same_out, other_numbers = other_out
+    labels = list(range(m))
+    cdef int64_t lo, hi
+    if m >= 2:
+        pairs = same_text_pairs(mask, sizes, least)
+        if pairs:
+            if len(known) + len(pairs) > known_size:
+                known.clear()
+            labels, unknown = known_groups(pairs, ids, known)
+            if unknown:
+                for i, j in unknown:
+                    lo, hi = min(ids[i], ids[j]), max(ids[i], ids[j])
+                    known[(lo << 32) | hi] = bool(same(i, j))
+                labels, _ = known_groups(pairs, ids, known)
+    group = np.array(labels, dtype=np.int64)
+    cdef int64_t[::1] counts = letter_groups(mask, group)
+    cdef const uint8_t[::1] shadowed = dominated(mask, group, min_own).view(np.uint8)
+    cdef double *weight = <double *>malloc(n * sizeof(double) + 1)
+    cdef double *picked = <double *>malloc(n * sizeof(double) + 1)
+    cdef double distinct, cp, cw, score
+    cdef Py_ssize_t k
+    cdef list kept = []
+    if weight == NULL or picked == NULL:
+        free(weight); free(picked)
+        raise MemoryError()
+    try:
+        for p in range(n):
+            weight[p] = 1.0 / <double>max(counts[p], 1)
+        for c in range(m):
+            if other_numbers[c] > max_mismatch * <double>(same_numbers[c] + other_numbers[c]):
+                continue
+            if shadowed[c]:
+                continue
+            k = 0
+            for p in range(n):
+                if mask[c, p]:
+                    picked[k] = weight[p]
+                    k += 1
+            distinct = 0.0 + _pairwise_sum(picked, k)
+            if distinct + evidence * <double>same_numbers[c] < min_distinct:
+                continue
+            cp = distinct / <double>n
+            cw = min(1.0, distinct / <double>sizes[c])
+            score = max(cp, cw)
+            if score < min_score:
+                continue
+            kept.append((c, score, cp, cw))
+        return labels, kept
+    finally:
+        free(weight); free(picked)

@@ -33,6 +33,7 @@ from tests.fingerprint.oracle import (
     compare_numbers_reference,
     dominated_reference,
     exact_codes_reference,
+    judge_reference,
     kgram_codes_reference,
     known_groups_reference,
     letter_groups_reference,
@@ -309,3 +310,53 @@ def test_renumbering_work_numbers_gives_np_unique_groups(numbers):
     assert sorted(distinct.tolist()) == np.unique(numbers).tolist()
     assert distinct[inverse].tolist() == numbers
     assert (scratch == -1).all()
+
+
+def judged_page(engine, page: str) -> tuple:
+    """(letters, exact codes, aligned candidates) of a page, as ``Engine.match_with_keys``
+    gives them to ``Engine._judge``."""
+    letters = engine.letters(page)
+    hits = engine._hits(engine._query_key_array(letters))
+    ranked = [w for w, _ in engine._rank(hits)]
+    revisions = {hits.works[w]: ("index", hits.revisions[w]) for w in ranked}
+    aligned = engine._align_candidates(letters, [hits.works[w] for w in ranked], revisions)
+    return letters, exact_codes(letters, page), aligned
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32), st.integers(2, 12), st.integers(1, 4))
+def test_judging_a_page_in_one_call_gives_the_reference_matches(chapters, seed, n_works, copies):
+    # templated works (one text with other numbers and names filled in), a text registered
+    # several times (some with a header of their own), and a page copied from one of them
+    # with edits: numbers, dominance, same-text groups and the template discount all decide
+    rng = np.random.default_rng(seed)
+    text = "".join(chapter["text"] for chapter in chapters)
+    a = int(rng.integers(0, len(text) - 2000))
+    clauses = [text[a + i:a + i + int(rng.integers(20, 120))] for i in range(0, 1200, 120)]
+
+    def filled() -> str:
+        parts = []
+        for clause in clauses:
+            parts.append(clause)
+            if rng.random() < 0.5:
+                parts.append(f"第{int(rng.integers(1, 10**int(rng.integers(1, 6))))}号")
+            if rng.random() < 0.4:
+                parts.append(text[int(rng.integers(0, len(text) - 80)):][:int(rng.integers(10, 80))])
+        return "".join(parts)
+
+    works = [filled() for _ in range(n_works)]
+    works += [("通告" * int(rng.integers(0, 3))) + works[0] for _ in range(copies - 1)]
+    engine = Engine(MemoryIndex(), MemoryWorkStore())
+    for i, work in enumerate(works):
+        engine.add_work(f"w{i:02d}", work)
+    page = works[int(rng.integers(0, len(works)))]
+    for _ in range(int(rng.integers(0, 6))):  # cuts, now and then a digit typed in
+        at = int(rng.integers(0, len(page)))
+        page = page[:at] + str(rng.integers(0, 10)) * int(rng.random() < 0.2) \
+            + page[at + int(rng.integers(0, 40)):]
+    letters, exact, aligned = judged_page(engine, page)
+
+    assert engine._judge(letters, exact, aligned) \
+        == judge_reference(engine, letters, exact, aligned, {})
+    assert engine._judge(letters, None, aligned) \
+        == judge_reference(engine, letters, None, aligned, {})
