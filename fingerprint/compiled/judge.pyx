@@ -33,15 +33,19 @@ cdef uint64_t *_pack(const uint8_t[:, ::1] masks, int64_t *counts, Py_ssize_t wo
     cdef uint64_t *bits = <uint64_t *>malloc(m * words * sizeof(uint64_t) + 1)
     if bits == NULL:
         raise MemoryError()
+    cdef uint64_t word
+    cdef Py_ssize_t first, size
     with nogil:
         for i in range(m):
             counts[i] = 0
             for w in range(words):
-                bits[i * words + w] = 0
-            for p in range(n):
-                if masks[i, p]:
-                    bits[i * words + p // 64] |= (<uint64_t>1) << (p % 64)
-                    counts[i] += 1
+                first = 64 * w
+                size = min(64, n - first)
+                word = 0
+                for p in range(size):  # no branch: a mask is 0 or 1
+                    word |= (<uint64_t>masks[i, first + p]) << p
+                bits[i * words + w] = word
+                counts[i] += __builtin_popcountll(word)
     return bits
 
 
@@ -124,88 +128,110 @@ def compare_numbers(const uint8_t[::1] codes, const int64_t[::1] offsets, uint8_
     strictly inside one of the candidate's ``passages`` ((page_start, page_end, ...) tuples in
     letters) and next to a matched letter of its sentence (``boundaries``: the letters that
     start a sentence)."""
-    cdef Py_ssize_t n = codes.shape[0], m = masks.shape[0], p, q, w, b
-    cdef int64_t start, end, last = n - 1, a, z
+    cdef Py_ssize_t n = codes.shape[0], m = masks.shape[0], p, q, w, b, k, n_numbers = 0
+    cdef Py_ssize_t n_spans, most_spans = 0
+    cdef int64_t start, end, last = n - 1
+    cdef bint equal, inside
     equal_out = np.zeros(m, dtype=np.int64)
     other_out = np.zeros(m, dtype=np.int64)
     cdef int64_t[::1] same = equal_out, other = other_out
     if n == 0 or m == 0:
         return equal_out, other_out
-    # numbers: (start, end) in letters
-    cdef list numbers = []
-    p = 0
-    while p < n:
-        if codes[p] < digit_letter:
-            p += 1
-            continue
-        q = p + 1
-        while q < n and codes[q] >= digit_letter and offsets[q] - offsets[q - 1] == 1:
-            q += 1
-        numbers.append((p, q))
-        p = q
-    if not numbers:
-        return equal_out, other_out
-    opens = np.zeros(n + 1, dtype=np.uint8)
-    cdef uint8_t[::1] open_at = opens
-    for b in range(boundaries.shape[0]):
-        open_at[boundaries[b]] = 1
-    cdef bint equal, inside
-    cdef Py_ssize_t k, n_numbers = len(numbers)
-    is_equal = np.ones(n_numbers, dtype=np.uint8)
-    cdef uint8_t[::1] equal_at = is_equal
     for w in range(m):
-        # every number's letters first, then the letters beside each number
-        for k in range(n_numbers):
-            start, end = numbers[k]
-            equal_at[k] = 1
-            for p in range(start, end):
-                if not masks[w, p]:
-                    equal_at[k] = 0
-                    break
-            if not equal_at[k]:
-                for p in range(start, end):
-                    masks[w, p] = 0
-        spans = [(pa[0], pa[1]) for pa in passages[w]]
-        for k in range(n_numbers):
-            start, end = numbers[k]
-            equal = equal_at[k]
-            inside = False
-            for a, z in spans:
-                if start > a and end < z:
-                    inside = True
-                    break
-            if not inside:
+        most_spans = max(most_spans, len(passages[w]))
+    # numbers (start, end) in letters, then one candidate's passages (start, end), then the
+    # letters that open a sentence and whether each number is wholly matched
+    cdef int64_t *starts = <int64_t *>malloc((2 * n + 2 * most_spans + 1) * sizeof(int64_t))
+    cdef uint8_t *flags = <uint8_t *>malloc(2 * n + 2)
+    if starts == NULL or flags == NULL:
+        free(starts); free(flags)
+        raise MemoryError()
+    cdef int64_t *ends = starts + n
+    cdef int64_t *spans = starts + 2 * n
+    cdef uint8_t *open_at = flags
+    cdef uint8_t *equal_at = flags + n + 1
+    try:
+        p = 0
+        while p < n:
+            if codes[p] < digit_letter:
+                p += 1
                 continue
-            if (masks[w, max(start - 1, 0)] and not open_at[start]) \
-                    or (masks[w, min(end, last)] and not open_at[end]):
-                if equal:
-                    same[w] += 1
-                else:
-                    other[w] += 1
-    return equal_out, other_out
+            q = p + 1
+            while q < n and codes[q] >= digit_letter and offsets[q] - offsets[q - 1] == 1:
+                q += 1
+            starts[n_numbers] = p
+            ends[n_numbers] = q
+            n_numbers += 1
+            p = q
+        if n_numbers == 0:
+            return equal_out, other_out
+        for p in range(n + 1):
+            open_at[p] = 0
+        for b in range(boundaries.shape[0]):
+            open_at[boundaries[b]] = 1
+        for w in range(m):
+            # every number's letters first, then the letters beside each number
+            for k in range(n_numbers):
+                equal_at[k] = 1
+                for p in range(starts[k], ends[k]):
+                    if not masks[w, p]:
+                        equal_at[k] = 0
+                        break
+                if not equal_at[k]:
+                    for p in range(starts[k], ends[k]):
+                        masks[w, p] = 0
+            n_spans = 0
+            for passage in passages[w]:
+                spans[2 * n_spans] = passage[0]
+                spans[2 * n_spans + 1] = passage[1]
+                n_spans += 1
+            for k in range(n_numbers):
+                start, end = starts[k], ends[k]
+                inside = False
+                for b in range(n_spans):
+                    if start > spans[2 * b] and end < spans[2 * b + 1]:
+                        inside = True
+                        break
+                if not inside:
+                    continue
+                if (masks[w, max(start - 1, 0)] and not open_at[start]) \
+                        or (masks[w, min(end, last)] and not open_at[end]):
+                    if equal_at[k]:
+                        same[w] += 1
+                    else:
+                        other[w] += 1
+        return equal_out, other_out
+    finally:
+        free(starts); free(flags)
 
 
 def letter_groups(const uint8_t[:, ::1] masks, const int64_t[::1] group):
     """Int64 array (n_page_letters,): for each page letter, the number of distinct ``group``
     labels (each in [0, n_candidates)) among the candidates whose row of ``masks``
     ((n_candidates, n_page_letters) 0/1 bytes) sets it."""
-    cdef Py_ssize_t m = masks.shape[0], n = masks.shape[1], c, p
+    cdef Py_ssize_t m = masks.shape[0], n = masks.shape[1], c, d, p
     out = np.zeros(n, dtype=np.int64)
     cdef int64_t[::1] count = out
     if m == 0:
         return out
-    cdef int64_t *seen = <int64_t *>malloc(m * sizeof(int64_t))
-    if seen == NULL:
+    cdef uint8_t *union = <uint8_t *>malloc(n + 1)
+    if union == NULL:
         raise MemoryError()
     with nogil:
         for c in range(m):
-            seen[c] = -1
-        for p in range(n):
-            for c in range(m):
-                if masks[c, p] and seen[group[c]] != p:
-                    seen[group[c]] = p
-                    count[p] += 1
-    free(seen)
+            for d in range(c):
+                if group[d] == group[c]:
+                    break
+            else:  # the first member of its group: the union of its group's rows, counted once
+                for p in range(n):
+                    union[p] = masks[c, p]
+                for d in range(c + 1, m):
+                    if group[d] == group[c]:
+                        for p in range(n):
+                            union[p] |= masks[d, p]
+                for p in range(n):
+                    count[p] += union[p]
+    free(union)
     return out
 
 
