@@ -11,9 +11,8 @@ character offsets in both texts.
 from __future__ import annotations
 
 import hashlib
-import heapq
 import json
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
@@ -21,6 +20,7 @@ import numpy as np
 
 from fingerprint.compiled.judge import exact_codes as compiled_exact_codes
 from fingerprint.compiled.judge import judge_page
+from fingerprint.compiled.lookup import rank
 from fingerprint.config import EngineConfig
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index.base import check_work_id
@@ -463,30 +463,7 @@ class Engine:
         sets, so that a text registered as several works (the same postings hit in each) takes
         one place."""
         c = self.config
-        counts = np.bincount(hits.work, minlength=len(hits.works))
-        works = hits.works
-        # the works below min_window_hits come last in this order: dropped before sorting
-        eligible = np.flatnonzero(counts >= c.min_window_hits).tolist()
-        hit = counts.tolist()
-        pool = heapq.nsmallest(4 * c.max_candidates, eligible, key=lambda w: (-hit[w], works[w]))
-        if len(pool) <= c.max_candidates:
-            return [(w, hit[w]) for w in pool]
-        shared = Counter(hit[w] for w in pool)
-        order = np.lexsort((hits.window, hits.work))  # each work's windows, sorted
-        bounds = np.concatenate(([0], np.cumsum(counts)))
-        windows = hits.window[order]
-        seen: set = set()
-        best = []
-        for w in pool:
-            n = hit[w]
-            # works with the same number of hits are one place when they hit the same windows
-            hit_set = (n, windows[bounds[w]:bounds[w + 1]].tobytes()) if shared[n] > 1 else w
-            if hit_set not in seen:
-                if len(seen) == c.max_candidates:
-                    break
-                seen.add(hit_set)
-            best.append((w, n))
-        return best
+        return rank(hits.work, hits.window, hits.works, c.min_window_hits, c.max_candidates)
 
     def match(self, text: str) -> list[Match]:
         """Works found in ``text`` (str), best score first; [] when none or when the text has

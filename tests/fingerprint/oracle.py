@@ -348,6 +348,36 @@ def rank_reference(config, hits: dict[int, list[tuple[str, int]]]) -> list[tuple
     return best
 
 
+def rank_hits_reference(config, hits) -> list[tuple[int, int]]:
+    """Reference of ``fingerprint.compiled.lookup.rank`` (behind ``Engine._rank``) from a
+    lookup's ``Hits``: (work position, hits) of the candidates."""
+    c = config
+    counts = np.bincount(hits.work, minlength=len(hits.works))
+    works = hits.works
+    # the works below min_window_hits come last in this order: dropped before sorting
+    eligible = np.flatnonzero(counts >= c.min_window_hits).tolist()
+    hit = counts.tolist()
+    pool = heapq.nsmallest(4 * c.max_candidates, eligible, key=lambda w: (-hit[w], works[w]))
+    if len(pool) <= c.max_candidates:
+        return [(w, hit[w]) for w in pool]
+    shared = Counter(hit[w] for w in pool)
+    order = np.lexsort((hits.window, hits.work))  # each work's windows, sorted
+    bounds = np.concatenate(([0], np.cumsum(counts)))
+    windows = hits.window[order]
+    seen: set = set()
+    best = []
+    for w in pool:
+        n = hit[w]
+        # works with the same number of hits are one place when they hit the same windows
+        hit_set = (n, windows[bounds[w]:bounds[w + 1]].tobytes()) if shared[n] > 1 else w
+        if hit_set not in seen:
+            if len(seen) == c.max_candidates:
+                break
+            seen.add(hit_set)
+        best.append((w, n))
+    return best
+
+
 def align_each_reference(page_codes: np.ndarray, works: list[SeedIndex], least: list[int],
                          *args) -> list[tuple[int, Alignment]]:
     """The engine's loop over its candidates before ``verify.align_each``: each work aligned
