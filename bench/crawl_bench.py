@@ -22,9 +22,8 @@ each process, so waiting for a CPU counts); the CPU time (user + system, psutil)
 processes and, apart, MongoDB and Redis spent during the scan, in ms per page (what another
 load on the machine disturbs least); the 1-minute load average at the scan's end; the bytes per
 page stored in MongoDB and Redis (``stored_bytes``) and the peak bytes per page of the scan's
-Redis keys and task queues during the scan (``RedisPeak``), in the JSON line of each run. The
-machine
-is shared: with --repeat the runs of the worker counts are interleaved and the median run of
+Redis keys and task queues during the scan (``RedisPeak``) and the Redis commands and MongoDB
+operations per page (``server_requests``), in the JSON line of each run. The machine is shared: with --repeat the runs of the worker counts are interleaved and the median run of
 each is reported.
 
 ``--browser`` adds, interleaved with each plain run, a run of the same site marked "needs a
@@ -215,6 +214,17 @@ def stored_bytes(pages: int) -> dict:
     return out
 
 
+def server_requests() -> dict:
+    """Requests served so far: Redis commands (``INFO commandstats`` calls, a Lua script counting
+    as one ``evalsha``) and MongoDB operations (``serverStatus`` opcounters), each a total."""
+    from tracker.core.connections import get_mongo_db, get_redis
+
+    stats = get_redis().info("commandstats")
+    counters = get_mongo_db().command("serverStatus")["opcounters"]
+    return {"redis": sum(v["calls"] for v in stats.values()),
+            "mongo": sum(int(v) for v in counters.values())}
+
+
 class RedisPeak(threading.Thread):
     """Polls, every ``interval`` seconds until ``stop``, the bytes (``MEMORY USAGE``) of the
     scan's keys (``crawl:*``: seen-set, counters, finished task ids) and of the task queues
@@ -277,6 +287,7 @@ def run_once(site, workers: int, tmp: Path, timeout: float, browser: bool = Fals
     try:
         procs.wait_until_ready(app, proc, name, log, settings.WORKER_READY_TIMEOUT_SECONDS)
         cpu_before = cpu_seconds([proc.pid]), cpu_seconds(list(servers))
+        requests_before = server_requests()
         peak = RedisPeak([fetch_queue, settings.QUEUE_MATCH, settings.QUEUE_CAPTURE])
         peak.start()
         started = time.monotonic()
@@ -285,6 +296,7 @@ def run_once(site, workers: int, tmp: Path, timeout: float, browser: bool = Fals
         wall = time.monotonic() - started
         cpu_workers = cpu_seconds([proc.pid]) - cpu_before[0]
         cpu_servers = cpu_seconds(list(servers)) - cpu_before[1]
+        requests = {k: v - requests_before[k] for k, v in server_requests().items()}
         redis_peak = peak.stop()
     finally:
         procs.stop(proc)
@@ -309,6 +321,8 @@ def run_once(site, workers: int, tmp: Path, timeout: float, browser: bool = Fals
             "cpu_ms_per_page_in": {name: round(stats.get(f"cpu_us_{name}", 0) / 1000 / max(1, html_pages), 2)
                                    for name in ("crawl", "extract", "match", "engine")},
             "server_cpu_ms_per_page": round(cpu_servers * 1000 / max(1, html_pages), 2),
+            # round trips per page (the bench's own polling included: RedisPeak, wait_for)
+            "requests_per_page": {k: round(v / max(1, html_pages), 1) for k, v in requests.items()},
             "load_average": round(os.getloadavg()[0], 2),
             "bytes_per_page": {**stored_bytes(html_pages), **{
                 f"redis_peak_{k}": round(v / max(1, html_pages)) for k, v in redis_peak.items()}}}

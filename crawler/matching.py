@@ -13,6 +13,7 @@ works were indexed since it last was (``needs_rematch``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC
 
@@ -69,7 +70,8 @@ def match_version(engine, page: Page, version: PageVersion, scan: ScanRun | None
     return record_matches(page, version, scan, engine.match(version.text), only_works)
 
 
-def record_matches(page: Page, version: PageVersion, scan: ScanRun | None, found: list,
+def record_matches(page: Page, version: PageVersion,
+                   scan: ScanRun | Callable[[], ScanRun | None] | None, found: list,
                    only_works: set[str] | None = None) -> MatchReport:
     """Record ``found`` (list of fingerprint.Match, what the engine found in ``version``'s
     text) for ``version`` of ``page`` and ``scan``, as ``match_version`` does; for a caller

@@ -123,10 +123,12 @@ def finish(scan_id: int, status: str = ScanStatus.FINISHED, note: str = "") -> b
     frontier = get_crawler().frontier(scan_id)
     state = frontier.state()
     final = ScanStatus.CANCELLED if state.cancelled else status
+    # read before the status changes, so that the lock goes right after it: whoever sees the
+    # scan closed can start the next one
+    site_id = ScanRun.objects.filter(pk=scan_id).values_list("site_id", flat=True).first()
     closed = ScanRun.objects.filter(pk=scan_id, status=ScanStatus.RUNNING).update(
         status=final, finished_at=timezone.now(), note=note,
         **{**figures(state), **stored_match_figures(scan_id)})
-    site_id = ScanRun.objects.filter(pk=scan_id).values_list("site_id", flat=True).first()
     if site_id is not None:
         get_redis().eval(_RELEASE, 1, lock_key(site_id), str(scan_id))
     frontier.close()

@@ -1,9 +1,13 @@
-"""Celery tasks of the crawler: start_scan and crawl_url on settings.QUEUE_CRAWL, render_url on
-settings.QUEUE_RENDER, match_page on settings.QUEUE_MATCH (settings.CELERY_TASK_ROUTES).
+"""Celery tasks of the crawler: start_scan, crawl_urls and crawl_url on settings.QUEUE_CRAWL,
+render_url on settings.QUEUE_RENDER, match_page on settings.QUEUE_MATCH
+(settings.CELERY_TASK_ROUTES).
 
-One crawl_url task per admitted URL; render_url instead for the URLs of a site that needs a
-browser (the same work, on the workers that have Chromium). A URL that must wait (politeness slot, retry backoff) is
-sent again with a countdown instead of sleeping in the worker. Each finished URL enqueues the
+The URLs a page admits go out settings.CRAWL_BATCH_URLS to a crawl_urls task, crawled one
+after the other, each finished and counted on its own (a task delivered again after its worker
+died finds the pages it stored unchanged and counts nothing twice); render_url, one per URL,
+for a site that needs a browser (the same work, on the workers that have Chromium). A URL that
+must wait (politeness slot, retry backoff) is sent again alone, as crawl_url, with a countdown
+instead of sleeping in the worker. Each finished URL enqueues the
 URLs it admitted and, for a new or changed page, matches it: in the crawl task itself when
 settings.CRAWL_MATCH_INLINE (no hand-off: the page's text is matched where it was stored; a
 worker killed meanwhile gets the crawl task back, finds the page stored but not matched and
@@ -28,6 +32,7 @@ from django.db import IntegrityError, transaction
 
 from crawler import matching, scans, takedown
 from crawler.lib import pagekeys
+from crawler.lib.frontier import microseconds
 from crawler.lib.outcomes import Outcome
 from crawler.lib.pipeline import SiteRules, UrlTask
 from crawler.models import ScanRun, TargetSite
@@ -35,11 +40,6 @@ from tracker.core.connections import get_redis, storage_errors
 from tracker.runtime.backoff import backoff_delay
 
 log = get_task_logger(__name__)  # into the worker's log file (-f), with the task id
-
-
-def _us(seconds: float) -> int:
-    """Seconds as whole microseconds (the frontier's counters are integers)."""
-    return int(round(seconds * 1_000_000))
 
 
 def _retry_delay(retries: int) -> float:
@@ -64,6 +64,21 @@ def enqueue_url(scan_id: int, token: str, url: str, depth: int = 0, attempt: int
                                                    countdown=countdown))
 
 
+def enqueue_urls(scan_id: int, token: str, tasks: list[UrlTask], browser: bool = False) -> None:
+    """Send admitted URLs ``tasks`` of run ``token`` to the workers at once: one render_url
+    each when the site needs a ``browser``, else crawl_urls tasks of at most
+    settings.CRAWL_BATCH_URLS URLs each (one message, one task for several pages); inside a
+    transaction, once it commits."""
+    if browser:
+        for t in tasks:
+            enqueue_url(scan_id, token, t.url, t.depth, t.attempt, t.reserved, browser=True)
+        return
+    size = settings.CRAWL_BATCH_URLS
+    for first in range(0, len(tasks), size):
+        batch = [[t.url, t.depth, t.attempt, t.reserved] for t in tasks[first:first + size]]
+        transaction.on_commit(lambda batch=batch: crawl_urls.apply_async((scan_id, batch, token)))
+
+
 def launch(site: TargetSite, *, max_pages: int | None = None, trigger: str = "command") -> ScanRun:
     """Start a scan run of ``site`` (crawler.scans.start) and send its start URLs to the workers.
 
@@ -71,8 +86,7 @@ def launch(site: TargetSite, *, max_pages: int | None = None, trigger: str = "co
     'finished' at once when no start URL could be crawled. Raises ValueError for max_pages < 1.
     """
     scan, urls, token = scans.start(site, max_pages=max_pages, trigger=trigger)
-    for url in urls:
-        enqueue_url(scan.pk, token, url, browser=site.needs_browser)
+    enqueue_urls(scan.pk, token, [UrlTask(url) for url in urls], browser=site.needs_browser)
     return scan
 
 
@@ -94,12 +108,25 @@ def start_scan(self, site_id: int, max_pages: int | None = None, trigger: str = 
              ignore_result=True)
 def crawl_url(self, scan_id: int, url: str, depth: int = 0, attempt: int = 0,
               reserved: bool = False, token: str = "") -> str:
-    """Crawl one admitted URL of scan ``scan_id`` (see crawler.lib.pipeline.Crawler.step).
+    """Crawl one admitted URL of scan ``scan_id`` (see crawler.lib.pipeline.Crawler.step); the
+    task of a URL sent again with a countdown (politeness slot, retry backoff).
 
     Returns the outcome value, 'deferred' when the URL was sent again with a countdown, or
     'stale' when ``token`` is not the scan's open run (the task is dropped uncounted).
     """
-    return _crawl(self, scan_id, url, depth, attempt, reserved, token)
+    return _crawl(self, scan_id, [[url, depth, attempt, reserved]], token)[0]
+
+
+@shared_task(bind=True, name="crawler.crawl_urls", max_retries=settings.CRAWL_STORAGE_RETRIES,
+             ignore_result=True)
+def crawl_urls(self, scan_id: int, urls: list, token: str = "", start: int = 0) -> list[str]:
+    """Crawl admitted URLs ``urls`` ([url, depth, attempt, reserved] lists) of scan ``scan_id``
+    one after the other, from index ``start`` (a retry resumes where MongoDB or Redis failed).
+
+    Each URL is finished and counted on its own, as crawl_url would: one that fails does not
+    stop the others. Returns the outcome values, as crawl_url's, of ``urls[start:]``.
+    """
+    return _crawl(self, scan_id, urls, token, start)
 
 
 @shared_task(bind=True, name="crawler.render_url", max_retries=settings.CRAWL_STORAGE_RETRIES,
@@ -108,47 +135,65 @@ def render_url(self, scan_id: int, url: str, depth: int = 0, attempt: int = 0,
                reserved: bool = False, token: str = "") -> str:
     """crawl_url for a site that needs a browser (its HTML pages are rendered in Chromium,
     crawler.lib.render), on settings.QUEUE_RENDER. Returns what crawl_url returns."""
-    return _crawl(self, scan_id, url, depth, attempt, reserved, token)
+    return _crawl(self, scan_id, [[url, depth, attempt, reserved]], token)[0]
 
 
-def _crawl(task, scan_id: int, url: str, depth: int, attempt: int, reserved: bool, token: str) -> str:
-    """The body of crawl_url and render_url (``task``: the bound Celery task, for retries)."""
-    cpu_started = time.process_time()
+def _crawl(task, scan_id: int, urls: list, token: str, start: int = 0) -> list[str]:
+    """The body of crawl_url, crawl_urls and render_url (``task``: the bound Celery task, for
+    retries): the URLs ``urls[start:]`` in turn. URL ``i`` counts as finished under the id
+    '<task id>:<i>', the same on a retry or a redelivery of the task, so it is counted once."""
     crawler = scans.get_crawler()
     if not crawler.frontier(scan_id).accepts(token):
-        log.info("dropping %s: scan %s is not open for this run", url, scan_id)
-        return "stale"
-    try:
-        rules = _rules(scan_id)
-        result = crawler.step(scan_id, rules, UrlTask(url, depth, attempt, reserved))
-        if result.outcome is None:
-            nxt = result.next_task
-            enqueue_url(scan_id, token, nxt.url, nxt.depth, nxt.attempt, nxt.reserved,
-                        countdown=result.defer, browser=rules.needs_browser)
-            return "deferred"
-        for child in result.admitted:
-            enqueue_url(scan_id, token, child, depth + 1, browser=rules.needs_browser)
-        for part in result.parts:  # the next part of a chapter page: same depth
-            enqueue_url(scan_id, token, part, depth, browser=rules.needs_browser)
-        takedown.record_gone(scan_id, url, result.status, result.exchange)  # gone: 404/410
-        to_match = _to_match(crawler, scan_id, result)
-        crawler.frontier(scan_id).count(cpu_us_crawl=_us(time.process_time() - cpu_started))
-        if to_match:
-            _match_or_hand_over(crawler, scan_id, to_match, token)
-    except storage_errors() as exc:
-        if task.request.retries < settings.CRAWL_STORAGE_RETRIES:
-            raise task.retry(exc=exc, countdown=_retry_delay(task.request.retries)) from exc
-        log.error("giving up %s of scan %s: storage unreachable: %s", url, scan_id, exc)
-        crawler.frontier(scan_id).count_outcome(Outcome.CONNECTION_ERROR.value)
-        _done(scan_id, task.request.id)
-        return Outcome.CONNECTION_ERROR.value
-    except Exception:
-        # whatever went wrong, the scan must still be able to finish
-        log.exception("crawling %s of scan %s failed", url, scan_id)
-        crawler.frontier(scan_id).count_outcome(Outcome.INTERNAL_ERROR.value)
-        _done(scan_id, task.request.id)
-        raise
-    _done(scan_id, task.request.id)
+        log.info("dropping %d URL(s) from %s: scan %s is not open for this run", len(urls),
+                 urls[0][0], scan_id)
+        return ["stale"] * (len(urls) - start)
+    outcomes, rules = [], None
+    for i in range(start, len(urls)):
+        done_id = f"{task.request.id}:{i}" if task.request.id else ""
+        try:
+            rules = rules or _rules(scan_id)
+            outcomes.append(_crawl_one(crawler, scan_id, UrlTask(*urls[i]), rules, token, done_id))
+        except storage_errors() as exc:
+            if task.request.retries < settings.CRAWL_STORAGE_RETRIES:
+                args = (scan_id, urls, token, i) if len(urls) > 1 else None
+                raise task.retry(args=args, exc=exc,
+                                 countdown=_retry_delay(task.request.retries)) from exc
+            log.error("giving up %s of scan %s: storage unreachable: %s", urls[i][0], scan_id, exc)
+            crawler.frontier(scan_id).count_outcome(Outcome.CONNECTION_ERROR.value)
+            _done(scan_id, done_id)
+            outcomes.append(Outcome.CONNECTION_ERROR.value)
+        except Exception:
+            # whatever went wrong, the scan must still be able to finish, and the batch go on
+            log.exception("crawling %s of scan %s failed", urls[i][0], scan_id)
+            crawler.frontier(scan_id).count_outcome(Outcome.INTERNAL_ERROR.value)
+            _done(scan_id, done_id)
+            outcomes.append(Outcome.INTERNAL_ERROR.value)
+    return outcomes
+
+
+def _crawl_one(crawler, scan_id: int, url_task: UrlTask, rules: SiteRules, token: str,
+               done_id: str) -> str:
+    """Crawl one URL of a crawl task, enqueue what it admitted, match its page and count it
+    finished under ``done_id``. Returns the outcome value, or 'deferred' (sent again with a
+    countdown: not finished). Raises what MongoDB, Redis and the pipeline raise."""
+    cpu_started = time.process_time()
+    result = crawler.step(scan_id, rules, url_task)
+    if result.outcome is None:
+        nxt = result.next_task
+        enqueue_url(scan_id, token, nxt.url, nxt.depth, nxt.attempt, nxt.reserved,
+                    countdown=result.defer, browser=rules.needs_browser)
+        return "deferred"
+    depth = url_task.depth
+    # the next part of a chapter page: same depth
+    enqueue_urls(scan_id, token, [UrlTask(child, depth + 1) for child in result.admitted]
+                 + [UrlTask(part, depth) for part in result.parts], browser=rules.needs_browser)
+    takedown.record_gone(scan_id, url_task.url, result.status, result.exchange)  # gone: 404/410
+    to_match = _to_match(crawler, scan_id, result)
+    crawler.frontier(scan_id).count(cpu_us_crawl=microseconds(time.process_time() - cpu_started))
+    if to_match:
+        _match_or_hand_over(crawler, scan_id, to_match, token,
+                            result.stored if to_match == result.match else None)
+    _done(scan_id, done_id)
     return result.outcome.value
 
 
@@ -211,15 +256,17 @@ def scan_for_recording(scan_id: int) -> ScanRun | None:
         return None
 
 
-def _match(crawler, scan_id: int, page_id: str, version_id: str) -> matching.MatchReport:
+def _match(crawler, scan_id: int, page_id: str, version_id: str,
+           stored: tuple | None = None) -> matching.MatchReport:
     """Match a stored page version, record its matches and count them in the scan (the body of
-    match_page, also run by the crawl task itself). Raises what MongoDB, Redis and the engine
-    raise; every step may run again (the recording is an upsert)."""
+    match_page, also run by the crawl task itself). ``stored``: the (Page, PageVersion) just
+    stored by the crawl task (read from MongoDB when None). Raises what MongoDB, Redis and the
+    engine raise; every step may run again (the recording is an upsert)."""
     from tracker.core.engine import get_engine
 
     started, cpu_started = time.perf_counter(), time.process_time()
     cpu_engine = 0.0
-    page, version = crawler.pages.page(page_id), crawler.pages.version(version_id)
+    page, version = stored or (crawler.pages.page(page_id), crawler.pages.version(version_id))
     if page is None or version is None:
         report = matching.MatchReport(0, 0, 0, 0)
     else:
@@ -227,31 +274,34 @@ def _match(crawler, scan_id: int, page_id: str, version_id: str) -> matching.Mat
         cpu_engine = time.process_time()
         found = engine.match_with_keys(version.text)
         cpu_engine = time.process_time() - cpu_engine
-        def scan():
-            return scan_for_recording(scan_id)
-
+        scan = functools.partial(scan_for_recording, scan_id)
         try:
             report = matching.record_matches(page, version, scan, found.matches)
-        except IntegrityError:  # the scan was deleted (its site): recorded without it, as before
-            _scan_site.cache_clear()
+        except IntegrityError:
+            if ScanRun.objects.filter(pk=scan_id).exists():
+                raise
+            _scan_site.cache_clear()  # the scan was deleted with its site: record without it
             report = matching.record_matches(page, version, scan, found.matches)
         # kept for the stored-page search of later works (crawler.rematch)
         crawler.pages.mark_matched(page_id, version_id, pagekeys.pack(found.keys, engine.config))
     crawler.frontier(scan_id).count(
         matches=report.found, matches_new=report.new, matches_whitelisted=report.whitelisted,
         pages_matched=1, ms_match=int((time.perf_counter() - started) * 1000),
-        cpu_us_match=_us(time.process_time() - cpu_started), cpu_us_engine=_us(cpu_engine))
+        cpu_us_match=microseconds(time.process_time() - cpu_started),
+        cpu_us_engine=microseconds(cpu_engine))
     return report
 
 
-def _match_or_hand_over(crawler, scan_id: int, page: tuple[str, str], token: str) -> None:
-    """Match page version ``page`` ((page_id, version_id)) in the crawl task when
-    settings.CRAWL_MATCH_INLINE; else, or when MongoDB or Redis failed it here, send a
-    match_page task (which retries on its own and counts in the scan's pending tasks). A
-    matching that fails otherwise is counted in ``match_errors``; the URL is crawled."""
+def _match_or_hand_over(crawler, scan_id: int, page: tuple[str, str], token: str,
+                        stored: tuple | None = None) -> None:
+    """Match page version ``page`` ((page_id, version_id); ``stored``: its Page and PageVersion
+    as just stored, or None) in the crawl task when settings.CRAWL_MATCH_INLINE; else, or when
+    MongoDB or Redis failed it here, send a match_page task (which retries on its own and counts
+    in the scan's pending tasks). A matching that fails otherwise is counted in
+    ``match_errors``; the URL is crawled."""
     if settings.CRAWL_MATCH_INLINE:
         try:
-            _match(crawler, scan_id, *page)
+            _match(crawler, scan_id, *page, stored=stored)
             return
         except storage_errors() as exc:
             log.warning("matching %s of scan %s in the crawl task failed (%s): handed over",

@@ -60,6 +60,12 @@ return redis.call('HINCRBY', KEYS[1], 'pending', -1)
 """
 
 
+def microseconds(seconds: float) -> int:
+    """``seconds`` as whole microseconds: the unit of the CPU-time counters (``Frontier.count``
+    keeps integers)."""
+    return int(round(seconds * 1_000_000))
+
+
 @dataclass(frozen=True)
 class FrontierState:
     """Snapshot of a scan's frontier: ``admitted`` URLs, ``pending`` tasks, ``done`` URLs

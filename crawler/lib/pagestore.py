@@ -127,11 +127,14 @@ def _known(cls, doc: dict, skip: set[str]) -> dict:
 class StoreResult:
     """What ``PageStore.save`` did. ``page_id`` and ``version_id``: str ObjectIds (version_id
     None when the page has no text); ``change``: 'new' (first capture of this URL), 'changed'
-    (text differs from the stored version), 'unchanged' (same text) or 'no_text'."""
+    (text differs from the stored version), 'unchanged' (same text) or 'no_text'; ``stored``:
+    for 'new' and 'changed', the Page and PageVersion as written (what reading them back would
+    give, so that matching the version needs no read), else None."""
 
     page_id: str
     version_id: str | None
     change: str
+    stored: tuple[Page, PageVersion] | None = None
 
     @property
     def needs_matching(self) -> bool:
@@ -318,10 +321,11 @@ class PageStore:
                    "text": text, "title": fields["title"], "text_hash": text_hash,
                    "fetched_at": now, "scan_id": fields["scan_id"]}
         version_id = str(self.versions.insert_one(version).inserted_id)
-        self.pages.update_one({"_id": page["_id"]},
-                              {"$set": {**fields, "text_hash": text_hash, "version_id": version_id,
-                                        "versions": number}})
-        return StoreResult(page_id, version_id, "new" if number == 1 else "changed")
+        changes = {**fields, "text_hash": text_hash, "version_id": version_id, "versions": number}
+        self.pages.update_one({"_id": page["_id"]}, {"$set": changes})
+        stored = (Page.from_doc({**page, **changes}),
+                  PageVersion.from_doc({**version, "_id": version_id}))
+        return StoreResult(page_id, version_id, "new" if number == 1 else "changed", stored)
 
 
 def _now() -> datetime:

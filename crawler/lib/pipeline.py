@@ -45,10 +45,10 @@ from crawler.lib.config import CrawlConfig
 from crawler.lib.crawllog import CrawlLog
 from crawler.lib.exchange import Exchange, ExchangeStash
 from crawler.lib.fetch import Fetcher, FetchResult, HopCheck, retry_delay
-from crawler.lib.frontier import Frontier
+from crawler.lib.frontier import Frontier, microseconds
 from crawler.lib.links import chapter_of, chapter_part, html_links, next_part_links, xml_links
 from crawler.lib.outcomes import Outcome
-from crawler.lib.pagestore import PageStore, sha256
+from crawler.lib.pagestore import Page, PageStore, PageVersion, sha256
 from crawler.lib.politeness import Politeness
 from crawler.lib.render import Renderer
 from crawler.lib.robots import RobotsCache, RobotsPolicy
@@ -122,7 +122,8 @@ class StepResult:
     led there, else ''), ``parts`` (canonical URLs of the next part of a chapter split over
     pages, newly admitted at the same depth: enqueue one task each at ``task.depth``),
     ``exchange`` (the raw HTTP exchange of a fetch that failed, e.g. a 404: a matched page's
-    proof of removal; None otherwise).
+    proof of removal; None otherwise), ``stored`` (with ``match``: the Page and PageVersion
+    as just stored, so that matching reads neither back; else None).
     """
 
     task: UrlTask
@@ -138,6 +139,7 @@ class StepResult:
     final_url: str = ""
     parts: list[str] = field(default_factory=list)
     exchange: Exchange | None = None
+    stored: tuple[Page, PageVersion] | None = None
 
 
 class Crawler:
@@ -361,7 +363,7 @@ class Crawler:
                           "ms_decode": ms_decode,
                           "ms_extract": _ms(text_at - decoded_at), "ms_links": _ms(extracted_at - text_at),
                           "ms_store": _ms(time.perf_counter() - extracted_at),
-                          "cpu_us_extract": _us(cpu_extract)})
+                          "cpu_us_extract": microseconds(cpu_extract)})
         # the next part first, at this page's depth: a chapter's parts do not spend link depth
         parts = self._admit_links(frontier, scan_id, rules, task, parts, task.depth)
         admitted = self._admit_links(frontier, scan_id, rules, task, links)
@@ -373,7 +375,7 @@ class Crawler:
             self.exchanges.put(saved.version_id, result.exchange)  # kept if the version matches
         return self._finish(frontier, scan_id, task, outcome, extracted.error or saved.change,
                             result.status, refused=refused, admitted=admitted, match=match,
-                            change=saved.change, page=(saved.page_id, saved.version_id),
+                            stored=saved.stored if match else None, change=saved.change, page=(saved.page_id, saved.version_id),
                             final_url=final, parts=parts)
 
     def _unchanged(self, frontier, scan_id, rules, task, result: FetchResult, stored,
@@ -435,10 +437,6 @@ class Crawler:
 
 def _ms(seconds: float) -> int:
     return int(round(seconds * 1000))
-
-
-def _us(seconds: float) -> int:
-    return int(round(seconds * 1_000_000))
 
 
 def _canonical_all(urls: list[str]) -> list[str]:

@@ -1,5 +1,7 @@
 """Page store in MongoDB (crawler.lib.pagestore): unique canonical URL, versions kept as evidence."""
 
+import dataclasses
+
 import pymongo
 import pytest
 
@@ -56,3 +58,19 @@ def test_canonical_url_is_unique(store):
     save(store, "正文")
     with pytest.raises(pymongo.errors.DuplicateKeyError):
         store.pages.insert_one({"canonical_url": "http://x.cn/a"})
+
+
+@pytest.mark.parametrize("texts", [["第一版正文"], ["第一版正文", "第二版正文"]], ids=["new", "changed"])
+def test_a_stored_version_comes_back_as_reading_it_would_give_it(store, texts):
+    """The crawl task matches the Page and PageVersion that ``save`` hands back instead of
+    reading them: they must be what a read gives (datetimes aside: MongoDB keeps milliseconds)."""
+    for text in texts:
+        result = save(store, text, part_of="http://x.cn/book")
+    page, version = result.stored
+    read_page, read_version = store.page(result.page_id), store.version(result.version_id)
+    untimed = {"fetched_at": None, "checked_at": None, "first_seen": None}
+    assert dataclasses.replace(page, **untimed) == dataclasses.replace(read_page, **untimed)
+    assert dataclasses.replace(version, fetched_at=None) == dataclasses.replace(
+        read_version, fetched_at=None)
+    assert (version.text, version.number, page.part_of) == (texts[-1], len(texts), "http://x.cn/book")
+    assert save(store, texts[-1]).stored is None  # unchanged: nothing to match

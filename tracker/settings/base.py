@@ -279,6 +279,7 @@ CELERY_TASK_ROUTES = {
     "tracker.core.tasks.*": {"queue": QUEUE_INGEST},
     "crawler.start_scan": {"queue": QUEUE_CRAWL},
     "crawler.crawl_url": {"queue": QUEUE_CRAWL},
+    "crawler.crawl_urls": {"queue": QUEUE_CRAWL},
     "crawler.match_page": {"queue": QUEUE_MATCH},
     "crawler.render_url": {"queue": QUEUE_RENDER},
     "dashboard.verify_takedowns": {"queue": QUEUE_CRAWL},
@@ -358,6 +359,10 @@ CRAWL_STORAGE_RETRIES = env.int("TRACKER_CRAWL_STORAGE_RETRIES", default=5)  # r
 # (bench/crawl_bench.py, crawler/README.md). With False, crawl and match scale as separate
 # worker groups; the match queue serves the stored-page search either way.
 CRAWL_MATCH_INLINE = env.bool("TRACKER_CRAWL_MATCH_INLINE", default=True)
+# The URLs a crawled page admits go to the workers CRAWL_BATCH_URLS to a crawl_urls task (a
+# count): one message and one task start for several pages instead of one each; each URL is
+# still finished and counted on its own. 1 sends one task per URL.
+CRAWL_BATCH_URLS = env.int("TRACKER_CRAWL_BATCH_URLS", default=8)
 # A worker process keeps the site of the last SCAN_SITES_CACHED scans (a count; a scan's site
 # never changes), so that recording a page's matches reads no scan row.
 SCAN_SITES_CACHED = 1024

@@ -53,9 +53,9 @@ def _check_every_page_once(site, scan: dict, redelivered: bool = False) -> None:
 
 
 def _worked(worker) -> int:
-    """How many crawl tasks ``worker`` finished, from its log."""
+    """How many crawl tasks (of one URL or a batch) ``worker`` finished, from its log."""
     text = worker.log.read_text(errors="replace") if worker.log.exists() else ""
-    return text.count("Task crawler.crawl_url[")
+    return text.count("Task crawler.crawl_url[") + text.count("Task crawler.crawl_urls[")
 
 
 def test_a_scan_over_two_worker_hosts_stores_every_page_once(hosted):
