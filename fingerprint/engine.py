@@ -607,8 +607,7 @@ class Engine:
 
         labels, kept = judge_page(
             letters.codes if exact is None else exact, letters.codes, letters.offsets,
-            letters.boundaries, aligned, exact is not None, same_text.pairs,
-            same_text.cache_size, same,
+            letters.boundaries, aligned, exact is not None, same_text.pairs, same,
             (DIGIT_LETTER, c.same_text_share * (1 - c.same_text_frame), c.min_own_letters,
              c.max_number_mismatch, c.min_distinct_letters, c.number_evidence_letters,
              c.min_score))

@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from fingerprint.compiled.judge import PairCache
 from fingerprint.verify import Alignment, SeedIndex
 
 
@@ -36,11 +37,10 @@ class SameTextGroups:
         self._align = align
         self.share = share
         self.frame = frame
-        #: pairs tested, {min(a, b) << 32 | max(a, b): same text?} with a, b the numbers of two
+        #: pairs tested: min(a, b) << 32 | max(a, b) -> same text?, with a, b the numbers of two
         #: prepared works (``fingerprint.compiled.judge.known_groups``); a re-added work is
         #: prepared again under a new number, so it is compared again
-        self.pairs: dict[int, bool] = {}
-        self.cache_size = cache_size
+        self.pairs = PairCache(cache_size)
 
     def same(self, a: SeedIndex, b: SeedIndex) -> bool:
         """True when works ``a`` and ``b`` (their SeedIndex) are the same text (see the module

@@ -5,7 +5,8 @@ page letters each candidate matched, and which pairs of candidates may be the sa
 import numpy as np
 
 from libc.stdint cimport int64_t, uint8_t, uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memset
 
 
 def matched_masks(const uint8_t[::1] page, list works, list runs):
@@ -242,14 +243,82 @@ cdef Py_ssize_t _root(Py_ssize_t *parent, Py_ssize_t i) noexcept:
     return i
 
 
-def known_groups(list pairs, const int64_t[::1] ids, dict known):
-    """(labels, unknown) of candidates ``ids`` (int64 (n_candidates,), each below 2**31) and
-    candidate pairs ``pairs`` ((i, j) tuples): labels, a list of n_candidates ints, the
-    connected components (each labelled by its smallest candidate) of the pairs that ``known``
-    maps to True; unknown, the pairs ``known`` does not hold, in order. ``known``: {pair key:
-    bool}, the key of candidates a and b being ``min(ids) << 32 | max(ids)``."""
+cdef class PairCache:
+    """Remembered answers for pairs of works: {key: bool} in a C hash table (open addressing,
+    linear probing; Fibonacci hashing, Knuth TAOCP vol. 3, 6.4). Keys are int64 other than 0
+    (``known_groups``' pair keys); ``capacity``: the pairs it can hold (its table has at least
+    twice as many slots); once full, it remembers nothing more until ``clear``."""
+
+    cdef int64_t *keys
+    cdef uint8_t *values
+    cdef Py_ssize_t size, count, capacity
+    cdef int shift
+
+    def __cinit__(self, Py_ssize_t capacity):
+        self.capacity = max(capacity, 1)
+        self.size, self.shift = 2, 63
+        while self.size < 2 * self.capacity:
+            self.size *= 2
+            self.shift -= 1
+        self.keys = <int64_t *>calloc(self.size, sizeof(int64_t))
+        self.values = <uint8_t *>calloc(self.size, 1)
+        self.count = 0
+        if self.keys == NULL or self.values == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.keys); free(self.values)
+
+    def __len__(self):
+        return self.count
+
+    cdef inline Py_ssize_t _slot(self, int64_t key) noexcept nogil:
+        cdef Py_ssize_t slot = <Py_ssize_t>((<uint64_t>key * 0x9E3779B97F4A7C15ULL) >> self.shift)
+        while self.keys[slot] != 0 and self.keys[slot] != key:
+            slot = (slot + 1) & (self.size - 1)
+        return slot
+
+    cdef int find(self, int64_t key) noexcept nogil:
+        """1 (same), 0 (not the same) or -1 (not remembered)."""
+        if key == 0:
+            return -1
+        cdef Py_ssize_t slot = self._slot(key)
+        return self.values[slot] if self.keys[slot] == key else -1
+
+    def get(self, int64_t key):
+        """True, False, or None when ``key`` is not remembered."""
+        cdef int found = self.find(key)
+        return None if found < 0 else found == 1
+
+    def put(self, int64_t key, bint same):
+        """Remember ``same`` for ``key`` (not 0: ValueError) -> False when the cache is full
+        and did not remember it, else True."""
+        if key == 0:
+            raise ValueError("a pair key is never 0")
+        cdef Py_ssize_t slot = self._slot(key)
+        if self.keys[slot] != key:
+            if self.count == self.capacity:
+                return False
+            self.keys[slot] = key
+            self.count += 1
+        self.values[slot] = same
+        return True
+
+    def clear(self):
+        """Forget every pair."""
+        memset(self.keys, 0, self.size * sizeof(int64_t))
+        self.count = 0
+
+
+def known_groups(list pairs, const int64_t[::1] ids, PairCache known, dict more=None):
+    """(labels, unknown) of candidates ``ids`` (int64 (n_candidates,), distinct, each below
+    2**31) and candidate pairs ``pairs`` ((i, j) tuples): labels, a list of n_candidates ints,
+    the connected components (each labelled by its smallest candidate) of the pairs that
+    ``known`` (or else ``more``, {key: bool}) holds as the same; unknown, the pairs neither
+    holds, in order. The key of candidates a and b is ``min(ids) << 32 | max(ids)``."""
     cdef Py_ssize_t m = ids.shape[0], i, j, a, b
     cdef int64_t lo, hi
+    cdef int same
     unknown = []
     cdef Py_ssize_t *parent = <Py_ssize_t *>malloc((m + 1) * sizeof(Py_ssize_t))
     if parent == NULL:
@@ -260,8 +329,11 @@ def known_groups(list pairs, const int64_t[::1] ids, dict known):
         for pair in pairs:
             i, j = pair
             lo, hi = min(ids[i], ids[j]), max(ids[i], ids[j])
-            same = known.get((lo << 32) | hi)
-            if same is None:
+            same = known.find((lo << 32) | hi)
+            if same < 0 and more:
+                found = more.get((lo << 32) | hi)
+                same = -1 if found is None else found
+            if same < 0:
                 unknown.append(pair)
             elif same:
                 a, b = _root(parent, i), _root(parent, j)
@@ -345,8 +417,8 @@ cdef double _pairwise_sum(const double *a, Py_ssize_t n) noexcept nogil:
 
 
 def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[::1] offsets,
-               const int64_t[::1] boundaries, list aligned, bint exact, dict known,
-               Py_ssize_t known_size, same, tuple limits):
+               const int64_t[::1] boundaries, list aligned, bint exact, PairCache known,
+               same, tuple limits):
     """The judgement of one page's aligned candidates, as ``Engine._judge`` describes it, in
     one call -> (labels, kept).
 
@@ -354,8 +426,8 @@ def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[
     offsets, boundaries: the page's ``Letters`` fields. aligned: (work_id, prepared, alignment)
     of each candidate, prepared with ``.seeds.letters``, ``.exact`` and ``.number`` (a number
     below 2**31 naming the work and its revision), alignment with ``.runs`` and ``.passages``.
-    known: {pair key (see ``known_groups``): same text?}, emptied first when it would pass
-    ``known_size`` pairs; ``same(i, j) -> bool`` answers the pairs of candidates it lacks.
+    known: the same-text answers of pairs (keys as ``known_groups``'), emptied first when the
+    page's pairs would pass its capacity; ``same(i, j) -> bool`` answers the pairs it lacks.
     limits: (digit_letter, same_text_least, min_own_letters, max_number_mismatch,
     min_distinct_letters, number_evidence_letters, min_score).
     labels: the same-text group label of each candidate (list of int); kept: (i, score,
@@ -388,14 +460,16 @@ def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[
     if m >= 2:
         pairs = same_text_pairs(mask, sizes, least)
         if pairs:
-            if len(known) + len(pairs) > known_size:
+            if known.count + len(pairs) > known.capacity:
                 known.clear()
             labels, unknown = known_groups(pairs, ids, known)
-            if unknown:
+            if unknown:  # answered, and remembered while the cache has room
+                answers = {}
                 for i, j in unknown:
                     lo, hi = min(ids[i], ids[j]), max(ids[i], ids[j])
-                    known[(lo << 32) | hi] = bool(same(i, j))
-                labels, _ = known_groups(pairs, ids, known)
+                    answers[(lo << 32) | hi] = bool(same(i, j))
+                    known.put((lo << 32) | hi, answers[(lo << 32) | hi])
+                labels, _ = known_groups(pairs, ids, known, answers)
     group = np.array(labels, dtype=np.int64)
     cdef int64_t[::1] counts = letter_groups(mask, group)
     cdef const uint8_t[::1] shadowed = dominated(mask, group, min_own).view(np.uint8)

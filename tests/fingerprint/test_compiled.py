@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from fingerprint import Engine
 from fingerprint.compiled.judge import (
+    PairCache,
     compare_numbers,
     dominated,
     known_groups,
@@ -145,12 +146,18 @@ def test_compiled_known_groups_give_the_reference_groups(drawn):
     m, numbers, drawn_pairs, answers = drawn
     ids = np.array(numbers, dtype=np.int64)
     pairs = sorted({(min(i, j), max(i, j)) for i, j in drawn_pairs if i != j})
-    known = {}
+    # the answers: half of them in a PairCache that holds only those, half in a dict beside it
+    known, cache, more = {}, PairCache(len(pairs) // 2), {}
     for (i, j), same in zip(pairs, answers, strict=False):
         if same is not None:
             lo, hi = sorted((numbers[i], numbers[j]))
             known[lo << 32 | hi] = same
-    labels, unknown = known_groups(pairs, ids, known)
+            if not cache.put(lo << 32 | hi, same):
+                more[lo << 32 | hi] = same
+    assert len(cache) + len(more) == len(known) and len(cache) <= max(len(pairs) // 2, 1)
+    assert all((cache.get(key) if key not in more else more[key]) == same
+               for key, same in known.items())
+    labels, unknown = known_groups(pairs, ids, cache, more)
     want_labels, want_unknown = known_groups_reference(pairs, ids, known)
     assert partition(labels) == partition(want_labels)
     assert labels == partition(labels)  # each group labelled by its first candidate

@@ -157,3 +157,14 @@ def test_running_out_of_work_numbers_forgets_the_cache_not_the_groups(hearing, m
         prepared.append(engine._prepared_count)
         assert engine.match(page) == expected[len(prepared) - 1]
     assert any(b < a for a, b in zip(prepared, prepared[1:], strict=False))  # numbered again
+
+
+def test_a_page_with_more_candidate_pairs_than_the_pair_cache_holds_is_judged_the_same(hearing):
+    # cache_size=1 remembers 8 pairs; a page of this template has a hundred candidate pairs
+    texts = {**_siblings(hearing, hearing[2]), "a": hearing[2], "b": HEADER + hearing[2]}
+    small = Engine(MemoryIndex(), MemoryWorkStore(), cache_size=1)
+    small.add_works(texts.items())
+    engine = _engine(texts)
+    for page in (_page(hearing[2]), _page(hearing[9]), _page(HEADER + hearing[2])):
+        assert small.match(page) == engine.match(page)
+    assert _found(small, _page(hearing[2])) == {"a": ["a", "b"], "b": ["a", "b"]}
