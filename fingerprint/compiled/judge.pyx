@@ -467,8 +467,8 @@ def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[
                 answers = {}
                 for i, j in unknown:
                     lo, hi = min(ids[i], ids[j]), max(ids[i], ids[j])
-                    answers[(lo << 32) | hi] = bool(same(i, j))
-                    known.put((lo << 32) | hi, answers[(lo << 32) | hi])
+                    answer = answers[(lo << 32) | hi] = bool(same(i, j))
+                    known.put((lo << 32) | hi, answer)
                 labels, _ = known_groups(pairs, ids, known, answers)
     group = np.array(labels, dtype=np.int64)
     cdef int64_t[::1] counts = letter_groups(mask, group)
