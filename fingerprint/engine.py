@@ -11,21 +11,16 @@ character offsets in both texts.
 from __future__ import annotations
 
 import hashlib
-import heapq
 import json
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from fingerprint.compiled.judge import (
-    compare_numbers,
-    dominated,
-    letter_groups,
-    matched_masks,
-)
 from fingerprint.compiled.judge import exact_codes as compiled_exact_codes
+from fingerprint.compiled.judge import judge_page
+from fingerprint.compiled.lookup import rank
 from fingerprint.config import EngineConfig
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index.base import check_work_id
@@ -45,6 +40,7 @@ from fingerprint.windows import content_radius, kgram_codes, mix, window_starts,
 SCHEME_VERSION = "fp2"  # bump when the key computation changes in code
 _MAX_HASH = np.uint64(2**64 - 1)  # winnowing's padding
 BATCH_LETTERS = 1 << 16  # letters of the works whose keys add_works computes in one pass
+_MAX_PREPARED_NUMBER = 2**31 - 1  # the same-text pair cache packs two numbers in one int64
 
 
 def _scheme_digest(config: EngineConfig) -> str:
@@ -121,6 +117,7 @@ class _Prepared:
     # built from or of an older one, never of a newer one (see Engine._prepared)
     revision: tuple[str, str]
     need: int  # matched page letters the work needs (Engine._need of its letters)
+    number: int  # names the work and its revision in the same-text pair cache (< 2**31)
 
 
 def exact_codes(letters: Letters, text: str) -> np.ndarray:
@@ -160,6 +157,7 @@ class Engine:
         self._cache_size = cache_size
         self._same_text = SameTextGroups(self._align_letters, c.same_text_share,
                                          c.same_text_frame, 8 * cache_size)
+        self._prepared_count = 0  # numbers given to prepared works (_Prepared.number)
 
     # -- fingerprinting -------------------------------------------------------------------
 
@@ -428,11 +426,12 @@ class Engine:
             return None
         letters = self._record_letters(record)
         exact = exact_codes(letters, record["text"])
+        self._prepared_count += 1
         # labelled with the revision read before the record: if a put came in between, the
         # record is newer than its label and the next page prepares it again (never the reverse)
         prep = _Prepared(SeedIndex.build(letters.codes, self.config.seed_k), exact,
                          letters.offsets, letters.text_length, revision,
-                         self._need(len(letters)))
+                         self._need(len(letters)), self._prepared_count)
         self._cache[work_id] = prep
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
@@ -464,30 +463,7 @@ class Engine:
         sets, so that a text registered as several works (the same postings hit in each) takes
         one place."""
         c = self.config
-        counts = np.bincount(hits.work, minlength=len(hits.works))
-        works = hits.works
-        # the works below min_window_hits come last in this order: dropped before sorting
-        eligible = np.flatnonzero(counts >= c.min_window_hits).tolist()
-        hit = counts.tolist()
-        pool = heapq.nsmallest(4 * c.max_candidates, eligible, key=lambda w: (-hit[w], works[w]))
-        if len(pool) <= c.max_candidates:
-            return [(w, hit[w]) for w in pool]
-        shared = Counter(hit[w] for w in pool)
-        order = np.lexsort((hits.window, hits.work))  # each work's windows, sorted
-        bounds = np.concatenate(([0], np.cumsum(counts)))
-        windows = hits.window[order]
-        seen: set = set()
-        best = []
-        for w in pool:
-            n = hit[w]
-            # works with the same number of hits are one place when they hit the same windows
-            hit_set = (n, windows[bounds[w]:bounds[w + 1]].tobytes()) if shared[n] > 1 else w
-            if hit_set not in seen:
-                if len(seen) == c.max_candidates:
-                    break
-                seen.add(hit_set)
-            best.append((w, n))
-        return best
+        return rank(hits.work, hits.window, hits.works, c.min_window_hits, c.max_candidates)
 
     def match(self, text: str) -> list[Match]:
         """Works found in ``text`` (str), best score first; [] when none or when the text has
@@ -538,6 +514,7 @@ class Engine:
         """(work_id, prepared work, alignment) of each candidate ``work_ids`` (with their
         ``revisions``, see ``_prepared``) that is stored and shares at least ``_need`` matched
         letters with the page, in order; every alignment in one compiled call."""
+        self._make_room(len(work_ids))
         prepared = [(w, prep) for w in work_ids
                     if (prep := self._prepared(w, revisions.get(w))) is not None]
         if not prepared:
@@ -553,6 +530,7 @@ class Engine:
                ) -> tuple[_Prepared, Alignment] | None:
         """(prepared work, alignment) of a candidate, or None when the work is not stored or
         shares fewer matched letters with the page than ``_need``."""
+        self._make_room(1)
         prep = self._prepared(work_id, revision)
         if prep is None:
             return None
@@ -562,6 +540,16 @@ class Engine:
         if aln.page_covered < prep.need:
             return None
         return prep, aln
+
+    def _make_room(self, works: int) -> None:
+        """Make sure ``works`` more works can be prepared with distinct numbers
+        (``_Prepared.number``): when the numbers would run out, forget every prepared work and
+        remembered same-text pair and number from 1 again. Called before a page prepares its
+        candidates, so that the works of one page never share a number."""
+        if self._prepared_count + works > _MAX_PREPARED_NUMBER:
+            self._cache.clear()
+            self._same_text.pairs.clear()
+            self._prepared_count = 0
 
     def _align_letters(self, codes: np.ndarray, seeds: SeedIndex) -> Alignment:
         """``fingerprint.verify.align`` of letter codes against a prepared work with the
@@ -612,42 +600,26 @@ class Engine:
         if not aligned:
             return []
         c = self.config
-        page = letters.codes if exact is None else exact
-        # the page letters equal to their work letter along the runs of each alignment
-        masks = matched_masks(page, [prep.seeds.letters if exact is None else prep.exact
-                                     for _, prep, _ in aligned], [aln.runs for _, _, aln in aligned])
-        same_numbers, other_numbers = compare_numbers(
-            letters.codes, letters.offsets, masks.view(np.uint8),
-            [aln.passages for _, _, aln in aligned], letters.boundaries, DIGIT_LETTER)
-        group = self._same_text.groups(
-            [(work_id, prep.revision, prep.seeds) for work_id, prep, _ in aligned], masks)
-        labels = np.array(group, dtype=np.int64)
-        weight = 1.0 / np.maximum(letter_groups(masks.view(np.uint8), labels), 1)
-        shadowed = dominated(masks.view(np.uint8), labels, c.min_own_letters)
+        same_text = self._same_text
+
+        def same(i: int, j: int) -> bool:
+            return same_text.same(aligned[i][1].seeds, aligned[j][1].seeds)
+
+        labels, kept = judge_page(
+            letters.codes if exact is None else exact, letters.codes, letters.offsets,
+            letters.boundaries, aligned, exact is not None, same_text.pairs, same,
+            (DIGIT_LETTER, c.same_text_share * (1 - c.same_text_frame), c.min_own_letters,
+             c.max_number_mismatch, c.min_distinct_letters, c.number_evidence_letters,
+             c.min_score))
         out = []
         po = letters.offsets
-        n = len(letters)
-        for i, (work_id, prep, aln) in enumerate(aligned):
-            mask = masks[i]
-            same, other = int(same_numbers[i]), int(other_numbers[i])
-            if other > c.max_number_mismatch * (same + other):
-                continue
-            if shadowed[i]:
-                continue
-            distinct = float(weight[mask].sum())
-            if distinct + c.number_evidence_letters * same < c.min_distinct_letters:
-                continue
-            n_work = prep.seeds.n_letters
-            cp = distinct / n
-            cw = min(1.0, distinct / n_work)
-            score = max(cp, cw)
-            if score < c.min_score:
-                continue
+        for i, score, cp, cw in kept:
+            work_id, prep, aln = aligned[i]
             wo = prep.offsets
             passages = [Passage(int(po[a]), int(po[b - 1]) + 1, int(wo[s]), int(wo[e - 1]) + 1)
                         for a, b, s, e in aln.passages]
-            out.append((group[i], Match(work_id, round(score, 4), round(cp, 4), round(cw, 4),
-                                        passages)))
+            out.append((labels[i], Match(work_id, round(score, 4), round(cp, 4), round(cw, 4),
+                                         passages)))
         for label, match in out:
             match.same_text = sorted(m.work_id for g, m in out if g == label)
         matches = [match for _, match in out]

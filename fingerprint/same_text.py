@@ -13,23 +13,23 @@ docs/decisions/same-text-works.md.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import numpy as np
 
-from fingerprint.compiled.judge import known_groups, same_text_pairs
+from fingerprint.compiled.judge import PairCache
 from fingerprint.verify import Alignment, SeedIndex
 
 
 class SameTextGroups:
-    """Finds groups of same-text works among a page's candidates; remembers the pairs tested.
+    """Tells whether two works are the same text; remembers the pairs tested for the grouping
+    of a page's candidates (``fingerprint.compiled.judge.judge_page``).
 
     ``align``: aligns letter codes (n,) against a SeedIndex (the engine's configured
     ``fingerprint.verify.align``); ``share``: least share (0..1] of the letters inside the
     aligned span of each text that the alignment covers; ``frame``: largest share [0..1) of a
-    text's letters outside that span; ``cache_size``: pairs (and works) remembered, emptied when a
-    page would pass it; a pair is remembered under both works' revisions so that a re-added
-    work is compared again.
+    text's letters outside that span; ``cache_size``: pairs remembered, emptied when a page
+    would pass it.
     """
 
     def __init__(self, align: Callable[[np.ndarray, SeedIndex], Alignment], share: float,
@@ -37,42 +37,10 @@ class SameTextGroups:
         self._align = align
         self.share = share
         self.frame = frame
-        # pairs tested: {key of the two (work, revision) numbers (see known_groups): same?}
-        self._pairs: dict[int, bool] = {}
-        self._numbers: dict[tuple[str, tuple[str, str]], int] = {}  # (work, revision): number
-        self._cache_size = cache_size
-
-    def groups(self, works: Sequence[tuple[str, tuple[str, str], SeedIndex]],
-               masks: np.ndarray) -> list[int]:
-        """Group label of each candidate (equal labels: one group), in order.
-
-        ``works``: (work_id, revision, seeds) of each candidate; ``masks``: bool
-        (n_candidates, n_page_letters), the page letters each matched. Only pairs that could be
-        the same text are aligned: letter counts within ``share`` of each other and matched
-        page letters mostly shared (half of the smaller set at least); the others cost nothing.
-        """
-        labels = list(range(len(works)))
-        if len(works) < 2:
-            return labels
-        sizes = np.array([seeds.n_letters for _, _, seeds in works], dtype=np.int64)
-        least = self.share * (1 - self.frame)  # of the longer text's letters, in the shorter
-        pairs = same_text_pairs(masks.view(np.uint8), sizes, least)
-        if not pairs:
-            return labels
-        if (len(self._pairs) + len(pairs) > self._cache_size
-                or len(self._numbers) + len(works) > self._cache_size):
-            self._pairs.clear()
-            self._numbers.clear()
-        numbers = self._numbers
-        ids = np.array([numbers.setdefault((work_id, revision), len(numbers))
-                        for work_id, revision, _ in works], dtype=np.int64)
-        labels, unknown = known_groups(pairs, ids, self._pairs)
-        if unknown:
-            for i, j in unknown:
-                lo, hi = sorted((int(ids[i]), int(ids[j])))
-                self._pairs[lo << 32 | hi] = self.same(works[i][2], works[j][2])
-            labels, _ = known_groups(pairs, ids, self._pairs)
-        return labels
+        #: pairs tested: min(a, b) << 32 | max(a, b) -> same text?, with a, b the numbers of two
+        #: prepared works (``fingerprint.compiled.judge.known_groups``); a re-added work is
+        #: prepared again under a new number, so it is compared again
+        self.pairs = PairCache(cache_size)
 
     def same(self, a: SeedIndex, b: SeedIndex) -> bool:
         """True when works ``a`` and ``b`` (their SeedIndex) are the same text (see the module

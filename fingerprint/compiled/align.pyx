@@ -6,6 +6,8 @@ from libc.stdint cimport int64_t, uint8_t
 from libc.stdlib cimport free, malloc, qsort
 
 cdef int MAX_LOOKBACK = 8  # chains a run may join, newest first
+cdef enum:
+    LANES = 8  # binary searches of the seed step run side by side
 
 
 cdef int _cmp_i64(const void *a, const void *b) noexcept nogil:
@@ -120,21 +122,32 @@ cdef object _align(const uint8_t[::1] page, const int64_t[:] page_grams,
     if lows == NULL:
         raise MemoryError()
     cdef const int64_t *codes = &work_codes[0]
-    cdef const int64_t *at
-    for t in range(n_grams):
-        g = page_grams[t]
-        # the first code >= g (lower bound), searched without branches (a conditional move)
-        at, hi = codes, n_codes
+    cdef const int64_t *at[LANES]
+    cdef int64_t want[LANES]
+    cdef Py_ssize_t t0, b, lanes
+    for t0 in range(0, n_grams, LANES):
+        # the first code >= each k-gram (lower bound), searched without branches (a
+        # conditional move), LANES k-grams in lockstep so that their memory loads overlap
+        # (every search halves the same lengths: they depend on n_codes only)
+        lanes = min(LANES, n_grams - t0)
+        for b in range(lanes):
+            at[b] = codes
+            want[b] = page_grams[t0 + b]
+        hi = n_codes
         while hi > 1:
             mid = hi >> 1
-            at = at + mid if at[mid] < g else at
+            for b in range(lanes):
+                at[b] = at[b] + mid if at[b][mid] < want[b] else at[b]
             hi -= mid
-        lo = (at - codes) + (at[0] < g)
-        if lo < n_codes and work_codes[lo] == g and work_repeats[lo] <= max_repeats:
-            lows[t] = lo
-            cap += work_repeats[lo]
-        else:
-            lows[t] = -1
+        for b in range(lanes):
+            g = want[b]
+            t = t0 + b
+            lo = (at[b] - codes) + (at[b][0] < g)
+            if lo < n_codes and work_codes[lo] == g and work_repeats[lo] <= max_repeats:
+                lows[t] = lo
+                cap += work_repeats[lo]
+            else:
+                lows[t] = -1
     if cap == 0:
         free(lows)
         return None

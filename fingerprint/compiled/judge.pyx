@@ -5,7 +5,8 @@ page letters each candidate matched, and which pairs of candidates may be the sa
 import numpy as np
 
 from libc.stdint cimport int64_t, uint8_t, uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memset
 
 
 def matched_masks(const uint8_t[::1] page, list works, list runs):
@@ -33,15 +34,19 @@ cdef uint64_t *_pack(const uint8_t[:, ::1] masks, int64_t *counts, Py_ssize_t wo
     cdef uint64_t *bits = <uint64_t *>malloc(m * words * sizeof(uint64_t) + 1)
     if bits == NULL:
         raise MemoryError()
+    cdef uint64_t word
+    cdef Py_ssize_t first, size
     with nogil:
         for i in range(m):
             counts[i] = 0
             for w in range(words):
-                bits[i * words + w] = 0
-            for p in range(n):
-                if masks[i, p]:
-                    bits[i * words + p // 64] |= (<uint64_t>1) << (p % 64)
-                    counts[i] += 1
+                first = 64 * w
+                size = min(64, n - first)
+                word = 0
+                for p in range(size):  # no branch: a mask is 0 or 1
+                    word |= (<uint64_t>masks[i, first + p]) << p
+                bits[i * words + w] = word
+                counts[i] += __builtin_popcountll(word)
     return bits
 
 
@@ -124,88 +129,110 @@ def compare_numbers(const uint8_t[::1] codes, const int64_t[::1] offsets, uint8_
     strictly inside one of the candidate's ``passages`` ((page_start, page_end, ...) tuples in
     letters) and next to a matched letter of its sentence (``boundaries``: the letters that
     start a sentence)."""
-    cdef Py_ssize_t n = codes.shape[0], m = masks.shape[0], p, q, w, b
-    cdef int64_t start, end, last = n - 1, a, z
+    cdef Py_ssize_t n = codes.shape[0], m = masks.shape[0], p, q, w, b, k, n_numbers = 0
+    cdef Py_ssize_t n_spans, most_spans = 0
+    cdef int64_t start, end, last = n - 1
+    cdef bint equal, inside
     equal_out = np.zeros(m, dtype=np.int64)
     other_out = np.zeros(m, dtype=np.int64)
     cdef int64_t[::1] same = equal_out, other = other_out
     if n == 0 or m == 0:
         return equal_out, other_out
-    # numbers: (start, end) in letters
-    cdef list numbers = []
-    p = 0
-    while p < n:
-        if codes[p] < digit_letter:
-            p += 1
-            continue
-        q = p + 1
-        while q < n and codes[q] >= digit_letter and offsets[q] - offsets[q - 1] == 1:
-            q += 1
-        numbers.append((p, q))
-        p = q
-    if not numbers:
-        return equal_out, other_out
-    opens = np.zeros(n + 1, dtype=np.uint8)
-    cdef uint8_t[::1] open_at = opens
-    for b in range(boundaries.shape[0]):
-        open_at[boundaries[b]] = 1
-    cdef bint equal, inside
-    cdef Py_ssize_t k, n_numbers = len(numbers)
-    is_equal = np.ones(n_numbers, dtype=np.uint8)
-    cdef uint8_t[::1] equal_at = is_equal
     for w in range(m):
-        # every number's letters first, then the letters beside each number
-        for k in range(n_numbers):
-            start, end = numbers[k]
-            equal_at[k] = 1
-            for p in range(start, end):
-                if not masks[w, p]:
-                    equal_at[k] = 0
-                    break
-            if not equal_at[k]:
-                for p in range(start, end):
-                    masks[w, p] = 0
-        spans = [(pa[0], pa[1]) for pa in passages[w]]
-        for k in range(n_numbers):
-            start, end = numbers[k]
-            equal = equal_at[k]
-            inside = False
-            for a, z in spans:
-                if start > a and end < z:
-                    inside = True
-                    break
-            if not inside:
+        most_spans = max(most_spans, len(passages[w]))
+    # numbers (start, end) in letters, then one candidate's passages (start, end), then the
+    # letters that open a sentence and whether each number is wholly matched
+    cdef int64_t *starts = <int64_t *>malloc((2 * n + 2 * most_spans + 1) * sizeof(int64_t))
+    cdef uint8_t *flags = <uint8_t *>malloc(2 * n + 2)
+    if starts == NULL or flags == NULL:
+        free(starts); free(flags)
+        raise MemoryError()
+    cdef int64_t *ends = starts + n
+    cdef int64_t *spans = starts + 2 * n
+    cdef uint8_t *open_at = flags
+    cdef uint8_t *equal_at = flags + n + 1
+    try:
+        p = 0
+        while p < n:
+            if codes[p] < digit_letter:
+                p += 1
                 continue
-            if (masks[w, max(start - 1, 0)] and not open_at[start]) \
-                    or (masks[w, min(end, last)] and not open_at[end]):
-                if equal:
-                    same[w] += 1
-                else:
-                    other[w] += 1
-    return equal_out, other_out
+            q = p + 1
+            while q < n and codes[q] >= digit_letter and offsets[q] - offsets[q - 1] == 1:
+                q += 1
+            starts[n_numbers] = p
+            ends[n_numbers] = q
+            n_numbers += 1
+            p = q
+        if n_numbers == 0:
+            return equal_out, other_out
+        for p in range(n + 1):
+            open_at[p] = 0
+        for b in range(boundaries.shape[0]):
+            open_at[boundaries[b]] = 1
+        for w in range(m):
+            # every number's letters first, then the letters beside each number
+            for k in range(n_numbers):
+                equal_at[k] = 1
+                for p in range(starts[k], ends[k]):
+                    if not masks[w, p]:
+                        equal_at[k] = 0
+                        break
+                if not equal_at[k]:
+                    for p in range(starts[k], ends[k]):
+                        masks[w, p] = 0
+            n_spans = 0
+            for passage in passages[w]:
+                spans[2 * n_spans] = passage[0]
+                spans[2 * n_spans + 1] = passage[1]
+                n_spans += 1
+            for k in range(n_numbers):
+                start, end = starts[k], ends[k]
+                inside = False
+                for b in range(n_spans):
+                    if start > spans[2 * b] and end < spans[2 * b + 1]:
+                        inside = True
+                        break
+                if not inside:
+                    continue
+                if (masks[w, max(start - 1, 0)] and not open_at[start]) \
+                        or (masks[w, min(end, last)] and not open_at[end]):
+                    if equal_at[k]:
+                        same[w] += 1
+                    else:
+                        other[w] += 1
+        return equal_out, other_out
+    finally:
+        free(starts); free(flags)
 
 
 def letter_groups(const uint8_t[:, ::1] masks, const int64_t[::1] group):
     """Int64 array (n_page_letters,): for each page letter, the number of distinct ``group``
     labels (each in [0, n_candidates)) among the candidates whose row of ``masks``
     ((n_candidates, n_page_letters) 0/1 bytes) sets it."""
-    cdef Py_ssize_t m = masks.shape[0], n = masks.shape[1], c, p
+    cdef Py_ssize_t m = masks.shape[0], n = masks.shape[1], c, d, p
     out = np.zeros(n, dtype=np.int64)
     cdef int64_t[::1] count = out
     if m == 0:
         return out
-    cdef int64_t *seen = <int64_t *>malloc(m * sizeof(int64_t))
-    if seen == NULL:
+    cdef uint8_t *union = <uint8_t *>malloc(n + 1)
+    if union == NULL:
         raise MemoryError()
     with nogil:
         for c in range(m):
-            seen[c] = -1
-        for p in range(n):
-            for c in range(m):
-                if masks[c, p] and seen[group[c]] != p:
-                    seen[group[c]] = p
-                    count[p] += 1
-    free(seen)
+            for d in range(c):
+                if group[d] == group[c]:
+                    break
+            else:  # the first member of its group: the union of its group's rows, counted once
+                for p in range(n):
+                    union[p] = masks[c, p]
+                for d in range(c + 1, m):
+                    if group[d] == group[c]:
+                        for p in range(n):
+                            union[p] |= masks[d, p]
+                for p in range(n):
+                    count[p] += union[p]
+    free(union)
     return out
 
 
@@ -216,14 +243,82 @@ cdef Py_ssize_t _root(Py_ssize_t *parent, Py_ssize_t i) noexcept:
     return i
 
 
-def known_groups(list pairs, const int64_t[::1] ids, dict known):
-    """(labels, unknown) of candidates ``ids`` (int64 (n_candidates,), each below 2**31) and
-    candidate pairs ``pairs`` ((i, j) tuples): labels, a list of n_candidates ints, the
-    connected components (each labelled by its smallest candidate) of the pairs that ``known``
-    maps to True; unknown, the pairs ``known`` does not hold, in order. ``known``: {pair key:
-    bool}, the key of candidates a and b being ``min(ids) << 32 | max(ids)``."""
+cdef class PairCache:
+    """Remembered answers for pairs of works: {key: bool} in a C hash table (open addressing,
+    linear probing; Fibonacci hashing, Knuth TAOCP vol. 3, 6.4). Keys are int64 other than 0
+    (``known_groups``' pair keys); ``capacity``: the pairs it can hold (its table has at least
+    twice as many slots); once full, it remembers nothing more until ``clear``."""
+
+    cdef int64_t *keys
+    cdef uint8_t *values
+    cdef Py_ssize_t size, count, capacity
+    cdef int shift
+
+    def __cinit__(self, Py_ssize_t capacity):
+        self.capacity = max(capacity, 1)
+        self.size, self.shift = 2, 63
+        while self.size < 2 * self.capacity:
+            self.size *= 2
+            self.shift -= 1
+        self.keys = <int64_t *>calloc(self.size, sizeof(int64_t))
+        self.values = <uint8_t *>calloc(self.size, 1)
+        self.count = 0
+        if self.keys == NULL or self.values == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.keys); free(self.values)
+
+    def __len__(self):
+        return self.count
+
+    cdef inline Py_ssize_t _slot(self, int64_t key) noexcept nogil:
+        cdef Py_ssize_t slot = <Py_ssize_t>((<uint64_t>key * 0x9E3779B97F4A7C15ULL) >> self.shift)
+        while self.keys[slot] != 0 and self.keys[slot] != key:
+            slot = (slot + 1) & (self.size - 1)
+        return slot
+
+    cdef int find(self, int64_t key) noexcept nogil:
+        """1 (same), 0 (not the same) or -1 (not remembered)."""
+        if key == 0:
+            return -1
+        cdef Py_ssize_t slot = self._slot(key)
+        return self.values[slot] if self.keys[slot] == key else -1
+
+    def get(self, int64_t key):
+        """True, False, or None when ``key`` is not remembered."""
+        cdef int found = self.find(key)
+        return None if found < 0 else found == 1
+
+    def put(self, int64_t key, bint same):
+        """Remember ``same`` for ``key`` (not 0: ValueError) -> False when the cache is full
+        and did not remember it, else True."""
+        if key == 0:
+            raise ValueError("a pair key is never 0")
+        cdef Py_ssize_t slot = self._slot(key)
+        if self.keys[slot] != key:
+            if self.count == self.capacity:
+                return False
+            self.keys[slot] = key
+            self.count += 1
+        self.values[slot] = same
+        return True
+
+    def clear(self):
+        """Forget every pair."""
+        memset(self.keys, 0, self.size * sizeof(int64_t))
+        self.count = 0
+
+
+def known_groups(list pairs, const int64_t[::1] ids, PairCache known, dict more=None):
+    """(labels, unknown) of candidates ``ids`` (int64 (n_candidates,), distinct, each below
+    2**31) and candidate pairs ``pairs`` ((i, j) tuples): labels, a list of n_candidates ints,
+    the connected components (each labelled by its smallest candidate) of the pairs that
+    ``known`` (or else ``more``, {key: bool}) holds as the same; unknown, the pairs neither
+    holds, in order. The key of candidates a and b is ``min(ids) << 32 | max(ids)``."""
     cdef Py_ssize_t m = ids.shape[0], i, j, a, b
     cdef int64_t lo, hi
+    cdef int same
     unknown = []
     cdef Py_ssize_t *parent = <Py_ssize_t *>malloc((m + 1) * sizeof(Py_ssize_t))
     if parent == NULL:
@@ -234,8 +329,11 @@ def known_groups(list pairs, const int64_t[::1] ids, dict known):
         for pair in pairs:
             i, j = pair
             lo, hi = min(ids[i], ids[j]), max(ids[i], ids[j])
-            same = known.get((lo << 32) | hi)
-            if same is None:
+            same = known.find((lo << 32) | hi)
+            if same < 0 and more:
+                found = more.get((lo << 32) | hi)
+                same = -1 if found is None else found
+            if same < 0:
                 unknown.append(pair)
             elif same:
                 a, b = _root(parent, i), _root(parent, j)
@@ -286,3 +384,125 @@ def sentence_starts(const uint8_t[::1] classes, const int64_t[::1] offsets, int 
             last = i
             found += 1
     return out[:found]
+
+
+cdef double _pairwise_sum(const double *a, Py_ssize_t n) noexcept nogil:
+    """Sum of ``a[:n]`` in NumPy's order (``pairwise_sum`` of numpy/_core/src/umath/
+    loops_utils.h.src: blocks of at most 128 values, eight accumulators each), so that it
+    equals ``np.sum`` of the same values bit for bit."""
+    cdef Py_ssize_t i, j, half
+    cdef double res
+    cdef double r[8]
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[i]
+        return res
+    if n <= 128:
+        for j in range(8):
+            r[j] = a[j]
+        i = 8
+        while i < n - (n % 8):
+            for j in range(8):
+                r[j] += a[i + j]
+            i += 8
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        while i < n:
+            res += a[i]
+            i += 1
+        return res
+    half = n // 2
+    half -= half % 8
+    return _pairwise_sum(a, half) + _pairwise_sum(a + half, n - half)
+
+
+def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[::1] offsets,
+               const int64_t[::1] boundaries, list aligned, bint exact, PairCache known,
+               same, tuple limits):
+    """The judgement of one page's aligned candidates, as ``Engine._judge`` describes it, in
+    one call -> (labels, kept).
+
+    page: the letters compared (``codes``, or the page's exact codes when ``exact``); codes,
+    offsets, boundaries: the page's ``Letters`` fields. aligned: (work_id, prepared, alignment)
+    of each candidate, prepared with ``.seeds.letters``, ``.exact`` and ``.number`` (a number
+    below 2**31 naming the work and its revision), alignment with ``.runs`` and ``.passages``.
+    known: the same-text answers of pairs (keys as ``known_groups``'), emptied first when the
+    page's pairs would pass its capacity; ``same(i, j) -> bool`` answers the pairs it lacks.
+    limits: (digit_letter, same_text_least, min_own_letters, max_number_mismatch,
+    min_distinct_letters, number_evidence_letters, min_score).
+    labels: the same-text group label of each candidate (list of int); kept: (i, score,
+    containment_page, containment_work) of each candidate that passes, in order (unrounded).
+    """
+    cdef int digit_letter
+    cdef int64_t min_own
+    cdef double least, max_mismatch, min_distinct, evidence, min_score
+    digit_letter, least, min_own, max_mismatch, min_distinct, evidence, min_score = limits
+    cdef Py_ssize_t m = len(aligned), n = page.shape[0], c, p
+    cdef list works = [], runs = [], passages = []
+    sizes_out = np.empty(m, dtype=np.int64)
+    ids_out = np.empty(m, dtype=np.int64)
+    cdef int64_t[::1] sizes = sizes_out, ids = ids_out
+    for c in range(m):
+        _, prep, aln = aligned[c]
+        letters = prep.seeds.letters
+        works.append(prep.exact if exact else letters)
+        runs.append(aln.runs)
+        passages.append(aln.passages)
+        sizes[c] = len(letters)
+        ids[c] = prep.number
+    masks = matched_masks(page, works, runs)
+    cdef uint8_t[:, ::1] mask = masks.view(np.uint8)
+    same_out, other_out = compare_numbers(codes, offsets, mask, passages, boundaries,
+                                          digit_letter)
+    cdef int64_t[::1] same_numbers = same_out, other_numbers = other_out
+    labels = list(range(m))
+    cdef int64_t lo, hi
+    if m >= 2:
+        pairs = same_text_pairs(mask, sizes, least)
+        if pairs:
+            if known.count + len(pairs) > known.capacity:
+                known.clear()
+            labels, unknown = known_groups(pairs, ids, known)
+            if unknown:  # answered, and remembered while the cache has room
+                answers = {}
+                for i, j in unknown:
+                    lo, hi = min(ids[i], ids[j]), max(ids[i], ids[j])
+                    answer = answers[(lo << 32) | hi] = bool(same(i, j))
+                    known.put((lo << 32) | hi, answer)
+                labels, _ = known_groups(pairs, ids, known, answers)
+    group = np.array(labels, dtype=np.int64)
+    cdef int64_t[::1] counts = letter_groups(mask, group)
+    cdef const uint8_t[::1] shadowed = dominated(mask, group, min_own).view(np.uint8)
+    cdef double *weight = <double *>malloc(n * sizeof(double) + 1)
+    cdef double *picked = <double *>malloc(n * sizeof(double) + 1)
+    cdef double distinct, cp, cw, score
+    cdef Py_ssize_t k
+    cdef list kept = []
+    if weight == NULL or picked == NULL:
+        free(weight); free(picked)
+        raise MemoryError()
+    try:
+        for p in range(n):
+            weight[p] = 1.0 / <double>max(counts[p], 1)
+        for c in range(m):
+            if other_numbers[c] > max_mismatch * <double>(same_numbers[c] + other_numbers[c]):
+                continue
+            if shadowed[c]:
+                continue
+            k = 0
+            for p in range(n):
+                if mask[c, p]:
+                    picked[k] = weight[p]
+                    k += 1
+            distinct = 0.0 + _pairwise_sum(picked, k)
+            if distinct + evidence * <double>same_numbers[c] < min_distinct:
+                continue
+            cp = distinct / <double>n
+            cw = min(1.0, distinct / <double>sizes[c])
+            score = max(cp, cw)
+            if score < min_score:
+                continue
+            kept.append((c, score, cp, cw))
+        return labels, kept
+    finally:
+        free(weight); free(picked)

@@ -118,3 +118,89 @@ def renumber(const int64_t[::1] numbers, int64_t[::1] scratch):
     for i in range(k):
         scratch[distinct[i]] = -1
     return distinct_out[:k], inverse_out
+
+
+cdef bint _before(Py_ssize_t a, Py_ssize_t b, const int64_t *count, list works) except -1:
+    """Work a ranks before work b: more hits, then the smaller id."""
+    if count[a] != count[b]:
+        return count[a] > count[b]
+    return works[a] < works[b]
+
+
+def rank(const int64_t[::1] work, const int64_t[::1] window, list works, int64_t min_hits,
+         Py_ssize_t max_candidates):
+    """The candidates of a lookup's postings -> list of (work, hits), work as a position in
+    ``works``: the works with at least ``min_hits`` postings, most hits first, ties by id
+    (``works``: the distinct work ids, str), among the first ``4 * max_candidates``, up to
+    ``max_candidates`` distinct hit sets (works with the same number of hits on the same sorted
+    ``window`` numbers take one place, each listed). work, window: int64 (n_postings,), each
+    posting's work (a position in ``works``) and window."""
+    cdef Py_ssize_t n_works = len(works), n = work.shape[0], w, i, j, size = 0, pool_max
+    cdef Py_ssize_t seen = 0, k
+    cdef bint new
+    pool_max = 4 * max_candidates
+    cdef int64_t *count = <int64_t *>malloc((3 * n_works + pool_max + n + 1) * sizeof(int64_t))
+    if count == NULL:
+        raise MemoryError()
+    cdef int64_t *start = count + n_works  # each work's first posting in ``sorted_windows``
+    cdef int64_t *fill = start + n_works
+    cdef int64_t *pool = fill + n_works
+    cdef int64_t *sorted_windows = pool + pool_max
+    cdef int64_t t, a, b, value
+    cdef list best = []
+    try:
+        for w in range(n_works):
+            count[w] = 0
+        for i in range(n):
+            count[work[i]] += 1
+        # the first pool_max works in rank order: insertion into a sorted pool
+        for w in range(n_works):
+            if count[w] < min_hits:
+                continue
+            if size == pool_max and not _before(w, pool[size - 1], count, works):
+                continue
+            i = size if size < pool_max else size - 1
+            while i > 0 and _before(w, pool[i - 1], count, works):
+                pool[i] = pool[i - 1]
+                i -= 1
+            pool[i] = w
+            if size < pool_max:
+                size += 1
+        if size <= max_candidates:
+            return [(pool[i], count[pool[i]]) for i in range(size)]
+        # each work's windows, sorted (a work's windows are a handful: insertion sort)
+        t = 0
+        for w in range(n_works):
+            start[w] = t
+            fill[w] = t
+            t += count[w]
+        for i in range(n):
+            sorted_windows[fill[work[i]]] = window[i]
+            fill[work[i]] += 1
+        for w in range(n_works):
+            for a in range(start[w] + 1, start[w] + count[w]):
+                value = sorted_windows[a]
+                b = a
+                while b > start[w] and sorted_windows[b - 1] > value:
+                    sorted_windows[b] = sorted_windows[b - 1]
+                    b -= 1
+                sorted_windows[b] = value
+        for i in range(size):
+            w = pool[i]
+            new = True
+            for j in range(i):  # an earlier work with the same hits on the same windows?
+                if count[pool[j]] == count[w]:
+                    for k in range(count[w]):
+                        if sorted_windows[start[pool[j]] + k] != sorted_windows[start[w] + k]:
+                            break
+                    else:
+                        new = False
+                        break
+            if new:
+                if seen == max_candidates:
+                    break
+                seen += 1
+            best.append((w, count[w]))
+        return best
+    finally:
+        free(count)

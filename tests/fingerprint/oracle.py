@@ -348,6 +348,36 @@ def rank_reference(config, hits: dict[int, list[tuple[str, int]]]) -> list[tuple
     return best
 
 
+def rank_hits_reference(config, hits) -> list[tuple[int, int]]:
+    """Reference of ``fingerprint.compiled.lookup.rank`` (behind ``Engine._rank``) from a
+    lookup's ``Hits``: (work position, hits) of the candidates."""
+    c = config
+    counts = np.bincount(hits.work, minlength=len(hits.works))
+    works = hits.works
+    # the works below min_window_hits come last in this order: dropped before sorting
+    eligible = np.flatnonzero(counts >= c.min_window_hits).tolist()
+    hit = counts.tolist()
+    pool = heapq.nsmallest(4 * c.max_candidates, eligible, key=lambda w: (-hit[w], works[w]))
+    if len(pool) <= c.max_candidates:
+        return [(w, hit[w]) for w in pool]
+    shared = Counter(hit[w] for w in pool)
+    order = np.lexsort((hits.window, hits.work))  # each work's windows, sorted
+    bounds = np.concatenate(([0], np.cumsum(counts)))
+    windows = hits.window[order]
+    seen: set = set()
+    best = []
+    for w in pool:
+        n = hit[w]
+        # works with the same number of hits are one place when they hit the same windows
+        hit_set = (n, windows[bounds[w]:bounds[w + 1]].tobytes()) if shared[n] > 1 else w
+        if hit_set not in seen:
+            if len(seen) == c.max_candidates:
+                break
+            seen.add(hit_set)
+        best.append((w, n))
+    return best
+
+
 def align_each_reference(page_codes: np.ndarray, works: list[SeedIndex], least: list[int],
                          *args) -> list[tuple[int, Alignment]]:
     """The engine's loop over its candidates before ``verify.align_each``: each work aligned
@@ -378,3 +408,58 @@ def sentence_starts_reference(letters: Letters) -> np.ndarray:
     keep = (bounds > 0) & (bounds < len(letters.offsets))
     keep[1:] &= bounds[1:] != bounds[:-1]
     return bounds[keep].astype(np.int64)
+
+
+def judge_reference(engine, letters: Letters, exact: np.ndarray | None, aligned: list,
+                    known: dict[int, bool]) -> list:
+    """Reference of ``Engine._judge`` (``fingerprint.compiled.judge.judge_page`` and the
+    Matches built from it): the NumPy references of each step, the same-text pairs answered by
+    ``engine._same_text.same`` and remembered in ``known``."""
+    from fingerprint.engine import Match, Passage
+
+    if not aligned:
+        return []
+    c = engine.config
+    page = letters.codes if exact is None else exact
+    masks = matched_masks_reference(page, [prep.seeds.letters if exact is None else prep.exact
+                                           for _, prep, _ in aligned],
+                                    [aln.runs for _, _, aln in aligned])
+    same_numbers, other_numbers = compare_numbers_reference(
+        numbers_reference(letters), masks, [aln.passages for _, _, aln in aligned],
+        letters.boundaries)
+    group = list(range(len(aligned)))
+    sizes = np.array([prep.seeds.n_letters for _, prep, _ in aligned], dtype=np.int64)
+    pairs = same_text_pairs_reference(masks, sizes, c.same_text_share * (1 - c.same_text_frame))
+    if pairs:
+        ids = np.array([prep.number for _, prep, _ in aligned], dtype=np.int64)
+        group, unknown = known_groups_reference(pairs, ids, known)
+        for i, j in unknown:
+            lo, hi = sorted((int(ids[i]), int(ids[j])))
+            known[lo << 32 | hi] = engine._same_text.same(aligned[i][1].seeds,
+                                                          aligned[j][1].seeds)
+        group, _ = known_groups_reference(pairs, ids, known)
+    weight = 1.0 / np.maximum(letter_groups_reference(masks, group), 1)
+    shadowed = dominated_reference(masks, group, c.min_own_letters)
+    out = []
+    po, n = letters.offsets, len(letters)
+    for i, (work_id, prep, aln) in enumerate(aligned):
+        same, other = int(same_numbers[i]), int(other_numbers[i])
+        if other > c.max_number_mismatch * (same + other) or shadowed[i]:
+            continue
+        distinct = float(weight[masks[i]].sum())
+        if distinct + c.number_evidence_letters * same < c.min_distinct_letters:
+            continue
+        cp, cw = distinct / n, min(1.0, distinct / prep.seeds.n_letters)
+        score = max(cp, cw)
+        if score < c.min_score:
+            continue
+        wo = prep.offsets
+        passages = [Passage(int(po[a]), int(po[b - 1]) + 1, int(wo[s]), int(wo[e - 1]) + 1)
+                    for a, b, s, e in aln.passages]
+        out.append((group[i], Match(work_id, round(score, 4), round(cp, 4), round(cw, 4),
+                                    passages)))
+    for label, match in out:
+        match.same_text = sorted(m.work_id for g, m in out if g == label)
+    matches = [match for _, match in out]
+    matches.sort(key=lambda m: (-m.score, m.work_id))
+    return matches

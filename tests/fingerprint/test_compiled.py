@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from fingerprint import Engine
 from fingerprint.compiled.judge import (
+    PairCache,
     compare_numbers,
     dominated,
     known_groups,
@@ -33,12 +34,14 @@ from tests.fingerprint.oracle import (
     compare_numbers_reference,
     dominated_reference,
     exact_codes_reference,
+    judge_reference,
     kgram_codes_reference,
     known_groups_reference,
     letter_groups_reference,
     matched_masks_reference,
     mix_reference,
     numbers_reference,
+    rank_hits_reference,
     rank_reference,
     same_text_pairs_reference,
     sentence_starts_reference,
@@ -143,12 +146,18 @@ def test_compiled_known_groups_give_the_reference_groups(drawn):
     m, numbers, drawn_pairs, answers = drawn
     ids = np.array(numbers, dtype=np.int64)
     pairs = sorted({(min(i, j), max(i, j)) for i, j in drawn_pairs if i != j})
-    known = {}
+    # the answers: half of them in a PairCache that holds only those, half in a dict beside it
+    known, cache, more = {}, PairCache(len(pairs) // 2), {}
     for (i, j), same in zip(pairs, answers, strict=False):
         if same is not None:
             lo, hi = sorted((numbers[i], numbers[j]))
             known[lo << 32 | hi] = same
-    labels, unknown = known_groups(pairs, ids, known)
+            if not cache.put(lo << 32 | hi, same):
+                more[lo << 32 | hi] = same
+    assert len(cache) + len(more) == len(known) and len(cache) <= max(len(pairs) // 2, 1)
+    assert all((cache.get(key) if key not in more else more[key]) == same
+               for key, same in known.items())
+    labels, unknown = known_groups(pairs, ids, cache, more)
     want_labels, want_unknown = known_groups_reference(pairs, ids, known)
     assert partition(labels) == partition(want_labels)
     assert labels == partition(labels)  # each group labelled by its first candidate
@@ -256,8 +265,9 @@ def test_ranking_the_hit_arrays_gives_the_reference_candidates(seed, n_works, sp
                 found.setdefault(int(rng.integers(0, 30)) if copy else key, []).append(
                     (f"w{w:02d}-{copy}", window))
     hits = hits_from_lookup(found, None)
-    ranked = [(hits.works[w], n) for w, n in engine._rank(hits)]
-    assert ranked == rank_reference(engine.config, found)
+    ranked = engine._rank(hits)
+    assert ranked == rank_hits_reference(engine.config, hits)
+    assert [(hits.works[w], n) for w, n in ranked] == rank_reference(engine.config, found)
 
 
 @settings(max_examples=200, deadline=None)
@@ -309,3 +319,53 @@ def test_renumbering_work_numbers_gives_np_unique_groups(numbers):
     assert sorted(distinct.tolist()) == np.unique(numbers).tolist()
     assert distinct[inverse].tolist() == numbers
     assert (scratch == -1).all()
+
+
+def judged_page(engine, page: str) -> tuple:
+    """(letters, exact codes, aligned candidates) of a page, as ``Engine.match_with_keys``
+    gives them to ``Engine._judge``."""
+    letters = engine.letters(page)
+    hits = engine._hits(engine._query_key_array(letters))
+    ranked = [w for w, _ in engine._rank(hits)]
+    revisions = {hits.works[w]: ("index", hits.revisions[w]) for w in ranked}
+    aligned = engine._align_candidates(letters, [hits.works[w] for w in ranked], revisions)
+    return letters, exact_codes(letters, page), aligned
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32), st.integers(2, 12), st.integers(1, 4))
+def test_judging_a_page_in_one_call_gives_the_reference_matches(chapters, seed, n_works, copies):
+    # templated works (one text with other numbers and names filled in), a text registered
+    # several times (some with a header of their own), and a page copied from one of them
+    # with edits: numbers, dominance, same-text groups and the template discount all decide
+    rng = np.random.default_rng(seed)
+    text = "".join(chapter["text"] for chapter in chapters)
+    a = int(rng.integers(0, len(text) - 2000))
+    clauses = [text[a + i:a + i + int(rng.integers(20, 120))] for i in range(0, 1200, 120)]
+
+    def filled() -> str:
+        parts = []
+        for clause in clauses:
+            parts.append(clause)
+            if rng.random() < 0.5:
+                parts.append(f"第{int(rng.integers(1, 10**int(rng.integers(1, 6))))}号")
+            if rng.random() < 0.4:
+                parts.append(text[int(rng.integers(0, len(text) - 80)):][:int(rng.integers(10, 80))])
+        return "".join(parts)
+
+    works = [filled() for _ in range(n_works)]
+    works += [("通告" * int(rng.integers(0, 3))) + works[0] for _ in range(copies - 1)]
+    engine = Engine(MemoryIndex(), MemoryWorkStore())
+    for i, work in enumerate(works):
+        engine.add_work(f"w{i:02d}", work)
+    page = works[int(rng.integers(0, len(works)))]
+    for _ in range(int(rng.integers(0, 6))):  # cuts, now and then a digit typed in
+        at = int(rng.integers(0, len(page)))
+        page = page[:at] + str(rng.integers(0, 10)) * int(rng.random() < 0.2) \
+            + page[at + int(rng.integers(0, 40)):]
+    letters, exact, aligned = judged_page(engine, page)
+
+    assert engine._judge(letters, exact, aligned) \
+        == judge_reference(engine, letters, exact, aligned, {})
+    assert engine._judge(letters, None, aligned) \
+        == judge_reference(engine, letters, None, aligned, {})

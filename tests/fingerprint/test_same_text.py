@@ -131,3 +131,40 @@ def test_judgments_of_one_batch_of_cases_are_not_the_same_text():
     engine = _engine(texts)
     for work_id, text in texts.items():
         assert _found(engine, _page(text)) == {work_id: [work_id]}
+
+
+def test_a_work_re_added_with_another_text_is_compared_again(hearing):
+    # the pair "same text?" is remembered per prepared work: a re-added work is another one
+    target, other = hearing[3], hearing[4]
+    engine = _engine({**_siblings(hearing, target), "a": target, "b": target})
+    assert _found(engine, _page(target)) == {"a": ["a", "b"], "b": ["a", "b"]}
+    engine.add_work("b", other)
+    assert _found(engine, _page(target)) == {"a": ["a"]}
+    engine.add_work("b", target)
+    assert _found(engine, _page(target)) == {"a": ["a", "b"], "b": ["a", "b"]}
+
+
+def test_running_out_of_work_numbers_forgets_the_cache_not_the_groups(hearing, monkeypatch):
+    # the pair cache packs two work numbers in one int64: when they run out, every prepared
+    # work and pair is forgotten and numbered again, and pages are judged as before
+    texts = {**_siblings(hearing, hearing[2]), "a": hearing[2], "b": HEADER + hearing[2]}
+    pages = [_page(hearing[2]), _page(hearing[9]), _page(HEADER + hearing[2])] * 3
+    expected = [_engine(texts).match(page) for page in pages]
+    monkeypatch.setattr("fingerprint.engine._MAX_PREPARED_NUMBER", 25)  # a page's candidates
+    engine = _engine(texts)
+    prepared = []
+    for page in pages:
+        prepared.append(engine._prepared_count)
+        assert engine.match(page) == expected[len(prepared) - 1]
+    assert any(b < a for a, b in zip(prepared, prepared[1:], strict=False))  # numbered again
+
+
+def test_a_page_with_more_candidate_pairs_than_the_pair_cache_holds_is_judged_the_same(hearing):
+    # cache_size=1 remembers 8 pairs; a page of this template has a hundred candidate pairs
+    texts = {**_siblings(hearing, hearing[2]), "a": hearing[2], "b": HEADER + hearing[2]}
+    small = Engine(MemoryIndex(), MemoryWorkStore(), cache_size=1)
+    small.add_works(texts.items())
+    engine = _engine(texts)
+    for page in (_page(hearing[2]), _page(hearing[9]), _page(HEADER + hearing[2])):
+        assert small.match(page) == engine.match(page)
+    assert _found(small, _page(hearing[2])) == {"a": ["a", "b"], "b": ["a", "b"]}
