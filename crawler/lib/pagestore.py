@@ -366,12 +366,28 @@ class PageStore:
         version = {"page_id": page_id, "canonical_url": canonical_url, "number": number,
                    "text": text, "title": fields["title"], "text_hash": text_hash,
                    "fetched_at": now, "scan_id": fields["scan_id"]}
-        version_id = str(self.versions.insert_one(version).inserted_id)
+        try:
+            version_id = str(self.versions.insert_one(version).inserted_id)
+        except pymongo.errors.DuplicateKeyError:
+            self._adopt_version(page, number)
+            raise  # ``save`` tries again against the page as it now stands
         changes = {**fields, "text_hash": text_hash, "version_id": version_id, "versions": number}
         self.pages.update_one({"_id": page["_id"]}, {"$set": changes})
         stored = (Page.from_doc({**page, **changes}),
                   PageVersion.from_doc({**version, "_id": version_id}))
         return StoreResult(page_id, version_id, "new" if number == 1 else "changed", stored)
+
+    def _adopt_version(self, page: dict, number: int) -> None:
+        """Point ``page`` at its stored version ``number`` when the page was never updated to
+        it: its worker died between ``_save``'s version insert and page update. A save still
+        between those two writes sets the same version fields itself, so this changes nothing
+        for it. Without this, every later save of the page would fail on the unique index."""
+        orphan = self.versions.find_one({"page_id": str(page["_id"]), "number": number},
+                                        {"text_hash": 1})
+        if orphan is not None:
+            self.pages.update_one({"_id": page["_id"], "versions": number - 1}, {"$set": {
+                "text_hash": orphan["text_hash"], "version_id": str(orphan["_id"]),
+                "versions": number}})
 
 
 def _now() -> datetime:

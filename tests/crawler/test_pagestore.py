@@ -139,3 +139,24 @@ def test_a_version_left_without_its_page_is_taken_over(store, text):
     assert store.versions.count_documents({"canonical_url": "http://x.cn/a"}) == len(history)
     assert page.version_id == result.version_id and result.needs_matching
     assert store.version(result.version_id).text == text
+
+
+@pytest.mark.parametrize("next_text", ["第二版正文", "第三版正文"], ids=["same-text", "newer-text"])
+def test_a_changed_version_left_without_its_page_is_taken_over(store, next_text):
+    """A worker that died between a changed page's version insert and page update left version
+    2 that the page does not point to: the next save adopts it instead of failing on the unique
+    index for ever, and stores a third version only for a newer text."""
+    text = "第一版正文"
+    page_id = save(store, text).page_id
+    orphan = store.versions.insert_one({
+        "page_id": page_id, "canonical_url": "http://x.cn/a", "number": 2, "text": "第二版正文",
+        "title": "T", "text_hash": sha256("第二版正文"), "fetched_at": None,
+        "scan_id": 1}).inserted_id
+    result = save(store, next_text)
+    history = store.history(page_id)
+    expected = list(dict.fromkeys([text, "第二版正文", next_text]))
+    assert [v.text_hash for v in history] == [sha256(t) for t in expected]
+    assert history[1].id == str(orphan)
+    page = store.get("http://x.cn/a")
+    assert page.version_id == result.version_id == history[-1].id
+    assert result.change == ("unchanged" if next_text == "第二版正文" else "changed")
