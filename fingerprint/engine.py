@@ -130,6 +130,24 @@ def exact_codes(letters: Letters, text: str) -> np.ndarray:
                                 DIGIT_LETTER)
 
 
+def matches_of(kept: list, page_offsets: np.ndarray) -> list[Match]:
+    """The Match of each judged candidate ``kept`` ((same-text group label, work id,
+    _Prepared, Alignment, score, containment of the page, containment of the work) tuples),
+    passages in characters of the page (``page_offsets``: a letter's character offset) and of
+    the work; ``same_text`` lists the works of its group. Sorted by score, then work id."""
+    out = []
+    for label, work_id, prep, aln, score, cp, cw in kept:
+        wo = prep.offsets
+        passages = [Passage(int(page_offsets[a]), int(page_offsets[b - 1]) + 1, int(wo[s]),
+                            int(wo[e - 1]) + 1) for a, b, s, e in aln.passages]
+        out.append((label, Match(work_id, round(score, 4), round(cp, 4), round(cw, 4), passages)))
+    for label, match in out:
+        match.same_text = sorted(m.work_id for g, m in out if g == label)
+    matches = [match for _, match in out]
+    matches.sort(key=lambda m: (-m.score, m.work_id))
+    return matches
+
+
 class Engine:
     """Near-duplicate detection of Chinese (and Latin-script) text against indexed works.
 
@@ -611,17 +629,5 @@ class Engine:
             (DIGIT_LETTER, c.same_text_share * (1 - c.same_text_frame), c.min_own_letters,
              c.max_number_mismatch, c.min_distinct_letters, c.number_evidence_letters,
              c.min_score))
-        out = []
-        po = letters.offsets
-        for i, score, cp, cw in kept:
-            work_id, prep, aln = aligned[i]
-            wo = prep.offsets
-            passages = [Passage(int(po[a]), int(po[b - 1]) + 1, int(wo[s]), int(wo[e - 1]) + 1)
-                        for a, b, s, e in aln.passages]
-            out.append((labels[i], Match(work_id, round(score, 4), round(cp, 4), round(cw, 4),
-                                         passages)))
-        for label, match in out:
-            match.same_text = sorted(m.work_id for g, m in out if g == label)
-        matches = [match for _, match in out]
-        matches.sort(key=lambda m: (-m.score, m.work_id))
-        return matches
+        return matches_of([(labels[i], *aligned[i], score, cp, cw) for i, score, cp, cw in kept],
+                          letters.offsets)

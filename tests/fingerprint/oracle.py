@@ -413,9 +413,10 @@ def sentence_starts_reference(letters: Letters) -> np.ndarray:
 def judge_reference(engine, letters: Letters, exact: np.ndarray | None, aligned: list,
                     known: dict[int, bool]) -> list:
     """Reference of ``Engine._judge`` (``fingerprint.compiled.judge.judge_page`` and the
-    Matches built from it): the NumPy references of each step, the same-text pairs answered by
-    ``engine._same_text.same`` and remembered in ``known``."""
-    from fingerprint.engine import Match, Passage
+    Matches built from it, by the engine's own ``matches_of``): the NumPy references of each
+    step, the same-text pairs answered by ``engine._same_text.same`` and remembered in
+    ``known``."""
+    from fingerprint.engine import matches_of
 
     if not aligned:
         return []
@@ -453,13 +454,5 @@ def judge_reference(engine, letters: Letters, exact: np.ndarray | None, aligned:
         score = max(cp, cw)
         if score < c.min_score:
             continue
-        wo = prep.offsets
-        passages = [Passage(int(po[a]), int(po[b - 1]) + 1, int(wo[s]), int(wo[e - 1]) + 1)
-                    for a, b, s, e in aln.passages]
-        out.append((group[i], Match(work_id, round(score, 4), round(cp, 4), round(cw, 4),
-                                    passages)))
-    for label, match in out:
-        match.same_text = sorted(m.work_id for g, m in out if g == label)
-    matches = [match for _, match in out]
-    matches.sort(key=lambda m: (-m.score, m.work_id))
-    return matches
+        out.append((group[i], work_id, prep, aln, score, cp, cw))
+    return matches_of(out, po)
