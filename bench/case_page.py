@@ -1,7 +1,7 @@
 """Benchmark of the case list, the case page with many pages per case, the work's page and the
 scan list.
 
-Everything real and local (bench.crawl_bench.setup_environment: MongoDB and Redis from
+Everything real and local (bench.crawl_bench.bench_environment: MongoDB and Redis from
 tracker.runtime.embedded, a fresh SQLite Django database, migrated). Seeded: ``--cases`` cases
 of one work (three chapters) on as many sites, the first with ``--pages`` matched pages (Match
 rows), the others with 3 each, spread over SCANS finished scans. Timed with Django's test client
@@ -21,13 +21,10 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import shutil
 import statistics
-import tempfile
 import time
-from pathlib import Path
 
-from bench.crawl_bench import setup_environment
+from bench.crawl_bench import bench_environment
 
 SCANS = 20  # finished scans the pages are spread over (the scan list shows them all)
 
@@ -87,9 +84,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--cases", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args(argv)
-    tmp = Path(tempfile.mkdtemp(prefix="case-bench-"))
-    servers = setup_environment(tmp)
-    try:
+    with bench_environment("case-bench-"):
         from django.conf import settings
         from django.contrib.auth import get_user_model
         from django.core.management import call_command
@@ -115,10 +110,6 @@ def main(argv: list[str] | None = None) -> dict:
                                                             1)}
         print(json.dumps(report, ensure_ascii=False))
         return report
-    finally:
-        for server in servers:
-            server.stop()
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ text is inserted by a script after load), which the plain crawler would see empt
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -115,6 +116,21 @@ def serve_mirror(mirrors: int):
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, args=(0.2,), daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+@contextlib.contextmanager
+def bench_environment(prefix: str):
+    """``setup_environment`` in a fresh temporary folder whose name starts with ``prefix``;
+    yields the started services (embedded.Service list), stopped and the folder removed on
+    leaving."""
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
+    services = setup_environment(tmp)
+    try:
+        yield services
+    finally:
+        for service in services:
+            service.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def setup_environment(tmp: Path):

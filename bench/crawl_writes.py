@@ -12,16 +12,14 @@ and Redis, psutil) and wall ms (the round trip included), two rounds.
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bench.crawl_bench import cpu_seconds, setup_environment  # noqa: E402
+from bench.crawl_bench import bench_environment, cpu_seconds  # noqa: E402
 
 PAGE = ROOT / "demo" / "site" / "news" / "qq-qq.html"
 BODY_BYTES = 39_000  # the mean stashed exchange of crawl_bench's pages
@@ -31,9 +29,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=300, help="writes of each kind per round")
     args = parser.parse_args(argv)
-    tmp = Path(tempfile.mkdtemp(prefix="crawl-writes-"))
-    services = setup_environment(tmp)
-    try:
+    with bench_environment("crawl-writes-") as services:
         from crawler import scans
         from crawler.lib.exchange import Exchange, Hop
         from tracker.text import decode_bytes, extract_document
@@ -75,10 +71,6 @@ def main(argv=None) -> int:
                 print(f"| {r + 1} | {name} | {(time.process_time() - cpu) / args.n * 1000:.2f} "
                       f"| {(cpu_seconds(servers) - server) / args.n * 1000:.2f} "
                       f"| {(time.perf_counter() - wall) / args.n * 1000:.2f} |")
-    finally:
-        for service in services:
-            service.stop()
-        shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 

@@ -17,16 +17,14 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
-import shutil
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bench.crawl_bench import register_works, setup_environment  # noqa: E402
+from bench.crawl_bench import bench_environment, register_works  # noqa: E402
 
 SITE = ROOT / "demo" / "site"
 
@@ -57,9 +55,7 @@ def main(argv=None) -> int:
     parser.add_argument("--copies", type=int, default=20)
     parser.add_argument("--top", type=int, default=25)
     args = parser.parse_args(argv)
-    tmp = Path(tempfile.mkdtemp(prefix="match-profile-"))
-    services = setup_environment(tmp)
-    try:
+    with bench_environment("match-profile-"):
         from django.db import connection
         from django.test.utils import CaptureQueriesContext
 
@@ -114,10 +110,6 @@ def main(argv=None) -> int:
             print(f"| {name} | {cpu[name] / n * 1000:.2f} | {wall[name] / n * 1000:.2f} |")
         print(f"| all | {sum(cpu.values()) / n * 1000:.2f} | {sum(wall.values()) / n * 1000:.2f} |\n")
         pstats.Stats(profile).sort_stats("cumulative").print_stats(r"crawler|tracker|fingerprint|sql/compiler|sqlite3|pymongo/synchronous/collection", args.top)
-    finally:
-        for service in services:
-            service.stop()
-        shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 

@@ -1,6 +1,6 @@
 """Benchmark of the stored-page search for new works (crawler.rematch.run, issue 12).
 
-Everything is real and local (bench.crawl_bench.setup_environment: MongoDB and Redis from
+Everything is real and local (bench.crawl_bench.bench_environment: MongoDB and Redis from
 tracker.runtime.embedded, a fresh SQLite Django database). The page store (crawler.lib.pagestore, the
 platform's MongoDB) receives ``--pages`` pages with one current version each: windows of
 ``--page-chars`` characters cut from the novels' chapters and the People's Daily paragraphs of
@@ -29,16 +29,14 @@ import gzip
 import json
 import os
 import random
-import shutil
 import statistics
-import tempfile
 import time
 from pathlib import Path
 
 import bson
 
 from bench.corpus import DATA_DIR
-from bench.crawl_bench import setup_environment
+from bench.crawl_bench import bench_environment
 
 PASSAGE_CHARS = 600
 
@@ -170,9 +168,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--data", type=Path, default=DATA_DIR)
     args = parser.parse_args(argv)
 
-    tmp = Path(tempfile.mkdtemp(prefix="bench-rematch-"))
-    services = setup_environment(tmp)
-    try:
+    with bench_environment("bench-rematch-"):
         from crawler.lib.pagestore import PageStore
         from tracker.core.connections import get_mongo_db
         from tracker.core.engine import get_engine
@@ -203,10 +199,6 @@ def main(argv: list[str] | None = None) -> dict:
                 "load": [min(r["load_before"] for r in mine), max(r["load_after"] for r in mine)]}
         print(json.dumps(summary), flush=True)
         return summary
-    finally:
-        for service in services:
-            service.stop()
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
