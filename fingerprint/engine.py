@@ -520,10 +520,9 @@ class Engine:
         passages); a Match when it passes the thresholds, else None (also when the work is not
         stored)."""
         revision = self.store.revisions([work_id]).get(work_id)
-        found = self._align(letters, work_id, None if revision is None else ("store", revision))
-        if found is None:
-            return None
-        matches = self._judge(letters, None, [(work_id, *found)])
+        aligned = self._align_candidates(
+            letters, [work_id], {} if revision is None else {work_id: ("store", revision)})
+        matches = self._judge(letters, None, aligned)
         return matches[0] if matches else None
 
     def _align_candidates(self, letters: Letters, work_ids: list[str],
@@ -543,21 +542,6 @@ class Engine:
                            c.max_gap, c.max_shift, c.min_passage_letters, c.max_seed_repeats,
                            c.seed_stride, kgram_codes(letters.codes, c.seed_k)[::c.seed_stride])
         return [(*prepared[i], aln) for i, aln in found]
-
-    def _align(self, letters: Letters, work_id: str, revision: tuple[str, str] | None
-               ) -> tuple[_Prepared, Alignment] | None:
-        """(prepared work, alignment) of a candidate, or None when the work is not stored or
-        shares fewer matched letters with the page than ``_need``."""
-        self._make_room(1)
-        prep = self._prepared(work_id, revision)
-        if prep is None:
-            return None
-        c = self.config
-        aln = align(letters.codes, prep.seeds, c.max_gap, c.max_shift, c.min_passage_letters,
-                    c.max_seed_repeats, c.seed_stride)
-        if aln.page_covered < prep.need:
-            return None
-        return prep, aln
 
     def _make_room(self, works: int) -> None:
         """Make sure ``works`` more works can be prepared with distinct numbers
