@@ -86,6 +86,8 @@ class EngineConfig:
             raise ValueError("letters must be a non-empty subset of a-z")
         if not 1 <= self.anchor_k <= 12 or not 4 <= self.seed_k <= 12:
             raise ValueError("anchor_k must be in [1, 12] and seed_k in [4, 12]")
+        if self.anchor_k > self.window_letters:  # a window's key hashes its first k-gram
+            raise ValueError("anchor_k must not be larger than window_letters")
         if not self.anchor_k <= self.short_k <= min(12, 2 * self.anchor_k):
             raise ValueError("short_k must be in [anchor_k, min(12, 2 * anchor_k)]")
         if not 1 <= self.seed_stride <= self.seed_k:

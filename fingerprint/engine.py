@@ -20,6 +20,7 @@ import numpy as np
 
 from fingerprint.compiled.judge import exact_codes as compiled_exact_codes
 from fingerprint.compiled.judge import judge_page
+from fingerprint.compiled.keys import sequence_keys
 from fingerprint.compiled.lookup import rank
 from fingerprint.config import EngineConfig
 from fingerprint.fingerprints import Quantizer
@@ -35,7 +36,7 @@ from fingerprint.letters import (
 from fingerprint.same_text import SameTextGroups
 from fingerprint.shortdoc import short_keys
 from fingerprint.verify import Alignment, SeedIndex, align, align_each
-from fingerprint.windows import content_radius, kgram_codes, mix, window_starts, winnow
+from fingerprint.windows import content_radius, kgram_codes, mix, winnow
 
 SCHEME_VERSION = "fp2"  # bump when the key computation changes in code
 _MAX_HASH = np.uint64(2**64 - 1)  # winnowing's padding
@@ -188,28 +189,30 @@ class Engine:
                                     f"max_text_chars={self.config.max_text_chars}")
         return self.table.convert(text)
 
-    def _layout(self, letters: Letters, sparsity: int, short_radius: int
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(anchor hashes, window starts, short keys) of a letter sequence."""
-        c = self.config
-        grams = kgram_codes(letters.codes, c.anchor_k)
-        hashes = mix(grams)
-        minima, chosen = winnow(hashes, (content_radius(c.stride, sparsity), short_radius))
-        starts = window_starts(letters.codes, c.window_letters, c.stride, c.window_mode,
-                               c.anchor_k, sparsity, hashes, minima)
-        return hashes, starts, short_keys(grams, c.anchor_k, chosen, c.short_k)
+    def _keys(self, letters: Letters, sparsity: int, short_radius: int
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """(keys, window starts) of a letter sequence, in one compiled call
+        (``fingerprint.compiled.keys.sequence_keys``): keys uint64, one exact key per window
+        start, then the short-text k-gram keys of winnowing radius ``short_radius`` (none when
+        0); windows selected ``sparsity`` times sparser than in works."""
+        c, q = self.config, self.quantizer
+        fixed = c.stride if c.window_mode == "fixed" else 0
+        return sequence_keys(np.ascontiguousarray(letters.codes, dtype=np.uint8), c.anchor_k,
+                             content_radius(c.stride, sparsity), fixed, short_radius, c.short_k,
+                             c.window_letters, q.column, q.value, c.anchor_bits, q.digit_bits)
 
     def postings(self, letters: Letters) -> list[tuple[int, int]]:
         """(key, window number) postings of a work: one exact key per window, plus winnowed
         k-gram keys (numbered after the windows) when the work is shorter than
         ``short_text_letters``."""
         c = self.config
-        hashes, starts, short = self._layout(letters, 1, c.short_radius)
-        keys = self.quantizer.keys(letters.codes, starts, hashes).tolist()
-        out = list(zip(keys, range(len(keys)), strict=True))
-        if len(letters) < c.short_text_letters:
-            extra = np.unique(short).tolist()
-            out.extend(zip(extra, range(len(keys), len(keys) + len(extra)), strict=True))
+        short = len(letters) < c.short_text_letters
+        keys, starts = self._keys(letters, 1, c.short_radius if short else 0)
+        windows = len(starts)
+        out = list(zip(keys[:windows].tolist(), range(windows), strict=True))
+        if short:
+            extra = np.unique(keys[windows:]).tolist()
+            out.extend(zip(extra, range(windows, windows + len(extra)), strict=True))
         return out
 
     def _postings_many(self, letters: list[Letters]) -> list[list[tuple[int, int]]]:
@@ -279,9 +282,11 @@ class Engine:
         """``query_keys`` as a uint64 array of shape (n,)."""
         c = self.config
         sparsity = c.query_sparsity if len(letters) >= c.dense_page_letters else 1
-        hashes, starts, short = self._layout(letters, sparsity, c.short_radius * sparsity)
-        keys = self.quantizer.probe_keys(letters.codes, starts, c.probe, hashes)
-        return np.concatenate((keys.astype(np.uint64), short))
+        keys, starts = self._keys(letters, sparsity, c.short_radius * sparsity)
+        if not c.probe:
+            return keys
+        probed = self.quantizer.probe_keys(letters.codes, starts, c.probe)
+        return np.concatenate((probed.astype(np.uint64), keys[len(starts):]))
 
     # -- works ----------------------------------------------------------------------------
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fingerprint.compiled.judge import sentence_starts
+from fingerprint.compiled.letters import convert
 
 DATA_DIR = Path(__file__).with_name("data")
 # class codes in the lookup array: Han letter 1..26, digit 27..31, boundary 32, Latin letter
@@ -47,6 +47,8 @@ DIGIT_LETTER = 26  # the first digit code
 RULES_VERSION = "r2"
 _DIGITS = {"0123456789": 0x30, "０１２３４５６７８９": 0xFF10}
 _UNICODE_SIZE = 0x110000
+_NO_BOUNDARIES = np.zeros(0, dtype=np.int64)
+_NO_BOUNDARIES.setflags(write=False)
 
 
 class EmptyTextError(ValueError):
@@ -64,18 +66,18 @@ class Letters:
     offsets: np.int64 array (n_letters,), index (characters) of each letter's source character
         in the original text.
     text_length: length of the original text in characters.
+    boundaries: np.int64 array, sorted unique letter positions where a sentence starts (letter
+        index just after sentence punctuation), excluding 0 and n_letters; empty when not
+        given (letters rebuilt from a stored record).
     letters (computed on first use): str of a-z, one per Han character or Latin word.
-    boundaries (computed on first use): np.int64 array, sorted unique letter positions where a
-        sentence starts (letter index just after sentence punctuation), excluding 0 and
-        n_letters.
     """
 
     def __init__(self, codes: np.ndarray, offsets: np.ndarray, text_length: int,
-                 classes: np.ndarray | None = None):
+                 boundaries: np.ndarray | None = None):
         self.codes = codes
         self.offsets = offsets
         self.text_length = text_length
-        self._classes = classes  # per-character classes, kept to find boundaries lazily
+        self.boundaries = _NO_BOUNDARIES if boundaries is None else boundaries
 
     def __len__(self) -> int:
         return len(self.codes)
@@ -83,13 +85,6 @@ class Letters:
     @cached_property
     def letters(self) -> str:
         return (self.codes + 97).tobytes().decode("ascii")  # digits: '{' to DEL
-
-    @cached_property
-    def boundaries(self) -> np.ndarray:
-        if self._classes is None:
-            return np.zeros(0, dtype=np.int64)
-        return sentence_starts(self._classes, np.ascontiguousarray(self.offsets, dtype=np.int64),
-                               BOUNDARY)
 
 
 class LetterTable:
@@ -115,22 +110,15 @@ class LetterTable:
         self.version = f"{version}{RULES_VERSION}"
 
     def convert(self, text: str) -> Letters:
-        """Letters of ``text`` (str). Never raises on content; returns an empty Letters if none.
+        """Letters of ``text`` (str), with its sentence starts. Never raises on content;
+        returns an empty Letters if none. Raises TypeError when text is not a str.
 
-        Speed: one numpy gather per character (tens of millions of characters per second,
-        see the letter table's recorded measurement).
+        One compiled pass over the code points (``fingerprint.compiled.letters.convert``).
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be str, not {type(text).__name__}")
-        cp = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
-        cls = self.classes.take(cp)
-        letter = cls & 31
-        emit = letter.astype(bool)
-        if cls.max(initial=0) > LATIN:  # Latin words: keep only each word's first letter
-            latin = cls > LATIN
-            emit[1:] &= ~(latin[1:] & latin[:-1])
-        offsets = emit.nonzero()[0]
-        return Letters(letter.take(offsets) - 1, offsets, len(text), cls)
+        codes, offsets, boundaries = convert(text, self.classes, BOUNDARY, LATIN)
+        return Letters(codes, offsets, len(text), boundaries)
 
 
 @lru_cache(maxsize=1)

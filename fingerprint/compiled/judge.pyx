@@ -366,26 +366,6 @@ def exact_codes(const uint8_t[::1] codes, const int64_t[::1] offsets, str text,
     return out
 
 
-def sentence_starts(const uint8_t[::1] classes, const int64_t[::1] offsets, int boundary):
-    """The letters (int64, ascending, distinct) that start a sentence: for each character of
-    class ``boundary`` in ``classes`` (one class per character), the first letter at or after
-    it (``offsets``: each letter's character, ascending), except letter 0 and none (n)."""
-    cdef Py_ssize_t n_chars = classes.shape[0], n = offsets.shape[0], o, i = 0, found = 0
-    cdef int64_t last = -1
-    out = np.empty(n, dtype=np.int64)
-    cdef int64_t[::1] starts = out
-    for o in range(n_chars):
-        if classes[o] != boundary:
-            continue
-        while i < n and offsets[i] < o:
-            i += 1
-        if 0 < i < n and i != last:
-            starts[found] = i
-            last = i
-            found += 1
-    return out[:found]
-
-
 cdef double _pairwise_sum(const double *a, Py_ssize_t n) noexcept nogil:
     """Sum of ``a[:n]`` in NumPy's order (``pairwise_sum`` of numpy/_core/src/umath/
     loops_utils.h.src: blocks of at most 128 values, eight accumulators each), so that it

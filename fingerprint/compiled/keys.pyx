@@ -1,95 +1,157 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """The key stages of fingerprinting, compiled: letter k-gram codes, their splitmix64 hashes,
-winnowing's local minima, and the digit part of window keys (see ``fingerprint.windows`` and
-``fingerprint.fingerprints`` for what each computes and its source)."""
+winnowing's local minima, the digit part of window keys and short-text k-gram keys (see
+``fingerprint.windows``, ``fingerprint.fingerprints`` and ``fingerprint.shortdoc`` for what
+each computes and its source), one by one or all of a letter sequence's keys in one call
+(``sequence_keys``)."""
 
 import numpy as np
 
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
 
 cdef uint64_t MIX1 = 0x9E3779B97F4A7C15ULL
 cdef uint64_t MIX2 = 0xBF58476D1CE4E5B9ULL
 cdef uint64_t MAX64 = 0xFFFFFFFFFFFFFFFFULL
+cdef uint64_t SHORT_BIT = (<uint64_t>1) << 63
+
+
+cdef void _kgrams(const uint8_t *codes, Py_ssize_t n, int k, int64_t *grams) noexcept nogil:
+    """The n k-gram codes of codes[:n + k - 1] into grams[:n] (n >= 1)."""
+    cdef int64_t g = 0, mask = (<int64_t>1 << (5 * k)) - 1
+    cdef Py_ssize_t p
+    for p in range(k - 1):
+        g = (g << 5) | codes[p]
+    for p in range(n):
+        g = ((g << 5) | codes[p + k - 1]) & mask
+        grams[p] = g
+
+
+cdef void _mix(const int64_t *values, Py_ssize_t n, uint64_t *h) noexcept nogil:
+    cdef uint64_t z
+    cdef Py_ssize_t p
+    for p in range(n):
+        z = (<uint64_t>values[p]) * MIX1
+        z ^= z >> 31
+        z *= MIX2
+        z ^= z >> 29
+        h[p] = z
+
+
+cdef inline Py_ssize_t _pad_size(Py_ssize_t n, Py_ssize_t radius) noexcept nogil:
+    """Length of each of _minima's three scratch rows: n + 2 * radius, rounded up to a
+    multiple of the window's width (so ``3 * _pad_size`` values of scratch)."""
+    cdef Py_ssize_t width = 2 * radius + 1, size = n + 2 * radius
+    return size + width - size % width
+
+
+cdef Py_ssize_t _minima(const uint64_t *hashes, Py_ssize_t n, Py_ssize_t radius, uint64_t *pad,
+                        int64_t *picked) noexcept nogil:
+    """Winnowing's selection of hashes[:n] into picked (ascending); returns how many. pad:
+    3 * _pad_size(n, radius) values of scratch."""
+    cdef Py_ssize_t width = 2 * radius + 1, size = _pad_size(n, radius), p, x, b, found = 0
+    cdef uint64_t *left = pad + size
+    cdef uint64_t *right = pad + 2 * size
+    cdef uint64_t low
+    # van Herk / Gil-Werman: minima of blocks of ``width`` from the left and from the right
+    for x in range(size):
+        pad[x] = MAX64
+    for p in range(n):
+        pad[p + radius] = hashes[p]
+    b = 0
+    while b < size:  # blocks of width letters (size is a multiple of width)
+        left[b] = pad[b]
+        for x in range(b + 1, b + width):
+            left[x] = min(left[x - 1], pad[x])
+        right[b + width - 1] = pad[b + width - 1]
+        for x in range(b + width - 2, b - 1, -1):
+            right[x] = min(right[x + 1], pad[x])
+        b += width
+    for p in range(n):  # window of position p: pad[p : p + width]
+        low = min(right[p], left[p + width - 1])
+        if hashes[p] == low:
+            picked[found] = p
+            found += 1
+    return found
+
+
+cdef int64_t _digits(const uint8_t *codes, int64_t start, int window, const int64_t *column,
+                     const int64_t *value, Py_ssize_t m, Py_ssize_t row,
+                     int64_t *counts) noexcept nogil:
+    """The digit part of the key of window [start, start + window): the sum over the m
+    letters l of value[l * row + count of l]; counts: m + 1 values of scratch."""
+    cdef Py_ssize_t l, p
+    cdef int64_t total = 0
+    for l in range(m + 1):
+        counts[l] = 0
+    for p in range(start, start + window):
+        counts[column[codes[p]]] += 1
+    for l in range(m):
+        total += value[l * row + counts[l]]
+    return total
+
+
+cdef Py_ssize_t _short(const int64_t *grams, Py_ssize_t n_grams, int gram_k,
+                       const int64_t *positions, Py_ssize_t n, int k,
+                       uint64_t *keys) noexcept nogil:
+    """The short keys of the k-grams at positions[:n] into keys; returns how many."""
+    cdef int tail = k - gram_k
+    cdef int64_t p, low_mask = (<int64_t>1 << (5 * tail)) - 1
+    cdef Py_ssize_t t, found = 0
+    for t in range(n):
+        p = positions[t]
+        if p + tail < n_grams:
+            keys[found] = (<uint64_t>((grams[p] << (5 * tail)) | (grams[p + tail] & low_mask))
+                           | SHORT_BIT)
+            found += 1
+    return found
 
 
 def kgram_codes(const uint8_t[::1] codes, int k):
     """Exact k-gram codes of letter codes (n,) -> int64 (n - k + 1,), 5 bits per letter, first
     letter highest (1 <= k <= 12); empty when n < k."""
-    cdef Py_ssize_t n = codes.shape[0] - k + 1, p
+    cdef Py_ssize_t n = codes.shape[0] - k + 1
     out = np.zeros(max(n, 0), dtype=np.int64)
     if n <= 0:
         return out
     cdef int64_t[::1] grams = out
-    cdef int64_t g = 0, mask = (<int64_t>1 << (5 * k)) - 1
     with nogil:
-        for p in range(k - 1):
-            g = (g << 5) | codes[p]
-        for p in range(n):
-            g = ((g << 5) | codes[p + k - 1]) & mask
-            grams[p] = g
+        _kgrams(&codes[0], n, k, &grams[0])
     return out
 
 
 def mix(const int64_t[::1] values):
     """splitmix64's finaliser (Steele, Lea, Flood, "Fast splittable pseudorandom number
     generators", OOPSLA 2014) of each int64 value (taken as uint64) -> uint64 array."""
-    cdef Py_ssize_t n = values.shape[0], p
+    cdef Py_ssize_t n = values.shape[0]
     out = np.empty(n, dtype=np.uint64)
+    if n == 0:
+        return out
     cdef uint64_t[::1] h = out
-    cdef uint64_t z
     with nogil:
-        for p in range(n):
-            z = (<uint64_t>values[p]) * MIX1
-            z ^= z >> 31
-            z *= MIX2
-            z ^= z >> 29
-            h[p] = z
+        _mix(&values[0], n, &h[0])
     return out
 
 
 def local_minima(const uint64_t[::1] hashes, int radius):
     """Positions (int64, ascending) whose hash is the minimum of the hashes within ``radius``
     (>= 1) positions on either side, positions outside the array counting as 2**64 - 1."""
-    cdef Py_ssize_t n = hashes.shape[0], width = 2 * radius + 1, size, p, x, b, found = 0
+    cdef Py_ssize_t n = hashes.shape[0], found
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    # van Herk / Gil-Werman: minima of blocks of ``width`` from the left and from the right
-    size = n + 2 * radius
-    size += width - size % width
-    cdef uint64_t *pad = <uint64_t *>malloc(3 * size * sizeof(uint64_t))
+    cdef uint64_t *pad = <uint64_t *>malloc(3 * _pad_size(n, radius) * sizeof(uint64_t))
     cdef int64_t *picked = <int64_t *>malloc(n * sizeof(int64_t))
-    if pad == NULL or picked == NULL:
-        free(pad); free(picked)
-        raise MemoryError()
-    cdef uint64_t *left = pad + size
-    cdef uint64_t *right = pad + 2 * size
-    cdef uint64_t low
     cdef int64_t[::1] positions
     try:
+        if pad == NULL or picked == NULL:
+            raise MemoryError()
         with nogil:
-            for x in range(size):
-                pad[x] = MAX64
-            for p in range(n):
-                pad[p + radius] = hashes[p]
-            b = 0
-            while b < size:  # blocks of width letters (size is a multiple of width)
-                left[b] = pad[b]
-                for x in range(b + 1, b + width):
-                    left[x] = min(left[x - 1], pad[x])
-                right[b + width - 1] = pad[b + width - 1]
-                for x in range(b + width - 2, b - 1, -1):
-                    right[x] = min(right[x + 1], pad[x])
-                b += width
-            for p in range(n):  # window of position p: pad[p : p + width]
-                low = min(right[p], left[p + width - 1])
-                if hashes[p] == low:
-                    picked[found] = p
-                    found += 1
+            found = _minima(&hashes[0], n, radius, pad, picked)
         out = np.empty(found, dtype=np.int64)
-        positions = out
-        for p in range(found):
-            positions[p] = picked[p]
+        if found:
+            positions = out
+            memcpy(&positions[0], picked, found * sizeof(int64_t))
         return out
     finally:
         free(pad); free(picked)
@@ -100,8 +162,7 @@ def window_digits(const uint8_t[::1] codes, const int64_t[::1] starts, int windo
     """The digit part of each window's key -> int64 (n_windows,): for window [s, s + window)
     of letter codes, the sum over the letters l of the subset of ``value[l, count of l]``.
     column: letter code (0..31) -> its row in value, or value's row count for the others."""
-    cdef Py_ssize_t n_windows = starts.shape[0], m = value.shape[0], w, p, l
-    cdef int64_t total, s
+    cdef Py_ssize_t n_windows = starts.shape[0], m = value.shape[0], w
     out = np.zeros(n_windows, dtype=np.int64)
     if n_windows == 0:
         return out
@@ -111,15 +172,8 @@ def window_digits(const uint8_t[::1] codes, const int64_t[::1] starts, int windo
         raise MemoryError()
     with nogil:
         for w in range(n_windows):
-            for l in range(m + 1):
-                counts[l] = 0
-            s = starts[w]
-            for p in range(s, s + window):
-                counts[column[codes[p]]] += 1
-            total = 0
-            for l in range(m):
-                total += value[l, counts[l]]
-            keys[w] = total
+            keys[w] = _digits(&codes[0], starts[w], window, &column[0], &value[0, 0], m,
+                              value.shape[1], counts)
     free(counts)
     return out
 
@@ -129,15 +183,74 @@ def short_keys(const int64_t[::1] grams, int gram_k, const int64_t[::1] position
     (see ``fingerprint.shortdoc.short_keys``, which checks gram_k <= k <= 2 * gram_k): each
     assembled from the gram_k-grams at p and p + k - gram_k, with bit 63 set; positions with
     no whole k-gram before the end are skipped."""
-    cdef Py_ssize_t n = positions.shape[0], n_grams = grams.shape[0], t, found = 0
-    cdef int tail = k - gram_k
-    cdef int64_t p, low_mask = (<int64_t>1 << (5 * tail)) - 1
+    cdef Py_ssize_t n = positions.shape[0], found = 0
     out = np.empty(n, dtype=np.uint64)
     cdef uint64_t[::1] keys = out
-    for t in range(n):
-        p = positions[t]
-        if p + tail < n_grams:
-            keys[found] = (<uint64_t>((grams[p] << (5 * tail)) | (grams[p + tail] & low_mask))
-                           | (<uint64_t>1 << 63))
-            found += 1
+    if n:
+        found = _short(&grams[0] if grams.shape[0] else NULL, grams.shape[0], gram_k,
+                       &positions[0], n, k, &keys[0])
     return out[:found]
+
+
+def sequence_keys(const uint8_t[::1] codes, int k, int window_radius, int fixed_stride,
+                  int short_radius, int short_k, int window, const int64_t[::1] column,
+                  const int64_t[:, ::1] value, int anchor_bits, int digit_bits):
+    """Every key of one letter sequence (codes (n,), 0..31) -> (keys, starts): keys uint64,
+    the window keys (one per start) then the short-text k-gram keys (repeats kept, position
+    order); starts int64, the window starts (letters, ascending).
+
+    Window starts: every ``fixed_stride`` letters when it is > 0, else winnowing's selection
+    of radius ``window_radius`` over the k-gram hashes (``mix(kgram_codes(codes, k))``);
+    only complete windows of ``window`` letters (window >= k). A window's key is
+    ``window_digits`` (column, value: ``Quantizer``'s tables) plus the low ``anchor_bits`` bits
+    (< 64) of its first k-gram's hash shifted by ``digit_bits``. Short keys: ``short_keys`` of
+    the selection of radius ``short_radius`` with ``short_k``; none when short_radius is 0.
+    """
+    cdef Py_ssize_t n = codes.shape[0], n_grams = max(n - k + 1, 0), last = n - window
+    cdef Py_ssize_t m = value.shape[0], n_starts = 0, n_short = 0, n_chosen = 0, w
+    cdef uint64_t mask = ((<uint64_t>1) << anchor_bits) - 1
+    cdef Py_ssize_t size = 3 * max(_pad_size(n_grams, window_radius),
+                                   _pad_size(n_grams, short_radius))  # _minima's scratch
+    cdef Py_ssize_t scratch = 2 * n_grams + size + 2 * n_grams + m + 1
+    cdef int64_t *buffer = <int64_t *>malloc(max(scratch, 1) * sizeof(int64_t))
+    if buffer == NULL:
+        raise MemoryError()
+    cdef int64_t *grams = buffer
+    cdef uint64_t *hashes = <uint64_t *>(buffer + n_grams)
+    cdef uint64_t *pad = <uint64_t *>(buffer + 2 * n_grams)
+    cdef int64_t *picked = buffer + 2 * n_grams + size
+    cdef int64_t *chosen = picked + n_grams
+    cdef int64_t *counts = chosen + n_grams
+    cdef uint64_t[::1] keys
+    cdef int64_t[::1] at
+    try:
+        with nogil:
+            if n_grams:
+                _kgrams(&codes[0], n_grams, k, grams)
+                _mix(grams, n_grams, hashes)
+            if fixed_stride > 0:
+                n_starts = last // fixed_stride + 1 if last >= 0 else 0
+            elif n_grams:
+                n_starts = _minima(hashes, n_grams, window_radius, pad, picked)
+                while n_starts and picked[n_starts - 1] > last:
+                    n_starts -= 1
+            if short_radius > 0 and n_grams:
+                n_chosen = _minima(hashes, n_grams, short_radius, pad, chosen)
+        starts_out = np.empty(n_starts, dtype=np.int64)
+        out = np.empty(n_starts + n_chosen, dtype=np.uint64)
+        if n_starts + n_chosen == 0:
+            return out, starts_out
+        keys = out
+        if n_starts:
+            at = starts_out
+            with nogil:
+                for w in range(n_starts):
+                    at[w] = w * fixed_stride if fixed_stride > 0 else picked[w]
+                    keys[w] = (<uint64_t>_digits(&codes[0], at[w], window, &column[0],
+                                                 &value[0, 0], m, value.shape[1], counts)
+                               + ((hashes[at[w]] & mask) << digit_bits))
+        if n_chosen:
+            n_short = _short(grams, n_grams, k, chosen, n_chosen, short_k, &keys[n_starts])
+        return out[:n_starts + n_short], starts_out
+    finally:
+        free(buffer)

@@ -10,9 +10,9 @@ from operator import itemgetter
 
 import numpy as np
 
-from fingerprint.letters import BOUNDARY, DIGIT_LETTER, Letters
+from fingerprint.letters import BOUNDARY, DIGIT_LETTER, LATIN, Letters
 from fingerprint.verify import EMPTY, Alignment, SeedIndex
-from fingerprint.windows import kgram_codes
+from fingerprint.windows import content_radius, kgram_codes, local_minima, mix
 
 
 def seed_pairs(page_grams: np.ndarray, work: SeedIndex, max_repeats: int
@@ -401,13 +401,57 @@ def short_keys_reference(grams: np.ndarray, gram_k: int, positions: np.ndarray, 
     return chosen.astype(np.uint64) | np.uint64(1 << 63)
 
 
-def sentence_starts_reference(letters: Letters) -> np.ndarray:
-    """The NumPy version of ``Letters.boundaries`` (``fingerprint.compiled.judge
-    .sentence_starts``)."""
-    bounds = np.searchsorted(letters.offsets, np.flatnonzero(letters._classes == BOUNDARY))
-    keep = (bounds > 0) & (bounds < len(letters.offsets))
+def convert_reference(table, text: str) -> Letters:
+    """The NumPy version of ``LetterTable.convert`` (``fingerprint.compiled.letters.convert``):
+    one gather of the classes of every code point, then the letters and their sentence
+    starts."""
+    cp = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+    cls = table.classes.take(cp)
+    letter = cls & 31
+    emit = letter.astype(bool)
+    if cls.max(initial=0) > LATIN:  # Latin words: keep only each word's first letter
+        latin = cls > LATIN
+        emit[1:] &= ~(latin[1:] & latin[:-1])
+    offsets = emit.nonzero()[0]
+    bounds = np.searchsorted(offsets, np.flatnonzero(cls == BOUNDARY))
+    keep = (bounds > 0) & (bounds < len(offsets))
     keep[1:] &= bounds[1:] != bounds[:-1]
-    return bounds[keep].astype(np.int64)
+    return Letters(letter.take(offsets) - 1, offsets, len(text), bounds[keep].astype(np.int64))
+
+
+def window_starts_reference(codes: np.ndarray, window_letters: int, stride: int,
+                            mode: str = "content", anchor_k: int = 5, sparsity: int = 1
+                            ) -> np.ndarray:
+    """Start positions (letters, int64 array, ascending) of the complete windows of a
+    sequence (the starts of ``fingerprint.compiled.keys.sequence_keys``): mode "fixed": 0,
+    stride, 2 * stride...; "content": the local minima of the anchor_k-gram hashes of radius
+    ``content_radius(stride, sparsity)``. Raises ValueError for another mode."""
+    last = len(codes) - window_letters
+    if last < 0:
+        return np.zeros(0, dtype=np.int64)
+    if mode == "fixed":
+        return np.arange(0, last + 1, stride, dtype=np.int64)
+    if mode != "content":
+        raise ValueError(f"unknown window mode {mode!r}")
+    minima = local_minima(mix(kgram_codes(codes, anchor_k)), content_radius(stride, sparsity))
+    return minima[minima <= last]
+
+
+def sequence_keys_reference(engine, codes: np.ndarray, sparsity: int, short_radius: int
+                            ) -> tuple[list[int], list[int]]:
+    """(keys, window starts) of ``Engine._keys`` from the reference stages: each window's
+    digits and anchor, then the short keys of radius ``short_radius`` (none when 0)."""
+    c, q = engine.config, engine.quantizer
+    starts = window_starts_reference(codes, c.window_letters, c.stride, c.window_mode,
+                                     c.anchor_k, sparsity)
+    grams = kgram_codes_reference(codes, c.anchor_k)
+    hashes = mix_reference(grams)
+    keys = window_digits_reference(q, codes, starts) + q.anchor_values(codes, starts, hashes)
+    short: list[int] = []
+    if short_radius and len(hashes):
+        chosen = winnow_reference(hashes, (short_radius,))[0]
+        short = short_keys_reference(grams, c.anchor_k, chosen, c.short_k).tolist()
+    return [*keys.astype(np.uint64).tolist(), *short], starts.tolist()
 
 
 def judge_reference(engine, letters: Letters, exact: np.ndarray | None, aligned: list,

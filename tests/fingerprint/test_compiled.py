@@ -5,6 +5,7 @@ edits."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,11 +20,12 @@ from fingerprint.compiled.judge import (
     same_text_pairs,
 )
 from fingerprint.compiled.lookup import renumber
+from fingerprint.config import EngineConfig
 from fingerprint.engine import exact_codes
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index import MemoryIndex
 from fingerprint.index.hits import hits_from_lookup
-from fingerprint.letters import DIGIT_LETTER, to_letters
+from fingerprint.letters import DIGIT_LETTER, Letters, default_table, to_letters
 from fingerprint.shortdoc import short_keys
 from fingerprint.store import MemoryWorkStore
 from fingerprint.verify import SeedIndex, align, align_each
@@ -32,6 +34,7 @@ from tests.fingerprint.oracle import (
     align_each_reference,
     align_reference,
     compare_numbers_reference,
+    convert_reference,
     dominated_reference,
     exact_codes_reference,
     judge_reference,
@@ -44,7 +47,7 @@ from tests.fingerprint.oracle import (
     rank_hits_reference,
     rank_reference,
     same_text_pairs_reference,
-    sentence_starts_reference,
+    sequence_keys_reference,
     short_keys_reference,
     window_digits_reference,
     winnow_reference,
@@ -176,7 +179,88 @@ def test_exact_codes_give_each_digit_its_value(text):
 def test_compiled_sentence_starts_are_the_reference_boundaries(text):
     # boundaries at the start and the end, runs of them, none: only letters 1..n-1, distinct
     letters = to_letters(text)
-    assert letters.boundaries.tolist() == sentence_starts_reference(letters).tolist()
+    assert letters.boundaries.tolist() == convert_reference(default_table(), text).boundaries.tolist()
+
+
+# Han (simplified, traditional, compatibility), Latin words with accents and full-width forms,
+# ASCII and full-width digits, sentence punctuation, symbols, astral characters (emoji, CJK
+# extension B) and lone surrogates: every class of the letter table
+TEXT = st.text(alphabet=st.one_of(
+    st.sampled_from("天地玄黄宇宙洪荒國際豈㍿ＡＢｃéÉçøßabcXYZ 0123456789０１２３"
+                    "。！？；…!?;.\n,，、“”-_|😀𠀀\ud800\udfff"),
+    st.characters()), max_size=400)
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXT)
+def test_compiled_letters_are_the_reference_letters(text):
+    got, expected = to_letters(text), convert_reference(default_table(), text)
+    assert got.codes.dtype == np.uint8 and got.offsets.dtype == np.int64
+    assert got.codes.tolist() == expected.codes.tolist()
+    assert got.offsets.tolist() == expected.offsets.tolist()
+    assert got.boundaries.tolist() == expected.boundaries.tolist()
+    assert got.text_length == len(text)
+
+
+KEY_CONFIGS = [EngineConfig(), EngineConfig(window_mode="fixed"),
+               EngineConfig(anchor_k=4, short_k=7, window_letters=16, overlap=0.25,
+                            anchor_bits=0, short_radius=2)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32), st.sampled_from([0, 3, 9, 20, 31, 33, 200, 999, 1000, 3000]),
+       st.sampled_from([2, 5, 26, 31]), st.sampled_from(KEY_CONFIGS), st.integers(1, 3),
+       st.integers(0, 12))
+def test_a_sequences_keys_in_one_call_are_the_reference_keys(seed, n, alphabet, config,
+                                                               sparsity, short_radius):
+    # random letters around the sizes that matter: empty, shorter than a k-gram or a window,
+    # about dense_page_letters, long; few letters (ties of hashes) or all 31 codes (digits)
+    rng = np.random.default_rng(seed)
+    engine = Engine(MemoryIndex(), MemoryWorkStore(), config)
+    letters = Letters(rng.integers(0, alphabet, n).astype(np.uint8), np.arange(n), n)
+    keys, starts = engine._keys(letters, sparsity, short_radius)
+    assert keys.dtype == np.uint64 and starts.dtype == np.int64
+    assert (keys.tolist(), starts.tolist()) == sequence_keys_reference(
+        engine, letters.codes, sparsity, short_radius)
+
+
+def query_keys_of_reference(engine, letters) -> list[int]:
+    """``Engine._query_key_array`` from the reference stages (any configuration)."""
+    c = engine.config
+    sparsity = c.query_sparsity if len(letters) >= c.dense_page_letters else 1
+    keys, starts = sequence_keys_reference(engine, letters.codes, sparsity,
+                                           c.short_radius * sparsity)
+    if not c.probe:
+        return keys
+    probed = engine.quantizer.probe_keys(letters.codes, np.array(starts, dtype=np.int64), c.probe)
+    return [*probed.astype(np.uint64).tolist(), *keys[len(starts):]]
+
+
+def postings_reference(engine, letters) -> list[tuple[int, int]]:
+    """``Engine.postings`` from the reference stages."""
+    c = engine.config
+    short = len(letters) < c.short_text_letters
+    keys, starts = sequence_keys_reference(engine, letters.codes, 1, c.short_radius * short)
+    extra = sorted(set(keys[len(starts):]))
+    return list(enumerate(keys[:len(starts)] + extra))
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXT, st.integers(0, 2**32), st.integers(0, 4000), st.sampled_from([0, 1, 2]),
+       st.sampled_from(["content", "fixed"]))
+def test_page_keys_and_work_postings_are_the_reference_ones(chapters, text, seed, n, probe,
+                                                            mode):
+    # Chinese pages short (dense selection) and long (sparse), English, mixed and random text
+    engine = Engine(MemoryIndex(), MemoryWorkStore(), EngineConfig(probe=probe, window_mode=mode))
+    rng = np.random.default_rng(seed)
+    chinese = "".join(chapter["text"] for chapter in chapters)
+    english = " ".join(["The quick brown fox jumps over the lazy dog while Mary reads."] * 80)
+    source = [chinese, english, text + chinese[:300]][seed % 3]
+    a = int(rng.integers(0, max(len(source), 1)))
+    letters = engine.letters(source[a:a + n] + text)
+    assert engine._query_key_array(letters).tolist() == query_keys_of_reference(engine, letters)
+    assert engine.postings(letters) == [
+        (key, window) for window, key in postings_reference(engine, letters)]
 
 
 @settings(max_examples=300, deadline=None)
@@ -369,3 +453,9 @@ def test_judging_a_page_in_one_call_gives_the_reference_matches(chapters, seed, 
         == judge_reference(engine, letters, exact, aligned, {})
     assert engine._judge(letters, None, aligned) \
         == judge_reference(engine, letters, None, aligned, {})
+
+
+def test_a_window_shorter_than_its_anchor_k_gram_is_refused():
+    # a window's key hashes its first anchor_k letters: they must lie inside the window
+    with pytest.raises(ValueError, match="window_letters"):
+        EngineConfig(window_letters=8, anchor_k=9)

