@@ -76,20 +76,62 @@ cdef Py_ssize_t _minima(const uint64_t *hashes, Py_ssize_t n, Py_ssize_t radius,
     return found
 
 
-cdef int64_t _digits(const uint8_t *codes, int64_t start, int window, const int64_t *column,
-                     const int64_t *value, Py_ssize_t m, Py_ssize_t row,
-                     int64_t *counts) noexcept nogil:
-    """The digit part of the key of window [start, start + window): the sum over the m
-    letters l of value[l * row + count of l]; counts: m + 1 values of scratch."""
-    cdef Py_ssize_t l, p
-    cdef int64_t total = 0
-    for l in range(m + 1):
-        counts[l] = 0
-    for p in range(start, start + window):
-        counts[column[codes[p]]] += 1
-    for l in range(m):
-        total += value[l * row + counts[l]]
-    return total
+cdef void _digits(const uint8_t *codes, const int64_t *starts, Py_ssize_t n, int window,
+                  const int64_t *column, const int64_t *value, Py_ssize_t m, Py_ssize_t row,
+                  int64_t *counts, int64_t *keys) noexcept nogil:
+    """The digit part of the key of each window [starts[w], starts[w] + window) into keys[w]:
+    the sum over the m letters l of value[l * row + count of l]. A window that overlaps the
+    one before it (ascending starts) updates that one's counts with the letters that left and
+    entered it. counts: m + 1 values of scratch."""
+    cdef Py_ssize_t w, l, p
+    cdef int64_t total, s, before = 0
+    for w in range(n):
+        s = starts[w]
+        if w and before <= s < before + window:
+            for p in range(before, s):
+                counts[column[codes[p]]] -= 1
+            for p in range(before + window, s + window):
+                counts[column[codes[p]]] += 1
+        else:
+            for l in range(m + 1):
+                counts[l] = 0
+            for p in range(s, s + window):
+                counts[column[codes[p]]] += 1
+        before = s
+        total = 0
+        for l in range(m):
+            total += value[l * row + counts[l]]
+        keys[w] = total
+
+
+cdef Py_ssize_t _narrow(const uint64_t *hashes, Py_ssize_t n, const int64_t *picked,
+                        Py_ssize_t n_picked, Py_ssize_t radius, Py_ssize_t wider,
+                        int64_t *out) noexcept nogil:
+    """Winnowing's selection of radius ``wider`` from the one of a smaller ``radius``
+    (picked[:n_picked]) into out; returns how many. A position is the minimum within
+    ``wider`` when it is the minimum within ``radius`` and no hash between the two radii is
+    smaller."""
+    cdef Py_ssize_t t, x, found = 0
+    cdef int64_t p
+    cdef uint64_t h
+    cdef bint low
+    for t in range(n_picked):
+        p = picked[t]
+        h = hashes[p]
+        low = True
+        for x in range(max(p - wider, 0), max(p - radius, 0)):
+            if hashes[x] < h:
+                low = False
+                break
+        if low:
+            for x in range(min(p + radius + 1, n), min(p + wider + 1, n)):
+                if hashes[x] < h:
+                    low = False
+                    break
+        if low:
+            out[found] = p
+            found += 1
+    return found
 
 
 cdef Py_ssize_t _short(const int64_t *grams, Py_ssize_t n_grams, int gram_k,
@@ -162,7 +204,7 @@ def window_digits(const uint8_t[::1] codes, const int64_t[::1] starts, int windo
     """The digit part of each window's key -> int64 (n_windows,): for window [s, s + window)
     of letter codes, the sum over the letters l of the subset of ``value[l, count of l]``.
     column: letter code (0..31) -> its row in value, or value's row count for the others."""
-    cdef Py_ssize_t n_windows = starts.shape[0], m = value.shape[0], w
+    cdef Py_ssize_t n_windows = starts.shape[0], m = value.shape[0]
     out = np.zeros(n_windows, dtype=np.int64)
     if n_windows == 0:
         return out
@@ -171,9 +213,8 @@ def window_digits(const uint8_t[::1] codes, const int64_t[::1] starts, int windo
     if counts == NULL:
         raise MemoryError()
     with nogil:
-        for w in range(n_windows):
-            keys[w] = _digits(&codes[0], starts[w], window, &column[0], &value[0, 0], m,
-                              value.shape[1], counts)
+        _digits(&codes[0], &starts[0], n_windows, window, &column[0], &value[0, 0], m,
+                value.shape[1], counts, &keys[0])
     free(counts)
     return out
 
@@ -205,22 +246,26 @@ def sequence_keys(const uint8_t[::1] codes, int k, int window_radius, int fixed_
     ``window_digits`` (column, value: ``Quantizer``'s tables) plus the low ``anchor_bits`` bits
     (< 64) of its first k-gram's hash shifted by ``digit_bits``. Short keys: ``short_keys`` of
     the selection of radius ``short_radius`` with ``short_k``; none when short_radius is 0.
+    When both selections are wanted and their radii are close, the wider one is narrowed from
+    the other (``_narrow``) instead of a second pass.
     """
     cdef Py_ssize_t n = codes.shape[0], n_grams = max(n - k + 1, 0), last = n - window
     cdef Py_ssize_t m = value.shape[0], n_starts = 0, n_short = 0, n_chosen = 0, w
+    cdef Py_ssize_t small = min(window_radius, short_radius), wide = max(window_radius, short_radius)
+    cdef bint content = fixed_stride <= 0, both = content and short_radius > 0
+    cdef bint narrow = both and wide - small <= small + 1
     cdef uint64_t mask = ((<uint64_t>1) << anchor_bits) - 1
     cdef Py_ssize_t size = 3 * max(_pad_size(n_grams, window_radius),
                                    _pad_size(n_grams, short_radius))  # _minima's scratch
-    cdef Py_ssize_t scratch = 2 * n_grams + size + 2 * n_grams + m + 1
-    cdef int64_t *buffer = <int64_t *>malloc(max(scratch, 1) * sizeof(int64_t))
+    cdef int64_t *buffer = <int64_t *>malloc((4 * n_grams + size + m + 1) * sizeof(int64_t))
     if buffer == NULL:
         raise MemoryError()
     cdef int64_t *grams = buffer
     cdef uint64_t *hashes = <uint64_t *>(buffer + n_grams)
-    cdef uint64_t *pad = <uint64_t *>(buffer + 2 * n_grams)
-    cdef int64_t *picked = buffer + 2 * n_grams + size
-    cdef int64_t *chosen = picked + n_grams
-    cdef int64_t *counts = chosen + n_grams
+    cdef int64_t *picked = buffer + 2 * n_grams  # window starts (content mode)
+    cdef int64_t *chosen = buffer + 3 * n_grams  # short k-gram positions
+    cdef uint64_t *pad = <uint64_t *>(buffer + 4 * n_grams)
+    cdef int64_t *counts = buffer + 4 * n_grams + size
     cdef uint64_t[::1] keys
     cdef int64_t[::1] at
     try:
@@ -228,14 +273,22 @@ def sequence_keys(const uint8_t[::1] codes, int k, int window_radius, int fixed_
             if n_grams:
                 _kgrams(&codes[0], n_grams, k, grams)
                 _mix(grams, n_grams, hashes)
-            if fixed_stride > 0:
+            if not content:
                 n_starts = last // fixed_stride + 1 if last >= 0 else 0
+            elif n_grams and narrow and window_radius <= short_radius:
+                n_starts = _minima(hashes, n_grams, window_radius, pad, picked)
+                n_chosen = _narrow(hashes, n_grams, picked, n_starts, small, wide, chosen)
+            elif n_grams and narrow:
+                n_chosen = _minima(hashes, n_grams, short_radius, pad, chosen)
+                n_starts = _narrow(hashes, n_grams, chosen, n_chosen, small, wide, picked)
             elif n_grams:
                 n_starts = _minima(hashes, n_grams, window_radius, pad, picked)
-                while n_starts and picked[n_starts - 1] > last:
-                    n_starts -= 1
-            if short_radius > 0 and n_grams:
+            if both and n_grams and not narrow:
                 n_chosen = _minima(hashes, n_grams, short_radius, pad, chosen)
+            if not content and short_radius > 0 and n_grams:
+                n_chosen = _minima(hashes, n_grams, short_radius, pad, chosen)
+            while content and n_starts and picked[n_starts - 1] > last:
+                n_starts -= 1
         starts_out = np.empty(n_starts, dtype=np.int64)
         out = np.empty(n_starts + n_chosen, dtype=np.uint64)
         if n_starts + n_chosen == 0:
@@ -245,12 +298,15 @@ def sequence_keys(const uint8_t[::1] codes, int k, int window_radius, int fixed_
             at = starts_out
             with nogil:
                 for w in range(n_starts):
-                    at[w] = w * fixed_stride if fixed_stride > 0 else picked[w]
-                    keys[w] = (<uint64_t>_digits(&codes[0], at[w], window, &column[0],
-                                                 &value[0, 0], m, value.shape[1], counts)
-                               + ((hashes[at[w]] & mask) << digit_bits))
+                    at[w] = picked[w] if content else w * fixed_stride
+                _digits(&codes[0], &at[0], n_starts, window, &column[0], &value[0, 0], m,
+                        value.shape[1], counts, <int64_t *>&keys[0])
+                for w in range(n_starts):
+                    keys[w] += (hashes[at[w]] & mask) << digit_bits
         if n_chosen:
             n_short = _short(grams, n_grams, k, chosen, n_chosen, short_k, &keys[n_starts])
+        if n_short == n_chosen:
+            return out, starts_out
         return out[:n_starts + n_short], starts_out
     finally:
         free(buffer)
