@@ -3,11 +3,9 @@ from libc.stdint cimport int64_t, uint8_t
 
 
 cdef class SeedIndex:
-    cdef readonly object codes, positions, repeats, letters
+    cdef readonly object seeds, letters
     cdef readonly int k
-    cdef const int64_t *_codes
-    cdef const int64_t *_positions
-    cdef const int64_t *_repeats
+    cdef const int64_t *_seeds  # (code, position) pairs, by code then position
     cdef const uint8_t *_letters
     cdef Py_ssize_t _n_codes, _n_letters
 

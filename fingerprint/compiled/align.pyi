@@ -5,13 +5,14 @@ import numpy as np
 def sort_int64(values: np.ndarray, depth: int = -1) -> None: ...
 
 class SeedIndex:
-    codes: np.ndarray
-    positions: np.ndarray
-    repeats: np.ndarray
+    seeds: np.ndarray
     letters: np.ndarray
     k: int
-    def __init__(self, codes: np.ndarray, positions: np.ndarray, repeats: np.ndarray,
-                 letters: np.ndarray, k: int) -> None: ...
+    def __init__(self, seeds: np.ndarray, letters: np.ndarray, k: int) -> None: ...
+    @property
+    def codes(self) -> np.ndarray: ...
+    @property
+    def positions(self) -> np.ndarray: ...
     @property
     def n_letters(self) -> int: ...
     @staticmethod

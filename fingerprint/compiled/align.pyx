@@ -146,30 +146,33 @@ def sort_int64(int64_t[::1] values, int depth=-1):
 
 
 cdef class SeedIndex:
-    """Sorted k-gram codes of a work's letters, prepared once per work.
+    """The k-grams of a work's letters, sorted, prepared once per work.
 
-    codes: sorted int64 k-gram codes (n - k + 1,); positions: their letter positions (int64);
-    repeats: for each sorted entry, how many equal codes start there (int64, length
-    n - k + 2; meaningful at the first entry of each group of equal codes); letters: the
-    work's letter codes (uint8 (n,)); k: k-gram length in letters. The alignment reads the
-    arrays through pointers taken once here (the object holds the arrays).
+    seeds: int64 (n - k + 1, 2): each k-gram's code and letter position, ordered by code then
+    position (a code and its position side by side: the alignment's seed step reads both
+    with one memory access after its search); letters: the work's letter codes (uint8 (n,));
+    k: k-gram length in letters. ``codes`` and ``positions`` are the two columns.
     """
 
-    def __init__(self, codes, positions, repeats, letters, int k):
-        self.codes = np.ascontiguousarray(codes, np.int64)
-        self.positions = np.ascontiguousarray(positions, np.int64)
-        self.repeats = np.ascontiguousarray(repeats, np.int64)
-        self.letters = np.ascontiguousarray(letters, np.uint8)
+    def __init__(self, seeds, letters, int k):
+        self.seeds = np.ascontiguousarray(seeds, dtype=np.int64).reshape(-1, 2)
+        self.letters = np.ascontiguousarray(letters, dtype=np.uint8)
         self.k = k
-        cdef const int64_t[::1] c = self.codes, p = self.positions, r = self.repeats
-        cdef const uint8_t[::1] w = self.letters
-        if r.shape[0] < c.shape[0] + 1 or p.shape[0] < c.shape[0]:
-            raise ValueError("positions and repeats must cover every code")
-        self._n_codes, self._n_letters = c.shape[0], w.shape[0]
-        self._codes = &c[0] if c.shape[0] else NULL
-        self._positions = &p[0] if p.shape[0] else NULL
-        self._repeats = &r[0]
-        self._letters = &w[0] if w.shape[0] else NULL
+        cdef const int64_t[:, ::1] pairs = self.seeds
+        cdef const uint8_t[::1] work = self.letters
+        self._n_codes, self._n_letters = pairs.shape[0], work.shape[0]
+        self._seeds = &pairs[0, 0] if pairs.shape[0] else NULL
+        self._letters = &work[0] if work.shape[0] else NULL
+
+    @property
+    def codes(self):
+        """Sorted k-gram codes (int64 (n - k + 1,), a view)."""
+        return self.seeds[:, 0]
+
+    @property
+    def positions(self):
+        """Letter position of each sorted code (int64 (n - k + 1,), a view)."""
+        return self.seeds[:, 1]
 
     @property
     def n_letters(self):
@@ -181,11 +184,7 @@ cdef class SeedIndex:
         """Index the k-grams of letter codes (uint8 (n,)) -> SeedIndex."""
         grams = kgram_codes(codes, k)
         order = np.argsort(grams, kind="stable")
-        sorted_grams = grams[order]
-        first = np.flatnonzero(np.diff(sorted_grams, prepend=-1, append=-1) != 0)
-        repeats = np.zeros(len(grams) + 1, dtype=np.int64)
-        repeats[first[:len(first) - 1]] = np.diff(first)
-        return SeedIndex(sorted_grams, order.astype(np.int64), repeats, codes, k)
+        return SeedIndex(np.stack((grams[order], order.astype(np.int64)), axis=1), codes, k)
 
 
 cdef class Alignment:
@@ -294,9 +293,7 @@ def align_many(const uint8_t[::1] page, const int64_t[:] page_grams, list works,
 cdef object _align(const uint8_t[::1] page, const int64_t[:] page_grams, SeedIndex seeds,
                    int max_gap, int max_shift, int min_passage, int max_repeats,
                    int seed_stride):
-    cdef const int64_t *work_codes = seeds._codes
-    cdef const int64_t *work_positions = seeds._positions
-    cdef const int64_t *work_repeats = seeds._repeats
+    cdef const int64_t *entries = seeds._seeds  # (code, position) pairs
     cdef const uint8_t *work = seeds._letters
     cdef int k = seeds.k
     cdef Py_ssize_t n_page = page.shape[0], n_work = seeds._n_letters
@@ -308,10 +305,11 @@ cdef object _align(const uint8_t[::1] page, const int64_t[:] page_grams, SeedInd
         return None
     # 1. seeds: (diagonal, page position) packed in one int64 so one sort orders them
     cap = 0
-    cdef int64_t *lows = <int64_t *>malloc(n_grams * sizeof(int64_t))
+    # per page k-gram: its first seed's index (-1: none or too repeated), then the seed count
+    cdef int64_t *lows = <int64_t *>malloc(2 * n_grams * sizeof(int64_t))
     if lows == NULL:
         raise MemoryError()
-    cdef const int64_t *codes = work_codes
+    cdef int64_t *repeats = lows + n_grams
     cdef const int64_t *at[LANES]
     cdef int64_t want[LANES]
     cdef Py_ssize_t t0, b, lanes
@@ -321,23 +319,26 @@ cdef object _align(const uint8_t[::1] page, const int64_t[:] page_grams, SeedInd
         # (every search halves the same lengths: they depend on n_codes only)
         lanes = min(LANES, n_grams - t0)
         for b in range(lanes):
-            at[b] = codes
+            at[b] = entries
             want[b] = page_grams[t0 + b]
         hi = n_codes
         while hi > 1:
             mid = hi >> 1
             for b in range(lanes):
-                at[b] = at[b] + mid if at[b][mid] < want[b] else at[b]
+                at[b] = at[b] + 2 * mid if at[b][2 * mid] < want[b] else at[b]
             hi -= mid
         for b in range(lanes):
             g = want[b]
             t = t0 + b
-            lo = (at[b] - codes) + (at[b][0] < g)
-            if lo < n_codes and work_codes[lo] == g and work_repeats[lo] <= max_repeats:
+            lo = (at[b] - entries) // 2 + (at[b][0] < g)
+            lows[t] = -1
+            c = 0  # the group of equal codes at lo, counted up to one past max_repeats
+            while lo + c < n_codes and entries[2 * (lo + c)] == g and c <= max_repeats:
+                c += 1
+            if 0 < c <= max_repeats:
                 lows[t] = lo
-                cap += work_repeats[lo]
-            else:
-                lows[t] = -1
+                repeats[t] = c
+                cap += c
     if cap == 0:
         free(lows)
         return None
@@ -360,8 +361,8 @@ cdef object _align(const uint8_t[::1] page, const int64_t[:] page_grams, SeedInd
                 if lo < 0:
                     continue
                 i = t * seed_stride
-                for c in range(work_repeats[lo]):
-                    d = work_positions[lo + c] - i
+                for c in range(repeats[t]):
+                    d = entries[2 * (lo + c) + 1] - i
                     pairs[n_pairs] = (d + n_page) * span + i
                     n_pairs += 1
             _sort_i64(pairs, n_pairs, 2 * _log2(n_pairs))

@@ -337,10 +337,8 @@ def judged_page(engine, page: str) -> tuple:
     """(letters, exact codes, aligned candidates) of a page, as ``Engine.match_with_keys``
     gives them to ``Engine._judge``."""
     letters = engine.letters(page)
-    hits = engine._hits(engine._query_key_array(letters))
-    ranked = [w for w, _ in engine._rank(hits)]
-    revisions = {hits.works[w]: ("index", hits.revisions[w]) for w in ranked}
-    aligned = engine._align_candidates(letters, [hits.works[w] for w in ranked], revisions)
+    aligned = engine._align_candidates(
+        letters, engine._revised(engine._hits(engine._query_key_array(letters))))
     return letters, exact_codes(letters, page), aligned
 
 
