@@ -176,6 +176,9 @@ class Engine:
         self._same_text = SameTextGroups(self._align_letters, c.same_text_share,
                                          c.same_text_frame, 8 * cache_size)
         self._prepared_count = 0  # numbers given to prepared works (_Prepared.number)
+        self._judge_limits = (DIGIT_LETTER, c.same_text_share * (1 - c.same_text_frame),
+                              c.min_own_letters, c.max_number_mismatch, c.min_distinct_letters,
+                              c.number_evidence_letters, c.min_score)  # judge_page's
 
     # -- fingerprinting -------------------------------------------------------------------
 
@@ -615,7 +618,6 @@ class Engine:
         """
         if not aligned:
             return []
-        c = self.config
         same_text = self._same_text
 
         def same(i: int, j: int) -> bool:
@@ -624,8 +626,6 @@ class Engine:
         labels, kept = judge_page(
             letters.codes if exact is None else exact, letters.codes, letters.offsets,
             letters.boundaries, aligned, exact is not None, same_text.pairs, same,
-            (DIGIT_LETTER, c.same_text_share * (1 - c.same_text_frame), c.min_own_letters,
-             c.max_number_mismatch, c.min_distinct_letters, c.number_evidence_letters,
-             c.min_score))
+            self._judge_limits)
         return matches_of([(labels[i], *aligned[i], score, cp, cw) for i, score, cp, cw in kept],
                           letters.offsets)
