@@ -2,7 +2,7 @@
 
 Every detector indexes works with ``index(work_id, text)``, makes them queryable with
 ``commit()`` (timed with the indexing: datasketch's Redis storage buffers its writes, the
-engine computes the keys of all the works at once with ``Engine.add_works``), and
+engine indexes all the works at once with ``Engine.add_works``), and
 answers ``query(text)`` with the set of work ids it considers copied in the page; ``close()``
 releases what it holds (a Redis database is flushed, a MongoDB database dropped). Peers:
 

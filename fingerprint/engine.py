@@ -34,13 +34,10 @@ from fingerprint.letters import (
     default_table,
 )
 from fingerprint.same_text import SameTextGroups
-from fingerprint.shortdoc import short_keys
 from fingerprint.verify import Alignment, SeedIndex, align, align_each
-from fingerprint.windows import content_radius, kgram_codes, mix, winnow
+from fingerprint.windows import content_radius, kgram_codes
 
 SCHEME_VERSION = "fp2"  # bump when the key computation changes in code
-_MAX_HASH = np.uint64(2**64 - 1)  # winnowing's padding
-BATCH_LETTERS = 1 << 16  # letters of the works whose keys add_works computes in one pass
 _MAX_PREPARED_NUMBER = 2**31 - 1  # the same-text pair cache packs two numbers in one int64
 
 
@@ -192,88 +189,28 @@ class Engine:
                                     f"max_text_chars={self.config.max_text_chars}")
         return self.table.convert(text)
 
-    def _keys(self, letters: Letters, sparsity: int, short_radius: int
+    def _keys(self, letters: Letters, sparsity: int, short_radius: int, distinct: bool = False
               ) -> tuple[np.ndarray, np.ndarray]:
         """(keys, window starts) of a letter sequence, in one compiled call
         (``fingerprint.compiled.keys.sequence_keys``): keys uint64, one exact key per window
         start, then the short-text k-gram keys of winnowing radius ``short_radius`` (none when
-        0); windows selected ``sparsity`` times sparser than in works."""
+        0; sorted and each once when ``distinct``); windows selected ``sparsity`` times
+        sparser than in works."""
         c, q = self.config, self.quantizer
         fixed = c.stride if c.window_mode == "fixed" else 0
         return sequence_keys(np.ascontiguousarray(letters.codes, dtype=np.uint8), c.anchor_k,
                              content_radius(c.stride, sparsity), fixed, short_radius, c.short_k,
-                             c.window_letters, q.column, q.value, c.anchor_bits, q.digit_bits)
+                             c.window_letters, q.column, q.value, c.anchor_bits, q.digit_bits,
+                             distinct)
 
     def postings(self, letters: Letters) -> list[tuple[int, int]]:
         """(key, window number) postings of a work: one exact key per window, plus winnowed
-        k-gram keys (numbered after the windows) when the work is shorter than
+        k-gram keys (each once, numbered after the windows) when the work is shorter than
         ``short_text_letters``."""
         c = self.config
         short = len(letters) < c.short_text_letters
-        keys, starts = self._keys(letters, 1, c.short_radius if short else 0)
-        windows = len(starts)
-        out = list(zip(keys[:windows].tolist(), range(windows), strict=True))
-        if short:
-            extra = np.unique(keys[windows:]).tolist()
-            out.extend(zip(extra, range(windows, windows + len(extra)), strict=True))
-        return out
-
-    def _postings_many(self, letters: list[Letters]) -> list[list[tuple[int, int]]]:
-        """``postings`` of each of several letter sequences (each at least ``anchor_k``
-        letters), computed over their concatenation: k-grams, hashes, window keys and short
-        keys are taken only inside each sequence, and winnowing sees ``MAX`` hashes beyond its
-        ends as ``winnow``'s padding, so every value is the one ``postings`` gives."""
-        c = self.config
-        if c.window_mode != "content" or len(letters) < 2:  # fixed offsets: rare
-            return [self.postings(work) for work in letters]
-        k, radius = c.anchor_k, content_radius(c.stride, 1)
-        pad = max(radius, c.short_radius)
-        lengths = np.array([len(work) for work in letters], dtype=np.int64)
-        first = np.concatenate(([0], np.cumsum(lengths)[:-1]))  # each sequence's first letter
-        codes = np.concatenate([work.codes for work in letters])
-        grams = kgram_codes(codes, k)  # grams across two sequences are never used
-        hashes = mix(grams)
-        # the sequences' hashes with ``pad`` MAX hashes between them: position q of this array
-        # is position q - pad * i of sequence i's concatenation
-        sizes = lengths - k + 1
-        owner = np.repeat(np.arange(len(letters)), sizes)
-        within = np.arange(len(owner)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-        gapped = np.full(len(owner) + pad * (len(letters) - 1), _MAX_HASH, dtype=np.uint64)
-        gapped[np.arange(len(owner)) + pad * owner] = hashes[first[owner] + within]
-        out: list[list[tuple[int, int]]] = []
-        minima, chosen = winnow(gapped, (radius, c.short_radius))
-        starts, start_owner = self._inside(minima, sizes, pad, lengths - c.window_letters + 1)
-        starts += first[start_owner]
-        keys = self.quantizer.keys(codes, starts, hashes).tolist()
-        short = (lengths < c.short_text_letters)
-        picked, pick_owner = self._inside(chosen, sizes, pad, sizes - (c.short_k - k))
-        keep = short[pick_owner]
-        picked, pick_owner = picked[keep] + first[pick_owner[keep]], pick_owner[keep]
-        extra = short_keys(grams, k, picked, c.short_k)
-        order = np.lexsort((extra, pick_owner))  # np.unique per sequence: sorted, distinct
-        extra, pick_owner = extra[order], pick_owner[order]
-        new = np.ones(len(extra), dtype=bool)
-        new[1:] = (extra[1:] != extra[:-1]) | (pick_owner[1:] != pick_owner[:-1])
-        extra, pick_owner = extra[new].tolist(), pick_owner[new]
-        window_bounds = np.searchsorted(start_owner, np.arange(len(letters) + 1))
-        extra_bounds = np.searchsorted(pick_owner, np.arange(len(letters) + 1))
-        for i in range(len(letters)):
-            own = keys[window_bounds[i]:window_bounds[i + 1]]
-            more = extra[extra_bounds[i]:extra_bounds[i + 1]]
-            out.append(list(zip(own + more, range(len(own) + len(more)), strict=True)))
-        return out
-
-    @staticmethod
-    def _inside(positions: np.ndarray, sizes: np.ndarray, pad: int, limits: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray]:
-        """(positions within their sequence, sequence numbers) of the winnowed ``positions``
-        of ``_postings_many``'s gapped array that lie in a sequence, before its ``limits``
-        (positions per sequence; a pad position is in none)."""
-        bases = np.cumsum(sizes + pad) - sizes - pad  # where each sequence starts in the array
-        owner = np.searchsorted(bases, positions, side="right") - 1
-        within = positions - bases[owner]
-        keep = within < np.minimum(sizes, limits)[owner]
-        return within[keep], owner[keep]
+        keys, _ = self._keys(letters, 1, c.short_radius if short else 0, True)
+        return list(zip(keys.tolist(), range(len(keys)), strict=True))
 
     def query_keys(self, letters: Letters) -> list[int]:
         """Keys a page looks up (duplicates possible): exact and probed window keys, and k-gram
@@ -312,24 +249,14 @@ class Engine:
         later (work_id, text) replacing an earlier one of the same id); returns the postings
         indexed per work, in order.
 
-        Faster than one ``add_work`` per work on short texts: the keys of all the works are
-        computed in one pass of numpy operations. Every work is checked before any is stored:
-        raises as ``add_work`` on the first invalid one, and then nothing is stored. An error
-        of the index or store while adding leaves the works before it added.
+        Every work is checked before any is stored: raises as ``add_work`` on the first
+        invalid one, and then nothing is stored. An error of the index or store while adding
+        leaves the works before it added.
         """
         items = list(works)
         letters = [self._work_letters(work_id, text) for work_id, text in items]
-        postings: list[list[tuple[int, int]]] = []
-        batch: list[Letters] = []
-        for work in [*letters, None]:  # batches of up to BATCH_LETTERS letters
-            if work is None or (batch and sum(map(len, batch)) + len(work) > BATCH_LETTERS):
-                postings += self._postings_many(batch)
-                batch = []
-            if work is not None:
-                batch.append(work)
-        return [self._store_and_index(work_id, text, work_letters, work_postings)
-                for (work_id, text), work_letters, work_postings
-                in zip(items, letters, postings, strict=True)]
+        return [self._store_and_index(work_id, text, work_letters, self.postings(work_letters))
+                for (work_id, text), work_letters in zip(items, letters, strict=True)]
 
     def _work_letters(self, work_id: str, text: str) -> Letters:
         """Letters of a work's text, after the checks of ``add_work`` (raises as it does)."""

@@ -8,7 +8,7 @@ each computes and its source), one by one or all of a letter sequence's keys in 
 import numpy as np
 
 from libc.stdint cimport int64_t, uint8_t, uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free, malloc, qsort
 from libc.string cimport memcpy
 
 cdef uint64_t MIX1 = 0x9E3779B97F4A7C15ULL
@@ -37,6 +37,24 @@ cdef void _mix(const int64_t *values, Py_ssize_t n, uint64_t *h) noexcept nogil:
         z *= MIX2
         z ^= z >> 29
         h[p] = z
+
+
+cdef int _compare(const void *a, const void *b) noexcept nogil:
+    cdef uint64_t x = (<const uint64_t *>a)[0], y = (<const uint64_t *>b)[0]
+    return (x > y) - (x < y)
+
+
+cdef Py_ssize_t _distinct(uint64_t *keys, Py_ssize_t n) noexcept nogil:
+    """Sort keys[:n] and keep each value once at the front; returns how many."""
+    cdef Py_ssize_t t, found = 0
+    if n == 0:
+        return 0
+    qsort(keys, n, sizeof(uint64_t), _compare)
+    for t in range(1, n):
+        if keys[t] != keys[found]:
+            found += 1
+            keys[found] = keys[t]
+    return found + 1
 
 
 cdef inline Py_ssize_t _pad_size(Py_ssize_t n, Py_ssize_t radius) noexcept nogil:
@@ -235,10 +253,12 @@ def short_keys(const int64_t[::1] grams, int gram_k, const int64_t[::1] position
 
 def sequence_keys(const uint8_t[::1] codes, int k, int window_radius, int fixed_stride,
                   int short_radius, int short_k, int window, const int64_t[::1] column,
-                  const int64_t[:, ::1] value, int anchor_bits, int digit_bits):
+                  const int64_t[:, ::1] value, int anchor_bits, int digit_bits,
+                  bint distinct_short=False):
     """Every key of one letter sequence (codes (n,), 0..31) -> (keys, starts): keys uint64,
     the window keys (one per start) then the short-text k-gram keys (repeats kept, position
-    order); starts int64, the window starts (letters, ascending).
+    order; sorted and each once when ``distinct_short``); starts int64, the window starts
+    (letters, ascending).
 
     Window starts: every ``fixed_stride`` letters when it is > 0, else winnowing's selection
     of radius ``window_radius`` over the k-gram hashes (``mix(kgram_codes(codes, k))``);
@@ -305,6 +325,8 @@ def sequence_keys(const uint8_t[::1] codes, int k, int window_radius, int fixed_
                     keys[w] += (hashes[at[w]] & mask) << digit_bits
         if n_chosen:
             n_short = _short(grams, n_grams, k, chosen, n_chosen, short_k, &keys[n_starts])
+            if distinct_short:
+                n_short = _distinct(&keys[n_starts], n_short)
         if n_short == n_chosen:
             return out, starts_out
         return out[:n_starts + n_short], starts_out
