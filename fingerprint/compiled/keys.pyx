@@ -272,8 +272,8 @@ def sequence_keys(const uint8_t[::1] codes, int k, int window_radius, int fixed_
     cdef Py_ssize_t n = codes.shape[0], n_grams = max(n - k + 1, 0), last = n - window
     cdef Py_ssize_t m = value.shape[0], n_starts = 0, n_short = 0, n_chosen = 0, w
     cdef Py_ssize_t small = min(window_radius, short_radius), wide = max(window_radius, short_radius)
-    cdef bint content = fixed_stride <= 0, both = content and short_radius > 0
-    cdef bint narrow = both and wide - small <= small + 1
+    cdef bint content = fixed_stride <= 0
+    cdef bint narrow = content and short_radius > 0 and wide - small <= small + 1
     cdef uint64_t mask = ((<uint64_t>1) << anchor_bits) - 1
     cdef Py_ssize_t size = 3 * max(_pad_size(n_grams, window_radius),
                                    _pad_size(n_grams, short_radius))  # _minima's scratch
@@ -295,18 +295,19 @@ def sequence_keys(const uint8_t[::1] codes, int k, int window_radius, int fixed_
                 _mix(grams, n_grams, hashes)
             if not content:
                 n_starts = last // fixed_stride + 1 if last >= 0 else 0
-            elif n_grams and narrow and window_radius <= short_radius:
+            if n_grams == 0:
+                pass
+            elif narrow and window_radius <= short_radius:
                 n_starts = _minima(hashes, n_grams, window_radius, pad, picked)
                 n_chosen = _narrow(hashes, n_grams, picked, n_starts, small, wide, chosen)
-            elif n_grams and narrow:
+            elif narrow:
                 n_chosen = _minima(hashes, n_grams, short_radius, pad, chosen)
                 n_starts = _narrow(hashes, n_grams, chosen, n_chosen, small, wide, picked)
-            elif n_grams:
-                n_starts = _minima(hashes, n_grams, window_radius, pad, picked)
-            if both and n_grams and not narrow:
-                n_chosen = _minima(hashes, n_grams, short_radius, pad, chosen)
-            if not content and short_radius > 0 and n_grams:
-                n_chosen = _minima(hashes, n_grams, short_radius, pad, chosen)
+            else:
+                if content:
+                    n_starts = _minima(hashes, n_grams, window_radius, pad, picked)
+                if short_radius > 0:
+                    n_chosen = _minima(hashes, n_grams, short_radius, pad, chosen)
             while content and n_starts and picked[n_starts - 1] > last:
                 n_starts -= 1
         starts_out = np.empty(n_starts, dtype=np.int64)
