@@ -20,7 +20,6 @@ import numpy as np
 
 from fingerprint.compiled.judge import exact_codes as compiled_exact_codes
 from fingerprint.compiled.judge import judge_page
-from fingerprint.compiled.keys import sequence_keys
 from fingerprint.compiled.lookup import rank
 from fingerprint.config import EngineConfig
 from fingerprint.fingerprints import Quantizer
@@ -191,17 +190,14 @@ class Engine:
 
     def _keys(self, letters: Letters, sparsity: int, short_radius: int, distinct: bool = False
               ) -> tuple[np.ndarray, np.ndarray]:
-        """(keys, window starts) of a letter sequence, in one compiled call
-        (``fingerprint.compiled.keys.sequence_keys``): keys uint64, one exact key per window
-        start, then the short-text k-gram keys of winnowing radius ``short_radius`` (none when
-        0; sorted and each once when ``distinct``); windows selected ``sparsity`` times
-        sparser than in works."""
-        c, q = self.config, self.quantizer
-        fixed = c.stride if c.window_mode == "fixed" else 0
-        return sequence_keys(np.ascontiguousarray(letters.codes, dtype=np.uint8), c.anchor_k,
-                             content_radius(c.stride, sparsity), fixed, short_radius, c.short_k,
-                             c.window_letters, q.column, q.value, c.anchor_bits, q.digit_bits,
-                             distinct)
+        """(keys, window starts) of a letter sequence (``Quantizer.sequence_keys``): keys
+        uint64, one exact key per window start, then the short-text k-gram keys of winnowing
+        radius ``short_radius`` (none when 0; sorted and each once when ``distinct``);
+        windows selected ``sparsity`` times sparser than in works."""
+        c = self.config
+        return self.quantizer.sequence_keys(
+            letters.codes, content_radius(c.stride, sparsity),
+            c.stride if c.window_mode == "fixed" else 0, short_radius, c.short_k, distinct)
 
     def postings(self, letters: Letters) -> list[tuple[int, int]]:
         """(key, window number) postings of a work: one exact key per window, plus winnowed

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fingerprint.compiled.keys import window_digits
+from fingerprint.compiled.keys import sequence_keys, window_digits
 from fingerprint.windows import kgram_codes, mix
 
 DATA_DIR = Path(__file__).with_name("data")
@@ -136,6 +136,20 @@ class Quantizer:
                                np.ascontiguousarray(starts, dtype=np.int64), self.window_letters,
                                self.column, self.value)
         return digits + self.anchor_values(codes, starts, hashes)
+
+    def sequence_keys(self, codes: np.ndarray, window_radius: int, fixed_stride: int,
+                      short_radius: int, short_k: int, distinct_short: bool = False
+                      ) -> tuple[np.ndarray, np.ndarray]:
+        """(keys, window starts) of a letter sequence in one compiled call
+        (``fingerprint.compiled.keys.sequence_keys``): keys uint64, the ``keys`` of the
+        windows starting at the local minima of radius ``window_radius`` of the anchor_k-gram
+        hashes (every ``fixed_stride`` letters when it is > 0), then the ``short_k``-gram keys
+        of ``fingerprint.shortdoc`` at the minima of radius ``short_radius`` (none when 0;
+        sorted and each once when ``distinct_short``); starts int64, ascending."""
+        return sequence_keys(np.ascontiguousarray(codes, dtype=np.uint8), self.anchor_k,
+                             window_radius, fixed_stride, short_radius, short_k,
+                             self.window_letters, self.column, self.value, self.anchor_bits,
+                             self.digit_bits, distinct_short)
 
     def probe_keys(self, codes: np.ndarray, starts: np.ndarray, depth: int,
                    hashes: np.ndarray | None = None) -> np.ndarray:
