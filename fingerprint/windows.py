@@ -41,12 +41,6 @@ def local_minima(hashes: np.ndarray, radius: int) -> np.ndarray:
     return compiled.local_minima(np.ascontiguousarray(hashes, dtype=np.uint64), radius)
 
 
-def winnow(hashes: np.ndarray, radii: tuple[int, ...]) -> list[np.ndarray]:
-    """``local_minima(hashes, r)`` for each radius r in ``radii`` -> list of int64 position
-    arrays, in the order of radii."""
-    return [local_minima(hashes, r) for r in radii]
-
-
 def content_radius(stride: int, sparsity: int = 1) -> int:
     """Winnowing radius (letters) giving about one content-defined start per sparsity * stride
     letters."""

@@ -12,7 +12,7 @@ import numpy as np
 
 from fingerprint.letters import BOUNDARY, DIGIT_LETTER, LATIN, Letters
 from fingerprint.verify import EMPTY, Alignment, SeedIndex
-from fingerprint.windows import content_radius, kgram_codes, local_minima, mix
+from fingerprint.windows import content_radius, kgram_codes
 
 
 def seed_pairs(page_grams: np.ndarray, work: SeedIndex, max_repeats: int
@@ -432,7 +432,8 @@ def window_starts_reference(codes: np.ndarray, window_letters: int, stride: int,
         return np.arange(0, last + 1, stride, dtype=np.int64)
     if mode != "content":
         raise ValueError(f"unknown window mode {mode!r}")
-    minima = local_minima(mix(kgram_codes(codes, anchor_k)), content_radius(stride, sparsity))
+    hashes = mix_reference(kgram_codes_reference(codes, anchor_k))
+    minima = winnow_reference(hashes, (content_radius(stride, sparsity),))[0]
     return minima[minima <= last]
 
 
