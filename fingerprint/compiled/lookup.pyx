@@ -211,10 +211,10 @@ cdef int _append(Packed *out, int64_t value) except -1:
 
 
 def gather_held(const uint64_t[::1] keys, const uint8_t[::1] may_hold, dict post, dict df,
-                int64_t max_df, int64_t[::1] scratch, list ids, int64_t epoch):
+                int64_t max_df, int64_t[::1] scratch, list ids, int64_t epoch, bint places):
     """The lookup of ``keys`` (uint64) in a MemoryIndex's dicts -> (works, revisions, work,
     window, at), as ``name_works`` gives the first three; per posting (int64 arrays): its
-    window and its key's first place in ``keys``. Postings come key by key, each distinct key
+    window and, when ``places`` (else None), its key's first place in ``keys``. Postings come key by key, each distinct key
     at its first place, each key's as ``post`` holds them (one packed ``number << 32 |
     window`` int, or a list of them); skipped: keys absent from ``post``, held by more than
     ``max_df`` works (``df``, absent: 1), or where ``may_hold`` (uint8, one per key, or None)
@@ -225,7 +225,7 @@ def gather_held(const uint64_t[::1] keys, const uint8_t[::1] may_hold, dict post
     cdef int64_t window_mask = 0xFFFFFFFF, value
     cdef PyObject *held
     cdef PyObject *count
-    cdef Packed packed, places
+    cdef Packed packed, at
     cdef int64_t[::1] work_view, window_view, at_view
     if may_hold is not None and may_hold.shape[0] != m:
         raise ValueError(f"may_hold has {may_hold.shape[0]} entries for {m} keys")
@@ -235,10 +235,10 @@ def gather_held(const uint64_t[::1] keys, const uint8_t[::1] may_hold, dict post
     # the keys met so far: an open-addressing table of places in ``keys`` (-1: empty slot)
     cdef int64_t *table = <int64_t *>malloc(size * sizeof(int64_t))
     packed.data, packed.size, packed.capacity = <int64_t *>malloc(64 * sizeof(int64_t)), 0, 64
-    places.data, places.size, places.capacity = <int64_t *>malloc(64 * sizeof(int64_t)), 0, 64
+    at.data, at.size, at.capacity = <int64_t *>malloc(64 * sizeof(int64_t)), 0, 64
     cdef int64_t *distinct = NULL
     try:
-        if table == NULL or packed.data == NULL or places.data == NULL:
+        if table == NULL or packed.data == NULL or at.data == NULL:
             raise MemoryError()
         memset(table, 0xFF, size * sizeof(int64_t))
         for t in range(m):
@@ -261,30 +261,34 @@ def gather_held(const uint64_t[::1] keys, const uint8_t[::1] may_hold, dict post
             if type(<object>held) is list:
                 for i in range(PyList_GET_SIZE(<object>held)):
                     _append(&packed, <int64_t><object>PyList_GET_ITEM(<object>held, i))
-                    _append(&places, t)
+                    if places:
+                        _append(&at, t)
             else:
                 _append(&packed, <int64_t><object>held)
-                _append(&places, t)
+                if places:
+                    _append(&at, t)
         n = packed.size
         work_out = np.empty(n, dtype=np.int64)
         window_out = np.empty(n, dtype=np.int64)
-        at_out = np.empty(n, dtype=np.int64)
+        at_out = np.empty(n, dtype=np.int64) if places else None
         distinct = <int64_t *>malloc((n + 1) * sizeof(int64_t))
         if distinct == NULL:
             raise MemoryError()
         if n:
-            work_view, window_view, at_view = work_out, window_out, at_out
+            work_view, window_view = work_out, window_out
             for i in range(n):
                 value = packed.data[i]
                 work_view[i] = value >> 32
                 window_view[i] = value & window_mask
-            memcpy(&at_view[0], places.data, n * sizeof(int64_t))
+            if places:
+                at_view = at_out
+                memcpy(&at_view[0], at.data, n * sizeof(int64_t))
             k = _renumber(&work_view[0], n, scratch, distinct)
         return (*_name_works(distinct, k, ids, epoch), work_out, window_out, at_out)
     finally:
         free(table)
         free(packed.data)
-        free(places.data)
+        free(at.data)
         free(distinct)
 
 

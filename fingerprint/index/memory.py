@@ -184,7 +184,7 @@ class MemoryIndex:
 
     def lookup(self, keys: Sequence[int]) -> dict[int, list[tuple[str, int]]]:
         """Postings ``(work_id, window)`` per indexed, non-stop-listed key; see Index.lookup."""
-        query, at, hits = self._found(keys)
+        query, at, hits = self._found(keys, places=True)
         out: dict[int, list[tuple[str, int]]] = {}
         works = hits.works
         for key, work, window in zip(query[at].tolist(), hits.work.tolist(),
@@ -196,11 +196,12 @@ class MemoryIndex:
         """``lookup_revisions(keys)`` as arrays (``fingerprint.index.hits.Hits``, with
         revisions): the same postings, without a tuple per posting. ``keys``: ints, or a
         uint64 array."""
-        return self._found(keys)[2]
+        return self._found(keys, places=False)[2]
 
-    def _found(self, keys: Sequence[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray, Hits]:
-        """(query keys (uint64), each posting's key as its first place among them (int64),
-        the postings as Hits) of the distinct, indexed, non-stop-listed keys of ``keys``: in
+    def _found(self, keys: Sequence[int] | np.ndarray, places: bool
+               ) -> tuple[np.ndarray, np.ndarray, Hits]:
+        """(query keys (uint64), each posting's key as its first place among them (int64;
+        the dicts' form gives them only when ``places``), the postings as Hits) of the distinct, indexed, non-stop-listed keys of ``keys``: in
         the dicts' form, key by key in their order of first appearance (each key's postings in
         the order added); loaded, in key order (a KeyDirectory finds each key)."""
         query = np.ascontiguousarray(keys, dtype=np.uint64)
@@ -211,7 +212,7 @@ class MemoryIndex:
             may_hold = None if presence is None else presence.may_hold(query).view(np.uint8)
             works, revisions, work, window, at = gather_held(
                 query, may_hold, self._post, self._df, self.max_df, self._scratch, self._ids,
-                self._epoch)
+                self._epoch, places)
             return query, at, Hits(works, revisions, work, window)
         assert self._directory is not None  # set by load, with the arrays
         directory, bounds = self._directory
