@@ -15,8 +15,8 @@ class Revisions(Sequence[str]):
 
 def name_works(numbers: np.ndarray, scratch: np.ndarray, ids: list, epoch: int
                ) -> tuple[list[str], Revisions, np.ndarray]: ...
-def gather_held(keys: np.ndarray, may_hold: np.ndarray | None, post: dict, df: dict,
-                max_df: int, scratch: np.ndarray, ids: list, epoch: int, places: bool
+def gather_held(keys: np.ndarray, presence: np.ndarray | None, presence_shift: int,
+                post: dict, df: dict, max_df: int, scratch: np.ndarray, ids: list, epoch: int, places: bool
                 ) -> tuple[list[str], Revisions, np.ndarray, np.ndarray, np.ndarray | None]: ...
 def rank(work: np.ndarray, window: np.ndarray, works: list[str], min_hits: int,
          max_candidates: int) -> list[tuple[int, int]]: ...

@@ -13,6 +13,8 @@ from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcpy, memset
 
+from fingerprint.compiled.mixing cimport splitmix64
+
 ctypedef fused packed_t:
     uint16_t
     uint32_t
@@ -210,25 +212,30 @@ cdef int _append(Packed *out, int64_t value) except -1:
     return 0
 
 
-def gather_held(const uint64_t[::1] keys, const uint8_t[::1] may_hold, dict post, dict df,
-                int64_t max_df, int64_t[::1] scratch, list ids, int64_t epoch, bint places):
+def gather_held(const uint64_t[::1] keys, const uint8_t[::1] presence, int presence_shift,
+                dict post, dict df, int64_t max_df, int64_t[::1] scratch, list ids,
+                int64_t epoch, bint places):
     """The lookup of ``keys`` (uint64) in a MemoryIndex's dicts -> (works, revisions, work,
     window, at), as ``name_works`` gives the first three; per posting (int64 arrays): its
     window and, when ``places`` (else None), its key's first place in ``keys``. Postings come key by key, each distinct key
     at its first place, each key's as ``post`` holds them (one packed ``number << 32 |
     window`` int, or a list of them); skipped: keys absent from ``post``, held by more than
-    ``max_df`` works (``df``, absent: 1), or where ``may_hold`` (uint8, one per key, or None)
-    is 0. Raises ValueError for a work number outside ``scratch``."""
+    ``max_df`` works (``df``, absent: 1), or absent from ``presence`` when it is not None: a
+    PresenceFilter's bytes, where key k is bit ``h & 7`` of byte ``h >> 3``, h being
+    ``splitmix64(k) >> presence_shift`` (``fingerprint.index.presence``). Raises ValueError
+    for a work number outside ``scratch`` or a ``presence`` shorter than its shift implies."""
     cdef Py_ssize_t m = keys.shape[0], t, i, slot, size = 8, k = 0, n
     cdef int shift = 61
     cdef uint64_t key
     cdef int64_t window_mask = 0xFFFFFFFF, value
+    cdef uint64_t bit
     cdef PyObject *held
     cdef PyObject *count
     cdef Packed packed, at
     cdef int64_t[::1] work_view, window_view, at_view
-    if may_hold is not None and may_hold.shape[0] != m:
-        raise ValueError(f"may_hold has {may_hold.shape[0]} entries for {m} keys")
+    if presence is not None and not (0 < presence_shift < 64 and presence.shape[0] << 3 >= (
+            <uint64_t>1 << (64 - presence_shift))):
+        raise ValueError(f"{presence.shape[0]} presence bytes, shift {presence_shift}")
     while size < 2 * m:
         size <<= 1
         shift -= 1
@@ -242,9 +249,11 @@ def gather_held(const uint64_t[::1] keys, const uint8_t[::1] may_hold, dict post
             raise MemoryError()
         memset(table, 0xFF, size * sizeof(int64_t))
         for t in range(m):
-            if may_hold is not None and not may_hold[t]:
-                continue
             key = keys[t]
+            if presence is not None:
+                bit = splitmix64(key) >> presence_shift
+                if not (presence[bit >> 3] >> (bit & 7)) & 1:
+                    continue
             slot = <Py_ssize_t>((key * <uint64_t>0x9E3779B97F4A7C15) >> shift)
             while table[slot] >= 0 and keys[table[slot]] != key:
                 slot = (slot + 1) & (size - 1)

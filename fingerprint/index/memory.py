@@ -185,6 +185,7 @@ class MemoryIndex:
     def lookup(self, keys: Sequence[int]) -> dict[int, list[tuple[str, int]]]:
         """Postings ``(work_id, window)`` per indexed, non-stop-listed key; see Index.lookup."""
         query, at, hits = self._found(keys, places=True)
+        assert at is not None  # asked for
         out: dict[int, list[tuple[str, int]]] = {}
         works = hits.works
         for key, work, window in zip(query[at].tolist(), hits.work.tolist(),
@@ -199,7 +200,7 @@ class MemoryIndex:
         return self._found(keys, places=False)[2]
 
     def _found(self, keys: Sequence[int] | np.ndarray, places: bool
-               ) -> tuple[np.ndarray, np.ndarray, Hits]:
+               ) -> tuple[np.ndarray, np.ndarray | None, Hits]:
         """(query keys (uint64), each posting's key as its first place among them (int64;
         the dicts' form gives them only when ``places``), the postings as Hits) of the distinct, indexed, non-stop-listed keys of ``keys``: in
         the dicts' form, key by key in their order of first appearance (each key's postings in
@@ -209,9 +210,9 @@ class MemoryIndex:
             self._scratch = np.full(2 * len(self._ids), -1, dtype=np.int64)
         if self._arrays is None:
             presence = self._presence_filter()
-            may_hold = None if presence is None else presence.may_hold(query).view(np.uint8)
+            bits, shift = (None, 0) if presence is None else presence.bits
             works, revisions, work, window, at = gather_held(
-                query, may_hold, self._post, self._df, self.max_df, self._scratch, self._ids,
+                query, bits, shift, self._post, self._df, self.max_df, self._scratch, self._ids,
                 self._epoch, places)
             return query, at, Hits(works, revisions, work, window)
         assert self._directory is not None  # set by load, with the arrays

@@ -458,6 +458,13 @@ def judge_reference(engine, letters: Letters, exact: np.ndarray | None, aligned:
     return matches_of(out, po)
 
 
+def may_hold_reference(presence, keys: np.ndarray) -> np.ndarray:
+    """A PresenceFilter's answer for ``keys`` (uint64 array) in NumPy (the test the compiled
+    lookup makes): boolean mask, False where the key was certainly never added."""
+    byte, bit = presence._positions(keys)
+    return (presence._bytes[byte] & bit) != 0
+
+
 def held_reference(index, keys: list[int]) -> list[tuple[int, int | list[int]]]:
     """(key, packed postings as the dicts hold them) of each distinct, indexed,
     non-stop-listed key of ``keys`` (ints), in order, from a MemoryIndex in its dicts' form:
@@ -467,7 +474,7 @@ def held_reference(index, keys: list[int]) -> list[tuple[int, int | list[int]]]:
     presence = index._presence_filter()
     if presence is not None and len(keys):
         query = np.asarray(keys, dtype=np.uint64)
-        keys = query[presence.may_hold(query)].tolist()
+        keys = query[may_hold_reference(presence, query)].tolist()
     seen: set[int] = set()
     out = []
     for key in keys:
