@@ -317,7 +317,7 @@ def rank(const int64_t[::1] work, const int64_t[::1] window, list works, int64_t
     ``window`` numbers take one place, each listed). work, window: int64 (n_postings,), each
     posting's work (a position in ``works``) and window."""
     cdef Py_ssize_t n_works = len(works), n = work.shape[0], w, i, j, size = 0, pool_max
-    cdef Py_ssize_t seen = 0, k
+    cdef Py_ssize_t seen = 0, k, lo, hi, mid, group = 0
     cdef bint new
     pool_max = 4 * max_candidates
     cdef int64_t *count = <int64_t *>malloc((3 * n_works + pool_max + n + 1) * sizeof(int64_t))
@@ -334,17 +334,25 @@ def rank(const int64_t[::1] work, const int64_t[::1] window, list works, int64_t
             count[w] = 0
         for i in range(n):
             count[work[i]] += 1
-        # the first pool_max works in rank order: insertion into a sorted pool
+        # the first pool_max works in rank order: insertion into a sorted pool, the place
+        # found by binary search (templated pages tie many works, each tie a str comparison)
         for w in range(n_works):
             if count[w] < min_hits:
                 continue
-            if size == pool_max and not _before(w, pool[size - 1], count, works):
+            lo, hi = 0, size
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if _before(w, pool[mid], count, works):
+                    hi = mid
+                else:
+                    lo = mid + 1
+            if lo == pool_max:
                 continue
             i = size if size < pool_max else size - 1
-            while i > 0 and _before(w, pool[i - 1], count, works):
+            while i > lo:
                 pool[i] = pool[i - 1]
                 i -= 1
-            pool[i] = w
+            pool[lo] = w
             if size < pool_max:
                 size += 1
         if size <= max_candidates:
@@ -369,14 +377,15 @@ def rank(const int64_t[::1] work, const int64_t[::1] window, list works, int64_t
         for i in range(size):
             w = pool[i]
             new = True
-            for j in range(i):  # an earlier work with the same hits on the same windows?
-                if count[pool[j]] == count[w]:
-                    for k in range(count[w]):
-                        if sorted_windows[start[pool[j]] + k] != sorted_windows[start[w] + k]:
-                            break
-                    else:
-                        new = False
+            if i == 0 or count[pool[i - 1]] != count[w]:
+                group = i  # the pool's first work with this count (the pool is by count)
+            for j in range(group, i):  # an earlier work with the same hits on the same windows?
+                for k in range(count[w]):
+                    if sorted_windows[start[pool[j]] + k] != sorted_windows[start[w] + k]:
                         break
+                else:
+                    new = False
+                    break
             if new:
                 if seen == max_candidates:
                     break
