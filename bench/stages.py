@@ -58,12 +58,9 @@ def time_pass(engine, texts: list[str]) -> dict[str, float]:
             total["letters"] += t1 - t0
             total["keys"] += t2 - t1
             continue
-        hits = engine._hits(keys)
-        ranked = [w for w, _ in engine._rank(hits)]
-        work_ids = [hits.works[w] for w in ranked]
-        revisions = {hits.works[w]: ("index", hits.revisions[w]) for w in ranked}
+        candidates = engine._revised(engine._hits(keys))
         t3 = clock()
-        aligned = engine._align_candidates(letters, work_ids, revisions)
+        aligned = engine._align_candidates(letters, candidates)
         t4 = clock()
         engine._judge(letters, exact_codes(letters, text) if aligned else None, aligned)
         t5 = clock()

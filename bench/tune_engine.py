@@ -341,7 +341,7 @@ def precision_grid(data: dict, n_queries: int, seed: int = 5) -> None:
     def collect(page: str, source: str, truth: str | None, against: list[str]) -> None:
         letters = engine.letters(page)
         for wid in against:
-            prep = engine._prepared(wid, tuning_revision)
+            ((_, prep),) = engine._prepared([(wid, tuning_revision)])
             aln = align(letters.codes, prep.seeds, c.max_gap, c.max_shift, 1, c.max_seed_repeats)
             if aln.matched:
                 rows.append((wid != truth and not shares_text(source, texts[wid]), wid == truth,

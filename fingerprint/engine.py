@@ -176,6 +176,9 @@ class Engine:
         self._same_text = SameTextGroups(self._align_letters, c.same_text_share,
                                          c.same_text_frame, 8 * cache_size)
         self._prepared_count = 0  # numbers given to prepared works (_Prepared.number)
+        self._judge_limits = (DIGIT_LETTER, c.same_text_share * (1 - c.same_text_frame),
+                              c.min_own_letters, c.max_number_mismatch, c.min_distinct_letters,
+                              c.number_evidence_letters, c.min_score)  # judge_page's
 
     # -- fingerprinting -------------------------------------------------------------------
 
@@ -407,10 +410,12 @@ class Engine:
         offsets = np.asarray(record["offsets"], dtype=np.int64)
         return Letters(codes, offsets, len(record["text"]))
 
-    def _prepared(self, work_id: str, revision: tuple[str, str] | None) -> _Prepared | None:
-        """The prepared work for ``revision`` (None: not stored), from the cache when its entry
-        is labelled ``revision``, else built from the record the store holds now and labelled
-        ``revision``; None when the store holds no record.
+    def _prepared(self, candidates: list[tuple[str, tuple[str, str] | None]]
+                  ) -> list[tuple[str, _Prepared]]:
+        """(work_id, prepared work) of each (work_id, revision) of ``candidates`` (revision
+        None: not stored) whose work is stored, in order: from the cache when its entry is
+        labelled ``revision``, else built from the record the store holds now and labelled
+        ``revision`` (``_prepare``).
 
         ``revision``: ``("store", r)`` with r the store's revision (``WorkStore.revisions``)
         read before this call, or ``("index", r)`` with r the index's revision of the work
@@ -431,13 +436,23 @@ class Engine:
         over the same index and store), and, for RedisIndex, when Redis never rolls ``P:seq``
         back without a new ``P:epoch`` (see ``fingerprint.index.redis``).
         """
+        cache, out = self._cache, []
+        for work_id, revision in candidates:
+            prep = cache.get(work_id)
+            if prep is not None and prep.revision == revision:
+                cache.move_to_end(work_id)
+            elif (prep := self._prepare(work_id, revision)) is None:
+                continue
+            out.append((work_id, prep))
+        return out
+
+    def _prepare(self, work_id: str, revision: tuple[str, str] | None) -> _Prepared | None:
+        """The work prepared again from the record the store holds now, cached and labelled
+        ``revision`` (see ``_prepared``); None (and no cache entry) when ``revision`` is None
+        or the store holds no record."""
         if revision is None:
             self._cache.pop(work_id, None)
             return None
-        prep = self._cache.get(work_id)
-        if prep is not None and prep.revision == revision:
-            self._cache.move_to_end(work_id)
-            return prep
         record = self.store.get(work_id)
         if record is None:
             self._cache.pop(work_id, None)
@@ -483,6 +498,18 @@ class Engine:
         c = self.config
         return rank(hits.work, hits.window, hits.works, c.min_window_hits, c.max_candidates)
 
+    def _revised(self, hits: Hits) -> list[tuple[str, tuple[str, str] | None]]:
+        """(work_id, revision) of each ``candidates`` work of a lookup's ``hits``, in rank
+        order: the index's revision when the lookup reported one, else the store's (one call),
+        None for a work the store lacks (see ``_prepared``)."""
+        works, revisions = hits.works, hits.revisions
+        ranked = self._rank(hits)
+        if revisions is not None:
+            return [(works[w], ("index", revisions[w])) for w, _ in ranked]
+        stored = self.store.revisions([works[w] for w, _ in ranked]) if ranked else {}
+        return [(works[w], ("store", stored[works[w]]) if works[w] in stored else None)
+                for w, _ in ranked]
+
     def match(self, text: str) -> list[Match]:
         """Works found in ``text`` (str), best score first; [] when none or when the text has
         fewer than ``min_text_letters`` letters. Raises TypeError when text is not a str,
@@ -502,16 +529,7 @@ class Engine:
         c = self.config
         if len(letters) < c.min_text_letters:
             return PageMatches([], keys)
-        hits = self._hits(keys)
-        ranked = [w for w, _ in self._rank(hits)]
-        work_ids = [hits.works[w] for w in ranked]
-        if hits.revisions is not None:
-            revisions = {hits.works[w]: ("index", hits.revisions[w]) for w in ranked}
-        elif work_ids:
-            revisions = {w: ("store", r) for w, r in self.store.revisions(work_ids).items()}
-        else:
-            revisions = {}
-        aligned = self._align_candidates(letters, work_ids, revisions)
+        aligned = self._align_candidates(letters, self._revised(self._hits(keys)))
         return PageMatches(
             self._judge(letters, exact_codes(letters, text) if aligned else None, aligned), keys)
 
@@ -521,19 +539,18 @@ class Engine:
         stored)."""
         revision = self.store.revisions([work_id]).get(work_id)
         aligned = self._align_candidates(
-            letters, [work_id], {} if revision is None else {work_id: ("store", revision)})
+            letters, [(work_id, None if revision is None else ("store", revision))])
         matches = self._judge(letters, None, aligned)
         return matches[0] if matches else None
 
-    def _align_candidates(self, letters: Letters, work_ids: list[str],
-                          revisions: dict[str, tuple[str, str]]
+    def _align_candidates(self, letters: Letters,
+                          candidates: list[tuple[str, tuple[str, str] | None]]
                           ) -> list[tuple[str, _Prepared, Alignment]]:
-        """(work_id, prepared work, alignment) of each candidate ``work_ids`` (with their
-        ``revisions``, see ``_prepared``) that is stored and shares at least ``_need`` matched
+        """(work_id, prepared work, alignment) of each of the (work_id, revision)
+        ``candidates`` (see ``_prepared``) that is stored and shares at least ``_need`` matched
         letters with the page, in order; every alignment in one compiled call."""
-        self._make_room(len(work_ids))
-        prepared = [(w, prep) for w in work_ids
-                    if (prep := self._prepared(w, revisions.get(w))) is not None]
+        self._make_room(len(candidates))
+        prepared = self._prepared(candidates)
         if not prepared:
             return []
         c = self.config
@@ -601,7 +618,6 @@ class Engine:
         """
         if not aligned:
             return []
-        c = self.config
         same_text = self._same_text
 
         def same(i: int, j: int) -> bool:
@@ -610,8 +626,6 @@ class Engine:
         labels, kept = judge_page(
             letters.codes if exact is None else exact, letters.codes, letters.offsets,
             letters.boundaries, aligned, exact is not None, same_text.pairs, same,
-            (DIGIT_LETTER, c.same_text_share * (1 - c.same_text_frame), c.min_own_letters,
-             c.max_number_mismatch, c.min_distinct_letters, c.number_evidence_letters,
-             c.min_score))
+            self._judge_limits)
         return matches_of([(labels[i], *aligned[i], score, cp, cw) for i, score, cp, cw in kept],
                           letters.offsets)

@@ -15,67 +15,12 @@ The alignment itself runs compiled (``fingerprint.compiled.align``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import NamedTuple
-
 import numpy as np
 
-from fingerprint.compiled.align import align_core, align_many
+from fingerprint.compiled.align import Alignment, SeedIndex, align_core, align_many
 from fingerprint.windows import kgram_codes
 
-
-@dataclass(frozen=True)
-class SeedIndex:
-    """Sorted k-gram codes of a work's letters, prepared once per work.
-
-    codes: sorted int64 k-gram codes (n - k + 1,); positions: their letter positions (int64);
-    repeats: for each sorted entry, how many equal codes start there (int64; meaningful at the
-    first entry of each group of equal codes); letters: the work's letter codes (n,); k: k-gram
-    length in letters.
-    """
-
-    codes: np.ndarray
-    positions: np.ndarray
-    repeats: np.ndarray
-    letters: np.ndarray
-    k: int
-
-    @property
-    def n_letters(self) -> int:
-        """Letters in the work."""
-        return len(self.letters)
-
-    @classmethod
-    def build(cls, codes: np.ndarray, k: int) -> SeedIndex:
-        """Index the k-grams of letter codes (n,) -> SeedIndex."""
-        grams = kgram_codes(codes, k)
-        order = np.argsort(grams, kind="stable")
-        sorted_grams = grams[order]
-        first = np.flatnonzero(np.diff(sorted_grams, prepend=-1, append=-1) != 0)
-        repeats = np.zeros(len(grams) + 1, dtype=np.int64)
-        repeats[first[:-1]] = np.diff(first)
-        return cls(sorted_grams, order.astype(np.int64), repeats, codes, k)
-
-
-class Alignment(NamedTuple):
-    """Result of aligning a page against one work (a named tuple: made for every candidate of
-    every page).
-
-    passages: list of (page_start, page_end, work_start, work_end) in letters, end exclusive,
-    ordered by page position. matched: matched letters of each passage. page_covered /
-    work_covered: matched letters (inside seeds) of the kept passages on each side.
-    runs: the runs of the kept passages, (page_start, page_end, diagonal) in letters: page
-    letter p of a run matches work letter p + diagonal when the two are equal.
-    """
-
-    passages: list[tuple[int, int, int, int]]
-    matched: list[int]
-    page_covered: int
-    work_covered: int
-    runs: list[tuple[int, int, int]]
-
-
-EMPTY = Alignment([], [], 0, 0, [])
+EMPTY = Alignment()
 
 
 def align(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, max_shift: int = 12,
@@ -96,10 +41,9 @@ def align(page_codes: np.ndarray, work: SeedIndex, max_gap: int = 24, max_shift:
         return EMPTY
     if page_grams is None:
         page_grams = kgram_codes(page_codes, work.k)[::seed_stride]
-    found = align_core(np.ascontiguousarray(page_codes, dtype=np.uint8), page_grams, work.codes, work.positions, work.repeats,
-                       work.letters, work.k, max_gap, max_shift, min_passage, max_repeats,
-                       seed_stride)
-    return EMPTY if found is None else Alignment(*found)
+    found = align_core(np.ascontiguousarray(page_codes, dtype=np.uint8), page_grams, work,
+                       max_gap, max_shift, min_passage, max_repeats, seed_stride)
+    return EMPTY if found is None else found
 
 
 def align_each(page_codes: np.ndarray, works: list[SeedIndex], least: list[int],
@@ -108,6 +52,5 @@ def align_each(page_codes: np.ndarray, works: list[SeedIndex], least: list[int],
     """``align`` of the page with each work, in one compiled call: [(i, alignment)] for the
     works ``works[i]`` whose alignment covers at least ``least[i]`` (>= 1) page letters
     (``Alignment.page_covered``), in order. ``page_grams`` as ``align``'s."""
-    page = np.ascontiguousarray(page_codes, dtype=np.uint8)
-    return [(i, Alignment(*found)) for i, found in align_many(
-        page, page_grams, works, least, max_gap, max_shift, min_passage, max_repeats, seed_stride)]
+    return align_many(np.ascontiguousarray(page_codes, dtype=np.uint8), page_grams, works, least,
+                      max_gap, max_shift, min_passage, max_repeats, seed_stride)

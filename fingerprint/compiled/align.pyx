@@ -5,14 +5,72 @@
 from libc.stdint cimport int64_t, uint8_t
 from libc.stdlib cimport free, malloc, qsort
 
+import numpy as np
+
+from fingerprint.windows import kgram_codes
+
 cdef int MAX_LOOKBACK = 8  # chains a run may join, newest first
 cdef enum:
     LANES = 8  # binary searches of the seed step run side by side
 
 
-cdef int _cmp_i64(const void *a, const void *b) noexcept nogil:
-    cdef int64_t x = (<int64_t *>a)[0], y = (<int64_t *>b)[0]
-    return (x > y) - (x < y)
+cdef void _sift_down(int64_t *a, Py_ssize_t root, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t child
+    cdef int64_t top = a[root]
+    while 2 * root + 1 < n:
+        child = 2 * root + 1
+        if child + 1 < n and a[child + 1] > a[child]:
+            child += 1
+        if a[child] <= top:
+            break
+        a[root] = a[child]
+        root = child
+    a[root] = top
+
+
+cdef void _sort_i64(int64_t *a, Py_ssize_t n, int depth) noexcept nogil:
+    """Sort ``a[:n]`` ascending: introsort (Musser 1997), i.e. quicksort with a median-of-three
+    pivot and Hoare's partition, heapsort below ``depth`` levels, insertion sort on short
+    parts. Inlined comparisons: libc's qsort calls a comparison function per step."""
+    cdef Py_ssize_t i, j
+    cdef int64_t pivot, x, lo, mid, hi
+    while n > 16:
+        if depth == 0:
+            for i in range(n // 2 - 1, -1, -1):
+                _sift_down(a, i, n)
+            for i in range(n - 1, 0, -1):
+                a[0], a[i] = a[i], a[0]
+                _sift_down(a, 0, i)
+            return
+        depth -= 1
+        lo, mid, hi = a[0], a[n // 2], a[n - 1]
+        pivot = max(min(lo, mid), min(max(lo, mid), hi))
+        i, j = -1, n
+        while True:
+            i += 1
+            while a[i] < pivot:
+                i += 1
+            j -= 1
+            while a[j] > pivot:
+                j -= 1
+            if i >= j:
+                break
+            a[i], a[j] = a[j], a[i]
+        # a[:j + 1] <= pivot <= a[j + 1:]: sort the smaller part first, then loop on the other
+        if j + 1 < n - j - 1:
+            _sort_i64(a, j + 1, depth)
+            a += j + 1
+            n -= j + 1
+        else:
+            _sort_i64(a + j + 1, n - j - 1, depth)
+            n = j + 1
+    for i in range(1, n):
+        x = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
 
 
 cdef int _cmp_run(const void *a, const void *b) noexcept nogil:
@@ -56,6 +114,14 @@ cdef int _cmp_chain_page(const void *a, const void *b) noexcept nogil:
     return 0
 
 
+cdef int _log2(Py_ssize_t n) noexcept nogil:
+    cdef int bits = 0
+    while n > 1:
+        n >>= 1
+        bits += 1
+    return bits
+
+
 cdef int64_t _union(int64_t *starts, int64_t *ends, int64_t n) noexcept nogil:
     """Length of the union of intervals [starts, ends) given sorted by start."""
     cdef int64_t total = 0, reach = 0, i
@@ -71,46 +137,167 @@ cdef int64_t _union(int64_t *starts, int64_t *ends, int64_t n) noexcept nogil:
     return total
 
 
-def align_core(const uint8_t[::1] page, const int64_t[:] page_grams,
-               const int64_t[::1] work_codes, const int64_t[::1] work_positions,
-               const int64_t[::1] work_repeats, const uint8_t[::1] work, int k,
-               int max_gap, int max_shift, int min_passage, int max_repeats, int seed_stride):
-    """Alignment of ``page`` (letter codes, uint8 (n,)) with a prepared work.
+def sort_int64(int64_t[::1] values, int depth=-1):
+    """Sort ``values`` (int64) in place, ascending, by the alignment's sort (``_sort_i64``),
+    given ``depth`` quicksort levels before heapsort (-1: twice log2 of the length); for
+    its property test."""
+    _sort_i64(&values[0] if values.shape[0] else NULL, values.shape[0],
+              2 * _log2(values.shape[0]) if depth < 0 else depth)
 
-    page_grams: the page's seed k-grams at every ``seed_stride``-th position (int64);
-    work_codes, work_positions, work_repeats, work: the work's ``SeedIndex`` arrays (sorted
-    k-gram codes, their positions, group sizes, letter codes); the other parameters as
-    ``fingerprint.verify.align``.
-    Returns (passages, matched, page_covered, work_covered, runs) as ``Alignment`` holds them,
-    or None when nothing is shared.
+
+cdef class SeedIndex:
+    """The k-grams of a work's letters, sorted, prepared once per work.
+
+    seeds: int64 (n - k + 1, 2): each k-gram's code and letter position, ordered by code then
+    position (a code and its position side by side: the alignment's seed step reads both
+    with one memory access after its search); letters: the work's letter codes (uint8 (n,));
+    k: k-gram length in letters. ``codes`` and ``positions`` are the two columns.
     """
-    return _align(page, page_grams, work_codes, work_positions, work_repeats, work, k, max_gap,
-                  max_shift, min_passage, max_repeats, seed_stride)
+
+    def __init__(self, seeds, letters, int k):
+        self.seeds = np.ascontiguousarray(seeds, dtype=np.int64).reshape(-1, 2)
+        self.letters = np.ascontiguousarray(letters, dtype=np.uint8)
+        self.k = k
+        cdef const int64_t[:, ::1] pairs = self.seeds
+        cdef const uint8_t[::1] work = self.letters
+        self._n_codes, self._n_letters = pairs.shape[0], work.shape[0]
+        self._seeds = &pairs[0, 0] if pairs.shape[0] else NULL
+        self._letters = &work[0] if work.shape[0] else NULL
+
+    @property
+    def codes(self):
+        """Sorted k-gram codes (int64 (n - k + 1,), a view)."""
+        return self.seeds[:, 0]
+
+    @property
+    def positions(self):
+        """Letter position of each sorted code (int64 (n - k + 1,), a view)."""
+        return self.seeds[:, 1]
+
+    @property
+    def n_letters(self):
+        """Letters in the work."""
+        return self._n_letters
+
+    @staticmethod
+    def build(codes, int k):
+        """Index the k-grams of letter codes (uint8 (n,)) -> SeedIndex."""
+        grams = kgram_codes(codes, k)
+        order = np.argsort(grams, kind="stable")
+        return SeedIndex(np.stack((grams[order], order.astype(np.int64)), axis=1), codes, k)
+
+
+cdef class Alignment:
+    """Result of aligning a page against one work (made for every candidate of every page; its
+    numbers live in one C block that ``fingerprint.compiled.judge`` reads directly).
+
+    passages: list of (page_start, page_end, work_start, work_end) in letters, end exclusive,
+    ordered by page position. matched: matched letters of each passage. page_covered /
+    work_covered: matched letters (inside seeds) of the kept passages on each side.
+    runs: the runs of the kept passages, (page_start, page_end, diagonal) in letters: page
+    letter p of a run matches work letter p + diagonal when the two are equal.
+    ``Alignment(passages, matched, page_covered, work_covered, runs)`` builds one from those
+    lists (all empty by default); two are equal when their five fields are.
+    """
+
+    def __cinit__(self):
+        self._passages = NULL
+
+    def __init__(self, passages=(), matched=(), int64_t page_covered=0,
+                 int64_t work_covered=0, runs=()):
+        if len(matched) != len(passages):
+            raise ValueError("one matched count per passage")
+        self._allocate(len(passages), len(runs))
+        cdef Py_ssize_t i, f
+        for i, passage in enumerate(passages):
+            for f in range(4):
+                self._passages[4 * i + f] = passage[f]
+            self._matched[i] = matched[i]
+        for i, run in enumerate(runs):
+            for f in range(3):
+                self._runs[3 * i + f] = run[f]
+        self.page_covered, self.work_covered = page_covered, work_covered
+
+    cdef int _allocate(self, Py_ssize_t n_passages, Py_ssize_t n_runs) except -1:
+        free(self._passages)
+        self._passages = <int64_t *>malloc((5 * n_passages + 3 * n_runs + 1) * sizeof(int64_t))
+        if self._passages == NULL:
+            raise MemoryError()
+        self._matched = self._passages + 4 * n_passages
+        self._runs = self._matched + n_passages
+        self.n_passages, self.n_runs = n_passages, n_runs
+        return 0
+
+    def __dealloc__(self):
+        free(self._passages)
+
+    @property
+    def passages(self):
+        """[(page_start, page_end, work_start, work_end)] in letters."""
+        cdef const int64_t *p = self._passages
+        return [(p[4 * i], p[4 * i + 1], p[4 * i + 2], p[4 * i + 3])
+                for i in range(self.n_passages)]
+
+    @property
+    def matched(self):
+        """Matched letters of each passage (list of int)."""
+        return [self._matched[i] for i in range(self.n_passages)]
+
+    @property
+    def runs(self):
+        """[(page_start, page_end, diagonal)] in letters."""
+        cdef const int64_t *r = self._runs
+        return [(r[3 * i], r[3 * i + 1], r[3 * i + 2]) for i in range(self.n_runs)]
+
+    def _fields(self):
+        return (self.passages, self.matched, self.page_covered, self.work_covered, self.runs)
+
+    def __eq__(self, other):
+        if not isinstance(other, Alignment):
+            return NotImplemented
+        return self._fields() == (<Alignment>other)._fields()
+
+    __hash__ = None
+
+    def __repr__(self):
+        return "Alignment(passages={!r}, matched={!r}, page_covered={}, work_covered={}, " \
+               "runs={!r})".format(*self._fields())
+
+
+def align_core(const uint8_t[::1] page, const int64_t[:] page_grams, SeedIndex work,
+               int max_gap, int max_shift, int min_passage, int max_repeats, int seed_stride):
+    """Alignment of ``page`` (letter codes, uint8 (n,)) with a prepared work (SeedIndex).
+
+    page_grams: the page's seed k-grams at every ``seed_stride``-th position (int64); the other
+    parameters as ``fingerprint.verify.align``.
+    Returns an Alignment, or None when nothing is shared.
+    """
+    return _align(page, page_grams, work, max_gap, max_shift, min_passage, max_repeats,
+                  seed_stride)
 
 
 def align_many(const uint8_t[::1] page, const int64_t[:] page_grams, list works, list least,
                int max_gap, int max_shift, int min_passage, int max_repeats, int seed_stride):
     """``align_core`` of ``page`` with each of several works -> [(i, found)] for the works
-    ``works[i]`` (``fingerprint.verify.SeedIndex``) whose alignment covers at
-    least ``least[i]`` (>= 1) page letters (``found``: ``align_core``'s tuple), in order."""
+    ``works[i]`` (SeedIndex) whose alignment (an Alignment) covers at least ``least[i]``
+    (>= 1) page letters, in order."""
     out = []
     for i in range(len(works)):
-        seeds = works[i]
-        found = _align(page, page_grams, seeds.codes, seeds.positions, seeds.repeats,
-                       seeds.letters, seeds.k, max_gap, max_shift, min_passage, max_repeats,
-                       seed_stride)
-        if found is not None and found[2] >= least[i]:
+        found = _align(page, page_grams, <SeedIndex?>works[i], max_gap, max_shift, min_passage,
+                       max_repeats, seed_stride)
+        if found is not None and (<Alignment>found).page_covered >= least[i]:
             out.append((i, found))
     return out
 
 
-cdef object _align(const uint8_t[::1] page, const int64_t[:] page_grams,
-                   const int64_t[::1] work_codes, const int64_t[::1] work_positions,
-                   const int64_t[::1] work_repeats, const uint8_t[::1] work, int k,
+cdef object _align(const uint8_t[::1] page, const int64_t[:] page_grams, SeedIndex seeds,
                    int max_gap, int max_shift, int min_passage, int max_repeats,
                    int seed_stride):
-    cdef Py_ssize_t n_page = page.shape[0], n_work = work.shape[0]
-    cdef Py_ssize_t n_codes = work_codes.shape[0], n_grams = page_grams.shape[0]
+    cdef const int64_t *entries = seeds._seeds  # (code, position) pairs
+    cdef const uint8_t *work = seeds._letters
+    cdef int k = seeds.k
+    cdef Py_ssize_t n_page = page.shape[0], n_work = seeds._n_letters
+    cdef Py_ssize_t n_codes = seeds._n_codes, n_grams = page_grams.shape[0]
     cdef Py_ssize_t t, lo, hi, mid, c, n_pairs = 0, cap
     cdef int64_t g, i, d, s, e, reach = seed_stride - 1, min_len = k + k // 2, x, cov
     cdef int64_t span = n_page + 1, ws, we
@@ -118,10 +305,11 @@ cdef object _align(const uint8_t[::1] page, const int64_t[:] page_grams,
         return None
     # 1. seeds: (diagonal, page position) packed in one int64 so one sort orders them
     cap = 0
-    cdef int64_t *lows = <int64_t *>malloc(n_grams * sizeof(int64_t))
+    # per page k-gram: its first seed's index (-1: none or too repeated), then the seed count
+    cdef int64_t *lows = <int64_t *>malloc(2 * n_grams * sizeof(int64_t))
     if lows == NULL:
         raise MemoryError()
-    cdef const int64_t *codes = &work_codes[0]
+    cdef int64_t *repeats = lows + n_grams
     cdef const int64_t *at[LANES]
     cdef int64_t want[LANES]
     cdef Py_ssize_t t0, b, lanes
@@ -131,23 +319,26 @@ cdef object _align(const uint8_t[::1] page, const int64_t[:] page_grams,
         # (every search halves the same lengths: they depend on n_codes only)
         lanes = min(LANES, n_grams - t0)
         for b in range(lanes):
-            at[b] = codes
+            at[b] = entries
             want[b] = page_grams[t0 + b]
         hi = n_codes
         while hi > 1:
             mid = hi >> 1
             for b in range(lanes):
-                at[b] = at[b] + mid if at[b][mid] < want[b] else at[b]
+                at[b] = at[b] + 2 * mid if at[b][2 * mid] < want[b] else at[b]
             hi -= mid
         for b in range(lanes):
             g = want[b]
             t = t0 + b
-            lo = (at[b] - codes) + (at[b][0] < g)
-            if lo < n_codes and work_codes[lo] == g and work_repeats[lo] <= max_repeats:
+            lo = (at[b] - entries) // 2 + (at[b][0] < g)
+            lows[t] = -1
+            c = 0  # the group of equal codes at lo, counted up to one past max_repeats
+            while lo + c < n_codes and entries[2 * (lo + c)] == g and c <= max_repeats:
+                c += 1
+            if 0 < c <= max_repeats:
                 lows[t] = lo
-                cap += work_repeats[lo]
-            else:
-                lows[t] = -1
+                repeats[t] = c
+                cap += c
     if cap == 0:
         free(lows)
         return None
@@ -160,6 +351,7 @@ cdef object _align(const uint8_t[::1] page, const int64_t[:] page_grams,
         free(lows); free(pairs); free(runs); free(chains); free(run_next); free(us)
         raise MemoryError()
     cdef Py_ssize_t n_runs = 0, n_chains = 0, n_kept = 0, r, q, f, first, last
+    cdef Alignment found
     cdef Chain *ch
     cdef bint ok
     try:
@@ -169,11 +361,11 @@ cdef object _align(const uint8_t[::1] page, const int64_t[:] page_grams,
                 if lo < 0:
                     continue
                 i = t * seed_stride
-                for c in range(work_repeats[lo]):
-                    d = work_positions[lo + c] - i
+                for c in range(repeats[t]):
+                    d = entries[2 * (lo + c) + 1] - i
                     pairs[n_pairs] = (d + n_page) * span + i
                     n_pairs += 1
-            qsort(pairs, n_pairs, sizeof(int64_t), _cmp_i64)
+            _sort_i64(pairs, n_pairs, 2 * _log2(n_pairs))
             # 2. runs: seeds of one diagonal at most max_gap apart, extended letter by letter
             first = 0
             for t in range(1, n_pairs + 1):
@@ -252,28 +444,39 @@ cdef object _align(const uint8_t[::1] page, const int64_t[:] page_grams,
             qsort(chains, n_kept, sizeof(Chain), _cmp_chain_page)
         if n_kept == 0:
             return None
-        passages, matched, run_list = [], [], []
+        n_runs = 0
+        for q in range(n_kept):
+            n_runs += chains[q].n_runs
+        found = Alignment.__new__(Alignment)
+        found._allocate(n_kept, n_runs)
         cov = 0
+        f = 0
         for q in range(n_kept):
             ch = &chains[q]
-            passages.append((ch.ps, ch.pe, ch.ws, ch.we))
-            matched.append(ch.cov)
+            found._passages[4 * q] = ch.ps
+            found._passages[4 * q + 1] = ch.pe
+            found._passages[4 * q + 2] = ch.ws
+            found._passages[4 * q + 3] = ch.we
+            found._matched[q] = ch.cov
             cov += ch.cov
             r = ch.first_run
             while r >= 0:
-                run_list.append((runs[4 * r], runs[4 * r + 1], runs[4 * r + 2]))
+                found._runs[3 * f] = runs[4 * r]
+                found._runs[3 * f + 1] = runs[4 * r + 1]
+                found._runs[3 * f + 2] = runs[4 * r + 2]
+                f += 1
                 r = run_next[r]
             us[q] = ch.ps
             us[cap + q] = ch.pe
-        page_cov = min(cov, _union(us, us + cap, n_kept))
+        found.page_covered = min(cov, _union(us, us + cap, n_kept))
         # work spans sorted by start for the union
         for q in range(n_kept):
             pairs[q] = chains[q].ws * (n_work + 1) + chains[q].we
-        qsort(pairs, n_kept, sizeof(int64_t), _cmp_i64)
+        _sort_i64(pairs, n_kept, 2 * _log2(n_kept))
         for q in range(n_kept):
             us[q] = pairs[q] // (n_work + 1)
             us[cap + q] = pairs[q] % (n_work + 1)
-        work_cov = min(cov, _union(us, us + cap, n_kept))
-        return passages, matched, page_cov, work_cov, run_list
+        found.work_covered = min(cov, _union(us, us + cap, n_kept))
+        return found
     finally:
         free(lows); free(pairs); free(runs); free(chains); free(run_next); free(us)

@@ -8,22 +8,36 @@ from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
+from fingerprint.compiled.align cimport Alignment, SeedIndex
+
+
+cdef void _mask_row(uint8_t *row, const uint8_t *page, const uint8_t *work, const int64_t *runs,
+                    Py_ssize_t n_runs) noexcept nogil:
+    """Set ``row[p]`` for each page letter p that one of ``runs`` ((page_start, page_end,
+    diagonal) triples) covers and where ``page[p]`` equals ``work[p + diagonal]``."""
+    cdef Py_ssize_t r, p
+    cdef int64_t d
+    for r in range(n_runs):
+        d = runs[3 * r + 2]
+        for p in range(runs[3 * r], runs[3 * r + 1]):
+            if page[p] == work[p + d]:
+                row[p] = 1
+
 
 def matched_masks(const uint8_t[::1] page, list works, list runs):
     """Boolean array (n_candidates, n_page_letters): page letter p is set for candidate c when
     one of its runs (page_start, page_end, diagonal) covers p and ``page[p]`` equals
     ``works[c][p + diagonal]``. page, works[c]: letter codes (uint8; or exact codes as uint8)."""
-    cdef Py_ssize_t n = page.shape[0], c, p
-    cdef int64_t s, e, d
+    cdef Py_ssize_t n = page.shape[0], c
     out = np.zeros((len(works), n), dtype=np.bool_)
     cdef uint8_t[:, ::1] mask = out.view(np.uint8)
     cdef const uint8_t[::1] work
+    cdef const int64_t[::1] triples
     for c in range(len(works)):
         work = works[c]
-        for s, e, d in runs[c]:
-            for p in range(s, e):
-                if page[p] == work[p + d]:
-                    mask[c, p] = 1
+        triples = np.array(runs[c], dtype=np.int64).reshape(-1)
+        if triples.shape[0]:
+            _mask_row(&mask[c, 0], &page[0], &work[0], &triples[0], triples.shape[0] // 3)
     return out
 
 
@@ -55,38 +69,44 @@ def same_text_pairs(const uint8_t[:, ::1] masks, const int64_t[::1] sizes, doubl
     within ``least`` of each other (the shorter at least ``least`` times the longer) and
     matched page letters mostly shared (2 * common >= the smaller count).
     masks: (n_candidates, n_page_letters) 0/1 bytes, each candidate's matched page letters."""
-    cdef Py_ssize_t m = masks.shape[0], words = (masks.shape[1] + 63) // 64, i, j, w
-    cdef int64_t common, lo, hi
-    pairs = []
+    cdef Py_ssize_t m = masks.shape[0], words = (masks.shape[1] + 63) // 64
     if m < 2:
-        return pairs
+        return []
     cdef int64_t *counts = <int64_t *>malloc(m * sizeof(int64_t))
     if counts == NULL:
         raise MemoryError()
     cdef uint64_t *bits = NULL
     try:
         bits = _pack(masks, counts, words)
-        for i in range(m):
-            for j in range(i + 1, m):
-                lo, hi = min(sizes[i], sizes[j]), max(sizes[i], sizes[j])
-                if lo < least * hi:
-                    continue
-                common = 0
-                for w in range(words):
-                    common += __builtin_popcountll(bits[i * words + w] & bits[j * words + w])
-                if 2 * common >= min(counts[i], counts[j]):
-                    pairs.append((i, j))
-        return pairs
+        return _same_text_pairs(bits, counts, words, m, &sizes[0], least)
     finally:
         free(bits); free(counts)
+
+
+cdef list _same_text_pairs(const uint64_t *bits, const int64_t *counts, Py_ssize_t words,
+                           Py_ssize_t m, const int64_t *sizes, double least):
+    """``same_text_pairs`` of masks packed by ``_pack`` (``bits``, ``counts``)."""
+    cdef Py_ssize_t i, j, w
+    cdef int64_t common, lo, hi
+    pairs = []
+    for i in range(m):
+        for j in range(i + 1, m):
+            lo, hi = min(sizes[i], sizes[j]), max(sizes[i], sizes[j])
+            if lo < least * hi:
+                continue
+            common = 0
+            for w in range(words):
+                common += __builtin_popcountll(bits[i * words + w] & bits[j * words + w])
+            if 2 * common >= min(counts[i], counts[j]):
+                pairs.append((i, j))
+    return pairs
 
 
 def dominated(const uint8_t[:, ::1] masks, const int64_t[::1] group, int64_t min_own):
     """Boolean array (n_candidates,): candidate i is dominated when a candidate j of another
     ``group`` matched more page letters and leaves fewer than ``min_own`` of i's matched
     letters uncovered. masks: (n_candidates, n_page_letters) 0/1 bytes."""
-    cdef Py_ssize_t m = masks.shape[0], words = (masks.shape[1] + 63) // 64, i, j, w
-    cdef int64_t own
+    cdef Py_ssize_t m = masks.shape[0], words = (masks.shape[1] + 63) // 64
     out = np.zeros(m, dtype=np.bool_)
     cdef uint8_t[::1] flag = out.view(np.uint8)
     if m < 2:
@@ -97,20 +117,28 @@ def dominated(const uint8_t[:, ::1] masks, const int64_t[::1] group, int64_t min
     cdef uint64_t *bits = NULL
     try:
         bits = _pack(masks, counts, words)
-        with nogil:
-            for i in range(m):
-                for j in range(m):
-                    if group[j] == group[i] or counts[j] <= counts[i]:
-                        continue
-                    own = 0
-                    for w in range(words):
-                        own += __builtin_popcountll(bits[i * words + w] & ~bits[j * words + w])
-                    if own < min_own:
-                        flag[i] = 1
-                        break
+        _dominated(bits, counts, words, m, &group[0], min_own, &flag[0])
         return out
     finally:
         free(bits); free(counts)
+
+
+cdef void _dominated(const uint64_t *bits, const int64_t *counts, Py_ssize_t words,
+                     Py_ssize_t m, const int64_t *group, int64_t min_own,
+                     uint8_t *flag) noexcept nogil:
+    """``dominated`` of masks packed by ``_pack`` (``bits``, ``counts``), into ``flag``."""
+    cdef Py_ssize_t i, j, w
+    cdef int64_t own
+    for i in range(m):
+        for j in range(m):
+            if group[j] == group[i] or counts[j] <= counts[i]:
+                continue
+            own = 0
+            for w in range(words):
+                own += __builtin_popcountll(bits[i * words + w] & ~bits[j * words + w])
+            if own < min_own:
+                flag[i] = 1
+                break
 
 
 cdef extern from *:
@@ -129,29 +157,56 @@ def compare_numbers(const uint8_t[::1] codes, const int64_t[::1] offsets, uint8_
     strictly inside one of the candidate's ``passages`` ((page_start, page_end, ...) tuples in
     letters) and next to a matched letter of its sentence (``boundaries``: the letters that
     start a sentence)."""
-    cdef Py_ssize_t n = codes.shape[0], m = masks.shape[0], p, q, w, b, k, n_numbers = 0
-    cdef Py_ssize_t n_spans, most_spans = 0
-    cdef int64_t start, end, last = n - 1
-    cdef bint equal, inside
+    cdef Py_ssize_t m = masks.shape[0], w
     equal_out = np.zeros(m, dtype=np.int64)
     other_out = np.zeros(m, dtype=np.int64)
     cdef int64_t[::1] same = equal_out, other = other_out
-    if n == 0 or m == 0:
+    if codes.shape[0] == 0 or m == 0:
         return equal_out, other_out
-    for w in range(m):
-        most_spans = max(most_spans, len(passages[w]))
-    # numbers (start, end) in letters, then one candidate's passages (start, end), then the
-    # letters that open a sentence and whether each number is wholly matched
-    cdef int64_t *starts = <int64_t *>malloc((2 * n + 2 * most_spans + 1) * sizeof(int64_t))
+    spans = [np.array([p[:2] for p in passages[w]], dtype=np.int64).reshape(-1, 2)
+             for w in range(m)]
+    cdef const int64_t **starts = <const int64_t **>malloc(m * sizeof(int64_t *))
+    cdef Py_ssize_t *counts = <Py_ssize_t *>malloc(m * sizeof(Py_ssize_t))
+    cdef const int64_t[:, ::1] view
+    try:
+        if starts == NULL or counts == NULL:
+            raise MemoryError()
+        for w in range(m):
+            view = spans[w]
+            starts[w] = &view[0, 0] if view.shape[0] else NULL
+            counts[w] = view.shape[0]
+        _compare_numbers(&codes[0], &offsets[0], codes.shape[0], &masks[0, 0], m, starts, 2,
+                         counts, &boundaries[0] if boundaries.shape[0] else NULL,
+                         boundaries.shape[0], digit_letter, &same[0], &other[0])
+        return equal_out, other_out
+    finally:
+        free(starts); free(counts)
+
+
+cdef int _compare_numbers(const uint8_t *codes, const int64_t *offsets, Py_ssize_t n,
+                          uint8_t *masks, Py_ssize_t m, const int64_t **passages,
+                          Py_ssize_t stride, const Py_ssize_t *n_passages,
+                          const int64_t *boundaries, Py_ssize_t n_boundaries, int digit_letter,
+                          int64_t *same, int64_t *other) except -1:
+    """``compare_numbers`` on C arrays: ``masks`` (m rows of n bytes), candidate w's passages
+    ``passages[w]`` (``n_passages[w]`` of them, ``stride`` int64 each, page_start and page_end
+    first); adds to ``same`` and ``other`` (m each)."""
+    cdef Py_ssize_t p, q, w, b, k, n_numbers = 0
+    cdef int64_t start, end, last = n - 1
+    cdef const int64_t *spans
+    cdef uint8_t *row
+    cdef bint inside
+    # numbers (start, end) in letters, then the letters that open a sentence and whether each
+    # number is wholly matched
+    cdef int64_t *starts = <int64_t *>malloc((2 * n + 1) * sizeof(int64_t))
     cdef uint8_t *flags = <uint8_t *>malloc(2 * n + 2)
     if starts == NULL or flags == NULL:
         free(starts); free(flags)
         raise MemoryError()
     cdef int64_t *ends = starts + n
-    cdef int64_t *spans = starts + 2 * n
     cdef uint8_t *open_at = flags
     cdef uint8_t *equal_at = flags + n + 1
-    try:
+    with nogil:
         p = 0
         while p < n:
             if codes[p] < digit_letter:
@@ -164,46 +219,40 @@ def compare_numbers(const uint8_t[::1] codes, const int64_t[::1] offsets, uint8_
             ends[n_numbers] = q
             n_numbers += 1
             p = q
-        if n_numbers == 0:
-            return equal_out, other_out
-        for p in range(n + 1):
-            open_at[p] = 0
-        for b in range(boundaries.shape[0]):
-            open_at[boundaries[b]] = 1
-        for w in range(m):
+        if n_numbers:
+            memset(open_at, 0, n + 1)
+            for b in range(n_boundaries):
+                open_at[boundaries[b]] = 1
+        for w in range(m if n_numbers else 0):
+            row = masks + w * n
             # every number's letters first, then the letters beside each number
             for k in range(n_numbers):
                 equal_at[k] = 1
                 for p in range(starts[k], ends[k]):
-                    if not masks[w, p]:
+                    if not row[p]:
                         equal_at[k] = 0
                         break
                 if not equal_at[k]:
                     for p in range(starts[k], ends[k]):
-                        masks[w, p] = 0
-            n_spans = 0
-            for passage in passages[w]:
-                spans[2 * n_spans] = passage[0]
-                spans[2 * n_spans + 1] = passage[1]
-                n_spans += 1
+                        row[p] = 0
+            spans = passages[w]
             for k in range(n_numbers):
                 start, end = starts[k], ends[k]
                 inside = False
-                for b in range(n_spans):
-                    if start > spans[2 * b] and end < spans[2 * b + 1]:
+                for b in range(n_passages[w]):
+                    if start > spans[stride * b] and end < spans[stride * b + 1]:
                         inside = True
                         break
                 if not inside:
                     continue
-                if (masks[w, max(start - 1, 0)] and not open_at[start]) \
-                        or (masks[w, min(end, last)] and not open_at[end]):
+                if (row[max(start - 1, 0)] and not open_at[start]) \
+                        or (row[min(end, last)] and not open_at[end]):
                     if equal_at[k]:
                         same[w] += 1
                     else:
                         other[w] += 1
-        return equal_out, other_out
-    finally:
-        free(starts); free(flags)
+    free(starts); free(flags)
+    return 0
 
 
 def letter_groups(const uint8_t[:, ::1] masks, const int64_t[::1] group):
@@ -437,42 +486,73 @@ def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[
     cdef int64_t min_own
     cdef double least, max_mismatch, min_distinct, evidence, min_score
     digit_letter, least, min_own, max_mismatch, min_distinct, evidence, min_score = limits
-    cdef Py_ssize_t m = len(aligned), n = page.shape[0], c, p
-    cdef list works = [], runs = [], passages = []
+    cdef Py_ssize_t m = len(aligned), n = page.shape[0], c, p, words = (n + 63) // 64
     sizes_out = np.empty(m, dtype=np.int64)
     ids_out = np.empty(m, dtype=np.int64)
+    masks = np.zeros((m, n), dtype=np.uint8)
     cdef int64_t[::1] sizes = sizes_out, ids = ids_out
-    for c in range(m):
-        _, prep, aln = aligned[c]
-        letters = prep.seeds.letters
-        works.append(prep.exact if exact else letters)
-        runs.append(aln.runs)
-        passages.append(aln.passages)
-        sizes[c] = len(letters)
-        ids[c] = prep.number
-    masks = matched_masks(page, works, runs)
-    cdef uint8_t[:, ::1] mask = masks.view(np.uint8)
-    same_out, other_out = compare_numbers(codes, offsets, mask, passages, boundaries,
-                                          digit_letter)
+    cdef uint8_t[:, ::1] mask = masks
+    cdef const uint8_t[::1] exact_codes
+    cdef const uint8_t *work
+    cdef SeedIndex seeds
+    cdef Alignment aln
+    cdef const int64_t **spans = <const int64_t **>malloc(m * sizeof(int64_t *) + 1)
+    cdef Py_ssize_t *n_spans = <Py_ssize_t *>malloc(m * sizeof(Py_ssize_t) + 1)
+    cdef int64_t *counts = <int64_t *>malloc(m * sizeof(int64_t) + 1)
+    same_out = np.zeros(m, dtype=np.int64)
+    other_out = np.zeros(m, dtype=np.int64)
     cdef int64_t[::1] same_numbers = same_out, other_numbers = other_out
+    cdef uint64_t *bits = NULL
+    try:
+        if spans == NULL or n_spans == NULL or counts == NULL:
+            raise MemoryError()
+        for c in range(m):
+            _, prep, found = aligned[c]
+            seeds, aln = prep.seeds, found
+            if exact:
+                exact_codes = prep.exact
+                work = &exact_codes[0]
+            else:
+                work = seeds._letters
+            if aln.n_runs:
+                _mask_row(&mask[c, 0], &page[0], work, aln._runs, aln.n_runs)
+            spans[c], n_spans[c] = aln._passages, aln.n_passages
+            sizes[c] = seeds._n_letters
+            ids[c] = prep.number
+        if m and n:
+            _compare_numbers(&codes[0], &offsets[0], n, &mask[0, 0], m, spans, 4, n_spans,
+                             &boundaries[0] if boundaries.shape[0] else NULL,
+                             boundaries.shape[0], digit_letter, &same_numbers[0],
+                             &other_numbers[0])
+        bits = _pack(mask, counts, words)
+    finally:
+        free(spans); free(n_spans)
     labels = list(range(m))
     cdef int64_t lo, hi
-    if m >= 2:
-        pairs = same_text_pairs(mask, sizes, least)
-        if pairs:
-            if known.count + len(pairs) > known.capacity:
-                known.clear()
-            labels, unknown = known_groups(pairs, ids, known)
-            if unknown:  # answered, and remembered while the cache has room
-                answers = {}
-                for i, j in unknown:
-                    lo, hi = min(ids[i], ids[j]), max(ids[i], ids[j])
-                    answer = answers[(lo << 32) | hi] = bool(same(i, j))
-                    known.put((lo << 32) | hi, answer)
-                labels, _ = known_groups(pairs, ids, known, answers)
-    group = np.array(labels, dtype=np.int64)
-    cdef int64_t[::1] counts = letter_groups(mask, group)
-    cdef const uint8_t[::1] shadowed = dominated(mask, group, min_own).view(np.uint8)
+    group_out = np.zeros(m, dtype=np.int64)
+    shadowed_out = np.zeros(m, dtype=np.uint8)
+    cdef int64_t[::1] group = group_out
+    cdef uint8_t[::1] shadowed = shadowed_out
+    try:
+        if m >= 2:
+            pairs = _same_text_pairs(bits, counts, words, m, &sizes[0], least)
+            if pairs:
+                if known.count + len(pairs) > known.capacity:
+                    known.clear()
+                labels, unknown = known_groups(pairs, ids, known)
+                if unknown:  # answered, and remembered while the cache has room
+                    answers = {}
+                    for i, j in unknown:
+                        lo, hi = min(ids[i], ids[j]), max(ids[i], ids[j])
+                        answer = answers[(lo << 32) | hi] = bool(same(i, j))
+                        known.put((lo << 32) | hi, answer)
+                    labels, _ = known_groups(pairs, ids, known, answers)
+            for c in range(m):
+                group[c] = labels[c]
+            _dominated(bits, counts, words, m, &group[0], min_own, &shadowed[0])
+    finally:
+        free(bits); free(counts)
+    cdef int64_t[::1] groups_of_letter = letter_groups(mask, group)
     cdef double *weight = <double *>malloc(n * sizeof(double) + 1)
     cdef double *picked = <double *>malloc(n * sizeof(double) + 1)
     cdef double distinct, cp, cw, score
@@ -483,7 +563,7 @@ def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[
         raise MemoryError()
     try:
         for p in range(n):
-            weight[p] = 1.0 / <double>max(counts[p], 1)
+            weight[p] = 1.0 / <double>max(groups_of_letter[p], 1)
         for c in range(m):
             if other_numbers[c] > max_mismatch * <double>(same_numbers[c] + other_numbers[c]):
                 continue

@@ -20,12 +20,11 @@ def seed_pairs(page_grams: np.ndarray, work: SeedIndex, max_repeats: int
     """All (page position, work position) pairs of equal k-grams (two int64 arrays), skipping
     k-grams that occur more than ``max_repeats`` times in the work."""
     lo = np.searchsorted(work.codes, page_grams)
-    # lo is the first of its group of equal codes, so repeats[lo] is the group's size
-    ok = work.codes.take(lo, mode="clip") == page_grams
-    ok &= work.repeats.take(lo) <= max_repeats
+    repeats = np.searchsorted(work.codes, page_grams, side="right") - lo  # equal codes
+    ok = (repeats > 0) & (repeats <= max_repeats)
     i = ok.nonzero()[0]
     lo = lo[i]
-    cnt = work.repeats.take(lo)
+    cnt = repeats[i]
     if len(i) == 0 or cnt.max() == 1:
         return i, work.positions[lo]
     first = np.repeat(np.cumsum(cnt) - cnt, cnt)

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fingerprint import Engine
+from fingerprint.compiled.align import sort_int64
 from fingerprint.compiled.judge import (
     PairCache,
     compare_numbers,
@@ -94,6 +95,17 @@ def test_compiled_alignment_gives_the_reference_passages(texts, params):
     seeds = SeedIndex.build(work, k)
     args = (max_gap, max_shift, min_passage, max_repeats, stride)
     assert align(page, seeds, *args) == align_reference(page, seeds, *args)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-2**62, 2**62), max_size=300), st.sampled_from([-1, 0, 1, 3]),
+       st.integers(1, 2**20))
+def test_the_alignments_sort_orders_as_numpy(values, depth, spread):
+    # few distinct values (spread) give long runs of equal seeds; depth 0 sorts by heapsort
+    values = np.array([v % spread - spread // 2 for v in values], dtype=np.int64)
+    expected = np.sort(values)
+    sort_int64(values, depth)
+    assert np.array_equal(values, expected)
 
 
 @settings(max_examples=150, deadline=None)
@@ -373,10 +385,8 @@ def judged_page(engine, page: str) -> tuple:
     """(letters, exact codes, aligned candidates) of a page, as ``Engine.match_with_keys``
     gives them to ``Engine._judge``."""
     letters = engine.letters(page)
-    hits = engine._hits(engine._query_key_array(letters))
-    ranked = [w for w, _ in engine._rank(hits)]
-    revisions = {hits.works[w]: ("index", hits.revisions[w]) for w in ranked}
-    aligned = engine._align_candidates(letters, [hits.works[w] for w in ranked], revisions)
+    aligned = engine._align_candidates(
+        letters, engine._revised(engine._hits(engine._query_key_array(letters))))
     return letters, exact_codes(letters, page), aligned
 
 
