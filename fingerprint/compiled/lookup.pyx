@@ -217,9 +217,9 @@ def gather_held(const uint64_t[::1] keys, const uint8_t[::1] presence, int prese
                 int64_t epoch, bint places):
     """The lookup of ``keys`` (uint64) in a MemoryIndex's dicts -> (works, revisions, work,
     window, at), as ``name_works`` gives the first three; per posting (int64 arrays): its
-    window and, when ``places`` (else None), its key's first place in ``keys``. Postings come key by key, each distinct key
-    at its first place, each key's as ``post`` holds them (one packed ``number << 32 |
-    window`` int, or a list of them); skipped: keys absent from ``post``, held by more than
+    window and, when ``places`` (else None), its key's first place in ``keys``. Postings come
+    key by key, each distinct key at its first place, each key's as ``post`` holds them (one
+    packed ``number << 32 | window`` int, or a list of them); skipped: keys absent from ``post``, held by more than
     ``max_df`` works (``df``, absent: 1), or absent from ``presence`` when it is not None: a
     PresenceFilter's bytes, where key k is bit ``h & 7`` of byte ``h >> 3``, h being
     ``splitmix64(k) >> presence_shift`` (``fingerprint.index.presence``). Raises ValueError
@@ -335,7 +335,7 @@ def rank(const int64_t[::1] work, const int64_t[::1] window, list works, int64_t
         for i in range(n):
             count[work[i]] += 1
         # the first pool_max works in rank order: insertion into a sorted pool, the place
-        # found by binary search (templated pages tie many works, each tie a str comparison)
+        # found by binary search (a tie is a str comparison of the ids)
         for w in range(n_works):
             if count[w] < min_hits:
                 continue

@@ -203,9 +203,10 @@ class MemoryIndex:
     def _found(self, keys: Sequence[int] | np.ndarray, places: bool
                ) -> tuple[np.ndarray, np.ndarray | None, Hits]:
         """(query keys (uint64), each posting's key as its first place among them (int64;
-        the dicts' form gives them only when ``places``), the postings as Hits) of the distinct, indexed, non-stop-listed keys of ``keys``: in
-        the dicts' form, key by key in their order of first appearance (each key's postings in
-        the order added); loaded, in key order (a KeyDirectory finds each key)."""
+        the dicts' form gives them only when ``places``), the postings as Hits) of the
+        distinct, indexed, non-stop-listed keys of ``keys``: in the dicts' form, key by key in
+        their order of first appearance (each key's postings in the order added); loaded, in
+        key order (a KeyDirectory finds each key)."""
         query = np.ascontiguousarray(keys, dtype=np.uint64)
         if len(self._scratch) < len(self._ids):
             self._scratch = np.full(2 * len(self._ids), -1, dtype=np.int64)
