@@ -264,10 +264,11 @@ def gather_held(const uint64_t[::1] keys, const uint8_t[::1] presence, int prese
             held = PyDict_GetItemWithError(post, key_object)  # raises on an error
             if held == NULL:
                 continue
-            count = PyDict_GetItemWithError(df, key_object)
-            if count != NULL and <int64_t><object>count > max_df:
-                continue
             if type(<object>held) is list:
+                # only a key of several postings may be held by several works (in ``df``)
+                count = PyDict_GetItemWithError(df, key_object)
+                if count != NULL and <int64_t><object>count > max_df:
+                    continue
                 for i in range(PyList_GET_SIZE(<object>held)):
                     _append(&packed, <int64_t><object>PyList_GET_ITEM(<object>held, i))
                     if places:
