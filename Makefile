@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 
 install: $(STAMP)
 
-# setup.py and the .pyx files: the compiled query path (Cython, the machine's C compiler); a
+# setup.py and the .pyx/.pxd files: the compiled query path (Cython, the machine's C compiler); a
 # failed build fails this target
 $(STAMP): pyproject.toml setup.py $(wildcard fingerprint/compiled/*.pyx fingerprint/compiled/*.pxd)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)

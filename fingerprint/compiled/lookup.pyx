@@ -1,11 +1,19 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
-"""A loaded MemoryIndex's lookup, compiled: where the query keys are among its sorted distinct
-keys, and their postings, grouped by key (see ``fingerprint.index.memory``)."""
+"""A MemoryIndex's lookup, compiled: the postings of the query keys, from its dicts or, when
+loaded, from its sorted arrays; the renumbering of their work numbers; the ranking of the hits
+(see ``fingerprint.index.memory``)."""
 
 import numpy as np
 
-from libc.stdint cimport int64_t, uint16_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc, qsort
+from cpython.dict cimport PyDict_GetItemWithError
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.long cimport PyLong_FromUnsignedLongLong
+from cpython.object cimport PyObject
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc, qsort, realloc
+from libc.string cimport memcpy, memset
+
+from fingerprint.compiled.mixing cimport splitmix64
 
 ctypedef fused packed_t:
     uint16_t
@@ -100,24 +108,198 @@ def gather_postings(const int64_t[::1] position, const int64_t[::1] bounds,
         free(found)
 
 
-def renumber(const int64_t[::1] numbers, int64_t[::1] scratch):
-    """(distinct, inverse): the distinct values of ``numbers`` (int64, each in [0,
-    len(scratch))) in order of first appearance, and each number's place among them (two int64
-    arrays), so that ``distinct[inverse] == numbers``. ``scratch``: int64, all -1 on entry and
-    again on return (O(len(numbers)), whatever its length)."""
-    cdef Py_ssize_t n = numbers.shape[0], i, k = 0
-    distinct_out = np.empty(n, dtype=np.int64)
-    inverse_out = np.empty(n, dtype=np.int64)
-    cdef int64_t[::1] distinct = distinct_out, inverse = inverse_out
+cdef Py_ssize_t _renumber(int64_t *numbers, Py_ssize_t n, int64_t[::1] scratch,
+                         int64_t *distinct) except -1:
+    """Replace each of ``numbers`` (each in [0, len(scratch))) by its place among the distinct
+    ones in order of first appearance, written to ``distinct``; returns how many. ``scratch``:
+    all -1 on entry and again on return."""
+    cdef Py_ssize_t i, k = 0, limit = scratch.shape[0]
+    cdef int64_t number
     for i in range(n):
-        if scratch[numbers[i]] < 0:
-            scratch[numbers[i]] = k
-            distinct[k] = numbers[i]
+        number = numbers[i]
+        if not 0 <= number < limit:
+            for i in range(k):
+                scratch[distinct[i]] = -1
+            raise ValueError(f"work number {number} outside the scratch array ({limit})")
+        if scratch[number] < 0:
+            scratch[number] = k
+            distinct[k] = number
             k += 1
-        inverse[i] = scratch[numbers[i]]
+        numbers[i] = scratch[number]
     for i in range(k):
         scratch[distinct[i]] = -1
-    return distinct_out[:k], inverse_out
+    return k
+
+
+cdef class Revisions:
+    """The index revision ``"<epoch>:<number>"`` of each work of a lookup (a sequence of str),
+    made when asked: a page asks for its few candidates' revisions only."""
+
+    cdef int64_t epoch
+    cdef int64_t *numbers
+    cdef Py_ssize_t size
+
+    def __cinit__(self):
+        self.numbers = NULL
+        self.size = 0
+
+    def __dealloc__(self):
+        free(self.numbers)
+
+    def __len__(self):
+        return self.size
+
+    def __getitem__(self, Py_ssize_t i):
+        if not 0 <= i < self.size:
+            raise IndexError(i)
+        return f"{self.epoch}:{self.numbers[i]}"
+
+
+cdef tuple _name_works(const int64_t *distinct, Py_ssize_t k, list ids, int64_t epoch):
+    """(work ids, Revisions) of the work numbers ``distinct[:k]``; ``ids``: id of each number."""
+    cdef Revisions revisions = Revisions.__new__(Revisions)
+    revisions.numbers = <int64_t *>malloc((k + 1) * sizeof(int64_t))
+    if revisions.numbers == NULL:
+        raise MemoryError()
+    memcpy(revisions.numbers, distinct, k * sizeof(int64_t))
+    revisions.size, revisions.epoch = k, epoch
+    cdef list works = []
+    cdef Py_ssize_t i
+    for i in range(k):
+        if distinct[i] >= PyList_GET_SIZE(ids):
+            raise ValueError(f"work number {distinct[i]} has no id ({len(ids)} ids)")
+        works.append(ids[distinct[i]])
+    return works, revisions
+
+
+def name_works(const int64_t[::1] numbers, int64_t[::1] scratch, list ids, int64_t epoch):
+    """(works, revisions, work) of a lookup's postings given by their index work numbers
+    (int64): the distinct works' ids in order of first appearance (list of ``ids[number]``),
+    their ``Revisions`` under ``epoch``, and each posting's work as a place in that list
+    (int64 array). ``scratch``: int64, all -1, longer than the largest number (all -1 again
+    on return). Raises ValueError for a number outside ``scratch``."""
+    cdef Py_ssize_t n = numbers.shape[0], k
+    work_out = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] work = work_out
+    cdef int64_t *distinct = <int64_t *>malloc((n + 1) * sizeof(int64_t))
+    if distinct == NULL:
+        raise MemoryError()
+    try:
+        if n:
+            memcpy(&work[0], &numbers[0], n * sizeof(int64_t))
+            k = _renumber(&work[0], n, scratch, distinct)
+        else:
+            k = 0
+        return (*_name_works(distinct, k, ids, epoch), work_out)
+    finally:
+        free(distinct)
+
+
+cdef struct Packed:
+    int64_t *data
+    Py_ssize_t size, capacity
+
+
+cdef int _append(Packed *out, int64_t value) except -1:
+    cdef int64_t *grown
+    if out.size == out.capacity:
+        grown = <int64_t *>realloc(out.data, 2 * out.capacity * sizeof(int64_t))
+        if grown == NULL:
+            raise MemoryError()
+        out.data, out.capacity = grown, 2 * out.capacity
+    out.data[out.size] = value
+    out.size += 1
+    return 0
+
+
+def gather_held(const uint64_t[::1] keys, const uint8_t[::1] presence, int presence_shift,
+                dict post, dict df, int64_t max_df, int64_t[::1] scratch, list ids,
+                int64_t epoch, bint places):
+    """The lookup of ``keys`` (uint64) in a MemoryIndex's dicts -> (works, revisions, work,
+    window, at), as ``name_works`` gives the first three; per posting (int64 arrays): its
+    window and, when ``places`` (else None), its key's first place in ``keys``. Postings come
+    key by key, each distinct key at its first place, each key's as ``post`` holds them (one
+    packed ``number << 32 | window`` int, or a list of them); skipped: keys absent from ``post``, held by more than
+    ``max_df`` works (``df``, absent: 1), or absent from ``presence`` when it is not None: a
+    PresenceFilter's bytes, where key k is bit ``h & 7`` of byte ``h >> 3``, h being
+    ``splitmix64(k) >> presence_shift`` (``fingerprint.index.presence``). Raises ValueError
+    for a work number outside ``scratch`` or a ``presence`` shorter than its shift implies."""
+    cdef Py_ssize_t m = keys.shape[0], t, i, slot, size = 8, k = 0, n
+    cdef int shift = 61
+    cdef uint64_t key
+    cdef int64_t window_mask = 0xFFFFFFFF, value
+    cdef uint64_t bit
+    cdef PyObject *held
+    cdef PyObject *count
+    cdef Packed packed, at
+    cdef int64_t[::1] work_view, window_view, at_view
+    if presence is not None and not (0 < presence_shift < 64 and presence.shape[0] << 3 >= (
+            <uint64_t>1 << (64 - presence_shift))):
+        raise ValueError(f"{presence.shape[0]} presence bytes, shift {presence_shift}")
+    while size < 2 * m:
+        size <<= 1
+        shift -= 1
+    # the keys met so far: an open-addressing table of places in ``keys`` (-1: empty slot)
+    cdef int64_t *table = <int64_t *>malloc(size * sizeof(int64_t))
+    packed.data, packed.size, packed.capacity = <int64_t *>malloc(64 * sizeof(int64_t)), 0, 64
+    at.data, at.size, at.capacity = <int64_t *>malloc(64 * sizeof(int64_t)), 0, 64
+    cdef int64_t *distinct = NULL
+    try:
+        if table == NULL or packed.data == NULL or at.data == NULL:
+            raise MemoryError()
+        memset(table, 0xFF, size * sizeof(int64_t))
+        for t in range(m):
+            key = keys[t]
+            if presence is not None:
+                bit = splitmix64(key) >> presence_shift
+                if not (presence[bit >> 3] >> (bit & 7)) & 1:
+                    continue
+            slot = <Py_ssize_t>((key * <uint64_t>0x9E3779B97F4A7C15) >> shift)
+            while table[slot] >= 0 and keys[table[slot]] != key:
+                slot = (slot + 1) & (size - 1)
+            if table[slot] >= 0:
+                continue  # a repeated key
+            table[slot] = t
+            key_object = PyLong_FromUnsignedLongLong(key)
+            held = PyDict_GetItemWithError(post, key_object)  # raises on an error
+            if held == NULL:
+                continue
+            if type(<object>held) is list:
+                # only a key of several postings may be held by several works (in ``df``)
+                count = PyDict_GetItemWithError(df, key_object)
+                if count != NULL and <int64_t><object>count > max_df:
+                    continue
+                for i in range(PyList_GET_SIZE(<object>held)):
+                    _append(&packed, <int64_t><object>PyList_GET_ITEM(<object>held, i))
+                    if places:
+                        _append(&at, t)
+            else:
+                _append(&packed, <int64_t><object>held)
+                if places:
+                    _append(&at, t)
+        n = packed.size
+        work_out = np.empty(n, dtype=np.int64)
+        window_out = np.empty(n, dtype=np.int64)
+        at_out = np.empty(n, dtype=np.int64) if places else None
+        distinct = <int64_t *>malloc((n + 1) * sizeof(int64_t))
+        if distinct == NULL:
+            raise MemoryError()
+        if n:
+            work_view, window_view = work_out, window_out
+            for i in range(n):
+                value = packed.data[i]
+                work_view[i] = value >> 32
+                window_view[i] = value & window_mask
+            if places:
+                at_view = at_out
+                memcpy(&at_view[0], at.data, n * sizeof(int64_t))
+            k = _renumber(&work_view[0], n, scratch, distinct)
+        return (*_name_works(distinct, k, ids, epoch), work_out, window_out, at_out)
+    finally:
+        free(table)
+        free(packed.data)
+        free(at.data)
+        free(distinct)
 
 
 cdef bint _before(Py_ssize_t a, Py_ssize_t b, const int64_t *count, list works) except -1:
@@ -136,7 +318,7 @@ def rank(const int64_t[::1] work, const int64_t[::1] window, list works, int64_t
     ``window`` numbers take one place, each listed). work, window: int64 (n_postings,), each
     posting's work (a position in ``works``) and window."""
     cdef Py_ssize_t n_works = len(works), n = work.shape[0], w, i, j, size = 0, pool_max
-    cdef Py_ssize_t seen = 0, k
+    cdef Py_ssize_t seen = 0, k, lo, hi, mid, group = 0
     cdef bint new
     pool_max = 4 * max_candidates
     cdef int64_t *count = <int64_t *>malloc((3 * n_works + pool_max + n + 1) * sizeof(int64_t))
@@ -153,17 +335,25 @@ def rank(const int64_t[::1] work, const int64_t[::1] window, list works, int64_t
             count[w] = 0
         for i in range(n):
             count[work[i]] += 1
-        # the first pool_max works in rank order: insertion into a sorted pool
+        # the first pool_max works in rank order: insertion into a sorted pool, the place
+        # found by binary search (a tie is a str comparison of the ids)
         for w in range(n_works):
             if count[w] < min_hits:
                 continue
-            if size == pool_max and not _before(w, pool[size - 1], count, works):
+            lo, hi = 0, size
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if _before(w, pool[mid], count, works):
+                    hi = mid
+                else:
+                    lo = mid + 1
+            if lo == pool_max:
                 continue
             i = size if size < pool_max else size - 1
-            while i > 0 and _before(w, pool[i - 1], count, works):
+            while i > lo:
                 pool[i] = pool[i - 1]
                 i -= 1
-            pool[i] = w
+            pool[lo] = w
             if size < pool_max:
                 size += 1
         if size <= max_candidates:
@@ -188,14 +378,15 @@ def rank(const int64_t[::1] work, const int64_t[::1] window, list works, int64_t
         for i in range(size):
             w = pool[i]
             new = True
-            for j in range(i):  # an earlier work with the same hits on the same windows?
-                if count[pool[j]] == count[w]:
-                    for k in range(count[w]):
-                        if sorted_windows[start[pool[j]] + k] != sorted_windows[start[w] + k]:
-                            break
-                    else:
-                        new = False
+            if i == 0 or count[pool[i - 1]] != count[w]:
+                group = i  # the pool's first work with this count (the pool is by count)
+            for j in range(group, i):  # an earlier work with the same hits on the same windows?
+                for k in range(count[w]):
+                    if sorted_windows[start[pool[j]] + k] != sorted_windows[start[w] + k]:
                         break
+                else:
+                    new = False
+                    break
             if new:
                 if seen == max_candidates:
                     break

@@ -9,54 +9,25 @@ other index (RedisIndex) is adapted at its edge by ``hits_from_lookup``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
-from fingerprint.compiled.lookup import renumber
 
-
-@dataclass(frozen=True)
-class Hits:
+class Hits(NamedTuple):
     """The postings of one lookup of distinct keys.
 
     works: the distinct work ids of the postings (list[str]); revisions: each one's index
-    revision (a sequence of str, as ``RevisedIndex.lookup_revisions`` gives them) or None when
-    the index reports none; work: each posting's work, as a position in ``works`` (int64 (n,));
-    window: each posting's window number (int64 (n,)).
+    revision (a sequence of str, as ``RevisedIndex.lookup_revisions`` gives them; a
+    MemoryIndex's is ``fingerprint.compiled.lookup.Revisions``) or None when the index reports
+    none; work: each posting's work, as a position in ``works`` (int64 (n,)); window: each
+    posting's window number (int64 (n,)).
     """
 
     works: list[str]
     revisions: Sequence[str] | None
     work: np.ndarray
     window: np.ndarray
-
-    @classmethod
-    def from_numbers(cls, numbers: np.ndarray, windows: np.ndarray, ids: list,
-                     epoch: int | None, scratch: np.ndarray) -> Hits:
-        """Hits from each posting's index work number and window (int64 (n,)); ``ids``: work
-        id of each number; ``epoch``: the index's epoch, each revision being
-        ``"<epoch>:<number>"`` (None: no revisions); ``scratch``: int64, all -1, longer than
-        the largest number (``fingerprint.compiled.lookup.renumber``)."""
-        distinct, work = renumber(numbers, scratch)
-        numbered = distinct.tolist()
-        revisions = None if epoch is None else _Revisions(epoch, numbered)
-        return cls([ids[n] for n in numbered], revisions, work, windows)
-
-
-class _Revisions(Sequence[str]):
-    """``"<epoch>:<number>"`` of each work number, made when asked (a page asks for its few
-    candidates' revisions only)."""
-
-    def __init__(self, epoch: int, numbers: list[int]):
-        self._epoch = epoch
-        self._numbers = numbers
-
-    def __len__(self) -> int:
-        return len(self._numbers)
-
-    def __getitem__(self, i):  # an int only: the engine never slices
-        return f"{self._epoch}:{self._numbers[i]}"
 
 
 def hits_from_lookup(found: dict[int, list[tuple[str, int]]],

@@ -43,11 +43,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from itertools import count
 from pathlib import Path
-from typing import cast
 
 import numpy as np
 
-from fingerprint.compiled.lookup import gather_postings
+from fingerprint.compiled.lookup import gather_held, gather_postings, name_works
 from fingerprint.index.base import (
     DEFAULT_MAX_DF,
     MAX_KEY,
@@ -71,9 +70,10 @@ _LOW = 0xFFFFFFFF
 _LOW_BITS = (0, 8, 16, 24, 32)
 _ARRAYS = ("lows", "uppers", "wide_keys", "postings")
 #: Distinct keys from which a lookup on the dicts first tests its keys with a PresenceFilter.
-#: Unrelated pages, filter always on / never (bench.scaling, interleaved, medians): 0.12 / 0.11
-#: ms at 10k windows, 0.11 / 0.13 at 100k, 0.11 / 0.16 at 1M; tiny indexes go without.
-PRESENCE_MIN_KEYS = 1 << 16
+#: Tested in the compiled lookup (a hash and a bit read per key), the filter pays from a few
+#: thousand keys on: CPU µs per page of ``lookup_hits``, filter on / off, on the indexes of
+#: ``bench.stages`` (2,901 keys, dailies; 6,561, judgments): 3.25 / 3.8 and 4.95 / 5.5.
+PRESENCE_MIN_KEYS = 1 << 11
 #: Process-wide serial of index instances (and of their ``clear``): the first part of revisions.
 _EPOCHS = count()
 
@@ -112,7 +112,7 @@ class MemoryIndex:
         # the dicts' PresenceFilter from PRESENCE_MIN_KEYS keys on, built at the first lookup
         # that needs it and dropped when it is full (rebuilt larger at the next lookup)
         self._presence: PresenceFilter | None = None
-        self._scratch = np.zeros(0, dtype=np.int64)  # lookup_hits' (see Hits.from_numbers)
+        self._scratch = np.zeros(0, dtype=np.int64)  # _found's (see lookup.name_works)
 
     @property
     def version(self) -> str:
@@ -185,52 +185,45 @@ class MemoryIndex:
 
     def lookup(self, keys: Sequence[int]) -> dict[int, list[tuple[str, int]]]:
         """Postings ``(work_id, window)`` per indexed, non-stop-listed key; see Index.lookup."""
-        ids = cast(list[str], self._ids)  # postings name live works only (not None)
-        if self._arrays is not None:
-            query, at, numbers, windows = self._lookup_arrays(keys)
-            out: dict[int, list[tuple[str, int]]] = {}
-            for key, number, window in zip(query[at].tolist(), numbers.tolist(),
-                                           windows.tolist(), strict=True):
-                out.setdefault(key, []).append((ids[number], window))
-            return out
-        return {key: [(ids[held >> 32], held & _LOW)] if isinstance(held, int)
-                else [(ids[p >> 32], p & _LOW) for p in held]
-                for key, held in self._held(keys)}
+        query, at, hits = self._found(keys, places=True)
+        assert at is not None  # asked for
+        out: dict[int, list[tuple[str, int]]] = {}
+        works = hits.works
+        for key, work, window in zip(query[at].tolist(), hits.work.tolist(),
+                                     hits.window.tolist(), strict=True):
+            out.setdefault(key, []).append((works[work], window))
+        return out
 
     def lookup_hits(self, keys: Sequence[int] | np.ndarray) -> Hits:
         """``lookup_revisions(keys)`` as arrays (``fingerprint.index.hits.Hits``, with
         revisions): the same postings, without a tuple per posting. ``keys``: ints, or a
         uint64 array."""
-        if self._arrays is not None:
-            _, _, numbers, windows = self._lookup_arrays(keys)
-        else:
-            packed: list[int] = []
-            for _, held in self._held(keys.tolist() if isinstance(keys, np.ndarray) else keys):
-                if isinstance(held, int):
-                    packed.append(held)
-                else:
-                    packed.extend(held)
-            flat = np.array(packed, dtype=np.int64)
-            numbers, windows = flat >> 32, flat & _LOW
+        return self._found(keys, places=False)[2]
+
+    def _found(self, keys: Sequence[int] | np.ndarray, places: bool
+               ) -> tuple[np.ndarray, np.ndarray | None, Hits]:
+        """(query keys (uint64), each posting's key as its first place among them (int64;
+        the dicts' form gives them only when ``places``), the postings as Hits) of the
+        distinct, indexed, non-stop-listed keys of ``keys``: in the dicts' form, key by key in
+        their order of first appearance (each key's postings in the order added); loaded, in
+        key order (a KeyDirectory finds each key)."""
+        query = np.ascontiguousarray(keys, dtype=np.uint64)
         if len(self._scratch) < len(self._ids):
             self._scratch = np.full(2 * len(self._ids), -1, dtype=np.int64)
-        return Hits.from_numbers(numbers, windows, self._ids, self._epoch, self._scratch)
-
-    def _held(self, keys: Sequence[int]) -> Iterator[tuple[int, int | list[int]]]:
-        """(key, packed postings as the dicts hold them) of each distinct, indexed,
-        non-stop-listed key of ``keys``, in order (the dicts' form only)."""
-        post, df, max_df = self._post, self._df, self.max_df
-        presence = self._presence_filter()
-        if presence is not None and len(keys):
-            query = np.asarray(keys, dtype=np.uint64)
-            keys = query[presence.may_hold(query)].tolist()
-        seen: set[int] = set()
-        for key in keys:
-            held = post.get(key)
-            if held is None or key in seen or df.get(key, 1) > max_df:
-                continue
-            seen.add(key)
-            yield key, held
+        if self._arrays is None:
+            presence = self._presence_filter()
+            bits, shift = (None, 0) if presence is None else presence.bits
+            works, revisions, work, window, at = gather_held(
+                query, bits, shift, self._post, self._df, self.max_df, self._scratch, self._ids,
+                self._epoch, places)
+            return query, at, Hits(works, revisions, work, window)
+        assert self._directory is not None  # set by load, with the arrays
+        directory, bounds = self._directory
+        _, postings, window_bits = self._arrays
+        at, numbers, window = gather_postings(directory.find(query), bounds, postings,
+                                              window_bits, self.max_df)
+        works, revisions, work = name_works(numbers, self._scratch, self._ids, self._epoch)
+        return query, at, Hits(works, revisions, work, window)
 
     def _presence_filter(self) -> PresenceFilter | None:
         """The dicts' PresenceFilter (built now when missing), or None below PRESENCE_MIN_KEYS
@@ -239,18 +232,6 @@ class MemoryIndex:
             self._presence = PresenceFilter(2 * len(self._post))
             self._presence.add(np.fromiter(self._post, dtype=np.uint64, count=len(self._post)))
         return self._presence
-
-    def _lookup_arrays(self, keys: Sequence[int] | np.ndarray
-                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(query keys (uint64), then per posting of each distinct key: the key's first place
-        among them, its work number, its window; int64) on the sorted arrays of a loaded index (a KeyDirectory
-        finds each key)."""
-        assert self._arrays is not None and self._directory is not None  # set by load
-        directory, bounds = self._directory
-        query = np.asarray(keys, dtype=np.uint64)
-        _, postings, window_bits = self._arrays
-        return (query, *gather_postings(directory.find(query), bounds, postings, window_bits,
-                                        self.max_df))
 
     def _unpack(self, at: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(work numbers, windows), int64, of the loaded postings at positions ``at`` (all when

@@ -5,8 +5,9 @@ A MemoryIndex being changed keeps its postings in a dict. Once that dict outgrow
 one after the other: about 0.1 ms per unrelated page at 10M windows, where the same page takes
 0.1 ms in all at 10k (README, index at publisher scale). Most query keys of a page are absent.
 A one-hash Bloom filter (Bloom, "Space/time trade-offs in hash coding with allowable errors",
-CACM 1970) answers "absent" for most of them in a few NumPy passes, whose memory reads the CPU
-overlaps, and the dict is read only for the keys that pass.
+CACM 1970) answers "absent" for most of them, a hash and a bit read each in the compiled
+lookup (``fingerprint.compiled.lookup.gather_held``), and the dict is read only for the keys
+that pass.
 
 With ``m`` bits per key the share of absent keys that pass is about ``1 - exp(-1/m)`` (6% at
 the default 16). Keys are never cleared: a removed key only passes the filter needlessly.
@@ -55,8 +56,10 @@ class PresenceFilter:
         np.bitwise_or.at(self._bytes, byte, bit)
         self._keys += len(keys)
 
-    def may_hold(self, keys: np.ndarray) -> np.ndarray:
-        """Boolean mask over ``keys`` (uint64 array): False where the key was certainly never
-        added, True where it may have been."""
-        byte, bit = self._positions(keys)
-        return (self._bytes[byte] & bit) != 0
+    @property
+    def bits(self) -> tuple[np.ndarray, int]:
+        """(bytes, shift): the filter as the compiled lookup tests it
+        (``fingerprint.compiled.lookup.gather_held``): a key k may have been added when bit
+        ``h & 7`` of ``bytes[h >> 3]`` (uint8 array) is set, h = ``mix(k) >> shift``; when it
+        is clear, k was certainly never added."""
+        return self._bytes, int(self._shift)

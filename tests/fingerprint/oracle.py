@@ -500,3 +500,57 @@ def judge_reference(engine, letters: Letters, exact: np.ndarray | None, aligned:
             continue
         out.append((group[i], work_id, prep, aln, score, cp, cw))
     return matches_of(out, po)
+
+
+def may_hold_reference(presence, keys: np.ndarray) -> np.ndarray:
+    """A PresenceFilter's answer for ``keys`` (uint64 array) in NumPy (the test the compiled
+    lookup makes): boolean mask, False where the key was certainly never added."""
+    byte, bit = presence._positions(keys)
+    return (presence._bytes[byte] & bit) != 0
+
+
+def held_reference(index, keys: list[int]) -> list[tuple[int, int | list[int]]]:
+    """(key, packed postings as the dicts hold them) of each distinct, indexed,
+    non-stop-listed key of ``keys`` (ints), in order, from a MemoryIndex in its dicts' form:
+    the Python walk ``fingerprint.compiled.lookup.gather_held`` replaces (its PresenceFilter
+    asked first when it has one)."""
+    post, df, max_df = index._post, index._df, index.max_df
+    presence = index._presence_filter()
+    if presence is not None and len(keys):
+        query = np.asarray(keys, dtype=np.uint64)
+        keys = query[may_hold_reference(presence, query)].tolist()
+    seen: set[int] = set()
+    out = []
+    for key in keys:
+        held = post.get(key)
+        if held is None or key in seen or df.get(key, 1) > max_df:
+            continue
+        seen.add(key)
+        out.append((key, held))
+    return out
+
+
+def lookup_reference(index, keys: list[int]) -> dict[int, list[tuple[str, int]]]:
+    """``MemoryIndex.lookup`` of the dicts' form from ``held_reference``."""
+    ids = index._ids
+    return {key: [(ids[p >> 32], p & 0xFFFFFFFF) for p in ([held] if isinstance(held, int)
+                                                           else held)]
+            for key, held in held_reference(index, keys)}
+
+
+def lookup_hits_reference(index, keys: list[int]) -> tuple[list[str], list[str], list[int],
+                                                             list[int]]:
+    """``MemoryIndex.lookup_hits`` of the dicts' form as lists (works, revisions, work,
+    window) from ``held_reference``: the postings packed key by key, their work numbers
+    renumbered in order of first appearance (``np.unique``)."""
+    packed = [p for _, held in held_reference(index, keys)
+              for p in ([held] if isinstance(held, int) else held)]
+    flat = np.array(packed, dtype=np.int64)
+    numbers, windows = flat >> 32, flat & 0xFFFFFFFF
+    distinct, first, work = np.unique(numbers, return_index=True, return_inverse=True)
+    order = np.argsort(first)  # the distinct numbers in order of first appearance
+    place = np.empty(len(order), dtype=np.int64)
+    place[order] = np.arange(len(order))
+    numbered = distinct[order].tolist()
+    return ([index._ids[n] for n in numbered], [f"{index._epoch}:{n}" for n in numbered],
+            place[work.ravel()].tolist(), windows.tolist())

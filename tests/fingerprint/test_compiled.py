@@ -4,6 +4,8 @@ edits."""
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -20,11 +22,11 @@ from fingerprint.compiled.judge import (
     matched_masks,
     same_text_pairs,
 )
-from fingerprint.compiled.lookup import renumber
+from fingerprint.compiled.lookup import name_works
 from fingerprint.config import EngineConfig
 from fingerprint.engine import exact_codes
 from fingerprint.fingerprints import Quantizer
-from fingerprint.index import MemoryIndex
+from fingerprint.index import MemoryIndex, memory
 from fingerprint.index.hits import hits_from_lookup
 from fingerprint.letters import DIGIT_LETTER, Letters, default_table, to_letters
 from fingerprint.shortdoc import short_keys
@@ -42,6 +44,8 @@ from tests.fingerprint.oracle import (
     kgram_codes_reference,
     known_groups_reference,
     letter_groups_reference,
+    lookup_hits_reference,
+    lookup_reference,
     matched_masks_reference,
     mix_reference,
     numbers_reference,
@@ -407,14 +411,58 @@ def test_engine_query_keys_are_the_reference_keys(chapters, seed, n):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.integers(0, 50), max_size=300))
-def test_renumbering_work_numbers_gives_np_unique_groups(numbers):
-    # renumber replaces np.unique(numbers, return_inverse=True) (in first-appearance order)
+@given(st.lists(st.integers(0, 50), max_size=300), st.integers(0, 2**40))
+def test_naming_work_numbers_gives_np_unique_groups(numbers, epoch):
+    # name_works replaces np.unique(numbers, return_inverse=True) (in first-appearance order)
     scratch = np.full(51, -1, dtype=np.int64)
-    distinct, inverse = renumber(np.array(numbers, dtype=np.int64), scratch)
-    assert sorted(distinct.tolist()) == np.unique(numbers).tolist()
-    assert distinct[inverse].tolist() == numbers
+    ids = [f"w{n}" for n in range(51)]
+    works, revisions, work = name_works(np.array(numbers, dtype=np.int64), scratch, ids, epoch)
+    distinct = [int(w[1:]) for w in works]
+    assert sorted(distinct) == np.unique(numbers).tolist()
+    assert [distinct[w] for w in work.tolist()] == numbers
+    assert list(revisions) == [f"{epoch}:{n}" for n in distinct]
     assert (scratch == -1).all()
+
+
+@st.composite
+def live_index_and_query(draw):
+    """(MemoryIndex in its dicts' form, query keys): works on keys of a small pool (key 0,
+    window keys, short-text keys with bit 63), so that keys are shared by several works (some
+    over ``max_df``) and held once (an int) or several times (a list); some works replaced or
+    removed; the query mixes pool keys, absent keys and repeats."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32)))
+    index = MemoryIndex(max_df=draw(st.sampled_from([1, 2, 3, 100])))
+    pool = [0, *rng.integers(1, 2**40, 30).tolist(),
+            *rng.integers(2**63, 2**64 - 1, 8, dtype=np.uint64).tolist()]
+    names = [f"w{w}" for w in range(draw(st.integers(0, 12)))]
+    for name in names:
+        keys = rng.choice(len(pool), int(rng.integers(1, 25))).tolist()
+        index.add(name, [(pool[k], int(rng.integers(0, 50))) for k in keys])
+    for name in names:
+        if rng.random() < 0.15:
+            index.remove(name)
+        elif rng.random() < 0.15:
+            index.add(name, [(pool[int(rng.integers(len(pool)))], 7)])
+    absent = rng.integers(0, 2**64, 10, dtype=np.uint64).tolist()
+    query = [(pool + absent)[i] for i in rng.integers(0, len(pool) + 10, draw(
+        st.integers(0, 120))).tolist()]
+    return index, query
+
+
+@settings(max_examples=300, deadline=None)
+@given(live_index_and_query(), st.booleans(), st.booleans())
+def test_compiled_lookup_of_the_dicts_gives_the_reference_postings(drawn, presence, as_array):
+    # the compiled walk of the dicts (fingerprint.compiled.lookup.gather_held) against the
+    # Python walk it replaced: the same postings, in the same order, with and without a
+    # PresenceFilter in front
+    index, query = drawn
+    with patch.object(memory, "PRESENCE_MIN_KEYS", 0 if presence else 1 << 20):
+        hits = index.lookup_hits(np.array(query, dtype=np.uint64) if as_array else query)
+        works, revisions, work, window = lookup_hits_reference(index, query)
+        assert (hits.works, list(hits.revisions), hits.work.tolist(), hits.window.tolist()) == (
+            works, revisions, work, window)
+        assert list(index.lookup(query).items()) == list(lookup_reference(index, query).items())
+    assert (index._presence is not None) == presence
 
 
 def judged_page(engine, page: str) -> tuple:
