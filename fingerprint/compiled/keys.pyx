@@ -11,8 +11,8 @@ from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort
 from libc.string cimport memcpy
 
-cdef uint64_t MIX1 = 0x9E3779B97F4A7C15ULL
-cdef uint64_t MIX2 = 0xBF58476D1CE4E5B9ULL
+from fingerprint.compiled.mixing cimport splitmix64
+
 cdef uint64_t MAX64 = 0xFFFFFFFFFFFFFFFFULL
 cdef uint64_t SHORT_BIT = (<uint64_t>1) << 63
 
@@ -29,14 +29,9 @@ cdef void _kgrams(const uint8_t *codes, Py_ssize_t n, int k, int64_t *grams) noe
 
 
 cdef void _mix(const int64_t *values, Py_ssize_t n, uint64_t *h) noexcept nogil:
-    cdef uint64_t z
     cdef Py_ssize_t p
     for p in range(n):
-        z = (<uint64_t>values[p]) * MIX1
-        z ^= z >> 31
-        z *= MIX2
-        z ^= z >> 29
-        h[p] = z
+        h[p] = splitmix64(<uint64_t>values[p])
 
 
 cdef int _compare(const void *a, const void *b) noexcept nogil:
