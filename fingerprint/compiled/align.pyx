@@ -300,7 +300,9 @@ cdef object _align(const uint8_t[::1] page, const int64_t[:] page_grams, SeedInd
     cdef Py_ssize_t n_codes = seeds._n_codes, n_grams = page_grams.shape[0]
     cdef Py_ssize_t t, lo, hi, mid, c, n_pairs = 0, cap
     cdef int64_t g, i, d, s, e, reach = seed_stride - 1, min_len = k + k // 2, x, cov
-    cdef int64_t span = n_page + 1, ws, we
+    cdef int64_t ws, we
+    cdef int shift = _log2(n_page) + 1  # bits of a page position: seeds pack (diagonal, i)
+    cdef int64_t low = (<int64_t>1 << shift) - 1
     if n_codes == 0 or n_grams == 0:
         return None
     # 1. seeds: (diagonal, page position) packed in one int64 so one sort orders them
@@ -363,19 +365,19 @@ cdef object _align(const uint8_t[::1] page, const int64_t[:] page_grams, SeedInd
                 i = t * seed_stride
                 for c in range(repeats[t]):
                     d = entries[2 * (lo + c) + 1] - i
-                    pairs[n_pairs] = (d + n_page) * span + i
+                    pairs[n_pairs] = ((d + n_page) << shift) | i
                     n_pairs += 1
             _sort_i64(pairs, n_pairs, 2 * _log2(n_pairs))
             # 2. runs: seeds of one diagonal at most max_gap apart, extended letter by letter
             first = 0
             for t in range(1, n_pairs + 1):
-                if t < n_pairs and pairs[t] // span == pairs[t - 1] // span \
-                        and pairs[t] % span - pairs[t - 1] % span <= max_gap:
+                if t < n_pairs and pairs[t] >> shift == pairs[t - 1] >> shift \
+                        and (pairs[t] & low) - (pairs[t - 1] & low) <= max_gap:
                     continue
                 last = t - 1
-                d = pairs[first] // span - n_page
-                s = pairs[first] % span
-                e = pairs[last] % span + k
+                d = (pairs[first] >> shift) - n_page
+                s = pairs[first] & low
+                e = (pairs[last] & low) + k
                 first = t
                 for c in range(reach):
                     x = s - 1
