@@ -4,6 +4,7 @@
 
 from libc.stdint cimport int64_t, uint8_t
 from libc.stdlib cimport free, malloc, qsort
+from libc.string cimport memcpy
 
 import numpy as np
 
@@ -12,6 +13,26 @@ from fingerprint.windows import kgram_codes
 cdef int MAX_LOOKBACK = 8  # chains a run may join, newest first
 cdef enum:
     LANES = 8  # binary searches of the seed step run side by side
+
+
+cdef void _sort_records(void *base, Py_ssize_t n, size_t size,
+                        int (*cmp)(const void *, const void *) noexcept nogil) noexcept nogil:
+    """``qsort(base, n, size, cmp)`` for records of at most 128 bytes: an insertion sort up to
+    16 records (a page's candidates have a few runs and chains each, and libc's qsort costs
+    more to set up than such a sort), qsort beyond."""
+    if n > 16:
+        qsort(base, n, size, cmp)
+        return
+    cdef char record[128]
+    cdef char *a = <char *>base
+    cdef Py_ssize_t i, j
+    for i in range(1, n):
+        memcpy(record, a + i * size, size)
+        j = i - 1
+        while j >= 0 and cmp(a + j * size, record) > 0:
+            memcpy(a + (j + 1) * size, a + j * size, size)
+            j -= 1
+        memcpy(a + (j + 1) * size, record, size)
 
 
 cdef void _sift_down(int64_t *a, Py_ssize_t root, Py_ssize_t n) noexcept nogil:
@@ -398,7 +419,7 @@ cdef object _align(const uint8_t[::1] page, const int64_t[:] page_grams, SeedInd
                 runs[4 * n_runs + 2] = d
                 runs[4 * n_runs + 3] = cov
                 n_runs += 1
-            qsort(runs, n_runs, 4 * sizeof(int64_t), _cmp_run)
+            _sort_records(runs, n_runs, 4 * sizeof(int64_t), _cmp_run)
             # 3. chains of runs (insertions and deletions up to max_gap letters)
             for r in range(n_runs):
                 s, e, d, cov = runs[4 * r], runs[4 * r + 1], runs[4 * r + 2], runs[4 * r + 3]
@@ -430,7 +451,7 @@ cdef object _align(const uint8_t[::1] page, const int64_t[:] page_grams, SeedInd
                 if chains[q].cov >= min_passage:
                     chains[n_kept] = chains[q]
                     n_kept += 1
-            qsort(chains, n_kept, sizeof(Chain), _cmp_chain_longest)
+            _sort_records(chains, n_kept, sizeof(Chain), _cmp_chain_longest)
             r = 0
             for q in range(n_kept):
                 ok = True
@@ -443,7 +464,7 @@ cdef object _align(const uint8_t[::1] page, const int64_t[:] page_grams, SeedInd
                     chains[r] = chains[q]
                     r += 1
             n_kept = r
-            qsort(chains, n_kept, sizeof(Chain), _cmp_chain_page)
+            _sort_records(chains, n_kept, sizeof(Chain), _cmp_chain_page)
         if n_kept == 0:
             return None
         n_runs = 0
