@@ -285,6 +285,32 @@ cdef class Alignment:
                "runs={!r})".format(*self._fields())
 
 
+def shared_codes(SeedIndex a, SeedIndex b):
+    """(how many of ``a``'s k-gram codes occur in ``b``, how many of ``b``'s occur in ``a``),
+    each code counted as often as it occurs in its own work: one merge of the two sorted
+    code columns."""
+    cdef const int64_t *x = a._seeds
+    cdef const int64_t *y = b._seeds
+    cdef Py_ssize_t i = 0, j = 0, n = a._n_codes, m = b._n_codes
+    cdef Py_ssize_t a_in_b = 0, b_in_a = 0, i0, j0
+    cdef int64_t code
+    with nogil:
+        while i < n and j < m:
+            if x[2 * i] < y[2 * j]:
+                i += 1
+            elif y[2 * j] < x[2 * i]:
+                j += 1
+            else:  # a code of both: its run in each
+                code, i0, j0 = x[2 * i], i, j
+                while i < n and x[2 * i] == code:
+                    i += 1
+                while j < m and y[2 * j] == code:
+                    j += 1
+                a_in_b += i - i0
+                b_in_a += j - j0
+    return a_in_b, b_in_a
+
+
 def align_core(const uint8_t[::1] page, const int64_t[:] page_grams, SeedIndex work,
                int max_gap, int max_shift, int min_passage, int max_repeats, int seed_stride):
     """Alignment of ``page`` (letter codes, uint8 (n,)) with a prepared work (SeedIndex).

@@ -554,3 +554,14 @@ def lookup_hits_reference(index, keys: list[int]) -> tuple[list[str], list[str],
     numbered = distinct[order].tolist()
     return ([index._ids[n] for n in numbered], [f"{index._epoch}:{n}" for n in numbered],
             place[work.ravel()].tolist(), windows.tolist())
+
+
+def shared_codes_reference(a: SeedIndex, b: SeedIndex) -> tuple[int, int]:
+    """Reference of ``fingerprint.compiled.align.shared_codes``: NumPy's binary search of
+    each work's codes in the other's."""
+    def found(x: np.ndarray, y: np.ndarray) -> int:
+        if len(x) == 0 or len(y) == 0:
+            return 0
+        return int(np.count_nonzero(y.take(np.searchsorted(y, x), mode="clip") == x))
+
+    return found(a.codes, b.codes), found(b.codes, a.codes)

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fingerprint import Engine
-from fingerprint.compiled.align import sort_int64
+from fingerprint.compiled.align import shared_codes, sort_int64
 from fingerprint.compiled.judge import (
     PairCache,
     compare_numbers,
@@ -53,6 +53,7 @@ from tests.fingerprint.oracle import (
     rank_reference,
     same_text_pairs_reference,
     sequence_keys_reference,
+    shared_codes_reference,
     short_keys_reference,
     window_digits_reference,
     winnow_reference,
@@ -109,6 +110,15 @@ def test_the_alignments_sort_orders_as_numpy(values, depth, spread):
     expected = np.sort(values)
     sort_int64(values, depth)
     assert np.array_equal(values, expected)
+
+
+@settings(max_examples=300, deadline=None)
+@given(page_and_work(), st.sampled_from([2, 4, 8]))
+def test_shared_codes_count_what_numpy_finds(texts, k):
+    # small alphabets repeat codes within a work; pages share pieces of the work
+    page, work = (SeedIndex.build(codes, k) for codes in texts)
+    assert shared_codes(page, work) == shared_codes_reference(page, work)
+    assert shared_codes(work, page) == shared_codes_reference(work, page)
 
 
 @settings(max_examples=150, deadline=None)
