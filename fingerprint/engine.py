@@ -175,7 +175,8 @@ class Engine:
         self._prepared_count = 0  # numbers given to prepared works (_Prepared.number)
         self._judge_limits = (DIGIT_LETTER, c.same_text_share * (1 - c.same_text_frame),
                               c.min_own_letters, c.max_number_mismatch, c.min_distinct_letters,
-                              c.number_evidence_letters, c.min_score)  # judge_page's
+                              c.number_evidence_letters, c.min_score, c.same_text_share,
+                              c.same_text_frame)  # judge_page's
 
     # -- fingerprinting -------------------------------------------------------------------
 
@@ -548,8 +549,8 @@ class Engine:
             return []
         same_text = self._same_text
 
-        def same(i: int, j: int) -> bool:
-            return same_text.same(aligned[i][1].seeds, aligned[j][1].seeds)
+        def same(i: int, j: int) -> bool:  # judge_page has checked grams_shared
+            return same_text.aligned(aligned[i][1].seeds, aligned[j][1].seeds)
 
         labels, kept = judge_page(
             letters.codes if exact is None else exact, letters.codes, letters.offsets,

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from fingerprint.compiled.align import shared_codes
+from fingerprint.compiled.align import grams_shared
 from fingerprint.compiled.judge import PairCache
 from fingerprint.verify import Alignment, SeedIndex
 
@@ -45,25 +45,13 @@ class SameTextGroups:
 
     def same(self, a: SeedIndex, b: SeedIndex) -> bool:
         """True when works ``a`` and ``b`` (their SeedIndex) are the same text (see the module
-        docstring)."""
-        return self._grams_shared(a, b) and self._aligned(a, b)
+        docstring); the k-grams the two share are counted first (``grams_shared``)."""
+        return grams_shared(a, b, self.share, self.frame) and self.aligned(a, b)
 
-    def _grams_shared(self, a: SeedIndex, b: SeedIndex) -> bool:
-        """A necessary condition of ``_aligned``, ten times cheaper: enough of each work's
-        seed k-grams occur in the other. Each letter outside the aligned part of a work (at
-        most ``frame`` of it, then ``1 - share`` of the span) breaks at most k of its
-        k-grams."""
-        if len(a.seeds) == 0 or len(b.seeds) == 0:
-            return False
-        a_in_b, b_in_a = shared_codes(a, b)
-        return a_in_b >= self._least(a) and b_in_a >= self._least(b)
-
-    def _least(self, work: SeedIndex) -> float:
-        return (1 - self.frame) * (1 - work.k * (1 - self.share)) * work.n_letters - work.k
-
-    def _aligned(self, a: SeedIndex, b: SeedIndex) -> bool:
+    def aligned(self, a: SeedIndex, b: SeedIndex) -> bool:
         """The alignment of ``a``'s letters with ``b`` spans all but at most ``frame`` of the
-        letters of each and covers ``share`` of the letters inside each span."""
+        letters of each and covers ``share`` of the letters inside each span (``same`` once
+        ``grams_shared`` holds)."""
         aln = self._align(a.letters, b)
         if not aln.passages:
             return False

@@ -18,3 +18,6 @@ cdef class Alignment:
     cdef readonly Py_ssize_t n_passages, n_runs
     cdef readonly int64_t page_covered, work_covered
     cdef int _allocate(self, Py_ssize_t n_passages, Py_ssize_t n_runs) except -1
+
+
+cdef bint _grams_shared(SeedIndex a, SeedIndex b, double share, double frame) noexcept nogil

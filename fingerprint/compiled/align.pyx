@@ -289,26 +289,49 @@ def shared_codes(SeedIndex a, SeedIndex b):
     """(how many of ``a``'s k-gram codes occur in ``b``, how many of ``b``'s occur in ``a``),
     each code counted as often as it occurs in its own work: one merge of the two sorted
     code columns."""
+    cdef Py_ssize_t a_in_b, b_in_a
+    _shared(a, b, &a_in_b, &b_in_a)
+    return a_in_b, b_in_a
+
+
+cdef void _shared(SeedIndex a, SeedIndex b, Py_ssize_t *a_in_b, Py_ssize_t *b_in_a
+                  ) noexcept nogil:
     cdef const int64_t *x = a._seeds
     cdef const int64_t *y = b._seeds
-    cdef Py_ssize_t i = 0, j = 0, n = a._n_codes, m = b._n_codes
-    cdef Py_ssize_t a_in_b = 0, b_in_a = 0, i0, j0
+    cdef Py_ssize_t i = 0, j = 0, n = a._n_codes, m = b._n_codes, i0, j0
     cdef int64_t code
-    with nogil:
-        while i < n and j < m:
-            if x[2 * i] < y[2 * j]:
+    a_in_b[0] = b_in_a[0] = 0
+    while i < n and j < m:
+        if x[2 * i] < y[2 * j]:
+            i += 1
+        elif y[2 * j] < x[2 * i]:
+            j += 1
+        else:  # a code of both: its run in each
+            code, i0, j0 = x[2 * i], i, j
+            while i < n and x[2 * i] == code:
                 i += 1
-            elif y[2 * j] < x[2 * i]:
+            while j < m and y[2 * j] == code:
                 j += 1
-            else:  # a code of both: its run in each
-                code, i0, j0 = x[2 * i], i, j
-                while i < n and x[2 * i] == code:
-                    i += 1
-                while j < m and y[2 * j] == code:
-                    j += 1
-                a_in_b += i - i0
-                b_in_a += j - j0
-    return a_in_b, b_in_a
+            a_in_b[0] += i - i0
+            b_in_a[0] += j - j0
+
+
+def grams_shared(SeedIndex a, SeedIndex b, double share, double frame):
+    """Whether enough of each work's k-grams occur in the other for the two to be the same
+    text (``fingerprint.same_text``: ``share`` of the letters inside each aligned span, at
+    most ``frame`` of each work outside it): a necessary condition of that alignment, ten
+    times cheaper. Each letter outside the aligned part of a work (at most ``frame`` of it,
+    then ``1 - share`` of the span) breaks at most k of its k-grams."""
+    return _grams_shared(a, b, share, frame)
+
+
+cdef bint _grams_shared(SeedIndex a, SeedIndex b, double share, double frame) noexcept nogil:
+    cdef Py_ssize_t a_in_b, b_in_a
+    if a._n_codes == 0 or b._n_codes == 0:
+        return False
+    _shared(a, b, &a_in_b, &b_in_a)
+    return a_in_b >= (1 - frame) * (1 - a.k * (1 - share)) * a._n_letters - a.k \
+        and b_in_a >= (1 - frame) * (1 - b.k * (1 - share)) * b._n_letters - b.k
 
 
 def align_core(const uint8_t[::1] page, const int64_t[:] page_grams, SeedIndex work,

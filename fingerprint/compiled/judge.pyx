@@ -8,7 +8,7 @@ from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
-from fingerprint.compiled.align cimport Alignment, SeedIndex
+from fingerprint.compiled.align cimport Alignment, SeedIndex, _grams_shared
 
 
 cdef void _mask_row(uint8_t *row, const uint8_t *page, const uint8_t *work, const int64_t *runs,
@@ -456,16 +456,19 @@ def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[
     of each candidate, prepared with ``.seeds.letters``, ``.exact`` and ``.number`` (a number
     below 2**31 naming the work and its revision), alignment with ``.runs`` and ``.passages``.
     known: the same-text answers of pairs (keys as ``known_groups``'), emptied first when the
-    page's pairs would pass its capacity; ``same(i, j) -> bool`` answers the pairs it lacks.
+    page's pairs would pass its capacity; ``same(i, j) -> bool`` answers the pairs it lacks
+    whose k-grams pass ``align.grams_shared`` (the others are not the same text).
     limits: (digit_letter, same_text_least, min_own_letters, max_number_mismatch,
-    min_distinct_letters, number_evidence_letters, min_score).
+    min_distinct_letters, number_evidence_letters, min_score, same_text_share,
+    same_text_frame).
     labels: the same-text group label of each candidate (list of int); kept: (i, score,
     containment_page, containment_work) of each candidate that passes, in order (unrounded).
     """
     cdef int digit_letter
     cdef int64_t min_own
-    cdef double least, max_mismatch, min_distinct, evidence, min_score
-    digit_letter, least, min_own, max_mismatch, min_distinct, evidence, min_score = limits
+    cdef double least, max_mismatch, min_distinct, evidence, min_score, share, frame
+    digit_letter, least, min_own, max_mismatch, min_distinct, evidence, min_score, share, \
+        frame = limits
     cdef Py_ssize_t m = len(aligned), n = page.shape[0], c, p, words = (n + 63) // 64
     sizes_out = np.empty(m, dtype=np.int64)
     ids_out = np.empty(m, dtype=np.int64)
@@ -476,6 +479,7 @@ def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[
     cdef const uint8_t *work
     cdef SeedIndex seeds
     cdef Alignment aln
+    cdef list seeds_of = []
     cdef const int64_t **spans = <const int64_t **>malloc(m * sizeof(int64_t *) + 1)
     cdef Py_ssize_t *n_spans = <Py_ssize_t *>malloc(m * sizeof(Py_ssize_t) + 1)
     cdef int64_t *counts = <int64_t *>malloc(m * sizeof(int64_t) + 1)
@@ -489,6 +493,7 @@ def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[
         for c in range(m):
             _, prep, found = aligned[c]
             seeds, aln = prep.seeds, found
+            seeds_of.append(seeds)
             if exact:
                 exact_codes = prep.exact
                 work = &exact_codes[0]
@@ -524,7 +529,9 @@ def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[
                     answers = {}
                     for i, j in unknown:
                         lo, hi = min(ids[i], ids[j]), max(ids[i], ids[j])
-                        answer = answers[(lo << 32) | hi] = bool(same(i, j))
+                        answer = answers[(lo << 32) | hi] = bool(
+                            _grams_shared(seeds_of[i], seeds_of[j], share, frame)
+                            and same(i, j))
                         known.put((lo << 32) | hi, answer)
                     labels, _ = known_groups(pairs, ids, known, answers)
             for c in range(m):
