@@ -23,21 +23,25 @@ ctypedef fused packed_t:
 
 def find_sorted(const uint64_t[::1] keys, const uint64_t[::1] query):
     """Index in ``keys`` (distinct, ascending) of each query key, -1 where absent (int64
-    array), by binary search."""
-    cdef Py_ssize_t n = keys.shape[0], m = query.shape[0], t, lo, hi, mid
+    array), by binary search without branches (a conditional move per halving: a query key's
+    place among the index keys is unpredictable)."""
+    cdef Py_ssize_t n = keys.shape[0], m = query.shape[0], t, lo, size, half
     out = np.full(m, -1, dtype=np.int64)
+    if n == 0:
+        return out
     cdef int64_t[::1] position = out
+    cdef const uint64_t *at
     cdef uint64_t q
     with nogil:
         for t in range(m):
             q = query[t]
-            lo, hi = 0, n
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if keys[mid] < q:
-                    lo = mid + 1
-                else:
-                    hi = mid
+            at = &keys[0]
+            size = n
+            while size > 1:
+                half = size >> 1
+                at = at + half if at[half] < q else at
+                size -= half
+            lo = (at - &keys[0]) + (at[0] < q)
             if lo < n and keys[lo] == q:
                 position[t] = lo
     return out
