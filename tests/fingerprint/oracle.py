@@ -335,14 +335,21 @@ def rank_reference(config, hits: dict[int, list[tuple[str, int]]]) -> list[tuple
     for w, window in chain.from_iterable(hits.values()):
         if w in tied:
             windows[w].append(window)
+    return _distinct_hit_sets(
+        pool, lambda w, n: (n, tuple(sorted(windows[w]))) if w in tied else w, c.max_candidates)
+
+
+def _distinct_hit_sets(pool: list, hit_set, limit: int) -> list:
+    """The (work, hits) of ``pool``, in order, up to ``limit`` distinct ``hit_set(work,
+    hits)``: works with the same hit set take one place."""
     seen: set = set()
     best = []
     for w, n in pool:
-        hit_set = (n, tuple(sorted(windows[w]))) if w in tied else w
-        if hit_set not in seen:
-            if len(seen) == c.max_candidates:
+        key = hit_set(w, n)
+        if key not in seen:
+            if len(seen) == limit:
                 break
-            seen.add(hit_set)
+            seen.add(key)
         best.append((w, n))
     return best
 
@@ -363,18 +370,11 @@ def rank_hits_reference(config, hits) -> list[tuple[int, int]]:
     order = np.lexsort((hits.window, hits.work))  # each work's windows, sorted
     bounds = np.concatenate(([0], np.cumsum(counts)))
     windows = hits.window[order]
-    seen: set = set()
-    best = []
-    for w in pool:
-        n = hit[w]
-        # works with the same number of hits are one place when they hit the same windows
-        hit_set = (n, windows[bounds[w]:bounds[w + 1]].tobytes()) if shared[n] > 1 else w
-        if hit_set not in seen:
-            if len(seen) == c.max_candidates:
-                break
-            seen.add(hit_set)
-        best.append((w, n))
-    return best
+    # works with the same number of hits are one place when they hit the same windows
+    return _distinct_hit_sets(
+        [(w, hit[w]) for w in pool],
+        lambda w, n: (n, windows[bounds[w]:bounds[w + 1]].tobytes()) if shared[n] > 1 else w,
+        c.max_candidates)
 
 
 def align_each_reference(page_codes: np.ndarray, works: list[SeedIndex], least: list[int],
