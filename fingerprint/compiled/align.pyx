@@ -330,8 +330,12 @@ cdef bint _grams_shared(SeedIndex a, SeedIndex b, double share, double frame) no
     if a._n_codes == 0 or b._n_codes == 0:
         return False
     _shared(a, b, &a_in_b, &b_in_a)
-    return a_in_b >= (1 - frame) * (1 - a.k * (1 - share)) * a._n_letters - a.k \
-        and b_in_a >= (1 - frame) * (1 - b.k * (1 - share)) * b._n_letters - b.k
+    return a_in_b >= _least_shared(a, share, frame) and b_in_a >= _least_shared(b, share, frame)
+
+
+cdef inline double _least_shared(SeedIndex work, double share, double frame) noexcept nogil:
+    """The k-grams of ``work`` that a same text keeps at least (see ``grams_shared``)."""
+    return (1 - frame) * (1 - work.k * (1 - share)) * work._n_letters - work.k
 
 
 def align_core(const uint8_t[::1] page, const int64_t[:] page_grams, SeedIndex work,

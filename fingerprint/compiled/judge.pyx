@@ -475,7 +475,7 @@ def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[
     masks = np.zeros((m, n), dtype=np.uint8)
     cdef int64_t[::1] sizes = sizes_out, ids = ids_out
     cdef uint8_t[:, ::1] mask = masks
-    cdef const uint8_t[::1] exact_codes
+    cdef const uint8_t[::1] exact_view
     cdef const uint8_t *work
     cdef SeedIndex seeds
     cdef Alignment aln
@@ -495,8 +495,8 @@ def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[
             seeds, aln = prep.seeds, found
             seeds_of.append(seeds)
             if exact:
-                exact_codes = prep.exact
-                work = &exact_codes[0]
+                exact_view = prep.exact
+                work = &exact_view[0]
             else:
                 work = seeds._letters
             if aln.n_runs:
