@@ -32,9 +32,12 @@ from django.utils.translation import gettext_lazy
 
 from crawler import actions as crawler_actions
 from crawler import exports
+from crawler.evidence.verdicts import verdict_words
+from crawler.lib.evidence.verify import FAIL, UNVERIFIED, VALID
 from crawler.models import Match, ReviewStatus
 from dashboard import actions, audit_links, internals, navigation, notices, report
 from dashboard.evidence import (
+    BundleTooLarge,
     bundle_response,
     captures_of,
     evidence_context,
@@ -85,6 +88,9 @@ def _short_time(moment) -> str:
 def _badge(value: str, label: str) -> str:
     return format_html('<span class="dash-badge {}">{}</span>', value, label)
 
+
+# the message level of each verdict on the evidence view: only VALID is a success
+VERDICT_LEVELS = {VALID: messages.SUCCESS, UNVERIFIED: messages.WARNING, FAIL: messages.ERROR}
 
 class ReasonForm:
     """Reads the reason (and for notices the language and recipient) of a bulk action."""
@@ -273,9 +279,14 @@ class MatchAdmin(WorkColumns, HolderScopedAdmin):
         upload = request.FILES.get("bundle")
         if upload is None:
             self.message_user(request, _("Choose a .wacz file to verify."), messages.ERROR)
+            return HttpResponseRedirect(reverse("admin:crawler_match_change", args=[match.pk]))
+        try:
+            verdict = verify_upload(upload)
+        except BundleTooLarge as exc:
+            self.message_user(request, str(exc), messages.ERROR)
         else:
-            ok, words = verify_upload(upload)
-            self.message_user(request, words, messages.SUCCESS if ok else messages.ERROR)
+            self.message_user(request, verdict_words(verdict, upload.name),
+                              VERDICT_LEVELS[verdict.status])
         return HttpResponseRedirect(reverse("admin:crawler_match_change", args=[match.pk]))
 
     # -- exports ----------------------------------------------------------------------------

@@ -15,9 +15,10 @@ from django.http import FileResponse, Http404
 from django.utils.translation import gettext as _
 
 from crawler.evidence.models import Capture
-from crawler.evidence.trust import timestamp_check
-from crawler.lib.evidence.verify import verify_bundle
+from crawler.evidence.verdicts import verify_file
+from crawler.lib.evidence.verify import Verdict
 from dashboard import comparison, sources, wording
+from dashboard.errors import DashboardError
 from dashboard.highlight import SpanError, highlight
 from tracker.core import notes
 
@@ -104,18 +105,23 @@ def bundle_response(match, capture_id: int | None = None) -> FileResponse:
     return response
 
 
-def verify_upload(upload) -> tuple[bool, str]:
-    """Verify an uploaded bundle (a Django UploadedFile) as ``verify_evidence`` does. Returns
-    (valid, the verdict in words of the active language, naming the first file that fails)."""
-    verdict = verify_bundle(upload.read(), timestamp_check(), name=upload.name)
-    if not verdict.ok:
-        return False, _("%(name)s does not verify: %(file)s: %(reason)s") % {
-            "name": upload.name, "file": verdict.failure.path, "reason": verdict.failure.reason}
-    if verdict.timestamp:
-        return True, _("%(name)s verifies: every digest holds; %(timestamp)s.") % {
-            "name": upload.name, "timestamp": verdict.timestamp}
-    return True, _("%(name)s verifies: every digest holds; no trusted timestamp.") % {
-        "name": upload.name}
+class BundleTooLarge(DashboardError):
+    """An uploaded bundle over settings.EVIDENCE_VERIFY_UPLOAD_MAX_BYTES; ``str()`` says so in
+    the active language."""
+
+
+def verify_upload(upload) -> Verdict:
+    """Verify an uploaded bundle (a Django UploadedFile) as ``verify_evidence`` does, from the
+    temporary file Django streamed it to (or, under FILE_UPLOAD_MAX_MEMORY_SIZE, from memory):
+    never read whole. Returns the Verdict; raises BundleTooLarge over the upload limit."""
+    limit = settings.EVIDENCE_VERIFY_UPLOAD_MAX_BYTES
+    if upload.size > limit:
+        raise BundleTooLarge(_("%(name)s is %(size)s MB; bundles of up to %(limit)s MB are "
+                               "verified here.") % {"name": upload.name,
+                                                     "size": upload.size // 2**20,
+                                                     "limit": limit // 2**20})
+    source = upload.temporary_file_path() if hasattr(upload, "temporary_file_path") else upload.file
+    return verify_file(source, name=upload.name)
 
 
 def same_text_works(match) -> dict | None:

@@ -24,6 +24,14 @@ from crawler.lib.evidence.timestamp import (
     request_timestamp,
     verify_timestamp,
 )
+from crawler.lib.evidence.verify import TimestampUntrusted, VerifyLimits
+from tracker.core.uploads import text_config
+
+
+def verify_limits() -> VerifyLimits:
+    """What the verification of a bundle reads at most: the archive limits of uploaded works
+    (settings.ARCHIVE_MAX_*) and settings.EVIDENCE_VERIFY_JSON_MAX_BYTES."""
+    return VerifyLimits(archive=text_config(), json_max_bytes=settings.EVIDENCE_VERIFY_JSON_MAX_BYTES)
 
 
 def tsa_config() -> TsaConfig:
@@ -77,17 +85,22 @@ class Stamper:
 
 def timestamp_check(extra_certs: list[str] | tuple[str, ...] = ()):
     """The ``check_timestamp`` of ``crawler.lib.evidence.verify.verify_bundle``: verifies the
-    token against the trusted certificates (``trusted_certs(extra_certs)``)."""
+    token against the trusted certificates (``trusted_certs(extra_certs)``). A token that
+    holds but chains to none of them (or none is configured) raises TimestampUntrusted (the
+    bundle is UNVERIFIED); any other fault ValueError (FAIL). Raises OSError at once for a
+    certificate file that cannot be read."""
     certs = trusted_certs(extra_certs)
 
     def check(digest_fields: dict, datapackage: bytes) -> str:
         try:
             response = base64.b64decode(digest_fields["timestamp"]["tsr"], validate=True)
             verified = verify_timestamp(response, hashlib.sha256(datapackage).digest(), certs)
+        except TimestampVerificationError as exc:
+            if exc.check == "certificate":
+                raise TimestampUntrusted(exc.detail) from exc
+            raise ValueError(str(exc)) from exc
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"malformed timestamp entry: {exc}") from exc
-        except TimestampVerificationError as exc:
-            raise ValueError(str(exc)) from exc
         return (f"RFC 3161 timestamp of {verified.gen_time:%Y-%m-%d %H:%M:%S} UTC by "
                 f"{verified.tsa_name}, over the SHA-256 of datapackage.json")
 

@@ -24,6 +24,8 @@ from bson.binary import Binary
 
 from crawler.lib.ttl import ensure_ttl_index
 
+# the version of every request sent: http.client, under requests and urllib3, speaks HTTP/1.1 only
+REQUEST_PROTOCOL = "HTTP/1.1"
 HTTP_VERSIONS = {9: "HTTP/0.9", 10: "HTTP/1.0", 11: "HTTP/1.1", 20: "HTTP/2"}
 
 
@@ -33,7 +35,9 @@ class Hop:
     and ``response_headers``: [name, value] pairs in the order sent/received; ``body``: bytes as
     received (Content-Encoding kept); ``body_complete``: False when the body was not read whole
     (a redirect's or an error's body is not read, a limit stopped it); ``peer_ip``/``peer_port``:
-    the connected server ('' / 0 when unknown); ``certificates``: PEM strings, leaf first."""
+    the connected server ('' / 0 when unknown); ``certificates``: PEM strings, leaf first;
+    ``protocol``: the response's HTTP version; ``request_protocol``: the request's, as sent
+    (REQUEST_PROTOCOL)."""
 
     started: datetime
     method: str
@@ -49,6 +53,7 @@ class Hop:
     peer_ip: str = ""
     peer_port: int = 0
     certificates: list[str] = field(default_factory=list)
+    request_protocol: str = REQUEST_PROTOCOL
 
     @classmethod
     def of(cls, response, started: datetime) -> Hop:

@@ -516,11 +516,16 @@ class EvidenceUploadSerializer(serializers.Serializer):
 
 
 class EvidenceVerdictSerializer(serializers.Serializer):
-    """What the verification of a bundle found: ``valid``; ``failed_file`` and ``reason`` of
-    the first check that failed ('' when valid); ``checked``: what held; ``timestamp``: the
-    verified RFC 3161 timestamp ('' when the bundle has no trusted timestamp)."""
+    """What the verification of a bundle found: ``verdict`` (VALID, UNVERIFIED or FAIL) and
+    ``words`` (it in one sentence of the request's language); ``valid`` (true for VALID only);
+    ``unverified`` (why UNVERIFIED, else ''); ``failed_file`` and ``reason`` of the check that
+    failed ('' unless FAIL); ``checked``: what held; ``timestamp``: the verified RFC 3161
+    timestamp ('' when there is none that chains to a trusted root)."""
 
+    verdict = serializers.ChoiceField(choices=["VALID", "UNVERIFIED", "FAIL"])
+    words = serializers.CharField()
     valid = serializers.BooleanField()
+    unverified = serializers.CharField()
     failed_file = serializers.CharField()
     reason = serializers.CharField()
     checked = serializers.ListField(child=serializers.CharField())

@@ -23,14 +23,13 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 
 from crawler import actions as crawler_actions
-from crawler.evidence.trust import timestamp_check
-from crawler.lib.evidence.verify import verify_bundle
+from crawler.evidence.verdicts import verdict_words
 from crawler.models import Match, ReviewStatus, ScanRun, TargetSite
 from dashboard import actions as dashboard_actions
 from dashboard import notices, sources
 from dashboard.alerts import actions as alert_actions
 from dashboard.alerts.models import AlertPreference, WebhookEndpoint
-from dashboard.evidence import bundle_response
+from dashboard.evidence import BundleTooLarge, bundle_response, verify_upload
 from dashboard.models import TakedownNotice
 from tracker.core import actions as core_actions
 from tracker.core import import_jobs, uploads
@@ -626,16 +625,36 @@ class EvidenceVerifyView(generics.GenericAPIView):
     parser_classes = [parsers.MultiPartParser]
 
     @extend_schema(summary="Verify an evidence bundle", request=s.EvidenceUploadSerializer,
-                   responses={200: s.EvidenceVerdictSerializer, **ERRORS})
+                   responses={200: s.EvidenceVerdictSerializer,
+                              400: OpenApiResponse(s.EvidenceVerdictSerializer, description=(
+                                  "Refused before its digests could be compared: not a ZIP, "
+                                  "malformed JSON, unsafe or duplicate names, an archive bomb "
+                                  "(verdict FAIL); or no file.")),
+                              413: OpenApiResponse(ErrorSerializer, description=(
+                                  "Over EVIDENCE_VERIFY_UPLOAD_MAX_BYTES.")),
+                              **{k: v for k, v in ERRORS.items() if k != 400}})
     def post(self, request):
-        """Recompute every digest of the uploaded bundle (multipart field ``bundle``), check
-        its WARC records and its RFC 3161 timestamp; ``valid`` false names the first file
-        that fails. Nothing is stored."""
+        """Check the uploaded bundle (multipart field ``bundle``): its ZIP names, every digest,
+        its WARC records and its RFC 3161 timestamp. ``verdict`` is VALID (all hold and the
+        timestamp chains to a trusted root), UNVERIFIED (the digests hold but nothing trusted
+        dates them) or FAIL (``failed_file`` and ``reason`` name the first file that fails).
+        Nothing is stored."""
+        limit = settings.EVIDENCE_VERIFY_UPLOAD_MAX_BYTES
+        if int(request.META.get("CONTENT_LENGTH") or 0) > limit + 64 * 1024:
+            raise ApiError("too_large", _("Bundles of up to %(limit)s MB are verified here.")
+                           % {"limit": limit // 2**20}, status_code=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
         form = self.get_serializer(data=request.data)
         form.is_valid(raise_exception=True)
         upload = form.validated_data["bundle"]
-        verdict = verify_bundle(upload.read(), timestamp_check(), name=upload.name)
+        try:
+            verdict = verify_upload(upload)
+        except BundleTooLarge as exc:
+            raise ApiError("too_large", str(exc),
+                           status_code=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE) from exc
+        failure = verdict.failure
         return Response(s.EvidenceVerdictSerializer({
-            "valid": verdict.ok, "checked": verdict.checked, "timestamp": verdict.timestamp,
-            "failed_file": verdict.failure.path if verdict.failure else "",
-            "reason": verdict.failure.reason if verdict.failure else ""}).data)
+            "verdict": verdict.status, "valid": verdict.ok, "words": verdict_words(verdict, upload.name),
+            "checked": verdict.checked, "timestamp": verdict.timestamp,
+            "unverified": verdict.unverified, "failed_file": failure.path if failure else "",
+            "reason": failure.reason if failure else ""}).data,
+            status=status.HTTP_400_BAD_REQUEST if failure and failure.refused else status.HTTP_200_OK)

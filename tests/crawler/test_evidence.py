@@ -22,6 +22,7 @@ from django.core.management import call_command
 from django.utils import timezone
 from warcio.archiveiterator import ArchiveIterator
 
+from tests.bundles import evidence_files
 from tests.scanning import scan
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -330,7 +331,8 @@ def test_the_tsa_down_then_back_timestamps_the_bundle_later(platform_stores, set
               response_headers=[["Content-Type", "text/html"]], body=b"<p>x</p>",
               body_complete=True)
     stamper = Stamper()
-    bundle = build_wacz(exchange_warc(Exchange([hop]), software="test"), {}, main_url=match.url,
+    warc = exchange_warc(Exchange([hop]), software="test")
+    bundle = build_wacz(warc, evidence_files(warc), main_url=match.url,
                         captured_at=hop.started, title="t", description="d", software="test",
                         stamp=stamper)
     assert stamper.result.status == TimestampStatus.PENDING and down in stamper.result.problem
@@ -341,7 +343,7 @@ def test_the_tsa_down_then_back_timestamps_the_bundle_later(platform_stores, set
     unstamped = tmp_path / "unstamped.wacz"
     unstamped.write_bytes(bundle.data)
     code, said = _verify(unstamped)
-    assert code == 0 and "no trusted timestamp" in said
+    assert code == 3 and "UNVERIFIED" in said and "no trusted timestamp" in said
     assert sweep_captures()["stamped"] == []  # still down
     settings.TSA_URLS = demo  # back
     assert sweep_captures()["stamped"] == [capture.pk]
@@ -375,16 +377,22 @@ def test_an_endless_page_is_cut_at_the_height_cap(config, site):
 
 
 def test_the_exchange_names_the_server_of_an_http_1_0_answer(config):
-    """An HTTP/1.0 server closes the connection after its answer: the peer is still recorded."""
+    """An HTTP/1.0 server closes the connection after its answer: the peer is still recorded,
+    and the WARC's request record says the request line the server received (HTTP/1.1), its
+    response record the answer's version."""
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+    from crawler.lib.evidence.warc import exchange_warc
     from crawler.lib.fetch import Fetcher
+
+    received = []
 
     class OldServer(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.0"
 
         def do_GET(self):
+            received.append(self.requestline)
             self.send_response(200)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.end_headers()
@@ -402,6 +410,11 @@ def test_the_exchange_names_the_server_of_an_http_1_0_answer(config):
     [hop] = result.exchange.hops
     assert (hop.peer_ip, hop.peer_port) == ("127.0.0.1", server.server_address[1])
     assert hop.protocol == "HTTP/1.0" and hop.body_complete and "旧服务器" in hop.body.decode()
+    records = list(ArchiveIterator(io.BytesIO(exchange_warc(result.exchange, software="test"))))
+    request, response = [r for r in records if r.rec_type in ("request", "response")]
+    sent = f"{request.http_headers.protocol} {request.http_headers.statusline}"
+    assert sent == received[0] == "GET /a.html HTTP/1.1"
+    assert response.http_headers.protocol == "HTTP/1.0"
 
 
 @needs_chromium

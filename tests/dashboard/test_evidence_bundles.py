@@ -17,27 +17,34 @@ from django.db import transaction
 
 from crawler.evidence import actions
 from crawler.evidence.models import Capture
+from crawler.evidence.trust import Stamper
 from crawler.lib.evidence.bundle import build_wacz
 from crawler.lib.evidence.warc import exchange_warc
 from crawler.lib.exchange import Exchange, Hop
+from tests.bundles import entries, evidence_files, with_datapackage, zeros_entry
 from tracker.core import notes
 
 pytestmark = pytest.mark.django_db
 
 
-def _bundle_for(match, files: dict | None = None) -> Capture:
-    """A finished capture of ``match`` with a real WACZ of a one-hop exchange of its URL (and
-    ``files``, {path: bytes}, besides its text)."""
+def _wacz(match, files: dict | None = None, stamp=None):
+    """A real WACZ (a Bundle) of a one-hop exchange of ``match``'s URL, with its text, ``files``
+    ({path: bytes}) and the evidence/metadata.json naming their SHA-256, as a capture writes
+    it; ``stamp``: build_wacz's."""
     body = f"<html><body><p>{match.title}</p></body></html>".encode()
     hop = Hop(started=datetime.now(UTC), method="GET", url=match.url, target="/",
               request_headers=[["Host", match.domain], ["User-Agent", "CopyrightTrackerBot"]],
               status=200, reason="OK", response_headers=[["Content-Type", "text/html"]],
               body=body, body_complete=True, peer_ip="203.0.113.7", peer_port=80)
-    bundle = build_wacz(exchange_warc(Exchange([hop]), software="test"),
-                        {"evidence/text.txt": match.title.encode(), **(files or {})},
-                        main_url=match.url,
-                        captured_at=hop.started, title=match.title, description="test",
-                        software="test")
+    warc = exchange_warc(Exchange([hop]), software="test")
+    files = evidence_files(warc, {"evidence/text.txt": match.title.encode(), **(files or {})})
+    return build_wacz(warc, files, main_url=match.url, captured_at=hop.started,
+                      title=match.title, description="test", software="test", stamp=stamp)
+
+
+def _bundle_for(match, files: dict | None = None) -> Capture:
+    """A finished capture of ``match`` with the WACZ of ``_wacz`` (no timestamp)."""
+    bundle = _wacz(match, files)
     # one transaction: the capture task its request queues on commit finds it done (a worker
     # left running by earlier tests would otherwise race to capture the page itself)
     with transaction.atomic():
@@ -101,9 +108,14 @@ def test_an_uploaded_bundle_is_verified_and_a_tampered_one_named(scenario, live_
     data = _bundle_for(match).bundle.read()
     api = requests.Session()
     api.headers["Authorization"] = f"Bearer {_token(scenario.users.holder_a)}"
+    api.headers["Accept-Language"] = "en"
     url = f"{live_server.url}/api/v1/evidence/verify/"
-    good = api.post(url, files={"bundle": ("good.wacz", data)}, timeout=30).json()
-    assert good["valid"] is True and good["failed_file"] == "" and good["timestamp"] == ""
+    unstamped = api.post(url, files={"bundle": ("good.wacz", data)}, timeout=30).json()
+    assert unstamped["verdict"] == "UNVERIFIED" and unstamped["valid"] is False, unstamped
+    assert unstamped["failed_file"] == "" and "no trusted timestamp" in unstamped["words"]
+    stamped = _wacz(match, stamp=Stamper())  # the session's demo authority, trusted in settings
+    good = api.post(url, files={"bundle": ("stamped.wacz", stamped.data)}, timeout=30).json()
+    assert good["verdict"] == "VALID" and good["valid"] is True and good["timestamp"], good
     out = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w") as dst:
         for info in src.infolist():
@@ -111,7 +123,7 @@ def test_an_uploaded_bundle_is_verified_and_a_tampered_one_named(scenario, live_
             dst.writestr(info, body.replace(match.title.encode(), b"X" * len(match.title.encode()))
                          if info.filename == "evidence/text.txt" else body)
     bad = api.post(url, files={"bundle": ("bad.wacz", out.getvalue())}, timeout=30).json()
-    assert bad["valid"] is False and bad["failed_file"] == "evidence/text.txt", bad
+    assert bad["verdict"] == "FAIL" and bad["failed_file"] == "evidence/text.txt", bad
 
 
 def test_the_pdf_report_is_signed_timestamped_and_shows_the_screenshot(scenario, pdf_reader,
@@ -170,8 +182,8 @@ def test_the_evidence_view_lists_the_captures(scenario, open_page, browser_login
     # the same check as verify_evidence, from the evidence view: the good file, then a tampered one
     page.set_input_files("#dash-verify-bundle input[type=file]", saved)
     page.click("#dash-verify-bundle button")
-    said = {"zh-hans": "核验通过", "en": "verifies: every digest holds"}[language]
-    assert said in page.locator(".messagelist").inner_text()
+    said = {"zh-hans": "无法证实（UNVERIFIED）", "en": "UNVERIFIED"}[language]
+    assert said in page.locator(".messagelist .warning").inner_text()  # no timestamp: not valid
     tampered = Path(saved).with_name("tampered.wacz")
     out = io.BytesIO()
     with zipfile.ZipFile(saved) as src, zipfile.ZipFile(out, "w") as dst:
@@ -181,6 +193,31 @@ def test_the_evidence_view_lists_the_captures(scenario, open_page, browser_login
     tampered.write_bytes(out.getvalue())
     page.set_input_files("#dash-verify-bundle input[type=file]", str(tampered))
     page.click("#dash-verify-bundle button")
-    assert "archive/data.warc.gz" in page.locator(".messagelist .error").inner_text()
+    refused = page.locator(".messagelist .error").inner_text()
+    assert "archive/data.warc.gz" in refused and "FAIL" in refused
     page.locator("#dash-captures").scroll_into_view_if_needed()
     screenshot(page, f"evidence-verified-{language}")
+
+
+def test_bombs_malformed_and_oversized_uploads_answer_400_or_413_never_500(scenario, live_server,
+                                                                           settings):
+    data = _wacz(scenario.matches[0]).data
+    api = requests.Session()
+    api.headers["Authorization"] = f"Bearer {_token(scenario.users.holder_a)}"
+    api.headers["Accept-Language"] = "zh-hans"
+    url = f"{live_server.url}/api/v1/evidence/verify/"
+    malformed = api.post(url, files={"bundle": ("m.wacz", with_datapackage(
+        entries(data), b'{"resources": "abc"}'))}, timeout=30)
+    assert malformed.status_code == 400 and malformed.json()["failed_file"] == "datapackage.json"
+    assert "核验未通过（FAIL）" in malformed.json()["words"]
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as bomb:
+        for info, body in entries(data):
+            bomb.writestr(info, body) if info.filename != "datapackage.json" else None
+        zeros_entry(bomb, "datapackage.json", 300 * 2**20)
+    refused = api.post(url, files={"bundle": ("bomb.wacz", out.getvalue())}, timeout=30)
+    assert refused.status_code == 400 and refused.json()["verdict"] == "FAIL"
+    assert "压缩炸弹" in refused.json()["words"]
+    settings.EVIDENCE_VERIFY_UPLOAD_MAX_BYTES = 2**20
+    big = api.post(url, files={"bundle": ("big.wacz", data + bytes(2 * 2**20))}, timeout=30)
+    assert big.status_code == 413 and big.json()["code"] == "too_large"

@@ -1,11 +1,12 @@
 """crawler.lib.evidence sits in the Django-free crawl library: it imports no Django, no app,
-only the crawl library and tracker.runtime (the Django-free plumbing)."""
+only the crawl library, tracker.runtime (the Django-free plumbing) and tracker.text (whose
+archive-bomb guard of uploads also guards bundle verification)."""
 
 import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "crawler" / "lib" / "evidence"
-ALLOWED = ("crawler.lib", "tracker.runtime")
+ALLOWED = ("crawler.lib", "tracker.runtime", "tracker.text")
 ABOVE = ("django", "celery", "tracker", "crawler", "dashboard", "alerts", "fingerprint")
 
 

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 import pytest
 from django.conf import settings
 
+from tests.bundles import evidence_files
 from tracker.core.models import Work, WorkStatus
 from tracker.runtime import embedded
 
@@ -93,7 +94,8 @@ def test_a_bundle_stamped_by_the_runs_authority_verifies_in_a_second_terminal(tm
               reason="OK", response_headers=[["Content-Type", "text/html"]],
               body=b"<p>copy</p>", body_complete=True, peer_ip="203.0.113.7", peer_port=80)
     stamper = Stamper()  # the session's demo authority, as the run's worker would ask it
-    bundle = build_wacz(exchange_warc(Exchange([hop]), software="test"), {}, stamp=stamper,
+    warc = exchange_warc(Exchange([hop]), software="test")
+    bundle = build_wacz(warc, evidence_files(warc), stamp=stamper,
                         main_url=hop.url, captured_at=hop.started, title="copy",
                         description="test", software="test")
     assert stamper.result.status == "stamped", stamper.result
@@ -103,7 +105,8 @@ def test_a_bundle_stamped_by_the_runs_authority_verifies_in_a_second_terminal(tm
 
     _write_run_env(var)  # no run: nothing says which authority to trust
     untrusted = _manage(var, "verify_evidence", str(path))
-    assert untrusted.returncode == 1 and "no trusted certificate was given" in untrusted.stdout
+    assert untrusted.returncode == 3 and "UNVERIFIED" in untrusted.stdout  # not VALID, not FAIL
+    assert "no trusted certificate was given" in untrusted.stdout
 
     _write_run_env(var, **{name: os.environ[name] for name in TSA_VARIABLES})
     trusted = _manage(var, "verify_evidence", str(path))

@@ -460,6 +460,12 @@ CAPTURE_MAX_ATTEMPTS = env.int("TRACKER_CAPTURE_MAX_ATTEMPTS", default=5)
 EVIDENCE_RETENTION_DAYS = env.int("TRACKER_EVIDENCE_RETENTION_DAYS", default=0)
 CELERY_BEAT_SCHEDULE["sweep-captures"] = {"task": "evidence.sweep_captures",
                                           "schedule": CAPTURE_SWEEP_SECONDS}
+# Verifying an uploaded bundle (dashboard evidence view, API evidence/verify/): the upload is
+# streamed to disk and refused (413) over EVIDENCE_VERIFY_UPLOAD_MAX_BYTES; its entries are read
+# under the archive limits of uploaded works (ARCHIVE_MAX_*), a JSON file of it parsed only up
+# to EVIDENCE_VERIFY_JSON_MAX_BYTES.
+EVIDENCE_VERIFY_UPLOAD_MAX_BYTES = env.int("TRACKER_EVIDENCE_VERIFY_MAX_MB", default=200) * 2**20
+EVIDENCE_VERIFY_JSON_MAX_BYTES = 16 * 2**20
 # A new target site is scanned daily at this hour (0-23) of TIME_ZONE: the sites' quiet hours.
 SCAN_DEFAULT_HOUR = env.int("TRACKER_SCAN_HOUR", default=3)
 # Seconds `make run` and the tests wait for a Celery worker to answer a ping (about 3 s idle).

@@ -35,6 +35,23 @@ def open_zip(data: bytes, what: str = "ZIP", config: TextConfig = DEFAULT) -> zi
         infos = archive.infolist()
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
         raise TextError("corrupt", "corrupt", what=what, error=exc) from exc
+    check_sizes(infos, what, config)
+    return archive
+
+
+def check_sizes(infos: list[zipfile.ZipInfo], what: str = "ZIP", config: TextConfig = DEFAULT) -> None:
+    """Check what the entries ``infos`` of a ZIP declare they expand to, before anything is
+    decompressed (``open_zip`` and the evidence verifier both call it).
+
+    Args:
+        infos: the ZIP's entries (``ZipFile.infolist()``).
+        what: the name of the format for messages ("DOCX", "EPUB", "ZIP", "WACZ").
+        config: ``archive_max_entries``, ``archive_max_bytes`` (all entries together, bytes),
+            ``archive_max_ratio`` and ``archive_ratio_min_bytes`` are used.
+
+    Raises:
+        TextError("archive_bomb", ...) as ``open_zip`` says.
+    """
     if len(infos) > config.archive_max_entries:
         raise TextError("archive_bomb", "too_many_entries", what=what, entries=len(infos),
                         limit=config.archive_max_entries)
@@ -48,4 +65,3 @@ def open_zip(data: bytes, what: str = "ZIP", config: TextConfig = DEFAULT) -> zi
                 info.file_size > config.archive_max_ratio * max(info.compress_size, 1):
             raise TextError("archive_bomb", "ratio", what=what, entry=info.filename,
                             ratio=ratio, limit=config.archive_max_ratio)
-    return archive

@@ -1,145 +1,323 @@
 """Verification of a WACZ evidence bundle, by anyone, from the file alone.
 
-Checks, in order, each naming the file that fails: the ZIP can be read (a truncated file
-cannot); ``datapackage.json`` is there and matches the SHA-256 that
-``datapackage-digest.json`` records; every file it lists is there with its size and SHA-256;
-no file is there that it does not list; the WARC records' block and payload digests (warcio);
-the SHA-256 of each file that ``evidence/metadata.json`` names; and, when the bundle carries
-one, the RFC 3161 timestamp token over datapackage.json (``check_timestamp``, given by the
-caller: the trust library's verification against the TSA's certificate).
+Three verdicts: ``VALID`` (every check holds and the RFC 3161 timestamp over datapackage.json
+chains to a trusted root), ``UNVERIFIED`` (every digest holds, but there is no timestamp, or
+one that chains to no trusted root: digests that only refer to each other prove nothing) and
+``FAIL`` (the first check that failed, naming the file). Checks, in order: the ZIP can be read
+and names each entry once, with a safe relative name (no ``/`` at the start, no ``..``, no
+``\\``); its entries' declared sizes and compression ratios are within the limits (archive
+bombs; the same guard as uploaded works, ``tracker.text.archives.check_sizes``);
+``datapackage.json`` matches the SHA-256 of ``datapackage-digest.json`` and lists every entry
+once, each with its size and SHA-256; the evidence layout is there (a WARC under ``archive/``,
+``evidence/metadata.json`` and every file it names, with its SHA-256); the WARC records' block
+and payload digests hold (warcio), after the gzip members were inflated once under the same
+limits; then the timestamp, by the caller's ``check_timestamp``. Entries are read in chunks:
+memory stays bounded whatever the bundle.
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import zipfile
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import IO
 
 from warcio.archiveiterator import ArchiveIterator
 from warcio.exceptions import ArchiveLoadFailed
 
 from crawler.lib.evidence.bundle import DATAPACKAGE, DATAPACKAGE_DIGEST
+from tracker.text.archives import check_sizes
+from tracker.text.config import DEFAULT, TextConfig
+from tracker.text.errors import TextError
 
 METADATA = "evidence/metadata.json"
+VALID, UNVERIFIED, FAIL = "VALID", "UNVERIFIED", "FAIL"
+CHUNK_BYTES = 64 * 1024
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+class TimestampUntrusted(Exception):
+    """Raised by a ``check_timestamp`` for a token that holds for this datapackage.json but
+    chains to no trusted root (or none was given): the verdict is UNVERIFIED, with the
+    exception's text as the reason."""
+
 
 # check_timestamp(digest fields of datapackage-digest.json, datapackage.json bytes) -> a line
-# describing the verified timestamp; raises ValueError saying why it does not hold.
+# describing the verified timestamp; raises TimestampUntrusted (UNVERIFIED) or ValueError
+# (FAIL: the token is malformed, altered or for another datapackage.json).
 TimestampCheck = Callable[[dict, bytes], str]
 
 
-class BundleFailure(Exception):
-    """One check failed: ``path`` (the file inside the bundle, or the bundle's own name) and
-    ``reason`` (str)."""
+@dataclass(frozen=True)
+class VerifyLimits:
+    """What a verification reads at most: ``archive`` (a tracker.text TextConfig: its
+    ``archive_max_entries``, ``archive_max_bytes`` (all entries, inflated, bytes),
+    ``archive_max_ratio`` and ``archive_ratio_min_bytes`` apply to the ZIP's entries and to
+    the WARC's gzip members together) and ``json_max_bytes`` (the largest JSON file parsed,
+    bytes)."""
 
-    def __init__(self, path: str, reason: str):
+    archive: TextConfig = DEFAULT
+    json_max_bytes: int = 16 * 2**20
+
+
+class BundleFailure(Exception):
+    """One check failed: ``path`` (the file inside the bundle, or the bundle's own name),
+    ``code`` (a stable name of the check, for wording in a reader's language), ``reason``
+    (English, with the details) and ``refused`` (True when the bundle was refused as
+    malformed or unsafe before its digests could be compared)."""
+
+    def __init__(self, path: str, code: str, reason: str, refused: bool = False):
         super().__init__(f"{path}: {reason}")
-        self.path, self.reason = path, reason
+        self.path, self.code, self.reason, self.refused = path, code, reason, refused
 
 
 @dataclass
 class Verdict:
-    """The result of ``verify_bundle``: ``ok``; ``failure`` (the first BundleFailure, or None);
-    ``checked`` (what held, one line each); ``timestamp`` (the timestamp's line, or '' when
-    the bundle carries none)."""
+    """The result of ``verify_bundle``: ``status`` (VALID, UNVERIFIED or FAIL); ``failure``
+    (the BundleFailure of a FAIL, else None); ``unverified`` (why an UNVERIFIED bundle is not
+    VALID, English; '' otherwise); ``unverified_code`` ("no_timestamp" or "untrusted");
+    ``checked`` (what held, one line each); ``timestamp`` (the verified timestamp's line)."""
 
-    ok: bool
+    status: str = FAIL
     failure: BundleFailure | None = None
+    unverified: str = ""
+    unverified_code: str = ""
     checked: list[str] = field(default_factory=list)
     timestamp: str = ""
 
+    @property
+    def ok(self) -> bool:
+        """True for a VALID bundle only."""
+        return self.status == VALID
 
-def verify_bundle(source: str | Path | bytes, check_timestamp: TimestampCheck | None = None,
-                  name: str = "") -> Verdict:
-    """Verify the WACZ at ``source`` (a path, or the bytes of one); ``name`` names it in the
-    verdict (default: the path's file name). Returns a Verdict; never raises for a bad bundle.
-    A bundle that carries a timestamp fails when ``check_timestamp`` is None."""
-    name = name or (Path(source).name if not isinstance(source, bytes) else "bundle")
-    verdict = Verdict(ok=False)
+
+def verify_bundle(source: str | Path | IO[bytes], check_timestamp: TimestampCheck | None = None,
+                  name: str = "", limits: VerifyLimits = VerifyLimits()) -> Verdict:
+    """Verify the WACZ at ``source`` (a path, or a seekable binary file); ``name`` names it in
+    the verdict (default: the path's file name). ``check_timestamp`` None: a timestamp cannot
+    be checked, so the best verdict is UNVERIFIED. Returns a Verdict; never raises for a bad
+    bundle (an unreadable path is a FAIL too)."""
+    name = name or (Path(source).name if isinstance(source, str | Path) else "bundle")
+    verdict = Verdict()
     try:
-        _verify(io.BytesIO(source) if isinstance(source, bytes) else source, name,
-                check_timestamp, verdict)
+        _verify(source, name, check_timestamp, limits, verdict)
     except BundleFailure as failure:
-        verdict.failure = failure
-        return verdict
-    verdict.ok = True
+        verdict.status, verdict.failure = FAIL, failure
     return verdict
 
 
-def _verify(source, name: str, check_timestamp, verdict: Verdict) -> None:
+def _verify(source, name: str, check_timestamp, limits: VerifyLimits, verdict: Verdict) -> None:
     try:
         wacz = zipfile.ZipFile(source)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise BundleFailure(name, f"not a readable ZIP file (truncated or not a WACZ): {exc}") from exc
+        infos = wacz.infolist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
+        raise BundleFailure(name, "not_zip", f"not a readable ZIP file (truncated or not a "
+                                             f"WACZ): {exc}", refused=True) from exc
     with wacz:
-        datapackage = _read(wacz, DATAPACKAGE)
-        digest = _json(wacz, DATAPACKAGE_DIGEST)
+        entries = _entries(infos, name, limits.archive)
+        verdict.checked.append(f"{len(entries)} ZIP entries, each named once, none outside "
+                               "the bundle, within the size limits")
+        datapackage = _read(wacz, entries, DATAPACKAGE, limits)
+        digest = _json(wacz, entries, DATAPACKAGE_DIGEST, limits)
         if digest.get("hash") != "sha256:" + hashlib.sha256(datapackage).hexdigest():
-            raise BundleFailure(DATAPACKAGE, f"its SHA-256 is not the one {DATAPACKAGE_DIGEST} records")
+            raise BundleFailure(DATAPACKAGE, "datapackage_digest",
+                                f"its SHA-256 is not the one {DATAPACKAGE_DIGEST} records")
         verdict.checked.append(f"{DATAPACKAGE}: SHA-256 as recorded in {DATAPACKAGE_DIGEST}")
-        listed = _json(wacz, DATAPACKAGE, datapackage).get("resources") or []
-        for resource in listed:
-            _check_resource(wacz, resource)
+        listed = _resources(_json(wacz, entries, DATAPACKAGE, limits, datapackage))
+        for path, size, sha in listed:
+            _check_file(wacz, entries, path, size, sha)
         verdict.checked.append(f"{len(listed)} files: size and SHA-256 as listed in {DATAPACKAGE}")
-        known = {r.get("path") for r in listed} | {DATAPACKAGE, DATAPACKAGE_DIGEST}
-        for info in wacz.infolist():
-            if info.filename not in known:
-                raise BundleFailure(info.filename, f"not listed in {DATAPACKAGE}")
-        for path in (r["path"] for r in listed if r["path"].startswith("archive/")):
-            records = _check_warc(path, _read(wacz, path))
-            verdict.checked.append(f"{path}: {records} WARC records, block and payload digests")
-        if METADATA in wacz.namelist():
-            for path, sha in (_json(wacz, METADATA).get("sha256") or {}).items():
-                if path not in wacz.namelist() or hashlib.sha256(_read(wacz, path)).hexdigest() != sha:
-                    raise BundleFailure(path, f"SHA-256 differs from {METADATA}")
-            verdict.checked.append(f"{METADATA}: SHA-256 of the files it names")
-        if "timestamp" in digest:
-            if check_timestamp is None:
-                raise BundleFailure(DATAPACKAGE_DIGEST, "carries a timestamp but no verifier is here")
-            try:
-                verdict.timestamp = check_timestamp(digest, datapackage)
-            except ValueError as exc:
-                raise BundleFailure(DATAPACKAGE_DIGEST, f"timestamp does not hold: {exc}") from exc
-            verdict.checked.append(f"{DATAPACKAGE_DIGEST}: {verdict.timestamp}")
+        known = {path for path, _size, _sha in listed} | {DATAPACKAGE, DATAPACKAGE_DIGEST}
+        for path in entries:
+            if path not in known:
+                raise BundleFailure(path, "not_listed", f"not listed in {DATAPACKAGE}")
+        _check_layout(wacz, entries, known, limits, verdict)
+        _check_timestamp(digest, datapackage, check_timestamp, verdict)
 
 
-def _read(wacz: zipfile.ZipFile, path: str) -> bytes:
+def _entries(infos: list[zipfile.ZipInfo], name: str, archive: TextConfig) -> dict:
+    """{entry name: ZipInfo}; raises BundleFailure for a name twice, an unsafe name or sizes
+    over the limits."""
+    entries: dict[str, zipfile.ZipInfo] = {}
+    for info in infos:
+        path = info.filename
+        if path in entries:
+            raise BundleFailure(path, "duplicate_entry", "the ZIP holds two entries of this "
+                                "name (an unzip tool may extract either)", refused=True)
+        parts = PurePosixPath(path).parts
+        if not path or path.startswith("/") or "\\" in path or ".." in parts or \
+                (parts and parts[0].endswith(":")):
+            raise BundleFailure(path, "unsafe_name", "an absolute name or one leading out of "
+                                "the bundle (/, .., \\)", refused=True)
+        entries[path] = info
     try:
-        return wacz.read(path)
-    except KeyError as exc:
-        raise BundleFailure(path, "missing from the bundle") from exc
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:  # CRC, truncated entry
-        raise BundleFailure(path, f"cannot be read: {exc}") from exc
+        check_sizes(infos, "WACZ", archive)
+    except TextError as exc:
+        entry = str(exc.params.get("entry", name))
+        raise BundleFailure(entry, "archive_bomb", f"refused as an archive bomb: {exc.reason} "
+                            f"{exc.params}", refused=True) from exc
+    return entries
 
 
-def _json(wacz: zipfile.ZipFile, path: str, data: bytes | None = None) -> dict:
+def _open(wacz: zipfile.ZipFile, entries: dict, path: str) -> IO[bytes]:
+    if path not in entries:
+        raise BundleFailure(path, "missing", "missing from the bundle")
+    return wacz.open(entries[path])
+
+
+def _read(wacz: zipfile.ZipFile, entries: dict, path: str, limits: VerifyLimits) -> bytes:
+    if path in entries and entries[path].file_size > limits.json_max_bytes:
+        raise BundleFailure(path, "too_large", f"{entries[path].file_size} bytes, more than the "
+                            f"{limits.json_max_bytes} a JSON file may have", refused=True)
     try:
-        value = json.loads(_read(wacz, path) if data is None else data)
+        with _open(wacz, entries, path) as stream:
+            return stream.read(limits.json_max_bytes + 1)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error) as exc:
+        raise BundleFailure(path, "unreadable", f"cannot be read: {exc}") from exc
+
+
+def _json(wacz, entries, path: str, limits: VerifyLimits, data: bytes | None = None) -> dict:
+    try:
+        value = json.loads(_read(wacz, entries, path, limits) if data is None else data)
     except ValueError as exc:
-        raise BundleFailure(path, f"not valid JSON: {exc}") from exc
+        raise BundleFailure(path, "not_json", f"not valid JSON: {exc}", refused=True) from exc
     if not isinstance(value, dict):
-        raise BundleFailure(path, "not a JSON object")
+        raise BundleFailure(path, "not_json", "not a JSON object", refused=True)
     return value
 
 
-def _check_resource(wacz: zipfile.ZipFile, resource: dict) -> None:
-    path = str(resource.get("path", ""))
-    data = _read(wacz, path)
-    if resource.get("bytes") is not None and len(data) != resource["bytes"]:
-        raise BundleFailure(path, f"{len(data)} bytes, {DATAPACKAGE} lists {resource['bytes']}")
-    if resource.get("hash") != "sha256:" + hashlib.sha256(data).hexdigest():
-        raise BundleFailure(path, f"SHA-256 differs from {DATAPACKAGE}")
+def _resources(datapackage: dict) -> list[tuple[str, int | None, str]]:
+    """(path, bytes or None, hash) of each resource datapackage.json lists; raises BundleFailure
+    for a list that is malformed or names a file twice."""
+    resources = datapackage.get("resources")
+    if not isinstance(resources, list):
+        raise BundleFailure(DATAPACKAGE, "bad_resources", '"resources" is not a list',
+                            refused=True)
+    listed, seen = [], set()
+    for resource in resources:
+        if not (isinstance(resource, dict) and isinstance(resource.get("path"), str)
+                and isinstance(resource.get("hash"), str)
+                and isinstance(resource.get("bytes", 0), int)):
+            raise BundleFailure(DATAPACKAGE, "bad_resources", "a resource without a path and "
+                                f"a hash: {str(resource)[:80]}", refused=True)
+        if resource["path"] in seen:
+            raise BundleFailure(resource["path"], "listed_twice", f"listed twice in {DATAPACKAGE}",
+                                refused=True)
+        seen.add(resource["path"])
+        listed.append((resource["path"], resource.get("bytes"), resource["hash"]))
+    return listed
 
 
-def _check_warc(path: str, data: bytes) -> int:
+def _sha256(wacz: zipfile.ZipFile, entries: dict, path: str) -> tuple[str, int]:
+    """The SHA-256 (hex) and size (bytes) of an entry, read in chunks."""
+    sha, size = hashlib.sha256(), 0
+    try:
+        with _open(wacz, entries, path) as stream:
+            while chunk := stream.read(CHUNK_BYTES):
+                sha.update(chunk)
+                size += len(chunk)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error) as exc:  # CRC, cut
+        raise BundleFailure(path, "unreadable", f"cannot be read: {exc}") from exc
+    return sha.hexdigest(), size
+
+
+def _check_file(wacz, entries: dict, path: str, size: int | None, listed_hash: str) -> None:
+    sha, actual = _sha256(wacz, entries, path)
+    if size is not None and actual != size:
+        raise BundleFailure(path, "size_mismatch", f"{actual} bytes, {DATAPACKAGE} lists {size}")
+    if listed_hash != "sha256:" + sha:
+        raise BundleFailure(path, "hash_mismatch", f"SHA-256 differs from {DATAPACKAGE}")
+
+
+def _check_layout(wacz, entries: dict, known: set, limits: VerifyLimits, verdict: Verdict) -> None:
+    """The evidence layout: WARCs under archive/ (their records' digests), metadata.json and
+    the SHA-256 of every file it names."""
+    warcs = sorted(p for p in known if p.startswith("archive/") and p.endswith((".warc", ".warc.gz")))
+    if not warcs:
+        raise BundleFailure("archive/", "no_warc", "no WARC file: not an evidence bundle",
+                            refused=True)
+    for path in warcs:
+        records = _check_warc(wacz, entries, path, limits.archive)
+        verdict.checked.append(f"{path}: {records} WARC records, block and payload digests")
+    if METADATA not in known:
+        raise BundleFailure(METADATA, "missing", "missing from the bundle: not an evidence bundle",
+                            refused=True)
+    named = _json(wacz, entries, METADATA, limits).get("sha256")
+    if not isinstance(named, dict) or not named:
+        raise BundleFailure(METADATA, "bad_metadata", 'no "sha256" list of the files it names',
+                            refused=True)
+    for path, sha in named.items():
+        if path not in known:
+            raise BundleFailure(path, "missing", f"named in {METADATA} but missing from the bundle")
+        if _sha256(wacz, entries, path)[0] != sha:
+            raise BundleFailure(path, "metadata_mismatch", f"SHA-256 differs from {METADATA}")
+    verdict.checked.append(f"{METADATA}: SHA-256 of the {len(named)} files it names")
+
+
+def _check_warc(wacz, entries: dict, path: str, archive: TextConfig) -> int:
+    _inflate_within_limits(wacz, entries, path, archive)
     records = 0
     try:
-        for record in ArchiveIterator(io.BytesIO(data), check_digests="raise"):
-            record.content_stream().read()
-            records += 1
-    except (ArchiveLoadFailed, OSError, ValueError, EOFError) as exc:
-        raise BundleFailure(path, f"WARC record {records + 1}: {exc}") from exc
+        with _open(wacz, entries, path) as stream:
+            for record in ArchiveIterator(stream, check_digests="raise"):
+                content = record.content_stream()
+                while content.read(CHUNK_BYTES):
+                    pass
+                records += 1
+    except (ArchiveLoadFailed, OSError, ValueError, EOFError, zlib.error) as exc:
+        raise BundleFailure(path, "warc_record", f"WARC record {records + 1}: {exc}") from exc
     return records
+
+
+def _inflate_within_limits(wacz, entries: dict, path: str, archive: TextConfig) -> None:
+    """Inflate the WARC's gzip members once, discarding the bytes, and refuse it as soon as
+    they exceed ``archive_max_bytes`` or ``archive_max_ratio`` times the entry's size (from
+    ``archive_ratio_min_bytes`` on): warcio inflates a whole member to skip it."""
+    size = entries[path].file_size
+    cap = min(archive.archive_max_bytes, max(archive.archive_ratio_min_bytes,
+                                             archive.archive_max_ratio * max(size, 1)))
+    inflated = 0
+    try:
+        with _open(wacz, entries, path) as stream:
+            head = stream.read(CHUNK_BYTES)
+            if not head.startswith(_GZIP_MAGIC):
+                return  # a plain WARC: its inflated size is its size, checked with the ZIP's
+            pending, member = head, zlib.decompressobj(zlib.MAX_WBITS | 16)
+            while pending:
+                inflated += len(member.decompress(pending, CHUNK_BYTES))
+                pending = member.unconsumed_tail
+                if member.eof:  # next member
+                    pending, member = member.unused_data + pending, zlib.decompressobj(
+                        zlib.MAX_WBITS | 16)
+                if inflated > cap:
+                    raise BundleFailure(path, "archive_bomb", f"its gzip records inflate to more "
+                                        f"than {cap} bytes: refused as an archive bomb",
+                                        refused=True)
+                if not pending:
+                    pending = stream.read(CHUNK_BYTES)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error) as exc:
+        raise BundleFailure(path, "warc_record", f"not a readable gzip WARC: {exc}") from exc
+
+
+def _check_timestamp(digest: dict, datapackage: bytes, check_timestamp, verdict: Verdict) -> None:
+    if "timestamp" not in digest:
+        verdict.status, verdict.unverified_code = UNVERIFIED, "no_timestamp"
+        verdict.unverified = "the bundle carries no trusted timestamp: its digests prove nothing"
+        return
+    if check_timestamp is None:
+        verdict.status, verdict.unverified_code = UNVERIFIED, "untrusted"
+        verdict.unverified = "no trusted root was given to check the timestamp against"
+        return
+    try:
+        verdict.timestamp = check_timestamp(digest, datapackage)
+    except TimestampUntrusted as exc:
+        verdict.status, verdict.unverified_code, verdict.unverified = UNVERIFIED, "untrusted", str(exc)
+        return
+    except ValueError as exc:
+        raise BundleFailure(DATAPACKAGE_DIGEST, "timestamp", f"timestamp does not hold: {exc}") from exc
+    verdict.checked.append(f"{DATAPACKAGE_DIGEST}: {verdict.timestamp}")
+    verdict.status = VALID

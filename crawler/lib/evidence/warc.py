@@ -35,7 +35,7 @@ def exchange_warc(exchange: Exchange, *, software: str, filename: str = "data.wa
         date = datetime_to_iso_date(hop.started)
         request = writer.create_warc_record(
             hop.url, "request", payload=io.BytesIO(b""),
-            http_headers=StatusAndHeaders(f"{hop.method} {hop.target} {hop.protocol}",
+            http_headers=StatusAndHeaders(f"{hop.method} {hop.target} {hop.request_protocol}",
                                           [tuple(h) for h in hop.request_headers],
                                           is_http_request=True),
             warc_headers_dict={"WARC-Date": date})

@@ -1,5 +1,7 @@
-"""``manage.py verify_evidence FILE.wacz``: check an evidence bundle from the file alone; exit
-status 0 when everything holds, 1 otherwise (the first file that fails is named)."""
+"""``manage.py verify_evidence FILE.wacz``: check an evidence bundle from the file alone. The
+last line is the verdict: ``VALID: FILE`` (exit 0), ``FAIL: PATH: why`` (exit 1, the first
+file that fails) or ``UNVERIFIED: FILE: why`` (exit 3: the digests hold, but no timestamp
+chains to a trusted root)."""
 
 from __future__ import annotations
 
@@ -7,13 +9,14 @@ import sys
 
 from django.core.management.base import BaseCommand
 
-from crawler.evidence.trust import timestamp_check
-from crawler.lib.evidence.verify import verify_bundle
+from crawler.evidence.verdicts import EXIT_STATUS, verify_file
+from crawler.lib.evidence.verify import FAIL, UNVERIFIED
 
 
 class Command(BaseCommand):
-    help = ("Verify a WACZ evidence bundle: every digest of datapackage.json, the WARC records' "
-            "digests, metadata.json's digests and the RFC 3161 timestamp. Exit 0 when all hold.")
+    help = ("Verify a WACZ evidence bundle: the ZIP's names, every digest of datapackage.json, "
+            "the WARC records' digests, metadata.json's digests and the RFC 3161 timestamp. "
+            "Exit 0 VALID, 1 FAIL, 3 UNVERIFIED (no timestamp chaining to a trusted root).")
 
     def add_arguments(self, parser):
         parser.add_argument("bundle")
@@ -23,16 +26,17 @@ class Command(BaseCommand):
 
     def handle(self, *args, bundle: str, tsa_cert: list[str], **options):
         try:
-            check = timestamp_check(tsa_cert)
+            verdict = verify_file(bundle, extra_certs=tsa_cert)
         except OSError as exc:
             self.stderr.write(f"FAIL: cannot read a trusted certificate: {exc}")
-            sys.exit(1)
-        verdict = verify_bundle(bundle, check)
+            sys.exit(EXIT_STATUS[FAIL])
         for line in verdict.checked:
             self.stdout.write(f"ok: {line}")
-        if not verdict.ok:
+        if verdict.status == FAIL:
             self.stdout.write(f"FAIL: {verdict.failure.path}: {verdict.failure.reason}")
-            sys.exit(1)
-        if not verdict.timestamp:
-            self.stdout.write("note: no trusted timestamp in this bundle")
-        self.stdout.write(f"VALID: {bundle}")
+        elif verdict.status == UNVERIFIED:
+            self.stdout.write(f"UNVERIFIED: {bundle}: {verdict.unverified}")
+        else:
+            self.stdout.write(f"VALID: {bundle}")
+        if EXIT_STATUS[verdict.status]:
+            sys.exit(EXIT_STATUS[verdict.status])
