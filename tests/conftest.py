@@ -219,6 +219,36 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(name)
 
 
+# Skips that CI does not accept where the test can run (TRACKER_TEST_STRICT_SKIPS=1, set by
+# .ci/run as root): the reason's prefix -> whether this machine can run such a test
+STRICT_SKIP_PREFIXES = ("browser test", "multi-host test", "PDF report")
+
+
+def _can_run(reason: str) -> bool:
+    if reason.startswith("multi-host test"):
+        from tests.platform.multihost.network import unavailable_reason
+
+        return unavailable_reason() is None
+    return Path("/usr/bin/chromium").exists()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Under TRACKER_TEST_STRICT_SKIPS=1 a browser, multi-host, PDF or drill test skipped on a
+    machine that can run it fails, saying why it was skipped: CI cannot pass quietly without
+    its hardest tests."""
+    outcome = yield
+    report = outcome.get_result()
+    if not (report.skipped and os.environ.get("TRACKER_TEST_STRICT_SKIPS") == "1"):
+        return
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    reason = reason.removeprefix("Skipped: ")
+    known = reason.startswith(STRICT_SKIP_PREFIXES)
+    if (known and _can_run(reason)) or (not known and item.get_closest_marker("drill")):
+        report.outcome = "failed"
+        report.longrepr = f"skipped on a machine that can run it (TRACKER_TEST_STRICT_SKIPS=1): {reason}"
+
+
 @pytest.fixture(scope="session")
 def session_servers() -> None:
     """The session's PostgreSQL, MongoDB and Redis, started on first use (see the module)."""
