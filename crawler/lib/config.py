@@ -47,6 +47,7 @@ class CrawlConfig:
     at most ``exchange_max_bytes`` body bytes over all hops, is stashed for
     ``exchange_ttl_seconds`` and kept for good when the version matches a work.
     The crawl log (crawler.lib.crawllog): a URL's record of a scan stays ``crawl_log_ttl_seconds``.
+    TLS: ``ca_bundle`` a PEM file of root certificates trusted besides certifi's ('' for none).
     The defaults follow common crawler practice (Scrapy: 180 s timeout, 1 GB max size, 20
     redirects; Heritrix: 3 s delay); ours are tighter because pages here are articles.
     """
@@ -80,6 +81,7 @@ class CrawlConfig:
     exchange_max_bytes: int = 6 * 1024 * 1024
     exchange_ttl_seconds: int = 2 * 24 * 3600
     crawl_log_ttl_seconds: int = 30 * 24 * 3600
+    ca_bundle: str = ""
 
     def __post_init__(self):
         if not self.user_agent:

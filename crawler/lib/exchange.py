@@ -35,7 +35,9 @@ class Hop:
     and ``response_headers``: [name, value] pairs in the order sent/received; ``body``: bytes as
     received (Content-Encoding kept); ``body_complete``: False when the body was not read whole
     (a redirect's or an error's body is not read, a limit stopped it); ``peer_ip``/``peer_port``:
-    the connected server ('' / 0 when unknown); ``certificates``: PEM strings, leaf first;
+    the connected server ('' / 0 when unknown); ``certificates``: PEM strings, leaf first, the
+    chain as the server sent it; ``tls``: the TLS session (``crawler.lib.ssrf.tls_session``:
+    version, cipher, SNI, validation; {} for plain HTTP);
     ``protocol``: the response's HTTP version; ``request_protocol``: the request's, as sent
     (REQUEST_PROTOCOL)."""
 
@@ -54,6 +56,7 @@ class Hop:
     peer_port: int = 0
     certificates: list[str] = field(default_factory=list)
     request_protocol: str = REQUEST_PROTOCOL
+    tls: dict = field(default_factory=dict)
 
     @classmethod
     def of(cls, response, started: datetime) -> Hop:
@@ -64,11 +67,12 @@ class Hop:
         # set by the SSRF guard's connections (crawler.ssrf)
         peer_ip, peer_port = getattr(raw, "peer", ("", 0))
         certs = [ssl.DER_cert_to_PEM_cert(der) for der in getattr(raw, "peer_certificates", [])]
+        tls = getattr(raw, "peer_tls", {})
         return cls(started=started, method=request.method, url=request.url,
                    target=request.path_url, request_headers=sent,
                    protocol=HTTP_VERSIONS.get(raw.version, "HTTP/1.1"), status=raw.status,
                    reason=raw.reason or "", response_headers=[[k, v] for k, v in raw.headers.items()],
-                   peer_ip=peer_ip, peer_port=peer_port, certificates=certs,
+                   peer_ip=peer_ip, peer_port=peer_port, certificates=certs, tls=tls,
                    body_complete=raw.headers.get("content-length") == "0")
 
     def to_doc(self) -> dict:

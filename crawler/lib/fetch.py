@@ -10,13 +10,18 @@ Celery task turns into a re-queue with a countdown, so no worker waits on a slow
 from __future__ import annotations
 
 import email.utils
+import hashlib
+import os
+import tempfile
 import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from urllib.parse import urljoin
 
+import certifi
 import requests
 import urllib3
 
@@ -129,6 +134,28 @@ def kind_of(content_type: str | None) -> str | None:
     return None
 
 
+def trust_store(extra: str) -> str | bool:
+    """What requests verifies TLS servers against: True (certifi's roots) when ``extra`` is
+    '', else the path of a PEM file holding certifi's roots and those of the file ``extra``
+    (written once per content in the temporary folder). Raises ValueError naming ``extra``
+    when it cannot be read or holds no certificate."""
+    if not extra:
+        return True
+    try:
+        added = Path(extra).read_bytes()
+    except OSError as exc:
+        raise ValueError(f"CRAWLER_CA_BUNDLE {extra}: cannot be read: {exc}") from exc
+    if b"-----BEGIN CERTIFICATE-----" not in added:
+        raise ValueError(f"CRAWLER_CA_BUNDLE {extra}: no PEM certificate in it")
+    bundle = Path(certifi.where()).read_bytes() + b"\n" + added
+    path = Path(tempfile.gettempdir()) / f"crawler-ca-{hashlib.sha256(bundle).hexdigest()[:16]}.pem"
+    if not path.exists():
+        partial = path.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_bytes(bundle)
+        partial.replace(path)
+    return str(path)
+
+
 class Fetcher:
     """HTTP client for the crawler: one requests.Session with the SSRF-guarded adapter.
 
@@ -141,6 +168,7 @@ class Fetcher:
         self._allow = parse_allow_list(config.allow_addresses)
         self.session = requests.Session()
         self.session.trust_env = False  # no proxies from the environment: they would hide the peer
+        self.session.verify = trust_store(config.ca_bundle)
         adapter = GuardedAdapter(self._allow, max_retries=0)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)

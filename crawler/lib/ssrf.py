@@ -10,6 +10,7 @@ registries, RFC 6890); OWASP's SSRF prevention cheat sheet recommends exactly th
 
 from __future__ import annotations
 
+import _ssl  # the DER encoding of the private chain API (Python 3.10 to 3.12)
 import ipaddress
 import socket
 import ssl
@@ -145,24 +146,34 @@ def _guarded(base: type[HTTPConnection], allow: tuple[Network, ...]) -> type[HTT
             # (read before the response: http.client closes a connection that will not be kept
             # alive, an HTTP/1.0 answer's, once the headers are in)
             peer = self.sock.getpeername()[:2] if self.sock else ("", 0)
-            certificates = _peer_certificates(self.sock)
+            certificates, tls = _peer_certificates(self.sock), tls_session(self.sock)
             response = super().getresponse()
-            response.peer, response.peer_certificates = peer, certificates
+            response.peer, response.peer_certificates, response.peer_tls = peer, certificates, tls
             return response
 
     return Guarded
 
 
 def _peer_certificates(sock) -> list[bytes]:
-    """DER certificates a TLS peer presented, leaf first: the whole chain where the ssl module
-    gives it (Python 3.13+), else the leaf; [] for plain HTTP."""
+    """DER certificates a TLS peer presented, leaf first, as it sent them (the whole chain:
+    ``get_unverified_chain``, public from Python 3.13, on the ssl object since 3.10); [] for
+    plain HTTP."""
     if not isinstance(sock, ssl.SSLSocket):
         return []
-    chain = getattr(sock, "get_unverified_chain", None)
-    if chain is not None:
-        return [c if isinstance(c, bytes) else c.public_bytes() for c in chain() or []]
-    leaf = sock.getpeercert(binary_form=True)
-    return [leaf] if leaf else []
+    chain = getattr(sock, "get_unverified_chain", None) or sock._sslobj.get_unverified_chain
+    return [c if isinstance(c, bytes) else c.public_bytes(_ssl.ENCODING_DER) for c in chain() or []]
+
+
+def tls_session(sock) -> dict:
+    """What a TLS connection negotiated, for the evidence: ``version`` ("TLSv1.3"), ``cipher``
+    (OpenSSL's name), ``sni`` (the server name sent), ``validation`` ("verified": the chain
+    and the host name were checked against the trust store before any byte was sent; "not
+    checked" for a connection made without verification). {} for plain HTTP."""
+    if not isinstance(sock, ssl.SSLSocket):
+        return {}
+    checked = sock.context.verify_mode == ssl.CERT_REQUIRED and sock.context.check_hostname
+    return {"version": sock.version() or "", "cipher": (sock.cipher() or ("",))[0],
+            "sni": sock.server_hostname or "", "validation": "verified" if checked else "not checked"}
 
 
 class GuardedAdapter(HTTPAdapter):

@@ -7,12 +7,15 @@ body is stored as received: Content-Encoding kept, only the HTTP/1.1 chunk frami
 (its header is kept as ``X-Archive-Orig-Transfer-Encoding``, the convention of pywb and
 Webrecorder's tools); a body not read whole carries ``WARC-Truncated: length``. warcio adds the
 ``WARC-Block-Digest`` and ``WARC-Payload-Digest`` (SHA-1, base 32, as the WARC standard's
-examples and the Webrecorder tools do).
+examples and the Webrecorder tools do). A hop over TLS is followed by a ``metadata`` record
+(JSON, ``WARC-Concurrent-To`` its response): the session's version, cipher, SNI and validation
+result, and the whole certificate chain the server sent.
 """
 
 from __future__ import annotations
 
 import io
+import json
 
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.timeutils import datetime_to_iso_date
@@ -54,4 +57,18 @@ def exchange_warc(exchange: Exchange, *, software: str, filename: str = "data.wa
             warc_headers_dict=response_fields)
         writer.write_record(request)
         writer.write_record(response)
+        if hop.tls or hop.certificates:
+            writer.write_record(_tls_record(writer, hop, response, date))
     return out.getvalue()
+
+
+def _tls_record(writer: WARCWriter, hop, response, date: str):
+    """The ``metadata`` record of a hop's TLS session: JSON of the session (version, cipher,
+    SNI, validation) and the certificate chain the server sent (PEM, leaf first)."""
+    body = json.dumps({"tls": hop.tls, "certificates_pem": hop.certificates},
+                      ensure_ascii=False, indent=1).encode("utf-8")
+    return writer.create_warc_record(
+        hop.url, "metadata", payload=io.BytesIO(body), length=len(body),
+        warc_content_type="application/json",
+        warc_headers_dict={"WARC-Date": date,
+                           "WARC-Concurrent-To": response.rec_headers.get_header("WARC-Record-ID")})
