@@ -28,6 +28,7 @@ from crawler import scans
 from crawler.evidence.models import Capture, CaptureKind
 from crawler.evidence.trust import Stamper
 from crawler.lib.evidence.bundle import Bundle, build_wacz
+from crawler.lib.evidence.environment import capture_environment
 from crawler.lib.evidence.warc import exchange_warc
 from crawler.lib.exchange import ContentDecoder, Exchange
 from crawler.lib.outcomes import Outcome
@@ -191,6 +192,9 @@ def _metadata(record: Capture, exchange: Exchange, shot, outcome: str, captured_
         "requested_url": exchange.hops[0].url, "final_url": final.url,
         "server_ip": final.peer_ip, "server_port": final.peer_port,
         "tls_certificates_pem": final.certificates, "tls": final.tls,
+        "environment": capture_environment(
+            final.url, chromium_path=scans.crawl_config().chromium_path,
+            ntp_server=settings.NTP_SERVER, ntp_timeout_seconds=settings.NTP_TIMEOUT_SECONDS),
         "http_status": final.status, "response_headers": final.response_headers,
         "user_agent": request_headers.get("user-agent", ""),
         "hops": [{"url": h.url, "status": h.status, "server_ip": h.peer_ip,

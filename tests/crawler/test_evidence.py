@@ -145,6 +145,9 @@ def test_a_match_is_captured_as_a_verifiable_timestamped_wacz(idle_worker, site,
     assert meta["server_ip"] == "127.0.0.1" and meta["server_port"] == port
     assert meta["user_agent"].startswith("CopyrightTrackerBot")
     assert ["Content-Encoding", "gzip"] in meta["response_headers"]
+    environment = meta["environment"]  # the capture's machine, DNS, browser and clock
+    assert environment["dns"]["answers"] == ["127.0.0.1"] and "Chromium" in environment["browser"]
+    assert environment["clock"]["status"] == "not checked"  # no TRACKER_NTP_SERVER in the tests
     assert passages["passages"] and "灵根育孕源流出" in passages["passages"][0]["page_text"]
     assert "取证说明" in provenance or "证据" in provenance
     assert "How to verify" in provenance and "openssl ts -verify" in provenance

@@ -460,6 +460,10 @@ CAPTURE_MAX_ATTEMPTS = env.int("TRACKER_CAPTURE_MAX_ATTEMPTS", default=5)
 EVIDENCE_RETENTION_DAYS = env.int("TRACKER_EVIDENCE_RETENTION_DAYS", default=0)
 CELERY_BEAT_SCHEDULE["sweep-captures"] = {"task": "evidence.sweep_captures",
                                           "schedule": CAPTURE_SWEEP_SECONDS}
+# Each capture records its environment (crawler.lib.evidence.environment): the clock's offset from
+# NTP_SERVER ("host" or "host:port"; '' records "not checked"), asked for NTP_TIMEOUT_SECONDS.
+NTP_SERVER = env.str("TRACKER_NTP_SERVER", default="")
+NTP_TIMEOUT_SECONDS = env.float("TRACKER_NTP_TIMEOUT", default=2.0)
 # Verifying an uploaded bundle (dashboard evidence view, API evidence/verify/): the upload is
 # streamed to disk and refused (413) over EVIDENCE_VERIFY_UPLOAD_MAX_BYTES; its entries are read
 # under the archive limits of uploaded works (ARCHIVE_MAX_*), a JSON file of it parsed only up
