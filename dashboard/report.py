@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import zipfile
-from pathlib import Path
 
 from django.conf import settings
 from django.contrib.staticfiles import finders
@@ -16,8 +15,8 @@ from django.utils import timezone
 
 from crawler.evidence.capture import SCREENSHOT
 from crawler.evidence.models import Capture
-from crawler.evidence.trust import tsa_config
-from crawler.lib.evidence.signing import load_or_create_identity, sign_pdf
+from crawler.evidence.trust import signing_identity, tsa_config
+from crawler.lib.evidence.signing import sign_pdf
 from dashboard import wording
 from dashboard.errors import DashboardError
 from dashboard.evidence import evidence_context
@@ -74,15 +73,8 @@ def render_pdf(match, user) -> bytes:
     except (ImportError, OSError) as exc:
         raise PdfUnavailableError(f"PDF output needs WeasyPrint and Pango: {exc}") from exc
     pdf = weasyprint.HTML(string=render(match, user)).write_pdf()
-    identity = load_or_create_identity(
-        settings.EVIDENCE_SIGNING_DIR, _path(settings.EVIDENCE_SIGNING_KEY),
-        _path(settings.EVIDENCE_SIGNING_CERT), [Path(p) for p in settings.EVIDENCE_SIGNING_CHAIN])
-    return sign_pdf(pdf, identity, tsa_config(), reason=f"evidence report, match #{match.pk}",
-                    location=settings.SITE_URL).data
-
-
-def _path(value: str) -> Path | None:
-    return Path(value) if value else None
+    return sign_pdf(pdf, signing_identity(), tsa_config(),
+                    reason=f"evidence report, match #{match.pk}", location=settings.SITE_URL).data
 
 
 def _screenshot_uri(capture) -> str:

@@ -81,6 +81,7 @@ def _point_django_at_folder(tmp: Path) -> None:
     settings.STATIC_ROOT = str(var / "static")
     (var / "static").mkdir(exist_ok=True)
     settings.EVIDENCE_DIR = var / "evidence"
+    settings.EVIDENCE_SIGNING_DIR = var / "signing"  # the worker signs bundles with that key
 
 
 def _forget_open_caches() -> None:

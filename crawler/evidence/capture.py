@@ -26,7 +26,7 @@ from django.utils.translation import gettext_noop
 
 from crawler import scans
 from crawler.evidence.models import Capture, CaptureKind
-from crawler.evidence.trust import Stamper
+from crawler.evidence.trust import Stamper, bundle_signature
 from crawler.lib.evidence.bundle import Bundle, build_wacz
 from crawler.lib.evidence.environment import capture_environment
 from crawler.lib.evidence.warc import exchange_warc
@@ -103,7 +103,8 @@ def capture(record: Capture) -> Captured:
     bundle = build_wacz(warc, files, main_url=final.url, captured_at=final.started,
                         title=(version.title if version and version.title else match.url)[:300],
                         description=f"{record.get_kind_display()} capture of {record.url}",
-                        software=software(), stamp=stamper)
+                        software=software(),
+                        stamp=lambda data: {**stamper(data), **bundle_signature(data, software())})
     if stamper.result.status == "pending":
         outcome = notes.coded("captured_tsa_pending", gettext_noop(
             "%(outcome)s; timestamp pending: no time-stamping authority answered"),

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from crawler.lib.evidence.signing import CERT_FILE, SigningIdentity, load_or_create_identity
 from crawler.lib.evidence.timestamp import (
     TimestampVerificationError,
     TsaConfig,
@@ -25,6 +26,7 @@ from crawler.lib.evidence.timestamp import (
     verify_timestamp,
 )
 from crawler.lib.evidence.verify import TimestampUntrusted, VerifyLimits
+from crawler.lib.evidence.wacz_signing import check_signed_data, sign_hash
 from tracker.core.uploads import text_config
 
 
@@ -32,6 +34,49 @@ def verify_limits() -> VerifyLimits:
     """What the verification of a bundle reads at most: the archive limits of uploaded works
     (settings.ARCHIVE_MAX_*) and settings.EVIDENCE_VERIFY_JSON_MAX_BYTES."""
     return VerifyLimits(archive=text_config(), json_max_bytes=settings.EVIDENCE_VERIFY_JSON_MAX_BYTES)
+
+
+def signing_identity() -> SigningIdentity:
+    """The platform's signing key and certificate (settings.EVIDENCE_SIGNING_*; made once in
+    EVIDENCE_SIGNING_DIR when none is configured). Raises SigningError when they cannot be
+    read or made."""
+    return load_or_create_identity(
+        settings.EVIDENCE_SIGNING_DIR, _path(settings.EVIDENCE_SIGNING_KEY),
+        _path(settings.EVIDENCE_SIGNING_CERT), [Path(p) for p in settings.EVIDENCE_SIGNING_CHAIN])
+
+
+def _path(value: str) -> Path | None:
+    return Path(value) if value else None
+
+
+def bundle_signature(datapackage: bytes, software: str) -> dict:
+    """The ``signedData`` field of a bundle's datapackage-digest.json: the platform's signature
+    over the SHA-256 of ``datapackage`` (datapackage.json's bytes), time-stamped by the TSAs
+    of settings when one answers (crawler.lib.evidence.wacz_signing). Raises SigningError."""
+    digest_hash = "sha256:" + hashlib.sha256(datapackage).hexdigest()
+    return {"signedData": sign_hash(digest_hash, signing_identity(), software, tsa_config())}
+
+
+def signature_check(extra_signers: list[str] | tuple[str, ...] = (),
+                    extra_tsa_certs: list[str] | tuple[str, ...] = ()):
+    """The ``check_signature`` of ``crawler.lib.evidence.verify.verify_bundle``: the bundle's
+    signedData checked against its hash; the platform's own certificate and the PEM files
+    ``extra_signers`` are the trusted signers, the TSA roots of ``trusted_certs`` those of its
+    timeSignature. Returns a line saying who signed and whether that signer is trusted;
+    raises SignatureInvalid. Raises OSError at once for a file that cannot be read."""
+    signers = [Path(p).read_bytes() for p in extra_signers]
+    own = Path(settings.EVIDENCE_SIGNING_CERT or settings.EVIDENCE_SIGNING_DIR / CERT_FILE)
+    if own.exists():
+        signers.append(own.read_bytes())
+    roots = trusted_certs(extra_tsa_certs)
+
+    def check(signed: dict, digest_hash: str) -> str:
+        found = check_signed_data(signed, digest_hash, signers, roots)
+        when = f", time-signed {found.time:%Y-%m-%d %H:%M:%S} UTC" if found.time else ""
+        trust = "a trusted signer" if found.trusted else "a signer not among the trusted ones"
+        return f"signed by {found.signer} (certificate SHA-256 {found.fingerprint}): {trust}{when}"
+
+    return check
 
 
 def tsa_config() -> TsaConfig:

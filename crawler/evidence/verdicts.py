@@ -14,7 +14,7 @@ from typing import IO
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from crawler.evidence.trust import timestamp_check, verify_limits
+from crawler.evidence.trust import signature_check, timestamp_check, verify_limits
 from crawler.lib.evidence.verify import FAIL, UNVERIFIED, VALID, Verdict, verify_bundle
 
 EXIT_STATUS = {VALID: 0, FAIL: 1, UNVERIFIED: 3}
@@ -43,6 +43,7 @@ FAILURES = {
     "warc_record": gettext_lazy("a WARC record is damaged or its digest does not hold"),
     "timestamp": gettext_lazy("the timestamp does not hold for this bundle (altered, or taken "
                               "from another bundle)"),
+    "signature": gettext_lazy("the operator's signature does not hold for this bundle"),
 }
 UNVERIFIED_WHY = {
     "no_timestamp": gettext_lazy("the digests hold, but the bundle carries no trusted "
@@ -52,11 +53,14 @@ UNVERIFIED_WHY = {
 
 
 def verify_file(source: str | Path | IO[bytes], name: str = "",
-                extra_certs: list[str] | tuple[str, ...] = ()) -> Verdict:
+                extra_certs: list[str] | tuple[str, ...] = (),
+                extra_signers: list[str] | tuple[str, ...] = ()) -> Verdict:
     """``verify_bundle`` of ``source`` (a path or a seekable binary file) with the settings'
-    trusted TSA roots plus ``extra_certs`` (PEM paths) and the upload limits. Raises OSError
-    for a certificate file that cannot be read."""
-    return verify_bundle(source, timestamp_check(extra_certs), name=name, limits=verify_limits())
+    trusted TSA roots plus ``extra_certs`` (PEM paths), the platform's signing certificate
+    plus ``extra_signers`` (PEM paths) as trusted signers, and the upload limits. Raises
+    OSError for a certificate file that cannot be read."""
+    return verify_bundle(source, timestamp_check(extra_certs), name=name, limits=verify_limits(),
+                         check_signature=signature_check(extra_signers, extra_certs))
 
 
 def verdict_words(verdict: Verdict, name: str) -> str:

@@ -166,7 +166,9 @@ def test_a_match_is_captured_as_a_verifiable_timestamped_wacz(idle_worker, site,
     assert capture.bundle_sha256 in event.reason
 
     code, said = _verify(bundle)
-    assert code == 0 and "timestamp" in said.lower(), said
+    assert code == 0 and "timestamp" in said.lower() and "VALID" in said, said
+    assert "signed by CN=Copyright Tracker evidence reports" in said  # the operator's signedData
+    assert "a trusted signer" in said and "time-signed" in said
     # a changed byte in any file of the bundle is found and the file named
     for member in sorted(names):
         tampered = tmp_path / "tampered.wacz"

@@ -20,6 +20,7 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from crawler.lib.evidence.bundle import DATAPACKAGE, DATAPACKAGE_DIGEST, build_wacz
+from crawler.lib.evidence.signing import load_or_create_identity
 from crawler.lib.evidence.timestamp import (
     TimestampVerificationError,
     TsaConfig,
@@ -33,6 +34,7 @@ from crawler.lib.evidence.verify import (
     TimestampUntrusted,
     verify_bundle,
 )
+from crawler.lib.evidence.wacz_signing import check_signed_data, sign_hash
 from tests.bundles import entries, evidence_files, forged, with_datapackage, zeros_entry, zipped
 
 TEXT = "话说天下大势，分久必合，合久必分。".encode() * 40
@@ -206,3 +208,47 @@ def test_a_changed_file_still_fails_naming_it(stamped, demo_root):
              for i, b in entries(stamped)]
     verdict = verify_bundle(io.BytesIO(zipped(files)), _check(demo_root))
     assert verdict.status == FAIL and verdict.failure.path == "evidence/text.txt"
+
+
+@pytest.fixture(scope="module")
+def identity(tmp_path_factory):
+    """The platform's signing identity, made as on first use (ECDSA P-256, self-signed)."""
+    return load_or_create_identity(tmp_path_factory.mktemp("signing"))
+
+
+def _signed(identity, tsa_url: str, title: str = "证据") -> bytes:
+    stamp = _stamp(tsa_url)
+    return _bundle(lambda data: {**stamp(data), "signedData": sign_hash(
+        "sha256:" + hashlib.sha256(data).hexdigest(), identity, "tests", TsaConfig(urls=(tsa_url,)))},
+        title=title)
+
+
+def _signature(identity, root):
+    def check(signed: dict, digest_hash: str) -> str:
+        found = check_signed_data(signed, digest_hash, [identity.cert_path.read_bytes()], [root])
+        return f"signed by {found.signer}, trusted={found.trusted}, time={found.time}"
+    return check
+
+
+def test_the_operators_signature_is_checked_and_named(identity, demo_tsa, demo_root):
+    data = _signed(identity, demo_tsa.url)
+    verdict = verify_bundle(io.BytesIO(data), _check(demo_root),
+                            check_signature=_signature(identity, demo_root))
+    assert verdict.status == VALID
+    [line] = [c for c in verdict.checked if "signed by" in c]
+    assert "Copyright Tracker evidence reports" in line and "trusted=True" in line
+    assert "time=None" not in line  # the signature is time-stamped too
+
+
+def test_a_signature_swapped_in_from_another_bundle_or_altered_fails(identity, demo_tsa, demo_root):
+    data, other = _signed(identity, demo_tsa.url), _signed(identity, demo_tsa.url, title="另一份")
+    files = dict((i.filename, b) for i, b in entries(data))
+    digest = json.loads(files[DATAPACKAGE_DIGEST])
+    for forged_signed in (json.loads(dict((i.filename, b) for i, b in entries(other))
+                                     [DATAPACKAGE_DIGEST])["signedData"],
+                          {**digest["signedData"], "signature": base64.b64encode(b"0" * 70).decode()}):
+        files[DATAPACKAGE_DIGEST] = json.dumps({**digest, "signedData": forged_signed}).encode()
+        verdict = verify_bundle(io.BytesIO(zipped(list(files.items()))), _check(demo_root),
+                                check_signature=_signature(identity, demo_root))
+        assert verdict.status == FAIL and verdict.failure.code == "signature"
+        assert verdict.failure.path == DATAPACKAGE_DIGEST

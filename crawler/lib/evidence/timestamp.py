@@ -285,6 +285,18 @@ def verify_timestamp(response: bytes, digest: bytes,
         if path is not None else ())
 
 
+def token_certificate_pem(response: bytes) -> str:
+    """The certificates a granted TimeStampResp carries (the TSA's, and its chain where
+    included), PEM, as one str. Raises TimestampVerificationError ("format") for an answer
+    that is not a granted RFC 3161 response."""
+    try:
+        parsed = _TimeStampResp.load(response, strict=True)
+        certs = parsed["time_stamp_token"]["content"]["certificates"] or []
+        return "".join(pem.armor("CERTIFICATE", cert.chosen.dump()).decode("ascii") for cert in certs)
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise TimestampVerificationError("format", f"not an RFC 3161 response: {exc}") from exc
+
+
 def _check_digest(digest: bytes) -> None:
     if not isinstance(digest, bytes) or len(digest) != SHA256_BYTES:
         raise ValueError(f"a SHA-256 digest is {SHA256_BYTES} bytes, got {digest!r:.80}")

@@ -46,6 +46,10 @@ class TimestampUntrusted(Exception):
     exception's text as the reason."""
 
 
+# check_signature(signedData of datapackage-digest.json, its "hash") -> a line saying who signed;
+# raises ValueError (crawler.lib.evidence.wacz_signing.SignatureInvalid) when it does not hold.
+SignatureCheck = Callable[[dict, str], str]
+
 # check_timestamp(digest fields of datapackage-digest.json, datapackage.json bytes) -> a line
 # describing the verified timestamp; raises TimestampUntrusted (UNVERIFIED) or ValueError
 # (FAIL: the token is malformed, altered or for another datapackage.json).
@@ -96,21 +100,24 @@ class Verdict:
 
 
 def verify_bundle(source: str | Path | IO[bytes], check_timestamp: TimestampCheck | None = None,
-                  name: str = "", limits: VerifyLimits = VerifyLimits()) -> Verdict:
+                  name: str = "", limits: VerifyLimits = VerifyLimits(),
+                  check_signature: SignatureCheck | None = None) -> Verdict:
     """Verify the WACZ at ``source`` (a path, or a seekable binary file); ``name`` names it in
     the verdict (default: the path's file name). ``check_timestamp`` None: a timestamp cannot
-    be checked, so the best verdict is UNVERIFIED. Returns a Verdict; never raises for a bad
-    bundle (an unreadable path is a FAIL too)."""
+    be checked, so the best verdict is UNVERIFIED. ``check_signature``: checks the operator's
+    ``signedData`` when the bundle carries one (a signature that does not hold is a FAIL; who
+    signed goes into ``checked``; the verdict rests on the timestamp). Returns a Verdict;
+    never raises for a bad bundle (an unreadable path is a FAIL too)."""
     name = name or (Path(source).name if isinstance(source, str | Path) else "bundle")
     verdict = Verdict()
     try:
-        _verify(source, name, check_timestamp, limits, verdict)
+        _verify(source, name, (check_timestamp, check_signature), limits, verdict)
     except BundleFailure as failure:
         verdict.status, verdict.failure = FAIL, failure
     return verdict
 
 
-def _verify(source, name: str, check_timestamp, limits: VerifyLimits, verdict: Verdict) -> None:
+def _verify(source, name: str, checks, limits: VerifyLimits, verdict: Verdict) -> None:
     try:
         wacz = zipfile.ZipFile(source)
         infos = wacz.infolist()
@@ -136,7 +143,8 @@ def _verify(source, name: str, check_timestamp, limits: VerifyLimits, verdict: V
             if path not in known:
                 raise BundleFailure(path, "not_listed", f"not listed in {DATAPACKAGE}")
         _check_layout(wacz, entries, known, limits, verdict)
-        _check_timestamp(digest, datapackage, check_timestamp, verdict)
+        _check_signature(digest, checks[1], verdict)
+        _check_timestamp(digest, datapackage, checks[0], verdict)
 
 
 def _entries(infos: list[zipfile.ZipInfo], name: str, archive: TextConfig) -> dict:
@@ -301,6 +309,21 @@ def _inflate_within_limits(wacz, entries: dict, path: str, archive: TextConfig) 
                     pending = stream.read(CHUNK_BYTES)
     except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error) as exc:
         raise BundleFailure(path, "warc_record", f"not a readable gzip WARC: {exc}") from exc
+
+
+def _check_signature(digest: dict, check_signature, verdict: Verdict) -> None:
+    if "signedData" not in digest:
+        return
+    if check_signature is None:
+        verdict.checked.append(f"{DATAPACKAGE_DIGEST}: signedData present, not checked here")
+        return
+    signed = digest["signedData"]
+    try:
+        if not isinstance(signed, dict):
+            raise ValueError("signedData is not a JSON object")
+        verdict.checked.append(f"{DATAPACKAGE_DIGEST}: {check_signature(signed, digest['hash'])}")
+    except ValueError as exc:
+        raise BundleFailure(DATAPACKAGE_DIGEST, "signature", f"the signature does not hold: {exc}") from exc
 
 
 def _check_timestamp(digest: dict, datapackage: bytes, check_timestamp, verdict: Verdict) -> None:

@@ -23,10 +23,13 @@ class Command(BaseCommand):
         parser.add_argument("--tsa-cert", action="append", default=[],
                             help="a PEM certificate the timestamp may chain to (besides "
                                  "TRACKER_TSA_TRUSTED_CERTS); may be repeated")
+        parser.add_argument("--signer-cert", action="append", default=[],
+                            help="a PEM certificate of an operator whose signature (signedData) "
+                                 "you trust, besides this platform's own; may be repeated")
 
-    def handle(self, *args, bundle: str, tsa_cert: list[str], **options):
+    def handle(self, *args, bundle: str, tsa_cert: list[str], signer_cert: list[str], **options):
         try:
-            verdict = verify_file(bundle, extra_certs=tsa_cert)
+            verdict = verify_file(bundle, extra_certs=tsa_cert, extra_signers=signer_cert)
         except OSError as exc:
             self.stderr.write(f"FAIL: cannot read a trusted certificate: {exc}")
             sys.exit(EXIT_STATUS[FAIL])
