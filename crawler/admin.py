@@ -25,7 +25,7 @@ from django.utils.translation import gettext as gettext_now
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from crawler import actions, labels, progress, schedule
+from crawler import actions, domain_moves, labels, progress, schedule
 from crawler.filters import TriggerFilter
 from crawler.lib.domains import registered_domain
 from crawler.models import (
@@ -376,13 +376,14 @@ class CandidateSiteAdmin(RecordAdminMixin, HolderScopedAdmin):
     target site or dismiss it (never proposed again); a holder sees those copying its works."""
 
     holder_path = "works__holder"
-    list_display = ["domain", "status", "sample", "link_count", "evidence", "work_titles"]
+    list_display = ["domain", "status", "sample", "link_count", "evidence", "work_titles",
+                    "moved_from_words"]
     list_filter = ["status"]
     search_fields = ["domain"]
     actions = ["promote", "dismiss"]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).distinct().prefetch_related("works")
+        return super().get_queryset(request).distinct().prefetch_related("works").select_related("moved_from")
 
     @admin.display(description=_("copying / sampled"), ordering="matches_found")
     def sample(self, candidate):
@@ -408,12 +409,12 @@ class CandidateSiteAdmin(RecordAdminMixin, HolderScopedAdmin):
         # the actions below change a candidate; holders only look
         return request.user.has_perm("crawler.change_candidatesite")
 
-    exclude = ["linked_from", "sample_urls", "note"]  # shown as links and in words
+    exclude = ["linked_from", "sample_urls", "note", "move_evidence"]  # as links and in words
 
     def get_readonly_fields(self, request, obj=None):
         # changed by the actions only
         shown = {"linked_from": "linked_from_list", "sample_urls": "sample_urls_list",
-                 "note": "note_words"}
+                 "note": "note_words", "move_evidence": "move_evidence_list"}
         return [shown.get(f.name, f.name) for f in CandidateSite._meta.get_fields() if f.concrete]
 
     @admin.display(description=_("linked from"))
@@ -427,6 +428,19 @@ class CandidateSiteAdmin(RecordAdminMixin, HolderScopedAdmin):
     @admin.display(description=_("note"))
     def note_words(self, candidate):
         return notes.in_words(candidate.note) or "—"
+
+    @admin.display(description=_("moved from"), ordering="moved_from")
+    def moved_from_words(self, candidate):
+        # the old site and the first redirect or page count; every item on the change page
+        return domain_moves.evidence_summary(candidate) or "-"
+
+    @admin.display(description=_("evidence of the move"))
+    def move_evidence_list(self, candidate):
+        lines = domain_moves.evidence_lines(candidate)
+        if not lines:
+            return "—"
+        return format_html("<p>{}</p><ul>{}</ul>", domain_moves.evidence_summary(candidate),
+                           format_html_join("", "<li>{}</li>", ((line,) for line in lines)))
 
     def get_urls(self):
         return [path("discover/", self.admin_site.admin_view(self.discover_view),

@@ -8,20 +8,23 @@ from django.utils.translation import gettext_lazy as _
 
 class CrawlerConfig(AppConfig):
     """Connects the signals that keep each target site's beat schedule in step with the site and
-    that search the stored pages for each newly indexed work (crawler.rematch), and names the states of review, scan and case events in the audit trail."""
+    that search the stored pages for each newly indexed work (crawler.rematch) and look for a
+    site's new domain after each of its scans (crawler.domain_moves), and names the states of
+    review, scan and case events in the audit trail."""
 
     name = "crawler"
     verbose_name = _("Crawler")
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from crawler import rematch, schedule
+        from crawler import domain_moves, rematch, scans, schedule
         from crawler.models import CaseState, ContactEvent, ReviewStatus, ScanStatus
         from tracker.core.ingestion import work_indexed
         from tracker.core.models import AuditEvent, register_state_labels
 
         schedule.connect()
         work_indexed.connect(rematch.work_indexed, dispatch_uid="crawler.rematch")
+        scans.scan_closed.connect(domain_moves.on_scan_closed, dispatch_uid="crawler.domain_moves")
         register_state_labels(AuditEvent.Kind.REVIEW, ReviewStatus)
         register_state_labels(AuditEvent.Kind.SCAN, ScanStatus)
         register_state_labels(AuditEvent.Kind.CASE, CaseState)

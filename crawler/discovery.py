@@ -40,7 +40,7 @@ from crawler.lib.outcomes import Outcome
 from crawler.models import CandidateSite, CandidateStatus, Match, ReviewStatus, TargetSite
 from tracker.core import notes
 from tracker.core.models import Work
-from tracker.text import decode_bytes, extract_document
+from tracker.text import Extracted, decode_bytes, extract_document
 
 LINKED_FROM_KEPT = 10  # source pages kept as evidence per candidate
 _SETTLED = (CandidateStatus.PROMOTED, CandidateStatus.DISMISSED)
@@ -148,23 +148,31 @@ def sample(candidate: CandidateSite, crawler, engine) -> CandidateSite:
 def _page_text(url: str, crawler) -> tuple[str, tuple[Outcome, str] | None]:
     """(extracted text, None) of the page at ``url``, fetched politely, or ('', (outcome, the
     reason in English))."""
+    extracted, problem = read_page(url, crawler)
+    return (extracted.text, None) if extracted else ("", problem)
+
+
+def read_page(url: str, crawler) -> tuple[Extracted | None, tuple[Outcome, str] | None]:
+    """(the extracted document: text and title, None) of the page at ``url``, fetched like a
+    scan's page (SSRF guard, robots.txt, the host's politeness slot, fetch limits of
+    ``crawler``), or (None, (outcome, the reason in English)) when it could not be read."""
     refusal = crawler.fetcher.refusal(url)  # before robots.txt, whose fetch it would refuse
     if refusal:
-        return "", (Outcome.SSRF_REFUSED, refusal)
+        return None, (Outcome.SSRF_REFUSED, refusal)
     policy = crawler.robots.policy(url)
     if not policy.allowed(url):
-        return "", (Outcome.ROBOTS_DISALLOWED, str(policy.reason))
+        return None, (Outcome.ROBOTS_DISALLOWED, str(policy.reason))
     delay = max(crawler.config.default_delay_seconds, policy.crawl_delay or 0.0)
     grant = crawler.politeness.acquire(host_of(url), delay)
     if not grant.reserved:
-        return "", (Outcome.TIMEOUT, "no politeness slot within the horizon")
+        return None, (Outcome.TIMEOUT, "no politeness slot within the horizon")
     time.sleep(grant.wait)
     result = crawler.fetcher.fetch(url, kinds=frozenset({"html", "text"}))
     if result.outcome is not Outcome.OK:
-        return "", (result.outcome, result.reason)
+        return None, (result.outcome, result.reason)
     decoded = decode_bytes(result.body, result.headers.get("content-type"))
     extracted = extract_document(decoded.text, result.kind, result.final_url, with_author=False)
-    return (extracted.text, None) if extracted.ok else ("", (Outcome.EXTRACT_FAILED, ""))
+    return (extracted, None) if extracted.ok else (None, (Outcome.EXTRACT_FAILED, ""))
 
 
 def _problems_note(problems: list[tuple[str, Outcome, str]]) -> str:

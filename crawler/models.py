@@ -513,6 +513,10 @@ class CandidateSite(models.Model):
         note: why pages could not be sampled, or why it was dismissed.
         sample_attempts: discovery passes in a row in which none of its pages could be read;
             it is sampled again until settings.DISCOVERY_SAMPLE_ATTEMPTS, then 'unreadable'.
+        moved_from: the target site it is proposed as the new domain of (crawler.domain_moves),
+            or None; move_evidence: why ({"kind": "redirect" or "same_pages", "site": the old
+            site's name, "origin": the new origin, "pages": [the redirects or pages compared],
+            ...}, ``crawler.domain_moves.evidence_lines`` puts it into words).
     """
 
     domain = models.CharField(_("domain"), max_length=255, unique=True)
@@ -532,6 +536,9 @@ class CandidateSite(models.Model):
     sampled_at = models.DateTimeField(_("sampled"), null=True, blank=True)
     sample_attempts = models.PositiveSmallIntegerField(_("passes without a readable page"),
                                                        default=0)
+    moved_from = models.ForeignKey(TargetSite, verbose_name=_("moved from"), null=True,
+                                   blank=True, on_delete=models.SET_NULL, related_name="+")
+    move_evidence = models.JSONField(_("evidence of the move"), default=dict, blank=True)
 
     class Meta:
         verbose_name = _("candidate site")

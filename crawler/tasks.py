@@ -440,3 +440,21 @@ def rematch_pending(self) -> dict:
         get_redis().sadd(rematch.PENDING_KEY, *work_ids)  # back for the retry
         raise self.retry(exc=exc, countdown=_retry_delay(self.request.retries)) from exc
     return {"job": job.pk if job else None, "works": work_ids}
+
+
+@shared_task(bind=True, name="crawler.check_site_moved", max_retries=settings.CRAWL_STORAGE_RETRIES)
+def check_site_moved(self, scan_id: int) -> dict:
+    """After scan ``scan_id`` closed, look for its site's new domain
+    (``crawler.domain_moves.check_scan``: permanent redirects the scan met, or candidate sites
+    serving the same pages once the site stopped answering). Returns {"proposed": [domains
+    proposed as moved from the site]}. Retries with backoff while MongoDB or Redis is down."""
+    from crawler import domain_moves
+
+    scan = ScanRun.objects.select_related("site").filter(pk=scan_id).first()
+    if scan is None:
+        return {"proposed": []}
+    try:
+        found = domain_moves.check_scan(scan, scans.get_crawler())
+    except storage_errors() as exc:
+        raise self.retry(exc=exc, countdown=_retry_delay(self.request.retries)) from exc
+    return {"proposed": [c.domain for c in found]}

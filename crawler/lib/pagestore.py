@@ -191,6 +191,14 @@ class PageStore:
         for doc in self.pages.find(query, {"canonical_url": 1, "links": 1}):
             yield doc["canonical_url"], doc.get("links") or []
 
+    def site_pages(self, site_id, limit: int) -> list[Page]:
+        """Up to ``limit`` pages of target site ``site_id`` that have a current text version,
+        the last visited first (their ``title`` and ``version_id`` are what a comparison needs;
+        ``texts`` reads the versions' texts)."""
+        query = {"site_id": site_id, "version_id": {"$ne": None}}
+        return [Page.from_doc(doc) for doc in
+                self.pages.find(query, {"links": 0}).sort("checked_at", -1).limit(limit)]
+
     def version(self, version_id: str) -> PageVersion | None:
         """The immutable PageVersion ``version_id`` (str ObjectId) or None."""
         doc = (self.versions.find_one({"_id": ObjectId(version_id)})

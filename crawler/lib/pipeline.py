@@ -267,7 +267,8 @@ class Crawler:
                 self.pages.record_visit(task.url, scan_id=scan_id, outcome=result.outcome.value,
                                         status=result.status, reason=result.reason)
             return self._finish(frontier, scan_id, task, result.outcome, result.reason, result.status,
-                                exchange=result.exchange)
+                                exchange=result.exchange,
+                                location=result.final_url if result.redirects else None)
         return self._process(frontier, scan_id, rules, task, result, stored)
 
     def _trap_or_robots(self, url: str) -> tuple[tuple[Outcome, str] | None, RobotsPolicy | None]:
@@ -431,9 +432,11 @@ class Crawler:
                            max_segment_repeats=self.config.max_segment_repeats).reason
 
     def _finish(self, frontier, scan_id, task: UrlTask, outcome: Outcome, reason: str = "",
-                status: int | None = None, refused: list[dict] | None = None, **kw) -> StepResult:
+                status: int | None = None, refused: list[dict] | None = None,
+                location: str | None = None, **kw) -> StepResult:
         self.log.record(scan_id, task.url, outcome.value, reason=reason, status=status,
-                        attempts=task.attempt + 1, depth=task.depth, refused=refused)
+                        attempts=task.attempt + 1, depth=task.depth, refused=refused,
+                        location=location)
         frontier.count_outcome(outcome.value)
         return StepResult(task, outcome=outcome, reason=reason, status=status, **kw)
 

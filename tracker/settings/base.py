@@ -706,3 +706,17 @@ CELERY_BEAT_SCHEDULE["remind-notices"] = {"task": "dashboard.remind_notices",
 WORK_PAGE_CASES = 20
 WORK_PAGE_SITES = 10
 WORK_PAGE_CHAPTERS = 10
+# Domain moves (crawler.domain_moves; task crawler.check_site_moved on QUEUE_CRAWL after each
+# closed scan): a target site whose start URL or root, or MOVE_MIN_REDIRECTS pages (count), answer
+# a permanent redirect to another registered domain has that domain proposed as "moved from" it;
+# a site whose last MOVE_SILENT_SCANS scans (count) read no page has MOVE_SAMPLE_PAGES of its
+# stored pages (count) fetched at the same paths on up to MOVE_MAX_CANDIDATES open candidate
+# sites (count, newest first): one serving MOVE_SAME_PAGES of them (count) the same (same title,
+# or texts sharing MOVE_SAME_TEXT of their 5-character shingles, a fraction 0..1) is proposed.
+MOVE_MIN_REDIRECTS = env.int("TRACKER_MOVE_MIN_REDIRECTS", default=2)
+MOVE_SILENT_SCANS = env.int("TRACKER_MOVE_SILENT_SCANS", default=3)
+MOVE_SAMPLE_PAGES = env.int("TRACKER_MOVE_SAMPLE_PAGES", default=5)
+MOVE_SAME_PAGES = env.int("TRACKER_MOVE_SAME_PAGES", default=2)
+MOVE_MAX_CANDIDATES = env.int("TRACKER_MOVE_MAX_CANDIDATES", default=10)
+MOVE_SAME_TEXT = env.float("TRACKER_MOVE_SAME_TEXT", default=0.8)
+CELERY_TASK_ROUTES["crawler.check_site_moved"] = {"queue": QUEUE_CRAWL}
