@@ -484,9 +484,6 @@ EVIDENCE_DIFF_TIMEOUT_SECONDS = 1.0
 CRAWLER = {name.removeprefix("CRAWLER_"): value for name, value in os.environ.items()
            if name.startswith("CRAWLER_")}
 
-# Audit trail: tries of AuditEvent.record when two writers race for the next sequence number.
-AUDIT_RECORD_ATTEMPTS = 5
-
 # REST API (dashboard/api/, under /api/v1/): Bearer tokens (dashboard.models.ApiToken) or the
 # browser's session; requests per token (per user) and per anonymous IP address, DRF rate
 # strings ("N/second|minute|hour|day"); page size of lists (rows).
