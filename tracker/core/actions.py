@@ -316,7 +316,7 @@ def do_set_holder_users(holder: RightsHolder, users, acting_user) -> tuple[list[
     """
     wanted = {user.pk: user for user in users}
     with transaction.atomic():
-        holder = RightsHolder.objects.select_for_update().get(pk=holder.pk)
+        holder = RightsHolder.objects.select_for_update(no_key=True).get(pk=holder.pk)
         current = {user.pk: user for user in holder.users.all()}
         added = sorted(wanted[pk].get_username() for pk in wanted.keys() - current.keys())
         removed = sorted(current[pk].get_username() for pk in current.keys() - wanted.keys())

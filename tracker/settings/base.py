@@ -612,6 +612,9 @@ CONFLICT_QUOTE_CHARS = 300
 # page polls its progress every IMPORT_POLL_MS milliseconds.
 IMPORT_STUCK_SECONDS = 900
 IMPORT_POLL_MS = 1000
+# Tries of one work of an import when the database answers a deadlock or a serialization
+# failure (its transaction rolled back, then run again).
+IMPORT_ITEM_ATTEMPTS = 5
 
 # ---- Trusted time and signatures of evidence (crawler.lib.evidence) ----
 # RFC 3161 time-stamping authorities (TSAs), tried in this order (comma-separated URLs). None by
