@@ -16,11 +16,13 @@ import sys
 import threading
 import time
 import zipfile
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from crawler.lib.pagestore import Page, PageVersion
 from fingerprint.engine import Match as EngineMatch
@@ -39,7 +41,8 @@ from tracker.core.models import (
 pytestmark = pytest.mark.django_db(transaction=True)
 
 FILES = int(os.environ.get("IMPORT_LOAD_FILES", "300"))
-CASES = 12
+#: Cases decided and sent during the import, spread over it.
+CASES = max(12, FILES // 100)
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -75,15 +78,21 @@ def _cases(holder, count: int):
     return list(Case.objects.filter(work__holder=holder).order_by("pk"))
 
 
-def _decide_and_send(cases, user, failures: list[str], started: threading.Event) -> None:
-    """Confirm each case, draft its notice and mark it sent, as staff would while the import
-    runs; every exception is kept in ``failures``."""
+def _decide_and_send(cases, job: ImportJob, user, failures: list[str]) -> None:
+    """Confirm each of ``cases`` (pairs (k, case)), draft its notice and mark it sent, as staff
+    would, case k once the import ``job`` has committed its share k / (CASES + 1) of the files,
+    so that case actions meet the whole import; every exception is kept in ``failures``."""
     from crawler import case_actions
     from dashboard.actions import do_advance_notice, do_draft_notices
 
-    started.wait(timeout=120)
     try:
-        for case in cases:
+        for k, case in cases:
+            while not ImportJob.objects.filter(
+                    pk=job.pk, done__gte=(k + 1) * FILES // (CASES + 1)).exists():
+                if ImportJob.objects.filter(pk=job.pk).exclude(
+                        state=ImportState.RUNNING).exists():
+                    break
+                time.sleep(0.02)
             try:
                 case_actions.do_confirm_case(case, user, "copied page by page")
                 notice, = do_draft_notices(case.pages.all(), user, "en")
@@ -98,31 +107,18 @@ def test_a_zip_import_and_case_actions_of_the_same_holder_lose_nothing(people, p
     from crawler.models import Case
 
     holder, staff = people["press"], people["staff"]
-    cases = _cases(holder, CASES)
+    cases = list(enumerate(_cases(holder, CASES)))
     job = _archive_job(holder, people["alice"], FILES)
     failures: list[str] = []
-    started = threading.Event()
-    deciders = [threading.Thread(target=_decide_and_send, args=(cases[i::3], staff, failures,
-                                                                started)) for i in range(3)]
+    deciders = [threading.Thread(target=_decide_and_send, args=(cases[i::3], job, staff,
+                                                                failures)) for i in range(3)]
     for thread in deciders:
         thread.start()
     began = time.monotonic()
-
-    def start_deciders_once_importing() -> None:
-        while not started.is_set():  # the case actions start once the first works commit
-            if ImportJob.objects.filter(pk=job.pk, done__gte=min(20, FILES // 2)).exists():
-                started.set()
-            time.sleep(0.05)
-        connection.close()
-
-    watcher = threading.Thread(target=start_deciders_once_importing)
-    watcher.start()
     state = importing.run_job(job.pk)
-    started.set()
-    watcher.join()
+    seconds = time.monotonic() - began
     for thread in deciders:
         thread.join(timeout=600)
-    seconds = time.monotonic() - began
 
     job.refresh_from_db()
     assert (state, job.error) == (ImportState.FINISHED, "")
@@ -137,11 +133,14 @@ def test_a_zip_import_and_case_actions_of_the_same_holder_lose_nothing(people, p
     assert set(Case.objects.filter(work__holder=holder).values_list("state", flat=True)) == {
         "notice_sent"}
     assert verify_chain() is None
-    print(f"\n{FILES} files imported in {seconds:.1f} s beside {CASES} cases decided and sent")
+    print(f"\n{FILES} files imported in {seconds:.1f} s ({FILES / seconds:.0f} a second) "
+          f"while {CASES} cases of the same holder were confirmed and their notices sent")
 
 
-def test_an_import_killed_mid_way_goes_on_after_its_last_committed_file(
-        people, platform_stores, worker_env):
+def test_an_import_killed_mid_way_is_resumed_by_the_sweeper_after_its_last_committed_file(
+        people, platform_stores, worker_env, idle_worker, settings, wait_for):
+    from crawler.tasks import sweep_stuck
+
     files = 150
     job = _archive_job(people["press"], people["alice"], files)
     code = f"from tracker.core.importing import run_job; run_job({job.pk})"
@@ -158,8 +157,12 @@ def test_an_import_killed_mid_way_goes_on_after_its_last_committed_file(
     assert 40 <= committed < files
     assert Work.objects.filter(holder=people["press"]).count() == committed
 
-    assert importing.run_job(job.pk) == ImportState.FINISHED  # the task delivered again
-    job.refresh_from_db()
+    ImportJob.objects.filter(pk=job.pk).update(updated_at=timezone.now() - timedelta(
+        seconds=settings.IMPORT_STUCK_SECONDS + 1))  # its row stopped moving long ago
+    assert sweep_stuck()["imports_failed"] == []  # queued again, not failed
+    job = wait_for(lambda: ImportJob.objects.filter(pk=job.pk).exclude(
+        state=ImportState.RUNNING).first(), timeout=300)
+    assert (job.state, job.error, job.options) == (ImportState.FINISHED, "", {"resumed": 1})
     references = list(Work.objects.filter(holder=people["press"])
                       .values_list("reference", flat=True))
     assert len(references) == len(set(references)) == files

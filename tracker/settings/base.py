@@ -615,6 +615,9 @@ IMPORT_POLL_MS = 1000
 # Tries of one work of an import when the database answers a deadlock or a serialization
 # failure (its transaction rolled back, then run again).
 IMPORT_ITEM_ATTEMPTS = 5
+# Times a stalled archive import (its worker lost, its task lost) is queued again by the
+# sweeper before it is failed; each run goes on after the last file committed.
+IMPORT_RESUME_ATTEMPTS = 3
 
 # ---- Trusted time and signatures of evidence (crawler.lib.evidence) ----
 # RFC 3161 time-stamping authorities (TSAs), tried in this order (comma-separated URLs). None by

@@ -40,12 +40,14 @@ class ImportJob(models.Model):
         summary: archive: ``tracker.core.importing.ImportSummary`` as a dict of lists, once
             finished; file: {"existing_work": id} when refused as a duplicate.
         options: file: what the work gets (``upload_jobs.start``'s options: reference, title,
-            author, kind, language, allow_duplicate).
+            author, kind, language, allow_duplicate); archive: {"resumed": n} once queued
+            again after a stall.
         work: file: the work registered or updated, once finished.
         error_code: a stable code of why it failed (the UploadError codes, "duplicate_work",
             "timeout", "stalled", "internal"); "" otherwise.
         updated_at: last progress; a running job not updated for
-            settings.IMPORT_STUCK_SECONDS is failed by ``import_jobs.fail_stale``.
+            settings.IMPORT_STUCK_SECONDS is resumed (archive) or failed by
+            ``import_jobs.fail_stale``.
     """
 
     holder = models.ForeignKey(RightsHolder, verbose_name=_("rights holder"),
