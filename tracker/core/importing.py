@@ -223,8 +223,8 @@ def import_path(path: Path, holder: RightsHolder, *, kind: str | None = None,
     seen: dict[str, str] = {}
     for outcome in done or []:
         outcome.add_to(summary)
-        if outcome.kind != "failed" or outcome.reference != outcome.source:
-            seen.setdefault(outcome.reference, outcome.source)  # as far as it can be told
+        if outcome.reference != outcome.source:  # a failure before its reference was read
+            seen.setdefault(outcome.reference, outcome.source)  # names only its source
     first = len(done or [])
     for position in tqdm(range(first, len(items)), desc="works", unit="work",
                          disable=not progress):
@@ -249,15 +249,14 @@ def _with_retries(attempt: Callable[[], Outcome]) -> Outcome:
     """``attempt()``, called again after a deadlock or a serialization failure of the database
     (its transaction rolled back, nothing of it kept), at most settings.IMPORT_ITEM_ATTEMPTS
     times in all; any other error, or the last attempt's, is raised."""
-    for tries in range(1, settings.IMPORT_ITEM_ATTEMPTS + 1):
+    for _tries in range(settings.IMPORT_ITEM_ATTEMPTS - 1):
         try:
             return attempt()
         except OperationalError as exc:
-            if getattr(exc.__cause__, "sqlstate", None) not in _TRANSIENT or \
-                    tries == settings.IMPORT_ITEM_ATTEMPTS:
+            if getattr(exc.__cause__, "sqlstate", None) not in _TRANSIENT:
                 raise
-            log.warning("import item retried after %s", exc)
-    raise AssertionError("unreachable")
+            log.warning("import item tried again after %s", exc)
+    return attempt()
 
 
 #: SQLSTATE codes of a transaction that may succeed when run again: deadlock detected,
