@@ -67,7 +67,7 @@ def do_review_match(match: Match, decision: str, reason: str, acting_user) -> Au
     if decision not in ReviewStatus.values:
         raise ActionError(_("Unknown review status: %(status)s") % {"status": decision})
     with transaction.atomic():
-        locked = Match.objects.select_for_update().select_related("work__holder").get(pk=match.pk)
+        locked = Match.objects.select_for_update(of=("self",)).select_related("work__holder").get(pk=match.pk)
         if locked.review_status == decision:
             raise ActionError(_("The match is already “%(status)s”.") % {
                 "status": locked.get_review_status_display()})

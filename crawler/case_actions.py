@@ -50,7 +50,7 @@ def _apply(verb: str, case: Case, acting_user, reason: str) -> AuditEvent:
         if verb == "confirm":  # pages first, then the case: the lock order of takedown checks
             for page in current.pages.filter(review_status=ReviewStatus.NEW):
                 actions.do_review_match(page, ReviewStatus.CONFIRMED, reason, acting_user)
-        locked = Case.objects.select_for_update().select_related("work__holder").get(pk=case.pk)
+        locked = Case.objects.select_for_update(of=("self",)).select_related("work__holder").get(pk=case.pk)
         _check_move(locked, sources, target)  # moved meanwhile: all of it is rolled back
         event = cases.move(locked, target, acting_user, reason)
     case.refresh_from_db()

@@ -73,7 +73,7 @@ def move(case: Case, new_state: str, acting_user, reason: str = "", **dates) -> 
 
 
 def _locked(case_id: int) -> Case:
-    return Case.objects.select_for_update().select_related("work__holder").get(pk=case_id)
+    return Case.objects.select_for_update(of=("self",)).select_related("work__holder").get(pk=case_id)
 
 
 def _covering_entry(holder_id: int, domain: str) -> WhitelistedDomain | None:

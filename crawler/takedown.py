@@ -135,7 +135,7 @@ def record_check(match: Match, outcome: str, http_status: int | None, digest: st
         The TakedownCheck.
     """
     with transaction.atomic():
-        locked = Match.objects.select_for_update().select_related("work__holder").get(pk=match.pk)
+        locked = Match.objects.select_for_update(of=("self",)).select_related("work__holder").get(pk=match.pk)
         was_removed = (not locked.still_matching and locked.takedown_checks.order_by(
             "-checked_at", "-id").values_list("outcome", flat=True).first() == CheckOutcome.REMOVED)
         check = TakedownCheck.objects.create(match=locked, outcome=outcome, http_status=http_status,

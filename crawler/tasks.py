@@ -344,8 +344,8 @@ def _done(scan_id: int, task_id: str, url_finished: bool = True) -> None:
 def sweep_stuck() -> dict:
     """Resolve stuck states (beat, every settings.SWEEP_INTERVAL_SECONDS): close as failed the
     running scans that are stuck (crawler.scans.sweep_stuck), queue again the works left
-    pending (tracker.core.registration.requeue_pending) and fail the dashboard imports whose worker
-    was lost (tracker.core.import_jobs.fail_stale).
+    pending (tracker.core.registration.requeue_pending) and resume or fail the dashboard imports
+    whose worker was lost (tracker.core.import_jobs.fail_stale).
 
     The contact searches whose task was lost are resumed or failed
     (crawler.contacts.sweep_searches).

@@ -93,7 +93,7 @@ def do_send_case_notice(case: Case, acting_user, language: str) -> list[NoticeMa
     if language not in NoticeLanguage.values:
         raise ActionError(_("Unknown language: %(language)s") % {"language": language})
     with transaction.atomic():
-        case = Case.objects.select_for_update().select_related("work__holder").get(pk=case.pk)
+        case = Case.objects.select_for_update(of=("self",)).select_related("work__holder").get(pk=case.pk)
         if case.state not in SENDABLE:
             raise ActionError(_("A notice is sent for confirmed, reopened or still up cases; "
                                 "this one is “%(state)s”.") % {"state": case.get_state_display()})
@@ -123,7 +123,7 @@ def do_record_notice_mail(mail: NoticeMail, status: str, *, reply: str = "", err
     failed and refused are recorded on the notice with the reason. A mail already sent, failed
     or refused is left as it is (a duplicate task's attempt). Returns the mail."""
     with transaction.atomic():
-        mail = NoticeMail.objects.select_for_update().select_related("notice").get(pk=mail.pk)
+        mail = NoticeMail.objects.select_for_update(of=("self",)).select_related("notice").get(pk=mail.pk)
         if mail.status not in MAIL_PENDING:  # a second attempt (a resent task) came too late
             return mail
         now = timezone.now()

@@ -26,7 +26,9 @@ class EngineConfig:
     verified per query, most hits first; works hit by the very same postings take one place).
     Verification: ``seed_k``, ``seed_stride``, ``max_gap``, ``max_shift`` (alignment seeds and
     extension); ``min_passage_letters``; ``min_matched_letters``; ``min_score`` (0..1);
-    ``max_seed_repeats``. Template-aware evidence (``Engine._judge``): ``max_number_mismatch``
+    ``max_seed_repeats``; ``verify_seed_pairs`` (``Engine.verify``, one work alone: a k-gram
+    repeated more than ``max_seed_repeats`` times stays a seed while the page's seeds times
+    the repeats kept stay within this many seed pairs). Template-aware evidence (``Engine._judge``): ``max_number_mismatch``
     (share of differing numbers that rejects a work), ``min_own_letters``,
     ``min_distinct_letters`` (letters weighted 1 / groups matching them),
     ``number_evidence_letters`` (added per number wholly equal to the work's),
@@ -59,6 +61,7 @@ class EngineConfig:
     min_matched_letters: int = 40
     min_score: float = 0.0
     max_seed_repeats: int = 16
+    verify_seed_pairs: int = 4_000_000
     max_number_mismatch: float = 0.1
     min_own_letters: int = 8
     min_distinct_letters: float = 16.0
@@ -96,6 +99,8 @@ class EngineConfig:
             raise ValueError("query_sparsity and short_radius must be at least 1")
         if not 0.5 <= self.same_text_share <= 1.0 or not 0.0 <= self.same_text_frame < 0.5:
             raise ValueError("same_text_share must be in [0.5, 1] and same_text_frame in [0, 0.5)")
+        if self.verify_seed_pairs < 0:
+            raise ValueError("verify_seed_pairs must be at least 0")
         if self.probe not in (0, 1, 2):
             raise ValueError("probe must be 0, 1 or 2")
 

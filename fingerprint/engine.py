@@ -465,19 +465,29 @@ class Engine:
     def verify(self, letters: Letters, work_id: str) -> Match | None:
         """Align a page's letters with one stored work, alone (no other work discounts its
         passages); a Match when it passes the thresholds, else None (also when the work is not
-        stored)."""
+        stored).
+
+        A work's k-grams repeated more than ``max_seed_repeats`` times are seeds here too, up
+        to the repeats that ``verify_seed_pairs`` allows for a page of this length: a text
+        made of one line repeated (every k-gram repeated as often as the line) is then found
+        in itself, which ``match`` (many works, many pages) does not afford."""
+        c = self.config
+        seeds = max(1, len(letters) // c.seed_stride)
+        repeats = max(c.max_seed_repeats, c.verify_seed_pairs // seeds)
         revision = self.store.revisions([work_id]).get(work_id)
         aligned = self._align_candidates(
-            letters, [(work_id, None if revision is None else ("store", revision))])
+            letters, [(work_id, None if revision is None else ("store", revision))], repeats)
         matches = self._judge(letters, None, aligned)
         return matches[0] if matches else None
 
     def _align_candidates(self, letters: Letters,
-                          candidates: list[tuple[str, tuple[str, str] | None]]
+                          candidates: list[tuple[str, tuple[str, str] | None]],
+                          max_repeats: int | None = None
                           ) -> list[tuple[str, _Prepared, Alignment]]:
         """(work_id, prepared work, alignment) of each of the (work_id, revision)
         ``candidates`` (see ``_prepared``) that is stored and shares at least ``_need`` matched
-        letters with the page, in order; every alignment in one compiled call."""
+        letters with the page, in order; every alignment in one compiled call. A work's k-gram
+        repeated more than ``max_repeats`` times (default ``max_seed_repeats``) is no seed."""
         self._make_room(len(candidates))
         prepared = self._prepared(candidates)
         if not prepared:
@@ -485,7 +495,8 @@ class Engine:
         c = self.config
         works = [prep.seeds for _, prep in prepared]
         found = align_each(letters.codes, works, [prep.need for _, prep in prepared],
-                           c.max_gap, c.max_shift, c.min_passage_letters, c.max_seed_repeats,
+                           c.max_gap, c.max_shift, c.min_passage_letters,
+                           c.max_seed_repeats if max_repeats is None else max_repeats,
                            c.seed_stride, kgram_codes(letters.codes, c.seed_k)[::c.seed_stride])
         return [(*prepared[i], aln) for i, aln in found]
 

@@ -4,6 +4,7 @@ and offered its work to update; another holder's copy is registered and flagged 
 from __future__ import annotations
 
 import io
+import zipfile
 
 import pytest
 import requests
@@ -168,3 +169,42 @@ def test_two_registered_copies_do_not_hide_a_third(people, platform_stores, nove
     assert [o.work.reference for o in found] == ["a", "b"]
     assert all(o.containment >= 0.99 for o in found)
     assert same_holder_duplicate(people["press"], "c", novel_text).work.reference == "a"
+
+
+#: A 64-character line repeated 20 times: every seed of the alignment repeats 20 times.
+REPEATED_LINE = "\n".join(["天地玄黄宇宙洪荒日月盈昃辰宿列张寒来暑往秋收冬藏闰余成岁律吕调阳云腾致雨露"
+                           "结为霜金生丽水玉出昆冈剑号巨阙珠称夜光果珍李柰菜重芥姜"] * 20)
+
+
+def test_a_text_of_one_repeated_line_is_warned_through_the_form_the_api_and_a_zip(
+        client, people, platform_stores, tmp_path):
+    from dashboard.models import ApiToken
+    from tracker.core import ingestion
+
+    assert len(REPEATED_LINE.splitlines()[0]) == 64
+    first = actions.do_register_work(people["press"], "line", extract_pasted(REPEATED_LINE),
+                                     ingest=False).work
+    ingestion.ingest(first.pk)
+
+    client.force_login(people["alice"])
+    page = client.post("/core/work/add/", _form(people["press"], "form", text=REPEATED_LINE),
+                       headers={"accept-language": "en"})
+    assert "100% the same as your work" in page.text
+
+    token = ApiToken(user=people["alice"], name="script")
+    raw = token.issue()
+    token.save()
+    refused = client.post("/api/v1/works/", {"reference": "api", "text": REPEATED_LINE},
+                          content_type="application/json",
+                          headers={"authorization": f"Bearer {raw}", "accept-language": "en"})
+    assert refused.status_code == 409, refused.content[:500]
+    assert refused.json()["fields"] == {"existing_work": [str(first.pk)]}
+
+    archive = tmp_path / "again.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("again.txt", REPEATED_LINE.encode("utf-8"))
+    out = io.StringIO()
+    call_command("import_works", archive, "--holder", people["press"].name, "--no-progress",
+                 stdout=out)
+    assert "again: same text as your work line (100%)" in out.getvalue()
+    assert list(Work.objects.values_list("reference", flat=True)) == ["line"]

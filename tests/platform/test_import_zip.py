@@ -68,8 +68,12 @@ def test_a_damaged_archive_is_refused_in_the_form(client, people):
     assert not ImportJob.objects.exists()
 
 
-def test_a_job_whose_worker_was_lost_is_failed(client, people):
-    job = ImportJob.objects.create(holder=people["press"], user=people["alice"], name="w.zip")
+def test_a_job_whose_worker_was_lost_is_failed_once_its_resumptions_are_spent(
+        client, people, settings):
+    """A stalled archive job is queued again IMPORT_RESUME_ATTEMPTS times (resumed:
+    tests/platform/test_import_under_load.py), then failed."""
+    job = ImportJob.objects.create(holder=people["press"], user=people["alice"], name="w.zip",
+                                   options={"resumed": settings.IMPORT_RESUME_ATTEMPTS})
     ImportJob.objects.filter(pk=job.pk).update(updated_at=timezone.now() - timedelta(hours=1))
     client.force_login(people["alice"])
     state = client.get(f"/core/work/import/{job.pk}/status/",

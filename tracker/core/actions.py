@@ -196,7 +196,7 @@ def do_start_import(holder: RightsHolder, acting_user, name: str, data: bytes,
     open_zip(data, "ZIP").close()
     return _start_job(ImportJob(holder=holder, user=acting_user, name=name[:500],
                                 language=language, kind=ImportKind.ARCHIVE),
-                      [data], "tracker.core.tasks.import_archive")
+                      [data])
 
 
 def do_start_upload(holder: RightsHolder, acting_user, name: str, chunks: Iterable[bytes],
@@ -217,7 +217,7 @@ def do_start_upload(holder: RightsHolder, acting_user, name: str, chunks: Iterab
     """
     job = ImportJob(holder=holder, user=acting_user, name=name[:500], language=language,
                     kind=ImportKind.FILE, options={k: v for k, v in options.items() if v})
-    return _start_job(job, chunks, "tracker.core.tasks.read_upload")
+    return _start_job(job, chunks)
 
 
 def do_register_anyway(job: ImportJob, acting_user) -> ImportJob:
@@ -244,10 +244,10 @@ def do_register_anyway(job: ImportJob, acting_user) -> ImportJob:
     return new
 
 
-def _start_job(job: ImportJob, chunks: Iterable[bytes], task: str) -> ImportJob:
-    """Save ``job``, write ``chunks`` to its staged file, record it, and send ``task`` with the
-    job's id once committed."""
-    from .import_jobs import staged_file
+def _start_job(job: ImportJob, chunks: Iterable[bytes]) -> ImportJob:
+    """Save ``job``, write ``chunks`` to its staged file, record it, and send its kind's task
+    (``import_jobs.TASKS``) with the job's id once committed."""
+    from .import_jobs import TASKS, queue, staged_file
 
     with transaction.atomic():
         job.save()
@@ -262,21 +262,9 @@ def _start_job(job: ImportJob, chunks: Iterable[bytes], task: str) -> ImportJob:
                           target=job, subject=job.name, old_state="", new_state="import started",
                           reason=f"{size} bytes")
         job_id = job.pk
-        transaction.on_commit(lambda: _queue_job(job_id, task))
+        task = TASKS[job.kind]
+        transaction.on_commit(lambda: queue(job_id, task))
     return job
-
-
-def _queue_job(job_id: int, task: str) -> None:
-    from tracker.celery import app
-
-    from .import_jobs import fail
-
-    try:
-        app.send_task(task, args=[job_id])
-    except Exception as exc:  # kombu's errors when Redis is down: fail now, not "running"
-        fail(job_id, notes.coded("import_not_queued", gettext_noop(
-            "The import could not be queued (task queue unreachable: %(error)s); upload the "
-            "file again later."), error=str(exc)), code="not_queued")
 
 
 def do_update_user_settings(user, acting_user, *, time_zone: str) -> UserSettings:
@@ -316,7 +304,7 @@ def do_set_holder_users(holder: RightsHolder, users, acting_user) -> tuple[list[
     """
     wanted = {user.pk: user for user in users}
     with transaction.atomic():
-        holder = RightsHolder.objects.select_for_update().get(pk=holder.pk)
+        holder = RightsHolder.objects.select_for_update(no_key=True).get(pk=holder.pk)
         current = {user.pk: user for user in holder.users.all()}
         added = sorted(wanted[pk].get_username() for pk in wanted.keys() - current.keys())
         removed = sorted(current[pk].get_username() for pk in current.keys() - wanted.keys())

@@ -6,12 +6,15 @@ import_works`` does on the command line) or one uploaded work file
 ``actions.do_start_import`` and ``actions.do_start_upload`` stage the file (``staged_file``)
 and queue the job's Celery task. A bad file inside an archive is one "failed" line of the
 summary, never the end of the job; an unreadable file fails the job with the reason and its
-code; a job whose worker was lost is failed by ``fail_stale`` (the sweeper) or ``settle`` (the
-progress endpoints, that job only) once its row has not moved for settings.IMPORT_STUCK_SECONDS.
+code; a job whose worker was lost is found by ``fail_stale`` (the sweeper) or ``settle`` (the
+progress endpoints, that job only) once its row has not moved for settings.IMPORT_STUCK_SECONDS:
+an archive job is queued again, up to settings.IMPORT_RESUME_ATTEMPTS times (it goes on after
+its last committed file, ``importing.run_job``), any other is failed.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -22,6 +25,12 @@ from django.utils.translation import gettext_noop
 
 from . import notes
 from .models import ImportJob, ImportKind, ImportState
+
+log = logging.getLogger(__name__)
+
+#: The Celery task of each kind of job.
+TASKS = {ImportKind.ARCHIVE: "tracker.core.tasks.import_archive",
+         ImportKind.FILE: "tracker.core.tasks.read_upload"}
 
 
 def staged_file(job: ImportJob) -> Path:
@@ -51,27 +60,28 @@ def close(job: ImportJob, state: str, keep_file: bool = False, **fields) -> str:
 
 
 def fail_stale(stuck_seconds: float | None = None) -> list[int]:
-    """Fail the running import jobs whose progress has not moved for ``stuck_seconds``
-    (default settings.IMPORT_STUCK_SECONDS): their worker was lost. Staged files kept for
-    "register anyway" are removed after settings.KEPT_UPLOAD_SECONDS.
+    """Settle the running import jobs whose progress has not moved for ``stuck_seconds``
+    (default settings.IMPORT_STUCK_SECONDS): their worker was lost (``_stalled``: an archive
+    job is queued again while it has resumptions left, any other is failed). Staged files kept
+    for "register anyway" are removed after settings.KEPT_UPLOAD_SECONDS.
 
     Returns:
-        The ids of the jobs failed.
+        The ids of the jobs failed (not those queued again).
     """
     stale = list(ImportJob.objects.filter(state=ImportState.RUNNING,
                                           updated_at__lt=_stuck_since(stuck_seconds))
                  .values_list("pk", flat=True))
-    for job_id in stale:
-        _fail_stalled(job_id)
+    failed = [job_id for job_id in stale if _stalled(job_id)]
     _drop_kept_files()
-    return stale
+    return failed
 
 
 def settle(job: ImportJob) -> ImportJob:
-    """``job`` as it stands: failed first when it is running and its progress has not moved
-    for settings.IMPORT_STUCK_SECONDS (its worker was lost), then read again. Returns it."""
+    """``job`` as it stands: settled first (``_stalled``) when it is running and its progress
+    has not moved for settings.IMPORT_STUCK_SECONDS (its worker was lost), then read again.
+    Returns it."""
     if job.state == ImportState.RUNNING and job.updated_at < _stuck_since():
-        _fail_stalled(job.pk)
+        _stalled(job.pk)
         job.refresh_from_db()
     return job
 
@@ -81,10 +91,37 @@ def _stuck_since(stuck_seconds: float | None = None):
     return timezone.now() - timedelta(seconds=age)
 
 
-def _fail_stalled(job_id: int) -> None:
+def _stalled(job_id: int) -> bool:
+    """Queue the stalled archive job ``job_id`` again (counted in its ``options["resumed"]``)
+    while it was resumed fewer than settings.IMPORT_RESUME_ATTEMPTS times; else fail it.
+    Returns True when it was failed."""
+    job = ImportJob.objects.filter(pk=job_id, state=ImportState.RUNNING).first()
+    if job is None:
+        return False
+    resumed = job.options.get("resumed", 0)
+    if job.kind == ImportKind.ARCHIVE and resumed < settings.IMPORT_RESUME_ATTEMPTS:
+        ImportJob.objects.filter(pk=job_id, state=ImportState.RUNNING).update(
+            options={**job.options, "resumed": resumed + 1}, updated_at=timezone.now())
+        log.warning("import job %s stalled; queued again (resumption %d)", job_id, resumed + 1)
+        queue(job_id, TASKS[job.kind])
+        return False
     fail(job_id, notes.coded("import_stalled", gettext_noop(
         "The import stopped moving (its worker was lost); upload the file again.")),
         code="stalled")
+    return True
+
+
+def queue(job_id: int, task: str) -> None:
+    """Send ``task`` (a name of ``TASKS``) for job ``job_id``; when the task queue is
+    unreachable the job is failed now ("not_queued"), never left running."""
+    from tracker.celery import app
+
+    try:
+        app.send_task(task, args=[job_id])
+    except Exception as exc:  # kombu's errors when Redis is down: fail now, not "running"
+        fail(job_id, notes.coded("import_not_queued", gettext_noop(
+            "The import could not be queued (task queue unreachable: %(error)s); upload the "
+            "file again later."), error=str(exc)), code="not_queued")
 
 
 def _drop_kept_files() -> None:

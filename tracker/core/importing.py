@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 
 from django.conf import settings
+from django.db import IntegrityError, OperationalError, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from tqdm import tqdm
@@ -26,7 +27,7 @@ from tracker.text import SUFFIXES
 
 from . import actions, errors, import_jobs, ingestion
 from .conflicts import DuplicateWork
-from .models import ImportJob, ImportState, RightsHolder, WorkKind, WorkLanguage
+from .models import ImportItem, ImportJob, ImportState, RightsHolder, WorkKind, WorkLanguage
 from .uploads import Extracted, UploadError, extract_file, extract_pasted, open_zip
 
 log = logging.getLogger(__name__)
@@ -159,10 +160,37 @@ def _record(line: str, number: int) -> tuple[Extracted, dict]:
     return extract_pasted(str(record["text"])), meta
 
 
+@dataclass
+class Outcome:
+    """What one item became: ``kind`` "registered", "updated", "skipped", "duplicate" or
+    "failed"; ``reference`` (or the source, when it failed before its reference was known);
+    ``detail``: the reason, or the duplicated work as "reference (NN%)"; ``work_id`` and
+    ``queued`` for a registered, updated or skipped work."""
+
+    kind: str
+    reference: str
+    source: str
+    detail: str = ""
+    work_id: int | None = None
+    queued: bool = False
+
+    def add_to(self, summary: ImportSummary) -> None:
+        """Append this outcome to ``summary``'s list of its kind."""
+        if self.kind in ("registered", "updated"):
+            getattr(summary, self.kind).append(self.reference)
+        elif self.kind == "duplicate":
+            summary.duplicates.append((self.reference, self.detail))
+        else:
+            getattr(summary, self.kind).append((self.reference, self.detail))
+        if self.queued and self.work_id is not None:
+            summary.queued.append(self.work_id)
+
+
 def import_path(path: Path, holder: RightsHolder, *, kind: str | None = None,
                 now: bool = False, progress: bool = True, allow_duplicates: bool = False,
                 on_item: Callable[[int, int], None] | None = None,
-                acting_user=None) -> ImportSummary:
+                acting_user=None, done: list[Outcome] | None = None,
+                record: Callable[[int, Outcome], None] | None = None) -> ImportSummary:
     """Register every work found at ``path`` for ``holder``.
 
     Args:
@@ -176,21 +204,73 @@ def import_path(path: Path, holder: RightsHolder, *, kind: str | None = None,
         on_item: called with (items done, items in all) before each item and at the end
             (a progress row).
         acting_user: the user recorded in the audit trail, or None (a command).
+        done: the outcomes of the first items, handled by an earlier run of the same import
+            (a job started again): those items are not read again.
+        record: called with (item's position, Outcome) inside the transaction that registers
+            the item's work, so that both commit together (a job's ``ImportItem`` rows).
 
     Returns:
         The ImportSummary. One bad item never stops the others; a reference given twice in one
-        import fails the second time.
+        import fails the second time. A deadlock or serialization failure of the database is
+        tried again, up to settings.IMPORT_ITEM_ATTEMPTS times per item.
 
     Raises:
         FileNotFoundError, UploadError: from ``iter_items`` (the source itself is unusable).
+        django.db.Error: the database failed an item for another reason, or every attempt.
     """
     summary = ImportSummary()
     items = list(iter_items(path, summary.skipped))
     seen: dict[str, str] = {}
-    for done, item in enumerate(tqdm(items, desc="works", unit="work", disable=not progress)):
+    for outcome in done or []:
+        outcome.add_to(summary)
+        if outcome.reference != outcome.source:  # a failure before its reference was read
+            seen.setdefault(outcome.reference, outcome.source)  # names only its source
+    first = len(done or [])
+    for position in tqdm(range(first, len(items)), desc="works", unit="work",
+                         disable=not progress):
         if on_item is not None:
-            on_item(done, len(items))
-        reference = item.reference
+            on_item(position, len(items))
+        outcome = _with_retries(lambda position=position: _import_item(
+            position, items[position], holder, seen, kind=kind, now=now, record=record,
+            check_duplicate=not allow_duplicates, acting_user=acting_user))
+        outcome.add_to(summary)
+        if outcome.queued and now:
+            try:
+                ingestion.ingest(outcome.work_id)
+            except errors.StorageUnavailable as exc:
+                summary.failed.append((outcome.reference,
+                                       f"registered but not indexed yet: {exc}"))
+    if on_item is not None:
+        on_item(len(items), len(items))
+    return summary
+
+
+def _with_retries(attempt: Callable[[], Outcome]) -> Outcome:
+    """``attempt()``, called again after a deadlock or a serialization failure of the database
+    (its transaction rolled back, nothing of it kept), at most settings.IMPORT_ITEM_ATTEMPTS
+    times in all; any other error, or the last attempt's, is raised."""
+    for _tries in range(settings.IMPORT_ITEM_ATTEMPTS - 1):
+        try:
+            return attempt()
+        except OperationalError as exc:
+            if getattr(exc.__cause__, "sqlstate", None) not in _TRANSIENT:
+                raise
+            log.warning("import item tried again after %s", exc)
+    return attempt()
+
+
+#: SQLSTATE codes of a transaction that may succeed when run again: deadlock detected,
+#: serialization failure.
+_TRANSIENT = {"40P01", "40001"}
+
+
+def _import_item(position: int, item: Item, holder: RightsHolder, seen: dict[str, str], *,
+                 kind: str | None, now: bool, check_duplicate: bool, acting_user,
+                 record: Callable[[int, Outcome], None] | None) -> Outcome:
+    """Read and register one item in one transaction (with ``record``'s row); its Outcome.
+    ``seen`` (reference -> source) gains the item's reference once that transaction commits."""
+    reference, named = item.reference, False
+    with transaction.atomic():
         try:
             extracted, meta = item.load()
             reference = meta.pop("reference", reference)
@@ -198,60 +278,71 @@ def import_path(path: Path, holder: RightsHolder, *, kind: str | None = None,
                 raise ValueError(_("reference %(reference)s already imported from %(source)s "
                                    "in this import") % {"reference": repr(reference),
                                                         "source": seen[reference]})
-            seen[reference] = item.source
+            named = True
             if kind:
                 meta["kind"] = kind
             result = actions.do_register_work(holder, reference, extracted, ingest=not now,
-                                              check_duplicate=not allow_duplicates,
+                                              check_duplicate=check_duplicate,
                                               acting_user=acting_user,
                                               source_name=item.source, **meta)
         except DuplicateWork as exc:
-            summary.duplicates.append((reference, f"{exc.overlap.work.reference} "
-                                                  f"({exc.overlap.containment:.0%})"))
-            continue
+            outcome = Outcome("duplicate", reference, item.source,
+                              f"{exc.overlap.work.reference} ({exc.overlap.containment:.0%})")
         except (UploadError, ValueError) as exc:
-            summary.failed.append((reference if reference in seen else item.source, str(exc)))
-            continue
-        if result.outcome == "skipped":  # queued all the same when it is still pending
-            summary.skipped.append((reference, _("unchanged; still pending, queued again")
-                                    if result.queued else _("unchanged")))
+            outcome = Outcome("failed", reference if named or reference in seen
+                              else item.source, item.source, str(exc))
         else:
-            getattr(summary, result.outcome).append(reference)
-        if result.queued:
-            summary.queued.append(result.work.pk)
-            if now:
-                try:
-                    ingestion.ingest(result.work.pk)
-                except errors.StorageUnavailable as exc:
-                    summary.failed.append((reference, f"registered but not indexed yet: {exc}"))
-    if on_item is not None:
-        on_item(len(items), len(items))
-    return summary
+            detail = ""
+            if result.outcome == "skipped":  # queued all the same when it is still pending
+                detail = _("unchanged; still pending, queued again") if result.queued \
+                    else _("unchanged")
+            outcome = Outcome(result.outcome, reference, item.source, detail, result.work.pk,
+                              result.queued)
+        if record is not None:
+            record(position, outcome)
+    if named:
+        seen[reference] = item.source
+    return outcome
 
 
 def run_job(job_id: int) -> str:
     """Import the staged archive of job ``job_id`` for its holder, updating ``done``/``total``
-    after each work; the works' ingestion is queued as usual.
+    after each work; the works' ingestion is queued as usual. A job started again (its task
+    delivered again after its worker was lost, or queued again by ``import_jobs.resume_stale``)
+    goes on after the last item committed (``ImportItem``): no item is registered twice.
 
     Returns:
-        The job's final state ("finished" or "failed"), or "gone" (no such running job).
+        The job's final state ("finished" or "failed"), or "gone" (no such running job, or
+        another run of it recorded an item first).
     """
     job = ImportJob.objects.filter(pk=job_id, state=ImportState.RUNNING).first()
     if job is None:
         return "gone"
     path = import_jobs.staged_file(job)
+    done = [Outcome(i.outcome, i.reference, i.source, i.detail, i.work_id, i.queued)
+            for i in ImportItem.objects.filter(job=job).order_by("position")]
 
-    def progress(done: int, total: int) -> None:
-        ImportJob.objects.filter(pk=job.pk).update(done=done, total=total,
+    def progress(position: int, total: int) -> None:
+        ImportJob.objects.filter(pk=job.pk).update(done=position, total=total,
                                                    updated_at=timezone.now())
+
+    def record(position: int, outcome: Outcome) -> None:
+        ImportItem.objects.create(job=job, position=position, reference=outcome.reference[:500],
+                                  source=outcome.source[:1000], outcome=outcome.kind,
+                                  detail=outcome.detail, work_id=outcome.work_id,
+                                  queued=outcome.queued)
+        ImportJob.objects.filter(pk=job.pk).update(done=position + 1, updated_at=timezone.now())
 
     try:
         with translation.override(job.language or settings.LANGUAGE_CODE):
             summary = import_path(path, job.holder, progress=False, on_item=progress,
-                                  acting_user=job.user)
+                                  acting_user=job.user, done=done, record=record)
     except (FileNotFoundError, UploadError) as exc:
         return import_jobs.close(job, ImportState.FAILED, error=str(exc),
                                  error_code=exc.code if isinstance(exc, UploadError) else "missing")
+    except IntegrityError:  # another run of this job recorded the item: it goes on
+        log.warning("import job %s is run elsewhere; this run stops", job.pk)
+        return "gone"
     except Exception as exc:  # never leave the job running: say what broke
         log.exception("import job %s failed", job.pk)
         return import_jobs.close(job, ImportState.FAILED, error=f"{type(exc).__name__}: {exc}",

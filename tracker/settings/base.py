@@ -494,9 +494,6 @@ EVIDENCE_DIFF_TIMEOUT_SECONDS = 1.0
 CRAWLER = {name.removeprefix("CRAWLER_"): value for name, value in os.environ.items()
            if name.startswith("CRAWLER_")}
 
-# Audit trail: tries of AuditEvent.record when two writers race for the next sequence number.
-AUDIT_RECORD_ATTEMPTS = 5
-
 # REST API (dashboard/api/, under /api/v1/): Bearer tokens (dashboard.models.ApiToken) or the
 # browser's session; requests per token (per user) and per anonymous IP address, DRF rate
 # strings ("N/second|minute|hour|day"); page size of lists (rows).
@@ -625,6 +622,12 @@ CONFLICT_QUOTE_CHARS = 300
 # page polls its progress every IMPORT_POLL_MS milliseconds.
 IMPORT_STUCK_SECONDS = 900
 IMPORT_POLL_MS = 1000
+# Tries of one work of an import when the database answers a deadlock or a serialization
+# failure (its transaction rolled back, then run again).
+IMPORT_ITEM_ATTEMPTS = 5
+# Times a stalled archive import (its worker lost, its task lost) is queued again by the
+# sweeper before it is failed; each run goes on after the last file committed.
+IMPORT_RESUME_ATTEMPTS = 3
 
 # ---- Trusted time and signatures of evidence (crawler.lib.evidence) ----
 # RFC 3161 time-stamping authorities (TSAs), tried in this order (comma-separated URLs). None by

@@ -14,7 +14,7 @@ import json
 from django.conf import settings
 from django.contrib.contenttypes.fields import GenericForeignKey
 from django.contrib.contenttypes.models import ContentType
-from django.db import IntegrityError, models, transaction
+from django.db import models, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
@@ -224,14 +224,14 @@ class AuditEvent(models.Model):
 
     @classmethod
     def record(cls, *, kind: str, user, holder, subject: str, old_state: str, new_state: str,
-               reason: str = "", target: models.Model | None = None,
-               attempts: int | None = None) -> AuditEvent:
+               reason: str = "", target: models.Model | None = None) -> AuditEvent:
         """Append one event to the trail and return it.
 
         Call it inside the action's ``transaction.atomic`` block, so that the event and the
-        change it records commit together. Two writers racing for the same sequence number: the
-        unique constraint refuses the second, which retries with the next number (up to
-        ``attempts`` times, default ``settings.AUDIT_RECORD_ATTEMPTS``).
+        change it records commit together. Writers take turns (``_take_turn``): each waits
+        until the writer before it has committed or rolled back, then reads the last event, so
+        that the sequence stays 1, 2, 3 ... without a gap and the chain unbroken, at any number
+        of concurrent actions (docs/decisions/audit-sequence.md).
 
         Args:
             kind: an ``AuditEvent.Kind`` value.
@@ -241,31 +241,35 @@ class AuditEvent(models.Model):
             old_state, new_state: the state before and after (at most 32 characters).
             reason: why, or what changed.
             target: the model instance decided about (saved, with a primary key), or None.
-
-        Raises:
-            IntegrityError: still racing after ``attempts`` tries.
         """
-        attempts = attempts or settings.AUDIT_RECORD_ATTEMPTS
         target_type = ContentType.objects.get_for_model(target) if target is not None else None
-        for attempt in range(attempts):
-            try:
-                with transaction.atomic():
-                    last = cls.objects.order_by("-sequence").values_list(
-                        "sequence", "digest").first()
-                    event = cls(
-                        sequence=(last[0] + 1) if last else 1, kind=kind, user=user,
-                        username=user.get_username() if user else "", holder=holder,
-                        target_type=target_type,
-                        target_id=target.pk if target is not None else None,
-                        subject=subject[:2000], old_state=old_state[:32],
-                        new_state=new_state[:32], reason=reason)
-                    event.digest = event.compute_digest(last[1] if last else "")
-                    event.save()
-                    return event
-            except IntegrityError:
-                if attempt == attempts - 1:
-                    raise
-        raise IntegrityError(f"no free audit sequence number after {attempts} attempts")
+        with transaction.atomic():
+            _take_turn()
+            last = cls.objects.order_by("-sequence").values_list("sequence", "digest").first()
+            event = cls(
+                sequence=(last[0] + 1) if last else 1, kind=kind, user=user,
+                username=user.get_username() if user else "", holder=holder,
+                target_type=target_type, target_id=target.pk if target is not None else None,
+                subject=subject[:2000], old_state=old_state[:32], new_state=new_state[:32],
+                reason=reason)
+            event.digest = event.compute_digest(last[1] if last else "")
+            event.save()
+        return event
+
+
+#: The PostgreSQL advisory lock key (bigint) that audit trail writers take in turn.
+_WRITER_LOCK_KEY = int.from_bytes(b"auditseq", "big") & 0x7FFF_FFFF_FFFF_FFFF
+
+
+def _take_turn() -> None:
+    """Wait until no other open transaction appends to the trail, and hold the turn until this
+    transaction ends (PostgreSQL: the transaction-level advisory lock ``_WRITER_LOCK_KEY``,
+    released at commit or rollback, after the commit is visible to the next writer; SQLite:
+    nothing to do, its IMMEDIATE transactions already write one at a time)."""
+    connection = transaction.get_connection()
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_WRITER_LOCK_KEY])
 
 
 def verify_chain() -> int | None:

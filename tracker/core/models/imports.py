@@ -40,12 +40,14 @@ class ImportJob(models.Model):
         summary: archive: ``tracker.core.importing.ImportSummary`` as a dict of lists, once
             finished; file: {"existing_work": id} when refused as a duplicate.
         options: file: what the work gets (``upload_jobs.start``'s options: reference, title,
-            author, kind, language, allow_duplicate).
+            author, kind, language, allow_duplicate); archive: {"resumed": n} once queued
+            again after a stall.
         work: file: the work registered or updated, once finished.
         error_code: a stable code of why it failed (the UploadError codes, "duplicate_work",
             "timeout", "stalled", "internal"); "" otherwise.
         updated_at: last progress; a running job not updated for
-            settings.IMPORT_STUCK_SECONDS is failed by ``import_jobs.fail_stale``.
+            settings.IMPORT_STUCK_SECONDS is resumed (archive) or failed by
+            ``import_jobs.fail_stale``.
     """
 
     holder = models.ForeignKey(RightsHolder, verbose_name=_("rights holder"),
@@ -76,3 +78,34 @@ class ImportJob(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.done}/{self.total})"
+
+
+class ImportItem(models.Model):
+    """What one item (work) of an archive job became, committed in the same transaction as the
+    work it registered: a job started again (its worker lost, the task delivered again) goes on
+    after the last item recorded, and its summary still names every item.
+
+    Attributes:
+        position: the item's place in the archive's list of items (0-based; unique per job).
+        reference: the work's reference (or the file's name when it could not be read).
+        source: the file (and line) it came from.
+        outcome: "registered", "updated", "skipped", "duplicate" or "failed".
+        detail: the reason (skipped, failed) or the work it duplicates ("reference (NN%)").
+        work: the work registered, updated or skipped, else None.
+        queued: True when the work's ingestion was queued.
+    """
+
+    job = models.ForeignKey(ImportJob, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveIntegerField()
+    reference = models.CharField(max_length=500)
+    source = models.CharField(max_length=1000)
+    outcome = models.CharField(max_length=16)
+    detail = models.TextField(blank=True)
+    work = models.ForeignKey(Work, null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="+")
+    queued = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["job", "position"],
+                                               name="import_item_once")]
+        ordering = ["job", "position"]
