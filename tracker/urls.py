@@ -5,6 +5,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from dashboard.bundle_links import bundle_view
+from dashboard.registration_certificate import registration_certificate_view
 from dashboard.user_settings import user_settings_view
 from dashboard.watched_sites import watched_sites_view
 from tracker.core import views
@@ -17,6 +18,8 @@ urlpatterns = [
     path("evidence/bundle/<str:token>/", bundle_view, name="notice_bundle"),
     path("settings/", admin.site.admin_view(user_settings_view), name="user_settings"),
     path("sites/watched/", admin.site.admin_view(watched_sites_view), name="watched_sites"),
+    path("works/<int:work_id>/registration-certificate.pdf",
+         admin.site.admin_view(registration_certificate_view), name="registration_certificate"),
     path("", admin.site.urls),
 ]
 

@@ -125,3 +125,36 @@ class Capture(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} {self.url}"
+
+
+class RegistrationProof(models.Model):
+    """The holder's proof that a work's text existed when it was registered: an RFC 3161
+    timestamp over the SHA-256 of its UTF-8 text (``Work.sha256``), one per text a work has had.
+
+    Attributes:
+        work: the Work; text_sha256: the hex digest stamped.
+        status: a TimestampStatus (pending: no TSA answered yet, the capture sweeper asks again).
+        token: the TSA's DER TimeStampResp; authority: its URL; stamped_at: the time in it.
+        problem: why it is still pending ('' otherwise); created_at.
+    """
+
+    work = models.ForeignKey("core.Work", verbose_name=_("work"), on_delete=models.CASCADE,
+                             related_name="registration_proofs")
+    text_sha256 = models.CharField(_("text SHA-256"), max_length=64)
+    status = models.CharField(_("timestamp"), max_length=16, choices=TimestampStatus.choices,
+                              default=TimestampStatus.PENDING, db_index=True)
+    token = models.BinaryField(_("timestamp token"), null=True, blank=True)
+    authority = models.CharField(_("time-stamping authority"), max_length=500, blank=True)
+    stamped_at = models.DateTimeField(_("timestamp time"), null=True, blank=True)
+    problem = models.TextField(_("problem"), blank=True)
+    created_at = models.DateTimeField(_("requested"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("registration proof")
+        verbose_name_plural = _("registration proofs")
+        ordering = ["-created_at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["work", "text_sha256"],
+                                               name="registration_proof_one_per_text")]
+
+    def __str__(self) -> str:
+        return f"{self.work} {self.text_sha256[:12]}"

@@ -7,9 +7,11 @@ from django.conf import settings
 from crawler import matching, takedown
 from crawler.evidence.models import Capture, CaptureKind
 from crawler.models import CheckOutcome
+from tracker.core.ingestion import work_indexed
 
 DISPATCH_UID = "evidence.capture_matched_versions"
 REMOVAL_DISPATCH_UID = "evidence.capture_removal"
+REGISTRATION_DISPATCH_UID = "evidence.stamp_registration"
 
 
 def capture_matched_versions(sender, page, version, matches, created, **kwargs) -> None:
@@ -50,7 +52,10 @@ def capture_removal(sender, match, check, exchange, **kwargs) -> None:
 
 
 def connect() -> None:
-    """Connect the receivers to ``crawler.matching.matches_recorded`` and
-    ``crawler.takedown.takedown_checked`` (once)."""
+    """Connect the receivers to ``crawler.matching.matches_recorded``,
+    ``crawler.takedown.takedown_checked`` and ``tracker.core.ingestion.work_indexed`` (once)."""
+    from crawler.evidence import registrations
+
+    work_indexed.connect(registrations.work_indexed, dispatch_uid=REGISTRATION_DISPATCH_UID)
     matching.matches_recorded.connect(capture_matched_versions, dispatch_uid=DISPATCH_UID)
     takedown.takedown_checked.connect(capture_removal, dispatch_uid=REMOVAL_DISPATCH_UID)

@@ -1,5 +1,6 @@
 """Celery tasks of the evidence app, on settings.QUEUE_CAPTURE: ``capture_page`` makes one
-capture's bundle, ``sweep_captures`` (beat) sends stuck captures again and gives up on them."""
+capture's bundle, ``sweep_captures`` (beat) sends stuck captures again and gives up on them,
+``stamp_registration`` time-stamps a newly indexed work's text."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from celery.utils.log import get_task_logger
 from django.conf import settings
 from django.utils import timezone
 
-from crawler.evidence import actions
+from crawler.evidence import actions, registrations
 from crawler.evidence.models import Capture, CaptureState, TimestampStatus
+from crawler.evidence.registrations import stamp_pending_registrations
 from crawler.evidence.trust import Stamper
 from crawler.lib.evidence.bundle import restamp
 from tracker.core.connections import storage_errors
@@ -81,7 +83,10 @@ def sweep_captures() -> dict:
     With settings.EVIDENCE_RETENTION_DAYS > 0, bundles older than that are deleted
     (``do_expire_capture``); the default 0 keeps them for ever.
 
-    Returns {"retried", "failed", "resent", "stamped", "expired": [capture ids]}.
+    Registration proofs still pending are asked for again too.
+
+    Returns {"retried", "failed", "resent", "stamped", "expired": [capture ids],
+    "registrations_stamped": [work ids]}.
     """
     late = timezone.now() - timedelta(seconds=settings.CAPTURE_STUCK_SECONDS)
     out = {"retried": [], "failed": [], "resent": []}
@@ -96,6 +101,7 @@ def sweep_captures() -> dict:
         out["resent"].append(record.pk)
     out["stamped"] = [c.pk for c in Capture.objects.filter(
         state=CaptureState.DONE, timestamp_status=TimestampStatus.PENDING) if _stamp_later(c)]
+    out["registrations_stamped"] = stamp_pending_registrations()
     out["expired"] = []
     if settings.EVIDENCE_RETENTION_DAYS > 0:
         old = timezone.now() - timedelta(days=settings.EVIDENCE_RETENTION_DAYS)
@@ -116,3 +122,10 @@ def _stamp_later(record: Capture) -> bool:
     actions.do_stamp_capture(record, bundle.data, bundle_sha256=bundle.sha256, token=got.token,
                              authority=got.authority, time=got.time)
     return True
+
+
+@shared_task(name="evidence.stamp_registration")
+def stamp_registration(work_id: int) -> str:
+    """Time-stamp the text of work ``work_id`` (``do_stamp_registration``); its status."""
+    proof = registrations.do_stamp_registration(work_id)
+    return proof.status if proof is not None else "gone"

@@ -28,3 +28,12 @@ def work_findings(context, work) -> dict:
     from dashboard import work_figures
 
     return {"w": work_figures.findings(work, context["request"].user), "work": work}
+
+
+@register.inclusion_tag("dashboard/registration_proof.html")
+def registration_proof(work) -> dict:
+    """The card of ``work``'s proof of registration: its text's trusted timestamp and the
+    certificate's link once stamped."""
+    from dashboard.registration_certificate import current_proof
+
+    return {"work": work, "proof": current_proof(work)}
