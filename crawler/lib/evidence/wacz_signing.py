@@ -90,8 +90,11 @@ def check_signed_data(signed: dict, digest_hash: str, trusted_signers: list[byte
             raise SignatureInvalid(f"signedData is for {signed['hash']}, not this datapackage")
         ders = [der for _, _, der in pem.unarmor(signed["domainCert"].encode("ascii"), multiple=True)]
         cert = x509.load_der_x509_certificate(ders[0])
-        cert.public_key().verify(base64.b64decode(signed["signature"], validate=True),
-                                 signed["hash"].encode("ascii"), ec.ECDSA(hashes.SHA256()))
+        key = cert.public_key()
+        if not isinstance(key, ec.EllipticCurvePublicKey):
+            raise SignatureInvalid("the signer's certificate holds no ECDSA key")
+        key.verify(base64.b64decode(signed["signature"], validate=True),
+                   signed["hash"].encode("ascii"), ec.ECDSA(hashes.SHA256()))
     except InvalidSignature as exc:
         raise SignatureInvalid("the signature was not made by the key of its certificate") from exc
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
