@@ -440,3 +440,6 @@ def rematch_pending(self) -> dict:
         get_redis().sadd(rematch.PENDING_KEY, *work_ids)  # back for the retry
         raise self.retry(exc=exc, countdown=_retry_delay(self.request.retries)) from exc
     return {"job": job.pk if job else None, "works": work_ids}
+
+
+from crawler import search_tasks  # noqa: E402,F401  (registers the search discovery tasks)
