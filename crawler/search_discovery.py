@@ -205,7 +205,8 @@ def do_propose_found_site(domain: str, url: str, works: list[Work]) -> Candidate
 
 def _search_work(search: SearchRun, work: Work, reference, usable: list[Provider], crawler,
                  frontier: Frontier, engine) -> list[str]:
-    """Ask the phrases of ``work`` and read their results. Returns the failures' reasons."""
+    """Ask the phrases of ``work`` and read their results. Returns the failed queries' coded
+    notes."""
     from tracker.core.ingestion import work_text
 
     text = work_text(work) or ""
@@ -223,7 +224,7 @@ def _search_work(search: SearchRun, work: Work, reference, usable: list[Provider
             continue  # asked before a retry of this task
         query, results = _ask(search, work, phrase, usable)
         if query.status != "ok":
-            failures.append(notes.in_english(query.error))
+            failures.append(query.error)
             continue
         for result in results:
             _read(search, query, result.url, result.rank, crawler, frontier, engine)

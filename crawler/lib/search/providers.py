@@ -104,7 +104,8 @@ class Provider:
         except requests.Timeout as exc:
             raise SearchError("timeout", f"no answer within {self.timeout:g} s") from exc
         except requests.RequestException as exc:
-            raise SearchError("unavailable", f"{type(exc).__name__}: {exc}"[:300]) from exc
+            raise SearchError("unavailable", f"{type(exc).__name__} asking "
+                                             f"{urlsplit(url).netloc}") from exc
         _check_status(answer)
         try:
             body = answer.json()
