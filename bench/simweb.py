@@ -57,11 +57,14 @@ class Site:
 
 
 def plan_web(works: dict[str, str], fillers: list[str], sites: int = 50, verbatim: int = 4,
-             edited: int = 4, paginated: int = 3, excerpt: int = 0, seed: int = 7) -> list[Site]:
+             edited: int = 4, paginated: int = 3, excerpt: int = 0, seed: int = 7,
+             host: str = "") -> list[Site]:
     """The sites of a simulated web: ``verbatim`` + ``edited`` + ``paginated`` + ``excerpt``
     copying sites (an excerpt: the middle third of the work among unrelated paragraphs)
     (each copies one of ``works``, {id: text}, taken in turn) and unrelated ones up to ``sites``,
-    each page made of ``fillers`` (unrelated texts, str). Deterministic for ``seed``. Raises
+    each page made of ``fillers`` (unrelated texts, str). Deterministic for ``seed``. ``host``:
+    serve every site on this one loopback address instead (sites then differ by port only, as
+    for a crawler allowed only 127.0.0.1). Raises
     ValueError when the copying sites outnumber ``sites`` or more than 250 sites are asked."""
     copying = verbatim + edited + paginated + excerpt
     if copying > sites or sites > 250 or not fillers:
@@ -73,7 +76,7 @@ def plan_web(works: dict[str, str], fillers: list[str], sites: int = 50, verbati
     kinds += ["excerpt"] * excerpt
     kinds += ["unrelated"] * (sites - copying)
     for n, kind in enumerate(kinds):
-        site = Site(f"127.0.0.{n + 2}", kind)
+        site = Site(host or f"127.0.0.{n + 2}", kind)
         for i in range(rng.randint(2, 4)):  # every site has some unrelated pages
             site.pages.append(Page(f"/news/{i}.html", f"新闻 {i}", _filler(fillers, rng)))
         if kind != "unrelated":
@@ -134,14 +137,16 @@ def render(site: Site, page: Page) -> bytes:
 
 
 class SimulatedWeb:
-    """The sites of ``plan_web`` served on loopback and the search service over their pages.
+    """The sites of ``plan_web`` served on loopback and the search service over their pages
+    (on ``search_port`` of 127.0.0.1, or a free port).
 
     Use as a context manager (or ``start``/``stop``). ``search_url``: the service's root, for
     ``TRACKER_SEARCH_PROVIDERS=searxng=<search_url>``; ``queries``: queries answered so far.
     """
 
-    def __init__(self, sites: list[Site]):
+    def __init__(self, sites: list[Site], search_port: int = 0):
         self.sites, self.queries, self.search_url = sites, 0, ""
+        self.search_port = search_port  # 0: a free port
         self._servers: list[ThreadingHTTPServer] = []
         self._db = sqlite3.connect(":memory:", check_same_thread=False)
         self._lock = threading.Lock()
@@ -157,7 +162,7 @@ class SimulatedWeb:
         """Serve every site and the search service; index every page."""
         for site in self.sites:
             site.base = self._serve(site.host, _site_handler(site))
-        self.search_url = self._serve("127.0.0.1", _search_handler(self))
+        self.search_url = self._serve("127.0.0.1", _search_handler(self), self.search_port)
         self._db.execute("CREATE VIRTUAL TABLE pages USING fts5(url UNINDEXED, title, body, "
                          "tokenize='trigram')")
         self._db.executemany("INSERT INTO pages VALUES (?, ?, ?)", [
@@ -190,8 +195,8 @@ class SimulatedWeb:
                 ('"' + phrase.replace('"', '""') + '"', RESULTS)).fetchall()
         return [{"url": u, "title": t, "content": c, "engine": "fts5"} for u, t, c in rows]
 
-    def _serve(self, host: str, handler) -> str:
-        server = ThreadingHTTPServer((host, 0), handler)
+    def _serve(self, host: str, handler, port: int = 0) -> str:
+        server = ThreadingHTTPServer((host, port), handler)
         server.daemon_threads = True
         threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
         self._servers.append(server)

@@ -4,7 +4,7 @@ SearXNG-format search service answering from an FTS5 index of them: the run reco
 and cases with their provenance, proposes the copying sites as candidates and nothing else,
 and reports its figures; providers that fail, refuse the key or are down leave a failed run
 with the reason; a run that stops moving is failed by the sweeper; the ``discover`` command
-runs it end to end through a Celery worker."""
+runs it end to end through the session's Celery worker."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import dataclasses
 import datetime
 import io
 import json
+import os
 import socket
 
 import pytest
@@ -24,6 +25,18 @@ from bench.simweb import SimulatedWeb, plan_web
 from crawler.lib.pipeline import Crawler
 
 LOOPBACK = ("127.0.0.0/25",)  # the simulated web's hosts (127.0.0.2 ...)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# The session's Celery worker copies this process's environment when it starts (after the
+# tests are collected): its search provider is the service the command test serves there.
+WORKER_SEARCH_PORT = _free_port()
+os.environ["TRACKER_SEARCH_PROVIDERS"] = f"searxng=http://127.0.0.1:{WORKER_SEARCH_PORT}"
 
 
 def _register(works: dict[str, str]):
@@ -142,10 +155,7 @@ def test_a_provider_down_fails_the_run_with_the_reason(crawler, settings):
     from tracker.core import notes
 
     _register({"xyj": demo_corpus()[0]["xiyouji-1"]})
-    with socket.socket() as s:  # a port nobody listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    settings.SEARCH_PROVIDERS = f"searxng=http://127.0.0.1:{port}"
+    settings.SEARCH_PROVIDERS = f"searxng=http://127.0.0.1:{_free_port()}"  # nobody listens
     settings.SEARCH_RETRIES, settings.SEARCH_RETRY_BASE_SECONDS = 1, 0.05
     run = _run(crawler)
     assert run.status == "failed" and run.queries == 0
@@ -219,59 +229,29 @@ def test_a_run_that_stops_moving_is_failed_by_the_sweeper(settings):
     assert SearchRun.objects.get(pk=moving.pk).status == "running"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture
-def search_worker(worker_env, transactional_db, web):
-    """A Celery worker of its own for the ``discover`` command: it may reach the simulated
-    web, and its search provider is the simulated web's search service; the search tasks of
-    this test are routed to its private queue (the session worker knows no provider)."""
-    from django.conf import settings as django_settings
-
-    from tracker.celery import app
-    from tracker.runtime import supervisor
-
-    _, running = web
-    queue = f"search-{_free_port()}"
-    name = f"search-{queue}"
-    env = worker_env(CRAWLER_ALLOW_ADDRESSES=",".join(LOOPBACK), CRAWLER_DEFAULT_DELAY_SECONDS="0",
-                     TRACKER_SEARCH_PROVIDERS=f"searxng={running.search_url}")
-    log = django_settings.VAR_DIR / f"celery-{name}.log"
-    proc = supervisor.start_worker(env, log, name, [queue], cwd=django_settings.BASE_DIR)
-    routes = app.conf.task_routes
-    app.conf.task_routes = {**routes, "crawler.search_web": {"queue": queue}}
-    app.amqp.flush_routes()
-    app.amqp.__dict__.pop("router", None)
-    try:
-        supervisor.wait_until_ready(app, proc, name, log,
-                                    django_settings.WORKER_READY_TIMEOUT_SECONDS)
-        yield
-    finally:
-        app.conf.task_routes = routes
-        app.amqp.flush_routes()
-        app.amqp.__dict__.pop("router", None)
-        supervisor.stop(proc)
-
-
 @pytest.mark.django_db(transaction=True)
-def test_discover_command_runs_end_to_end_through_a_worker(web, search_worker, platform_stores):
+def test_discover_command_runs_end_to_end_through_the_worker(settled_worker, platform_stores,
+                                                            settings):
     from crawler.models import Match, SearchHit
 
-    works, running = web
-    _register(works)
-    out = io.StringIO()
-    call_command("discover", "--search", "--wait", "--timeout", "300", stdout=out,
-                 stderr=io.StringIO())
+    works, fillers = demo_corpus()
+    # the worker may reach 127.0.0.1 only: every site there, on a port of its own
+    sites = plan_web(works, fillers, sites=50, verbatim=4, edited=4, paginated=3, excerpt=3,
+                     host="127.0.0.1")
+    with SimulatedWeb(sites, search_port=WORKER_SEARCH_PORT) as running:
+        settings.SEARCH_PROVIDERS = f"searxng={running.search_url}"
+        _register(works)
+        out = io.StringIO()
+        call_command("discover", "--search", "--wait", "--timeout", "300", stdout=out,
+                     stderr=io.StringIO())
     summary = json.loads(out.getvalue().strip().splitlines()[-1])
+    assert summary["status"] == "finished", summary
     assert set(summary) >= {"queries", "results", "pages_fetched", "pages_matched", "new_cases"}
-    assert summary["status"] == "finished" and summary["pages_matched"] >= 8
-    assert summary["new_cases"] >= 8 and summary["queries"] == running.queries
+    assert summary["queries"] == running.queries and summary["pages_matched"] >= 10
+    assert summary["new_cases"] == len(works)  # one domain: one case per work copied
     assert SearchHit.objects.filter(match__isnull=False).count() >= summary["pages_matched"]
     listed = io.StringIO()
     call_command("matches", "--format", "jsonl", stdout=listed)
     urls = {json.loads(line)["url"] for line in listed.getvalue().splitlines()}
-    assert urls == set(Match.objects.values_list("url", flat=True)) and urls
+    assert urls and urls == set(Match.objects.values_list("url", flat=True))
+    assert urls <= {u for pages in running.copies().values() for u in pages}
