@@ -20,6 +20,8 @@ import json
 import re
 import sys
 import time
+from collections import Counter
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import requests
@@ -33,15 +35,16 @@ from fingerprint.store import MemoryWorkStore
 from tracker.text import decode_bytes, extract_document
 
 
-def corpus(works: int, demo: bool, seed: int) -> tuple[dict[str, str], list[str]]:
+def corpus(works: int, demo: bool, seed: int, data_dir=None) -> tuple[dict[str, str], list[str]]:
     """({work id: text}, filler texts) from the shared data (half novels, half news) or the
     repository's demo works (their chapters and articles as works, the rest as fillers)."""
     if demo:
         return demo_corpus()
-    from bench.corpus import build_news, build_novels
+    from bench.corpus import DATA_DIR, build_news, build_novels
 
-    novels = build_novels(works - works // 2, 0, works, seed=seed)
-    news = build_news(works // 2, 0, works, seed=seed)
+    folder = data_dir or DATA_DIR
+    novels = build_novels(works - works // 2, 0, works, seed=seed, data_dir=folder)
+    news = build_news(works // 2, 0, works, seed=seed, data_dir=folder)
     texts = {d.id: d.text for d in novels.works + news.works}
     return texts, [d.text for d in novels.hosts + news.hosts]
 
@@ -49,8 +52,6 @@ def corpus(works: int, demo: bool, seed: int) -> tuple[dict[str, str], list[str]
 def demo_corpus() -> tuple[dict[str, str], list[str]]:
     """The demo works as a small corpus: the People's Daily articles and the 西游记 chapters
     are the works; the 红楼梦 chapters (unregistered) are the fillers."""
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[1] / "demo" / "works"
     works = {}
     for line in (root / "renmin-ribao-199801.jsonl").read_text().splitlines():
@@ -66,7 +67,8 @@ def demo_corpus() -> tuple[dict[str, str], list[str]]:
 def run(web: SimulatedWeb, works: dict[str, str], engine: Engine, strategy: str,
         per_work: int, session: requests.Session) -> dict:
     """Search discovery over ``web`` with ``per_work`` queries a work chosen by ``strategy``
-    ('distinctive' or 'first_sentences'). Returns the figures (module docstring)."""
+    ('distinctive'; 'spread_only': its filters and spread without the rarity ranking; or
+    'first_sentences'). Returns the figures (module docstring)."""
     rarity = phrases.Rarity.from_texts(works.values())
     provider = Provider("searxng", web.search_url)
     copies = web.copies()
@@ -77,6 +79,8 @@ def run(web: SimulatedWeb, works: dict[str, str], engine: Engine, strategy: str,
     for work_id, text in works.items():
         if strategy == "distinctive":
             chosen = phrases.choose(text, per_work, rarity)
+        elif strategy == "spread_only":  # the same filters and spread, every clause equal
+            chosen = phrases.choose(text, per_work, phrases.Rarity(Counter(), 0))
         else:
             chosen = phrases.first_sentences(text, per_work)
         for phrase in chosen:
@@ -115,8 +119,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", default="1,2,3,5", help="queries per work, comma-separated")
     parser.add_argument("--demo", action="store_true", help="the demo works, not the shared data")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--data", type=Path, default=None, help="the shared data folder")
     args = parser.parse_args(argv)
-    works, fillers = corpus(args.works, args.demo, args.seed)
+    works, fillers = corpus(args.works, args.demo, args.seed, args.data)
     n = len(works)
     each = min(n, args.sites // 5)  # copies of each kind; at least a fifth of the sites unrelated
     plan = plan_web(works, fillers, args.sites, verbatim=each, edited=each, paginated=each,
@@ -126,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     with SimulatedWeb(plan) as web, requests.Session() as session:
         for per_work in (int(q) for q in args.queries.split(",")):
-            for strategy in ("first_sentences", "distinctive"):
+            for strategy in ("first_sentences", "spread_only", "distinctive"):
                 figures = run(web, works, engine, strategy, per_work, session)
                 figures["sites"] = args.sites
                 figures["seconds"] = round(time.perf_counter() - started, 1)

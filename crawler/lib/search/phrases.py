@@ -5,7 +5,8 @@ sentence and clause punctuation; a longer clause is cut into pieces of ``MAX_CHA
 copy that keeps the sentence keeps the phrase. Phrases are ranked by the rarity of their
 character bigrams in a reference corpus (``Rarity``: inverse document frequency over the
 registered works' text, cut into documents of ``DOC_CHARS``); left out are clauses that name a
-person (jieba's part-of-speech ``nr``: copies change names), boilerplate (too few Chinese
+person (jieba's part-of-speech ``nr`` on a word of two characters or more: copies change
+names), boilerplate (too few Chinese
 characters, digits and URLs, stock phrases of web pages, lines repeated in the work) and
 clauses that share a run of ``SHARED_RUN`` characters with the holder's other works (a series'
 shared preface would find the other works' copies). ``choose`` spreads its picks over the text:
@@ -142,8 +143,9 @@ def first_sentences(text: str, count: int) -> list[Phrase]:
 
 
 def names_person(clause: str) -> bool:
-    """True when jieba tags a word of ``clause`` as a person's name (``nr``)."""
-    return any(flag == "nr" for _, flag in _tagger()(clause))
+    """True when jieba tags a word of two characters or more of ``clause`` as a person's name
+    (``nr``; its single characters tagged ``nr`` are mostly wrong: 狐, 府)."""
+    return any(flag == "nr" and len(word) > 1 for word, flag in _tagger()(clause))
 
 
 @functools.lru_cache(maxsize=1)
