@@ -76,7 +76,7 @@ def run(web: SimulatedWeb, works: dict[str, str], engine: Engine, strategy: str,
     queries = 0
     found_sites: set[str] = set()
     proposed: set[str] = set()
-    for work_id, text in works.items():
+    for text in works.values():
         if strategy == "distinctive":
             chosen = phrases.choose(text, per_work, rarity)
         elif strategy == "spread_only":  # the same filters and spread, every clause equal

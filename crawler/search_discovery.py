@@ -51,9 +51,9 @@ from crawler.lib.pipeline import SiteRules, UrlTask
 from crawler.lib.search import phrases
 from crawler.lib.search.providers import Provider, SearchError, parse_providers, search_with_retries
 from crawler.models import (
-    Case,
     CandidateSite,
     CandidateStatus,
+    Case,
     SearchHit,
     SearchQuery,
     SearchRun,
