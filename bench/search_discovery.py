@@ -7,8 +7,8 @@ discovery the platform's way for each phrase strategy: the work's query phrases
 (``crawler.lib.search.phrases.choose``, or the naive ``first_sentences``) asked through the
 ``searxng`` provider, each result page fetched and matched with the engine (in memory), a site
 proposed when one of its pages copies a work. Prints one JSON line per strategy and query
-budget: copies planted and found (recall), sites proposed and of those really copying
-(precision), queries spent and queries per copy found.
+budget: copies planted and found (recall, and found of planted by kind of copy), sites
+proposed and of those really copying (precision), queries spent and queries per copy found.
 
     .venv/bin/python -m bench.search_discovery --works 30 --sites 200 --queries 1,2,3,5
 """
@@ -95,13 +95,17 @@ def run(web: SimulatedWeb, works: dict[str, str], engine: Engine, strategy: str,
                     if site in copies:
                         found_sites.add(site)
     planted = len(copies)
+    kinds = {site.base: site.kind for site in web.sites if site.work}
+    by_kind = {kind: f"{sum(kinds[b] == kind for b in found_sites)}/"
+                     f"{sum(k == kind for k in kinds.values())}" for kind in sorted(set(kinds.values()))}
     return {"strategy": strategy, "queries_per_work": per_work, "works": len(works),
             "copies_planted": planted, "copies_found": len(found_sites),
             "recall": round(len(found_sites) / planted, 3) if planted else None,
             "sites_proposed": len(proposed),
             "precision": round(len(found_sites) / len(proposed), 3) if proposed else None,
             "queries": queries, "pages_fetched": len(seen),
-            "queries_per_copy_found": round(queries / len(found_sites), 2) if found_sites else None}
+            "queries_per_copy_found": round(queries / len(found_sites), 2) if found_sites else None,
+            "found_by_kind": by_kind}
 
 
 def _copies_a_work(url: str, engine: Engine, session: requests.Session) -> bool:
