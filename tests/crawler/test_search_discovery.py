@@ -14,6 +14,7 @@ import io
 import json
 import os
 import socket
+import time
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -231,8 +232,8 @@ def test_a_run_that_stops_moving_is_failed_by_the_sweeper(settings):
 
 @pytest.mark.django_db(transaction=True)
 def test_discover_command_runs_end_to_end_through_the_worker(settled_worker, platform_stores,
-                                                            settings):
-    from crawler.models import Match, SearchHit
+                                                            settings, client):
+    from crawler.models import Match, SearchHit, SearchRun
 
     works, fillers = demo_corpus()
     # the worker may reach 127.0.0.1 only: every site there, on a port of its own
@@ -240,14 +241,31 @@ def test_discover_command_runs_end_to_end_through_the_worker(settled_worker, pla
                      host="127.0.0.1")
     with SimulatedWeb(sites, search_port=WORKER_SEARCH_PORT) as running:
         settings.SEARCH_PROVIDERS = f"searxng={running.search_url}"
-        _register(works)
+        registered = _register(works)
         out = io.StringIO()
         call_command("discover", "--search", "--wait", "--timeout", "300", stdout=out,
                      stderr=io.StringIO())
+        asked = running.queries
+        # staff start a run for one work from the work's page
+        staff = get_user_model().objects.create_superuser("boss", "boss@example.com", "x")
+        client.force_login(staff)
+        work = registered["xiyouji-2"]
+        assert "Search the web" in client.get(f"/core/work/{work.pk}/change/",
+                                              HTTP_ACCEPT_LANGUAGE="en").content.decode()
+        answer = client.post(f"/crawler/searchrun/start/{work.pk}/")
+        one = SearchRun.objects.get(work=work)
+        assert answer.status_code == 302 and answer["Location"].endswith(f"/{one.pk}/change/")
+        deadline = time.monotonic() + 120
+        while one.status == "running" and time.monotonic() < deadline:
+            time.sleep(0.5)
+            one.refresh_from_db()
+        assert (one.status, one.trigger, one.new_cases) == ("finished", "admin", 0)
+        assert one.queries >= 1 and one.pages_matched >= 1
     summary = json.loads(out.getvalue().strip().splitlines()[-1])
     assert summary["status"] == "finished", summary
+    assert summary["run"] == SearchRun.objects.get(trigger="command").pk
     assert set(summary) >= {"queries", "results", "pages_fetched", "pages_matched", "new_cases"}
-    assert summary["queries"] == running.queries and summary["pages_matched"] >= 10
+    assert summary["queries"] == asked and summary["pages_matched"] >= 10
     assert summary["new_cases"] == len(works)  # one domain: one case per work copied
     assert SearchHit.objects.filter(match__isnull=False).count() >= summary["pages_matched"]
     listed = io.StringIO()

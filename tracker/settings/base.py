@@ -719,7 +719,7 @@ SEARCH_KEYS = {name: env.str(name, default="") for name in (
 SEARCH_DAILY_BUDGETS = {"searxng": 5000, "brave": 2000, "serpapi:baidu": 250,
                         "serpapi:google": 250, "serpapi:bing": 250, "google_cse": 100,
                         **env.dict("TRACKER_SEARCH_DAILY_BUDGETS", cast={"value": int}, default={})}
-SEARCH_QUERIES_PER_SECTION = env.int("TRACKER_SEARCH_QUERIES_PER_SECTION", default=2)
+SEARCH_QUERIES_PER_SECTION = env.int("TRACKER_SEARCH_QUERIES_PER_SECTION", default=3)
 SEARCH_MAX_QUERIES_PER_WORK = env.int("TRACKER_SEARCH_MAX_QUERIES_PER_WORK", default=10)
 SEARCH_REPEAT_DAYS = env.int("TRACKER_SEARCH_REPEAT_DAYS", default=7)
 SEARCH_RESULTS_PER_QUERY = env.int("TRACKER_SEARCH_RESULTS_PER_QUERY", default=10)

@@ -3,7 +3,8 @@
 A phrase is a clause of ``MIN_CHARS``..``MAX_CHARS`` characters of the work's own text (cut at
 sentence and clause punctuation; a longer clause is cut into pieces of ``MAX_CHARS``), so that a
 copy that keeps the sentence keeps the phrase. Phrases are ranked by the rarity of their
-character bigrams in a reference corpus (``Rarity``: inverse document frequency over the
+character bigrams, times the chance that a reprint's edits leave all its characters
+(``SURVIVAL`` per character: shorter phrases survive more edits), in a reference corpus (``Rarity``: inverse document frequency over the
 registered works' text, cut into documents of ``DOC_CHARS``); left out are clauses that name a
 person (jieba's part-of-speech ``nr`` on a word of two characters or more: copies change
 names), boilerplate (too few Chinese
@@ -28,6 +29,9 @@ MIN_CHARS, MAX_CHARS = 12, 30  # characters of a phrase
 DOC_CHARS = 500  # characters of one reference document (a work is cut into several)
 SHARED_RUN = 8  # characters in a row shared with another work of the holder: not distinctive
 MIN_HAN_SHARE = 0.7  # share of Chinese characters a phrase needs (else boilerplate)
+# chance that one character survives a reprint's edits: a phrase of n characters is still
+# found by an exact search with probability SURVIVAL ** n (bench/search_discovery.py)
+SURVIVAL = 0.97
 
 _STRONG = re.compile(r"[^。！？；!?;\n\r…]+")  # a sentence: the text between these
 _WEAK = re.compile(r"[，、：,:]")
@@ -41,8 +45,8 @@ _BOILERPLATE = re.compile(
 @dataclass(frozen=True)
 class Phrase:
     """A query phrase: ``text`` (the exact characters to search), ``start`` (its offset in the
-    work's text, characters) and ``score`` (mean bigram rarity, higher is rarer; 0 for the
-    baseline's)."""
+    work's text, characters) and ``score`` (mean bigram rarity times SURVIVAL ** length, higher
+    is better; 0 for the baseline's)."""
 
     text: str
     start: int
@@ -117,7 +121,7 @@ def choose(text: str, count: int, rarity: Rarity, others: Iterable[str] = (),
         return []
     repeated = {c for c, n in Counter(c for _, c in clauses(text)).items() if n > 1}
     shared = _runs(others)
-    usable = [Phrase(c, start, rarity.score(c)) for start, c in clauses(text)
+    usable = [Phrase(c, start, rarity.score(c) * SURVIVAL ** len(c)) for start, c in clauses(text)
               if c not in repeated and not _boilerplate(c)
               and not (shared and _shares_run(c, shared)) and not (skip_names and names_person(c))]
     if not usable:
