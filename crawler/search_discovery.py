@@ -15,7 +15,9 @@ staff on the work admin) goes over the indexed works, or one work, in its task
    reason) or spent its daily budget (``budget_left``) is passed over; a failure after the
    retries (``search_with_retries``) moves on to the next provider. Each query is a
    ``SearchQuery`` row with the provider, results, requests made and the failure, if any.
-3. Each result URL not read yet in the run goes through the crawl library (canonical form,
+3. A result URL on a target site's domain is not fetched (its site's scans read it, with the
+   site's settings): its ``SearchHit`` is tied to the match a scan recorded there, if any. Each
+   other result URL not read yet in the run goes through the crawl library (canonical form,
    trap check, robots.txt, politeness, SSRF guard, size and time limits: ``Crawler.step``),
    with up to settings.SEARCH_PAGE_PARTS next parts of a chapter split over pages, and its
    text is matched with the engine: a copying page is recorded as a Match and a Case like a
@@ -182,9 +184,7 @@ def do_propose_found_site(domain: str, url: str, works: list[Work]) -> Candidate
     candidate site (created, or a candidate not yet decided made 'proposed' with the page
     and works added). Nothing for a domain a target site covers or a candidate staff decided.
     Returns the candidate, or None."""
-    known = [d for domains in TargetSite.objects.values_list("allowed_domains", flat=True)
-             for d in domains]
-    if in_domains(url, known):
+    if in_domains(url, _target_domains()):
         return None
     with transaction.atomic():
         candidate, _ = CandidateSite.objects.select_for_update().get_or_create(domain=domain)
@@ -299,6 +299,10 @@ def _read(search: SearchRun, query: SearchQuery, url: str, rank: int, crawler,
         SearchHit.objects.create(query=query, url=canon, rank=rank, outcome="seen",
                                  match=_match_of(canon, query.work))
         return
+    if in_domains(canon, _target_domains()):  # its site's scans read it, with its settings
+        SearchHit.objects.create(query=query, url=canon, rank=rank, outcome="target_site",
+                                 match=_match_of(canon, query.work))
+        return
     frontier.admit([canon], 0)
     rules = SiteRules(None, (host_of(canon),))  # type: ignore[arg-type]  # no target site
     queue, read = [canon], 0
@@ -355,6 +359,11 @@ def _match(search: SearchRun, result, crawler, engine, work: Work):
     domain = rows[0].domain
     do_propose_found_site(domain, rows[0].url, [r.work for r in rows])
     return next((r for r in rows if r.work_id == work.pk), rows[0])
+
+
+def _target_domains() -> list[str]:
+    return [d for domains in TargetSite.objects.values_list("allowed_domains", flat=True)
+            for d in domains]
 
 
 def _match_of(url: str, work: Work):
