@@ -116,6 +116,9 @@ def test_search_finds_the_planted_copies_with_their_provenance(web, crawler, set
     hit = SearchHit.objects.filter(match__isnull=False).select_related("query").first()
     assert hit.query.provider == "searxng" and hit.rank >= 1 and hit.query.phrase in \
         works[hit.query.work.reference]
+    from crawler.evidence.models import Capture
+
+    assert Capture.objects.filter(match_id=hit.match_id).exists()  # evidence, as a scan's
     staff = get_user_model().objects.create_superuser("boss", "boss@example.com", "x")
     client.force_login(staff)
     text = client.get(f"/crawler/match/{hit.match_id}/change/",
