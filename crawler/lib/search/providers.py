@@ -139,7 +139,7 @@ class Provider:
         items = holder.get(field_names[0], []) if isinstance(holder, dict) else None
         if not isinstance(items, list):
             raise SearchError("garbage", f"'{field_names[0]}' is not a list")
-        out = []
+        out: list[SearchResult] = []
         for item in items:
             if isinstance(item, dict) and isinstance(item.get(field_names[1]), str):
                 out.append(SearchResult(item[field_names[1]], str(item.get("title") or ""),
