@@ -482,4 +482,4 @@ class CandidateSiteAdmin(RecordAdminMixin, HolderScopedAdmin):
 
 
 # the takedown contact and site proposal pages register themselves
-from crawler import contact_admin, proposal_admin  # noqa: E402, F401
+from crawler import contact_admin, proposal_admin, search_admin  # noqa: E402, F401

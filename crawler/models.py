@@ -702,3 +702,109 @@ class ContactSuggestion(models.Model):
 
     def __str__(self) -> str:
         return self.address
+
+
+# Search-engine discovery (crawler.search_discovery): a run, the queries it asked and the result
+# pages it read, each tied to the match it found (its provenance).
+
+class SearchRunStatus(models.TextChoices):
+    """A search run is running until its task closes it: finished, or failed with the reason
+    (no usable provider, every query failed, or no progress for settings.SEARCH_RUN_STUCK_SECONDS)."""
+
+    RUNNING = "running", _("running")
+    FINISHED = "finished", _("finished")
+    FAILED = "failed", _("failed")
+
+
+class SearchRun(models.Model):
+    """One pass of search discovery over every indexed work, or over ``work``.
+
+    Attributes:
+        trigger: 'schedule', 'command' or 'admin'; works_total / works_done: its progress;
+        queries: queries asked (each to the first provider that answered); results: result
+            URLs returned; pages_fetched: result pages read; pages_matched: of those, pages
+            copying a work; new_cases: cases it opened; note: why it failed (a coded note).
+        updated_at: its last progress (the sweeper fails a run that stops moving).
+    """
+
+    work = models.ForeignKey(Work, verbose_name=_("work"), null=True, blank=True,
+                             on_delete=models.SET_NULL, related_name="+")
+    trigger = models.CharField(_("trigger"), max_length=16, default="schedule")
+    status = models.CharField(_("status"), max_length=16, choices=SearchRunStatus.choices,
+                              default=SearchRunStatus.RUNNING, db_index=True)
+    started_at = models.DateTimeField(_("started"), default=timezone.now, db_index=True)
+    updated_at = models.DateTimeField(_("last progress"), default=timezone.now)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+    works_total = models.PositiveIntegerField(_("works to search"), default=0)
+    works_done = models.PositiveIntegerField(_("works searched"), default=0)
+    queries = models.PositiveIntegerField(_("queries"), default=0)
+    results = models.PositiveIntegerField(_("results"), default=0)
+    pages_fetched = models.PositiveIntegerField(_("pages fetched"), default=0)
+    pages_matched = models.PositiveIntegerField(_("pages copying works"), default=0)
+    new_cases = models.PositiveIntegerField(_("new cases"), default=0)
+    note = models.TextField(_("note"), blank=True)
+
+    class Meta:
+        verbose_name = _("web search run")
+        verbose_name_plural = _("web search runs")
+        ordering = ["-started_at"]
+
+    def __str__(self) -> str:
+        return f"#{self.pk}"
+
+    def summary(self) -> dict:
+        """The run's figures as the ``discover`` command prints them."""
+        return {"run": self.pk, "status": self.status, "queries": self.queries,
+                "results": self.results, "pages_fetched": self.pages_fetched,
+                "pages_matched": self.pages_matched, "new_cases": self.new_cases,
+                "note": notes.in_english(self.note)}
+
+
+class SearchQuery(models.Model):
+    """A phrase of ``work`` asked in run ``run``: ``provider`` (the one that answered, or the
+    last one tried), ``status`` ('ok' or 'failed'), ``results`` (URLs returned), ``attempts``
+    (requests made, retries included), ``error`` (a coded note: why it failed)."""
+
+    run = models.ForeignKey(SearchRun, verbose_name=_("run"), on_delete=models.CASCADE,
+                            related_name="search_queries")
+    work = models.ForeignKey(Work, verbose_name=_("work"), on_delete=models.CASCADE,
+                             related_name="+")
+    phrase = models.CharField(_("phrase"), max_length=100)
+    provider = models.CharField(_("provider"), max_length=40, blank=True)
+    status = models.CharField(_("status"), max_length=8, default="ok")
+    results = models.PositiveIntegerField(_("results"), default=0)
+    attempts = models.PositiveSmallIntegerField(_("requests"), default=0)
+    error = models.TextField(_("error"), blank=True)
+    asked_at = models.DateTimeField(_("asked"), default=timezone.now, db_index=True)
+
+    class Meta:
+        verbose_name = _("web search query")
+        verbose_name_plural = _("web search queries")
+        ordering = ["asked_at", "pk"]
+
+    def __str__(self) -> str:
+        return self.phrase
+
+
+class SearchHit(models.Model):
+    """A result URL of a query, read like a scan's page: ``rank`` (1 = first), ``outcome`` (the
+    crawl outcome: ok, robots_disallowed, ssrf_refused, too_large ...), ``reason``, and
+    ``match``: the match recorded for the page, if it copies the query's work or another."""
+
+    query = models.ForeignKey(SearchQuery, verbose_name=_("query"), on_delete=models.CASCADE,
+                              related_name="hits")
+    url = models.CharField(_("URL"), max_length=2048)
+    rank = models.PositiveSmallIntegerField(_("rank"))
+    outcome = models.CharField(_("outcome"), max_length=32, blank=True)
+    reason = models.CharField(_("reason"), max_length=500, blank=True)
+    match = models.ForeignKey(Match, verbose_name=_("match"), null=True, blank=True,
+                              on_delete=models.SET_NULL, related_name="search_hits")
+    found_at = models.DateTimeField(_("found"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("web search result")
+        verbose_name_plural = _("web search results")
+        ordering = ["query", "rank"]
+
+    def __str__(self) -> str:
+        return self.url

@@ -458,3 +458,6 @@ def check_site_moved(self, scan_id: int) -> dict:
     except storage_errors() as exc:
         raise self.retry(exc=exc, countdown=_retry_delay(self.request.retries)) from exc
     return {"proposed": [c.domain for c in found]}
+
+
+from crawler import search_tasks  # noqa: E402,F401  (registers the search discovery tasks)

@@ -723,3 +723,47 @@ MOVE_SAME_PAGES = env.int("TRACKER_MOVE_SAME_PAGES", default=2)
 MOVE_MAX_CANDIDATES = env.int("TRACKER_MOVE_MAX_CANDIDATES", default=10)
 MOVE_SAME_TEXT = env.float("TRACKER_MOVE_SAME_TEXT", default=0.8)
 CELERY_TASK_ROUTES["crawler.check_site_moved"] = {"queue": QUEUE_CRAWL}
+
+# Search-engine discovery (crawler.search_discovery, docs/crawler.md). SEARCH_PROVIDERS: the
+# providers asked, in order, "kind=URL" comma-separated (kinds: searxng, brave, serpapi,
+# google_cse; crawler.lib.search.providers); their keys come from the environment variables of
+# SEARCH_KEYS (a provider needing a key it lacks is shown disabled, with why). Each provider
+# answers at most SEARCH_DAILY_BUDGETS[name] queries a day (UTC; name: the kind, or
+# serpapi:<engine>), counted in Redis. A work gets SEARCH_QUERIES_PER_SECTION phrases a chapter
+# (at most SEARCH_MAX_QUERIES_PER_WORK); a phrase asked within SEARCH_REPEAT_DAYS is not asked
+# again by the daily run (new works and chapters go first). Each query takes the first
+# SEARCH_RESULTS_PER_QUERY results; a provider's request waits SEARCH_TIMEOUT_SECONDS and is
+# tried SEARCH_RETRIES more times on a timeout, 429, 5xx or garbage, after the provider's
+# Retry-After or a backoff from SEARCH_RETRY_BASE_SECONDS (capped at SEARCH_RETRY_MAX_SECONDS).
+# A result page is read like a scan's, waiting at most SEARCH_FETCH_WAIT_SECONDS for its host's
+# politeness slot, with up to SEARCH_PAGE_PARTS next parts of a chapter split over pages.
+# Beat starts a run every SEARCH_INTERVAL_SECONDS on QUEUE_SEARCH; the sweeper fails a run
+# without progress for SEARCH_RUN_STUCK_SECONDS.
+SEARCH_PROVIDERS = env.str("TRACKER_SEARCH_PROVIDERS", default="")
+SEARCH_KEYS = {name: env.str(name, default="") for name in (
+    "TRACKER_SEARCH_SEARXNG_KEY", "TRACKER_SEARCH_BRAVE_KEY", "TRACKER_SEARCH_SERPAPI_KEY",
+    "TRACKER_SEARCH_GOOGLE_CSE_KEY", "TRACKER_SEARCH_GOOGLE_CSE_CX")}
+SEARCH_DAILY_BUDGETS = {"searxng": 5000, "brave": 2000, "serpapi:baidu": 250,
+                        "serpapi:google": 250, "serpapi:bing": 250, "google_cse": 100,
+                        **env.dict("TRACKER_SEARCH_DAILY_BUDGETS", cast={"value": int}, default={})}
+SEARCH_QUERIES_PER_SECTION = env.int("TRACKER_SEARCH_QUERIES_PER_SECTION", default=3)
+SEARCH_MAX_QUERIES_PER_WORK = env.int("TRACKER_SEARCH_MAX_QUERIES_PER_WORK", default=10)
+SEARCH_REPEAT_DAYS = env.int("TRACKER_SEARCH_REPEAT_DAYS", default=7)
+SEARCH_RESULTS_PER_QUERY = env.int("TRACKER_SEARCH_RESULTS_PER_QUERY", default=10)
+SEARCH_TIMEOUT_SECONDS = env.float("TRACKER_SEARCH_TIMEOUT", default=10.0)
+SEARCH_RETRIES = env.int("TRACKER_SEARCH_RETRIES", default=3)
+SEARCH_RETRY_BASE_SECONDS = env.float("TRACKER_SEARCH_RETRY_BASE", default=2.0)
+SEARCH_RETRY_MAX_SECONDS = env.float("TRACKER_SEARCH_RETRY_MAX", default=60.0)
+SEARCH_FETCH_WAIT_SECONDS = env.float("TRACKER_SEARCH_FETCH_WAIT", default=30.0)
+SEARCH_PAGE_PARTS = 4
+SEARCH_INTERVAL_SECONDS = env.float("TRACKER_SEARCH_INTERVAL", default=24 * 3600.0)
+SEARCH_RUN_STUCK_SECONDS = env.int("TRACKER_SEARCH_RUN_STUCK", default=3600)
+QUEUE_SEARCH = "search"
+WORKER_QUEUES.append(QUEUE_SEARCH)
+CELERY_TASK_ROUTES["crawler.search_web"] = {"queue": QUEUE_SEARCH}
+CELERY_TASK_ROUTES["crawler.search_web_daily"] = {"queue": QUEUE_SEARCH}
+CELERY_TASK_ROUTES["crawler.sweep_search_runs"] = {"queue": QUEUE_SEARCH}
+CELERY_BEAT_SCHEDULE["search-web"] = {"task": "crawler.search_web_daily",
+                                      "schedule": SEARCH_INTERVAL_SECONDS}
+CELERY_BEAT_SCHEDULE["sweep-search-runs"] = {"task": "crawler.sweep_search_runs",
+                                             "schedule": SWEEP_INTERVAL_SECONDS}

@@ -1,0 +1,85 @@
+"""Admin pages of search-engine discovery: the web search runs (progress, figures, failure in
+words), each with its queries; the providers' state (disabled and why, queries today of the
+daily budget) above the list; "Search the web" from a work's page (staff only)."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import path, reverse
+from django.utils.translation import gettext_lazy as _
+
+from crawler import search_discovery
+from crawler.models import SearchQuery, SearchRun
+from tracker.core import notes
+from tracker.core.admin import RecordAdminMixin
+from tracker.core.models import Work
+
+
+class SearchQueryInline(admin.TabularInline):
+    """The queries of a run, in the order asked (read only)."""
+
+    model = SearchQuery
+    fields = ["asked_at", "work", "phrase", "provider", "status", "results", "attempts",
+              "error_words"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    @admin.display(description=_("error"))
+    def error_words(self, query):
+        return notes.in_words(query.error)
+
+
+@admin.register(SearchRun)
+class SearchRunAdmin(RecordAdminMixin, admin.ModelAdmin):
+    """Web search runs (crawler.search_discovery): status, progress, figures, note in words."""
+
+    list_display = ["pk", "started_at", "trigger", "work", "status", "progress", "queries",
+                    "results", "pages_fetched", "pages_matched", "new_cases", "note_words"]
+    list_filter = ["status", "trigger"]
+    exclude = ["note"]
+    readonly_fields = ["progress", "note_words"]
+    inlines = [SearchQueryInline]
+
+    @admin.display(description=_("works searched"))
+    def progress(self, run):
+        return f"{run.works_done} / {run.works_total}"
+
+    @admin.display(description=_("note"))
+    def note_words(self, run):
+        return notes.in_words(run.note)
+
+    def get_urls(self):
+        return [path("start/<int:work_id>/", self.admin_site.admin_view(self.start_view),
+                     name="crawler_searchrun_start"), *super().get_urls()]
+
+    def changelist_view(self, request, extra_context=None):
+        try:
+            states = [{"name": s.provider.name, "url": s.provider.url, "used": s.used,
+                       "budget": s.budget, "disabled": notes.in_words(s.disabled)}
+                      for s in search_discovery.provider_states()]
+            problem = ""
+        except ValueError as exc:
+            states, problem = [], str(exc)
+        extra_context = {**(extra_context or {}), "search_providers": states,
+                         "search_problem": problem}
+        return super().changelist_view(request, extra_context)
+
+    def start_view(self, request, work_id: int):
+        """POST from a work's page: "Search the web" for that work."""
+        if request.method != "POST" or not request.user.has_perm("crawler.add_searchrun"):
+            raise PermissionDenied
+        work = get_object_or_404(Work, pk=work_id)
+        run = search_discovery.do_start_search_run(work, trigger="admin",
+                                                   acting_user=request.user)
+        self.message_user(request, _("Web search #%(id)s started for %(work)s.") % {
+            "id": run.pk, "work": work}, messages.SUCCESS)
+        return redirect(reverse("admin:crawler_searchrun_change", args=[run.pk]))
