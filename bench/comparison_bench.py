@@ -12,9 +12,6 @@ import argparse
 import os
 import random
 import time
-from pathlib import Path
-
-DEMO = Path(__file__).resolve().parents[1] / "demo"
 
 
 def timed(compare, page: str, work: str) -> tuple[float, object]:
@@ -34,18 +31,9 @@ def main() -> None:
     import opencc
 
     from dashboard.comparison import compare
-    from fingerprint import Engine, EngineConfig
-    from fingerprint.index import MemoryIndex
-    from fingerprint.store import MemoryWorkStore
-    from tracker.text.encoding import decode_bytes
-    from tracker.text.html import extract_document
+    from tests.dashboard.conftest import big5_demo_match
 
-    raw = (DEMO / "site" / "reprint" / "xiyouji-02-big5.html").read_bytes()
-    page = extract_document(decode_bytes(raw, "text/html").text).text
-    work = (DEMO / "works" / "xiyouji-01-03.txt").read_text(encoding="utf-8")
-    engine = Engine(MemoryIndex(), MemoryWorkStore(), EngineConfig())
-    engine.add_work("xiyouji", work)
-    match = engine.match(page)[0]
+    page, work, match = big5_demo_match()
     p = match.passages[0]
     compare("預熱", "预热")  # loads OpenCC's and pypinyin's tables once
     seconds, result = timed(compare, page[p.page_start:p.page_end], work[p.work_start:p.work_end])

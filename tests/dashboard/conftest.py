@@ -297,6 +297,30 @@ def scenario_cases(scenario):
 DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
 
 
+def big5_demo_texts() -> tuple[str, str]:
+    """(the text extracted from the demo site's Big5 page of 西遊記 第二回, the demo work
+    西游记（第一回至第三回）'s text)."""
+    from tracker.text.encoding import decode_bytes
+    from tracker.text.html import extract_document
+
+    raw = (DEMO_DIR / "site" / "reprint" / "xiyouji-02-big5.html").read_bytes()
+    page = extract_document(decode_bytes(raw, "text/html").text).text
+    return page, (DEMO_DIR / "works" / "xiyouji-01-03.txt").read_text(encoding="utf-8")
+
+
+def big5_demo_match():
+    """``big5_demo_texts`` and the engine's match of the page to the work, in a memory index
+    that holds only that work: (page, work, fingerprint.Match)."""
+    from fingerprint import Engine, EngineConfig
+    from fingerprint.index import MemoryIndex
+    from fingerprint.store import MemoryWorkStore
+
+    page, work = big5_demo_texts()
+    engine = Engine(MemoryIndex(), MemoryWorkStore(), EngineConfig())
+    engine.add_work("xiyouji", work)
+    return page, work, engine.match(page)[0]
+
+
 @pytest.fixture
 def big5_reprint(scenario):
     """The demo site's Big5 page of 西遊記 第二回 as the engine matches it against the demo
@@ -304,12 +328,8 @@ def big5_reprint(scenario):
     from crawler.models import Match
     from tracker.core.engine import get_engine
     from tracker.core.models import Work
-    from tracker.text.encoding import decode_bytes
-    from tracker.text.html import extract_document
 
-    raw = (DEMO_DIR / "site" / "reprint" / "xiyouji-02-big5.html").read_bytes()
-    text = extract_document(decode_bytes(raw, "text/html").text).text
-    work_text = (DEMO_DIR / "works" / "xiyouji-01-03.txt").read_text(encoding="utf-8")
+    text, work_text = big5_demo_texts()
     work = Work.objects.create(holder=scenario.a, reference="XYJ-001-003", title="西游记",
                                kind="novel", length=len(work_text), status="indexed")
     get_engine().add_work(work.engine_id, work_text)

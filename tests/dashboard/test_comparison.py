@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import opencc
 from django.test import override_settings
@@ -21,13 +20,7 @@ from dashboard.comparison import (
     SAME_PINYIN,
     compare,
 )
-from fingerprint import Engine, EngineConfig
-from fingerprint.index import MemoryIndex
-from fingerprint.store import MemoryWorkStore
-from tracker.text.encoding import decode_bytes
-from tracker.text.html import extract_document
-
-DEMO = Path(__file__).resolve().parents[2] / "demo"
+from tests.dashboard.conftest import DEMO_DIR, big5_demo_match
 
 WORK = "话说天下大势，分久必合，合久必分。周末七国分争，并入于秦。"
 
@@ -88,12 +81,7 @@ def test_the_demos_big5_reprint_compares_as_the_engine_scores_it():
     """The demo site's Big5 page of 西遊記 第二回 against the demo work: the passage the engine
     finds reads as the same text in the other script, with the ads inserted, not as thousands
     of changed characters."""
-    raw = (DEMO / "site" / "reprint" / "xiyouji-02-big5.html").read_bytes()
-    page = extract_document(decode_bytes(raw, "text/html").text).text
-    work = (DEMO / "works" / "xiyouji-01-03.txt").read_text(encoding="utf-8")
-    engine = Engine(MemoryIndex(), MemoryWorkStore(), EngineConfig())
-    engine.add_work("xiyouji", work)
-    match = engine.match(page)[0]
+    page, work, match = big5_demo_match()
     (passage,) = match.passages
     assert passage.page_end - passage.page_start > 7000
     result = compare(page[passage.page_start:passage.page_end],
@@ -110,7 +98,7 @@ def test_a_passage_of_twelve_thousand_characters_is_aligned_exactly_and_quickly(
     """12,000 characters of the work reprinted in traditional script with full-width digits,
     one character changed every 400 and a sentence inserted every 3,000: each edit is found
     where it is, in well under a second."""
-    work = (DEMO / "works" / "xiyouji-01-03.txt").read_text(encoding="utf-8")[:12_000] + "1562"
+    work = (DEMO_DIR / "works" / "xiyouji-01-03.txt").read_text(encoding="utf-8")[:12_000] + "1562"
     page = list(opencc.OpenCC("s2t").convert(work[:12_000]))
     for i in range(200, 12_000, 400):
         page[i] = "〇"
@@ -130,7 +118,7 @@ def test_a_passage_of_twelve_thousand_characters_is_aligned_exactly_and_quickly(
 
 @override_settings(EVIDENCE_DIFF_MAX_CELLS=1_000_000)
 def test_a_long_passage_too_different_to_align_within_the_limit_is_not_compared():
-    work = (DEMO / "works" / "xiyouji-01-03.txt").read_text(encoding="utf-8")
+    work = (DEMO_DIR / "works" / "xiyouji-01-03.txt").read_text(encoding="utf-8")
     result = compare(work[:20_000], work[20_000:40_000])
     assert result.similarity is None and result.edits == ()
     assert compare(work[:20_000], work[:20_000]).similarity == 1.0
