@@ -39,7 +39,7 @@ def evidence_context(match) -> dict:
         ``sections`` (chapter titles matched), ``passage_count``, ``history`` (page versions,
         each with ``current``), ``hash_ok`` (the text's SHA-256 equals the hash stored at
         capture; None when unknown), ``comparisons`` (per passage: ``n``, ``similarity``
-        (0..1), ``summary`` (its edits counted, in words) and ``edits``
+        (0..1; None when not compared), ``summary`` (its edits counted, in words) and ``edits``
         (comparison.Edit runs), in passage order), ``problems`` (translated messages).
     """
     evidence = sources.load(match)
@@ -141,12 +141,15 @@ def same_text_works(match) -> dict | None:
 
 def compared_passages(evidence) -> list[dict]:
     """Each passage of ``evidence`` (sources.Evidence) compared character by character
-    (``comparison.compare``): [{n, similarity, summary, edits}], [] without both texts."""
+    (``comparison.compare``): [{n, similarity (None: not compared), summary, edits}], []
+    without both texts."""
     if not (evidence.page_text and evidence.work_text):
         return []
     rows = []
     for i, (ps, pe, ws, we) in enumerate(evidence.passages):
         result = comparison.compare(evidence.page_text[ps:pe], evidence.work_text[ws:we])
-        rows.append({"n": i + 1, "similarity": result.similarity,
-                     "summary": wording.edit_counts(result.counts()), "edits": result.edits})
+        summary = (wording.edit_counts(result.counts()) if result.similarity is not None else
+                   _("too long and too different to align character by character"))
+        rows.append({"n": i + 1, "similarity": result.similarity, "summary": summary,
+                     "edits": result.edits})
     return rows

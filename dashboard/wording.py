@@ -64,13 +64,16 @@ def passages_count(count: int) -> str:
 
 def edit_counts(counts: dict[str, int]) -> str:
     """``counts`` ({comparison edit kind: characters}) in words, e.g. "3 characters changed,
-    2 of the same pinyin, 5 in the other script"; "identical" when nothing changed."""
+    2 of the same pinyin, 5 in the other script, 4 in the other width"; "identical" when
+    nothing changed."""
     words = {
         "changed": lambda n: ngettext("%(n)d character changed", "%(n)d characters changed", n),
         "same_pinyin": lambda n: ngettext("%(n)d of the same pinyin", "%(n)d of the same pinyin",
                                           n),
         "other_script": lambda n: ngettext("%(n)d in the other script",
                                            "%(n)d in the other script", n),
+        "other_width": lambda n: ngettext("%(n)d in the other width", "%(n)d in the other width",
+                                          n),
         "inserted": lambda n: ngettext("%(n)d character inserted", "%(n)d characters inserted",
                                        n),
         "deleted": lambda n: ngettext("%(n)d character deleted", "%(n)d characters deleted", n),

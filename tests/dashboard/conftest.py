@@ -292,3 +292,55 @@ def scenario_cases(scenario):
         title=f"西游记 第{n}页", score=0.7, containment_page=0.6, containment_work=0.01,
         passages=template.passages, section="第二回", case=big) for n in range(1, 121)])
     return {"novel": found["XYJ-001"], "news": found[scenario.news.reference], "big": big}
+
+
+DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
+
+
+def big5_demo_texts() -> tuple[str, str]:
+    """(the text extracted from the demo site's Big5 page of 西遊記 第二回, the demo work
+    西游记（第一回至第三回）'s text)."""
+    from tracker.text.encoding import decode_bytes
+    from tracker.text.html import extract_document
+
+    raw = (DEMO_DIR / "site" / "reprint" / "xiyouji-02-big5.html").read_bytes()
+    page = extract_document(decode_bytes(raw, "text/html").text).text
+    return page, (DEMO_DIR / "works" / "xiyouji-01-03.txt").read_text(encoding="utf-8")
+
+
+def big5_demo_match():
+    """``big5_demo_texts`` and the engine's match of the page to the work, in a memory index
+    that holds only that work: (page, work, fingerprint.Match)."""
+    from fingerprint import Engine, EngineConfig
+    from fingerprint.index import MemoryIndex
+    from fingerprint.store import MemoryWorkStore
+
+    page, work = big5_demo_texts()
+    engine = Engine(MemoryIndex(), MemoryWorkStore(), EngineConfig())
+    engine.add_work("xiyouji", work)
+    return page, work, engine.match(page)[0]
+
+
+@pytest.fixture
+def big5_reprint(scenario):
+    """The demo site's Big5 page of 西遊記 第二回 as the engine matches it against the demo
+    work 西游记（第一回至第三回）: the Match, with the engine's score and passages."""
+    from crawler.models import Match
+    from tracker.core.engine import get_engine
+    from tracker.core.models import Work
+
+    text, work_text = big5_demo_texts()
+    work = Work.objects.create(holder=scenario.a, reference="XYJ-001-003", title="西游记",
+                               kind="novel", length=len(work_text), status="indexed")
+    get_engine().add_work(work.engine_id, work_text)
+    [found] = [m for m in get_engine().match(text) if m.work_id == work.engine_id]
+    url = "https://demo.example.com/reprint/xiyouji-02-big5.html"
+    page_id, version_id = store_page(url, text, "西遊記 第二回")
+    template = scenario.matches[0]
+    return Match.objects.create(
+        work=work, page_id=page_id, version_id=version_id, url=url, domain="demo.example.com",
+        title="西遊記 第二回", score=found.score, containment_page=found.containment_page,
+        containment_work=found.containment_work,
+        passages=[p.to_dict() for p in found.passages], first_seen=template.first_seen,
+        last_seen=template.last_seen, site=template.site, first_scan=template.first_scan,
+        last_scan=template.last_scan)

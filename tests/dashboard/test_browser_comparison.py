@@ -1,9 +1,12 @@
 """The evidence view and the PDF report mark, inside each passage, the characters the page
 changed, inserted or deleted, and say which edits keep the sound or the character (other
-script): what a reviewer reads as "changed a few characters". Screenshots
-comparison-en-1366.png and comparison-zh-hans-1366.png."""
+script, other width): what a reviewer reads as "changed a few characters". Screenshots
+comparison-{en,zh-hans}-1366.png, and of the demo's Big5 reprint (the ``big5_reprint``
+fixture) comparison-big5-{en,zh-hans}-1366.png."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -11,10 +14,10 @@ from tests.dashboard.conftest import store_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-WORK = "话说天下大势，分久必合，合久必分。周末七国分争，并入于秦。"
+WORK = "话说天下大势，分久必合，合久必分。周末七国分争，255年，并入于秦。"
 # other script (話說), an inserted ad, the same pinyin (事 for 势), a changed character (八 for
-# 七) and a deleted clause (，并入于秦)
-PAGE = "話說天下大事，分久必合，【广告】合久必分。周末八国分争。"
+# 七), a full-width year (２５５ for 255) and a deleted clause (，并入于秦)
+PAGE = "話說天下大事，分久必合，【广告】合久必分。周末八国分争，２５５年。"
 
 
 @pytest.fixture
@@ -55,13 +58,18 @@ def test_the_evidence_view_marks_the_edits(edited_match, open_page, browser_logi
     assert section.locator(".dash-compared .dash-changed").inner_text() == "八"
     assert section.locator(".dash-compared ins").inner_text() == "【广告】"
     assert section.locator(".dash-compared del").inner_text() == "，并入于秦"
+    assert section.locator(".dash-compared .dash-width").inner_text() == "２５５"
     heading = section.locator("h3").first.inner_text()
     if language == "en":
         assert heading.startswith("Passage 1 · similarity ")
         assert "2 in the other script" in heading and "1 of the same pinyin" in heading
+        assert "3 in the other width" in heading
+        assert section.locator(".dash-width").first.inner_text() == "same character, other width"
     else:
         assert heading.startswith("第 1 段 · 相似度 ")
         assert "繁简转换 2 个字" in heading and "同音替换 1 个字" in heading
+        assert "全角半角转换 3 个字" in heading
+        assert section.locator(".dash-width").first.inner_text() == "全角半角转换"
     section.scroll_into_view_if_needed()
     screenshot(page, f"comparison-{language}-1366")
     assert page.evaluate("document.documentElement.scrollWidth") <= 1366
@@ -77,3 +85,35 @@ def test_the_report_marks_the_edits(edited_match, scenario):
     assert '<ins class="dash-edit" title="inserted on the page">【广告】</ins>' in html
     assert "，并入于秦</del>" in html
     assert 'class="dash-edit dash-sound" title="same pinyin (work: 势)">事</span>' in html
+
+
+def _percent(heading: str) -> int:
+    return int(re.search(r"(\d+)%", heading).group(1))
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_the_demos_big5_reprint_reads_as_the_same_text_in_the_other_script(
+        big5_reprint, open_page, browser_login, screenshot, language):
+    page = open_page(language)
+    page.set_viewport_size({"width": 1366, "height": 900})
+    browser_login(page, "staff")
+    page.goto(f"/crawler/match/{big5_reprint.pk}/change/")
+    section = page.locator("#dash-comparison")
+    heading = section.locator("h3").first.inner_text()
+    similarity = _percent(heading)
+    # the passage is the copied text: never much less similar than the whole match scores
+    assert similarity >= 95 and similarity >= round(big5_reprint.score * 100) - 3, heading
+    assert section.locator(".dash-compared .dash-changed").count() <= 3
+    assert section.locator(".dash-compared .dash-script").count() > 500
+    ad = section.locator(".dash-compared ins").first
+    assert ad.inner_text().startswith("【")
+    script = section.locator(".dash-compared .dash-script").first
+    work_side = re.search(r"[:：]\s*(.+?)[)）]$", script.get_attribute("title")).group(1)
+    assert len(work_side) == len(script.inner_text())  # a tooltip pairs the characters shown
+    if language == "en":
+        assert "in the other script" in heading and "characters changed" not in heading
+    else:
+        assert "繁简转换" in heading
+    section.scroll_into_view_if_needed()
+    screenshot(page, f"comparison-big5-{language}-1366")
+

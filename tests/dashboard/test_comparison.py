@@ -1,8 +1,12 @@
 """Character-level comparison of a page's passage with the work's: what a reviewer reads as
-"changed a few characters", "other script" or "same pinyin"."""
+"changed a few characters", "other script", "other width" or "same pinyin"."""
 
 from __future__ import annotations
 
+import time
+
+import opencc
+from django.test import override_settings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,10 +15,12 @@ from dashboard.comparison import (
     DELETED,
     INSERTED,
     OTHER_SCRIPT,
+    OTHER_WIDTH,
     SAME,
     SAME_PINYIN,
     compare,
 )
+from tests.dashboard.conftest import DEMO_DIR, big5_demo_match
 
 WORK = "话说天下大势，分久必合，合久必分。周末七国分争，并入于秦。"
 
@@ -62,3 +68,57 @@ def test_the_edits_rebuild_both_passages(page, work):
     assert "".join(e.page for e in result.edits) == page
     assert "".join(e.work for e in result.edits) == work
     assert 0.0 <= result.similarity <= 1.0
+
+
+def test_full_width_digits_and_signs_are_the_same_character_in_the_other_width():
+    result = compare("１５６２年，物价上涨４０％。", "1562年，物价上涨40%。")
+    assert _kinds(result) == [(OTHER_WIDTH, "１５６２", "1562"), (SAME, "年，物价上涨", "年，物价上涨"),
+                              (OTHER_WIDTH, "４０％", "40%"), (SAME, "。", "。")]
+    assert result.similarity == 1.0
+
+
+def test_the_demos_big5_reprint_compares_as_the_engine_scores_it():
+    """The demo site's Big5 page of 西遊記 第二回 against the demo work: the passage the engine
+    finds reads as the same text in the other script, with the ads inserted, not as thousands
+    of changed characters."""
+    page, work, match = big5_demo_match()
+    (passage,) = match.passages
+    assert passage.page_end - passage.page_start > 7000
+    result = compare(page[passage.page_start:passage.page_end],
+                     work[passage.work_start:passage.work_end])
+    counts = result.counts()
+    assert result.similarity > 0.95 and result.similarity >= match.score - 0.03
+    assert counts.get(CHANGED, 0) + counts.get(SAME_PINYIN, 0) <= 5
+    assert counts[OTHER_SCRIPT] > 1500 and counts[SAME] > 5000
+    assert {e.page for e in result.edits if e.kind == INSERTED} >= {"【广告】新用户注册领取百元话费"}
+    assert all(len(e.page) == len(e.work) for e in result.edits if e.kind == OTHER_SCRIPT)
+
+
+def test_a_passage_of_twelve_thousand_characters_is_aligned_exactly_and_quickly():
+    """12,000 characters of the work reprinted in traditional script with full-width digits,
+    one character changed every 400 and a sentence inserted every 3,000: each edit is found
+    where it is, in well under a second."""
+    work = (DEMO_DIR / "works" / "xiyouji-01-03.txt").read_text(encoding="utf-8")[:12_000] + "1562"
+    page = list(opencc.OpenCC("s2t").convert(work[:12_000]))
+    for i in range(200, 12_000, 400):
+        page[i] = "〇"
+    for i in range(11_000, 0, -3_000):
+        page.insert(i, "【本站首发】")
+    page_text = "".join(page) + "１５６２"
+    started = time.perf_counter()
+    result = compare(page_text, work)
+    elapsed = time.perf_counter() - started
+    counts = result.counts()
+    assert counts[CHANGED] == 30 and counts[INSERTED] == 4 * 6 and counts[OTHER_WIDTH] == 4
+    assert [e.page for e in result.edits if e.kind == CHANGED] == ["〇"] * 30
+    assert counts.get(DELETED, 0) == 0 and counts[OTHER_SCRIPT] > 1000
+    assert result.similarity > 0.99
+    assert elapsed < 2.0
+
+
+@override_settings(EVIDENCE_DIFF_MAX_CELLS=1_000_000)
+def test_a_long_passage_too_different_to_align_within_the_limit_is_not_compared():
+    work = (DEMO_DIR / "works" / "xiyouji-01-03.txt").read_text(encoding="utf-8")
+    result = compare(work[:20_000], work[20_000:40_000])
+    assert result.similarity is None and result.edits == ()
+    assert compare(work[:20_000], work[:20_000]).similarity == 1.0

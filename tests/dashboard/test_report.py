@@ -103,3 +103,21 @@ def test_pdf_shows_each_audit_hash_whole(scenario, chapter_copy, pdf_reader):
     assert any(event.digest in line for line in lines), "the trail's SHA-256 is cut or broken"
     # the version column "1 (本匹配)" is drawn on one line: see the PDF kept in test-artifacts/
     # (pypdf does not read that line's text back)
+
+
+def test_the_report_of_the_big5_reprint_states_the_passages_similarity(big5_reprint, scenario,
+                                                                       pdf_reader):
+    """The demo's Big5 reprint: the report (and the PDF printed from it, kept in
+    test-artifacts/ to look at) gives its passage a similarity like the match's score."""
+    counted = {"en": r"\d{3,} in the other script", "zh-hans": r"繁简转换 \d{3,} 个字"}
+    for language, other_script in counted.items():
+        client = staff_client(scenario, language)
+        html = client.get(f"/crawler/match/{big5_reprint.pk}/report/").content.decode()
+        similarity = int(re.search(r'<span class="similarity">(\d+)%</span>', html).group(1))
+        assert similarity >= 95 and similarity >= round(big5_reprint.score * 100) - 3
+        summary = re.search(r'<div class="summary">([^<]*)</div>', html).group(1)
+        assert re.search(other_script, summary), summary
+        response = client.get(f"/crawler/match/{big5_reprint.pk}/report/pdf/")
+        assert response.content.startswith(b"%PDF")
+        ARTIFACTS.mkdir(exist_ok=True)
+        (ARTIFACTS / f"comparison-big5-{language}.pdf").write_bytes(response.content)

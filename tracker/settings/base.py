@@ -485,9 +485,11 @@ SCAN_WAIT_TIMEOUT_SECONDS = 3600.0
 EVIDENCE_PAGE_FULL_CHARS = 200_000
 EVIDENCE_PAGE_CONTEXT_CHARS = 2_000
 EVIDENCE_WORK_CONTEXT_CHARS = 400
-# Character-level comparison of a passage (dashboard.comparison): seconds the diff may take
-# before it settles for coarser edits.
-EVIDENCE_DIFF_TIMEOUT_SECONDS = 1.0
+# Character-level comparison of a passage (dashboard.comparison): the most work the alignment
+# may take, in cells (the longer passage's characters × the edit distance): any pair up to
+# 20,000 characters fits; 4 * 10**8 cells take 1-3 s on one loaded core (bench/README.md,
+# comparison_bench). A longer, more different pair is shown as not compared.
+EVIDENCE_DIFF_MAX_CELLS = 400_000_000
 # Crawl library settings: CrawlConfig field NAME (upper case) -> value, each taken from the
 # environment variable CRAWLER_<NAME> when set (crawler/README.md lists them; the dataclass holds
 # the defaults). An unknown CRAWLER_ name or a bad value stops the crawler with its name.
