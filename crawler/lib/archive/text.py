@@ -1,0 +1,52 @@
+"""The text of an archive record, taken as the crawl pipeline takes a fetched page's.
+
+A WARC ``response`` record's payload goes through the crawler's path (crawler.lib.pipeline):
+its HTTP Content-Type decides the kind (crawler.lib.fetch.kind_of), ``tracker.text``
+decodes it and extracts the main text and title (HTML: one lxml tree and resiliparse); only
+2xx responses of HTML or plain text are read. A WET ``conversion`` record is already the
+page's text (UTF-8, as Common Crawl writes it): it is only normalised
+(``tracker.text.normalize``), as a plain-text page would be.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from crawler.lib.archive.reader import ArchiveRecord
+from crawler.lib.fetch import kind_of
+from tracker.text import decode_bytes, extract_document, normalize
+from tracker.text.html import parse_html
+
+
+@dataclass(frozen=True)
+class RecordText:
+    """``text`` (normalised, '' when extraction found none), ``title`` (None when unknown),
+    ``encoding`` (how the bytes were decoded, as the page store records it) and
+    ``extraction`` ({"method", "error"}, as the page store records it)."""
+
+    text: str
+    title: str | None
+    encoding: str
+    extraction: dict
+
+
+def record_text(record: ArchiveRecord) -> RecordText | None:
+    """The text of ``record`` (reader.ArchiveRecord), or None when it has none to match: a
+    record that is neither a response nor a conversion, a response whose status is not 2xx or
+    whose Content-Type the crawler does not read as a page (images, feeds, scripts ...).
+    Never raises on bad bytes or markup (the failure is in ``extraction["error"]``)."""
+    if record.kind == "conversion":
+        return RecordText(normalize(record.body.decode("utf-8", "replace")), None, "utf-8 (wet)",
+                          {"method": "wet", "error": None})
+    if record.kind != "response" or not (record.status and 200 <= record.status < 300):
+        return None
+    kind = kind_of(record.content_type)
+    if kind not in ("html", "text"):
+        return None
+    decoded = decode_bytes(record.body, record.content_type or None)
+    parsed = parse_html(decoded.text) if kind == "html" else decoded.text
+    extracted = extract_document(parsed, kind, record.uri or None, with_author=False,
+                                 with_date=False)
+    return RecordText(extracted.text, extracted.title or None,
+                      f"{decoded.encoding} ({decoded.source})",
+                      {"method": extracted.method, "error": extracted.error})
