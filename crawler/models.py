@@ -695,3 +695,6 @@ class ContactSuggestion(models.Model):
 
     def __str__(self) -> str:
         return self.address
+
+
+from crawler.archive_models import ArchiveFind, ArchiveScan, ArchiveStatus  # noqa: E402, F401

@@ -348,18 +348,20 @@ def sweep_stuck() -> dict:
     was lost (tracker.core.import_jobs.fail_stale).
 
     The contact searches whose task was lost are resumed or failed
-    (crawler.contacts.sweep_searches).
+    (crawler.contacts.sweep_searches); the archive scans without progress are sent again
+    (crawler.archives.sweep_stuck), to resume or fail.
 
     Returns:
         {"scans_failed": [scan ids], "works_requeued": [work ids], "imports_failed": [ids],
-        "contact_searches": [site contact ids]}.
+        "contact_searches": [site contact ids], "archive_scans": [archive scan ids]}.
     """
-    from crawler import contacts
+    from crawler import archives, contacts
     from tracker.core import import_jobs, registration
 
     return {"scans_failed": scans.sweep_stuck(), "works_requeued": registration.requeue_pending(),
             "imports_failed": import_jobs.fail_stale(),
-            "contact_searches": contacts.sweep_searches()}
+            "contact_searches": contacts.sweep_searches(),
+            "archive_scans": archives.sweep_stuck()}
 
 
 @shared_task(bind=True, name="crawler.discover_sites", max_retries=settings.CRAWL_STORAGE_RETRIES)
@@ -440,3 +442,6 @@ def rematch_pending(self) -> dict:
         get_redis().sadd(rematch.PENDING_KEY, *work_ids)  # back for the retry
         raise self.retry(exc=exc, countdown=_retry_delay(self.request.retries)) from exc
     return {"job": job.pk if job else None, "works": work_ids}
+
+
+from crawler.archive_tasks import scan_archive_file  # noqa: E402, F401 - registers the task
