@@ -90,7 +90,7 @@ def serve(servers: Servers) -> ThreadingHTTPServer:
 
         def do_GET(self):
             parts = urlsplit(self.path)
-            if parts.path == "/cdx":
+            if parts.path.endswith("-index"):  # a crawl's CDX index
                 return self._cdx(parse_qs(parts.query))
             name = parts.path.removeprefix("/data/")
             servers.requests.append((parts.path, self.headers.get("Range", "")))

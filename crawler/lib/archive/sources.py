@@ -19,7 +19,7 @@ import requests
 
 from crawler.lib.config import CrawlConfig
 from crawler.lib.errors import CrawlerError
-from crawler.lib.ssrf import GuardedAdapter, parse_allow_list
+from crawler.lib.ssrf import GuardedAdapter, RefusedAddress, check_url, parse_allow_list
 
 _TOTAL = re.compile(r"/(\d+)\s*$")
 
@@ -40,12 +40,31 @@ def identity(source: str) -> str:
     return source if is_url(source) else os.path.realpath(source)
 
 
-def session(config: CrawlConfig) -> requests.Session:
-    """A requests.Session through the SSRF guard of ``config`` (its ``allow_addresses``), with
-    the crawler's User-Agent and no proxies from the environment."""
-    s = requests.Session()
+class GuardedSession(requests.Session):
+    """A requests.Session whose every request is checked by the SSRF guard before it is sent
+    (the host's addresses, ``crawler.lib.ssrf.check_url``) and when it connects
+    (GuardedAdapter); ``allow``: the networks let through although private or loopback."""
+
+    def __init__(self, allow: tuple):
+        super().__init__()
+        self.allow = allow
+
+    def request(self, method, url, *args, **kwargs):
+        try:
+            check_url(url, self.allow)
+        except RefusedAddress as exc:
+            raise SourceError(f"{url}: {exc}") from exc
+        return super().request(method, url, *args, **kwargs)
+
+
+def session(config: CrawlConfig) -> GuardedSession:
+    """A GuardedSession with the SSRF allow-list of ``config`` (its ``allow_addresses``), the
+    crawler's User-Agent and no proxies from the environment. Its requests raise SourceError
+    for a refused address."""
+    allow = parse_allow_list(config.allow_addresses)
+    s = GuardedSession(allow)
     s.trust_env = False
-    adapter = GuardedAdapter(parse_allow_list(config.allow_addresses), max_retries=0)
+    adapter = GuardedAdapter(allow, max_retries=0)
     s.mount("http://", adapter)
     s.mount("https://", adapter)
     s.headers.update({"User-Agent": config.user_agent, "Accept-Encoding": "identity"})
