@@ -86,6 +86,14 @@ def test_an_archive_file_scanned_whole_then_again(idle_worker, work, tmp_path, a
     assert page.status_code == 200
     assert "dash-archive-finds" in page.content.decode() and str(offsets[1]) in page.content.decode()
 
+    # the archive scans' page shows the progress, in English and in Chinese
+    size = f"{path.stat().st_size:,}"
+    zh = admin_client.get(reverse("admin:crawler_archivescan_changelist")).content.decode()
+    assert "网页存档扫描" in zh and f"{size} / {size}（100%）" in zh
+    en = admin_client.get(reverse("admin:crawler_archivescan_changelist"),
+                          headers={"accept-language": "en"}).content.decode()
+    assert "archive scan" in en and f"{size} of {size} (100%)" in en
+
     first_seen = {m.pk: m.first_seen for m in Match.objects.all()}
     again = scan_archive(str(path))
     assert again["status"] == "finished" and again["matches"] == 2
