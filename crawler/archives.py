@@ -33,7 +33,7 @@ from django.utils.translation import gettext_noop
 from crawler import matching, scans
 from crawler.lib.archive import sources
 from crawler.lib.archive.reader import ArchiveRecord, Fault, read_records
-from crawler.lib.archive.text import record_text
+from crawler.lib.archive.text import matched_text
 from crawler.lib.canonical import InvalidURL, canonical_url, host_of
 from crawler.models import ArchiveFind, ArchiveScan, ArchiveStatus, Match
 from tracker.core import notes
@@ -146,12 +146,12 @@ def run(scan_id: int, engine, crawler) -> str:
 def _match_record(scan: ArchiveScan, record: ArchiveRecord, engine, crawler,
                   counts: _Counts) -> None:
     """Match one record's text and record what it copies (see the module docstring)."""
-    text = record_text(record)
-    if text is None or not text.text or not record.uri:
+    if not record.uri:
         return
-    found = engine.match(text.text)
-    if not found:
+    matched = matched_text(record, engine)
+    if matched is None:
         return
+    text, found = matched
     try:
         url = canonical_url(record.uri)
     except InvalidURL:

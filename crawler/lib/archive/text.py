@@ -6,6 +6,11 @@ decodes it and extracts the main text and title (HTML: one lxml tree and resilip
 2xx responses of HTML or plain text are read. A WET ``conversion`` record is already the
 page's text (UTF-8, as Common Crawl writes it): it is only normalised
 (``tracker.text.normalize``), as a plain-text page would be.
+
+``matched_text`` is what an archive scan does per record: most records copy nothing, so a WET
+record's text is first matched as written, and normalised (then matched again, for passages
+whose offsets are those of the stored text) only when that found something; normalising was
+the largest share of a record's CPU time (bench/README.md, "Web-archive scans").
 """
 
 from __future__ import annotations
@@ -50,3 +55,16 @@ def record_text(record: ArchiveRecord) -> RecordText | None:
     return RecordText(extracted.text, extracted.title or None,
                       f"{decoded.encoding} ({decoded.source})",
                       {"method": extracted.method, "error": extracted.error})
+
+
+def matched_text(record: ArchiveRecord, engine) -> tuple[RecordText, list] | None:
+    """(the record's RecordText, the works ``engine`` (a fingerprint.Engine) finds in it, a
+    non-empty list of fingerprint.Match whose passages are offsets in that text), or None when
+    the record has no text or its text copies nothing. Raises what ``engine.match`` raises."""
+    if record.kind == "conversion" and not engine.match(record.body.decode("utf-8", "replace")):
+        return None  # the common case, decided without normalising the text
+    text = record_text(record)
+    if text is None or not text.text:
+        return None
+    found = engine.match(text.text)
+    return (text, found) if found else None
