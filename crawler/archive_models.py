@@ -29,7 +29,8 @@ class ArchiveScan(models.Model):
     every settings.ARCHIVE_PROGRESS_RECORDS records: ``offset`` is the file offset of the
     first record not yet done (a worker killed mid-file resumes there), ``records`` and
     ``bytes_done`` count what is done, of ``bytes_total`` (the range's bytes; None until known).
-    ``attempts``: how often a worker started it. A failed file keeps its records before the
+    ``attempts``: how often a worker started it; ``task_id``: the Celery task reading it now
+    (only that task may commit progress: a duplicate message finds it taken). A failed file keeps its records before the
     fault and names it: ``error_offset`` (bytes) and ``note`` (a coded note, tracker.core.notes).
     """
 
@@ -48,6 +49,7 @@ class ArchiveScan(models.Model):
     pages_matched = models.PositiveIntegerField(_("pages matched"), default=0)
     matches = models.PositiveIntegerField(_("matches"), default=0)
     attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    task_id = models.CharField(_("task"), max_length=64, blank=True)
     error_offset = models.BigIntegerField(_("fault at byte"), null=True, blank=True)
     note = models.TextField(_("note"), blank=True)
     created_at = models.DateTimeField(_("queued"), default=timezone.now, db_index=True)

@@ -24,7 +24,7 @@ def scan_archive_file(self, scan_id: int) -> str:
     from tracker.core.engine import get_engine
 
     try:
-        return archives.run(scan_id, get_engine(), scans.get_crawler())
+        return archives.run(scan_id, get_engine(), scans.get_crawler(), self.request.id or "")
     except storage_errors() as exc:
         delay = backoff_delay(self.request.retries, settings.CRAWL_RETRY_BASE_SECONDS,
                               settings.STORAGE_RETRY_MAX_SECONDS)

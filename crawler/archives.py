@@ -26,7 +26,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
@@ -93,20 +93,41 @@ class _Counts:
     pending: dict = field(default_factory=dict)
 
 
-def run(scan_id: int, engine, crawler) -> str:
-    """Scan ArchiveScan ``scan_id`` from its committed offset (the body of the task): each
-    record's text matched with ``engine`` (fingerprint.Engine) and its matches recorded, pages
-    stored through ``crawler`` (crawler.lib.pipeline.Crawler, for its page store).
+class _Taken(Exception):
+    """Another task took the scan over (the sweeper sent it again while this one hung)."""
 
-    Returns the scan's status afterwards ('finished', 'failed', or the status it already had
-    when another delivery finished it). Raises what MongoDB, Redis, PostgreSQL and the engine
-    raise (the task then leaves the scan running: it is delivered or swept again and resumes).
+
+def run(scan_id: int, engine, crawler, task_id: str = "") -> str:
+    """Scan ArchiveScan ``scan_id`` from its committed offset (the body of task ``task_id``):
+    each record's text matched with ``engine`` (fingerprint.Engine) and its matches recorded,
+    pages stored through ``crawler`` (crawler.lib.pipeline.Crawler, for its page store).
+
+    The task takes the scan when it is queued, when it is the same task delivered again (its
+    worker died), or when the scan's progress is older than settings.ARCHIVE_STALE_SECONDS;
+    any other delivery (a duplicate message) leaves it alone. Returns the scan's status
+    afterwards ('finished', 'failed', or the status it has when another task holds or finished
+    it). Raises what MongoDB, Redis, PostgreSQL and the engine raise (the task then leaves the
+    scan running: it is delivered or swept again and resumes).
     """
-    claimed = ArchiveScan.objects.filter(pk=scan_id, status__in=OPEN).update(
-        status=ArchiveStatus.RUNNING, attempts=F("attempts") + 1, heartbeat_at=timezone.now())
+    stale = timezone.now() - timedelta(seconds=settings.ARCHIVE_STALE_SECONDS)
+    claimed = ArchiveScan.objects.filter(
+        Q(status=ArchiveStatus.QUEUED) | Q(status=ArchiveStatus.RUNNING, task_id=task_id)
+        | Q(status=ArchiveStatus.RUNNING, heartbeat_at__lt=stale), pk=scan_id).update(
+        status=ArchiveStatus.RUNNING, task_id=task_id, attempts=F("attempts") + 1,
+        heartbeat_at=timezone.now())
     scan = ArchiveScan.objects.filter(pk=scan_id).first()
     if scan is None or not claimed:
         return scan.status if scan else "missing"
+    try:
+        return _scan(scan, engine, crawler)
+    except _Taken:
+        log.warning("archive scan #%s was taken over by another task", scan_id)
+        return ArchiveScan.objects.filter(pk=scan_id).values_list("status", flat=True).first() or ""
+
+
+def _scan(scan: ArchiveScan, engine, crawler) -> str:
+    """The reading of a claimed scan (``run``). Raises _Taken when it lost the scan."""
+    scan_id = scan.pk
     if scan.attempts > settings.ARCHIVE_MAX_ATTEMPTS:
         return _close(scan, ArchiveStatus.FAILED, notes.coded(
             "archive_attempts", gettext_noop("failed: started %(n)s times without finishing"),
@@ -184,20 +205,24 @@ def _match_record(scan: ArchiveScan, record: ArchiveRecord, engine, crawler,
 
 def _commit(scan: ArchiveScan, counts: _Counts, offset: int) -> None:
     """Commit the progress: every record before byte ``offset`` is done; ``counts`` are added
-    to the row and reset."""
-    ArchiveScan.objects.filter(pk=scan.pk).update(
-        offset=offset, bytes_done=offset - scan.range_start, heartbeat_at=timezone.now(),
-        records=F("records") + counts.records, records_cut=F("records_cut") + counts.cut,
-        pages_matched=F("pages_matched") + counts.pages, matches=F("matches") + counts.matches)
+    to the row and reset. Raises _Taken when another task holds the scan now."""
+    mine = ArchiveScan.objects.filter(pk=scan.pk, status=ArchiveStatus.RUNNING,
+                                      task_id=scan.task_id)
+    if not mine.update(
+            offset=offset, bytes_done=offset - scan.range_start, heartbeat_at=timezone.now(),
+            records=F("records") + counts.records, records_cut=F("records_cut") + counts.cut,
+            pages_matched=F("pages_matched") + counts.pages, matches=F("matches") + counts.matches):
+        raise _Taken(scan.pk)
     scan.offset = offset
     counts.records = counts.cut = counts.pages = counts.matches = 0
 
 
 def _close(scan: ArchiveScan, status: str, note: str, error_offset: int | None = None) -> str:
-    """Close ``scan`` with ``status`` and ``note`` unless it is closed already (a redelivered
-    task); recorded in the audit trail. Returns the status it has now."""
+    """Close ``scan`` with ``status`` and ``note`` unless it is closed already or another task
+    holds it; recorded in the audit trail. Returns the status it has now."""
     with transaction.atomic():
-        closed = ArchiveScan.objects.filter(pk=scan.pk, status__in=OPEN).update(
+        closed = ArchiveScan.objects.filter(pk=scan.pk, status__in=OPEN,
+                                            task_id=scan.task_id).update(
             status=status, note=note, error_offset=error_offset, finished_at=timezone.now())
         if closed:
             AuditEvent.record(kind=AuditEvent.Kind.SCAN, user=None, holder=None, target=scan,
@@ -210,21 +235,28 @@ def _close(scan: ArchiveScan, status: str, note: str, error_offset: int | None =
 
 
 def sweep_stuck() -> list[int]:
-    """Send again every open archive scan without progress for settings.ARCHIVE_STALE_SECONDS
-    (its worker died, or its task was lost); the task resumes it at its committed offset, or
-    fails it after settings.ARCHIVE_MAX_ATTEMPTS starts. Returns the ids sent again."""
-    limit = timezone.now() - timedelta(seconds=settings.ARCHIVE_STALE_SECONDS)
-    stale = list(ArchiveScan.objects.filter(status__in=OPEN).filter(
-        heartbeat_at__lt=limit).values_list("pk", flat=True))
-    stale += ArchiveScan.objects.filter(status=ArchiveStatus.QUEUED, heartbeat_at=None,
-                                        created_at__lt=limit).values_list("pk", flat=True)
+    """Send again every running archive scan without progress for
+    settings.ARCHIVE_STALE_SECONDS (its worker died, or hangs: the new task takes it over), and
+    every scan still queued settings.ARCHIVE_QUEUED_RESEND_SECONDS after it was queued or last
+    sent (its message lost with the broker; a duplicate finds it taken and does nothing). The
+    task resumes a scan at its committed offset, or fails it after settings.ARCHIVE_MAX_ATTEMPTS
+    starts. Returns the ids sent again."""
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.ARCHIVE_STALE_SECONDS)
+    waiting = now - timedelta(seconds=settings.ARCHIVE_QUEUED_RESEND_SECONDS)
+    rows = ArchiveScan.objects.filter(
+        Q(status=ArchiveStatus.RUNNING, heartbeat_at__lt=stale)
+        | Q(status=ArchiveStatus.QUEUED, heartbeat_at__lt=waiting)
+        | Q(status=ArchiveStatus.QUEUED, heartbeat_at=None, created_at__lt=waiting))
+    sent = []
     with transaction.atomic():
-        for pk in stale:
-            # a running scan whose worker died: queued again, so that the task may claim it
-            ArchiveScan.objects.filter(pk=pk, status__in=OPEN).update(
-                status=ArchiveStatus.QUEUED, heartbeat_at=timezone.now())
-            queue_after_commit(TASK, pk)
-    return stale
+        for pk in rows.values_list("pk", flat=True):
+            # queued again with its time of sending, so that the task may take it
+            if ArchiveScan.objects.filter(pk=pk, status__in=OPEN).update(
+                    status=ArchiveStatus.QUEUED, heartbeat_at=now):
+                queue_after_commit(TASK, pk)
+                sent.append(pk)
+    return sent
 
 
 def batch_summary(batch: str) -> dict:

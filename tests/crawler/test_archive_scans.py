@@ -198,3 +198,36 @@ def test_a_worker_killed_mid_file_resumes_where_its_progress_was_committed(idle_
     assert resumed_at >= committed > 0
     assert sorted(m.url for m in Match.objects.all()) == [COPY_A.uri, COPY_B.uri]
     assert ArchiveFind.objects.count() == 2
+
+
+def test_a_duplicate_message_leaves_a_held_scan_alone_and_the_sweeper_resends_stale_ones(
+        platform_stores, tmp_path, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from crawler import archives, scans
+    from tracker.core.engine import get_engine
+
+    path = tmp_path / "a.warc.gz"
+    archive_files.write(path, [other(1)])
+    now = timezone.now()
+    held = ArchiveScan.objects.create(source=str(path), identity=str(path), batch="b",
+                                      status="running", task_id="first", heartbeat_at=now)
+    lost = ArchiveScan.objects.create(source=str(path), identity=str(path), batch="b",
+                                      status="running", task_id="gone",
+                                      heartbeat_at=now - timedelta(hours=1))
+    waiting = ArchiveScan.objects.create(source=str(path), identity=str(path), batch="b")
+    assert archives.run(held.pk, get_engine(), scans.get_crawler(), "duplicate") == "running"
+    held.refresh_from_db()
+    assert (held.task_id, held.records, held.attempts) == ("first", 0, 0)
+    # a scan without progress for ARCHIVE_STALE_SECONDS is taken over by whichever task comes
+    assert archives.run(lost.pk, get_engine(), scans.get_crawler(), "second") == "finished"
+    lost.refresh_from_db()
+    assert (lost.records, lost.task_id, lost.attempts) == (2, "second", 1)
+    assert archives.sweep_stuck() == []  # a running scan with fresh progress, a queued one
+    stale = ArchiveScan.objects.create(source=str(path), identity=str(path), batch="b",
+                                       status="running", task_id="gone",
+                                       heartbeat_at=now - timedelta(hours=1))
+    settings.ARCHIVE_QUEUED_RESEND_SECONDS = 0
+    assert sorted(archives.sweep_stuck()) == [waiting.pk, stale.pk]
