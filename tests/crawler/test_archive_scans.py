@@ -12,7 +12,7 @@ import signal
 import time
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from crawler.models import ArchiveFind, ArchiveScan, Case, Match
@@ -114,6 +114,10 @@ def test_a_truncated_file_fails_at_the_broken_record_and_a_gzip_bomb_is_cut(idle
     assert [m.url for m in Match.objects.all()] == [COPY_A.uri]
     scan = ArchiveScan.objects.get()
     assert (scan.error_offset, scan.records) == (offsets[2], 3)
+
+    with pytest.raises(CommandError, match="no such file"):
+        call_command("scan_archive", str(tmp_path / "none.warc.gz"), stdout=io.StringIO())
+    assert ArchiveScan.objects.count() == 1
 
     bomb = b"<html><body><p>" + b"a" * 200_000_000 + b"</p></body></html>"
     path = tmp_path / "bomb.warc.gz"

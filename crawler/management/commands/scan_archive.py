@@ -2,6 +2,7 @@
 
 import gzip
 import json
+import os
 import sys
 import time
 
@@ -9,7 +10,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from crawler import archives
-from crawler.lib.archive.sources import SourceError
+from crawler.lib.archive.sources import SourceError, is_url
 
 
 class Command(BaseCommand):
@@ -31,6 +32,9 @@ class Command(BaseCommand):
                             help="with --wait: give up waiting after this many seconds")
 
     def handle(self, *args, **opts):
+        missing = [s for s in opts["sources"] if not is_url(s) and not os.path.isfile(s)]
+        if missing:
+            raise CommandError(f"no such file: {', '.join(missing)}")
         parts = [archives.Part(s) for s in opts["sources"]]
         try:
             if opts["crawl"] or opts["domain"]:
