@@ -481,5 +481,5 @@ class CandidateSiteAdmin(RecordAdminMixin, HolderScopedAdmin):
         self._each(request, queryset, lambda c: actions.do_dismiss_candidate(c, request.user))
 
 
-# the takedown contact and site proposal pages register themselves
-from crawler import contact_admin, proposal_admin, search_admin  # noqa: E402, F401
+# the takedown contact, site proposal, search run and archive scan pages register themselves
+from crawler import archive_admin, contact_admin, proposal_admin, search_admin  # noqa: E402, F401

@@ -808,3 +808,4 @@ class SearchHit(models.Model):
 
     def __str__(self) -> str:
         return self.url
+from crawler.archive_models import ArchiveFind, ArchiveScan, ArchiveStatus  # noqa: E402, F401

@@ -348,18 +348,20 @@ def sweep_stuck() -> dict:
     whose worker was lost (tracker.core.import_jobs.fail_stale).
 
     The contact searches whose task was lost are resumed or failed
-    (crawler.contacts.sweep_searches).
+    (crawler.contacts.sweep_searches); the archive scans without progress are sent again
+    (crawler.archives.sweep_stuck), to resume or fail.
 
     Returns:
         {"scans_failed": [scan ids], "works_requeued": [work ids], "imports_failed": [ids],
-        "contact_searches": [site contact ids]}.
+        "contact_searches": [site contact ids], "archive_scans": [archive scan ids]}.
     """
-    from crawler import contacts
+    from crawler import archives, contacts
     from tracker.core import import_jobs, registration
 
     return {"scans_failed": scans.sweep_stuck(), "works_requeued": registration.requeue_pending(),
             "imports_failed": import_jobs.fail_stale(),
-            "contact_searches": contacts.sweep_searches()}
+            "contact_searches": contacts.sweep_searches(),
+            "archive_scans": archives.sweep_stuck()}
 
 
 @shared_task(bind=True, name="crawler.discover_sites", max_retries=settings.CRAWL_STORAGE_RETRIES)
@@ -461,3 +463,4 @@ def check_site_moved(self, scan_id: int) -> dict:
 
 
 from crawler import search_tasks  # noqa: E402,F401  (registers the search discovery tasks)
+from crawler.archive_tasks import scan_archive_file  # noqa: E402, F401 - registers the task

@@ -30,7 +30,7 @@ def test_stateful_services_have_pinned_images_healthchecks_and_volumes():
 def test_apps_wait_for_healthy_dependencies_and_queues_are_separate():
     services = _compose()["services"]
     apps = ["web", "worker-ingest", "worker-crawl", "worker-render", "worker-capture",
-            "worker-match", "beat"]
+            "worker-match", "worker-archive", "beat"]
     for name in apps:
         depends = services[name]["depends_on"]
         for dependency in ("postgres", "mongo", "redis"):
@@ -40,6 +40,7 @@ def test_apps_wait_for_healthy_dependencies_and_queues_are_separate():
               for name in apps if "-Q" in services[name]["command"]}
     assert queues["worker-crawl"] == "crawl" and queues["worker-match"] == "match"
     assert queues["worker-render"] == "render" and queues["worker-capture"] == "capture"
+    assert queues["worker-archive"] == "archive"
     from django.conf import settings  # every queue of the settings consumed, no other one
 
     consumed = [q for spec in queues.values() for q in spec.split(",")]

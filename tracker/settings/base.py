@@ -769,3 +769,29 @@ CELERY_BEAT_SCHEDULE["search-web"] = {"task": "crawler.search_web_daily",
                                       "schedule": SEARCH_INTERVAL_SECONDS}
 CELERY_BEAT_SCHEDULE["sweep-search-runs"] = {"task": "crawler.sweep_search_runs",
                                              "schedule": SWEEP_INTERVAL_SECONDS}
+
+# Web-archive scans (crawler.archives, manage.py scan_archive): one task per WARC/WET file, or
+# per byte range of one (a CDX capture), on QUEUE_ARCHIVE, which every worker consumes unless
+# started with its own -Q list (docs/operations.md: a crawl shared by N hosts). A task commits its
+# progress (next record's byte offset, records, bytes) every ARCHIVE_PROGRESS_RECORDS records;
+# a scan "running" without progress for ARCHIVE_STALE_SECONDS (its worker died) is sent again
+# by the sweeper, and resumes at its committed offset, up to ARCHIVE_MAX_ATTEMPTS starts, after
+# which it fails; one still queued ARCHIVE_QUEUED_RESEND_SECONDS after it was sent (its message
+# lost with the broker) is sent again (a crawl's 90,000 files may wait hours in the queue). An HTTP(S) archive source waits at most ARCHIVE_READ_TIMEOUT_SECONDS for a
+# connection or between two chunks. Common Crawl: ARCHIVE_CDX_URL is the CDX index of a crawl
+# ("{crawl}" becomes its id, e.g. CC-MAIN-2024-10), ARCHIVE_DATA_URL the server of the files the
+# index and WET path lists name; ARCHIVE_CDX_MAX_CAPTURES captures at most per domain or prefix.
+# `scan_archive --wait` waits ARCHIVE_WAIT_TIMEOUT_SECONDS at most (--timeout).
+QUEUE_ARCHIVE = "archive"
+WORKER_QUEUES.append(QUEUE_ARCHIVE)
+CELERY_TASK_ROUTES["crawler.scan_archive_file"] = {"queue": QUEUE_ARCHIVE}
+ARCHIVE_PROGRESS_RECORDS = env.int("TRACKER_ARCHIVE_PROGRESS_RECORDS", default=1000)
+ARCHIVE_STALE_SECONDS = env.int("TRACKER_ARCHIVE_STALE", default=900)
+ARCHIVE_MAX_ATTEMPTS = env.int("TRACKER_ARCHIVE_MAX_ATTEMPTS", default=3)
+ARCHIVE_QUEUED_RESEND_SECONDS = env.int("TRACKER_ARCHIVE_QUEUED_RESEND", default=24 * 3600)
+ARCHIVE_READ_TIMEOUT_SECONDS = env.float("TRACKER_ARCHIVE_READ_TIMEOUT", default=60.0)
+ARCHIVE_CDX_URL = env.str("TRACKER_ARCHIVE_CDX_URL",
+                          default="https://index.commoncrawl.org/{crawl}-index")
+ARCHIVE_DATA_URL = env.str("TRACKER_ARCHIVE_DATA_URL", default="https://data.commoncrawl.org/")
+ARCHIVE_CDX_MAX_CAPTURES = env.int("TRACKER_ARCHIVE_CDX_MAX_CAPTURES", default=10_000)
+ARCHIVE_WAIT_TIMEOUT_SECONDS = env.float("TRACKER_ARCHIVE_WAIT_TIMEOUT", default=24 * 3600.0)

@@ -1,0 +1,70 @@
+"""The text of an archive record, taken as the crawl pipeline takes a fetched page's.
+
+A WARC ``response`` record's payload goes through the crawler's path (crawler.lib.pipeline):
+its HTTP Content-Type decides the kind (crawler.lib.fetch.kind_of), ``tracker.text``
+decodes it and extracts the main text and title (HTML: one lxml tree and resiliparse); only
+2xx responses of HTML or plain text are read. A WET ``conversion`` record is already the
+page's text (UTF-8, as Common Crawl writes it): it is only normalised
+(``tracker.text.normalize``), as a plain-text page would be.
+
+``matched_text`` is what an archive scan does per record: most records copy nothing, so a WET
+record's text is first matched as written, and normalised (then matched again, for passages
+whose offsets are those of the stored text) only when that found something; normalising was
+the largest share of a record's CPU time (bench/README.md, "Web-archive scans").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from crawler.lib.archive.reader import ArchiveRecord
+from crawler.lib.fetch import kind_of
+from tracker.text import decode_bytes, extract_document, normalize
+from tracker.text.html import parse_html
+
+
+@dataclass(frozen=True)
+class RecordText:
+    """``text`` (normalised, '' when extraction found none), ``title`` (None when unknown),
+    ``encoding`` (how the bytes were decoded, as the page store records it) and
+    ``extraction`` ({"method", "error"}, as the page store records it)."""
+
+    text: str
+    title: str | None
+    encoding: str
+    extraction: dict
+
+
+def record_text(record: ArchiveRecord) -> RecordText | None:
+    """The text of ``record`` (reader.ArchiveRecord), or None when it has none to match: a
+    record that is neither a response nor a conversion, a response whose status is not 2xx or
+    whose Content-Type the crawler does not read as a page (images, feeds, scripts ...).
+    Never raises on bad bytes or markup (the failure is in ``extraction["error"]``)."""
+    if record.kind == "conversion":
+        return RecordText(normalize(record.body.decode("utf-8", "replace")), None, "utf-8 (wet)",
+                          {"method": "wet", "error": None})
+    if record.kind != "response" or not (record.status and 200 <= record.status < 300):
+        return None
+    kind = kind_of(record.content_type)
+    if kind not in ("html", "text"):
+        return None
+    decoded = decode_bytes(record.body, record.content_type or None)
+    parsed = parse_html(decoded.text) if kind == "html" else decoded.text
+    extracted = extract_document(parsed, kind, record.uri or None, with_author=False,
+                                 with_date=False)
+    return RecordText(extracted.text, extracted.title or None,
+                      f"{decoded.encoding} ({decoded.source})",
+                      {"method": extracted.method, "error": extracted.error})
+
+
+def matched_text(record: ArchiveRecord, engine) -> tuple[RecordText, list] | None:
+    """(the record's RecordText, the works ``engine`` (a fingerprint.Engine) finds in it, a
+    non-empty list of fingerprint.Match whose passages are offsets in that text), or None when
+    the record has no text or its text copies nothing. Raises what ``engine.match`` raises."""
+    if record.kind == "conversion" and not engine.match(record.body.decode("utf-8", "replace")):
+        return None  # the common case, decided without normalising the text
+    text = record_text(record)
+    if text is None or not text.text:
+        return None
+    found = engine.match(text.text)
+    return (text, found) if found else None
