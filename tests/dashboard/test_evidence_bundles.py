@@ -184,3 +184,20 @@ def test_the_evidence_view_lists_the_captures(scenario, open_page, browser_login
     assert "archive/data.warc.gz" in page.locator(".messagelist .error").inner_text()
     page.locator("#dash-captures").scroll_into_view_if_needed()
     screenshot(page, f"evidence-verified-{language}")
+
+
+def test_a_capture_id_not_in_ascii_digits_is_refused_not_a_crash(scenario, live_server):
+    """"²".isdigit() is true but int("²") fails, and int("１") reads a full-width digit: a
+    capture id is read with the ASCII digits 0-9 only, anything else answers 400."""
+    match = next(m for m in scenario.matches if m.work.holder == scenario.a)
+    capture = _bundle_for(match)
+    api = requests.Session()
+    api.headers.update({"Authorization": f"Bearer {_token(scenario.users.holder_a)}",
+                        "Accept-Language": "en"})
+    base = f"{live_server.url}/api/v1/matches/{match.pk}/evidence/"
+    for bad in ("²", "１", "٣", "-1", "1.0"):
+        got = api.get(base, params={"capture": bad}, timeout=30)
+        assert got.status_code == 400, (bad, got.status_code, got.text[:200])
+        assert "A capture id is a number." in got.text
+    got = api.get(base, params={"capture": str(capture.pk)}, timeout=30)
+    assert got.status_code == 200 and got.headers["X-Evidence-SHA256"] == capture.bundle_sha256
