@@ -254,7 +254,8 @@ def redis_cache_url(redis_url: str, database: int) -> str:
 CACHE_REDIS_DB = env.int("TRACKER_CACHE_REDIS_DB", default=1)
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
                       "LOCATION": redis_cache_url(REDIS_URL, CACHE_REDIS_DB)}}
-# Seconds manage.py waits for each server to answer before a command that needs it runs.
+# Seconds manage.py waits for each server to answer before a command that needs it runs, and
+# /healthz for each server it reports.
 SERVER_CHECK_TIMEOUT_SECONDS = env.float("TRACKER_SERVER_CHECK_TIMEOUT", default=3.0)
 
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL)
