@@ -6,12 +6,16 @@
   are read with this instead.
 - ``control_chars``: the control characters of a name (C0 with tab and line breaks, DEL, C1,
   and the Unicode format controls that reorder or hide text), for refusing such names at input.
+- ``without_controls``: a name found in a document with its control characters dropped.
 - ``printable``: text safe to print on a terminal or store in an XML cell: every control
   character (an ANSI escape sequence's ESC included) shown as a visible ``\\xNN`` escape.
+- ``json_text``: a value as JSON that reads back the same, every control character written as
+  a ``\\uXXXX`` escape (``json.dumps`` with non-ASCII kept leaves C1 and format controls raw).
 """
 
 from __future__ import annotations
 
+import json
 import re
 
 _ASCII_DIGITS = re.compile(r"[0-9]+")
@@ -38,6 +42,13 @@ def control_chars(text: str) -> list[str]:
     return list(dict.fromkeys(_CONTROL.findall(text or "")))
 
 
+def without_controls(text: str) -> str:
+    """``text`` (str) without the characters ``control_chars`` names, each line break and tab
+    made a space (a name found in a document, where they carry no meaning)."""
+    return _CONTROL.sub(lambda m: " " if m.group() in _LAYOUT or m.group() == "\r" else "",
+                        text)
+
+
 def printable(text: str, keep_newlines: bool = False) -> str:
     """``text`` (str) with each character ``control_chars`` names replaced by its visible
     escape (``\\x1b``, ``\\u202e``, ``\\n``), but newline and tab when ``keep_newlines``:
@@ -49,3 +60,10 @@ def printable(text: str, keep_newlines: bool = False) -> str:
             return char
         return char.encode("unicode_escape").decode("ascii")
     return _CONTROL.sub(escape, text)
+
+
+def json_text(value) -> str:
+    """``value`` (JSON-serialisable) as one line of JSON with non-ASCII characters kept and
+    every character ``control_chars`` names written as a ``\\uXXXX`` escape: the same value
+    once parsed, nothing a terminal would act on when printed."""
+    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
