@@ -6,7 +6,6 @@ same value."""
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 
