@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext
@@ -203,8 +204,9 @@ def do_start_scan(site: TargetSite, *, acting_user=None, trigger: str = "command
 
 
 def do_check_site(site: TargetSite, acting_user) -> int:
-    """Queue a takedown check now (``crawler.check_matches``) of every confirmed match found
-    on ``site``, recorded in the audit trail with the acting user.
+    """Queue a takedown check now (``crawler.check_matches``) of every confirmed match of
+    ``site``: recorded for it, or on a host its allowed domains cover (subdomains included),
+    whichever recorded it; recorded in the audit trail with the acting user.
 
     Returns:
         The number of matches queued for checking.
@@ -212,7 +214,11 @@ def do_check_site(site: TargetSite, acting_user) -> int:
     Raises:
         ActionError: the site has no confirmed match to check.
     """
-    ids = list(site.matches.filter(review_status=ReviewStatus.CONFIRMED)
+    hosts = [d.strip().strip(".").lower() for d in site.allowed_domains if d.strip().strip(".")]
+    covered = Q(site=site)
+    for host in hosts:
+        covered |= Q(domain=host) | Q(domain__endswith="." + host)
+    ids = list(Match.objects.filter(covered, review_status=ReviewStatus.CONFIRMED)
                .order_by("pk").values_list("pk", flat=True))
     if not ids:
         raise ActionError(_("%(site)s has no confirmed match to check.") % {"site": site})

@@ -1,25 +1,41 @@
 """The case exporter: the columns of a case, as JSON Lines or CSV (``manage.py cases``).
 
-Cases come annotated by ``crawler.cases.with_page_counts``. CSV cells that a spreadsheet would
-run as a formula get a leading apostrophe (``tracker.core.spreadsheets.safe``: work titles come from
-uploads, domains from crawled sites); JSON Lines keeps every value as it is.
+Cases come annotated by ``crawler.cases.with_page_counts``. JSON Lines keeps the record's raw
+values (state codes, ISO 8601 times with their offset; control characters as JSON escapes).
+The CSV is the dashboard's CSV (``crawler.exports.spreadsheet_csv``): a byte-order mark,
+headings and states in the active language, times as dates that spreadsheets read in the
+active time zone, named in the headings (``crawler.exports.zone_heading``), and cells guarded
+by ``tracker.core.spreadsheets.safe`` (a formula starts with an apostrophe, control characters
+are shown as escapes: work titles come from uploads, domains from crawled sites).
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from collections.abc import Iterable, Iterator
+from itertools import chain
 
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
+from crawler.exports import csv_row, sheet_time_text, spreadsheet_csv, zone_heading
 from tracker.core import notes
 from tracker.core.spreadsheets import safe
+from tracker.text.untrusted import json_text
 
-KEYS = ["case_id", "holder", "work_id", "work_reference", "work_title", "domain", "state",
-        "state_reason", "pages", "pages_still_up", "opened_at", "state_changed_at",
-        "notice_sent_at", "removed_at", "first_scan"]
+#: (key, heading), in row order.
+COLUMNS = [
+    ("case_id", gettext_lazy("case id")), ("holder", gettext_lazy("rights holder")),
+    ("work_id", gettext_lazy("work id")), ("work_reference", gettext_lazy("work reference")),
+    ("work_title", gettext_lazy("work title")),
+    ("domain", gettext_lazy("site (registered domain)")), ("state", gettext_lazy("state")),
+    ("state_reason", gettext_lazy("reason")), ("pages", gettext_lazy("pages")),
+    ("pages_still_up", gettext_lazy("pages still up")), ("opened_at", gettext_lazy("opened")),
+    ("state_changed_at", gettext_lazy("state changed")),
+    ("notice_sent_at", gettext_lazy("notice sent")), ("removed_at", gettext_lazy("removed")),
+    ("first_scan", gettext_lazy("first scan")),
+]
+KEYS = [key for key, _heading in COLUMNS]
+TIMES = ("opened_at", "state_changed_at", "notice_sent_at", "removed_at")
 
 
 def _local(value) -> str | None:
@@ -44,15 +60,25 @@ def record(case) -> dict:
 
 
 def jsonl_lines(cases: Iterable) -> Iterator[str]:
-    """One JSON object (``record``) per case, without newline, non-ASCII kept."""
+    """One JSON object (``record``) per case, without newline, non-ASCII kept, control
+    characters as JSON escapes (``json_text``)."""
     for case in cases:
-        yield json.dumps(record(case), ensure_ascii=False)
+        yield json_text(record(case))
+
+
+def _cells(case) -> list:
+    """A CSV row as the dashboard shows the case: its state and reason in the active language,
+    times as ``sheet_time_text``; cells guarded, None as empty."""
+    row = record(case)
+    row["state"] = case.get_state_display()
+    row["state_reason"] = notes.in_words(case.state_reason)
+    row.update({key: sheet_time_text(getattr(case, key)) for key in TIMES})
+    return [safe("" if row[key] is None else row[key]) for key in KEYS]
 
 
 def csv_lines(cases: Iterable) -> Iterator[str]:
-    """The CSV as lines without line ends: the ``KEYS`` heading row, then one row per case;
-    formula-like cells guarded, None as empty cells."""
-    for row in [KEYS, *([safe(record(c)[k]) for k in KEYS] for c in cases)]:
-        buffer = io.StringIO()
-        csv.writer(buffer).writerow(["" if cell is None else cell for cell in row])
-        yield buffer.getvalue().rstrip("\r\n")
+    """The dashboard's CSV (``spreadsheet_csv``) as lines, each ending in "\\r\\n": the
+    headings in the active language (the time columns' naming the zone), then one row per
+    case (``_cells``)."""
+    heads = [zone_heading(h) if key in TIMES else str(h) for key, h in COLUMNS]
+    yield from spreadsheet_csv(chain([csv_row(heads)], (csv_row(_cells(c)) for c in cases)))

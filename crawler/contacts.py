@@ -11,11 +11,14 @@ the Fetcher and its SSRF guard) and reads them with ``crawler.lib.contacts``.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import timedelta
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
@@ -41,6 +44,8 @@ from tracker.core.errors import ActionError, require_email_address
 from tracker.core.models import AuditEvent
 from tracker.core.queueing import queue_after_commit
 from tracker.text import decode_bytes
+
+log = logging.getLogger(__name__)
 
 
 def contact_of(domain: str) -> SiteContact:
@@ -114,11 +119,30 @@ class Found:
     url: str
 
 
+def _storable(found: list[Found]) -> list[Found]:
+    """The items of ``found`` whose address Django's EmailValidator accepts and that fit the
+    suggestion's address column; a hostile page's other "addresses" are dropped (logged)."""
+    limit = ContactSuggestion._meta.get_field("address").max_length
+    kept = []
+    for item in found:
+        try:
+            if len(item.address) > limit:
+                raise ValidationError("too long")
+            validate_email(item.address)
+        except ValidationError:
+            log.info("contact search: skipped %r found on %s", item.address[:80], item.url)
+            continue
+        kept.append(item)
+    return kept
+
+
 def do_record_contact_search(contact_id: int, found: list[Found], pages_read: int,
                              failure: str = "") -> SiteContact:
     """Store the result of a search (worker side, no acting person): each new address of
-    ``found`` as a ContactSuggestion; the search "done" with a note of ``pages_read`` pages
-    and the addresses found, or "failed" with ``failure`` (a coded note). Audited."""
+    ``found`` that is a valid address of at most the column's length as a ContactSuggestion
+    (the others are skipped); the search "done" with a note of ``pages_read`` pages and the
+    addresses stored, or "failed" with ``failure`` (a coded note). Audited."""
+    found = _storable(found)
     with transaction.atomic():
         contact = SiteContact.objects.select_for_update().get(pk=contact_id)
         for item in found:

@@ -1,15 +1,18 @@
 """The one match exporter: the columns of a match, as JSON Lines, CSV or XLSX.
 
 Used by the dashboard's match-list exports (what the list shows in the reader's language:
-translated headings, yes/no, scores in %; CSV with a byte-order mark so Excel reads Chinese;
-XLSX with number and date cells) and by ``manage.py matches`` (column keys as headings, raw
-values). The chapter column
+translated headings, yes/no, scores in %; CSV with a byte-order mark so Excel reads Chinese,
+times as "YYYY-MM-DD HH:MM:SS" that spreadsheets read as dates; XLSX with number and date
+cells; the headings of time columns name the time zone, ``zone_heading``) and by
+``manage.py matches`` (column keys as headings, raw values). ``spreadsheet_csv`` writes the
+dashboard's CSV of any table (the case list's too, ``crawler.case_exports``). The chapter column
 and the passages come from ``tracker.core.chapters.attribute``, like everywhere else.
 
 Cells that a spreadsheet would run as a formula (starting with = + - @, a tab or a carriage
-return) get a leading apostrophe in CSV and XLSX: page titles and URLs come from crawled
-sites, which anyone can write (OWASP, "CSV Injection"). JSON Lines is not for spreadsheets
-and keeps every value as it is.
+return) get a leading apostrophe in CSV and XLSX, and control characters are shown as visible
+escapes (``tracker.core.spreadsheets.safe``): page titles and URLs come from crawled sites,
+which anyone can write (OWASP, "CSV Injection"). JSON Lines is not for spreadsheets and keeps
+every value (control characters written as JSON escapes, ``tracker.text.untrusted.json_text``).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import csv
 import io
 import json
 from collections.abc import Iterable, Iterator
+from datetime import datetime
 
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -25,6 +29,7 @@ from django.utils.translation import gettext_lazy
 
 from tracker.core.chapters import attribute, passages_from_json
 from tracker.core.spreadsheets import safe
+from tracker.text.untrusted import json_text
 
 #: (key, heading, XLSX column width in characters), in row order.
 COLUMNS = [
@@ -50,11 +55,42 @@ COLUMNS = [
     ("passages", gettext_lazy("passage offsets"), 40),
 ]
 KEYS = [key for key, _heading, _width in COLUMNS]
+SCORES = ("score", "containment_page", "containment_work")
+TIMES = ("first_seen", "last_seen")
 
 
 def headings(translated: bool = True) -> list[str]:
-    """Column headings in row order: in the active language, or the record keys."""
-    return [str(heading) if translated else key for key, heading, _width in COLUMNS]
+    """Column headings in row order: in the active language (a time column's naming the
+    time zone, ``zone_heading``), or the record keys."""
+    if not translated:
+        return list(KEYS)
+    return [zone_heading(heading) if key in TIMES else str(heading)
+            for key, heading, _width in COLUMNS]
+
+
+def zone_heading(heading) -> str:
+    """``heading`` (str or lazy) of a column of local times, naming the active time zone and,
+    when it keeps one offset all year, that offset: "first seen (Asia/Shanghai, UTC+08:00)"."""
+    zone = timezone.get_current_timezone()
+    year = timezone.now().year
+    offsets = {datetime(year, month, 1, tzinfo=zone).strftime("%z") for month in (1, 7)}
+    name = timezone.get_current_timezone_name()
+    if len(offsets) == 1:
+        (offset,) = offsets
+        name = f"{name}, UTC{offset[:3]}:{offset[3:]}"
+    return f"{heading} ({name})"
+
+
+def sheet_time(value) -> datetime | None:
+    """Aware datetime ``value`` as a spreadsheet's date cell holds it: the active time zone's
+    local time, naive (the zone is in the heading, ``zone_heading``); None for None."""
+    return timezone.localtime(value).replace(tzinfo=None) if value else None
+
+
+def sheet_time_text(value) -> str:
+    """``sheet_time`` as CSV text, "YYYY-MM-DD HH:MM:SS", which spreadsheets read as a date;
+    "" for None."""
+    return f"{sheet_time(value):%Y-%m-%d %H:%M:%S}" if value else ""
 
 
 def _local(value) -> str:
@@ -88,18 +124,16 @@ def record(match, translated: bool = False) -> dict:
     }
 
 
-SCORES = ("score", "containment_page", "containment_work")
-TIMES = ("first_seen", "last_seen")
-
-
 def _cells(match, translated: bool) -> list:
     """A CSV row: with ``translated``, as the match list shows it (scores in %, "still
-    matching" as yes/no in the active language); otherwise ``record``'s values."""
+    matching" as yes/no in the active language, times as ``sheet_time_text``); otherwise
+    ``record``'s values."""
     row = record(match, translated)
     row["passages"] = json.dumps(row["passages"])
     if translated:
         row["still_matching"] = _("Yes") if row["still_matching"] else _("No")
         row.update({key: f"{row[key]:.0%}" for key in SCORES})
+        row.update({key: sheet_time_text(getattr(match, key)) for key in TIMES})
     return [safe(row[key]) for key in KEYS]
 
 
@@ -110,15 +144,14 @@ def _typed_cells(match) -> list:
     row["passages"] = json.dumps(row["passages"])
     row["still_matching"] = _("Yes") if row["still_matching"] else _("No")
     for key in TIMES:  # a spreadsheet's date cell has no zone: the local time, as on screen
-        value = getattr(match, key)
-        row[key] = timezone.localtime(value).replace(tzinfo=None) if value else None
+        row[key] = sheet_time(getattr(match, key))
     return [safe(row[key]) for key in KEYS]
 
 
 def jsonl_lines(matches: Iterable) -> Iterator[str]:
     """One JSON object (``record``) per match, without newline, non-ASCII kept."""
     for match in matches:
-        yield json.dumps(record(match), ensure_ascii=False)
+        yield json_text(record(match))
 
 
 class _Line:
@@ -128,28 +161,43 @@ class _Line:
         return text
 
 
+_WRITER = csv.writer(_Line())
+
+
+def csv_row(cells: list) -> str:
+    """One CSV line (ending in "\r\n") of ``cells``, as csv.writer writes them."""
+    return _WRITER.writerow(cells)
+
+
 def csv_lines(matches: Iterable, translated: bool = True) -> Iterator[str]:
     """The CSV as lines (each ending in "\\r\\n"): the heading row, then one row per match read
     lazily from ``matches`` (``translated``: headings and cells as the match list shows them in
     the active language; otherwise keys and ``record``'s values); formula-like cells guarded,
     passages as JSON."""
-    writer = csv.writer(_Line())
-    yield writer.writerow(headings(translated))
+    yield csv_row(headings(translated))
     for match in matches:
-        yield writer.writerow(_cells(match, translated))
+        yield csv_row(_cells(match, translated))
+
+
+def spreadsheet_csv(lines: Iterable[str]) -> Iterator[str]:
+    """The dashboard's CSV of a table: ``lines`` (CSV lines in the active language, cells
+    guarded), the first with a byte-order mark (so Excel reads Chinese as UTF-8)."""
+    for i, line in enumerate(lines):
+        yield ("\ufeff" if i == 0 else "") + line
 
 
 def csv_chunks(matches: Iterable) -> Iterator[bytes]:
-    """The dashboard's CSV download: ``csv_lines`` with translated headings as UTF-8 byte
-    chunks, the first with a byte-order mark (so Excel reads Chinese)."""
-    for i, line in enumerate(csv_lines(matches)):
-        yield (("\ufeff" if i == 0 else "") + line).encode("utf-8")
+    """The dashboard's CSV download: ``spreadsheet_csv`` of ``csv_lines`` (translated) as
+    UTF-8 byte chunks."""
+    for line in spreadsheet_csv(csv_lines(matches)):
+        yield line.encode("utf-8")
 
 
 def to_xlsx(matches: Iterable) -> bytes:
-    """XLSX bytes (openpyxl): one sheet, bold frozen heading row (translated), rows as the
-    match list shows them with typed cells (``_typed_cells``: scores formatted 0%, times as
-    date cells in the active time zone), URLs as hyperlinks, formula-like cells guarded."""
+    """XLSX bytes (openpyxl): one sheet, bold frozen heading row (translated, the time
+    columns' naming the zone), rows as the match list shows them with typed cells
+    (``_typed_cells``: scores formatted 0%, times as date cells in the active time zone), URLs
+    as hyperlinks, formula-like cells guarded and control characters escaped."""
     from openpyxl import Workbook
     from openpyxl.styles import Font
     from openpyxl.utils import get_column_letter

@@ -23,8 +23,9 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from crawler import cases
+from crawler.lib.domains import site_covering
 from crawler.lib.pagestore import Page, PageVersion
-from crawler.models import Match, ScanRun, WhitelistedDomain
+from crawler.models import Match, ScanRun, TargetSite, WhitelistedDomain
 from tracker.core.chapters import attribute
 from tracker.core.models import Work
 
@@ -101,6 +102,7 @@ def _record(page: Page, version: PageVersion, scan, found: list,
     rows = list(Match.objects.filter(Q(work_id__in=work_pks) | Q(still_matching=True), page_id=page.id)
                 .values_list("pk", "work_id", "still_matching", "work__uid"))
     known_rows = {work_id: pk for pk, work_id, _, _ in rows}
+    site_id = page_site(page) if scan is None and works else None
     now, kept, recorded, created, skipped = timezone.now(), [], [], set(), 0
     for m in found:
         work = works.get(m.work_id)
@@ -117,12 +119,14 @@ def _record(page: Page, version: PageVersion, scan, found: list,
             case, opened = cases.open_missing_case(work, page.domain, scan, whitelist_checked=True)
         fields = {"case": case, "version_id": version.id, "url": page.canonical_url, "part_of": page.part_of,
                   "domain": page.domain, "title": (version.title or "")[:500],
-                  "site_id": scan.site_id if scan else None, "last_scan": scan, "score": m.score,
+                  "site_id": scan.site_id if scan else site_id, "last_scan": scan, "score": m.score,
                   "containment_page": m.containment_page, "containment_work": m.containment_work,
                   "passages": passages, "section": chapters.label[:500],
                   "same_text": sorted(works[w].pk for w in m.same_text
                                       if w != m.work_id and w in works),
                   "last_seen": now, "still_matching": True}
+        if scan is None:  # a stored page searched again: the last scan that saw it stays
+            del fields["last_scan"]
         row, is_new = _upsert(page.id, work, fields, scan, now, known_rows.get(work.pk))
         if is_new:
             created.add(row.pk)
@@ -138,6 +142,16 @@ def _record(page: Page, version: PageVersion, scan, found: list,
         matches_recorded.send(sender=Match, page=page, version=version, matches=recorded,
                               created=created)
     return MatchReport(len(kept), len(created), skipped, dropped)
+
+
+def page_site(page: Page) -> int | None:
+    """The TargetSite id of ``page`` when no scan names it (a stored page searched for new
+    works): the site that stored it when it is still registered, else the site whose allowed
+    domains cover its host (``crawler.lib.domains.site_covering``), else None."""
+    sites = dict(TargetSite.objects.values_list("pk", "allowed_domains"))
+    if page.site_id in sites:
+        return page.site_id
+    return site_covering(page.domain, sites)
 
 
 def seen_again(page_id: str, scan: ScanRun | None) -> int:

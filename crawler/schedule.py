@@ -18,6 +18,8 @@ from django.db.models.signals import post_delete, post_save
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from tracker.text.untrusted import ascii_int
+
 DAILY, WEEKLY, HOURLY = "daily", "weekly", "hourly"
 FREQUENCIES = [(DAILY, gettext_lazy("daily")), (WEEKLY, gettext_lazy("weekly")),
                (HOURLY, gettext_lazy("hourly"))]
@@ -79,17 +81,18 @@ def read(site) -> Timing | None:
 def timing_of(tab) -> Timing | None:
     """The Timing of a django_celery_beat CrontabSchedule ``tab``; None for a crontab that is
     none of daily, weekly or hourly."""
-    if tab.day_of_month != "*" or tab.month_of_year != "*" or not tab.minute.isdigit():
+    minute, hour, weekday = (ascii_int(tab.minute), ascii_int(tab.hour),
+                             ascii_int(tab.day_of_week))
+    if tab.day_of_month != "*" or tab.month_of_year != "*" or minute is None:
         return None
-    minute = int(tab.minute)
     if tab.hour == "*" and tab.day_of_week == "*":
         return Timing(HOURLY, 0, minute)
-    if not tab.hour.isdigit():
+    if hour is None:
         return None
     if tab.day_of_week == "*":
-        return Timing(DAILY, int(tab.hour), minute)
-    if tab.day_of_week.isdigit() and int(tab.day_of_week) in dict(WEEKDAYS):
-        return Timing(WEEKLY, int(tab.hour), minute, int(tab.day_of_week))
+        return Timing(DAILY, hour, minute)
+    if weekday in dict(WEEKDAYS):
+        return Timing(WEEKLY, hour, minute, weekday)
     return None
 
 

@@ -8,6 +8,7 @@ from crawler.actions import do_save_site
 from crawler.lib.canonical import InvalidURL, canonical_url
 from crawler.lib.errors import CrawlerError
 from crawler.models import TargetSite
+from tracker.text.untrusted import ascii_int
 
 
 class SiteNotFound(CrawlerError, LookupError):
@@ -20,8 +21,8 @@ def find_site(ref: str) -> TargetSite:
     Raises SiteNotFound, naming ``ref``, when none does.
     """
     ref = ref.strip()
-    if ref.isdigit():
-        site = TargetSite.objects.filter(pk=int(ref)).first()
+    if ascii_int(ref) is not None:
+        site = TargetSite.objects.filter(pk=ascii_int(ref)).first()
         if site:
             return site
     site = TargetSite.objects.filter(name=ref).first()

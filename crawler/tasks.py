@@ -398,7 +398,8 @@ def check_matches(match_ids: list[int]) -> dict:
 def find_contacts(self, contact_id: int) -> dict:
     """Search the site of SiteContact ``contact_id`` for takedown addresses
     (``crawler.contacts.search``) and store them as suggestions; Redis down retries with
-    backoff, then the search is recorded as failed. Returns {"found": [addresses], "pages": n}."""
+    backoff, then the search is recorded as failed; any other error records it failed at once
+    (logged), so a search never stays "searching". Returns {"found": [addresses], "pages": n}."""
     from django.utils.translation import gettext_noop
 
     from crawler import contacts
@@ -408,16 +409,24 @@ def find_contacts(self, contact_id: int) -> dict:
     contact = SiteContact.objects.filter(pk=contact_id).first()
     if contact is None or contact.search != ContactSearch.SEARCHING:
         return {"found": [], "pages": 0}
+    pages = 0
     try:
         found, pages = contacts.search(contact, scans.get_crawler())
+        contact = contacts.do_record_contact_search(contact_id, found, pages)
     except storage_errors() as exc:
         if self.request.retries < self.max_retries:
             raise self.retry(exc=exc, countdown=_retry_delay(self.request.retries)) from exc
         contacts.do_record_contact_search(contact_id, [], 0, notes.coded(
             "contact_search_storage", gettext_noop("storage unavailable: %(error)s"), error=str(exc)[:300]))
         return {"found": [], "pages": 0}
-    contacts.do_record_contact_search(contact_id, found, pages)
-    return {"found": sorted({f.address for f in found}), "pages": pages}
+    except Exception as exc:  # never leave the search "searching": say what broke
+        log.exception("contact search %s failed", contact_id)
+        contacts.do_record_contact_search(contact_id, [], pages, notes.coded(
+            "contact_search_error", gettext_noop("the search failed: %(error)s"),
+            error=f"{type(exc).__name__}: {exc}"[:300]))
+        return {"found": [], "pages": pages}
+    return {"found": sorted(contact.suggestions.values_list("address", flat=True)),
+            "pages": pages}
 
 
 @shared_task(bind=True, name="crawler.rematch_pending", max_retries=settings.CRAWL_STORAGE_RETRIES)

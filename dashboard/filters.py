@@ -8,6 +8,8 @@ from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.utils.translation import gettext_lazy as _
 
+from tracker.text.untrusted import ascii_int
+
 # (parameter value, label, lowest score, highest score exclusive): bands for reviewers, not
 # thresholds of the engine (those are in fingerprint.EngineConfig).
 SCORE_BANDS = [
@@ -27,9 +29,10 @@ def _chosen_id(value: str | None, message: str) -> int | None:
     """
     if not value:
         return None
-    if not value.isdigit():
+    chosen = ascii_int(value)
+    if chosen is None:
         raise IncorrectLookupParameters(message)
-    return int(value)
+    return chosen
 
 
 def listed(model_admin, request):
@@ -76,8 +79,8 @@ class WorkFilter(admin.SimpleListFilter):
         rows = list(visible.values("work", "work__title").annotate(n=Count("pk"))
                     .order_by("-n", "work")[:self.LIMIT])
         chosen = self.value()
-        if chosen and chosen.isdigit() and all(str(row["work"]) != chosen for row in rows):
-            rows += visible.filter(work_id=int(chosen)).values("work", "work__title").annotate(
+        if ascii_int(chosen) is not None and all(str(row["work"]) != chosen for row in rows):
+            rows += visible.filter(work_id=ascii_int(chosen)).values("work", "work__title").annotate(
                 n=Count("pk"))
         return [(str(row["work"]), f"{row['work__title']} ({row['n']})") for row in rows]
 
@@ -161,9 +164,9 @@ class ScanFilter(admin.SimpleListFilter):
         from crawler.models import ScanRun
         from crawler.progress import scan_label
 
-        value = self.value()
+        value = ascii_int(self.value())
         run = (ScanRun.objects.select_related("site").filter(pk=value).first()
-               if value and value.isdigit() else None)
+               if value is not None else None)
         if run is None:
             return []
         return [(str(run.pk), scan_label(run))]

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from crawler import demo
 from tracker.runtime import embedded, supervisor
+from tracker.text.untrusted import ascii_int
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 #: Seconds a process left behind by a killed run has to exit after SIGTERM before SIGKILL.
@@ -109,7 +110,7 @@ def stop_leftovers(var: Path) -> list[str]:
     left: dict[int, str] = {}
     for line in lines:
         pid, started, name = (line.split() + ["", "", ""])[:3]
-        if pid.isdigit() and started and _start_time(int(pid)) == started:
+        if ascii_int(pid) is not None and started and _start_time(ascii_int(pid)) == started:
             left[int(pid)] = name
     pids = list(left) + [child for pid in left for child in _descendants(pid)]
     for sig in (signal.SIGTERM, signal.SIGKILL):

@@ -19,6 +19,9 @@ SECURITY_TXT_PATH = "/.well-known/security.txt"
 # An address as written in pages: local part and a domain with a dot (RFC 5322's dot-atom,
 # the common subset); the domain ends on a letter so that "a@b.c." keeps no trailing dot.
 _ADDRESS = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+# The longest address SMTP carries (RFC 5321 §4.5.3.1: a 64-octet local part, a 254-character
+# path without its angle brackets): anything longer is not an address anyone can write to.
+MAX_LOCAL_CHARS, MAX_ADDRESS_CHARS = 64, 254
 # Link texts or paths of a page naming how to reach the site's operator.
 _CONTACT_WORDS = re.compile(r"contact|about|legal|copyright|dmca|abuse|impressum|"
                             r"联系|聯繫|关于|關於|版权|版權|侵权|侵權|投诉|投訴|法律", re.IGNORECASE)
@@ -26,14 +29,17 @@ _CONTACT_WORDS = re.compile(r"contact|about|legal|copyright|dmca|abuse|impressum
 
 def normal_address(text: str) -> str | None:
     """``text`` as one e-mail address (lower-cased domain, surrounding blanks and a
-    ``mailto:`` prefix removed), or None when it is not one address."""
+    ``mailto:`` prefix removed), or None when it is not one address or is longer than SMTP
+    allows (MAX_LOCAL_CHARS before the "@", MAX_ADDRESS_CHARS in all)."""
     text = unquote(text.strip())
     if text.lower().startswith("mailto:"):
         text = text[7:]
     text = text.split("?", 1)[0].strip()
-    if not _ADDRESS.fullmatch(text):
+    if len(text) > MAX_ADDRESS_CHARS or not _ADDRESS.fullmatch(text):
         return None
     local, domain = text.rsplit("@", 1)
+    if len(local) > MAX_LOCAL_CHARS:
+        return None
     return f"{local}@{domain.lower()}"
 
 

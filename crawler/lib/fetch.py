@@ -31,6 +31,7 @@ from crawler.lib.exchange import ContentDecoder, Exchange, Hop
 from crawler.lib.outcomes import Outcome
 from crawler.lib.ssrf import GuardedAdapter, RefusedAddress, check_url, parse_allow_list
 from tracker.runtime.backoff import backoff_delay
+from tracker.text.untrusted import ascii_int
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 TEXT_TYPES = frozenset({"text/plain"})
@@ -88,7 +89,7 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if ascii_int(value) is not None:
         return float(value)
     try:
         when = email.utils.parsedate_to_datetime(value)
@@ -275,7 +276,7 @@ class Fetcher:
                         status=status, headers=kept)
         limit = self.config.max_body_bytes
         declared = kept.get("content-length", "")
-        if declared.isdigit() and int(declared) > limit:
+        if (ascii_int(declared) or 0) > limit:
             return done(Outcome.TOO_LARGE, f"Content-Length {declared} > {limit} bytes",
                         status=status, headers=kept)
         body, failure = read_body(response, limit, started + self.config.max_fetch_seconds,

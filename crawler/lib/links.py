@@ -13,6 +13,7 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 from lxml import etree
 
 from tracker.text.html import ParsedHtml, parse_html
+from tracker.text.untrusted import ascii_int
 
 _SKIP_SCHEMES = ("javascript:", "mailto:", "tel:", "data:", "#")
 # Anchor texts of a "next page" link (brackets, arrows and spaces removed, lower case): the
@@ -98,9 +99,10 @@ def chapter_part(url: str) -> tuple[str, int]:
         return urlunsplit(parts._replace(path=path)), int(found["n"])
     query = parse_qsl(parts.query, keep_blank_values=True)
     for name, value in query:
-        if name in _PART_PARAMS and value.isdigit() and int(value) >= 2:
+        number = ascii_int(value) if name in _PART_PARAMS else None
+        if number is not None and number >= 2:
             rest = urlencode([(k, v) for k, v in query if k != name])
-            return urlunsplit(parts._replace(query=rest)), int(value)
+            return urlunsplit(parts._replace(query=rest)), number
     return url, 1
 
 

@@ -18,6 +18,7 @@ from tracker.core import notes
 from tracker.core.connections import storage_errors
 from tracker.core.errors import StorageUnavailable
 from tracker.core.models import AuditEvent, ImportJob, Work, WorkKind, WorkLanguage
+from tracker.core.validators import no_control_characters
 
 from .errors import ErrorSerializer
 
@@ -71,14 +72,14 @@ class RegisteredWorkSerializer(WorkSerializer):
 class _WorkMetadata(serializers.Serializer):
     holder = serializers.IntegerField(required=False, help_text=(
         "Id of the rights holder; may be left out by a user of exactly one holder."))
-    reference = serializers.CharField(max_length=200, help_text=(
+    reference = serializers.CharField(max_length=200, validators=[no_control_characters], help_text=(
         "The holder's own id for the work, 1 to 200 characters; registering the same "
         "reference again updates (or leaves unchanged) that work."))
     title = serializers.CharField(max_length=500, required=False, allow_blank=True,
-                                  help_text="Title; default: found in the text, else the "
+                                  validators=[no_control_characters], help_text="Title; default: found in the text, else the "
                                             "reference.")
     author = serializers.CharField(max_length=300, required=False, allow_blank=True,
-                                   help_text="Author; default: found in the text.")
+                                   validators=[no_control_characters], help_text="Author; default: found in the text.")
     kind = serializers.ChoiceField(WorkKind.choices, required=False,
                                    help_text="Kind; default: novel when the text has two "
                                              "chapters or more.")

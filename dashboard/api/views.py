@@ -37,6 +37,7 @@ from tracker.core.conflicts import DuplicateWork
 from tracker.core.ingestion import work_text
 from tracker.core.models import AuditEvent, ImportJob, RightsHolder, Work
 from tracker.core.scoping import holders_for, scope, sees_all
+from tracker.text.untrusted import ascii_int
 
 from . import serializers as s
 from .errors import ApiError, ErrorSerializer
@@ -369,10 +370,13 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
     def evidence(self, request, pk=None):
         """Download the match's evidence bundle: a WACZ file (WARC of the HTTP exchange,
         screenshot, PDF print, text, passages, metadata, provenance page, RFC 3161 timestamp).
-        Its SHA-256 is in the X-Evidence-SHA256 header."""
-        capture = request.query_params.get("capture")
-        return bundle_response(self.get_object(), int(capture) if capture and capture.isdigit()
-                               else None)
+        Its SHA-256 is in the X-Evidence-SHA256 header; a ``capture`` that is not written in
+        ASCII digits is refused with 400."""
+        match, chosen = self.get_object(), request.query_params.get("capture")
+        capture = ascii_int(chosen)
+        if chosen and capture is None:
+            raise ValidationError({"capture": [_("A capture id is a number.")]})
+        return bundle_response(match, capture)
 
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from django import template
 from django.conf import settings
 
+from tracker.text.untrusted import ascii_int
+
 register = template.Library()
 
 
@@ -16,9 +18,8 @@ def case_funnel(context) -> dict:
     from dashboard import case_figures
 
     request = context["request"]
-    chosen = request.GET.get("funnel_days", "")
-    days = int(chosen) if chosen.isdigit() and int(chosen) in settings.CASE_FUNNEL_PERIODS \
-        else settings.CASE_FUNNEL_DAYS
+    chosen = ascii_int(request.GET.get("funnel_days"))
+    days = chosen if chosen in settings.CASE_FUNNEL_PERIODS else settings.CASE_FUNNEL_DAYS
     return {"f": case_figures.funnel(request.user, days), "periods": settings.CASE_FUNNEL_PERIODS}
 
 

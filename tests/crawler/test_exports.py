@@ -72,9 +72,12 @@ def test_dashboard_exports_write_what_the_list_shows_with_typed_xlsx_cells(spill
     assert row["仍然匹配"] == "是" and (row["得分"], row["作品出现在网页上的比例"]) == ("90%", "50%")
     assert "True" not in body and "0.9" not in body
     cells = {heading.value: cell for heading, cell in zip(sheet[1], sheet[2], strict=True)}
-    score, first_seen = cells["得分"], cells["首次发现"]
+    # a date cell has no zone: its heading names it (it was "首次发现" alone, the +08:00 lost)
+    score, first_seen = cells["得分"], cells["首次发现 (Asia/Shanghai, UTC+08:00)"]
     assert score.value == 0.9 and score.number_format == "0%"  # a number, shown in %
     assert isinstance(first_seen.value, datetime) and first_seen.is_date
     local = timezone.localtime(spilled_match.first_seen, timezone.get_fixed_timezone(480))
     assert f"{first_seen.value:%Y-%m-%d %H:%M:%S}" == f"{local:%Y-%m-%d %H:%M:%S}"  # +0800
     assert cells["仍然匹配"].value == "是"
+    # the CSV: the same date as text a spreadsheet reads as a date, under the same heading
+    assert row["首次发现 (Asia/Shanghai, UTC+08:00)"] == f"{local:%Y-%m-%d %H:%M:%S}"

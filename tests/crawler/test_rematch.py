@@ -157,3 +157,27 @@ def test_a_search_for_new_works_leaves_the_other_works_rows_alone(platform_store
     assert (report.found, report.dropped) == (0, 1)
     assert not Match.objects.get(work=new).still_matching
     assert Match.objects.get(work=old).still_matching
+
+
+def test_matches_found_by_the_search_keep_their_site_and_the_site_check_takes_them(
+        idle_worker, site, platform_stores, django_user_model):
+    """A page matched by the stored-page search (no scan) is recorded for the site that stored
+    it, and the site-wide takedown check of that site takes every confirmed match on its
+    domains, one whose site was left empty included."""
+    from crawler import actions
+    from crawler.models import TargetSite
+    from tracker.core.models import AuditEvent
+
+    _crawl_library(site)
+    _register_and_wait()
+    target = TargetSite.objects.get(name="早期站")
+    assert Match.objects.count() == 2
+    assert list(Match.objects.values_list("site_id", flat=True)) == [target.pk, target.pk]
+
+    staff = django_user_model.objects.create_superuser("boss", "boss@tracker.test", "x")
+    Match.objects.update(review_status="confirmed")
+    left_empty = Match.objects.order_by("pk").first()
+    Match.objects.filter(pk=left_empty.pk).update(site=None)  # as rows recorded before the fix
+    assert actions.do_check_site(target, staff) == 2
+    event = AuditEvent.objects.filter(new_state="check requested").latest("sequence")
+    assert "2" in event.reason

@@ -79,12 +79,39 @@ def test_cases_command_lists_one_case_per_work_and_site(scenario_cases, scenario
     assert sorted((r["work_reference"], r["domain"], r["pages"]) for r in rows) == sorted([
         ("XYJ-001", "example.com", 1), ("XYJ-001", "example.net", 1),
         ("XYJ-001", "example.cn", 120), (scenario.news.reference, "=cmd|' /C calc'!A0", 1)])
-    call_command("cases", "--format", "csv", "--state", "new")
-    table = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    call_command("cases", "--format", "csv", "--state", "new", "--language", "en")
+    table = list(csv.DictReader(io.StringIO(capsys.readouterr().out.removeprefix("\ufeff"))))
     assert len(table) == 4
-    assert "'=cmd|' /C calc'!A0" in {row["domain"] for row in table}  # the formula guard
-    call_command("cases", "--format", "csv", "--state", "removed")
-    assert capsys.readouterr().out.splitlines() == [",".join(
-        ["case_id", "holder", "work_id", "work_reference", "work_title", "domain", "state",
-         "state_reason", "pages", "pages_still_up", "opened_at", "state_changed_at",
-         "notice_sent_at", "removed_at", "first_scan"])]
+    assert "'=cmd|' /C calc'!A0" in {row["site (registered domain)"] for row in table}  # the formula guard
+    call_command("cases", "--format", "csv", "--state", "removed", "--language", "en")
+    out = capsys.readouterr().out
+    assert out.startswith("\ufeff")
+    assert list(csv.reader(io.StringIO(out[1:]))) == [
+        ["case id", "rights holder", "work id", "work reference", "work title",
+         "site (registered domain)", "state", "reason", "pages", "pages still up",
+         "opened (Asia/Shanghai, UTC+08:00)", "state changed (Asia/Shanghai, UTC+08:00)",
+         "notice sent (Asia/Shanghai, UTC+08:00)", "removed (Asia/Shanghai, UTC+08:00)",
+         "first scan"]]
+
+
+def test_the_cases_csv_is_the_dashboards_bom_localised_states_and_dates_with_the_zone(
+        scenario_cases, capsys):
+    """`manage.py cases --format csv` writes the dashboard's CSV: a byte-order mark, headings
+    and states in the language asked for (zh-hans by default), times as dates a spreadsheet
+    reads (local time of the zone named in the heading), not ISO text."""
+    from datetime import datetime
+
+    from django.utils import timezone
+
+    from crawler.models import Case
+
+    when = datetime(2026, 11, 27, 23, 30, 5, tzinfo=timezone.get_fixed_timezone(0))  # UTC
+    Case.objects.filter(pk=scenario_cases["big"].pk).update(opened_at=when)
+    call_command("cases", "--format", "csv")
+    out = capsys.readouterr().out
+    assert out.startswith("\ufeff")
+    table = list(csv.DictReader(io.StringIO(out[1:])))
+    assert {row["状态"] for row in table} == {"新"}  # the label, not "new"
+    big = next(row for row in table if row["案件 ID"] == str(scenario_cases["big"].pk))
+    assert big["立案时间 (Asia/Shanghai, UTC+08:00)"] == "2026-11-28 07:30:05"
+    assert all("T" not in row["状态变更时间 (Asia/Shanghai, UTC+08:00)"] for row in table)

@@ -221,3 +221,20 @@ def test_bombs_malformed_and_oversized_uploads_answer_400_or_413_never_500(scena
     settings.EVIDENCE_VERIFY_UPLOAD_MAX_BYTES = 2**20
     big = api.post(url, files={"bundle": ("big.wacz", data + bytes(2 * 2**20))}, timeout=30)
     assert big.status_code == 413 and big.json()["code"] == "too_large"
+
+
+def test_a_capture_id_not_in_ascii_digits_is_refused_not_a_crash(scenario, live_server):
+    """"²".isdigit() is true but int("²") fails, and int("１") reads a full-width digit: a
+    capture id is read with the ASCII digits 0-9 only, anything else answers 400."""
+    match = next(m for m in scenario.matches if m.work.holder == scenario.a)
+    capture = _bundle_for(match)
+    api = requests.Session()
+    api.headers.update({"Authorization": f"Bearer {_token(scenario.users.holder_a)}",
+                        "Accept-Language": "en"})
+    base = f"{live_server.url}/api/v1/matches/{match.pk}/evidence/"
+    for bad in ("²", "１", "٣", "-1", "1.0"):
+        got = api.get(base, params={"capture": bad}, timeout=30)
+        assert got.status_code == 400, (bad, got.status_code, got.text[:200])
+        assert "A capture id is a number." in got.text
+    got = api.get(base, params={"capture": str(capture.pk)}, timeout=30)
+    assert got.status_code == 200 and got.headers["X-Evidence-SHA256"] == capture.bundle_sha256

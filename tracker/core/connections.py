@@ -9,6 +9,7 @@ Clients are cached per (URL, process id): pymongo and redis-py clients must not 
 
 from __future__ import annotations
 
+import logging
 import os
 from functools import lru_cache
 
@@ -21,6 +22,8 @@ from redis.exceptions import RedisClusterException
 from fingerprint.index import IndexUnavailableError
 from fingerprint.store import StoreUnavailableError
 from tracker.core.errors import CoreError, StorageUnavailable
+
+log = logging.getLogger(__name__)
 
 
 @lru_cache(maxsize=8)
@@ -121,6 +124,53 @@ def describe_servers() -> str:
     return "servers: " + ", ".join(parts)
 
 
+def _ping(name: str, url: str, timeout: float) -> None:
+    """Ask the server of settings name ``name`` at ``url`` to answer (PostgreSQL: a query on
+    Django's connection; MongoDB and Redis: a ping on a fresh client), waiting at most
+    ``timeout`` seconds. Raises the driver's own error when it does not."""
+    from django.db import connection
+
+    if name == "DATABASE_URL":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    elif name == "MONGO_URL":
+        client = pymongo.MongoClient(url, serverSelectionTimeoutMS=int(timeout * 1000),
+                                     connectTimeoutMS=int(timeout * 1000))
+        try:
+            client.admin.command("ping")
+        finally:
+            client.close()
+    elif name == "FINGERPRINT_INDEX_REDIS_URL" and settings.FINGERPRINT_INDEX_REDIS_CLUSTER:
+        get_index_redis().ping()
+    else:
+        client = redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
+        try:
+            client.ping()
+        finally:
+            client.close()
+
+
+def health() -> dict[str, bool]:
+    """Whether each server the platform depends on answers within
+    settings.SERVER_CHECK_TIMEOUT_SECONDS seconds: {"postgresql": bool, "mongodb": bool,
+    "redis": bool}, and "index_redis" when FINGERPRINT_INDEX_REDIS_URL names another server
+    than REDIS_URL. A server that does not answer is logged with the driver's reason."""
+    servers = {"postgresql": "DATABASE_URL", "mongodb": "MONGO_URL", "redis": "REDIS_URL"}
+    if settings.FINGERPRINT_INDEX_REDIS_URL and \
+            settings.FINGERPRINT_INDEX_REDIS_URL != settings.REDIS_URL:
+        servers["index_redis"] = "FINGERPRINT_INDEX_REDIS_URL"
+    answers = {}
+    for label, name in servers.items():
+        url = getattr(settings, name)
+        try:
+            _ping(name, url, settings.SERVER_CHECK_TIMEOUT_SECONDS)
+            answers[label] = True
+        except Exception as exc:  # every driver's own errors: down, whatever the reason
+            log.warning("health check: %s %s does not answer: %s", label, _where(url), exc)
+            answers[label] = False
+    return answers
+
+
 def check_servers(names: tuple[str, ...] = ("DATABASE_URL", "MONGO_URL", "REDIS_URL")) -> None:
     """Check that the servers named (settings names) answer within
     settings.SERVER_CHECK_TIMEOUT_SECONDS seconds each.
@@ -128,28 +178,11 @@ def check_servers(names: tuple[str, ...] = ("DATABASE_URL", "MONGO_URL", "REDIS_
     Raises:
         ServersUnavailable: the first that does not answer, in one line.
     """
-    from django.db import connection
-
     timeout = settings.SERVER_CHECK_TIMEOUT_SECONDS
     for name in names:
         url = getattr(settings, name)
         try:
-            if name == "DATABASE_URL":
-                connection.ensure_connection()
-            elif name == "MONGO_URL":
-                client = pymongo.MongoClient(url, serverSelectionTimeoutMS=int(timeout * 1000),
-                                             connectTimeoutMS=int(timeout * 1000))
-                try:
-                    client.admin.command("ping")
-                finally:
-                    client.close()
-            else:
-                client = redis.Redis.from_url(url, socket_connect_timeout=timeout,
-                                              socket_timeout=timeout)
-                try:
-                    client.ping()
-                finally:
-                    client.close()
+            _ping(name, url, timeout)
         except Exception as exc:  # every driver's own errors: the message names the server
             reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
             source = settings.SERVER_SOURCES.get(name, "settings")

@@ -23,6 +23,8 @@ from django.conf import settings
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from tracker.text.untrusted import ascii_int
+
 from . import notes
 from .models import ImportJob, ImportKind, ImportState
 
@@ -133,7 +135,7 @@ def _drop_kept_files() -> None:
                   .values_list("pk", flat=True))
     for path in folder.iterdir():
         job_id = path.name.split(".")[0]
-        if job_id.isdigit() and int(job_id) not in running and path.stat().st_mtime < oldest:
+        if ascii_int(job_id) not in (None, *running) and path.stat().st_mtime < oldest:
             path.unlink(missing_ok=True)
 
 

@@ -19,12 +19,15 @@ from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from tracker.core import notes
+from tracker.core.validators import no_control_characters
 from tracker.text import Extracted
+from tracker.text.untrusted import without_controls
 
 from .models import RightsHolder, Work, WorkKind, WorkLanguage, WorkStatus
 
@@ -101,11 +104,18 @@ def register_work(holder: RightsHolder, reference: str, extracted: Extracted, *,
         the work is still pending (queued again: "skipped" with ``queued`` True).
 
     Raises:
-        ValueError: reference empty or longer than 200 characters.
+        ValueError: reference empty or longer than 200 characters; reference, title or author
+            holding a control character (the message in the active language). A title or
+            author found in the text has its control characters dropped instead.
     """
     reference = reference.strip()
     if not reference or len(reference) > 200:
         raise ValueError(f"reference must be 1 to 200 characters, got {reference!r}")
+    for value in (reference, title, author):
+        try:
+            no_control_characters(value)
+        except ValidationError as exc:
+            raise ValueError(exc.messages[0]) from exc
     sha = text_sha256(extracted.text)
     with transaction.atomic():
         work = Work.objects.select_for_update().filter(holder=holder, reference=reference).first()
@@ -115,8 +125,10 @@ def register_work(holder: RightsHolder, reference: str, extracted: Extracted, *,
         default_kind = WorkKind.NOVEL if len(extracted.sections) >= 2 else (
             work.kind or WorkKind.OTHER)
         wanted = {
-            "title": (title or extracted.title or work.title or reference)[:500],
-            "author": (author or extracted.author or work.author)[:300],
+            "title": (title or without_controls(extracted.title or "").strip() or work.title
+                      or reference)[:500],
+            "author": (author or without_controls(extracted.author or "").strip()
+                       or work.author)[:300],
             "kind": kind or default_kind,
             "language": language or guess_language(extracted),
             "source_name": (source_name or work.source_name)[:500],

@@ -87,7 +87,7 @@ class UploadError(CoreError, ValueError):
 
 def _params(error: TextError) -> dict:
     p = dict(error.params)
-    if error.reason == "too_large":
+    if (error.code, error.reason) == ("too_large", "too_large"):
         return {"size": p["size"] / 2**20, "mb": p["limit"] // 2**20}
     if error.reason in ("suffix", "foreign", "mismatch"):
         p["type"] = p.pop("suffix")

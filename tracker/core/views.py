@@ -9,12 +9,19 @@ from django.template import loader
 from django.utils import translation
 from django.views import defaults
 
-from .connections import storage_errors
+from .connections import health, storage_errors
 
 
 def healthz(request):
-    """Liveness check for load balancers and docker-compose: ``{"ok": true}`` with status 200."""
-    return JsonResponse({"ok": True})
+    """Health check for load balancers and docker-compose: each server the platform depends
+    on (``connections.health``) asked to answer, ``{"ok": bool, "servers": {"postgresql":
+    "ok" | "down", "mongodb": ..., "redis": ..., ["index_redis": ...]}}``, with status 200
+    when all answer and 503 when one does not (the reason is logged, never shown here)."""
+    answers = health()
+    ok = all(answers.values())
+    return JsonResponse({"ok": ok, "servers": {label: "ok" if up else "down"
+                                               for label, up in answers.items()}},
+                        status=200 if ok else 503)
 
 
 def server_is_down(error: BaseException | None) -> bool:

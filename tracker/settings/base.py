@@ -231,7 +231,8 @@ MONGO_DB = env.str("MONGO_DB", default="tracker")
 # most members have it, so a failover never rolls an acknowledged page version back; a single
 # server acknowledges as with 1), or a number of members.
 _MONGO_W = env.str("TRACKER_MONGO_WRITE_CONCERN", default="majority")
-MONGO_WRITE_CONCERN: int | str = int(_MONGO_W) if _MONGO_W.isdigit() else _MONGO_W
+MONGO_WRITE_CONCERN: int | str = (int(_MONGO_W) if _MONGO_W.isascii() and _MONGO_W.isdigit()
+                                   else _MONGO_W)
 # Redis is Celery's broker and holds the crawl state (frontiers, politeness, robots.txt, locks)
 # and, unless FINGERPRINT_INDEX_REDIS_URL names another server, the fingerprint index.
 REDIS_URL = _server_url("REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -253,7 +254,8 @@ def redis_cache_url(redis_url: str, database: int) -> str:
 CACHE_REDIS_DB = env.int("TRACKER_CACHE_REDIS_DB", default=1)
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
                       "LOCATION": redis_cache_url(REDIS_URL, CACHE_REDIS_DB)}}
-# Seconds manage.py waits for each server to answer before a command that needs it runs.
+# Seconds manage.py waits for each server to answer before a command that needs it runs, and
+# /healthz for each server it reports.
 SERVER_CHECK_TIMEOUT_SECONDS = env.float("TRACKER_SERVER_CHECK_TIMEOUT", default=3.0)
 
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL)

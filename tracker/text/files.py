@@ -31,8 +31,9 @@ def supported_suffixes() -> list[str]:
     return sorted(SUFFIXES)
 
 
-def sniff(data: bytes, config: TextConfig = DEFAULT) -> str:
-    """Tell a file's format from its first bytes.
+def sniff(data: bytes, config: TextConfig = DEFAULT, what: str = "ZIP") -> str:
+    """Tell a file's format from its first bytes; ``what`` names a ZIP container in the
+    errors of opening it (the format its name declares, e.g. "DOCX").
 
     Returns:
         "pdf", "docx", "epub", "zip" (another ZIP), "html", "txt", or "foreign:KEY" for a
@@ -45,7 +46,7 @@ def sniff(data: bytes, config: TextConfig = DEFAULT) -> str:
     if b"%PDF-" in data[:1024]:
         return "pdf"
     if data.startswith(b"PK\x03\x04"):
-        names = set(open_zip(data, "ZIP", config).namelist())
+        names = set(open_zip(data, what, config).namelist())
         if "word/document.xml" in names:
             return "docx"
         if "META-INF/container.xml" in names:
@@ -89,7 +90,7 @@ def extract_file(name: str, data: bytes, config: TextConfig = DEFAULT) -> Extrac
     suffix = PurePath(name).suffix.lower()
     if not data:
         raise TextError("empty", "no_bytes", name=name)
-    found = sniff(data, config)
+    found = sniff(data, config, suffix.lstrip(".").upper() or "ZIP")
     if found.startswith("foreign:"):
         raise TextError("unsupported", "foreign", name=name, suffix=suffix, what=found[8:])
     if found != declared and not (found in _TEXT_LIKE and declared in _TEXT_LIKE):

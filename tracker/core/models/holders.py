@@ -6,6 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from tracker.core.validators import no_control_characters
+
 
 class RightsHolder(models.Model):
     """An organization owning works (a publisher, a news agency, an author's agent).
@@ -16,7 +18,8 @@ class RightsHolder(models.Model):
     group "Platform staff" carries) see every holder.
     """
 
-    name = models.CharField(_("organization name"), max_length=200, unique=True)
+    name = models.CharField(_("organization name"), max_length=200, unique=True,
+                            validators=[no_control_characters])
     users = models.ManyToManyField(
         settings.AUTH_USER_MODEL, verbose_name=_("users"), related_name="rights_holders",
         blank=True, help_text=_("Accounts that act for this rights holder."))

@@ -13,6 +13,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from tracker.core import notes
+from tracker.core.validators import no_control_characters
 
 from .holders import RightsHolder
 
@@ -67,10 +68,11 @@ class Work(models.Model):
     holder = models.ForeignKey(RightsHolder, verbose_name=_("rights holder"),
                                on_delete=models.PROTECT, related_name="works")
     reference = models.CharField(
-        _("reference"), max_length=200,
+        _("reference"), max_length=200, validators=[no_control_characters],
         help_text=_("Your own id for this work (ISBN, article id); unique per rights holder."))
-    title = models.CharField(_("title"), max_length=500)
-    author = models.CharField(_("author"), max_length=300, blank=True)
+    title = models.CharField(_("title"), max_length=500, validators=[no_control_characters])
+    author = models.CharField(_("author"), max_length=300, blank=True,
+                              validators=[no_control_characters])
     kind = models.CharField(_("kind"), max_length=16, choices=WorkKind.choices,
                             default=WorkKind.OTHER)
     language = models.CharField(_("language"), max_length=16, choices=WorkLanguage.choices,
