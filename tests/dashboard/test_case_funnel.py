@@ -74,4 +74,4 @@ def test_funnel_counts_only_the_holders_cases(worked, scenario):
 
     mine = funnel(scenario.users.holder_b, settings.CASE_FUNNEL_DAYS)
     assert [s["count"] for s in mine["steps"]] == [1, 0, 0, 0]
-    assert mine["rate"] is None and mine["median_days"] is None
+    assert mine["rate"] is None and mine["median"] is None
