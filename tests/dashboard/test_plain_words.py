@@ -13,6 +13,8 @@ from datetime import timedelta
 
 import pytest
 
+from .conftest import removed_after_notice
+
 pytestmark = pytest.mark.browser
 
 LANGUAGES = ["zh-hans", "en"]
@@ -27,12 +29,23 @@ WORDS = {
 }
 
 
+@pytest.fixture
+def desk(open_page, browser_login):
+    """Factory ``desk(language, user="staff") -> Page``: logged in as ``user``, 1366x900."""
+
+    def make(language: str, user: str = "staff"):
+        page = open_page(language)
+        page.set_viewport_size({"width": 1366, "height": 900})
+        browser_login(page, user)
+        return page
+
+    return make
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_case_list_banner_in_the_readers_language(scenario_cases, open_page, browser_login,
+def test_case_list_banner_in_the_readers_language(scenario_cases, desk,
                                                   screenshot, language):
-    page = open_page(language)
-    page.set_viewport_size({"width": 1366, "height": 900})
-    browser_login(page, "staff")
+    page = desk(language, "staff")
     page.goto("/crawler/case/")
     banner = page.locator("#dash-contacts-missing").inner_text()
     screenshot(page, f"words-case-list-{language}-1366")
@@ -66,12 +79,9 @@ def failed_mail(scenario_cases, scenario, settings):
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_a_failed_mail_in_words_and_its_detail_for_staff_only(failed_mail, open_page,
-                                                             browser_login, screenshot, language):
+def test_a_failed_mail_in_words_and_its_detail_for_staff_only(failed_mail, desk, screenshot, language):
     for user, sees_detail in (("staff", True), ("holder_a", False)):
-        page = open_page(language)
-        page.set_viewport_size({"width": 1366, "height": 900})
-        browser_login(page, user)
+        page = desk(language, user)
         page.goto(f"/crawler/case/{failed_mail.pk}/change/")
         mails = page.locator("#dash-case-mails").inner_text()
         page.locator("#dash-case-send").screenshot(
@@ -98,7 +108,7 @@ def test_a_refused_server_and_a_missing_report_are_named_too():
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_a_holder_is_offered_the_verify_upload_not_a_command(scenario, open_page, browser_login,
+def test_a_holder_is_offered_the_verify_upload_not_a_command(scenario, desk,
                                                              screenshot, language):
     from django.core.files.base import ContentFile
 
@@ -108,9 +118,7 @@ def test_a_holder_is_offered_the_verify_upload_not_a_command(scenario, open_page
     capture = Capture(match=match, kind="detection", state="done", version_id=match.version_id,
                       url=match.url, bundle_sha256="ab" * 32)
     capture.bundle.save("detection.wacz", ContentFile(b"PK\x03\x04 bundle"))
-    page = open_page(language)
-    page.set_viewport_size({"width": 1366, "height": 900})
-    browser_login(page, "holder_a")
+    page = desk(language, "holder_a")
     page.goto(f"/crawler/match/{match.pk}/change/")
     captures = page.locator("#dash-captures")
     captures.screenshot(path=str(screenshot(page, f"words-captures-{language}-1366")))
@@ -121,7 +129,7 @@ def test_a_holder_is_offered_the_verify_upload_not_a_command(scenario, open_page
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_system_apps_apart_for_staff(scenario, open_page, browser_login, screenshot, language,
+def test_system_apps_apart_for_staff(scenario, desk, screenshot, language,
                                     django_user_model):
     from tests.dashboard.conftest import PASSWORD
 
@@ -132,9 +140,7 @@ def test_system_apps_apart_for_staff(scenario, open_page, browser_login, screens
       return [...document.querySelectorAll('#content-main .module[class*="app-"]')].map(
         m => [[...m.classList].find(c => c.startsWith('app-')), Boolean(after(m))]);
     }"""
-    page = open_page(language)
-    page.set_viewport_size({"width": 1366, "height": 900})
-    browser_login(page, "boss")
+    page = desk(language, "boss")
     page.goto("/")
     apps = dict(page.evaluate(order))
     page.locator("#content-main").screenshot(
@@ -142,31 +148,17 @@ def test_system_apps_apart_for_staff(scenario, open_page, browser_login, screens
     assert page.locator("#dash-system").inner_text() == WORDS[language]["system"]
     assert apps["app-django_celery_beat"] and apps["app-axes"], apps
     assert not apps["app-crawler"] and not apps["app-core"], apps
-    holder = open_page(language)
-    browser_login(holder, "holder_a")
+    holder = desk(language, "holder_a")
     holder.goto("/")
     assert holder.locator("#dash-system").count() == 0
     assert holder.locator(".app-django_celery_beat, .app-axes").count() == 0
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_median_time_to_removal_below_a_day(scenario_cases, scenario, open_page, browser_login,
+def test_median_time_to_removal_below_a_day(scenario_cases, scenario, desk,
                                             screenshot, language):
-    from crawler import case_actions
-    from crawler.models import Case, CheckOutcome
-    from crawler.takedown import record_check
-    from dashboard.actions import do_advance_notice, do_draft_notices
-
-    staff, case = scenario.users.staff, scenario_cases["novel"]
-    case_actions.do_confirm_case(case, staff, "copied chapter")
-    notice, = do_draft_notices(case.pages.all(), staff, "en")
-    do_advance_notice(notice, "sent", staff)
-    record_check(case.pages.get(), CheckOutcome.REMOVED, 404, "", "HTTP 404")
-    case.refresh_from_db()
-    Case.objects.filter(pk=case.pk).update(notice_sent_at=case.removed_at - timedelta(minutes=7))
-    page = open_page(language)
-    page.set_viewport_size({"width": 1366, "height": 900})
-    browser_login(page, "staff")
+    removed_after_notice(scenario_cases["novel"], scenario.users.staff, timedelta(minutes=7))
+    page = desk(language, "staff")
     page.goto("/")
     median = page.locator("#dash-removal-median").inner_text()
     page.locator("#dash-case-funnel").screenshot(
@@ -188,11 +180,8 @@ def test_durations_in_words():
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_the_reason_is_marked_required_and_named_on_error(scenario_cases, open_page,
-                                                          browser_login, screenshot, language):
-    page = open_page(language)
-    page.set_viewport_size({"width": 1366, "height": 900})
-    browser_login(page, "staff")
+def test_the_reason_is_marked_required_and_named_on_error(scenario_cases, desk, screenshot, language):
+    page = desk(language, "staff")
     case = scenario_cases["novel"]
     page.goto(f"/crawler/case/{case.pk}/change/")
     label = page.locator("label[for=id_case_reason]")
@@ -213,11 +202,9 @@ def test_the_reason_is_marked_required_and_named_on_error(scenario_cases, open_p
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_match_list_chapter_and_language_switch_top_left(scenario, open_page, browser_login,
+def test_match_list_chapter_and_language_switch_top_left(scenario, desk,
                                                          screenshot, language):
-    page = open_page(language)
-    page.set_viewport_size({"width": 1366, "height": 768})
-    browser_login(page, "staff")
+    page = desk(language, "staff")
     page.goto("/crawler/match/")
     screenshot(page, f"words-match-list-{language}-1366")
     header = page.locator("#result_list th.column-chapter").inner_text()
@@ -228,13 +215,11 @@ def test_match_list_chapter_and_language_switch_top_left(scenario, open_page, br
     assert switch["x"] + switch["width"] < 1366 / 2 and switch["y"] < 80, switch
 
 
-def test_scan_now_opens_the_scans_progress(scenario, open_page, browser_login, screenshot):
+def test_scan_now_opens_the_scans_progress(scenario, desk, screenshot):
     from crawler.models import ScanRun, TargetSite
 
     site = TargetSite.objects.create(name="扫描站", start_urls=["http://127.0.0.1:9/"])
-    page = open_page("en")
-    page.set_viewport_size({"width": 1366, "height": 768})
-    browser_login(page, "staff")
+    page = desk("en", "staff")
     page.goto(f"/crawler/targetsite/{site.pk}/change/")
     with page.expect_navigation():
         page.click("#dash-site-scan")
