@@ -9,7 +9,6 @@ from django.apps import apps as apps_registry
 from django.contrib import admin
 from django.utils import translation
 
-
 #: Apps of the platform's own machinery (celery-beat's schedules, axes' login protection): on the
 #: overview under a staff-only "System" section, apart from the business ones.
 SYSTEM_APPS = frozenset({"django_celery_beat", "axes"})
