@@ -173,12 +173,13 @@ class TargetSiteAdmin(admin.ModelAdmin):
                 *super().get_urls()]
 
     def _site_post(self, request, object_id, act) -> HttpResponseRedirect:
-        """POST from the site's page: ``act(request, queryset of the site)``, back to the page."""
+        """POST from the site's page: ``act(request, queryset of the site)``; to the page the
+        action answers with (a started scan's progress), else back to the site's page."""
         site = self.get_object(request, unquote(object_id))
         if request.method != "POST" or site is None or not self.has_change_permission(request, site):
             raise PermissionDenied
-        act(request, TargetSite.objects.filter(pk=site.pk))
-        return redirect(reverse("admin:crawler_targetsite_change", args=[site.pk]))
+        answer = act(request, TargetSite.objects.filter(pk=site.pk))
+        return answer or redirect(reverse("admin:crawler_targetsite_change", args=[site.pk]))
 
     def scan_view(self, request, object_id):
         """POST: the site page's "Scan now"."""
@@ -207,12 +208,20 @@ class TargetSiteAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Scan now"))
     def scan_now(self, request, queryset):
+        """Start a scan of each site; each message links to its scan's progress page. One
+        scan started: answers with a redirect to its progress page (else None: the list)."""
+        started = []
         for site in queryset:
             run = actions.do_start_scan(site, acting_user=request.user, trigger="admin")
             level = messages.WARNING if run.status == ScanStatus.SKIPPED else messages.INFO
-            self.message_user(request, gettext_now("%(site)s: scan #%(id)s %(status)s %(note)s") % {
-                "site": site, "id": run.pk, "status": run.get_status_display(), "note": run.note_words},
-                level)
+            url = reverse("admin:crawler_scanrun_change", args=[run.pk])
+            self.message_user(request, format_html('<a href="{}">{}</a>', url, gettext_now(
+                "%(site)s: scan #%(id)s %(status)s %(note)s") % {
+                "site": site, "id": run.pk, "status": run.get_status_display(),
+                "note": run.note_words}), level)
+            if run.status != ScanStatus.SKIPPED:
+                started.append(url)
+        return redirect(started[0]) if len(started) == 1 else None
 
     @admin.action(description=_("Check takedowns now"))
     def check_now(self, request, queryset):

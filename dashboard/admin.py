@@ -116,7 +116,7 @@ class MatchAdmin(WorkColumns, HolderScopedAdmin):
     The parts of one chapter page are one row; bulk actions and exports take all its parts."""
 
     holder_path = "work__holder"
-    list_display = ["evidence_link", "page", "work_link", "holder_name", "score_pct",
+    list_display = ["evidence_link", "page", "work_link", "chapter", "holder_name", "score_pct",
                     "status_badge", "first_seen_at", "last_seen_at"]
     list_display_links = ["evidence_link"]
     list_filter = ["review_status", FirstSeenRangeFilter, ScoreFilter, DomainFilter,
@@ -125,7 +125,7 @@ class MatchAdmin(WorkColumns, HolderScopedAdmin):
                    WorkFilter, ScanFilter]
     search_fields = ["url", "title", "work__title", "work__reference"]
     sortable_by = ["evidence_link", "score_pct", "first_seen_at", "last_seen_at",
-                   "status_badge", "work_link", "holder_name"]
+                   "status_badge", "work_link", "chapter", "holder_name"]
     ordering = ["-last_seen", "-pk"]
     list_per_page = 50
     actions = ["mark_confirmed", "mark_false_positive", "mark_licensed", "draft_notice"]
@@ -157,6 +157,11 @@ class MatchAdmin(WorkColumns, HolderScopedAdmin):
         query = urlencode({"part_of": obj.part_of, "work__id__exact": obj.work_id})
         return format_html('{}<br><a class="dash-parts" href="?{}">{}</a>', cell, query,
                            _("%(n)d pages of one chapter") % {"n": count})
+
+    @admin.display(description=gettext_lazy("chapter"), ordering="section")
+    def chapter(self, obj):
+        """The titles of the work's chapters the page copies (``Match.section``), "—" for none."""
+        return obj.section or "—"
 
     @admin.display(description=gettext_lazy("score"), ordering="score")
     def score_pct(self, obj):
@@ -323,6 +328,7 @@ class MatchAdmin(WorkColumns, HolderScopedAdmin):
             "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME, "notice": notice,
             "languages": NoticeLanguage.choices,
             "select_across": request.POST.get("select_across", "0"),
+            "reason_missing": "apply" in request.POST and not request.POST.get("reason", "").strip(),
             "already_sent": actions.already_sent(queryset) if notice else {},
         }
         return TemplateResponse(request, "dashboard/action_reason.html", context)

@@ -188,7 +188,9 @@ class CaseAdmin(WorkColumns, HolderScopedAdmin):
                    "queryset": queryset, "action": request.POST["action"], "notice": notice,
                    "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
                    "languages": NoticeLanguage.choices,
-                   "select_across": request.POST.get("select_across", "0")}
+                   "select_across": request.POST.get("select_across", "0"),
+                   "reason_missing": "apply" in request.POST
+                   and not request.POST.get("reason", "").strip()}
         return TemplateResponse(request, "dashboard/case_action.html", context)
 
     def _report(self, request, done: int, skipped: list[tuple[Case, str]], message: str):
@@ -312,6 +314,7 @@ class CaseAdmin(WorkColumns, HolderScopedAdmin):
             "contact": contact,
             "suggestions": contact.suggestions.all() if contact else [],
             "edit_contact": can_change and sees_all(request.user),
+            "staff_detail": sees_all(request.user),  # the technical text of mail failures
             "can_send": can_change and case.state in notice_actions.SENDABLE
             and bool(contact and contact.address)
             and notice_actions.pending_mail(case) is None,

@@ -50,22 +50,23 @@ def reached(cases, key: str):
 
 def _period(cases, start, end) -> dict:
     """The funnel of the ``cases`` opened in [start, end): counts per step, removal rate
-    (0..1, or None without a sent notice) and median days from notice to removal (or None)."""
+    (0..1, or None without a sent notice) and median time from notice to removal (a timedelta,
+    or None)."""
     opened = cases.filter(opened_at__gte=start, opened_at__lt=end)
     counts = {key: opened.filter(step).count() for key, step in STEPS}
-    spans = [(removed - sent).total_seconds() / 86400 for sent, removed in opened.filter(
+    spans = [removed - sent for sent, removed in opened.filter(
         notice_sent_at__isnull=False, removed_at__isnull=False).values_list(
         "notice_sent_at", "removed_at") if removed >= sent]
     return {"counts": counts,
             "rate": counts["removed"] / counts["notice_sent"] if counts["notice_sent"] else None,
-            "median_days": round(statistics.median(spans), 1) if spans else None}
+            "median": statistics.median(spans) if spans else None}
 
 
 def funnel(user, days: int, now=None) -> dict:
     """The funnel of ``user``'s cases opened in the last ``days`` days and in the ``days``
     before. Returns ``{"days", "steps": [{"key", "count", "previous", "url"}], "rate",
-    "previous_rate", "median_days", "previous_median_days", "removed_url", "still_up" (Cases
-    noticed and not removed, oldest notice first, any age), "still_up_url"}``."""
+    "previous_rate", "median", "previous_median" (timedeltas or None), "removed_url",
+    "still_up" (Cases noticed and not removed, oldest notice first, any age), "still_up_url"}``."""
     now = now or timezone.now()
     cases = with_steps(scope(Case.objects.all(), user, "work__holder"))
     start = now - timedelta(days=days)
@@ -80,6 +81,6 @@ def funnel(user, days: int, now=None) -> dict:
     return {"days": days, "steps": steps, "rate": current["rate"],
             "still_up": list(waiting),
             "still_up_url": f"{base}?{urlencode({'state__in': ','.join(STILL_UP)})}",
-            "previous_rate": previous["rate"], "median_days": current["median_days"],
-            "previous_median_days": previous["median_days"],
+            "previous_rate": previous["rate"], "median": current["median"],
+            "previous_median": previous["median"],
             "removed_url": steps[-1]["url"]}

@@ -128,7 +128,39 @@ class MailStatus(models.TextChoices):
 MAIL_PENDING = (MailStatus.QUEUED, MailStatus.RETRYING)
 
 
-class NoticeMail(models.Model):
+def mail_error_words(error: str) -> str:
+    """A stored e-mail ``error`` (a coded note of ``notice_mail.failure_note``, or the exception
+    text stored before there were such notes) in words of the active language, without the
+    technical detail; "" for none."""
+    if not error:
+        return ""
+    return notes.in_words(error) if notes.code_of(error) else str(_("the e-mail could not be sent"))
+
+
+def mail_error_detail(error: str) -> str:
+    """The technical detail of a stored e-mail ``error`` ("ConnectionRefusedError: ..."), shown
+    to staff only; "" for none."""
+    return str(notes.params_of(error).get("detail", "")) if notes.code_of(error) else error
+
+
+class MailErrorWords:
+    """The ``error`` field of an e-mail model (NoticeMail, NoticeReminder) read for people."""
+
+    error: str
+
+    @property
+    def error_words(self) -> str:
+        """Why the last attempt failed in words of the active language, without technical
+        detail ("" for none): ``mail_error_words``."""
+        return mail_error_words(self.error)
+
+    @property
+    def error_detail(self) -> str:
+        """The technical detail of the last failure, for staff ("" for none)."""
+        return mail_error_detail(self.error)
+
+
+class NoticeMail(MailErrorWords, models.Model):
     """One sending of a takedown notice by e-mail (``dashboard.notice_mail``).
 
     Attributes:
@@ -165,13 +197,8 @@ class NoticeMail(models.Model):
     def __str__(self) -> str:
         return f"{self.notice} -> {self.recipient}"
 
-    @property
-    def error_words(self) -> str:
-        """The error in words of the active language ("" for none)."""
-        return notes.in_words(self.error)
 
-
-class NoticeReminder(models.Model):
+class NoticeReminder(MailErrorWords, models.Model):
     """The reminder to staff that the pages of a sent notice are still up: one per notice and
     period (``period`` n: n x settings.NOTICE_REMINDER_DAYS days after the notice was sent).
 

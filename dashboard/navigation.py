@@ -1,12 +1,24 @@
 """The admin's navigation in one order for every language: Django sorts the apps and their
 models by their names in the reader's language, so the sidebar moved when the language did.
-Here both are sorted by their English names, for every reader."""
+Here both are sorted by their English names, for every reader. The overview lists the system's
+own apps apart (``split_system``)."""
 
 from __future__ import annotations
 
 from django.apps import apps as apps_registry
 from django.contrib import admin
 from django.utils import translation
+
+#: Apps of the platform's own machinery (celery-beat's schedules, axes' login protection): on the
+#: overview under a staff-only "System" section, apart from the business ones.
+SYSTEM_APPS = frozenset({"django_celery_beat", "axes"})
+
+
+def split_system(app_list: list[dict]) -> tuple[list[dict], list[dict]]:
+    """``app_list`` (the admin's list of app dicts) as (business apps, SYSTEM_APPS), each in
+    its order. Returns the two lists."""
+    return ([app for app in app_list if app["app_label"] not in SYSTEM_APPS],
+            [app for app in app_list if app["app_label"] in SYSTEM_APPS])
 
 
 def _english(name) -> str:

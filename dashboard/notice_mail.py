@@ -24,10 +24,12 @@ from django.core.mail.message import sanitize_address
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from crawler.evidence.models import Capture
 from dashboard import notices, report
 from dashboard.bundle_links import bundle_link
+from tracker.core import notes
 
 
 def _subject(notice) -> str:
@@ -88,6 +90,23 @@ def refusal(exc: smtplib.SMTPException) -> tuple[int, str] | None:
     if isinstance(exc, smtplib.SMTPResponseException):
         return exc.smtp_code, _reply(exc.smtp_code, exc.smtp_error)
     return None
+
+
+def failure_note(exc: BaseException) -> str:
+    """Why sending failed, as a coded note (``tracker.core.notes``) that reads in the reader's
+    language: the server refused the e-mail (an SMTP answer), did not answer or hung up (an
+    OSError: refused connection, timeout, DNS), or the mail could not be made (its evidence
+    report, a store down). The exception's own text is kept as the note's ``detail`` parameter,
+    for staff (``NoticeMail.error_detail``), never in the words."""
+    detail = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, smtplib.SMTPException) and refusal(exc) is not None:
+        return notes.coded("mail_refused", gettext_noop("the mail server refused the e-mail"),
+                           detail=detail)
+    if isinstance(exc, OSError):  # smtplib's other errors (hung up, no TLS) are OSErrors
+        return notes.coded("mail_server_silent", gettext_noop("the mail server did not answer"),
+                           detail=detail)
+    return notes.coded("mail_not_made", gettext_noop(
+        "the e-mail could not be prepared (its evidence report)"), detail=detail)
 
 
 def transmit(message: EmailMessage) -> Transmission:

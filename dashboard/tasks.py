@@ -111,10 +111,10 @@ def send_notice_mail(self, mail_id: int) -> str:
         sent = notice_mail.transmit(notice_mail.compose(mail))
     except (PdfUnavailableError, SigningError) as exc:
         return notice_actions.do_record_notice_mail(
-            mail, MailStatus.FAILED, error=f"{type(exc).__name__}: {exc}").status
+            mail, MailStatus.FAILED, error=notice_mail.failure_note(exc)).status
     except (smtplib.SMTPException, OSError, *storage_errors()) as exc:
         refusal = notice_mail.refusal(exc) if isinstance(exc, smtplib.SMTPException) else None
-        reply, error = refusal[1] if refusal else "", f"{type(exc).__name__}: {exc}"
+        reply, error = refusal[1] if refusal else "", notice_mail.failure_note(exc)
         if refusal is not None and refusal[0] >= 500:
             return notice_actions.do_record_notice_mail(
                 mail, MailStatus.REFUSED, reply=reply, error=error).status
@@ -204,7 +204,8 @@ def deliver_reminder(reminder_id: int) -> int:
             for address in reminder.recipients:
                 sent += notice_mail.reminder_message(reminder, address).send()
         except MAIL_ERRORS as exc:
-            notice_actions.do_record_reminder(reminder, sent, error=f"{type(exc).__name__}: {exc}")
+            notice_actions.do_record_reminder(reminder, sent,
+                                              error=notice_mail.failure_note(exc))
             return sent
         notice_actions.do_record_reminder(reminder, sent)
     return sent

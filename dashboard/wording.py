@@ -9,6 +9,7 @@ text's fingerprints (here: characters, as the engine reports it) found in the ot
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext
@@ -25,6 +26,20 @@ def percent(fraction: float) -> str:
     if 0.0 < fraction < 0.005:
         return "<1%"
     return f"{round(fraction * 100)}%"
+
+
+def duration(span: timedelta) -> str:
+    """``span`` (a timedelta, not negative) in words of the active language, in the unit that
+    suits it: whole minutes below an hour ("7 minutes", at least 1), whole hours below a day
+    ("5 hours"), else days with one decimal ("2.0 days")."""
+    minutes = span.total_seconds() / 60
+    if minutes < 59.5:
+        n = max(1, round(minutes))
+        return ngettext("%(n)s minute", "%(n)s minutes", n) % {"n": n}
+    if minutes < 23.5 * 60:
+        n = round(minutes / 60)
+        return ngettext("%(n)s hour", "%(n)s hours", n) % {"n": n}
+    return _("%(n)s days") % {"n": round(minutes / 1440, 1)}
 
 
 def describe(containment_page: float, containment_work: float, work_title: str,

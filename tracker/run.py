@@ -32,8 +32,9 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 #: Seconds a process left behind by a killed run has to exit after SIGTERM before SIGKILL.
 LEFTOVER_STOP_SECONDS = 20.0
 #: What VAR/run.env records for commands in a second terminal (tracker.settings reads it).
+#: SITE_URL: the dashboard's address with the run's port, for the links commands build.
 RUN_ENV_VARIABLES = ("DATABASE_URL", "MONGO_URL", "REDIS_URL", "TRACKER_TSA_URLS",
-                     "TRACKER_TSA_TRUSTED_CERTS")
+                     "TRACKER_TSA_TRUSTED_CERTS", "SITE_URL")
 
 
 class RunError(RuntimeError):
@@ -144,10 +145,14 @@ def sqlite_notice(var: Path) -> str | None:
             f"  mv {old} {old}.moved")
 
 
-def _write_run_env(var: Path, urls: dict[str, str]) -> Path:
+def record_run(var: Path, port: int) -> Path:
     """Write VAR/run.env (mode 0600: it holds the database password): NAME=value lines of the
-    servers and the time-stamping authority this run uses (RUN_ENV_VARIABLES), read by
-    tracker.settings in every process that has no such variable set. Returns its path."""
+    servers, the time-stamping authority and the dashboard's address (SITE_URL, on ``port``
+    unless set) this run uses (RUN_ENV_VARIABLES, from os.environ), read by tracker.settings
+    in every process that has no such variable set. Sets SITE_URL in os.environ when unset.
+    Returns the file's path."""
+    os.environ.setdefault("SITE_URL", f"http://127.0.0.1:{port}")
+    urls = {name: os.environ[name] for name in RUN_ENV_VARIABLES if os.environ.get(name)}
     path = var / "run.env"
     tmp = path.with_suffix(".tmp")
     tmp.write_text("# Written by `make run` (tracker.run); removed when it stops.\n"
@@ -239,8 +244,7 @@ def main() -> int:
             services.append(embedded.start_redis(var / "redis"))
             os.environ["REDIS_URL"] = services[-1].url
         stop_tsa = _start_demo_tsa(var)
-        _write_run_env(var, {name: os.environ[name] for name in RUN_ENV_VARIABLES
-                             if os.environ.get(name)})
+        record_run(var, port)
         database = os.environ["DATABASE_URL"].rsplit("@", 1)[-1]  # without the password
         print(f"PostgreSQL {database}   MongoDB {os.environ['MONGO_URL']}   Redis "
               f"{os.environ['REDIS_URL']}   data in {var} (servers recorded in {run_env})",
@@ -254,7 +258,6 @@ def main() -> int:
         os.environ.setdefault("CRAWLER_ALLOW_ADDRESSES", "127.0.0.1")
         # Alert mails go to files under VAR_DIR/mail (settings.EMAIL_FILE_PATH), links to here.
         os.environ.setdefault("EMAIL_BACKEND", "django.core.mail.backends.filebased.EmailBackend")
-        os.environ.setdefault("SITE_URL", f"http://127.0.0.1:{port}")
         import django
         from django.core.management import call_command
 

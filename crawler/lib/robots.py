@@ -3,7 +3,9 @@
 Each worker process also keeps the policies it read in memory for a short while
 (``process_ttl_seconds``, never beyond the Redis entry's own expiry), so a scan does not read and
 decode robots.txt from Redis for every URL; a changed robots.txt reaches a process at the latest
-when its entry there expires.
+when its entry there expires. A "disallow all" verdict (robots.txt unreachable) is never kept in
+memory: Redis is its only record, so once its entry is gone (expired, or deleted by staff) the
+next URL of that origin asks the site again, in every process.
 
 Error handling follows RFC 9309 section 2.3.1: a 4xx robots.txt means no restrictions; a 5xx
 answer or an unreachable server means complete disallow, cached only briefly
@@ -104,7 +106,9 @@ class RobotsCache:
                 self.redis.set(key, json.dumps({"mode": mode, "body": body, "reason": reason}),
                                ex=ttl)
             policy = RobotsPolicy(mode, body, reason, self.agent)
-        keep = min(self.process_ttl, ttl) if ttl and ttl > 0 else 0
+        # "disallow all" (unreachable) is read from Redis each time: gone there, asked again
+        lasting = ttl is not None and ttl > 0 and policy.mode != "disallow_all"
+        keep = min(self.process_ttl, ttl) if lasting else 0
         if keep > 0:
             self._local.pop(origin, None)
             while self._local and len(self._local) >= self.process_max:

@@ -17,6 +17,18 @@ def dashboard_overview(context) -> dict:
             "can_see_scans": request.user.is_active}
 
 
+@register.simple_tag(takes_context=True)
+def app_sections(context) -> dict:
+    """The index's ``app_list`` split for the overview: ``{"business": [...], "system": [...]}``
+    (``dashboard.navigation.split_system``); "system" is empty for everyone but the platform
+    staff."""
+    from dashboard.navigation import split_system
+    from tracker.core.scoping import sees_all
+
+    business, system = split_system(context.get("app_list", []))
+    return {"business": business, "system": system if sees_all(context["request"].user) else []}
+
+
 @register.filter
 def percent(fraction) -> str:
     """A score or containment (float in 0..1) as the dashboard's one score format, a whole
@@ -24,3 +36,12 @@ def percent(fraction) -> str:
     from dashboard import wording
 
     return "—" if fraction is None else wording.percent(float(fraction))
+
+
+@register.filter
+def duration(span) -> str:
+    """A timedelta in words of the reader's language, minutes or hours below a day
+    (``dashboard.wording.duration``); "—" for None."""
+    from dashboard import wording
+
+    return "—" if span is None else wording.duration(span)

@@ -84,8 +84,26 @@ def test_each_process_keeps_policies_in_memory_until_the_redis_entry_expires(sit
     worker.forget()
     assert worker.policy(site.url("/private/b")).reason == "changed"
     # kept no longer than the Redis entry lives: a 1-second entry is read again after it expired
-    redis_client.set(key, '{"mode": "disallow_all", "body": "", "reason": "brief"}', ex=1)
+    redis_client.set(key, '{"mode": "allow_all", "body": "", "reason": "brief"}', ex=1)
     worker.forget()
     assert worker.policy(site.url("/x")).reason == "brief"
     assert worker._local[site.base][0] - time.monotonic() <= 1
     assert site.hits("/robots.txt") == 1
+
+
+def test_an_unreachable_verdict_lasts_only_as_long_as_its_redis_entry(site, config, redis_client):
+    """robots.txt answering 503: every URL of the origin is refused while the Redis entry
+    lives; once that entry is gone (deleted by staff, or expired) the very next URL asks the
+    site again, in a process that keeps policies in memory for minutes."""
+    site.route("/robots.txt", site.Reply(503, {}, b""))
+    key = f"crawl:robots:{site.base}"
+    worker = RobotsCache(redis_client, Fetcher(config), config.robots_agent, 3600,
+                         process_ttl_seconds=300, process_max_origins=8)
+    assert not worker.policy(site.url("/a")).allowed(site.url("/a"))
+    assert not worker.policy(site.url("/b")).allowed(site.url("/b"))
+    assert site.hits("/robots.txt") == 1  # the verdict comes from Redis meanwhile
+    site.route("/robots.txt", site.Reply(200, {"Content-Type": "text/plain"}, ROBOTS))
+    redis_client.delete(key)  # the site answers again; the entry is removed
+    policy = worker.policy(site.url("/c"))
+    assert policy.mode == "rules" and policy.allowed(site.url("/c"))
+    assert site.hits("/robots.txt") == 2

@@ -344,3 +344,20 @@ def big5_reprint(scenario):
         passages=[p.to_dict() for p in found.passages], first_seen=template.first_seen,
         last_seen=template.last_seen, site=template.site, first_scan=template.first_scan,
         last_scan=template.last_scan)
+
+
+def removed_after_notice(case, staff, span) -> None:
+    """Take ``case`` through its takedown as staff would: confirmed, its notice drafted and
+    sent, its page found removed by a takedown check; then its notice dated ``span`` (a
+    timedelta) before the removal. Returns None."""
+    from crawler import case_actions
+    from crawler.models import Case, CheckOutcome
+    from crawler.takedown import record_check
+    from dashboard.actions import do_advance_notice, do_draft_notices
+
+    case_actions.do_confirm_case(case, staff, "copied chapter")
+    notice, = do_draft_notices(case.pages.all(), staff, "en")
+    do_advance_notice(notice, "sent", staff)
+    record_check(case.pages.get(), CheckOutcome.REMOVED, 404, "", "HTTP 404")
+    case.refresh_from_db()
+    Case.objects.filter(pk=case.pk).update(notice_sent_at=case.removed_at - span)

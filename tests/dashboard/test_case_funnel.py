@@ -10,6 +10,8 @@ from datetime import timedelta
 
 import pytest
 
+from .conftest import removed_after_notice
+
 
 @pytest.fixture
 def worked(scenario_cases, scenario):
@@ -23,12 +25,7 @@ def worked(scenario_cases, scenario):
 
     staff = scenario.users.staff
     novel = scenario_cases["novel"]
-    case_actions.do_confirm_case(novel, staff, "copied chapter")
-    notice, = do_draft_notices(novel.pages.all(), staff, "en")
-    do_advance_notice(notice, "sent", staff)
-    record_check(novel.pages.get(), CheckOutcome.REMOVED, 404, "", "HTTP 404")
-    novel.refresh_from_db()
-    Case.objects.filter(pk=novel.pk).update(notice_sent_at=novel.removed_at - timedelta(days=2))
+    removed_after_notice(novel, staff, timedelta(days=2))
     mirror = Case.objects.get(work=scenario.novel, domain="example.net")
     case_actions.do_confirm_case(mirror, staff, "copied chapter")
     notice, = do_draft_notices(mirror.pages.all(), staff, "en")
@@ -74,4 +71,4 @@ def test_funnel_counts_only_the_holders_cases(worked, scenario):
 
     mine = funnel(scenario.users.holder_b, settings.CASE_FUNNEL_DAYS)
     assert [s["count"] for s in mine["steps"]] == [1, 0, 0, 0]
-    assert mine["rate"] is None and mine["median_days"] is None
+    assert mine["rate"] is None and mine["median"] is None

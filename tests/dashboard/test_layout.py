@@ -157,3 +157,91 @@ def test_status_words_keep_to_one_line_beside_long_titles(scenario, open_page, b
         broken += [(url, text, lines) for text, lines in cells if lines > len(text.split())]
         assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
     assert not broken, broken
+
+
+# Inside every cell of the tables a person reads on a phone: nothing drawn over a neighbour
+# (a badge, a button), no cell squeezed to a few characters a line (3 lines or more of under 4
+# characters each), no table wider than its card.
+TABLE_JS = """(selector) => {
+  const table = document.querySelector(selector);
+  if (!table) return {missing: selector};
+  const found = {spill: [], narrow: [], wide: null};
+  const card = table.closest('.dash-card, .results, #content');
+  const t = table.getBoundingClientRect(), c = card.getBoundingClientRect();
+  if (t.right > c.right + 1 || t.left < c.left - 1) found.wide = [t.left, t.right, c.left, c.right];
+  for (const cell of table.querySelectorAll('td')) {
+    const r = cell.getBoundingClientRect();
+    if (r.width === 0) continue;  // a column hidden on phones
+    for (const el of cell.querySelectorAll('a, span, button, code, strong')) {
+      const e = el.getBoundingClientRect();
+      if (e.width && (e.left < r.left - 1 || e.right > r.right + 1))
+        found.spill.push([cell.className, el.innerText.slice(0, 20), e.left, e.right, r.left, r.right]);
+    }
+    const text = cell.innerText.replace(/\\s+/g, '');
+    const range = document.createRange(); range.selectNodeContents(cell);
+    const lines = new Set([...range.getClientRects()].map(x => Math.round(x.top))).size;
+    if (lines >= 3 && text.length / lines < 4)  // a few characters a line
+      found.narrow.push([cell.className, text.slice(0, 20), r.width, lines]);
+  }
+  return found;
+}"""
+
+
+def _phone_tables(page, checks) -> dict:
+    """``checks``: (url, [table selectors]). Returns what failed per url: the page wider than
+    the screen, a table wider than its card, content spilling out of its cell, squeezed cells."""
+    failed = {}
+    for url, selectors in checks:
+        page.goto(url)
+        page.wait_for_load_state("networkidle")
+        scroll = page.evaluate("document.scrollingElement.scrollWidth")
+        problems = {"page": scroll} if scroll > 390 else {}
+        for selector in selectors:
+            found = page.evaluate(TABLE_JS, selector)
+            if found.get("missing") or found["spill"] or found["narrow"] or found["wide"]:
+                problems[selector] = found
+        if problems:
+            failed[url] = problems
+    return failed
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_case_and_overview_tables_readable_at_390(scenario_cases, scenario, open_page,
+                                                  browser_login, screenshot, language):
+    """At 390x844: the case page's pages table, the case list (its work column shown), the
+    evidence captures and the overview's scans keep every cell readable and inside the screen;
+    at 1366 the same pages still fit. Screenshots of both sizes go to test-artifacts/."""
+    from django.core.files.base import ContentFile
+
+    from crawler.evidence.models import Capture
+
+    match = scenario.matches[0]
+    capture = Capture(match=match, kind="detection", state="done", version_id=match.version_id,
+                      url=match.url, bundle_sha256="ab" * 32)
+    capture.bundle.save("detection.wacz", ContentFile(b"PK\x03\x04 bundle"))
+    case = scenario_cases["big"]
+    checks = [(f"/crawler/case/{case.pk}/change/", ["#dash-case-pages"]),
+              ("/crawler/case/", ["#result_list"]),
+              (f"/crawler/match/{match.pk}/change/", ["#dash-captures table"]),
+              ("/", ["#dash-scans table"])]
+    page = open_page(language)
+    browser_login(page, "staff")
+    for width, height in ((390, 844), (1366, 768)):
+        page.set_viewport_size({"width": width, "height": height})
+        for url, tables in checks:
+            page.goto(url)
+            page.wait_for_load_state("networkidle")
+            name = ("case-page" if "/case/" in url and "change" in url else "case-list"
+                    if "/case/" in url else "evidence" if "/match/" in url else "overview")
+            shot = screenshot(page, f"tables-{name}-{language}-{width}")
+            page.locator(tables[0]).first.screenshot(path=str(shot.with_name(
+                f"tables-{name}-{language}-{width}-table.png")))
+            if width == 1366:
+                assert page.evaluate("document.scrollingElement.scrollWidth") <= width, url
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert _phone_tables(page, checks) == {}
+    page.goto("/crawler/case/")
+    work_cells = page.locator("#result_list td.field-work_link")
+    assert work_cells.count() and all(
+        (box := cell.bounding_box()) and box["width"] >= 60 and box["x"] + box["width"] <= 390
+        for cell in work_cells.all()), "the case list hides or squeezes the work column"

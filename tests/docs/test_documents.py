@@ -87,3 +87,37 @@ def _importable(dotted: str) -> bool:
             return False
         obj = getattr(obj, name)
     return True
+
+
+def test_every_setting_read_from_the_environment_is_documented():
+    """Each variable tracker/settings reads (``env.int("TRACKER_...")`` and the like) has its
+    row in docs/configuration.md."""
+    read = set()
+    for path in (ROOT / "tracker" / "settings").glob("*.py"):
+        read |= set(re.findall(r"env(?:\.\w+)?\(\s*\"([A-Z][A-Z0-9_]+)\"", path.read_text()))
+    documented = (ROOT / "docs" / "configuration.md").read_text()
+    assert sorted(n for n in read if not re.search(rf"`{n}[`=]", documented)) == []
+
+
+def test_every_api_path_is_in_the_api_guide():
+    """Each path of the API's URL configuration and each extra action of its view sets is
+    named in docs/api.md."""
+    urls = (ROOT / "dashboard" / "api" / "urls.py").read_text()
+    paths = set(re.findall(r'path\("([a-z][\w/-]*/)"', urls))
+    paths |= {name + "/" for name in re.findall(r'router\.register\("([\w/-]+)"', urls)}
+    guide = (ROOT / "docs" / "api.md").read_text()
+    views = "".join(p.read_text() for p in (ROOT / "dashboard" / "api").glob("*.py"))
+    actions = set(re.findall(r"@action\(detail=True[^)]*\)\s*\n\s*def (\w+)", views))
+    missing = [p for p in paths if p not in guide]
+    missing += [a for a in actions if not re.search(rf"\{{\w+\}}/{a.replace('_', '[-_]')}/", guide)]
+    assert sorted(missing) == []
+
+
+def test_the_tour_says_what_the_product_does():
+    """README's tour: notices are .docx and .txt documents; the language switch is where the
+    dashboard draws it (top left, beside the site's name: dashboard/templates/admin/
+    base_site.html; seen in Chromium by tests/dashboard/test_plain_words.py)."""
+    readme = (ROOT / "README.md").read_text()
+    tour = readme[readme.index("## A quick tour"):readme.index("## Map")]
+    assert ".docx/.txt" in tour and ".pdf" not in tour
+    assert "top left" in tour and "top right" not in tour

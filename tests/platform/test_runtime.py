@@ -26,7 +26,7 @@ TSA_VARIABLES = ("TRACKER_TSA_URLS", "TRACKER_TSA_TRUSTED_CERTS")
 def _manage(var, *args: str) -> subprocess.CompletedProcess:
     """Run ``manage.py ARGS`` as a user would: no server variable set, data folder ``var``."""
     env = {name: value for name, value in os.environ.items()
-           if name not in SERVER_VARIABLES + TSA_VARIABLES}
+           if name not in SERVER_VARIABLES + TSA_VARIABLES + ("SITE_URL",)}
     # The staging folder shared with the session's worker, as `make run` shares VAR_DIR/media.
     env.update(TRACKER_VAR_DIR=str(var), MEDIA_ROOT=str(settings.MEDIA_ROOT),
                DJANGO_SETTINGS_MODULE="tracker.settings")
@@ -112,3 +112,21 @@ def test_a_bundle_stamped_by_the_runs_authority_verifies_in_a_second_terminal(tm
     trusted = _manage(var, "verify_evidence", str(path))
     assert trusted.returncode == 0, trusted.stdout + trusted.stderr
     assert "RFC 3161 timestamp of" in trusted.stdout and f"VALID: {path}" in trusted.stdout
+
+
+def test_commands_beside_make_run_link_to_its_port(tmp_path, worker_env, monkeypatch):
+    """`make run` on another port than 8000: a command in a second terminal builds its links
+    (notices, alerts) to that port, from the run.env the run wrote."""
+    from tracker.run import record_run
+
+    env = worker_env()
+    var = tmp_path / "var"
+    var.mkdir()
+    port = embedded.free_port()
+    run_environ = {name: value for name, value in os.environ.items() if name != "SITE_URL"}
+    monkeypatch.setattr(os, "environ", {**run_environ, **{n: env[n] for n in SERVER_VARIABLES}})
+    record_run(var, port)
+    result = _manage(var, "shell", "-c",
+                     "from django.conf import settings; print(settings.SITE_URL)")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == f"http://127.0.0.1:{port}"

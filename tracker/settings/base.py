@@ -568,7 +568,9 @@ EMAIL_FILE_PATH = env.str("EMAIL_FILE_PATH", default=str(VAR_DIR / "mail"))
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL",
                              default="Copyright tracker <alerts@copyright-tracker.localhost>")
 # Absolute base of the links in mails and webhooks (evidence views, unsubscribe).
-SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
+# From the environment, else RUN_ENV_FILE (`make run` records its port there), else port 8000.
+SITE_URL = env.str("SITE_URL", default=_RUN_ENV.get("SITE_URL")
+                   or "http://127.0.0.1:8000").rstrip("/")
 # The alert tasks run on QUEUE_DEFAULT (CELERY_TASK_DEFAULT_QUEUE).
 # Retries of one delivery (SMTP down, webhook timeout, connection error or 5xx) through
 # tracker.runtime.backoff.backoff_delay from ALERT_RETRY_BASE_SECONDS up to ALERT_RETRY_MAX_SECONDS;
