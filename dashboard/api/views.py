@@ -14,6 +14,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
+    PolymorphicProxySerializer,
     extend_schema,
     extend_schema_view,
 )
@@ -630,10 +631,14 @@ class EvidenceVerifyView(generics.GenericAPIView):
 
     @extend_schema(summary="Verify an evidence bundle", request=s.EvidenceUploadSerializer,
                    responses={200: s.EvidenceVerdictSerializer,
-                              400: OpenApiResponse(s.EvidenceVerdictSerializer, description=(
-                                  "Refused before its digests could be compared: not a ZIP, "
-                                  "malformed JSON, unsafe or duplicate names, an archive bomb "
-                                  "(verdict FAIL); or no file.")),
+                              400: OpenApiResponse(PolymorphicProxySerializer(
+                                  component_name="EvidenceVerifyRefusal",
+                                  serializers=[s.EvidenceVerdictSerializer, ErrorSerializer],
+                                  resource_type_field_name=None), description=(
+                                  "The bundle was refused before its digests could be compared "
+                                  "(not a ZIP, malformed JSON, unsafe or duplicate names, an "
+                                  "archive bomb: a verdict FAIL), or the request has no file "
+                                  "(an error).")),
                               413: OpenApiResponse(ErrorSerializer, description=(
                                   "Over EVIDENCE_VERIFY_UPLOAD_MAX_BYTES.")),
                               **{k: v for k, v in ERRORS.items() if k != 400}})
