@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.core.management import call_command
-from django.utils import timezone
+from django.utils import timezone, translation
 from warcio.archiveiterator import ArchiveIterator
 
 from tests.bundles import evidence_files
@@ -303,14 +303,14 @@ def test_a_capture_whose_worker_was_killed_is_retried_then_given_up(idle_worker,
     assert "worker was lost" in notes.in_english(capture.outcome)
 
 
-@pytest.mark.django_db
-def test_the_tsa_down_then_back_timestamps_the_bundle_later(platform_stores, settings, tmp_path):
+def _bundled_while_the_tsa_was_down(settings, outcome: str):
+    """A Capture done with ``outcome`` (a coded note) whose bundle no TSA stamped (the TSA URL
+    points at a closed loopback port). Returns (capture, bundle, the demo TSA's URLs)."""
     import socket
     from datetime import UTC, datetime
 
     from crawler.evidence import actions
     from crawler.evidence.models import TimestampStatus
-    from crawler.evidence.tasks import sweep_captures
     from crawler.evidence.trust import Stamper
     from crawler.lib.evidence.bundle import build_wacz
     from crawler.lib.evidence.warc import exchange_warc
@@ -339,7 +339,16 @@ def test_the_tsa_down_then_back_timestamps_the_bundle_later(platform_stores, set
     capture = actions.do_start_capture(actions.do_request_capture(match, match.version_id).pk)
     capture = actions.do_complete_capture(capture, bundle.data, bundle_sha256=bundle.sha256,
                                           datapackage_sha256=bundle.datapackage_sha256,
-                                          outcome="captured", timestamp={"status": "pending"})
+                                          outcome=outcome, timestamp={"status": "pending"})
+    return capture, bundle, demo
+
+
+@pytest.mark.django_db
+def test_the_tsa_down_then_back_timestamps_the_bundle_later(platform_stores, settings, tmp_path):
+    from crawler.evidence.models import TimestampStatus
+    from crawler.evidence.tasks import sweep_captures
+
+    capture, bundle, demo = _bundled_while_the_tsa_was_down(settings, "captured")
     unstamped = tmp_path / "unstamped.wacz"
     unstamped.write_bytes(bundle.data)
     code, said = _verify(unstamped)
@@ -354,6 +363,30 @@ def test_the_tsa_down_then_back_timestamps_the_bundle_later(platform_stores, set
     stamped.write_bytes(capture.bundle.read())
     code, said = _verify(stamped)
     assert code == 0 and "RFC 3161 timestamp" in said, said
+
+
+@pytest.mark.django_db
+def test_a_capture_stamped_later_no_longer_says_timestamp_pending(platform_stores, settings):
+    from crawler.evidence.models import TimestampStatus
+    from crawler.evidence.tasks import sweep_captures
+    from tracker.core import notes
+    from tracker.core.models import AuditEvent
+
+    pending = notes.coded("captured_tsa_pending", "%(outcome)s; timestamp pending: no "
+                          "time-stamping authority answered",
+                          outcome=notes.coded("captured", "captured"))
+    capture, _, demo = _bundled_while_the_tsa_was_down(settings, pending)
+    settings.TSA_URLS = demo
+    assert sweep_captures()["stamped"] == [capture.pk]
+    capture.refresh_from_db()
+    assert capture.timestamp_status == TimestampStatus.STAMPED
+    said = notes.in_english(capture.outcome)
+    assert "pending" not in said and said.startswith("captured; timestamped later by "), said
+    assert capture.timestamp_authority in said
+    with translation.override("zh-hans"):
+        assert "待取得" not in notes.in_words(capture.outcome)
+    assert AuditEvent.objects.filter(new_state=TimestampStatus.STAMPED,
+                                     reason__contains="capture_stamped").exists()
 
 
 @needs_chromium
