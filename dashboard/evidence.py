@@ -87,8 +87,9 @@ def evidence_context(match) -> dict:
 
 def captures_of(match) -> list[dict]:
     """The evidence captures of ``match``, newest first: {"capture" (Capture), "outcome"
-    (words in the active language)}."""
-    return [{"capture": c, "outcome": notes.in_words(c.outcome)}
+    (words in the active language), "closes" (the detection Capture a removal capture closes,
+    or None)}."""
+    return [{"capture": c, "outcome": notes.in_words(c.outcome), "closes": c.closed_capture()}
             for c in Capture.objects.filter(match=match).order_by("-created_at", "-id")]
 
 

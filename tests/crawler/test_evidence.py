@@ -186,6 +186,55 @@ def test_a_match_is_captured_as_a_verifiable_timestamped_wacz(idle_worker, site,
 def test_a_removed_page_keeps_its_evidence_and_the_removal_is_captured(idle_worker, site,
                                                                        platform_stores, tmp_path):
     from crawler.evidence.models import Capture
+
+    match, detection, removal, check = _found_then_removed(site)
+    bundle = tmp_path / "removal.wacz"
+    bundle.write_bytes(removal.bundle.read())
+    with zipfile.ZipFile(bundle) as wacz:
+        meta = json.loads(wacz.read("evidence/metadata.json"))
+        assert "evidence/screenshot.png" not in wacz.namelist()
+    assert meta["http_status"] == 404 and meta["kind"] == "removal"
+    assert meta["takedown_check"]["outcome"] == "removed"
+    assert _verify(bundle)[0] == 0
+    # the detection's bundle is still there, unchanged
+    detection.refresh_from_db()
+    assert detection.bundle.storage.exists(detection.bundle.name)
+    import hashlib
+    assert hashlib.sha256(detection.bundle.read()).hexdigest() == detection.bundle_sha256
+    assert Capture.objects.count() == 2
+
+
+@needs_chromium
+@pytest.mark.django_db(transaction=True)
+def test_a_removal_capture_cites_the_detection_capture_it_closes(idle_worker, site,
+                                                                platform_stores, client):
+    from django.contrib.auth import get_user_model
+
+    match, detection, removal, _ = _found_then_removed(site)
+    detection.refresh_from_db()  # a fresh file handle
+    assert detection.timestamp_status == "stamped"
+    with zipfile.ZipFile(io.BytesIO(removal.bundle.read())) as wacz:
+        meta = json.loads(wacz.read("evidence/metadata.json"))
+    assert meta["closes"] == {"capture_id": detection.pk,
+                              "bundle_sha256": detection.bundle_sha256,
+                              "datapackage_sha256": detection.datapackage_sha256,
+                              "timestamp_time": detection.timestamped_at.isoformat()}
+    with zipfile.ZipFile(io.BytesIO(detection.bundle.read())) as wacz:
+        assert json.loads(wacz.read("evidence/metadata.json"))["closes"] is None
+    client.force_login(get_user_model().objects.create_superuser("staff", "s@example.org", "pw"))
+    for language, said in (("en", f"closes capture #{detection.pk}, SHA-256 "
+                                  f"{detection.bundle_sha256}"),
+                           ("zh-hans", f"了结取证 #{detection.pk}，SHA-256 "
+                                       f"{detection.bundle_sha256}")):
+        client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+        page = client.get(f"/crawler/match/{match.pk}/change/")
+        assert page.status_code == 200
+        assert said in page.content.decode("utf-8"), language
+
+
+def _found_then_removed(site):
+    """A page found copying a registered work, captured, then removed (404) and found gone by
+    a takedown check. Returns (match, detection capture, removal capture, the check)."""
     from crawler.models import CheckOutcome, Match
     from crawler.takedown import verify_match
     from tracker.core.engine import get_engine
@@ -222,20 +271,7 @@ def test_a_removed_page_keeps_its_evidence_and_the_removal_is_captured(idle_work
     done = _wait_captures(2)
     [removal] = [c for c in done if c.kind == "removal"]
     assert removal.state == "done" and removal.takedown_check == check, removal.outcome
-    bundle = tmp_path / "removal.wacz"
-    bundle.write_bytes(removal.bundle.read())
-    with zipfile.ZipFile(bundle) as wacz:
-        meta = json.loads(wacz.read("evidence/metadata.json"))
-        assert "evidence/screenshot.png" not in wacz.namelist()
-    assert meta["http_status"] == 404 and meta["kind"] == "removal"
-    assert meta["takedown_check"]["outcome"] == "removed"
-    assert _verify(bundle)[0] == 0
-    # the detection's bundle is still there, unchanged
-    detection.refresh_from_db()
-    assert detection.bundle.storage.exists(detection.bundle.name)
-    import hashlib
-    assert hashlib.sha256(detection.bundle.read()).hexdigest() == detection.bundle_sha256
-    assert Capture.objects.count() == 2
+    return match, detection, removal, check
 
 
 @needs_chromium
