@@ -15,6 +15,7 @@ from django.http import FileResponse, Http404
 from django.utils.translation import gettext as _
 
 from crawler.evidence.models import Capture
+from crawler.evidence.trust import authority_label
 from crawler.evidence.verdicts import verify_file
 from crawler.lib.evidence.verify import Verdict
 from dashboard import comparison, sources, wording
@@ -87,8 +88,10 @@ def evidence_context(match) -> dict:
 
 def captures_of(match) -> list[dict]:
     """The evidence captures of ``match``, newest first: {"capture" (Capture), "outcome"
-    (words in the active language)}."""
-    return [{"capture": c, "outcome": notes.in_words(c.outcome)}
+    (words in the active language), "closes" (the detection Capture a removal capture closes,
+    or None), "authority" (trust.AuthorityLabel of its timestamp, or None)}."""
+    return [{"capture": c, "outcome": notes.in_words(c.outcome), "closes": c.closed_capture(),
+             "authority": authority_label(c)}
             for c in Capture.objects.filter(match=match).order_by("-created_at", "-id")]
 
 

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from crawler.evidence.capture import SCREENSHOT
 from crawler.evidence.models import Capture
-from crawler.evidence.trust import signing_identity, tsa_config
+from crawler.evidence.trust import authority_label, signing_identity, tsa_config
 from crawler.lib.evidence.signing import sign_pdf
 from dashboard import wording
 from dashboard.errors import DashboardError
@@ -42,6 +42,7 @@ def render(match, user) -> str:
     context.update({
         "capture": capture,
         "capture_outcome": notes.in_words(capture.outcome) if capture else "",
+        "authority": authority_label(capture) if capture else None,
         "screenshot_uri": _screenshot_uri(capture),
         "css": css,
         "generated_at": timezone.localtime(),

@@ -196,7 +196,8 @@ def do_stamp_capture(capture: Capture, bundle: bytes, *, bundle_sha256: str, tok
     """A capture made while no TSA answered got its timestamp later: store ``bundle`` (the
     same files, with the token in datapackage-digest.json) as its new bundle file. The
     earlier file stays in the storage (bundles are never deleted); the audit trail records
-    both digests. Returns the Capture."""
+    both digests. An outcome that said "timestamp pending" now says when and by whom it was
+    stamped. Returns the Capture."""
     name = f"capture-{capture.pk}-{bundle_sha256[:12]}.wacz"
     with transaction.atomic():
         locked = Capture.objects.select_for_update().get(pk=capture.pk)
@@ -205,6 +206,11 @@ def do_stamp_capture(capture: Capture, bundle: bytes, *, bundle_sha256: str, tok
         locked.bundle_sha256, locked.bundle_bytes = bundle_sha256, len(bundle)
         locked.timestamp_status, locked.timestamp_token = TimestampStatus.STAMPED, token
         locked.timestamp_authority, locked.timestamped_at = authority, time
+        if notes.code_of(locked.outcome) == "captured_tsa_pending":
+            locked.outcome = notes.coded("captured_stamped_later", gettext_noop(
+                "%(outcome)s; timestamped later by %(tsa)s at %(time)s UTC"),
+                outcome=notes.params_of(locked.outcome)["outcome"], tsa=authority,
+                time=f"{time:%Y-%m-%d %H:%M:%S}")
         locked.save()
         _audit(locked, TimestampStatus.PENDING, TimestampStatus.STAMPED, notes.coded(
             "capture_stamped", gettext_noop(

@@ -210,11 +210,23 @@ def _metadata(record: Capture, exchange: Exchange, shot, outcome: str, captured_
                         "requests_refused": [list(r) for r in shot.refused]}
                        if shot is not None and shot.outcome is Outcome.OK else None),
         "software": software(),
+        "closes": _closes(record),
         "takedown_check": ({"id": record.takedown_check_id,
                             "outcome": record.takedown_check.outcome,
                             "checked_at": record.takedown_check.checked_at.isoformat()}
                            if record.takedown_check_id else None),
     }
+
+
+def _closes(record: Capture) -> dict | None:
+    """What a removal capture cites of the detection capture it closes: its id, its bundle's
+    and datapackage's SHA-256 and its timestamp's time (ISO 8601, None when not stamped)."""
+    closed = record.closed_capture()
+    if closed is None:
+        return None
+    return {"capture_id": closed.pk, "bundle_sha256": closed.bundle_sha256,
+            "datapackage_sha256": closed.datapackage_sha256,
+            "timestamp_time": closed.timestamped_at.isoformat() if closed.timestamped_at else None}
 
 
 def _in_language(code: str, note: str) -> str:

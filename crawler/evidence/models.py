@@ -126,6 +126,16 @@ class Capture(models.Model):
     def __str__(self) -> str:
         return f"{self.get_kind_display()} {self.url}"
 
+    def closed_capture(self) -> Capture | None:
+        """The detection capture a removal capture closes: the newest finished detection
+        capture of the same match requested before it. None for a detection capture, or when
+        the match had none (or its row is gone)."""
+        if self.kind != CaptureKind.REMOVAL or self.match_id is None:
+            return None
+        return (Capture.objects.filter(match_id=self.match_id, kind=CaptureKind.DETECTION,
+                                       state=CaptureState.DONE, pk__lt=self.pk)
+                .order_by("-pk").first())
+
 
 class RegistrationProof(models.Model):
     """The holder's proof that a work's text existed when it was registered: an RFC 3161

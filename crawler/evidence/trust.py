@@ -128,6 +128,36 @@ class Stamper:
                               "time": token.gen_time.strftime("%Y-%m-%dT%H:%M:%SZ")}}
 
 
+# Words in a TSA certificate's subject that mark a demo authority (the demo TSA's own).
+_DEMO_MARKS = ("not accredited", "非认证")
+
+
+@dataclass
+class AuthorityLabel:
+    """How a capture's timestamp authority is shown: ``name`` the subject of the TSA's
+    certificate from the verified token ('' when the token does not verify against the trusted
+    roots), ``demo`` (its subject says "not accredited" / "非认证"), ``accredited`` (its URL is
+    in settings.TSA_ACCREDITED and it is no demo)."""
+
+    name: str
+    demo: bool
+    accredited: bool
+
+
+def authority_label(capture) -> AuthorityLabel | None:
+    """The AuthorityLabel of ``capture`` (a Capture), None when it has no timestamp."""
+    if not capture.timestamp_token:
+        return None
+    try:
+        name = verify_timestamp(bytes(capture.timestamp_token),
+                                bytes.fromhex(capture.datapackage_sha256), trusted_certs()).tsa_name
+    except (TimestampVerificationError, ValueError, OSError):
+        name = ""
+    demo = any(mark in name.lower() for mark in _DEMO_MARKS)
+    return AuthorityLabel(name, demo, not demo and
+                          capture.timestamp_authority in settings.TSA_ACCREDITED)
+
+
 def timestamp_check(extra_certs: list[str] | tuple[str, ...] = ()):
     """The ``check_timestamp`` of ``crawler.lib.evidence.verify.verify_bundle``: verifies the
     token against the trusted certificates (``trusted_certs(extra_certs)``). A token that

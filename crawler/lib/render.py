@@ -11,10 +11,16 @@ and so on (unless it is in ``allow_addresses``), the connected peer is checked a
 rebinding), and the caller's ``check`` (robots.txt) runs after the address check. Each body is capped at
 ``max_body_bytes`` and ``max_fetch_seconds``; a page gets ``render_max_requests`` requests and
 ``render_max_bytes`` bytes at most. Images, media and fonts are not fetched (no text in them).
-Top-frame navigations away from the page (script or meta redirects), WebSockets and downloads
-are refused. Chromium itself resolves no host name (``--host-resolver-rules``), so a request
+Top-frame navigations away from the page (script or meta redirects, "blocked: navigation") and
+requests other than GET and HEAD ("blocked: POST" and so on: a form, a beacon, an XHR that would
+send the page's data on) are never sent; WebSockets and downloads are refused. Chromium itself resolves no host name (``--host-resolver-rules``), so a request
 that routing does not see (a preconnect, WebRTC) cannot reach any address. A refused request is
 aborted in the browser and listed in ``RenderResult.refused``.
+
+The page cannot stop the browser: its dialogs (``alert``, ``confirm``, ``prompt``,
+``beforeunload``) are dismissed, ``window.print`` does nothing (an init script that runs before
+the page's scripts), and every browser call of a page gets the page's time limit, so a page whose
+script never ends gives ``RENDER_TIMEOUT`` at that limit, not a hung browser.
 
 Chromium runs once per process, in a thread of its own: Playwright's sync API keeps an asyncio
 loop running in its thread, which would make Django refuse ORM calls in the worker's thread.
@@ -59,8 +65,13 @@ _DROPPED_RESPONSE_HEADERS = frozenset({"content-encoding", "content-length", "tr
 # Request headers requests sets itself.
 _DROPPED_REQUEST_HEADERS = frozenset({"host", "content-length", "accept-encoding", "connection"})
 # Seconds the caller waits for the browser thread beyond the page's own limits before it gives
-# that browser up as hung.
-_GRACE_SECONDS = 30.0
+# that browser up as hung (counted as a render timeout).
+_GRACE_SECONDS = 10.0
+# Methods a page may send: the others could pass the page's data on to its server.
+_READ_METHODS = frozenset({"GET", "HEAD"})
+# Runs before the page's own scripts: a print dialog would stop the headless browser.
+_NO_PRINT = "window.print = function () {};"
+
 
 # check(url) -> None when the page may request url, else the reason (str) it may not.
 RequestCheck = Callable[[str], "str | None"]
@@ -153,8 +164,8 @@ class Renderer:
             result = future.result(timeout=limit)
         except concurrent.futures.TimeoutError:
             self._abandon()
-            result = RenderResult(Outcome.BROWSER_CRASHED,
-                                  f"the browser did not answer within {limit:.0f} s")
+            result = RenderResult(Outcome.RENDER_TIMEOUT,
+                                  f"the page kept the browser busy for {limit:.0f} s")
         result.elapsed = time.monotonic() - started
         return result
 
@@ -212,7 +223,10 @@ class Renderer:
         try:
             context.route("**/*", visit.handle)
             context.route_web_socket("**/*", visit.refuse_web_socket)
+            context.add_init_script(_NO_PRINT)
             page = context.new_page()
+            page.set_default_timeout(timeout * 1000)
+            page.on("dialog", _dismiss)
             page.goto(url, wait_until="load", timeout=timeout * 1000)
             try:
                 page.wait_for_load_state("networkidle", timeout=cfg.render_settle_seconds * 1000)
@@ -232,6 +246,15 @@ class Renderer:
             except Error:
                 pass
         return result
+
+
+def _dismiss(dialog) -> None:
+    from playwright.sync_api import Error
+
+    try:
+        dialog.dismiss()
+    except Error:
+        pass  # the page went away first
 
 
 def _read_dom(page, result: RenderResult) -> None:
@@ -276,16 +299,18 @@ class _PageRequests:
         if request.resource_type in self.skipped:
             route.abort("blockedbyclient")
             return
-        refusal = self._refusal(request.url, top_navigation)
+        refusal = self._refusal(request.url, request.method, top_navigation)
         if refusal is None:
             refusal = self._fetch(route, request)
         if refusal is not None:
             self.refused.append((request.url, refusal))
             route.abort("blockedbyclient")
 
-    def _refusal(self, url: str, top_navigation: bool) -> str | None:
+    def _refusal(self, url: str, method: str, top_navigation: bool) -> str | None:
         if top_navigation:
-            return "navigation away from the page"
+            return "blocked: navigation"
+        if method.upper() not in _READ_METHODS:
+            return f"blocked: {method.upper()}"
         if urlsplit(url).scheme not in ("http", "https"):
             return "not an http(s) URL"
         if self.requests >= self.config.render_max_requests:

@@ -118,6 +118,8 @@ def _handler_class(site: TestSite):
             except (BrokenPipeError, ConnectionResetError):
                 pass
 
+        do_POST = do_PUT = do_DELETE = do_GET  # logged like a GET, so tests see what was sent
+
     return Handler
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.core.management import call_command
-from django.utils import timezone
+from django.utils import timezone, translation
 from warcio.archiveiterator import ArchiveIterator
 
 from tests.bundles import evidence_files
@@ -191,6 +191,55 @@ def test_a_match_is_captured_as_a_verifiable_timestamped_wacz(idle_worker, site,
 def test_a_removed_page_keeps_its_evidence_and_the_removal_is_captured(idle_worker, site,
                                                                        platform_stores, tmp_path):
     from crawler.evidence.models import Capture
+
+    match, detection, removal, check = _found_then_removed(site)
+    bundle = tmp_path / "removal.wacz"
+    bundle.write_bytes(removal.bundle.read())
+    with zipfile.ZipFile(bundle) as wacz:
+        meta = json.loads(wacz.read("evidence/metadata.json"))
+        assert "evidence/screenshot.png" not in wacz.namelist()
+    assert meta["http_status"] == 404 and meta["kind"] == "removal"
+    assert meta["takedown_check"]["outcome"] == "removed"
+    assert _verify(bundle)[0] == 0
+    # the detection's bundle is still there, unchanged
+    detection.refresh_from_db()
+    assert detection.bundle.storage.exists(detection.bundle.name)
+    import hashlib
+    assert hashlib.sha256(detection.bundle.read()).hexdigest() == detection.bundle_sha256
+    assert Capture.objects.count() == 2
+
+
+@needs_chromium
+@pytest.mark.django_db(transaction=True)
+def test_a_removal_capture_cites_the_detection_capture_it_closes(idle_worker, site,
+                                                                platform_stores, client):
+    from django.contrib.auth import get_user_model
+
+    match, detection, removal, _ = _found_then_removed(site)
+    detection.refresh_from_db()  # a fresh file handle
+    assert detection.timestamp_status == "stamped"
+    with zipfile.ZipFile(io.BytesIO(removal.bundle.read())) as wacz:
+        meta = json.loads(wacz.read("evidence/metadata.json"))
+    assert meta["closes"] == {"capture_id": detection.pk,
+                              "bundle_sha256": detection.bundle_sha256,
+                              "datapackage_sha256": detection.datapackage_sha256,
+                              "timestamp_time": detection.timestamped_at.isoformat()}
+    with zipfile.ZipFile(io.BytesIO(detection.bundle.read())) as wacz:
+        assert json.loads(wacz.read("evidence/metadata.json"))["closes"] is None
+    client.force_login(get_user_model().objects.create_superuser("staff", "s@example.org", "pw"))
+    for language, said in (("en", f"closes capture #{detection.pk}, SHA-256 "
+                                  f"{detection.bundle_sha256}"),
+                           ("zh-hans", f"了结取证 #{detection.pk}，SHA-256 "
+                                       f"{detection.bundle_sha256}")):
+        client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+        page = client.get(f"/crawler/match/{match.pk}/change/")
+        assert page.status_code == 200
+        assert said in page.content.decode("utf-8"), language
+
+
+def _found_then_removed(site):
+    """A page found copying a registered work, captured, then removed (404) and found gone by
+    a takedown check. Returns (match, detection capture, removal capture, the check)."""
     from crawler.models import CheckOutcome, Match
     from crawler.takedown import verify_match
     from tracker.core.engine import get_engine
@@ -227,20 +276,7 @@ def test_a_removed_page_keeps_its_evidence_and_the_removal_is_captured(idle_work
     done = _wait_captures(2)
     [removal] = [c for c in done if c.kind == "removal"]
     assert removal.state == "done" and removal.takedown_check == check, removal.outcome
-    bundle = tmp_path / "removal.wacz"
-    bundle.write_bytes(removal.bundle.read())
-    with zipfile.ZipFile(bundle) as wacz:
-        meta = json.loads(wacz.read("evidence/metadata.json"))
-        assert "evidence/screenshot.png" not in wacz.namelist()
-    assert meta["http_status"] == 404 and meta["kind"] == "removal"
-    assert meta["takedown_check"]["outcome"] == "removed"
-    assert _verify(bundle)[0] == 0
-    # the detection's bundle is still there, unchanged
-    detection.refresh_from_db()
-    assert detection.bundle.storage.exists(detection.bundle.name)
-    import hashlib
-    assert hashlib.sha256(detection.bundle.read()).hexdigest() == detection.bundle_sha256
-    assert Capture.objects.count() == 2
+    return match, detection, removal, check
 
 
 @needs_chromium
@@ -308,14 +344,14 @@ def test_a_capture_whose_worker_was_killed_is_retried_then_given_up(idle_worker,
     assert "worker was lost" in notes.in_english(capture.outcome)
 
 
-@pytest.mark.django_db
-def test_the_tsa_down_then_back_timestamps_the_bundle_later(platform_stores, settings, tmp_path):
+def _bundled_while_the_tsa_was_down(settings, outcome: str):
+    """A Capture done with ``outcome`` (a coded note) whose bundle no TSA stamped (the TSA URL
+    points at a closed loopback port). Returns (capture, bundle, the demo TSA's URLs)."""
     import socket
     from datetime import UTC, datetime
 
     from crawler.evidence import actions
     from crawler.evidence.models import TimestampStatus
-    from crawler.evidence.tasks import sweep_captures
     from crawler.evidence.trust import Stamper
     from crawler.lib.evidence.bundle import build_wacz
     from crawler.lib.evidence.warc import exchange_warc
@@ -344,7 +380,16 @@ def test_the_tsa_down_then_back_timestamps_the_bundle_later(platform_stores, set
     capture = actions.do_start_capture(actions.do_request_capture(match, match.version_id).pk)
     capture = actions.do_complete_capture(capture, bundle.data, bundle_sha256=bundle.sha256,
                                           datapackage_sha256=bundle.datapackage_sha256,
-                                          outcome="captured", timestamp={"status": "pending"})
+                                          outcome=outcome, timestamp={"status": "pending"})
+    return capture, bundle, demo
+
+
+@pytest.mark.django_db
+def test_the_tsa_down_then_back_timestamps_the_bundle_later(platform_stores, settings, tmp_path):
+    from crawler.evidence.models import TimestampStatus
+    from crawler.evidence.tasks import sweep_captures
+
+    capture, bundle, demo = _bundled_while_the_tsa_was_down(settings, "captured")
     unstamped = tmp_path / "unstamped.wacz"
     unstamped.write_bytes(bundle.data)
     code, said = _verify(unstamped)
@@ -359,6 +404,30 @@ def test_the_tsa_down_then_back_timestamps_the_bundle_later(platform_stores, set
     stamped.write_bytes(capture.bundle.read())
     code, said = _verify(stamped)
     assert code == 0 and "RFC 3161 timestamp" in said, said
+
+
+@pytest.mark.django_db
+def test_a_capture_stamped_later_no_longer_says_timestamp_pending(platform_stores, settings):
+    from crawler.evidence.models import TimestampStatus
+    from crawler.evidence.tasks import sweep_captures
+    from tracker.core import notes
+    from tracker.core.models import AuditEvent
+
+    pending = notes.coded("captured_tsa_pending", "%(outcome)s; timestamp pending: no "
+                          "time-stamping authority answered",
+                          outcome=notes.coded("captured", "captured"))
+    capture, _, demo = _bundled_while_the_tsa_was_down(settings, pending)
+    settings.TSA_URLS = demo
+    assert sweep_captures()["stamped"] == [capture.pk]
+    capture.refresh_from_db()
+    assert capture.timestamp_status == TimestampStatus.STAMPED
+    said = notes.in_english(capture.outcome)
+    assert "pending" not in said and said.startswith("captured; timestamped later by "), said
+    assert capture.timestamp_authority in said
+    with translation.override("zh-hans"):
+        assert "待取得" not in notes.in_words(capture.outcome)
+    assert AuditEvent.objects.filter(new_state=TimestampStatus.STAMPED,
+                                     reason__contains="capture_stamped").exists()
 
 
 @needs_chromium

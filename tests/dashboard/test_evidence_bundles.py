@@ -238,3 +238,33 @@ def test_a_capture_id_not_in_ascii_digits_is_refused_not_a_crash(scenario, live_
         assert "A capture id is a number." in got.text
     got = api.get(base, params={"capture": str(capture.pk)}, timeout=30)
     assert got.status_code == 200 and got.headers["X-Evidence-SHA256"] == capture.bundle_sha256
+
+
+def test_the_demo_authority_is_labelled_demo_not_accredited_wherever_its_time_is_shown(
+        scenario, pdf_reader, settings, client, tmp_path):
+    match = next(m for m in scenario.matches if m.work.holder == scenario.a)
+    stamper = Stamper()  # the session's demo authority
+    bundle = _wacz(match, stamp=stamper)
+    with transaction.atomic():
+        capture = actions.do_start_capture(
+            actions.do_request_capture(match, match.version_id).pk)
+        actions.do_complete_capture(
+            capture, bundle.data, bundle_sha256=bundle.sha256,
+            datapackage_sha256=bundle.datapackage_sha256, outcome=notes.coded("captured", "captured"),
+            timestamp={"status": "stamped", "token": stamper.result.token,
+                       "authority": stamper.result.authority, "time": stamper.result.time})
+    settings.TSA_ACCREDITED = [stamper.result.authority]  # even listed, a demo stays a demo
+    client.force_login(scenario.users.holder_a)
+    for language in ("en", "zh-hans"):
+        client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+        for url in (f"/crawler/match/{match.pk}/change/", f"/crawler/match/{match.pk}/report/"):
+            page = client.get(url).content.decode("utf-8")
+            assert "DEMO, not accredited / 演示，非认证" in page, (language, url)
+            assert "DEMO Time-Stamping Authority" in page, (language, url)  # its certificate
+            assert "可信时间戳" not in page, (language, url)
+        response = client.get(f"/crawler/match/{match.pk}/report/pdf/")
+        pdf = b"".join(response.streaming_content) if response.streaming else response.content
+        (tmp_path / f"report-{language}.pdf").write_bytes(pdf)
+        text = "".join(p.extract_text() for p in pdf_reader.PdfReader(io.BytesIO(pdf)).pages)
+        assert "DEMO, not accredited" in text and "可信时间戳" not in text, language
+        (Path(settings.VAR_DIR) / f"report-demo-tsa-{language}.pdf").write_bytes(pdf)

@@ -654,6 +654,9 @@ TSA_MAX_RESPONSE_BYTES = 256 * 1024
 # Both are read like the servers' URLs, so that a command in a second terminal trusts the TSA
 # that `make run` started.
 TSA_TRUSTED_CERTS = _server_list("TRACKER_TSA_TRUSTED_CERTS")
+# URLs (comma-separated) of the TSAs that are accredited: only their tokens are shown as a
+# trusted timestamp (可信时间戳); the others are shown with the name from their certificate.
+TSA_ACCREDITED = env.list("TRACKER_TSA_ACCREDITED", default=[])
 DEMO_TSA_DIR = VAR_DIR / "demo-tsa"
 # The platform's key and certificate signing the evidence reports (PAdES B-T, PEM files):
 # production sets both paths (and the issuing CAs' certificates in TRACKER_SIGNING_CHAIN);
