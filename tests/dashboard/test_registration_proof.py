@@ -84,3 +84,29 @@ def test_the_holder_downloads_a_signed_certificate_and_another_holder_cannot(
     assert work.sha256 in text.replace("\n", "") and "作品登记证明" in text
     client.force_login(scenario.users.holder_b)
     assert client.get(f"/works/{work.pk}/registration-certificate.pdf").status_code == 404
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("language", ["zh-hans", "en"])
+def test_the_work_page_shows_the_proof_and_offers_the_certificate(scenario, open_page,
+                                                                   browser_login, screenshot,
+                                                                   language):
+    work = _with_text(scenario.novel, "西游记 第一回 灵根育孕源流出")
+    proof = do_stamp_registration(work.pk)
+    page = open_page(language)
+    page.set_viewport_size({"width": 1366, "height": 900})
+    browser_login(page, "holder_a")
+    page.goto(f"/core/work/{work.pk}/change/")
+    card = page.locator("#dash-registration-proof")
+    words = {"zh-hans": ("登记证明", "加盖时间戳", "作品登记证明（PDF）"),
+             "en": ("Proof of registration", "time-stamped", "Registration certificate (PDF)")}
+    for text in words[language]:
+        assert text in card.inner_text(), text
+    assert proof.text_sha256 in card.inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1366
+    card.scroll_into_view_if_needed()
+    screenshot(page, f"registration-proof-{language}")
+    with page.expect_download() as download:
+        page.click("#dash-registration-certificate")
+    assert open(download.value.path(), "rb").read().startswith(b"%PDF")
