@@ -19,6 +19,8 @@ from typing import BinaryIO
 from warcio.archiveiterator import ArchiveIterator
 from warcio.exceptions import ArchiveLoadFailed
 
+from tracker.text.untrusted import ascii_int
+
 # Records whose text is matched: WARC responses (HTML or plain text) and WET conversions.
 TEXT_KINDS = frozenset({"response", "conversion"})
 
@@ -116,13 +118,12 @@ class _Counted:
 def _record(record, offset: int, max_bytes: int) -> ArchiveRecord | Fault:
     headers = record.rec_headers
     kind = record.rec_type or ""
-    if not (headers.get_header("Content-Length") or "").strip().isdigit():
+    if ascii_int((headers.get_header("Content-Length") or "").strip()) is None:
         return Fault(offset, "truncated or corrupt: the record's header has no Content-Length")
     status, content_type = None, headers.get_header("Content-Type") or ""
     if record.http_headers is not None and kind == "response":
         content_type = record.http_headers.get_header("Content-Type") or ""
-        code = (record.http_headers.get_statuscode() or "").strip()
-        status = int(code) if code.isdigit() else None
+        status = ascii_int((record.http_headers.get_statuscode() or "").strip())
     body, cut = b"", False
     if kind in TEXT_KINDS:
         stream = record.content_stream()

@@ -20,6 +20,7 @@ import requests
 from crawler.lib.config import CrawlConfig
 from crawler.lib.errors import CrawlerError
 from crawler.lib.ssrf import GuardedAdapter, RefusedAddress, check_url, parse_allow_list
+from tracker.text.untrusted import ascii_int
 
 _TOTAL = re.compile(r"/(\d+)\s*$")
 
@@ -82,9 +83,9 @@ def size_of(source: str, http: requests.Session, timeout: float) -> int:
         match = _TOTAL.search(response.headers.get("content-range", ""))
         if response.status_code == 206 and match:
             return int(match.group(1))
-        length = response.headers.get("content-length", "")
-        if response.status_code == 200 and length.isdigit():
-            return int(length)
+        length = ascii_int(response.headers.get("content-length"))
+        if response.status_code == 200 and length is not None:
+            return length
     raise SourceError(f"{source}: the server tells no size (no Content-Range or Content-Length)")
 
 
