@@ -14,9 +14,8 @@ from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 
 from crawler.evidence.models import RegistrationProof, TimestampStatus
-from crawler.evidence.trust import signing_identity, tsa_config
+from crawler.evidence.trust import signing_identity, token_authority_label, tsa_config
 from crawler.lib.evidence.signing import sign_pdf
-from crawler.lib.evidence.timestamp import verify_timestamp
 from dashboard.report import PdfUnavailableError
 from tracker.core.models import Work
 from tracker.core.scoping import scope
@@ -34,15 +33,10 @@ def render_certificate(work: Work, proof: RegistrationProof) -> bytes:
         import weasyprint
     except (ImportError, OSError) as exc:
         raise PdfUnavailableError(f"PDF output needs WeasyPrint and Pango: {exc}") from exc
-    token = bytes(proof.token)
-    try:
-        authority = verify_timestamp(token, bytes.fromhex(proof.text_sha256),
-                                     [open(p, "rb").read() for p in settings.TSA_TRUSTED_CERTS]).tsa_name
-    except Exception:  # noqa: BLE001 - a root not configured here: the TSA is named by its URL
-        authority = proof.authority
     html = render_to_string("dashboard/registration_certificate.html", {
-        "work": work, "proof": proof, "authority": authority,
-        "token_b64": base64.b64encode(token).decode("ascii")})
+        "work": work, "proof": proof,
+        "authority": token_authority_label(proof.token, proof.text_sha256, proof.authority),
+        "token_b64": base64.b64encode(bytes(proof.token)).decode("ascii")})
     pdf = weasyprint.HTML(string=html).write_pdf()
     return sign_pdf(pdf, signing_identity(), tsa_config(),
                     reason=f"registration certificate, work {work.reference}",

@@ -12,12 +12,7 @@ from django.db import transaction
 from django.utils.translation import gettext_noop
 
 from crawler.evidence.models import RegistrationProof, TimestampStatus
-from crawler.evidence.trust import tsa_config
-from crawler.lib.evidence.timestamp import (
-    TsaNotConfiguredError,
-    TsaUnavailableError,
-    request_timestamp,
-)
+from crawler.evidence.trust import stamp_digest
 from tracker.core import notes
 from tracker.core.models import AuditEvent, Work
 from tracker.core.queueing import queue_after_commit
@@ -41,14 +36,10 @@ def do_stamp_registration(work_id: int) -> RegistrationProof | None:
     proof, _ = RegistrationProof.objects.get_or_create(work=work, text_sha256=work.sha256)
     if proof.status == TimestampStatus.STAMPED:
         return proof
-    try:  # outside the transaction: a TSA may take seconds
-        token = request_timestamp(bytes.fromhex(work.sha256), tsa_config())
-        fields = {"status": TimestampStatus.STAMPED, "token": token.response,
-                  "authority": token.tsa_url, "stamped_at": token.gen_time, "problem": ""}
-    except TsaNotConfiguredError:
-        fields = {"status": TimestampStatus.NONE, "problem": "no time-stamping authority configured"}
-    except TsaUnavailableError as exc:
-        fields = {"status": TimestampStatus.PENDING, "problem": str(exc)[:500]}
+    got = stamp_digest(bytes.fromhex(work.sha256))  # outside the transaction: it may take seconds
+    fields = {"status": got.status, "problem": got.problem}
+    if got.status == TimestampStatus.STAMPED:
+        fields.update(token=got.token, authority=got.authority, stamped_at=got.time)
     with transaction.atomic():
         locked = RegistrationProof.objects.select_for_update().get(pk=proof.pk)
         old = locked.status

@@ -114,18 +114,25 @@ class Stamper:
         self.result = Stamping()
 
     def __call__(self, datapackage: bytes) -> dict:
-        try:
-            token = request_timestamp(hashlib.sha256(datapackage).digest(), tsa_config())
-        except TsaNotConfiguredError:
-            self.result = Stamping("none")
+        self.result = stamp_digest(hashlib.sha256(datapackage).digest())
+        if self.result.status != "stamped":
             return {}
-        except TsaUnavailableError as exc:
-            self.result = Stamping("pending", problem=str(exc)[:500])
-            return {}
-        self.result = Stamping("stamped", token.response, token.tsa_url, token.gen_time)
-        return {"timestamp": {"tsr": base64.b64encode(token.response).decode("ascii"),
-                              "tsa": token.tsa_url,
-                              "time": token.gen_time.strftime("%Y-%m-%dT%H:%M:%SZ")}}
+        return {"timestamp": {"tsr": base64.b64encode(self.result.token).decode("ascii"),
+                              "tsa": self.result.authority,
+                              "time": self.result.time.strftime("%Y-%m-%dT%H:%M:%SZ")}}
+
+
+def stamp_digest(digest: bytes) -> Stamping:
+    """Ask the TSAs of settings for a token over ``digest`` (32 bytes of SHA-256): "stamped"
+    with the token, authority and time; "none" when no TSA is configured; "pending" with the
+    reason when none answered. Raises ValueError for a digest that is not 32 bytes."""
+    try:
+        token = request_timestamp(digest, tsa_config())
+    except TsaNotConfiguredError:
+        return Stamping("none", problem="no time-stamping authority configured")
+    except TsaUnavailableError as exc:
+        return Stamping("pending", problem=str(exc)[:500])
+    return Stamping("stamped", token.response, token.tsa_url, token.gen_time)
 
 
 # Words in a TSA certificate's subject that mark a demo authority (the demo TSA's own).
@@ -146,16 +153,22 @@ class AuthorityLabel:
 
 def authority_label(capture) -> AuthorityLabel | None:
     """The AuthorityLabel of ``capture`` (a Capture), None when it has no timestamp."""
-    if not capture.timestamp_token:
+    return token_authority_label(capture.timestamp_token, capture.datapackage_sha256,
+                                 capture.timestamp_authority)
+
+
+def token_authority_label(token: bytes | None, sha256_hex: str, url: str) -> AuthorityLabel | None:
+    """The AuthorityLabel of a timestamp ``token`` (DER TimeStampResp, or None) over the digest
+    ``sha256_hex`` (hex str) from the TSA at ``url``: the name from its certificate once the
+    token verifies against ``trusted_certs()``. None when there is no token."""
+    if not token:
         return None
     try:
-        name = verify_timestamp(bytes(capture.timestamp_token),
-                                bytes.fromhex(capture.datapackage_sha256), trusted_certs()).tsa_name
+        name = verify_timestamp(bytes(token), bytes.fromhex(sha256_hex), trusted_certs()).tsa_name
     except (TimestampVerificationError, ValueError, OSError):
         name = ""
     demo = any(mark in name.lower() for mark in _DEMO_MARKS)
-    return AuthorityLabel(name, demo, not demo and
-                          capture.timestamp_authority in settings.TSA_ACCREDITED)
+    return AuthorityLabel(name, demo, not demo and url in settings.TSA_ACCREDITED)
 
 
 def timestamp_check(extra_certs: list[str] | tuple[str, ...] = ()):

@@ -82,6 +82,7 @@ def test_the_holder_downloads_a_signed_certificate_and_another_holder_cannot(
     (ARTIFACTS / "registration-certificate.pdf").write_bytes(response.content)
     text = "".join(p.extract_text() for p in pdf_reader.PdfReader(io.BytesIO(response.content)).pages)
     assert work.sha256 in text.replace("\n", "") and "作品登记证明" in text
+    assert "DEMO, not accredited" in text  # the demo authority is named as such
     client.force_login(scenario.users.holder_b)
     assert client.get(f"/works/{work.pk}/registration-certificate.pdf").status_code == 404
 
