@@ -38,6 +38,8 @@ METADATA = "evidence/metadata.json"
 VALID, UNVERIFIED, FAIL = "VALID", "UNVERIFIED", "FAIL"
 CHUNK_BYTES = 64 * 1024
 _GZIP_MAGIC = b"\x1f\x8b"
+# what reading an entry raises for a damaged one: a CRC error, a cut stream, a broken deflate
+_READ_ERRORS = (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error)
 
 
 class TimestampUntrusted(Exception):
@@ -135,14 +137,13 @@ def _verify(source, name: str, checks, limits: VerifyLimits, verdict: Verdict) -
                                 f"its SHA-256 is not the one {DATAPACKAGE_DIGEST} records")
         verdict.checked.append(f"{DATAPACKAGE}: SHA-256 as recorded in {DATAPACKAGE_DIGEST}")
         listed = _resources(_json(wacz, entries, DATAPACKAGE, limits, datapackage))
-        for path, size, sha in listed:
-            _check_file(wacz, entries, path, size, sha)
+        hashes = {path: _check_file(wacz, entries, path, size, sha) for path, size, sha in listed}
         verdict.checked.append(f"{len(listed)} files: size and SHA-256 as listed in {DATAPACKAGE}")
-        known = {path for path, _size, _sha in listed} | {DATAPACKAGE, DATAPACKAGE_DIGEST}
+        known = set(hashes) | {DATAPACKAGE, DATAPACKAGE_DIGEST}
         for path in entries:
             if path not in known:
                 raise BundleFailure(path, "not_listed", f"not listed in {DATAPACKAGE}")
-        _check_layout(wacz, entries, known, limits, verdict)
+        _check_layout(wacz, entries, hashes, known, limits, verdict)
         _check_signature(digest, checks[1], verdict)
         _check_timestamp(digest, datapackage, checks[0], verdict)
 
@@ -184,7 +185,7 @@ def _read(wacz: zipfile.ZipFile, entries: dict, path: str, limits: VerifyLimits)
     try:
         with _open(wacz, entries, path) as stream:
             return stream.read(limits.json_max_bytes + 1)
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error) as exc:
+    except _READ_ERRORS as exc:
         raise BundleFailure(path, "unreadable", f"cannot be read: {exc}") from exc
 
 
@@ -228,22 +229,25 @@ def _sha256(wacz: zipfile.ZipFile, entries: dict, path: str) -> tuple[str, int]:
             while chunk := stream.read(CHUNK_BYTES):
                 sha.update(chunk)
                 size += len(chunk)
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error) as exc:  # CRC, cut
+    except _READ_ERRORS as exc:  # CRC, cut
         raise BundleFailure(path, "unreadable", f"cannot be read: {exc}") from exc
     return sha.hexdigest(), size
 
 
-def _check_file(wacz, entries: dict, path: str, size: int | None, listed_hash: str) -> None:
+def _check_file(wacz, entries: dict, path: str, size: int | None, listed_hash: str) -> str:
+    """The entry's SHA-256 (hex) once its size and hash are those listed; raises BundleFailure."""
     sha, actual = _sha256(wacz, entries, path)
     if size is not None and actual != size:
         raise BundleFailure(path, "size_mismatch", f"{actual} bytes, {DATAPACKAGE} lists {size}")
     if listed_hash != "sha256:" + sha:
         raise BundleFailure(path, "hash_mismatch", f"SHA-256 differs from {DATAPACKAGE}")
+    return sha
 
 
-def _check_layout(wacz, entries: dict, known: set, limits: VerifyLimits, verdict: Verdict) -> None:
+def _check_layout(wacz, entries: dict, hashes: dict, known: set, limits: VerifyLimits,
+                  verdict: Verdict) -> None:
     """The evidence layout: WARCs under archive/ (their records' digests), metadata.json and
-    the SHA-256 of every file it names."""
+    the SHA-256 of every file it names (``hashes``: those already computed, by path)."""
     warcs = sorted(p for p in known if p.startswith("archive/") and p.endswith((".warc", ".warc.gz")))
     if not warcs:
         raise BundleFailure("archive/", "no_warc", "no WARC file: not an evidence bundle",
@@ -261,7 +265,7 @@ def _check_layout(wacz, entries: dict, known: set, limits: VerifyLimits, verdict
     for path, sha in named.items():
         if path not in known:
             raise BundleFailure(path, "missing", f"named in {METADATA} but missing from the bundle")
-        if _sha256(wacz, entries, path)[0] != sha:
+        if (hashes.get(path) or _sha256(wacz, entries, path)[0]) != sha:
             raise BundleFailure(path, "metadata_mismatch", f"SHA-256 differs from {METADATA}")
     verdict.checked.append(f"{METADATA}: SHA-256 of the {len(named)} files it names")
 
@@ -307,7 +311,7 @@ def _inflate_within_limits(wacz, entries: dict, path: str, archive: TextConfig) 
                                         refused=True)
                 if not pending:
                     pending = stream.read(CHUNK_BYTES)
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error) as exc:
+    except _READ_ERRORS as exc:
         raise BundleFailure(path, "warc_record", f"not a readable gzip WARC: {exc}") from exc
 
 
