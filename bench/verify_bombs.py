@@ -18,6 +18,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -52,7 +53,6 @@ def _bundles(folder: Path) -> dict[str, Path]:
     paths = {"genuine": folder / "genuine.wacz", "datapackage_bomb": folder / "dp-bomb.wacz",
              "warc_record_bomb": folder / "warc-bomb.wacz"}
     paths["genuine"].write_bytes(genuine)
-    import zipfile
     with zipfile.ZipFile(paths["datapackage_bomb"], "w") as bomb:
         for info, body in entries(genuine):
             if info.filename != "datapackage.json":

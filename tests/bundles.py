@@ -59,8 +59,9 @@ def forged(data: bytes, changes: dict[str, bytes], timestamp_from: bytes | None 
     again, as a forger would: metadata.json, datapackage.json, datapackage-digest.json. The
     timestamp is dropped, or copied from the bundle ``timestamp_from``. Each entry keeps its
     ZIP header (a WARC stays stored, not deflated)."""
-    infos = {info.filename: info for info, _body in entries(data)}
-    files = {info.filename: body for info, body in entries(data)}
+    read = entries(data)
+    infos = {info.filename: info for info, _body in read}
+    files = {info.filename: body for info, body in read}
     files.update(changes)
     metadata = json.loads(files["evidence/metadata.json"])
     metadata["sha256"] = {p: hashlib.sha256(files[p]).hexdigest() for p in metadata["sha256"]}

@@ -92,6 +92,9 @@ def capture(record: Capture) -> Captured:
         files[PASSAGES] = _json(_passages(match, version))
     warc = exchange_warc(exchange, software=software())
     context = _metadata(record, exchange, shot, outcome, captured_at, fetched_now)
+    context["environment"] = capture_environment(
+        final.url, chromium_path=crawler.config.chromium_path, ntp_server=settings.NTP_SERVER,
+        ntp_timeout_seconds=settings.NTP_TIMEOUT_SECONDS)
     context["sha256"] = {WARC: hashlib.sha256(warc).hexdigest(),
                          **{p: hashlib.sha256(d).hexdigest() for p, d in files.items()}}
     files[PROVENANCE] = render_to_string("evidence/provenance.html", {
@@ -193,9 +196,6 @@ def _metadata(record: Capture, exchange: Exchange, shot, outcome: str, captured_
         "requested_url": exchange.hops[0].url, "final_url": final.url,
         "server_ip": final.peer_ip, "server_port": final.peer_port,
         "tls_certificates_pem": final.certificates, "tls": final.tls,
-        "environment": capture_environment(
-            final.url, chromium_path=scans.crawl_config().chromium_path,
-            ntp_server=settings.NTP_SERVER, ntp_timeout_seconds=settings.NTP_TIMEOUT_SECONDS),
         "http_status": final.status, "response_headers": final.response_headers,
         "user_agent": request_headers.get("user-agent", ""),
         "hops": [{"url": h.url, "status": h.status, "server_ip": h.peer_ip,
