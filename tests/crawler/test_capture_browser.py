@@ -7,17 +7,13 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from pathlib import Path
 
 import pytest
 
 from crawler.lib.outcomes import Outcome
 from crawler.lib.render import Renderer
+from tests.browsers import needs_chromium
 
-CHROMIUM = Path("/usr/bin/chromium")
-needs_chromium = pytest.mark.skipif(
-    not CHROMIUM.exists(), reason=f"browser test: no Chromium at {CHROMIUM} "
-                                  "(apt-get install chromium, as .ci/run does)")
 BODY = "<h1>盗版书站</h1><p>{text}</p>"
 
 

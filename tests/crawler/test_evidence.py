@@ -22,13 +22,10 @@ from django.core.management import call_command
 from django.utils import timezone, translation
 from warcio.archiveiterator import ArchiveIterator
 
+from tests.browsers import needs_chromium
 from tests.bundles import evidence_files
 from tests.scanning import scan
 
-CHROMIUM = Path("/usr/bin/chromium")
-needs_chromium = pytest.mark.skipif(
-    not CHROMIUM.exists(), reason=f"browser test: no Chromium at {CHROMIUM} "
-                                  "(apt-get install chromium, as .ci/run does)")
 FIXTURES = Path(__file__).parent / "fixtures"
 WACZ_CLI = Path(sys.executable).with_name("wacz")
 PAGE = ("<html><head><title>盗版书站 西游记 第一回</title><link rel='stylesheet' href='/site.css'>"

@@ -20,12 +20,9 @@ from django.utils import timezone
 from crawler.lib.outcomes import Outcome
 from crawler.lib.pipeline import Crawler, SiteRules
 from crawler.lib.render import Renderer
+from tests.browsers import needs_chromium
 from tests.scanning import scan
 
-CHROMIUM = Path("/usr/bin/chromium")
-needs_chromium = pytest.mark.skipif(
-    not CHROMIUM.exists(), reason=f"browser test: no Chromium at {CHROMIUM} "
-                                  "(apt-get install chromium, as .ci/run does)")
 FIXTURES = Path(__file__).parent / "fixtures"
 SCRIPT_TEXT = "这段正文由页面脚本在加载之后写入，普通下载只能看到一个空壳页面。" * 3
 XHR_TEXT = "这段正文由页面通过异步请求从接口取得，再插入到文章区域之中显示。" * 3

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-CHROMIUM = Path(os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
+from tests.browsers import CHROMIUM
+
 # Flags that work on these machines (root, no GPU, closed network): without the
 # background-networking ones Chromium keeps trying to reach Google's hosts.
 CHROMIUM_ARGS = [
