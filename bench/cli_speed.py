@@ -39,6 +39,8 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import contextlib
+
 from bench.corpus import DATA_DIR, CorpusError
 from bench.peers import MinHashDetector
 from bench.run import build_queries, parse_builders
@@ -114,10 +116,8 @@ def measure(name: str, works: int, pages: int, repeat: int, seed: int, data: Pat
         engine = Engine(MemoryIndex(), MemoryWorkStore())
         minhash = MinHashDetector()
         for doc in corpus.works:
-            try:
+            with contextlib.suppress(ValueError):
                 engine.add_work(doc.id, doc.text)
-            except ValueError:
-                pass
             minhash.index(doc.id, doc.text)
         for _ in range(repeat):
             for way, (wall, cpu) in (("cli", _cli(tmp / "db", tmp / "pages.jsonl")),

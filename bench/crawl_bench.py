@@ -308,7 +308,8 @@ def run_once(site, workers: int, tmp: Path, timeout: float, browser: bool = Fals
         peak.start()
         started = time.monotonic()
         scan = launch(site, trigger="bench")
-        scan = scans.wait_for(scan.pk, timeout, open(os.devnull, "w"))
+        with open(os.devnull, "w") as quiet:
+            scan = scans.wait_for(scan.pk, timeout, quiet)
         wall = time.monotonic() - started
         cpu_workers = cpu_seconds([proc.pid]) - cpu_before[0]
         cpu_servers = cpu_seconds(list(servers)) - cpu_before[1]

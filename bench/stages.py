@@ -35,6 +35,8 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import contextlib
+
 from bench.corpus import DATA_DIR
 from bench.run import build_queries, parse_builders
 
@@ -86,10 +88,8 @@ def measure(name: str, works: int, passes: int, seed: int, data: Path) -> dict[s
     engine = Engine(MemoryIndex(), MemoryWorkStore())
     cpu = time.process_time()
     for doc in corpus.works:
-        try:
+        with contextlib.suppress(ValueError):
             engine.add_work(doc.id, doc.text)
-        except ValueError:
-            pass
     index_cpu = time.process_time() - cpu
     for text in texts:  # warm: every candidate prepared, caches filled
         engine.match(text)

@@ -27,6 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import contextlib
+
 from fingerprint import EmptyTextError, Engine, EngineConfig  # noqa: E402
 from fingerprint.index import MemoryIndex  # noqa: E402
 from fingerprint.store import MemoryWorkStore  # noqa: E402
@@ -397,10 +399,8 @@ def length_grid(data: dict, n_queries: int, config: EngineConfig, seed: int = 9)
         works = [(f"L{length}-{i}", t[:length]) for i, t in enumerate(texts[:n_queries])]
         negs = [t[:length] for t in texts[n_queries:2 * n_queries]]
         for wid, text in works:
-            try:
+            with contextlib.suppress(EmptyTextError):
                 engine.add_work(wid, text)
-            except EmptyTextError:
-                pass
         recall = {}
         for edit in ("site", "sub3", "homo5+trad"):
             found = 0

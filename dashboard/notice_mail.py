@@ -13,6 +13,7 @@ backend of ``make run``) just sends.
 
 from __future__ import annotations
 
+import contextlib
 import smtplib
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -140,10 +141,8 @@ def transmit(message: EmailMessage) -> Transmission:
         code, text = smtp.data(message.message().as_bytes(linesep="\r\n"))
         return Transmission(_reply(code, text), message_id)
     finally:
-        try:
+        with contextlib.suppress(smtplib.SMTPException, OSError):  # the answer is in already
             backend.close()
-        except (smtplib.SMTPException, OSError):
-            pass  # the answer is in; a failed QUIT changes nothing
 
 
 def _language_of(address: str) -> str:

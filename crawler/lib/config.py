@@ -104,7 +104,7 @@ class CrawlConfig:
         if unknown:
             raise ValueError(f"unknown crawler setting {', '.join(unknown)}; known: "
                              f"{', '.join(sorted(fields))}")
-        return cls(**{fields[name].name: _convert(name, fields[name].type, raw)
+        return cls(**{fields[name].name: _convert(name, str(fields[name].type), raw)
                       for name, raw in values.items()})
 
 

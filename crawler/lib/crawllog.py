@@ -37,7 +37,7 @@ class CrawlLog:
         with ``refused`` ([{"url", "reason"}], the rendered page's refused requests) when any,
         and ``location`` (str: the target of the redirect the fetch stopped at, whose status is
         ``status``) when given; a second record for the same pair replaces the first."""
-        fields = {"outcome": outcome, "reason": reason, "status": status, "attempts": attempts,
+        fields: dict[str, object] = {"outcome": outcome, "reason": reason, "status": status, "attempts": attempts,
                   "depth": depth, "at": datetime.now(UTC)}
         if refused:
             fields["refused"] = refused

@@ -213,7 +213,8 @@ class Fetcher:
             headers["If-None-Match"] = etag
         if last_modified:
             headers["If-Modified-Since"] = last_modified
-        current, seen, hops, status, exchange = url, set(), [], None, Exchange()
+        current, seen, status, exchange = url, set(), None, Exchange()
+        hops: list[str] = []
 
         def done(outcome, reason="", **kw):
             return FetchResult(url=url, final_url=current, outcome=outcome, reason=reason,

@@ -214,7 +214,7 @@ class Crawler:
             return self._finish(frontier, scan_id, task, *refusal)
         if not task.reserved:
             delay = self.config.default_delay_seconds if rules.delay_seconds is None else rules.delay_seconds
-            delay = max(delay, policy.crawl_delay or 0.0)
+            delay = max(delay, (policy.crawl_delay if policy else None) or 0.0)
             grant = self.politeness.acquire(host_of(task.url), delay)
             if not grant.now:
                 nxt = UrlTask(task.url, task.depth, task.attempt, grant.reserved)
@@ -375,7 +375,7 @@ class Crawler:
         if extracted.ok and saved.change == "unchanged":
             outcome = Outcome.UNCHANGED
         match = (saved.page_id, saved.version_id) if saved.needs_matching else None
-        if match and result.exchange.size <= self.config.exchange_max_bytes:
+        if match and saved.version_id and result.exchange.size <= self.config.exchange_max_bytes:
             self.exchanges.put(saved.version_id, result.exchange)  # kept if the version matches
         return self._finish(frontier, scan_id, task, outcome, extracted.error or saved.change,
                             result.status, refused=refused, admitted=admitted, match=match,
@@ -409,16 +409,20 @@ class Crawler:
         admitted."""
         depth = task.depth + 1 if depth is None else depth
         in_scope = [u for u in links if rules.in_scope(u)]
-        safe, traps = [], []
+        safe: list[str] = []
+        traps: list[tuple[str, str]] = []
         for url in in_scope:
             reason = self._trap(url)
-            (traps if reason else safe).append((url, reason))
+            if reason:
+                traps.append((url, reason))
+            else:
+                safe.append(url)
         for url, reason in traps:
             if frontier.mark_seen(url):
                 self.log.record(scan_id, url, Outcome.TRAP.value, reason=reason, attempts=0,
                                 depth=depth)
                 frontier.count_outcome(Outcome.TRAP.value)
-        verdicts = frontier.admit([u for u, _ in safe], depth)
+        verdicts = frontier.admit(safe, depth)
         return [u for u, v in verdicts.items() if v == "admitted"]
 
     def _robots_check(self, url: str) -> str | None:

@@ -30,7 +30,9 @@ reports ``browser_missing`` per page.
 
 from __future__ import annotations
 
+import builtins
 import concurrent.futures
+import contextlib
 import dataclasses
 import functools
 import importlib.util
@@ -95,8 +97,8 @@ class RenderResult:
     bytes: int = 0
     refused: list[tuple[str, str]] = field(default_factory=list)
     elapsed: float = 0.0
-    png: bytes = b""
-    pdf: bytes = b""
+    png: builtins.bytes = b""
+    pdf: builtins.bytes = b""
     page_height: int = 0
 
 
@@ -178,7 +180,8 @@ class Renderer:
 
     def _abandon(self) -> None:
         # the browser thread hangs: leave it (and its browser) behind and start afresh next time
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
         self._executor, self._playwright, self._browser = None, None, None
 
     def _ensure_browser(self):
@@ -191,20 +194,22 @@ class Renderer:
         self._browser = self._playwright.chromium.launch(
             executable_path=self.config.chromium_path, args=list(CHROMIUM_ARGS),
             timeout=self.config.render_timeout_seconds * 1000)
-        if self._fetcher is None:
-            self._fetcher = Fetcher(self.config)  # its session is used in this thread only
-            self._fetcher.session.max_redirects = self.config.max_redirects
         return self._browser
+
+    def _session(self):
+        # made on first use in the browser thread, the only thread that uses it
+        if self._fetcher is None:
+            self._fetcher = Fetcher(self.config)
+            self._fetcher.session.max_redirects = self.config.max_redirects
+        return self._fetcher.session
 
     def _stop_browser(self) -> None:
         from playwright.sync_api import Error
 
         for stop in (getattr(self._browser, "close", None), getattr(self._playwright, "stop", None)):
             if stop is not None:
-                try:
+                with contextlib.suppress(Error):
                     stop()
-                except Error:
-                    pass
         self._browser = self._playwright = None
 
     def _render(self, url, html, check, read, skipped, timeout, viewport) -> RenderResult:
@@ -216,7 +221,7 @@ class Renderer:
             self._stop_browser()
             return RenderResult(Outcome.BROWSER_CRASHED, f"the browser did not start: {_first_line(exc)}")
         cfg = self.config
-        visit = _PageRequests(cfg, self._fetcher.session, self._allow, html, check, skipped,
+        visit = _PageRequests(cfg, self._session(), self._allow, html, check, skipped,
                               deadline=time.monotonic() + timeout + cfg.render_settle_seconds)
         context = browser.new_context(user_agent=cfg.user_agent, accept_downloads=False,
                                       service_workers="block", locale="zh-CN", viewport=viewport)
@@ -228,10 +233,8 @@ class Renderer:
             page.set_default_timeout(timeout * 1000)
             page.on("dialog", _dismiss)
             page.goto(url, wait_until="load", timeout=timeout * 1000)
-            try:
+            with contextlib.suppress(TimeoutError):  # a page that keeps polling: as it is now
                 page.wait_for_load_state("networkidle", timeout=cfg.render_settle_seconds * 1000)
-            except TimeoutError:
-                pass  # a page that keeps polling: as it is now
             result = visit.result(Outcome.OK)
             read(page, result)
         except TimeoutError:
@@ -241,20 +244,16 @@ class Renderer:
                 self._stop_browser()
             return visit.result(Outcome.BROWSER_CRASHED, f"rendering failed: {_first_line(exc)}")
         finally:
-            try:
+            with contextlib.suppress(Error):
                 context.close()
-            except Error:
-                pass
         return result
 
 
 def _dismiss(dialog) -> None:
     from playwright.sync_api import Error
 
-    try:
+    with contextlib.suppress(Error):  # the page went away first
         dialog.dismiss()
-    except Error:
-        pass  # the page went away first
 
 
 def _read_dom(page, result: RenderResult) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import _ssl  # the DER encoding of the private chain API (Python 3.10 to 3.12)
 import ipaddress
+import operator
 import socket
 import ssl
 from collections.abc import Iterable
@@ -103,7 +104,7 @@ def check_literal(url: str, allow: tuple[Network, ...] = ()) -> None:
     address = "127.0.0.1" if host == "localhost" or host.endswith(".localhost") else \
         literal_address(host)
     reason = forbidden_reason(address, allow) if address else None
-    if reason:
+    if address and reason:
         raise RefusedAddress(host, address, reason)
 
 
@@ -121,7 +122,7 @@ def check_url(url: str, allow: tuple[Network, ...] = ()) -> list[str]:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
         raise RefusedAddress(host, "", "unresolvable") from exc
-    addresses = sorted({info[4][0] for info in infos})
+    addresses = sorted({str(info[4][0]) for info in infos})
     for address in addresses:
         reason = forbidden_reason(address, allow)
         if reason:
@@ -160,7 +161,8 @@ def _peer_certificates(sock) -> list[bytes]:
     plain HTTP."""
     if not isinstance(sock, ssl.SSLSocket):
         return []
-    chain = getattr(sock, "get_unverified_chain", None) or sock._sslobj.get_unverified_chain
+    chain = (getattr(sock, "get_unverified_chain", None)
+             or operator.attrgetter("_sslobj.get_unverified_chain")(sock))
     return [c if isinstance(c, bytes) else c.public_bytes(_ssl.ENCODING_DER) for c in chain() or []]
 
 

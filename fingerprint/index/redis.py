@@ -13,6 +13,7 @@ The layout and why: ``docs/decisions/redis-index-layout.md``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
@@ -466,10 +467,9 @@ class RedisIndex:
         try:
             self._scripts(_ADD, calls)
         except BaseException:
-            try:
+            # keep the original error; the record allows a later remove
+            with contextlib.suppress(RedisError):
                 self._remove(work_id)
-            except RedisError:  # keep the original error; the record allows a later remove
-                pass
             raise
         self._names[number] = work_id
         return count

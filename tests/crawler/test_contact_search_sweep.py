@@ -29,6 +29,6 @@ def test_a_lost_search_is_asked_again_then_failed_with_its_reason(db, settings):
     assert (retried.search, retried.search_attempts) == ("searching", 2)
     assert retried.search_asked_at > old
     assert spent.search == "failed"
-    assert "no answer from the worker after 3 attempts" == notes.in_english(spent.search_note)
+    assert notes.in_english(spent.search_note) == "no answer from the worker after 3 attempts"
     assert AuditEvent.objects.about(spent).get().new_state == "failed"
     assert sweep_searches() == []  # nothing stale is left

@@ -7,6 +7,7 @@ evidence-en.png, evidence-zh-hans.png, match-list-zh-hans.png, notice-en.png, no
 
 import csv
 import io
+from pathlib import Path
 
 import pytest
 
@@ -42,7 +43,7 @@ def test_staff_daily_path(scenario, open_page, browser_login, screenshot):
     # export CSV with the current filter
     with page.expect_download() as download_info:
         page.click("#dash-export-csv")
-    content = open(download_info.value.path(), encoding="utf-8-sig").read()
+    content = Path(download_info.value.path()).read_text(encoding="utf-8-sig")
     exported = list(csv.reader(io.StringIO(content)))
     assert [row[4] for row in exported[1:]] == ["https://copy.example.com/novel/xyj-2.html"]
 

@@ -143,7 +143,7 @@ def test_the_pdf_report_is_signed_timestamped_and_shows_the_screenshot(scenario,
     assert response.status_code == 200, response.content[:300]
     pdf = b"".join(response.streaming_content) if response.streaming else response.content
     identity = load_or_create_identity(settings.EVIDENCE_SIGNING_DIR)
-    roots = [open(p, "rb").read() for p in settings.TSA_TRUSTED_CERTS]
+    roots = [Path(p).read_bytes() for p in settings.TSA_TRUSTED_CERTS]
     check = validate_signed_pdf(pdf, [identity.cert_path.read_bytes()], roots)
     assert check.ok and check.intact and check.valid and check.trusted, check.problems
     assert check.timestamp_time is not None and check.timestamp_trusted  # PAdES B-T
@@ -178,7 +178,7 @@ def test_the_evidence_view_lists_the_captures(scenario, open_page, browser_login
     with page.expect_download() as download:
         page.click("a.dash-bundle")
     saved = download.value.path()
-    assert hashlib.sha256(open(saved, "rb").read()).hexdigest() == capture.bundle_sha256
+    assert hashlib.sha256(Path(saved).read_bytes()).hexdigest() == capture.bundle_sha256
     # the same check as verify_evidence, from the evidence view: the good file, then a tampered one
     page.set_input_files("#dash-verify-bundle input[type=file]", saved)
     page.click("#dash-verify-bundle button")

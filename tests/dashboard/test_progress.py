@@ -136,8 +136,8 @@ def test_progress_moves_without_reload_until_finished(language, idle_worker, slo
         figures, listed = _figures(run_page, box), _figures(overview, row)
         seen.append(figures)
         overview_seen.append(listed)
-        if not shot and figures["pages_fetched"] not in ("0", "—") and figures["status"]:
-            if ScanRun.objects.get(pk=run.pk).status == "running":
+        if (not shot and figures["pages_fetched"] not in ("0", "—") and figures["status"]
+                and ScanRun.objects.get(pk=run.pk).status == "running"):
                 screenshot(run_page, f"scan-progress-running-{language}")
                 screenshot(overview, f"overview-progress-running-{language}")
                 shot = True

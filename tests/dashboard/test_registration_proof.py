@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import socket
 import time
+from pathlib import Path
 
 import pytest
 from django.db import transaction
@@ -38,7 +39,7 @@ def test_an_indexed_text_is_time_stamped_by_the_worker(scenario, idle_worker, se
         assert time.monotonic() < deadline, list(RegistrationProof.objects.values())
         time.sleep(0.5)
     proof = RegistrationProof.objects.get(work=work)
-    roots = [open(p, "rb").read() for p in settings.TSA_TRUSTED_CERTS]
+    roots = [Path(p).read_bytes() for p in settings.TSA_TRUSTED_CERTS]
     checked = verify_timestamp(bytes(proof.token), bytes.fromhex(work.sha256), roots)
     assert checked.gen_time == proof.stamped_at and "DEMO" in checked.tsa_name
     assert AuditEvent.objects.filter(target_id=proof.pk, new_state="stamped").exists()
@@ -75,7 +76,7 @@ def test_the_holder_downloads_a_signed_certificate_and_another_holder_cannot(
     response = client.get(f"/works/{work.pk}/registration-certificate.pdf")
     assert response.status_code == 200 and response["Content-Type"] == "application/pdf"
     identity = load_or_create_identity(settings.EVIDENCE_SIGNING_DIR)
-    roots = [open(p, "rb").read() for p in settings.TSA_TRUSTED_CERTS]
+    roots = [Path(p).read_bytes() for p in settings.TSA_TRUSTED_CERTS]
     check = validate_signed_pdf(response.content, [identity.cert_path.read_bytes()], roots)
     assert check.ok, check.problems
     ARTIFACTS.mkdir(exist_ok=True)  # to be looked at (pdftoppm -png)
@@ -110,4 +111,4 @@ def test_the_work_page_shows_the_proof_and_offers_the_certificate(scenario, open
     screenshot(page, f"registration-proof-{language}")
     with page.expect_download() as download:
         page.click("#dash-registration-certificate")
-    assert open(download.value.path(), "rb").read().startswith(b"%PDF")
+    assert Path(download.value.path()).read_bytes().startswith(b"%PDF")

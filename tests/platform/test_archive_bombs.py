@@ -22,10 +22,10 @@ BOMB_MB = 520  # over the 500 MB of settings.ARCHIVE_MAX_UNCOMPRESSED_BYTES
 def _bomb(entry: str) -> bytes:
     """A ZIP of about 0.5 MB whose one ``entry`` expands to BOMB_MB megabytes of zeros."""
     out, chunk = io.BytesIO(), b"\0" * 2**20
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
-        with archive.open(entry, "w", force_zip64=True) as stream:
-            for _ in range(BOMB_MB):
-                stream.write(chunk)
+    with (zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive,
+          archive.open(entry, "w", force_zip64=True) as stream):
+        for _ in range(BOMB_MB):
+            stream.write(chunk)
     return out.getvalue()
 
 

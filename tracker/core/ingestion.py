@@ -9,6 +9,7 @@ the reason (``mark_waiting``); the staged file stays, so nothing is lost.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from pathlib import Path
 
@@ -106,10 +107,8 @@ def ingest(work_id: int, token: str | None = None) -> str:
         work_indexed.send(sender=Work, work_id=work.pk)
         return "indexed"
     finally:
-        try:
+        with contextlib.suppress(Exception):  # expired or Redis gone: it times out by itself
             lock.release()
-        except Exception:  # expired or Redis gone: the lock times out by itself
-            pass
 
 
 def _finish(work: Work, status: str, **fields) -> None:

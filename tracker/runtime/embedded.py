@@ -14,6 +14,7 @@ an earlier run from the same data directory (found through its pid and port file
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -77,10 +78,8 @@ class Service:
             if not _alive(self.pid):
                 return
             time.sleep(0.1)
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(self.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 def _alive(pid: int) -> bool:
@@ -342,10 +341,8 @@ def _shared_folder() -> Path:
     files the server's account must reach, created 0755. Refused when it is a link, another
     user's or writable by others (a world-writable parent lets anyone create it first)."""
     folder = POSTGRES_SHARED_ROOT / f"tracker-postgres-{os.geteuid()}"
-    try:
+    with contextlib.suppress(FileExistsError):
         folder.mkdir(mode=0o755)
-    except FileExistsError:
-        pass
     st = folder.lstat()
     if (not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid()
             or st.st_mode & 0o022):

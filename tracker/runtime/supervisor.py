@@ -6,6 +6,7 @@ functions that read settings (queues, ready timeout) are called after it is.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -22,10 +23,8 @@ def die_with_parent() -> None:
     """``preexec_fn`` for subprocesses: Linux sends the child SIGTERM when the process that
     started it dies, even by SIGKILL, so a killed `make run` or test session leaves no worker,
     beat or web server behind (prctl(2), PR_SET_PDEATHSIG). No effect elsewhere."""
-    try:
+    with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):
-        pass
 
 
 def start_worker(env: dict[str, str], log: Path, name: str, queues: list[str],

@@ -13,6 +13,7 @@ offsets whichever way it arrives.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -143,18 +144,14 @@ def _metadata(tree, url: str | None, with_author: bool,
     meta = trafilatura_metadata.examine_meta(tree)
     if meta.author and " " not in meta.author:  # as extract_metadata does
         meta.author = None
-    try:
+    with contextlib.suppress(Exception):  # trafilatura's JSON-LD parser has bugs on odd markup
         meta = trafilatura_metadata.extract_meta_json(tree, meta)
-    except Exception:  # noqa: BLE001 - trafilatura's JSON-LD parser has bugs on odd markup
-        pass
     title = meta.title or trafilatura_metadata.extract_title(tree)
     author = meta.author or (trafilatura_metadata.extract_author(tree) if with_author else None)
     date = None
     if with_date:
-        try:
+        with contextlib.suppress(Exception):  # htmldate asserts on some trees (a lone <iframe>)
             date = find_date(tree, **{**_DATE_PARAMS, "url": meta.url or url})
-        except Exception:  # noqa: BLE001 - htmldate asserts on some trees (a lone <iframe> as root)
-            pass
     meta.title, meta.author = title, author
     meta.clean_and_trim()
     return meta.title or _html_title(tree) or "", meta.author or "", date

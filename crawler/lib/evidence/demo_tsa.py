@@ -195,17 +195,23 @@ def _handler(pki: DemoPki, openssl: str) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-def make_server(folder: Path, port: int = 0, host: str = "127.0.0.1") -> ThreadingHTTPServer:
+def make_server(folder: Path, port: int = 0, host: str = "127.0.0.1") -> _TsaServer:
     """A demo TSA HTTP server bound to ``host``:``port`` (0: a free port) over the PKI of
     ``folder`` (made on first use), not yet serving. Raises DemoTsaError without openssl."""
     openssl = shutil.which("openssl")
     if openssl is None:
         raise DemoTsaError("the demo TSA needs the openssl command (apt-get install openssl)")
     pki = ensure_demo_pki(Path(folder))
-    server = ThreadingHTTPServer((host, port), _handler(pki, openssl))
+    server = _TsaServer((host, port), _handler(pki, openssl))
     server.daemon_threads = True
     server.pki = pki
     return server
+
+
+class _TsaServer(ThreadingHTTPServer):
+    """The demo TSA's HTTP server, which keeps the PKI it signs with (``pki``)."""
+
+    pki: DemoPki
 
 
 def start_demo_tsa(folder: Path, port: int = 0, host: str = "127.0.0.1") -> DemoTsa:
@@ -224,7 +230,7 @@ def start_demo_tsa(folder: Path, port: int = 0, host: str = "127.0.0.1") -> Demo
 
 
 def _url(server: ThreadingHTTPServer) -> str:
-    host, port = server.server_address[:2]
+    host, port = server.socket.getsockname()[:2]
     return f"http://{host}:{port}/"
 
 

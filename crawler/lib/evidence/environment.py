@@ -57,7 +57,7 @@ def browser_version(chromium_path: str) -> str:
 
 
 def _resolve(host: str) -> list[str]:
-    return sorted({info[4][0] for info in socket.getaddrinfo(host, None)})
+    return sorted({str(info[4][0]) for info in socket.getaddrinfo(host, None)})
 
 
 def _addresses(host: str) -> list[str]:

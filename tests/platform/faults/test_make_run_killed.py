@@ -19,6 +19,7 @@ each server and process runs once. Everything the drill started is stopped at th
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -124,10 +125,8 @@ def _crash(var: Path) -> int:
     pids = list(_folder_processes(var))
     for sig in (signal.SIGSTOP, signal.SIGKILL):
         for pid in pids:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, sig)
-            except ProcessLookupError:
-                pass
     return len(pids)
 
 
@@ -166,10 +165,8 @@ def test_make_run_comes_back_after_sigkill(tmp_path, server_tmp_path, server_env
         children = [pid for pid in _folder_processes(var) if os.getpgid(pid) == run.proc.pid
                     and pid != run.proc.pid]
         for pid in children:
-            try:
+            with contextlib.suppress(ProcessLookupError):  # a short-lived child ended
                 os.kill(pid, signal.SIGSTOP)
-            except ProcessLookupError:  # a short-lived child (e.g. a manage.py step) ended
-                pass
         # a child that was ending when it was stopped is now gone (or a zombie): not an orphan
         children = [pid for pid in children if pid in _folder_processes(var)]
         assert children

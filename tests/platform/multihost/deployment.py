@@ -13,6 +13,7 @@ everything and points this process back.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -318,10 +319,8 @@ class Deployment:
         # shared memory segment behind. The rest is killed with the namespaces (a mongod asked
         # to stop waits up to 15 s for a secondary to catch up; nothing here needs to persist).
         if self.postgres_pid:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(self.postgres_pid, signal.SIGINT)
-            except ProcessLookupError:
-                pass
             deadline = time.monotonic() + SERVER_STOP_TIMEOUT
             while _runs(self.postgres_pid) and time.monotonic() < deadline:
                 time.sleep(0.1)

@@ -13,6 +13,7 @@ finalizers ran).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -75,10 +76,8 @@ def _remove_namespace(namespace: str) -> None:
     deadline = time.monotonic() + 30
     while (pids := namespace_pids(namespace)) and time.monotonic() < deadline:
         for pid in pids:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         time.sleep(0.1)
     _ip("netns", "del", namespace, check=False)
 
@@ -156,10 +155,8 @@ class Host:
         once none is left (RuntimeError after 30 s)."""
         killed = self.pids()
         for pid in killed:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         deadline = time.monotonic() + 30
         while self.pids():
             if time.monotonic() > deadline:
