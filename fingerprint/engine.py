@@ -10,8 +10,6 @@ character offsets in both texts.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
@@ -34,20 +32,10 @@ from fingerprint.letters import (
 )
 from fingerprint.same_text import SameTextGroups
 from fingerprint.verify import Alignment, SeedIndex, align, align_each
+from fingerprint.version import FINGERPRINT_VERSION
 from fingerprint.windows import content_radius, kgram_codes
 
-SCHEME_VERSION = "fp2"  # bump when the key computation changes in code
 _MAX_PREPARED_NUMBER = 2**31 - 1  # the same-text pair cache packs two numbers in one int64
-
-
-def _scheme_digest(config: EngineConfig) -> str:
-    raw = json.dumps(config.scheme(), sort_keys=True).encode()
-    return hashlib.sha1(raw).hexdigest()[:6]
-
-
-#: Letter-table version, scheme version and a digest of the default key parameters, e.g.
-#: "lt1-fp2-3fa2c1": any change to the table, the code or the defaults changes it.
-FINGERPRINT_VERSION = f"{default_table().version}-{SCHEME_VERSION}-{_scheme_digest(EngineConfig())}"
 
 
 @dataclass

@@ -148,13 +148,6 @@ class RevisedIndex(Index, Protocol):
         ...
 
 
-def current_version() -> str:
-    """The running code's FINGERPRINT_VERSION (imported late: the engine imports this package)."""
-    from fingerprint import FINGERPRINT_VERSION
-
-    return FINGERPRINT_VERSION
-
-
 def check_posting(key: int, window: int) -> None:
     """Raise ValueError unless 0 <= key < 2**64 and 0 <= window < 2**32 (both ints)."""
     if not (0 <= key <= MAX_KEY):

@@ -55,12 +55,12 @@ from fingerprint.index.base import (
     IndexVersionError,
     check_posting,
     check_work_id,
-    current_version,
 )
 from fingerprint.index.directory import KeyDirectory
 from fingerprint.index.files import read_manifest, write_atomic, write_manifest
 from fingerprint.index.hits import Hits
 from fingerprint.index.presence import PresenceFilter
+from fingerprint.version import FINGERPRINT_VERSION
 
 FORMAT = "fingerprint-memory-index"
 FORMAT_VERSION = 2
@@ -118,7 +118,7 @@ class MemoryIndex:
     def version(self) -> str:
         """FINGERPRINT_VERSION of the indexed fingerprints (str)."""
         if self._version is None:
-            self._version = current_version()
+            self._version = FINGERPRINT_VERSION
         return self._version
 
     def add(self, work_id: str, postings: Iterable[tuple[int, int]]) -> int:
@@ -375,7 +375,7 @@ class MemoryIndex:
         path = Path(directory)
         _check_format(path)
         manifest = read_manifest(path, FORMAT, FORMAT_VERSION, "fingerprint index")
-        expected = version or current_version()
+        expected = version or FINGERPRINT_VERSION
         if manifest["fingerprint_version"] != expected:
             raise IndexVersionError(
                 f"index in {path} holds fingerprints of version {manifest['fingerprint_version']!r}"

@@ -32,9 +32,9 @@ from fingerprint.index.base import (
     IndexVersionError,
     check_posting,
     check_work_id,
-    current_version,
 )
 from fingerprint.index.packing import varint_decode, varint_encode
+from fingerprint.version import FINGERPRINT_VERSION
 
 #: Layout version written to ``P:layout`` (1 = a hash field per key, before it was recorded).
 LAYOUT = "2"
@@ -300,7 +300,7 @@ class RedisIndex:
     def version(self) -> str:
         """FINGERPRINT_VERSION of the fingerprints this client reads and writes (str)."""
         if self._version is None:
-            self._version = current_version()
+            self._version = FINGERPRINT_VERSION
         return self._version
 
     def group_name(self, key: int) -> str:

@@ -3,7 +3,7 @@
 Speed work on the fingerprinting (fewer numpy calls, cheaper bookkeeping) must give every work
 and page the very same keys: an index built before it must keep matching. The digests below
 were taken from the code before such a change; a change of the keys must bump
-``fingerprint.engine.SCHEME_VERSION`` (old indexes are then refused) and update them.
+``fingerprint.version.SCHEME_VERSION`` (old indexes are then refused) and update them.
 """
 
 from __future__ import annotations
