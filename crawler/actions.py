@@ -34,6 +34,7 @@ from crawler.models import (
     TargetSite,
     WhitelistedDomain,
 )
+from crawler.tasks import launch
 from tracker.core import notes
 from tracker.core.errors import ActionError
 from tracker.core.models import AuditEvent
@@ -192,8 +193,6 @@ def do_start_scan(site: TargetSite, *, acting_user=None, trigger: str = "command
     Raises:
         ValueError: max_pages < 1.
     """
-    from crawler.tasks import launch  # the tasks module imports this one
-
     with transaction.atomic():
         scan = launch(site, max_pages=max_pages, trigger=trigger)
         if acting_user is not None:
