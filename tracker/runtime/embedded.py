@@ -454,22 +454,9 @@ def start_postgres(datadir: Path | str, database: str = "tracker", port: int | N
     account = _postgres_account()
     bindir = _reachable_bindir(account)
     home = _cluster_home(datadir, account)
-    pgdata, log = home / "data", home / "postgres.log"
-    pwfile, portfile = datadir / "password", datadir / "port"
+    pgdata, pwfile, portfile = home / "data", datadir / "password", datadir / "port"
     if not (pgdata / "PG_VERSION").exists():
-        shutil.rmtree(pgdata, ignore_errors=True)  # an initdb interrupted half-way
-        pwfile.write_text(secrets.token_urlsafe(24))
-        pwfile.chmod(0o600)
-        initdb_pwfile = home / "initdb-password"  # read by initdb as the account
-        shutil.copyfile(pwfile, initdb_pwfile)
-        initdb_pwfile.chmod(0o600)
-        _give_to(account, home)
-        try:
-            _pg_run([str(bindir / "initdb"), "-D", str(pgdata), "-U", POSTGRES_SUPERUSER,
-                     "--pwfile", str(initdb_pwfile), "--auth-host=scram-sha-256",
-                     "--auth-local=reject", "--encoding=UTF8", "--locale=C.UTF-8"], account)
-        finally:
-            initdb_pwfile.unlink(missing_ok=True)
+        _init_cluster(pgdata, pwfile, bindir, account)
     if home != datadir:
         (datadir / "cluster").write_text(f"{home}\n")  # where the cluster is, for people
     password = pwfile.read_text().strip()
@@ -477,40 +464,75 @@ def start_postgres(datadir: Path | str, database: str = "tracker", port: int | N
     if pid is None or not portfile.exists():
         if pid is not None:  # running but its port unknown: stop it and start afresh
             Service("postgresql", "", pid, datadir, signal.SIGINT).stop()
-        if port is None and portfile.exists():
-            port = int(portfile.read_text())
-            try:
-                with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-                    # As PostgreSQL binds: connections of its previous life left in TIME_WAIT
-                    # do not take the port, a listening socket does.
-                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                    sock.bind(("127.0.0.1", port))
-            except OSError:
-                port = None
-        port = port or free_port()
-        _remove_stale_lock(pgdata)
-        if addresses:
-            _let_in_same_networks(pgdata)
-        options = f"-h {','.join(_listen_on(addresses))} -p {port} -c unix_socket_directories=''"
-        if not durable:
-            options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-        _give_to(account, home)
-        try:
-            _pg_run([str(bindir / "pg_ctl"), "-D", str(pgdata), "-l", str(log), "-w",
-                     "-t", str(int(STARTUP_TIMEOUT)), "-o", options, "start"], account)
-        except EmbeddedServerError as exc:
-            tail = log.read_text(errors="replace")[-2000:] if log.exists() else "(no log)"
-            raise EmbeddedServerError(f"PostgreSQL did not start: {exc}\nlog tail:\n{tail}") \
-                from exc
+        port = port or _previous_port(portfile) or free_port()
+        pid = _start_cluster(pgdata, bindir, account, port, durable, addresses)
         portfile.write_text(str(port))
-        pid = _postmaster_pid(pgdata)
-        if pid is None:
-            raise EmbeddedServerError(f"PostgreSQL wrote no postmaster.pid under {pgdata}")
     port = int(portfile.read_text())
     _create_database(port, password, database)
     return Service("postgresql",
                    f"postgres://{POSTGRES_SUPERUSER}:{password}@127.0.0.1:{port}/{database}",
                    pid, datadir, signal.SIGINT)
+
+
+def _init_cluster(pgdata: Path, pwfile: Path, bindir: Path,
+                  account: pwd.struct_passwd | None) -> None:
+    """Create the cluster in ``pgdata`` (a half-made one is removed first) with a new random
+    password for the superuser, written to ``pwfile`` (mode 0600)."""
+    home = pgdata.parent
+    shutil.rmtree(pgdata, ignore_errors=True)  # an initdb interrupted half-way
+    pwfile.write_text(secrets.token_urlsafe(24))
+    pwfile.chmod(0o600)
+    initdb_pwfile = home / "initdb-password"  # read by initdb as the account
+    shutil.copyfile(pwfile, initdb_pwfile)
+    initdb_pwfile.chmod(0o600)
+    _give_to(account, home)
+    try:
+        _pg_run([str(bindir / "initdb"), "-D", str(pgdata), "-U", POSTGRES_SUPERUSER,
+                 "--pwfile", str(initdb_pwfile), "--auth-host=scram-sha-256",
+                 "--auth-local=reject", "--encoding=UTF8", "--locale=C.UTF-8"], account)
+    finally:
+        initdb_pwfile.unlink(missing_ok=True)
+
+
+def _previous_port(portfile: Path) -> int | None:
+    """The port of the server's previous life (``portfile``) when it is free now, else None."""
+    if not portfile.exists():
+        return None
+    port = int(portfile.read_text())
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            # As PostgreSQL binds: connections of its previous life left in TIME_WAIT
+            # do not take the port, a listening socket does.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(("127.0.0.1", port))
+    except OSError:
+        return None
+    return port
+
+
+def _start_cluster(pgdata: Path, bindir: Path, account: pwd.struct_passwd | None, port: int,
+                   durable: bool, addresses: tuple[str, ...]) -> int:
+    """Start the server of ``pgdata`` on ``port`` with pg_ctl and wait for it; returns its pid.
+    Raises EmbeddedServerError with the log's tail when it does not start."""
+    home, log = pgdata.parent, pgdata.parent / "postgres.log"
+    _remove_stale_lock(pgdata)
+    if addresses:
+        _let_in_same_networks(pgdata)
+    options = f"-h {','.join(_listen_on(addresses))} -p {port} -c unix_socket_directories=''"
+    if not durable:
+        options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    _give_to(account, home)
+    try:
+        _pg_run([str(bindir / "pg_ctl"), "-D", str(pgdata), "-l", str(log), "-w",
+                 "-t", str(int(STARTUP_TIMEOUT)), "-o", options, "start"], account)
+    except EmbeddedServerError as exc:
+        tail = log.read_text(errors="replace")[-2000:] if log.exists() else "(no log)"
+        raise EmbeddedServerError(f"PostgreSQL did not start: {exc}\nlog tail:\n{tail}") \
+            from exc
+    pid = _postmaster_pid(pgdata)
+    if pid is None:
+        raise EmbeddedServerError(f"PostgreSQL wrote no postmaster.pid under {pgdata}")
+    return pid
 
 
 def _let_in_same_networks(pgdata: Path) -> None:
