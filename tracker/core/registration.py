@@ -108,32 +108,15 @@ def register_work(holder: RightsHolder, reference: str, extracted: Extracted, *,
             holding a control character (the message in the active language). A title or
             author found in the text has its control characters dropped instead.
     """
-    reference = reference.strip()
-    if not reference or len(reference) > 200:
-        raise ValueError(f"reference must be 1 to 200 characters, got {reference!r}")
-    for value in (reference, title, author):
-        try:
-            no_control_characters(value)
-        except ValidationError as exc:
-            raise ValueError(exc.messages[0]) from exc
+    reference = _checked_names(reference, title, author)
     sha = text_sha256(extracted.text)
     with transaction.atomic():
         work = Work.objects.select_for_update().filter(holder=holder, reference=reference).first()
         outcome = "updated" if work else "registered"
         if work is None:
             work = Work(holder=holder, reference=reference)
-        default_kind = WorkKind.NOVEL if len(extracted.sections) >= 2 else (
-            work.kind or WorkKind.OTHER)
-        wanted = {
-            "title": (title or without_controls(extracted.title or "").strip() or work.title
-                      or reference)[:500],
-            "author": (author or without_controls(extracted.author or "").strip()
-                       or work.author)[:300],
-            "kind": kind or default_kind,
-            "language": language or guess_language(extracted),
-            "source_name": (source_name or work.source_name)[:500],
-            "sections": extracted.sections,
-        }
+        wanted = _wanted_fields(work, extracted, title=title, author=author, kind=kind,
+                                language=language, source_name=source_name)
         new_text = work.sha256 != sha or work.status == WorkStatus.FAILED
         if work.pk and not new_text and all(getattr(work, k) == v for k, v in wanted.items()):
             # a work still pending (its task lost or never queued) is queued again
@@ -153,6 +136,38 @@ def register_work(holder: RightsHolder, reference: str, extracted: Extracted, *,
             work_id = work.pk
             transaction.on_commit(lambda: enqueue_ingest(work_id))
     return Registration(work, outcome, new_text)
+
+
+def _checked_names(reference: str, title: str, author: str) -> str:
+    """The stripped reference; ValueError when it is empty or over 200 characters, or when the
+    reference, title or author holds a control character (the message in the active language)."""
+    reference = reference.strip()
+    if not reference or len(reference) > 200:
+        raise ValueError(f"reference must be 1 to 200 characters, got {reference!r}")
+    for value in (reference, title, author):
+        try:
+            no_control_characters(value)
+        except ValidationError as exc:
+            raise ValueError(exc.messages[0]) from exc
+    return reference
+
+
+def _wanted_fields(work: Work, extracted: Extracted, *, title: str, author: str,
+                   kind: str | None, language: str | None, source_name: str) -> dict:
+    """The work's fields as ``register_work`` should leave them (see its Args for the defaults),
+    names and titles cut to their columns' lengths (characters)."""
+    default_kind = WorkKind.NOVEL if len(extracted.sections) >= 2 else (
+        work.kind or WorkKind.OTHER)
+    return {
+        "title": (title or without_controls(extracted.title or "").strip() or work.title
+                  or work.reference)[:500],
+        "author": (author or without_controls(extracted.author or "").strip()
+                   or work.author)[:300],
+        "kind": kind or default_kind,
+        "language": language or guess_language(extracted),
+        "source_name": (source_name or work.source_name)[:500],
+        "sections": extracted.sections,
+    }
 
 
 def enqueue_ingest(work_id: int) -> bool:
