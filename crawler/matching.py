@@ -13,7 +13,9 @@ works were indexed since it last was (``needs_rematch``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC
 
@@ -34,6 +36,28 @@ from tracker.core.models import Work
 # written, each with its work and holder) and ``created`` (set of the ids of those first recorded
 # now). Receivers: crawler.evidence (captures).
 matches_recorded = Signal()
+
+# Context managers entered around a crawl task's batch of pages (``batch_of_pages``), each made
+# by a factory that an app above the crawler registers (``around_batches``), as it connects to
+# matches_recorded: crawler.evidence sends the captures a batch requests as one message.
+_around_batch: dict[str, Callable[[], AbstractContextManager]] = {}
+
+
+def around_batches(uid: str, factory: Callable[[], AbstractContextManager]) -> None:
+    """Enter ``factory()`` around every batch of pages (``batch_of_pages``) from now on;
+    registered once per ``uid`` (a second registration replaces the first)."""
+    _around_batch[uid] = factory
+
+
+@contextlib.contextmanager
+def batch_of_pages() -> Iterator[None]:
+    """The block matches and records a batch of pages (a crawl task's URLs): the context
+    managers registered with ``around_batches`` are entered around it, in registration order,
+    and left when it ends (also when it raises)."""
+    with contextlib.ExitStack() as stack:
+        for factory in list(_around_batch.values()):
+            stack.enter_context(factory())
+        yield
 
 
 @dataclass(frozen=True)
