@@ -429,7 +429,8 @@ class Engine:
         lookup_revisions = getattr(self.index, "lookup_revisions", None)
         if lookup_revisions is None:
             return hits_of_each(self.index.lookup(union), None, pages)
-        return hits_of_each(*lookup_revisions(union), pages)
+        found, revisions = lookup_revisions(union)
+        return hits_of_each(found, revisions, pages)
 
     def _rank(self, hits: Hits) -> list[tuple[int, int]]:
         """``candidates`` from the postings of a lookup, each work as its place in
