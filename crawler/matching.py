@@ -27,7 +27,7 @@ from django.utils import timezone
 from crawler import cases
 from crawler.lib.domains import site_covering
 from crawler.lib.pagestore import Page, PageVersion
-from crawler.models import Match, ScanRun, TargetSite, WhitelistedDomain
+from crawler.models import Match, ScanRun, SearchHit, TargetSite, WhitelistedDomain
 from tracker.core.chapters import attribute
 from tracker.core.models import Work
 
@@ -162,10 +162,22 @@ def _record(page: Page, version: PageVersion, scan, found: list,
              and (only_works is None or str(uid) in only_works)]
     dropped = Match.objects.filter(pk__in=stale, still_matching=True).update(
         still_matching=False) if stale else 0
+    if created:
+        _tie_search_hits(page.canonical_url, [r for r in recorded if r.pk in created])
     if kept:
         matches_recorded.send(sender=Match, page=page, version=version, matches=recorded,
                               created=created)
     return MatchReport(len(kept), len(created), skipped, dropped)
+
+
+def _tie_search_hits(url: str, rows: list[Match]) -> None:
+    """Tie to each new match of ``rows`` (on the page of canonical URL ``url``) the web search
+    results that led to the page before it matched: results on a target site, which search
+    discovery leaves to the site's scans (``crawler.search_discovery``), for the match's work;
+    the match then lists the search among the ways it was found (``crawler.provenance``)."""
+    for row in rows:
+        SearchHit.objects.filter(match=None, url=url, outcome="target_site",
+                                 query__work_id=row.work_id).update(match=row)
 
 
 def page_site(page: Page) -> int | None:

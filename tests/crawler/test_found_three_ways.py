@@ -23,8 +23,10 @@ from tests.search_service import WORKER_SEARCH_PORT
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.mark.parametrize("target_first", [False, True],
+                         ids=["searched-before-its-site-is-a-target", "searched-on-a-target-site"])
 def test_a_copy_found_by_search_scan_and_archive_is_one_match_listing_each_way(
-        idle_worker, indexed_chapter, tmp_path, admin_client):
+        idle_worker, indexed_chapter, tmp_path, admin_client, target_first):
     from crawler.models import Case, Match, TargetSite
 
     work = indexed_chapter()
@@ -35,17 +37,23 @@ def test_a_copy_found_by_search_scan_and_archive_is_one_match_listing_each_way(
     with SimulatedWeb(sites, search_port=WORKER_SEARCH_PORT) as web:
         site = web.sites[0]
         (url,) = web.copies()[site.base]
-        # 1. a web search (run by the session's worker, like `discover --search --work ID`)
+
+        def make_target():  # staff make the site a target site
+            return TargetSite.objects.create(name="转载站", start_urls=[url],
+                                             allowed_domains=["127.0.0.1"], max_depth=0,
+                                             delay_seconds=0)
+
+        target = make_target() if target_first else None
+        # 1. a web search (run by the session's worker, like `discover --search --work ID`);
+        # on a target site it leaves the page to the site's scan, which has not run yet
         out = io.StringIO()
         call_command("discover", "--search", "--work", str(work.pk), "--wait", "--timeout",
                      "300", stdout=out, stderr=io.StringIO())
         searched = json.loads(out.getvalue().splitlines()[-1])
-        assert (searched["status"], searched["pages_matched"]) == ("finished", 1), searched
-        # 2. staff make the site a target; its scan reads the page again
-        target = TargetSite.objects.create(name="转载站", start_urls=[url],
-                                           allowed_domains=["127.0.0.1"], max_depth=0,
-                                           delay_seconds=0)
-        scanned = scan(target.pk)
+        assert searched["status"] == "finished", searched
+        assert searched["pages_matched"] == (0 if target_first else 1)
+        # 2. the site's scan reads the page (again)
+        scanned = scan((target or make_target()).pk)
         assert scanned["status"] == "finished", scanned
         # 3. a web archive holding the same page
         copy = next(p for p in site.pages if p.path == site.copy_paths[0])
