@@ -14,8 +14,8 @@ Records are matched in batches (settings.ARCHIVE_BATCH_RECORDS records or
 settings.ARCHIVE_BATCH_BYTES payload bytes, whichever comes first): one index lookup for a
 batch, not one Redis round trip per record. Progress is committed every
 settings.ARCHIVE_PROGRESS_RECORDS records, between two batches (the offset of the first record
-not done: every record before it is matched and recorded); a task delivered again after its worker died resumes there, and
-``sweep_stuck`` sends again a scan whose worker died, or fails it after
+not done: every record before it is matched and recorded); a task delivered again after its
+worker died resumes there, and ``sweep_stuck`` sends again a scan whose worker died, or fails it after
 settings.ARCHIVE_MAX_ATTEMPTS starts. A truncated or corrupt file keeps the records before
 the fault and is failed with the fault's offset and reason.
 """
