@@ -21,10 +21,11 @@ CHUNK = 500
 
 
 def loaded(matches):
-    """``matches`` (a QuerySet of Match) loading what ``found_by`` reads with them: scans and
-    their sites joined, search hits and archive finds fetched per chunk of rows (iterate with
-    ``.iterator(chunk_size=CHUNK)``)."""
-    return matches.select_related("first_scan__site", "last_scan__site").prefetch_related(
+    """``matches`` (a QuerySet of Match) loading what an export row reads with them: works,
+    holders, scans and their sites joined, search hits and archive finds fetched per chunk of
+    rows (iterate with ``.iterator(chunk_size=CHUNK)``)."""
+    return matches.select_related(
+        "work__holder", "first_scan__site", "last_scan__site").prefetch_related(
         "search_hits__query", "archive_finds")
 
 
