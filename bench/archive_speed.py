@@ -1,18 +1,19 @@
 """Web-archive scan speed: records per second of one worker process reading a WET file.
 
     .venv/bin/python -m bench.archive_speed --data ../shared/data            # 100,000 records
-    .venv/bin/python -m bench.archive_speed --data ../shared/data --index redis --repeat 5
+    .venv/bin/python -m bench.archive_speed --data ../shared/data --index redis --batch 1,200
 
 The bench writes a Common Crawl-like WET file (gzip, one member a record, warcio) of
 ``--records`` conversion records from the corpora: People's Daily documents (1998) and novel
 chapters that are not indexed, and one record in ``--copy-every`` that copies a 1,500-character
 excerpt of an indexed work inside a news document. It indexes ``--works`` chapters (the
-engine over a MemoryIndex, or with ``--index redis`` over a RedisIndex on an embedded Redis
-server: one round trip per record's lookup, as in a worker) and reads the file ``--repeat``
-times in this one process, each pass timed in wall and CPU seconds and split into reading
-(crawler.lib.archive.reader) and text and matching (crawler.lib.archive.text.matched_text,
-Engine.match): the work of crawler.archives per record, without PostgreSQL and MongoDB, which only the few
-matching records reach. Printed: the median pass and the load average around the runs, as
+engine over a MemoryIndex, and over a RedisIndex on an embedded Redis server: one round trip
+per ``--batch`` records' lookup, as in a worker) and reads the file ``--repeat`` times in this
+one process for each index and batch size, interleaved (pass 1 of each, then pass 2 ...), each
+pass timed in wall and CPU seconds and split into reading (crawler.lib.archive.reader) and text
+and matching (crawler.lib.archive.text.matched_texts, Engine.match_many): the work of
+crawler.archives per record, without PostgreSQL and MongoDB, which only the few matching
+records reach. Printed: the median pass of each and the load average around the runs, as
 Markdown, and one JSON line per pass.
 """
 
@@ -57,45 +58,54 @@ def write_wet(path: Path, records: int, works: list[str], fillers: list[str], co
     return copies
 
 
-def one_pass(path: Path, engine, max_bytes: int) -> dict:
-    """Read the whole file once; returns records, matched records and seconds per stage."""
+def one_pass(path: Path, engine, max_bytes: int, batch: int) -> dict:
+    """Read the whole file once, matching its records ``batch`` at a time (one index lookup a
+    batch, as crawler.archives does); returns records, matched records and seconds per stage."""
     from crawler.lib.archive.reader import ArchiveRecord, read_records
-    from crawler.lib.archive.text import matched_text
+    from crawler.lib.archive.text import matched_texts
 
     t = {"read": 0.0, "text_match": 0.0}
     records = matched = 0
+    pending: list = []
+
+    def match_pending() -> int:
+        started = time.perf_counter()
+        found = sum(m is not None for m in matched_texts(pending, engine))
+        t["text_match"] += time.perf_counter() - started
+        pending.clear()
+        return found
+
     wall, cpu = time.perf_counter(), time.process_time()
     with open(path, "rb") as stream:
         mark = time.perf_counter()
         for item in read_records(stream, max_bytes=max_bytes):
-            got = time.perf_counter()
-            t["read"] += got - mark
+            t["read"] += time.perf_counter() - mark
             if not isinstance(item, ArchiveRecord):
                 raise RuntimeError(f"fault: {item}")
             records += 1
-            matched += matched_text(item, engine) is not None
+            pending.append(item)
+            if len(pending) >= batch:
+                matched += match_pending()
             mark = time.perf_counter()
-            t["text_match"] += mark - got
+    matched += match_pending()
     return {"records": records, "matched": matched, "wall_s": time.perf_counter() - wall,
             "cpu_s": time.process_time() - cpu, **{f"{k}_s": v for k, v in t.items()}}
 
 
-def build_engine(kind: str, tmp: Path):
-    """(Engine, stop function) over a MemoryIndex, or a RedisIndex on an embedded Redis."""
+def build_engine(kind: str, server):
+    """An Engine over a MemoryIndex, or over a RedisIndex on ``server`` (an embedded Redis)."""
     from fingerprint import Engine
     from fingerprint.index import MemoryIndex
     from fingerprint.store import MemoryWorkStore
 
     if kind == "memory":
-        return Engine(MemoryIndex(), MemoryWorkStore()), lambda: None
+        return Engine(MemoryIndex(), MemoryWorkStore())
     import redis
 
     from fingerprint.index.redis import RedisIndex
-    from tracker.runtime import embedded
 
-    server = embedded.start_redis(tmp / "redis", persist=False)
     client = redis.Redis.from_url(server.url)
-    return Engine(RedisIndex(client, prefix="bench"), MemoryWorkStore()), server.stop
+    return Engine(RedisIndex(client, prefix="bench"), MemoryWorkStore())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,7 +116,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--works", type=int, default=300)
     parser.add_argument("--copy-every", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--index", choices=["memory", "redis"], default="memory")
+    parser.add_argument("--index", default="memory,redis",
+                        help="comma-separated: memory, redis (runs interleaved)")
+    parser.add_argument("--batch", default="200",
+                        help="comma-separated records per index lookup (settings."
+                             "ARCHIVE_BATCH_RECORDS; 1 = one lookup a record), interleaved")
     parser.add_argument("--max-bytes", type=int, default=5 * 1024 * 1024,
                         help="payload bytes kept per record (CrawlConfig.max_body_bytes)")
     parser.add_argument("--seed", type=int, default=0)
@@ -128,28 +142,42 @@ def main(argv: list[str] | None = None) -> int:
                            args.copy_every, args.seed)
         print(f"wrote {args.records} records ({copies} copies), {path.stat().st_size / 1e6:.1f} MB "
               f"in {time.perf_counter() - started:.0f} s", flush=True)
-        engine, stop = build_engine(args.index, tmp)
+        kinds = args.index.split(",")
+        setups = [(kind, int(b)) for kind in kinds for b in args.batch.split(",")]
+        server = None
+        if "redis" in kinds:
+            from tracker.runtime import embedded
+
+            server = embedded.start_redis(tmp / "redis", persist=False)
         try:
-            for w in works:
-                engine.add_work(w.id, w.text)
-            one_pass(path, engine, args.max_bytes)  # warm: caches filled, file in the page cache
+            engines = {kind: build_engine(kind, server) for kind in kinds}
+            for engine in engines.values():
+                for w in works:
+                    engine.add_work(w.id, w.text)
+            for kind, batch in setups:  # warm: caches filled, file in the page cache
+                one_pass(path, engines[kind], args.max_bytes, batch)
             load_before = os.getloadavg()
-            runs = []
-            for _ in range(args.repeat):
-                runs.append(one_pass(path, engine, args.max_bytes))
-                print(json.dumps(runs[-1]), flush=True)
+            runs: dict[tuple[str, int], list[dict]] = {setup: [] for setup in setups}
+            for _ in range(args.repeat):  # interleaved: run i of every setup, then run i + 1
+                for kind, batch in setups:
+                    runs[kind, batch].append(one_pass(path, engines[kind], args.max_bytes, batch))
+                    print(json.dumps({"index": kind, "batch": batch, **runs[kind, batch][-1]}),
+                          flush=True)
             load_after = os.getloadavg()
         finally:
-            stop()
-    median = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-    n = median["records"]
-    print(f"\nindex: {args.index}; {args.works} works; {n:.0f} records ({copies} copies, "
-          f"{median['matched']:.0f} matched); load average before {load_before}, after {load_after}\n")
-    print("| records/s (wall) | records/s (CPU) | read µs/record (wall) | "
-          "text + match µs/record (wall) |")
-    print("|---|---|---|---|")
-    print(f"| {n / median['wall_s']:.0f} | {n / median['cpu_s']:.0f} | "
-          f"{1e6 * median['read_s'] / n:.0f} | {1e6 * median['text_match_s'] / n:.0f} |")
+            if server is not None:
+                server.stop()
+    print(f"\n{args.works} works; {args.records} records ({copies} copies); load average "
+          f"before {load_before}, after {load_after}\n")
+    print("| index | records per lookup | records/s (wall) | records/s (CPU) | "
+          "read µs/record (wall) | text + match µs/record (wall) | matched |")
+    print("|---|---|---|---|---|---|---|")
+    for (kind, batch), passes in runs.items():
+        median = {k: statistics.median(r[k] for r in passes) for k in passes[0]}
+        n = median["records"]
+        print(f"| {kind} | {batch} | {n / median['wall_s']:.0f} | {n / median['cpu_s']:.0f} | "
+              f"{1e6 * median['read_s'] / n:.0f} | {1e6 * median['text_match_s'] / n:.0f} | "
+              f"{median['matched']:.0f} |")
     return 0
 
 

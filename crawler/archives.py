@@ -10,9 +10,12 @@ cases and evidence captures as for a scan. Each match gets an ArchiveFind (file,
 WARC-Date, WARC-Target-URI), once per (match, file, offset): a file read again records nothing
 twice. Records that match nothing leave no trace but the counters: most of an archive.
 
-Progress is committed every settings.ARCHIVE_PROGRESS_RECORDS records (the offset of the first
-record not done); a task delivered again after its worker died resumes there, and
-``sweep_stuck`` sends again a scan whose worker died, or fails it after
+Records are matched in batches (settings.ARCHIVE_BATCH_RECORDS records or
+settings.ARCHIVE_BATCH_BYTES payload bytes, whichever comes first): one index lookup for a
+batch, not one Redis round trip per record. Progress is committed every
+settings.ARCHIVE_PROGRESS_RECORDS records, between two batches (the offset of the first record
+not done: every record before it is matched and recorded); a task delivered again after its
+worker died resumes there, and ``sweep_stuck`` sends again a scan whose worker died, or fails it after
 settings.ARCHIVE_MAX_ATTEMPTS starts. A truncated or corrupt file keeps the records before
 the fault and is failed with the fault's offset and reason.
 """
@@ -33,7 +36,7 @@ from django.utils.translation import gettext_noop
 from crawler import matching, scans
 from crawler.lib.archive import sources
 from crawler.lib.archive.reader import ArchiveRecord, Fault, read_records
-from crawler.lib.archive.text import matched_text
+from crawler.lib.archive.text import RecordText, matched_texts
 from crawler.lib.canonical import InvalidURL, canonical_url, host_of
 from crawler.models import ArchiveFind, ArchiveScan, ArchiveStatus, Match
 from tracker.core import notes
@@ -141,19 +144,23 @@ def _scan(scan: ArchiveScan, engine, crawler) -> str:
             ArchiveScan.objects.filter(pk=scan_id).update(bytes_total=scan.bytes_total)
         end = scan.range_end if scan.range_end is not None else scan.range_start + scan.bytes_total
         with sources.open_range(scan.source, http, scan.offset, scan.range_end, timeout) as stream:
-            counts = _Counts()
+            counts, batch = _Counts(), _Batch()
             for item in read_records(stream, max_bytes=config.max_body_bytes,
                                      base_offset=scan.offset, end_offset=scan.range_end):
                 if isinstance(item, Fault):
+                    _match_batch(scan, batch, engine, crawler, counts)
                     _commit(scan, counts, item.offset)
                     return _close(scan, ArchiveStatus.FAILED, notes.coded(
                         "archive_fault", gettext_noop("failed at byte %(offset)s: %(reason)s"),
                         offset=item.offset, reason=item.reason), error_offset=item.offset)
-                if counts.records >= settings.ARCHIVE_PROGRESS_RECORDS:
-                    _commit(scan, counts, item.offset)
+                if batch.full(counts.records):
+                    _match_batch(scan, batch, engine, crawler, counts)
+                if not batch.records and counts.records >= settings.ARCHIVE_PROGRESS_RECORDS:
+                    _commit(scan, counts, item.offset)  # every record before it is matched
+                batch.add(item)
                 counts.records += 1
                 counts.cut += item.cut
-                _match_record(scan, item, engine, crawler, counts)
+            _match_batch(scan, batch, engine, crawler, counts)
             _commit(scan, counts, max(end, scan.offset))
     except sources.SourceError as exc:
         return _close(scan, ArchiveStatus.FAILED, notes.coded(
@@ -164,15 +171,42 @@ def _scan(scan: ArchiveScan, engine, crawler) -> str:
     return _close(scan, ArchiveStatus.FINISHED, "")
 
 
-def _match_record(scan: ArchiveScan, record: ArchiveRecord, engine, crawler,
-                  counts: _Counts) -> None:
-    """Match one record's text and record what it copies (see the module docstring)."""
-    if not record.uri:
-        return
-    matched = matched_text(record, engine)
-    if matched is None:
-        return
-    text, found = matched
+@dataclass
+class _Batch:
+    """Records read but not matched yet, and their payload bytes."""
+
+    records: list[ArchiveRecord] = field(default_factory=list)
+    size: int = 0
+
+    def add(self, record: ArchiveRecord) -> None:
+        self.records.append(record)
+        self.size += len(record.body)
+
+    def full(self, uncommitted: int) -> bool:
+        """True when the batch is to be matched before another record joins it: it holds
+        settings.ARCHIVE_BATCH_RECORDS records or settings.ARCHIVE_BATCH_BYTES payload bytes,
+        or progress is due (``uncommitted`` records since the last commit), which commits
+        only between batches."""
+        return bool(self.records) and (
+            len(self.records) >= settings.ARCHIVE_BATCH_RECORDS
+            or self.size >= settings.ARCHIVE_BATCH_BYTES
+            or uncommitted >= settings.ARCHIVE_PROGRESS_RECORDS)
+
+
+def _match_batch(scan: ArchiveScan, batch: _Batch, engine, crawler, counts: _Counts) -> None:
+    """Match the records of ``batch`` (one index lookup for all, ``matched_texts``), record
+    what each copies (``_record``) and empty the batch."""
+    records = [r for r in batch.records if r.uri]
+    for record, matched in zip(records, matched_texts(records, engine), strict=True):
+        if matched is not None:
+            _record(scan, record, *matched, crawler, counts)
+    batch.records, batch.size = [], 0
+
+
+def _record(scan: ArchiveScan, record: ArchiveRecord, text: RecordText, found: list, crawler,
+            counts: _Counts) -> None:
+    """Store the page of ``record`` (its ``text``) and record the matches ``found`` in it, with
+    their ArchiveFinds (see the module docstring)."""
     try:
         url = canonical_url(record.uri)
     except InvalidURL:

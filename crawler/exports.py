@@ -27,6 +27,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from crawler.provenance import found_by, way_names
 from tracker.core.chapters import attribute, passages_from_json
 from tracker.core.spreadsheets import safe
 from tracker.text.untrusted import json_text
@@ -53,6 +54,7 @@ COLUMNS = [
     ("page_id", gettext_lazy("page id"), 26),
     ("version_id", gettext_lazy("page version id"), 26),
     ("passages", gettext_lazy("passage offsets"), 40),
+    ("found_by", gettext_lazy("found by"), 30),
 ]
 KEYS = [key for key, _heading, _width in COLUMNS]
 SCORES = ("score", "containment_page", "containment_work")
@@ -102,7 +104,8 @@ def record(match, translated: bool = False) -> dict:
     the ``KEYS``: scores are floats in 0..1 (4 decimals); times ISO 8601 in the current time
     zone with its offset; ``passages`` a list of offset dicts (characters) cut at the work's
     chapter boundaries, ``chapter`` the titles they cover ("; "-separated); ``review_status``
-    its code, or its label in the active language when ``translated``.
+    its code, or its label in the active language when ``translated``; ``found_by`` each way
+    the page was found (scan, web search, web archive: ``crawler.provenance.found_by``).
 
     Raises:
         ValueError: the match's stored passages are malformed.
@@ -120,7 +123,7 @@ def record(match, translated: bool = False) -> dict:
         "review_status": (match.get_review_status_display() if translated
                           else match.review_status),
         "work_id": work.pk, "page_id": match.page_id, "version_id": match.version_id,
-        "passages": [p.to_dict() for p in found.passages],
+        "passages": [p.to_dict() for p in found.passages], "found_by": found_by(match),
     }
 
 
@@ -130,6 +133,8 @@ def _cells(match, translated: bool) -> list:
     ``record``'s values."""
     row = record(match, translated)
     row["passages"] = json.dumps(row["passages"])
+    row["found_by"] = (", ".join(way_names(row["found_by"])) if translated
+                       else json.dumps(row["found_by"], ensure_ascii=False))
     if translated:
         row["still_matching"] = _("Yes") if row["still_matching"] else _("No")
         row.update({key: f"{row[key]:.0%}" for key in SCORES})
@@ -142,6 +147,7 @@ def _typed_cells(match) -> list:
     format), first and last seen as date cells in the active time zone, yes/no translated."""
     row = record(match, translated=True)
     row["passages"] = json.dumps(row["passages"])
+    row["found_by"] = ", ".join(way_names(row["found_by"]))
     row["still_matching"] = _("Yes") if row["still_matching"] else _("No")
     for key in TIMES:  # a spreadsheet's date cell has no zone: the local time, as on screen
         row[key] = sheet_time(getattr(match, key))

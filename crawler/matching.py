@@ -13,7 +13,9 @@ works were indexed since it last was (``needs_rematch``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC
 
@@ -25,7 +27,7 @@ from django.utils import timezone
 from crawler import cases
 from crawler.lib.domains import site_covering
 from crawler.lib.pagestore import Page, PageVersion
-from crawler.models import Match, ScanRun, TargetSite, WhitelistedDomain
+from crawler.models import Match, ScanRun, SearchHit, TargetSite, WhitelistedDomain
 from tracker.core.chapters import attribute
 from tracker.core.models import Work
 
@@ -34,6 +36,28 @@ from tracker.core.models import Work
 # written, each with its work and holder) and ``created`` (set of the ids of those first recorded
 # now). Receivers: crawler.evidence (captures).
 matches_recorded = Signal()
+
+# Context managers entered around a crawl task's batch of pages (``batch_of_pages``), each made
+# by a factory that an app above the crawler registers (``around_batches``), as it connects to
+# matches_recorded: crawler.evidence sends the captures a batch requests as one message.
+_around_batch: dict[str, Callable[[], AbstractContextManager]] = {}
+
+
+def around_batches(uid: str, factory: Callable[[], AbstractContextManager]) -> None:
+    """Enter ``factory()`` around every batch of pages (``batch_of_pages``) from now on;
+    registered once per ``uid`` (a second registration replaces the first)."""
+    _around_batch[uid] = factory
+
+
+@contextlib.contextmanager
+def batch_of_pages() -> Iterator[None]:
+    """The block matches and records a batch of pages (a crawl task's URLs): the context
+    managers registered with ``around_batches`` are entered around it, in registration order,
+    and left when it ends (also when it raises)."""
+    with contextlib.ExitStack() as stack:
+        for factory in list(_around_batch.values()):
+            stack.enter_context(factory())
+        yield
 
 
 @dataclass(frozen=True)
@@ -138,10 +162,22 @@ def _record(page: Page, version: PageVersion, scan, found: list,
              and (only_works is None or str(uid) in only_works)]
     dropped = Match.objects.filter(pk__in=stale, still_matching=True).update(
         still_matching=False) if stale else 0
+    if created:
+        _tie_search_hits(page.canonical_url, [r for r in recorded if r.pk in created])
     if kept:
         matches_recorded.send(sender=Match, page=page, version=version, matches=recorded,
                               created=created)
     return MatchReport(len(kept), len(created), skipped, dropped)
+
+
+def _tie_search_hits(url: str, rows: list[Match]) -> None:
+    """Tie to each new match of ``rows`` (on the page of canonical URL ``url``) the web search
+    results that led to the page before it matched: results on a target site, which search
+    discovery leaves to the site's scans (``crawler.search_discovery``), for the match's work;
+    the match then lists the search among the ways it was found (``crawler.provenance``)."""
+    for row in rows:
+        SearchHit.objects.filter(match=None, url=url, outcome="target_site",
+                                 query__work_id=row.work_id).update(match=row)
 
 
 def page_site(page: Page) -> int | None:

@@ -16,7 +16,8 @@ staff on the work admin) goes over the indexed works, or one work, in its task
    retries (``search_with_retries``) moves on to the next provider. Each query is a
    ``SearchQuery`` row with the provider, results, requests made and the failure, if any.
 3. A result URL on a target site's domain is not fetched (its site's scans read it, with the
-   site's settings): its ``SearchHit`` is tied to the match a scan recorded there, if any. Each
+   site's settings): its ``SearchHit`` is tied to the match a scan recorded there, or to the
+   one a scan records there later (``crawler.matching``). Each
    other result URL not read yet in the run goes through the crawl library (canonical form,
    trap check, robots.txt, politeness, SSRF guard, size and time limits: ``Crawler.step``),
    with up to settings.SEARCH_PAGE_PARTS next parts of a chapter split over pages, and its

@@ -31,7 +31,6 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from crawler import matching, scans, takedown
-from crawler.evidence.actions import captures_sent_together
 from crawler.lib import pagekeys
 from crawler.lib.frontier import microseconds
 from crawler.lib.outcomes import Outcome
@@ -148,7 +147,7 @@ def _crawl(task, scan_id: int, urls: list, token: str, start: int = 0) -> list[s
         log.info("dropping %d URL(s) from %s: scan %s is not open for this run", len(urls),
                  urls[0][0], scan_id)
         return ["stale"] * (len(urls) - start)
-    with captures_sent_together():  # one capture message for the whole batch
+    with matching.batch_of_pages():  # e.g. one capture message for the whole batch
         return _crawl_batch(task, crawler, scan_id, urls, token, start)
 
 

@@ -31,7 +31,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from crawler import actions as crawler_actions
-from crawler import exports
+from crawler import exports, provenance
 from crawler.evidence.verdicts import verdict_words
 from crawler.lib.evidence.verify import FAIL, UNVERIFIED, VALID
 from crawler.models import Match, ReviewStatus
@@ -251,6 +251,9 @@ class MatchAdmin(WorkColumns, HolderScopedAdmin):
             "languages": NoticeLanguage.choices,
             "captures": captures_of(match),
         }
+        context["found_by"] = provenance.found_by(match)
+        context["found_by_names"] = provenance.way_names(context["found_by"])
+        context["found_by_scans"] = [w for w in context["found_by"] if w["way"] == "scan"]
         return TemplateResponse(request, "dashboard/evidence.html", context)
 
     def report_view(self, request, object_id, pdf=False):
@@ -303,14 +306,14 @@ class MatchAdmin(WorkColumns, HolderScopedAdmin):
             changelist = self.get_changelist_instance(request)
         except IncorrectLookupParameters:
             return HttpResponseBadRequest(_("These filters are not valid."))
-        queryset = changelist.get_queryset(request).with_parts()
+        queryset = provenance.loaded(changelist.get_queryset(request).with_parts())
         stamp = timezone.localtime().strftime("%Y%m%d-%H%M")
         if fmt == "csv":
-            response = StreamingHttpResponse(exports.csv_chunks(queryset.iterator()),
+            response = StreamingHttpResponse(exports.csv_chunks(queryset.iterator(chunk_size=provenance.CHUNK)),
                                              content_type="text/csv; charset=utf-8")
             response["Content-Disposition"] = f'attachment; filename="matches-{stamp}.csv"'
             return response
-        return _attachment(exports.to_xlsx(queryset.iterator()),
+        return _attachment(exports.to_xlsx(queryset.iterator(chunk_size=provenance.CHUNK)),
                            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
                            f"matches-{stamp}.xlsx")
 

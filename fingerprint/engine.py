@@ -11,7 +11,7 @@ character offsets in both texts.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -22,7 +22,7 @@ from fingerprint.compiled.lookup import rank
 from fingerprint.config import EngineConfig
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index.base import check_work_id
-from fingerprint.index.hits import Hits, hits_from_lookup
+from fingerprint.index.hits import Hits, hits_from_lookup, hits_of_each
 from fingerprint.letters import (
     DIGIT_LETTER,
     EmptyTextError,
@@ -407,6 +407,19 @@ class Engine:
             return hits_from_lookup(self.index.lookup(keys.tolist()), None)
         return hits_from_lookup(*lookup_revisions(keys.tolist()))
 
+    def _hits_of_each(self, pages: list[np.ndarray]) -> list[Hits]:
+        """``[_hits(keys) for keys in pages]``, the index asked once for all pages' keys when
+        it is a remote one (``lookup_revisions`` or ``lookup``: one round trip for all); an
+        index with ``lookup_hits`` (in this process) is asked page by page."""
+        if len(pages) < 2 or getattr(self.index, "lookup_hits", None) is not None:
+            return [self._hits(keys) for keys in pages]
+        union = np.unique(np.concatenate(pages)).tolist()
+        lookup_revisions = getattr(self.index, "lookup_revisions", None)
+        if lookup_revisions is None:
+            return hits_of_each(self.index.lookup(union), None, pages)
+        found, revisions = lookup_revisions(union)
+        return hits_of_each(found, revisions, pages)
+
     def _rank(self, hits: Hits) -> list[tuple[int, int]]:
         """``candidates`` from the postings of a lookup, each work as its place in
         ``hits.works``: the works with the most hits, up to ``max_candidates`` distinct hit
@@ -443,12 +456,28 @@ class Engine:
         not looked up). Raises as ``match``."""
         letters = self.letters(text)
         keys = self._query_key_array(letters)
-        c = self.config
-        if len(letters) < c.min_text_letters:
+        if len(letters) < self.config.min_text_letters:
             return PageMatches([], keys)
-        aligned = self._align_candidates(letters, self._revised(self._hits(keys)))
-        return PageMatches(
-            self._judge(letters, exact_codes(letters, text) if aligned else None, aligned), keys)
+        return PageMatches(self._matches(text, letters, self._hits(keys)), keys)
+
+    def match_many(self, texts: Sequence[str]) -> list[list[Match]]:
+        """``[match(text) for text in texts]``, with one index lookup for all the texts' keys
+        (one round trip to a RedisIndex instead of one per text: what an archive scan, with
+        thousands of short pages a second, waits on). Raises as ``match`` (for the first text
+        that fails, before anything is looked up)."""
+        letters = [self.letters(text) for text in texts]
+        asked = [i for i, page in enumerate(letters) if len(page) >= self.config.min_text_letters]
+        hits = self._hits_of_each([self._query_key_array(letters[i]) for i in asked])
+        out: list[list[Match]] = [[] for _ in texts]
+        for i, page_hits in zip(asked, hits, strict=True):
+            out[i] = self._matches(texts[i], letters[i], page_hits)
+        return out
+
+    def _matches(self, text: str, letters: Letters, hits: Hits) -> list[Match]:
+        """The matches of a page (``text`` and its ``letters``) from the postings of its
+        query keys (``hits``): candidates aligned, then judged (see ``match``)."""
+        aligned = self._align_candidates(letters, self._revised(hits))
+        return self._judge(letters, exact_codes(letters, text) if aligned else None, aligned)
 
     def verify(self, letters: Letters, work_id: str) -> Match | None:
         """Align a page's letters with one stored work, alone (no other work discounts its

@@ -12,6 +12,7 @@ from tracker.core.ingestion import work_indexed
 DISPATCH_UID = "evidence.capture_matched_versions"
 REMOVAL_DISPATCH_UID = "evidence.capture_removal"
 REGISTRATION_DISPATCH_UID = "evidence.stamp_registration"
+BATCH_UID = "evidence.captures_sent_together"
 
 
 def capture_matched_versions(sender, page, version, matches, created, **kwargs) -> None:
@@ -53,9 +54,13 @@ def capture_removal(sender, match, check, exchange, **kwargs) -> None:
 
 def connect() -> None:
     """Connect the receivers to ``crawler.matching.matches_recorded``,
-    ``crawler.takedown.takedown_checked`` and ``tracker.core.ingestion.work_indexed`` (once)."""
+    ``crawler.takedown.takedown_checked`` and ``tracker.core.ingestion.work_indexed``, and
+    send the captures of a crawl task's batch of pages together
+    (``crawler.matching.around_batches``; once each)."""
     from crawler.evidence import registrations
+    from crawler.evidence.actions import captures_sent_together
 
     work_indexed.connect(registrations.work_indexed, dispatch_uid=REGISTRATION_DISPATCH_UID)
     matching.matches_recorded.connect(capture_matched_versions, dispatch_uid=DISPATCH_UID)
     takedown.takedown_checked.connect(capture_removal, dispatch_uid=REMOVAL_DISPATCH_UID)
+    matching.around_batches(BATCH_UID, captures_sent_together)

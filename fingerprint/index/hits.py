@@ -3,7 +3,8 @@
 ``Index.lookup`` returns ``{key: [(work_id, window), ...]}``, one Python tuple per posting; a
 templated page hits hundreds of postings, and building those tuples cost more than ranking
 them. A MemoryIndex gives its postings as arrays directly (``MemoryIndex.lookup_hits``); any
-other index (RedisIndex) is adapted at its edge by ``hits_from_lookup``.
+other index (RedisIndex) is adapted at its edge by ``hits_from_lookup``; ``hits_of_each`` splits
+one lookup of several pages' keys together (one round trip for many pages) into each page's.
 """
 
 from __future__ import annotations
@@ -43,3 +44,17 @@ def hits_from_lookup(found: dict[int, list[tuple[str, int]]],
     works = list(number)
     return Hits(works, None if revisions is None else [revisions[w] for w in works],
                 np.array(work, dtype=np.int64), np.array(window, dtype=np.int64))
+
+
+def hits_of_each(found: dict[int, list[tuple[str, int]]], revisions: dict[str, str] | None,
+                 pages: Sequence[np.ndarray]) -> list[Hits]:
+    """The Hits of each page of ``pages`` (each its query keys, uint64 (n,), duplicates
+    allowed) from one ``Index.lookup`` (``found``) and, when the index reports them, its
+    ``lookup_revisions`` revisions, of keys that include every page's keys. A key's postings
+    do not depend on the other keys asked with it (the stop-list counts the works of one
+    key), so each page's Hits are those its own lookup would give, up to their order."""
+    out = []
+    for keys in pages:
+        wanted = np.unique(keys).tolist()
+        out.append(hits_from_lookup({k: found[k] for k in wanted if k in found}, revisions))
+    return out

@@ -204,6 +204,27 @@ def test_a_worker_killed_mid_file_resumes_where_its_progress_was_committed(idle_
     assert ArchiveFind.objects.count() == 2
 
 
+def test_records_matched_in_batches_are_each_recorded_and_progress_commits_between_them(
+        work, tmp_path, settings):
+    from crawler import archives, scans
+    from tracker.core.engine import get_engine
+
+    settings.ARCHIVE_BATCH_RECORDS, settings.ARCHIVE_PROGRESS_RECORDS = 2, 3
+    pages = [COPY_A, COPY_B, other(1), other(2), COPY_B, other(3), other(4), COPY_A]
+    path = tmp_path / "batches.warc.gz"
+    offsets = archive_files.write(path, pages)
+    cut = tmp_path / "batches-cut.warc.gz"  # the last record broken off
+    cut.write_bytes(path.read_bytes()[:offsets[-1] + 50])
+    scan = ArchiveScan.objects.create(source=str(cut), identity=str(cut), batch="b")
+    assert archives.run(scan.pk, get_engine(), scans.get_crawler(), "t") == "failed"
+    scan.refresh_from_db()
+    # two copies in the first batch, one in a later one: each recorded, at its own offset
+    assert (scan.records, scan.matches, scan.error_offset) == (8, 3, offsets[-1])
+    assert sorted(ArchiveFind.objects.values_list("offset", flat=True)) == sorted(
+        [offsets[0], offsets[1], offsets[4]])
+    assert Match.objects.count() == 2 and scan.offset == offsets[-1]  # committed to the fault
+
+
 def test_a_duplicate_message_leaves_a_held_scan_alone_and_the_sweeper_resends_stale_ones(
         platform_stores, tmp_path, settings):
     from datetime import timedelta

@@ -519,7 +519,8 @@ def test_the_captures_of_a_crawl_batch_go_in_one_message_and_are_all_made(idle_w
     from bson import ObjectId
     from celery.signals import before_task_publish
 
-    from crawler.evidence.actions import captures_sent_together, do_request_capture
+    from crawler import matching
+    from crawler.evidence.actions import do_request_capture
     from crawler.evidence.models import CaptureState
     from crawler.models import Match
     from tracker.core.models import AuditEvent
@@ -543,7 +544,7 @@ def test_the_captures_of_a_crawl_batch_go_in_one_message_and_are_all_made(idle_w
     before_task_publish.connect(published)
     try:
         matches = list(Match.objects.order_by("pk"))
-        with captures_sent_together():
+        with matching.batch_of_pages():  # what a crawl task wraps its batch in
             requested = [do_request_capture(m, str(ObjectId())).pk for m in matches]
             assert sent == []  # committed, not sent yet
         assert sent == [("evidence.capture_pages", [requested])]

@@ -12,8 +12,6 @@ import dataclasses
 import datetime
 import io
 import json
-import os
-import socket
 import time
 
 import pytest
@@ -24,20 +22,10 @@ from django.utils import timezone, translation
 from bench.search_discovery import demo_corpus
 from bench.simweb import SimulatedWeb, plan_web
 from crawler.lib.pipeline import Crawler
+from tests.search_service import WORKER_SEARCH_PORT, free_port
 
 LOOPBACK = ("127.0.0.0/25",)  # the simulated web's hosts (127.0.0.2 ...)
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-# The session's Celery worker copies this process's environment when it starts (after the
-# tests are collected): its search provider is the service the command test serves there.
-WORKER_SEARCH_PORT = _free_port()
-os.environ["TRACKER_SEARCH_PROVIDERS"] = f"searxng=http://127.0.0.1:{WORKER_SEARCH_PORT}"
 
 
 def _register(works: dict[str, str]):
@@ -166,7 +154,7 @@ def test_a_provider_down_fails_the_run_with_the_reason(crawler, settings):
     from tracker.core import notes
 
     _register({"xyj": demo_corpus()[0]["xiyouji-1"]})
-    settings.SEARCH_PROVIDERS = f"searxng=http://127.0.0.1:{_free_port()}"  # nobody listens
+    settings.SEARCH_PROVIDERS = f"searxng=http://127.0.0.1:{free_port()}"  # nobody listens
     settings.SEARCH_RETRIES, settings.SEARCH_RETRY_BASE_SECONDS = 1, 0.05
     run = _run(crawler)
     assert run.status == "failed" and run.queries == 0

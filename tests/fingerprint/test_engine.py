@@ -266,6 +266,32 @@ def test_redis_index_and_mongo_store_give_the_same_matches(redis_client, mongo_d
     assert engine.match(chapters[1]["text"])[0].work_id == chapters[1]["id"]
 
 
+def _epoch_reads(client) -> int:
+    """GET commands the Redis server has answered: a RedisIndex lookup reads its epoch once
+    per round trip."""
+    return client.info("commandstats").get("cmdstat_get", {}).get("calls", 0)
+
+
+@pytest.mark.parametrize("index", ["redis", "plain"])
+def test_match_many_gives_each_texts_matches_from_one_lookup(redis_client, mongo_db, chapters,
+                                                             index):
+    shared = RedisIndex(redis_client, prefix="many") if index == "redis" else PlainIndex()
+    engine = Engine(shared, MongoWorkStore(mongo_db) if index == "redis" else MemoryWorkStore())
+    _index_chapters(engine, chapters)
+    texts = [PORTAL + _paragraph_of(chapter["text"])[1] for chapter in chapters]
+    texts += [PORTAL + "今日天气晴朗，适合出行。" * 20, "短", chapters[1]["text"][:1200]
+              + "\n" + chapters[2]["text"][2000:3000]]
+    single = [[m.to_dict() for m in engine.match(t)] for t in texts]
+    before = _epoch_reads(redis_client)
+    many = engine.match_many(texts)
+    if index == "redis":  # one round trip for the seven texts (each match above made one)
+        assert _epoch_reads(redis_client) - before == 1
+    assert [[m.to_dict() for m in found] for found in many] == single
+    assert [[m.work_id for m in found] for found in many[:3]] == [[c["id"]] for c in chapters]
+    assert many[3] == many[4] == [] and len(many[5]) == 2
+    assert engine.match_many([]) == []
+
+
 def test_add_work_is_atomic_when_the_index_is_down(chapters):
     down = redis.Redis(host="127.0.0.1", port=free_port(), socket_connect_timeout=0.5)
     store = MemoryWorkStore()

@@ -19,6 +19,7 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
+from celery import current_app
 from django.conf import settings
 from django.utils import timezone
 from django.utils.translation import gettext_noop
@@ -116,10 +117,8 @@ def _stalled(job_id: int) -> bool:
 def queue(job_id: int, task: str) -> None:
     """Send ``task`` (a name of ``TASKS``) for job ``job_id``; when the task queue is
     unreachable the job is failed now ("not_queued"), never left running."""
-    from tracker.celery import app
-
     try:
-        app.send_task(task, args=[job_id])
+        current_app.send_task(task, args=[job_id])
     except Exception as exc:  # kombu's errors when Redis is down: fail now, not "running"
         fail(job_id, notes.coded("import_not_queued", gettext_noop(
             "The import could not be queued (task queue unreachable: %(error)s); upload the "

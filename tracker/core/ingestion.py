@@ -13,6 +13,7 @@ import contextlib
 import logging
 from pathlib import Path
 
+from celery import current_app
 from django.conf import settings
 from django.dispatch import Signal
 from django.utils import timezone
@@ -138,10 +139,8 @@ def forget_work(engine_id: str) -> None:
     try:
         get_engine().remove_work(engine_id)
     except storage_errors() as exc:
-        from tracker.celery import app
-
         log.warning("removing work %s postponed: %s", engine_id, exc)
-        app.send_task("tracker.core.tasks.remove_work", args=[engine_id])
+        current_app.send_task("tracker.core.tasks.remove_work", args=[engine_id])
 
 
 def work_text(work: Work) -> str | None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
+from celery import current_app
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -178,11 +179,9 @@ def enqueue_ingest(work_id: int) -> bool:
         when the broker is unreachable (logged; the work stays pending with its staged text
         and that note, and ``manage.py reindex``, the sweeper or importing it again queues it).
     """
-    from tracker.celery import app
-
     try:  # by name: the tasks module imports this one. No result is read, so none is awaited:
         # subscribing to it retried an unreachable Redis 20 times (about 20 s) per work
-        app.send_task("tracker.core.tasks.ingest_work", args=[work_id], ignore_result=True)
+        current_app.send_task("tracker.core.tasks.ingest_work", args=[work_id], ignore_result=True)
         Work.objects.filter(pk=work_id, status=WorkStatus.PENDING,
                             error__startswith=notes.stored_prefix("not_queued")).update(error="")
         return True

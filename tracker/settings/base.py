@@ -802,3 +802,8 @@ ARCHIVE_CDX_URL = env.str("TRACKER_ARCHIVE_CDX_URL",
 ARCHIVE_DATA_URL = env.str("TRACKER_ARCHIVE_DATA_URL", default="https://data.commoncrawl.org/")
 ARCHIVE_CDX_MAX_CAPTURES = env.int("TRACKER_ARCHIVE_CDX_MAX_CAPTURES", default=10_000)
 ARCHIVE_WAIT_TIMEOUT_SECONDS = env.float("TRACKER_ARCHIVE_WAIT_TIMEOUT", default=24 * 3600.0)
+# A task matches the records it reads in batches of ARCHIVE_BATCH_RECORDS records, or fewer
+# once their payloads reach ARCHIVE_BATCH_BYTES: one index lookup (one Redis round trip) a
+# batch; progress is committed between batches (bench/README.md, "Web-archive scans").
+ARCHIVE_BATCH_RECORDS = env.int("TRACKER_ARCHIVE_BATCH_RECORDS", default=200)
+ARCHIVE_BATCH_BYTES = env.int("TRACKER_ARCHIVE_BATCH_MB", default=16) * 1024 * 1024

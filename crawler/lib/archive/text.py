@@ -7,10 +7,11 @@ decodes it and extracts the main text and title (HTML: one lxml tree and resilip
 page's text (UTF-8, as Common Crawl writes it): it is only normalised
 (``tracker.text.normalize``), as a plain-text page would be.
 
-``matched_text`` is what an archive scan does per record: most records copy nothing, so a WET
-record's text is first matched as written, and normalised (then matched again, for passages
-whose offsets are those of the stored text) only when that found something; normalising was
-the largest share of a record's CPU time (bench/README.md, "Web-archive scans").
+``matched_texts`` is what an archive scan does per batch of records: most records copy nothing,
+so a WET record's text is first matched as written, and normalised (then matched again, for
+passages whose offsets are those of the stored text) only when that found something;
+normalising was the largest share of a record's CPU time, and the batch's one index lookup
+saves a Redis round trip per record (bench/README.md, "Web-archive scans").
 """
 
 from __future__ import annotations
@@ -57,14 +58,29 @@ def record_text(record: ArchiveRecord) -> RecordText | None:
                       {"method": extracted.method, "error": extracted.error})
 
 
-def matched_text(record: ArchiveRecord, engine) -> tuple[RecordText, list] | None:
-    """(the record's RecordText, the works ``engine`` (a fingerprint.Engine) finds in it, a
-    non-empty list of fingerprint.Match whose passages are offsets in that text), or None when
-    the record has no text or its text copies nothing. Raises what ``engine.match`` raises."""
-    if record.kind == "conversion" and not engine.match(record.body.decode("utf-8", "replace")):
-        return None  # the common case, decided without normalising the text
-    text = record_text(record)
-    if text is None or not text.text:
-        return None
-    found = engine.match(text.text)
-    return (text, found) if found else None
+def matched_texts(records: list[ArchiveRecord], engine) -> list[tuple[RecordText, list] | None]:
+    """For each of ``records``, in order: (the record's RecordText, the works ``engine`` (a
+    fingerprint.Engine) finds in it, a non-empty list of fingerprint.Match whose passages are
+    offsets in that text), or None when the record has no text or its text copies nothing.
+    One index lookup for the whole batch (``Engine.match_many``: one Redis round trip instead
+    of one per record); only the few WET records whose text as written matched are normalised
+    and matched again, one by one. Raises what ``engine.match`` raises."""
+    extracted: dict[int, RecordText] = {}
+    asked: list[tuple[int, str]] = []
+    for i, record in enumerate(records):
+        if record.kind == "conversion":  # matched as written first (the module docstring)
+            asked.append((i, record.body.decode("utf-8", "replace")))
+            continue
+        text = record_text(record)
+        if text is not None and text.text:
+            extracted[i] = text
+            asked.append((i, text.text))
+    out: list[tuple[RecordText, list] | None] = [None] * len(records)
+    for (i, _), found in zip(asked, engine.match_many([t for _, t in asked]), strict=True):
+        if found and i in extracted:
+            out[i] = (extracted[i], found)
+        elif found:
+            text = record_text(records[i])
+            found = engine.match(text.text) if text is not None and text.text else []
+            out[i] = (text, found) if text is not None and found else None
+    return out

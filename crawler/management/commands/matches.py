@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
-from crawler import exports
+from crawler import exports, provenance
 from crawler.models import Match
 from crawler.scans import scan_matches
 
@@ -41,10 +41,10 @@ class Command(BaseCommand):
             matches = scan_matches(matches, opts["scan"])
         if opts["since"]:
             matches = matches.filter(last_seen__gte=parse_since(opts["since"]))
+        rows = provenance.loaded(matches).iterator(chunk_size=provenance.CHUNK)
         if opts["format"] == "jsonl":
-            lines = exports.jsonl_lines(matches.iterator())
+            lines = exports.jsonl_lines(rows)
         else:
-            lines = (line.rstrip("\r\n") for line in
-                     exports.csv_lines(matches.iterator(), translated=False))
+            lines = (line.rstrip("\r\n") for line in exports.csv_lines(rows, translated=False))
         for line in lines:
             self.stdout.write(line)
