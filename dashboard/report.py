@@ -69,13 +69,23 @@ def render_pdf(match, user) -> bytes:
         PdfUnavailableError: WeasyPrint cannot be imported (missing package or Pango).
         SigningError: the platform's signing key cannot be read or made.
     """
+    pdf = html_pdf(render(match, user))
+    return sign_pdf(pdf, signing_identity(), tsa_config(),
+                    reason=f"evidence report, match #{match.pk}", location=settings.SITE_URL).data
+
+
+def html_pdf(html: str) -> bytes:
+    """``html`` (a self-contained document: inline styles, data: images) laid out as PDF
+    bytes by WeasyPrint, unsigned.
+
+    Raises:
+        PdfUnavailableError: WeasyPrint cannot be imported (missing package or Pango).
+    """
     try:
         import weasyprint
     except (ImportError, OSError) as exc:
         raise PdfUnavailableError(f"PDF output needs WeasyPrint and Pango: {exc}") from exc
-    pdf = weasyprint.HTML(string=render(match, user)).write_pdf()
-    return sign_pdf(pdf, signing_identity(), tsa_config(),
-                    reason=f"evidence report, match #{match.pk}", location=settings.SITE_URL).data
+    return weasyprint.HTML(string=html).write_pdf()
 
 
 def _screenshot_uri(capture) -> str:

@@ -32,7 +32,7 @@ class AlertPreferenceForm(forms.ModelForm):
 
     class Meta:
         model = AlertPreference
-        fields = ["email", "email_enabled", "min_score", "digest_enabled", "language"]
+        fields = ["email", "email_enabled", "min_score", "digest_enabled", "summary", "language"]
 
 
 @admin.register(AlertPreference)
@@ -41,8 +41,8 @@ class AlertPreferenceAdmin(admin.ModelAdmin):
     ``alerts/preferences/mine/`` opens the user's own, creating them on first use."""
 
     form = AlertPreferenceForm
-    list_display = ["user", "email_enabled", "min_score", "digest_enabled", "language",
-                    "last_digest_at"]
+    list_display = ["user", "email_enabled", "min_score", "digest_enabled", "summary",
+                    "language", "last_digest_at"]
 
     def get_queryset(self, request):
         qs = super().get_queryset(request).select_related("user")
@@ -59,7 +59,7 @@ class AlertPreferenceAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         data = {k: form.cleaned_data[k] for k in ("email_enabled", "min_score",
-                                                  "digest_enabled", "language")}
+                                                  "digest_enabled", "summary", "language")}
         do_change_email(obj.user, form.cleaned_data["email"], acting_user=request.user)
         do_update_alert_preferences(obj.user, acting_user=request.user, **data)
 
