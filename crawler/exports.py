@@ -200,32 +200,47 @@ def csv_chunks(matches: Iterable) -> Iterator[bytes]:
 
 
 def to_xlsx(matches: Iterable) -> bytes:
-    """XLSX bytes (openpyxl): one sheet, bold frozen heading row (translated, the time
-    columns' naming the zone), rows as the match list shows them with typed cells
-    (``_typed_cells``: scores formatted 0%, times as date cells in the active time zone), URLs
-    as hyperlinks, formula-like cells guarded and control characters escaped."""
+    """XLSX bytes of the match list (``table_xlsx``): translated headings, rows as the match
+    list shows them with typed cells (``_typed_cells``: scores formatted 0%, times as date
+    cells in the active time zone), URLs as hyperlinks."""
+    formats = {key: "0%" for key in SCORES} | {key: "yyyy-mm-dd hh:mm:ss" for key in TIMES}
+    return table_xlsx(_("matches"), COLUMNS, headings(), (_typed_cells(m) for m in matches),
+                      formats, link_key="url")
+
+
+def table_xlsx(title: str, columns: list, heads: list[str], rows: Iterable[list],
+               formats: dict[str, str], link_key: str | None = None) -> bytes:
+    """XLSX bytes (openpyxl) of one table: one sheet named ``title`` (cut to 31 characters),
+    a bold frozen heading row ``heads``, then ``rows`` (cells already guarded by ``safe``).
+
+    Args:
+        columns: (key, heading, width in characters) per column, in row order.
+        formats: number format by column key (e.g. "yyyy-mm-dd hh:mm:ss" for date cells).
+        link_key: the column whose http(s) cells become hyperlinks, or None.
+    """
     from openpyxl import Workbook
     from openpyxl.styles import Font
     from openpyxl.utils import get_column_letter
 
+    keys = [column[0] for column in columns]
     book = Workbook()
     sheet = book.active
-    sheet.title = _("matches")[:31]
-    sheet.append(headings())
+    sheet.title = str(title)[:31]
+    sheet.append(heads)
     for cell in sheet[1]:
         cell.font = Font(bold=True)
-    url_column = KEYS.index("url") + 1
-    formats = {KEYS.index(key) + 1: "0%" for key in SCORES}
-    formats.update({KEYS.index(key) + 1: "yyyy-mm-dd hh:mm:ss" for key in TIMES})
-    for match in matches:
-        sheet.append(_typed_cells(match))
-        for column, number_format in formats.items():
+    numbered = {keys.index(key) + 1: number_format for key, number_format in formats.items()}
+    link_column = keys.index(link_key) + 1 if link_key else None
+    for row in rows:
+        sheet.append(row)
+        for column, number_format in numbered.items():
             sheet.cell(row=sheet.max_row, column=column).number_format = number_format
-        cell = sheet.cell(row=sheet.max_row, column=url_column)
-        if isinstance(cell.value, str) and cell.value.startswith(("http://", "https://")):
-            cell.hyperlink = cell.value
+        if link_column:
+            cell = sheet.cell(row=sheet.max_row, column=link_column)
+            if isinstance(cell.value, str) and cell.value.startswith(("http://", "https://")):
+                cell.hyperlink = cell.value
     sheet.freeze_panes = "A2"
-    for number, (_key, _heading, width) in enumerate(COLUMNS, start=1):
+    for number, (_key, _heading, width) in enumerate(columns, start=1):
         sheet.column_dimensions[get_column_letter(number)].width = width
     buffer = io.BytesIO()
     book.save(buffer)

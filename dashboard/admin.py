@@ -10,17 +10,11 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
-from django.contrib.admin.options import IncorrectLookupParameters
 from django.contrib.admin.utils import unquote
 from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count
-from django.http import (
-    HttpResponse,
-    HttpResponseBadRequest,
-    HttpResponseRedirect,
-    StreamingHttpResponse,
-)
+from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -35,7 +29,7 @@ from crawler import exports, provenance
 from crawler.evidence.verdicts import verdict_words
 from crawler.lib.evidence.verify import FAIL, UNVERIFIED, VALID
 from crawler.models import Match, ReviewStatus
-from dashboard import actions, audit_links, internals, navigation, notices, report
+from dashboard import actions, audit_links, internals, list_exports, navigation, notices, report
 from dashboard.evidence import (
     BundleTooLarge,
     bundle_response,
@@ -300,22 +294,9 @@ class MatchAdmin(WorkColumns, HolderScopedAdmin):
     # -- exports ----------------------------------------------------------------------------
     def export_view(self, request, fmt):
         """The match list as CSV or XLSX with the list's current filters, search and order."""
-        if fmt not in ("csv", "xlsx") or not self.has_view_permission(request):
-            raise PermissionDenied
-        try:
-            changelist = self.get_changelist_instance(request)
-        except IncorrectLookupParameters:
-            return HttpResponseBadRequest(_("These filters are not valid."))
-        queryset = provenance.loaded(changelist.get_queryset(request).with_parts())
-        stamp = timezone.localtime().strftime("%Y%m%d-%H%M")
-        if fmt == "csv":
-            response = StreamingHttpResponse(exports.csv_chunks(queryset.iterator(chunk_size=provenance.CHUNK)),
-                                             content_type="text/csv; charset=utf-8")
-            response["Content-Disposition"] = f'attachment; filename="matches-{stamp}.csv"'
-            return response
-        return _attachment(exports.to_xlsx(queryset.iterator(chunk_size=provenance.CHUNK)),
-                           "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-                           f"matches-{stamp}.xlsx")
+        return list_exports.export_response(self, request, fmt, "matches", exports.csv_chunks,
+                                            exports.to_xlsx,
+                                            lambda found: provenance.loaded(found.with_parts()))
 
     def changelist_view(self, request, extra_context=None):
         query = request.GET.urlencode()

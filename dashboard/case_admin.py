@@ -1,7 +1,7 @@
 """The case list, the daily queue of rights staff, and the case page.
 
 List: filters (holder, work, site, state, age), counts of cases by state above it (each a link
-to the filtered list), bulk actions (confirm, dismiss, reopen, draft notices) that act on the
+to the filtered list), CSV and XLSX exports of the cases it shows, bulk actions (confirm, dismiss, reopen, draft notices) that act on the
 cases they can act on and name the skipped ones with the reason. Page: the case's facts, its
 pages with their chapters and evidence links (paginated, ``settings.CASE_PAGES_PER_PAGE``), the
 notices citing them, the site's takedown contact (set, or suggested by a search and confirmed by
@@ -24,14 +24,14 @@ from django.core.paginator import Paginator
 from django.db.models import Count, OuterRef, Subquery
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import reverse
+from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from crawler import case_actions, cases, contacts
+from crawler import case_actions, case_exports, cases, contacts
 from crawler.evidence.models import Capture, CaptureState
 from crawler.models import (
     Case,
@@ -41,7 +41,7 @@ from crawler.models import (
     SiteContact,
     TakedownCheck,
 )
-from dashboard import actions, case_figures, notice_actions
+from dashboard import actions, case_figures, list_exports, notice_actions
 from dashboard.filters import DomainFilter, WorkFilter
 from dashboard.models import NoticeLanguage, NoticeMail, NoticeReminder, TakedownNotice
 from dashboard.work_columns import WorkColumns
@@ -168,6 +168,17 @@ class CaseAdmin(WorkColumns, HolderScopedAdmin):
         return timezone.localtime(obj.state_changed_at).strftime("%Y-%m-%d")
 
     # -- the list ---------------------------------------------------------------------------
+    def get_urls(self):
+        export = path("export/<str:fmt>/", self.admin_site.admin_view(self.export_view),
+                      name="crawler_case_export")
+        return [export, *super().get_urls()]
+
+    def export_view(self, request, fmt):
+        """The case list as CSV or XLSX (``crawler.case_exports``): the cases the list shows,
+        with its current filters, search and order, in the reader's language and time zone."""
+        return list_exports.export_response(self, request, fmt, "cases",
+                                            case_exports.csv_chunks, case_exports.to_xlsx)
+
     def changelist_view(self, request, extra_context=None):
         counts = dict(self.get_queryset(request).order_by().values_list("state")
                       .annotate(n=Count("pk", distinct=True)).values_list("state", "n"))
@@ -176,7 +187,9 @@ class CaseAdmin(WorkColumns, HolderScopedAdmin):
                          "url": f"{base}?{urlencode({'state__exact': value})}",
                          "chosen": request.GET.get("state__exact") == value}
                         for value, label in CaseState.choices]
+        query = request.GET.urlencode()
         extra_context = {**(extra_context or {}), "title": _("Cases"),
+                         "export_query": f"?{query}" if query else "",
                          "state_counts": state_counts, "case_total": sum(counts.values()),
                          "contacts_missing": contacts.missing_contacts().count()
                          if sees_all(request.user) else None}

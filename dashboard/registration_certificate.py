@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from crawler.evidence.models import RegistrationProof, TimestampStatus
 from crawler.evidence.trust import signing_identity, token_authority_label, tsa_config
 from crawler.lib.evidence.signing import sign_pdf
-from dashboard.report import PdfUnavailableError
+from dashboard.pdf import html_pdf
 from tracker.core.models import Work
 from tracker.core.scoping import scope
 
@@ -29,15 +29,11 @@ def current_proof(work: Work) -> RegistrationProof | None:
 def render_certificate(work: Work, proof: RegistrationProof) -> bytes:
     """The certificate of a stamped ``proof`` as signed PDF bytes (A4, zh-hans and English side
     by side). Raises PdfUnavailableError without WeasyPrint, SigningError without the key."""
-    try:
-        import weasyprint
-    except (ImportError, OSError) as exc:
-        raise PdfUnavailableError(f"PDF output needs WeasyPrint and Pango: {exc}") from exc
     html = render_to_string("dashboard/registration_certificate.html", {
         "work": work, "proof": proof,
         "authority": token_authority_label(proof.token, proof.text_sha256, proof.authority),
         "token_b64": base64.b64encode(bytes(proof.token)).decode("ascii")})
-    pdf = weasyprint.HTML(string=html).write_pdf()
+    pdf = html_pdf(html)
     return sign_pdf(pdf, signing_identity(), tsa_config(),
                     reason=f"registration certificate, work {work.reference}",
                     location=settings.SITE_URL).data

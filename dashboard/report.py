@@ -18,8 +18,8 @@ from crawler.evidence.models import Capture
 from crawler.evidence.trust import authority_label, signing_identity, tsa_config
 from crawler.lib.evidence.signing import sign_pdf
 from dashboard import wording
-from dashboard.errors import DashboardError
 from dashboard.evidence import evidence_context
+from dashboard.pdf import html_pdf
 from tracker.core import notes
 from tracker.core.models import AuditEvent
 
@@ -55,10 +55,6 @@ def render(match, user) -> str:
     return render_to_string("dashboard/report.html", context)
 
 
-class PdfUnavailableError(DashboardError, RuntimeError):
-    """WeasyPrint or the system libraries it needs (Pango) are not installed here."""
-
-
 def render_pdf(match, user) -> bytes:
     """The report of ``match`` as PDF bytes (A4), laid out by WeasyPrint from ``render`` and
     signed with the platform's key as PAdES B-T (``crawler.lib.evidence.signing``: the
@@ -69,11 +65,7 @@ def render_pdf(match, user) -> bytes:
         PdfUnavailableError: WeasyPrint cannot be imported (missing package or Pango).
         SigningError: the platform's signing key cannot be read or made.
     """
-    try:
-        import weasyprint
-    except (ImportError, OSError) as exc:
-        raise PdfUnavailableError(f"PDF output needs WeasyPrint and Pango: {exc}") from exc
-    pdf = weasyprint.HTML(string=render(match, user)).write_pdf()
+    pdf = html_pdf(render(match, user))
     return sign_pdf(pdf, signing_identity(), tsa_config(),
                     reason=f"evidence report, match #{match.pk}", location=settings.SITE_URL).data
 

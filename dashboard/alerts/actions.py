@@ -6,6 +6,8 @@ case and endpoint) and ``do_send_match_alert`` those of a takedown change of a m
 user and endpoint: the unique constraints of Delivery), each queued for sending on commit; ``do_record_delivery``
 records the result of one attempt (and disables a webhook after
 ``settings.ALERT_WEBHOOK_MAX_FAILURES`` failures in a row, mailing the holder's users);
+``do_queue_summaries`` writes the takedown summaries due (once per user and period) and
+``do_record_summary`` records the result of sending one;
 ``do_record_digest`` marks the matches of a delivered digest; ``do_update_alert_preferences``
 changes a user's preferences (the dashboard, the API and the unsubscribe links call it);
 ``do_save_webhook`` saves an endpoint (enabling it again resets its failure count) and
@@ -16,13 +18,20 @@ changed what in the audit trail (kind "alert").
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from crawler import cases
-from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint, new_secret
+from dashboard.alerts.models import (
+    AlertPreference,
+    Delivery,
+    SummaryMail,
+    WebhookEndpoint,
+    new_secret,
+)
 from tracker.core.models import AuditEvent
 from tracker.core.queueing import queue_after_commit
 from tracker.core.scoping import holders_for, sees_all
@@ -178,7 +187,7 @@ def do_record_digest(user, matches, preference: AlertPreference) -> int:
 
 def do_update_alert_preferences(user, acting_user=None, **fields) -> AlertPreference:
     """Create or update the alert preferences of ``user`` with ``fields`` (model field names:
-    email_enabled, min_score, digest_enabled, language) and record the change.
+    email_enabled, min_score, digest_enabled, language, summary) and record the change.
 
     Args:
         user: whose preferences.
@@ -192,7 +201,7 @@ def do_update_alert_preferences(user, acting_user=None, **fields) -> AlertPrefer
         ValueError: an unknown field name.
         django.core.exceptions.ValidationError: a value the model refuses (nothing saved).
     """
-    allowed = {"email_enabled", "min_score", "digest_enabled", "language"}
+    allowed = {"email_enabled", "min_score", "digest_enabled", "language", "summary"}
     if unknown := set(fields) - allowed:
         raise ValueError(f"unknown alert preference fields: {sorted(unknown)}")
     with transaction.atomic():
@@ -258,3 +267,52 @@ def do_delete_webhook(endpoint: WebhookEndpoint, acting_user) -> None:
                           target=endpoint, subject=f"{endpoint.name} <{endpoint.url}>",
                           old_state="saved", new_state="deleted")
         endpoint.delete()
+
+
+def do_queue_summaries(now=None) -> list[SummaryMail]:
+    """Create the takedown summaries due at ``now`` (aware, default now) and queue each on
+    commit (task ``alerts.deliver_summary``): one per active user with an e-mail address and
+    a weekly or monthly summary chosen, for its last whole period
+    (``dashboard.alerts.summary.last_period`` in the user's time zone); a period already
+    recorded gets nothing new (the task ran twice). A summary still pending
+    settings.SUMMARY_REQUEUE_AFTER_SECONDS after it was created is queued again.
+    Returns the summaries created."""
+    from django.conf import settings
+
+    from dashboard.alerts.summary import last_period
+    from tracker.core.timezones import zone_of
+
+    now = now or timezone.now()
+    created = []
+    prefs = (AlertPreference.objects.select_related("user")
+             .exclude(summary=AlertPreference.Summary.NONE)
+             .filter(user__is_active=True).exclude(user__email=""))
+    for pref in prefs:
+        start, end = last_period(pref.summary, now, zone_of(pref.user))
+        try:
+            with transaction.atomic():
+                row = SummaryMail.objects.create(user=pref.user, cadence=pref.summary,
+                                                 period_start=start, period_end=end,
+                                                 recipient=pref.user.email)
+        except IntegrityError:  # this period's summary exists
+            continue
+        queue_after_commit("alerts.deliver_summary", row.pk)
+        created.append(row)
+    stale = now - timedelta(seconds=settings.SUMMARY_REQUEUE_AFTER_SECONDS)
+    for row_id in SummaryMail.objects.filter(status=Delivery.Status.PENDING,
+                                             created_at__lt=stale).values_list("pk", flat=True):
+        queue_after_commit("alerts.deliver_summary", row_id)
+    return created
+
+
+def do_record_summary(row: SummaryMail, status: str, error: str = "") -> SummaryMail:
+    """Record one sending attempt of summary ``row``: ``status`` (a Delivery.Status value)
+    and the error (str, "" for none); "sent" stamps ``sent_at``. Returns the row."""
+    with transaction.atomic():
+        row = SummaryMail.objects.select_for_update().get(pk=row.pk)
+        row.status, row.last_error = status, error
+        row.attempts += 1
+        if status == Delivery.Status.SENT:
+            row.sent_at = timezone.now()
+        row.save()
+    return row

@@ -1,6 +1,6 @@
 """Admin pages of the alerts: each user's own preferences ("My alert preferences"), the
 webhook endpoints of a holder (a holder's users see only their holder's), and the read-only
-delivery log (scoped the same way)."""
+delivery log (scoped the same way) and log of takedown summaries (a user sees its own)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from dashboard.alerts.actions import (
     do_save_webhook,
     do_update_alert_preferences,
 )
-from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint
+from dashboard.alerts.models import AlertPreference, Delivery, SummaryMail, WebhookEndpoint
 from dashboard.alerts.validators import check_webhook_url
 from tracker.core.actions import do_change_email
 from tracker.core.admin import HolderScopedAdmin, RecordAdminMixin
@@ -32,7 +32,14 @@ class AlertPreferenceForm(forms.ModelForm):
 
     class Meta:
         model = AlertPreference
-        fields = ["email", "email_enabled", "min_score", "digest_enabled", "language"]
+        fields = ["email", "email_enabled", "min_score", "digest_enabled", "summary", "language"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["summary"].required = False  # a form without it keeps the saved choice
+
+    def clean_summary(self):
+        return self.cleaned_data.get("summary") or self.instance.summary
 
 
 @admin.register(AlertPreference)
@@ -41,8 +48,8 @@ class AlertPreferenceAdmin(admin.ModelAdmin):
     ``alerts/preferences/mine/`` opens the user's own, creating them on first use."""
 
     form = AlertPreferenceForm
-    list_display = ["user", "email_enabled", "min_score", "digest_enabled", "language",
-                    "last_digest_at"]
+    list_display = ["user", "email_enabled", "min_score", "digest_enabled", "summary",
+                    "language", "last_digest_at"]
 
     def get_queryset(self, request):
         qs = super().get_queryset(request).select_related("user")
@@ -59,7 +66,7 @@ class AlertPreferenceAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         data = {k: form.cleaned_data[k] for k in ("email_enabled", "min_score",
-                                                  "digest_enabled", "language")}
+                                                  "digest_enabled", "summary", "language")}
         do_change_email(obj.user, form.cleaned_data["email"], acting_user=request.user)
         do_update_alert_preferences(obj.user, acting_user=request.user, **data)
 
@@ -160,3 +167,17 @@ class DeliveryAdmin(RecordAdminMixin, HolderScopedAdmin):
             case = f"#{obj.match.case_id} " if obj.match.case_id else ""
             return f"{case}{obj.match.work.title} @ {obj.match.domain}"
         return "; ".join(f"#{c.pk} {c.work.title} @ {c.domain}" for c in named)
+
+
+@admin.register(SummaryMail)
+class SummaryMailAdmin(RecordAdminMixin, admin.ModelAdmin):
+    """The takedown summaries sent or being sent, read only; a user sees its own."""
+
+    deletable = False
+    list_display = ["period_start", "period_end", "cadence", "user", "recipient", "status",
+                    "attempts", "last_error", "sent_at"]
+    list_filter = ["cadence", "status"]
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request).select_related("user")
+        return queryset if sees_all(request.user) else queryset.filter(user=request.user)

@@ -24,7 +24,13 @@ class AlertPreference(models.Model):
         digest_enabled: the daily digest mail on or off.
         language: the language of the mails ("zh-hans" or "en").
         last_digest_at: when the last digest was delivered (None: never).
+        summary: the takedown summary per holder: "none", "weekly" or "monthly" (``Summary``).
     """
+
+    class Summary(models.TextChoices):
+        NONE = "none", _("none")
+        WEEKLY = "weekly", _("weekly (each Monday, the week before)")
+        MONTHLY = "monthly", _("monthly (on the 1st, the month before)")
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, verbose_name=_("user"),
                                 on_delete=models.CASCADE, related_name="alert_preference")
@@ -36,6 +42,12 @@ class AlertPreference(models.Model):
                                 default=settings.LANGUAGE_CODE)
     created_at = models.DateTimeField(_("created"), default=timezone.now)
     last_digest_at = models.DateTimeField(_("last digest"), null=True, blank=True)
+    summary = models.CharField(_("takedown summary"), max_length=8, choices=Summary.choices,
+                               default=Summary.NONE,
+                               help_text=_("A mail (HTML with a PDF) per period: per rights "
+                                           "holder, the cases found, confirmed, sent, "
+                                           "escalated and removed, and the sites that ignore "
+                                           "notices."))
 
     class Meta:
         verbose_name = _("alert preferences")
@@ -192,3 +204,40 @@ class Delivery(models.Model):
             f"scan #{self.scan_id}" if self.scan_id else
             f"search #{self.search_id}" if self.search_id else f"#{self.match_id}")
         return f"{self.get_channel_display()} {self.recipient} {about}"
+
+
+class SummaryMail(models.Model):
+    """The takedown summary of one user and one period: created before it is sent (one per
+    user, cadence and period start: a task run twice sends nothing new), then marked.
+
+    Attributes:
+        cadence: "weekly" or "monthly" (``AlertPreference.Summary``).
+        period_start, period_end: the period's first day and the day after its last, in the
+            user's time zone.
+        status: a ``Delivery.Status`` value (pending, retrying, sent, failed).
+        attempts, last_error: the sending attempts and the last one's error.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("user"),
+                             on_delete=models.CASCADE, related_name="+")
+    cadence = models.CharField(_("cadence"), max_length=8,
+                               choices=AlertPreference.Summary.choices)
+    period_start = models.DateField(_("period start"))
+    period_end = models.DateField(_("period end (exclusive)"))
+    recipient = models.CharField(_("recipient"), max_length=254)
+    status = models.CharField(_("status"), max_length=10, choices=Delivery.Status.choices,
+                              default=Delivery.Status.PENDING, db_index=True)
+    attempts = models.PositiveIntegerField(_("attempts"), default=0)
+    last_error = models.TextField(_("last error"), blank=True)
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+    sent_at = models.DateTimeField(_("sent"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("takedown summary mail")
+        verbose_name_plural = _("takedown summary mails")
+        ordering = ["-period_start", "-id"]
+        constraints = [models.UniqueConstraint(fields=["user", "cadence", "period_start"],
+                                               name="summary_once_per_user_period")]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.cadence} {self.period_start}"

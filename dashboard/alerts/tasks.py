@@ -9,10 +9,12 @@ import smtplib
 from celery import shared_task
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.db import transaction
 
 from crawler.models import Match, TakedownCheck
-from dashboard.alerts import actions, case_messages, messages, webhooks
-from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint
+from dashboard.alerts import actions, case_messages, messages, summary, webhooks
+from dashboard.alerts.models import AlertPreference, Delivery, SummaryMail, WebhookEndpoint
+from dashboard.pdf import PdfUnavailableError
 from tracker.core.scoping import scope
 from tracker.runtime.backoff import backoff_delay
 
@@ -148,3 +150,38 @@ def send_digest(self, user_id: int) -> int:
         raise self.retry(countdown=_delay(self.request.retries)) from exc
     return actions.do_record_digest(user, matches, pref)
 
+
+
+@shared_task(name="alerts.send_summaries")
+def send_summaries() -> int:
+    """The beat task (every settings.SUMMARY_CHECK_SECONDS): create and queue the takedown
+    summaries due (``actions.do_queue_summaries``); returns how many were created."""
+    return len(actions.do_queue_summaries())
+
+
+@shared_task(bind=True, name="alerts.deliver_summary", max_retries=None)
+def deliver_summary(self, row_id: int) -> str:
+    """Send takedown summary ``row_id`` (a SummaryMail) unless it was sent or given up, or
+    another worker is sending it now (its row is locked); an unreachable or refusing SMTP
+    server is retried with backoff, a PDF that cannot be made here fails at once. Returns the
+    summary's status."""
+    error = ""
+    with transaction.atomic():
+        row = (SummaryMail.objects.select_for_update(skip_locked=True).select_related("user")
+               .filter(pk=row_id).first())
+        if row is None or row.status in DONE:
+            return row.status if row else "busy or gone"
+        try:
+            summary.summary_mail(row, _language(row.user)).send()
+        except PdfUnavailableError as exc:
+            return actions.do_record_summary(row, Delivery.Status.FAILED, str(exc)).status
+        except MAIL_ERRORS as exc:
+            error = f"{type(exc).__name__}: {exc}"
+        else:
+            return actions.do_record_summary(row, Delivery.Status.SENT).status
+    final = self.request.retries >= settings.ALERT_MAX_RETRIES
+    status = Delivery.Status.FAILED if final else Delivery.Status.RETRYING
+    actions.do_record_summary(row, status, error)
+    if not final:
+        raise self.retry(countdown=_delay(self.request.retries))
+    return status

@@ -807,3 +807,17 @@ ARCHIVE_WAIT_TIMEOUT_SECONDS = env.float("TRACKER_ARCHIVE_WAIT_TIMEOUT", default
 # batch; progress is committed between batches (bench/README.md, "Web-archive scans").
 ARCHIVE_BATCH_RECORDS = env.int("TRACKER_ARCHIVE_BATCH_RECORDS", default=200)
 ARCHIVE_BATCH_BYTES = env.int("TRACKER_ARCHIVE_BATCH_MB", default=16) * 1024 * 1024
+
+# Takedown summaries (dashboard.alerts.summary; beat runs alerts.send_summaries every
+# SUMMARY_CHECK_SECONDS): each user who chose weekly or monthly gets, once per period (a week from
+# Monday, a calendar month, in the user's time zone), a mail per the holders it may see. A site
+# "ignores notices" when a case's notice was sent SUMMARY_IGNORED_AFTER_DAYS days or more before
+# the period's end and its copies are still up; at most SUMMARY_IGNORING_SITES_LISTED sites are
+# listed per holder. A summary still pending SUMMARY_REQUEUE_AFTER_SECONDS after it was created
+# (its task lost) is queued again; sending retries as the alert mails (ALERT_MAX_RETRIES).
+SUMMARY_CHECK_SECONDS = env.int("TRACKER_SUMMARY_CHECK", default=3600)
+SUMMARY_IGNORED_AFTER_DAYS = env.int("TRACKER_SUMMARY_IGNORED_AFTER_DAYS", default=14)
+SUMMARY_IGNORING_SITES_LISTED = 20
+SUMMARY_REQUEUE_AFTER_SECONDS = 3600
+CELERY_BEAT_SCHEDULE["send-summaries"] = {"task": "alerts.send_summaries",
+                                          "schedule": SUMMARY_CHECK_SECONDS}
