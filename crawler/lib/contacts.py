@@ -116,3 +116,38 @@ def contact_page_links(document: str, base_url: str) -> list[str]:
         if _CONTACT_WORDS.search(label) and url not in found and url != base_url:
             found.append(url)
     return found
+
+
+# An ICP filing (备案) or licence (经营许可证) number as Chinese sites print it in their footer:
+# the province's one-character abbreviation, "ICP备" or "ICP证", the number, "号", and for a
+# filing the site's sequence number ("京ICP备12345678号-1").
+_ICP = re.compile(r"[\u4e00-\u9fff]\s*ICP\s*[备備证證]\s*(\d{4,12})\s*号(?:\s*-\s*(\d{1,4}))?")
+
+
+def icp_numbers(document: str) -> list[str]:
+    """The ICP filing or licence numbers written in the visible text of HTML ``document``
+    (str), normalised without blanks ("京ICP备12345678号-1"), in order without repeats."""
+    tree = _tree(document)
+    if tree is None:
+        return []
+    for element in tree.iter("script", "style"):
+        element.drop_tree()
+    found: list[str] = []
+    for match in _ICP.finditer(tree.text_content()):
+        number = re.sub(r"\s+", "", match.group())
+        if number not in found:
+            found.append(number)
+    return found
+
+
+def refusal(address: str) -> str | None:
+    """Why ``address`` (str, as a page or an RDAP server wrote it) cannot be a takedown
+    contact, in English words ("a line break", "longer than 254 characters", "not an e-mail
+    address"), or None when it is one address SMTP can carry."""
+    if "\r" in address or "\n" in address:
+        return "a line break"
+    if len(address.strip()) > MAX_ADDRESS_CHARS:
+        return f"longer than {MAX_ADDRESS_CHARS} characters"
+    if normal_address(address) is None:
+        return "not an e-mail address"
+    return None
