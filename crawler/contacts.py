@@ -101,23 +101,27 @@ def do_search_contacts(domain: str, acting_user) -> SiteContact:
     registrar's and hosting provider's abuse addresses (task ``crawler.find_rdap_contacts``),
     both queued on commit, and record who asked.
 
-    Returns the SiteContact, both "searching". Raises ActionError: one is running already."""
+    Returns the SiteContact, both "searching" (an RDAP lookup still running is left to go
+    on). Raises ActionError: the site search is running already."""
     with transaction.atomic():
         contact = SiteContact.objects.select_for_update().get(pk=contact_of(domain).pk)
-        if ContactSearch.SEARCHING in (contact.search, contact.rdap):
+        if contact.search == ContactSearch.SEARCHING:
             raise ActionError(_("The addresses of %(domain)s are being searched already.") % {
                 "domain": contact.domain})
         old, now = contact.search, timezone.now()
         contact.search, contact.search_asked_at = ContactSearch.SEARCHING, now
         contact.search_attempts, contact.search_note = 1, ""
-        contact.rdap, contact.rdap_asked_at = ContactSearch.SEARCHING, now
-        contact.rdap_attempts, contact.rdap_note = 1, ""
-        contact.save(update_fields=["search", "search_asked_at", "search_attempts",
-                                    "search_note", "rdap", "rdap_asked_at", "rdap_attempts",
-                                    "rdap_note"])
+        fields = ["search", "search_asked_at", "search_attempts", "search_note"]
+        lookup = contact.rdap != ContactSearch.SEARCHING  # else the running lookup goes on
+        if lookup:
+            contact.rdap, contact.rdap_asked_at = ContactSearch.SEARCHING, now
+            contact.rdap_attempts, contact.rdap_note = 1, ""
+            fields += ["rdap", "rdap_asked_at", "rdap_attempts", "rdap_note"]
+        contact.save(update_fields=fields)
         audit(contact, acting_user, old or ContactEvent.UNSET, ContactSearch.SEARCHING, "")
         queue_after_commit("crawler.find_contacts", contact.pk)
-        queue_after_commit("crawler.find_rdap_contacts", contact.pk)
+        if lookup:
+            queue_after_commit("crawler.find_rdap_contacts", contact.pk)
     return contact
 
 

@@ -552,3 +552,4 @@ from dashboard.api import admin as _api_admin  # noqa: E402,F401  (registers the
 internals.restrict()  # django-celery-beat's and django-axes's pages: superusers only
 navigation.fix_order()  # the same sidebar in every language
 from dashboard import case_admin as _case_admin  # noqa: E402,F401  (registers the case pages)
+from dashboard import rights_documents as _rights_documents  # noqa: E402,F401  (registers its page)

@@ -112,7 +112,8 @@ def parse(text: str, name: str = "platforms.toml") -> list[Platform]:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"line (\d+)", str(exc))
-        raise RegistryError(f"{name}, line {found.group(1) if found else '?'}: {exc}") from exc
+        line = found.group(1) if found else len(text.splitlines()) or 1  # "at end of document"
+        raise RegistryError(f"{name}, line {line}: {exc}") from exc
     tables, lines = document.get("platform"), _table_lines(text)
     if not isinstance(tables, list) or not tables:
         raise RegistryError(f"{name}, line 1: no [[platform]] table")
