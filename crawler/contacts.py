@@ -170,6 +170,9 @@ def store_found(contact: SiteContact, found: list[Found], sources) -> tuple[int,
     return len({item.address for item in kept}), len(refused)
 
 
+#: The reasons ``crawler.lib.contacts.refusal`` gives, translated where they are shown.
+REFUSAL_REASONS = (gettext_noop("a line break"), gettext_noop("longer than 254 characters"),
+                   gettext_noop("not an e-mail address"))
 #: The sources the site search reads (its refusals are replaced by each search's).
 SITE_SOURCES = (ContactSource.SECURITY_TXT, ContactSource.MAILTO, ContactSource.CONTACT_PAGE)
 
