@@ -302,6 +302,7 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = True
 DEMO_STEPS = env.list("TRACKER_DEMO_STEPS", default=["tracker.core.demo.ingest_demo_works",
                                                      "dashboard.alerts.demo.enable_demo_alerts",
                                                      "crawler.demo.scan_demo_site",
+                                                     "crawler.demo.scan_demo_platform",
                                                      "dashboard.alerts.demo.report_demo_alerts"])
 DEMO_WORKS_DIR = BASE_DIR / "demo" / "works"
 
