@@ -33,6 +33,7 @@ from django.utils.translation import gettext_lazy
 
 from crawler import case_actions, cases, contacts
 from crawler.evidence.models import Capture, CaptureState
+from crawler.lib.evidence.signing import SigningError
 from crawler.models import (
     Case,
     CaseState,
@@ -42,12 +43,11 @@ from crawler.models import (
     SiteContact,
     TakedownCheck,
 )
-from crawler.lib.evidence.signing import SigningError
 from crawler.platform_registry import platform_of_case
 from dashboard import actions, case_figures, complaint_package, notice_actions
-from dashboard.report import PdfUnavailableError
 from dashboard.filters import DomainFilter, WorkFilter
 from dashboard.models import NoticeLanguage, NoticeMail, NoticeReminder, TakedownNotice
+from dashboard.report import PdfUnavailableError
 from dashboard.work_columns import WorkColumns
 from tracker.core.admin import HolderScopedAdmin
 from tracker.core.errors import ActionError

@@ -50,6 +50,16 @@ def _tree(document: str):
         return None
 
 
+def _visible_text(document: str) -> str:
+    """The text of HTML ``document`` without its scripts and styles ("" when unreadable)."""
+    tree = _tree(document)
+    if tree is None:
+        return ""
+    for element in tree.iter("script", "style"):
+        element.drop_tree()
+    return tree.text_content()
+
+
 def mailto_addresses(document: str) -> list[str]:
     """The addresses of the ``mailto:`` links of HTML ``document`` (str), in document order,
     without repeats; a link naming several addresses (comma-separated) gives each."""
@@ -69,13 +79,8 @@ def mailto_addresses(document: str) -> list[str]:
 def written_addresses(document: str) -> list[str]:
     """The addresses written in the visible text of HTML ``document`` (str), in order, without
     repeats (for a contact page, where they are often not links)."""
-    tree = _tree(document)
-    if tree is None:
-        return []
-    for element in tree.iter("script", "style"):
-        element.drop_tree()
     found: list[str] = []
-    for match in _ADDRESS.finditer(tree.text_content()):
+    for match in _ADDRESS.finditer(_visible_text(document)):
         address = normal_address(match.group())
         if address and address not in found:
             found.append(address)
@@ -127,13 +132,8 @@ _ICP = re.compile(r"[\u4e00-\u9fff]\s*ICP\s*[备備证證]\s*(\d{4,12})\s*号(?:
 def icp_numbers(document: str) -> list[str]:
     """The ICP filing or licence numbers written in the visible text of HTML ``document``
     (str), normalised without blanks ("京ICP备12345678号-1"), in order without repeats."""
-    tree = _tree(document)
-    if tree is None:
-        return []
-    for element in tree.iter("script", "style"):
-        element.drop_tree()
     found: list[str] = []
-    for match in _ICP.finditer(tree.text_content()):
+    for match in _ICP.finditer(_visible_text(document)):
         number = re.sub(r"\s+", "", match.group())
         if number not in found:
             found.append(number)

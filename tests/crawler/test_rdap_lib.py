@@ -5,10 +5,12 @@ that says whether to ask again (crawler.lib.rdap)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from crawler.lib import rdap_server
-from crawler.lib.rdap import RdapClient, RdapNotFound, RdapRetryable, retry_after_seconds
+from crawler.lib.rdap import Bootstrap, RdapClient, RdapNotFound, RdapRetryable, retry_after_seconds
 from crawler.lib.rdap_server import Answer, json_answer
 
 
@@ -39,9 +41,6 @@ def test_the_registrar_and_host_abuse_addresses_are_read(server):
 
 def test_the_longest_bootstrap_match_wins():
     boot = rdap_server.bootstrap("http://a", ["example"], ["192.0.0.0/16"])
-    from crawler.lib.rdap import Bootstrap
-    import json
-
     data = Bootstrap()
     data.add("dns", {"services": [[["example"], ["http://tld/"]], [["co.example"], ["http://sld"]]]})
     data.add("ipv4", {"services": [[["192.0.0.0/16"], ["http://wide/"]],
