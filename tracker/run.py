@@ -293,6 +293,11 @@ def main() -> int:
         from tracker.celery import app
 
         Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
+        from crawler.platform_registry import check_registry
+
+        for problem in check_registry():  # the file and line, before anything starts
+            print(f"make run: {problem.msg}", file=sys.stderr)
+            return 2
 
         call_command("migrate", interactive=False, verbosity=0)
         env = supervisor.child_env()

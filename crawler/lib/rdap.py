@@ -26,6 +26,8 @@ import requests
 BOOTSTRAP_FILES = {"dns": "dns.json", "ipv4": "ipv4.json", "ipv6": "ipv6.json"}
 #: How many bytes of an RDAP or bootstrap answer are read at most (IANA's dns.json: ~40 kB).
 MAX_ANSWER_BYTES = 2_000_000
+#: Redirects followed per request (RFC 7480 §5.2: a server may send the client elsewhere).
+MAX_REDIRECTS = 3
 
 
 class RdapError(Exception):
@@ -154,6 +156,7 @@ class RdapClient:
         self.bootstrap_base = bootstrap_base if bootstrap_base.endswith("/") else bootstrap_base + "/"
         self.timeout = timeout
         self.session = requests.Session()
+        self.session.max_redirects = MAX_REDIRECTS
         self.session.headers.update({"Accept": "application/rdap+json, application/json",
                                      "User-Agent": user_agent})
         self._bootstrap: Bootstrap | None = None
