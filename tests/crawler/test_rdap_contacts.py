@@ -3,16 +3,13 @@ IANA-bootstrap server: the lookup asked with the site search meets a 429 with Re
 malformed JSON, retries with backoff and ends "done" with the registrar's and the host's abuse
 addresses as suggestions, each with its source; an abuse address with CRLF or of 300
 characters is refused with its reason while the others are kept; a lookup whose task was lost
-never stays "searching"."""
+never stays "searching". (``rdap``: the session's loopback server, tests/conftest.py.)"""
 
 from __future__ import annotations
 
 import time
-import uuid
 from datetime import timedelta
-from pathlib import Path
 
-import pytest
 from django.utils import timezone
 
 from crawler.lib import rdap_server
@@ -20,34 +17,6 @@ from crawler.lib.rdap_server import Answer, json_answer
 
 CRLF = "abuse@evil.example\r\nBcc: everyone@evil.example"
 LONG = "a" * 283 + "@evil.example"  # 296 characters
-
-
-@pytest.fixture(scope="module")
-def rdap():
-    server = rdap_server.serve()
-    server.answers.update(rdap_server.bootstrap(server.url, ["example"], ["127.0.0.0/8"]))
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def rdap_worker(rdap, worker_env, django_db_blocker):
-    """A Celery worker whose settings point RDAP at the loopback server, retrying after 1 s."""
-    from django.conf import settings
-
-    from tracker.celery import app
-    from tracker.runtime import supervisor
-
-    name = f"rdap-{uuid.uuid4().hex[:6]}"
-    env = worker_env(TRACKER_RDAP_BOOTSTRAP_URL=rdap.url + "/", TRACKER_RDAP_RETRY_BASE="1",
-                     TRACKER_RDAP_RETRY_MAX="3", TRACKER_RDAP_TIMEOUT="2")
-    log = Path(settings.VAR_DIR) / f"{name}.log"
-    proc = supervisor.start_worker(env, log, name, settings.WORKER_QUEUES, cwd=settings.BASE_DIR)
-    try:
-        supervisor.wait_until_ready(app, proc, name, log, settings.WORKER_READY_TIMEOUT_SECONDS)
-        yield name
-    finally:
-        supervisor.stop(proc)
 
 
 def _case(domain: str, host: str):
@@ -77,7 +46,7 @@ def _wait_done(contact, seconds: float = 90):
     raise AssertionError(f"the RDAP lookup is still searching: {contact.rdap_note}")
 
 
-def test_faults_are_retried_and_every_address_keeps_its_source(rdap, rdap_worker, transactional_db):
+def test_faults_are_retried_and_every_address_keeps_its_source(rdap, settled_worker):
     from crawler import contacts
     from crawler.models import ContactSuggestion
     from tracker.core import notes
@@ -120,7 +89,6 @@ def test_a_lookup_that_keeps_failing_ends_failed_with_the_reason(rdap, db, setti
     from crawler.models import ContactSuggestion
     from tracker.core import notes
 
-    settings.RDAP_BOOTSTRAP_URL = rdap.url
     rdap.answers["/domain/down.example"] = [Answer(503, b"maintenance")]
     rdap.answers["/ip/127.0.0.1"] = [Answer(404, b"{}")]
     _case("down.example", "127.0.0.1")
