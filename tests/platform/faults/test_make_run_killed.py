@@ -40,7 +40,8 @@ KINDS = {
     "Celery worker": lambda cmd, parent: " worker " in cmd and " worker " not in parent,
     "Celery beat": lambda cmd, parent: "celery -A tracker beat" in cmd,
     "web server": lambda cmd, parent: "runserver" in cmd,
-    "demo site": lambda cmd, parent: "demo_site" in cmd,
+    "demo site": lambda cmd, parent: "demo_site" in cmd and "platform_site" not in cmd,
+    "demo platform site": lambda cmd, parent: "demo_site" in cmd and "platform_site" in cmd,
 }
 
 
