@@ -10,14 +10,17 @@ class CrawlerConfig(AppConfig):
     """Connects the signals that keep each target site's beat schedule in step with the site and
     that search the stored pages for each newly indexed work (crawler.rematch) and look for a
     site's new domain after each of its scans (crawler.domain_moves), and names the states of
-    review, scan and case events in the audit trail."""
+    review, scan and case events in the audit trail; registers the check of the platforms'
+    registry (crawler.platform_registry), which names the line of an error at start."""
 
     name = "crawler"
     verbose_name = _("Crawler")
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from crawler import domain_moves, rematch, scans, schedule
+        from django.core import checks
+
+        from crawler import domain_moves, platform_registry, rematch, scans, schedule
         from crawler.models import CaseState, ContactEvent, ReviewStatus, ScanStatus
         from tracker.core.ingestion import work_indexed
         from tracker.core.models import AuditEvent, register_state_labels
@@ -29,3 +32,4 @@ class CrawlerConfig(AppConfig):
         register_state_labels(AuditEvent.Kind.SCAN, ScanStatus)
         register_state_labels(AuditEvent.Kind.CASE, CaseState)
         register_state_labels(AuditEvent.Kind.SITE, ContactEvent)  # others: the common words
+        checks.register(platform_registry.check_registry)

@@ -53,8 +53,10 @@ class SiteContactAdmin(admin.ModelAdmin):
     list_display = ["domain", "address", "open_cases", "search", "confirmed_by", "confirmed_at"]
     list_filter = [NeedsContactFilter, "search"]
     search_fields = ["domain", "address", "suggestions__address"]
-    fields = ["domain", "address", "confirmed_by", "confirmed_at", "search", "search_note_words"]
-    readonly_fields = ["domain", "confirmed_by", "confirmed_at", "search", "search_note_words"]
+    fields = ["domain", "address", "confirmed_by", "confirmed_at", "search", "search_note_words",
+              "rdap", "rdap_note_words", "refused"]
+    readonly_fields = ["domain", "confirmed_by", "confirmed_at", "search", "search_note_words",
+                       "rdap", "rdap_note_words", "refused"]
     inlines = [SuggestionInline]
     actions = ["search_addresses"]
 
@@ -85,6 +87,10 @@ class SiteContactAdmin(admin.ModelAdmin):
     @admin.display(description=gettext_lazy("search result"))
     def search_note_words(self, obj):
         return obj.search_note_words or "—"
+
+    @admin.display(description=gettext_lazy("RDAP result"))
+    def rdap_note_words(self, obj):
+        return obj.rdap_note_words or "—"
 
     def save_model(self, request, obj, form, change):
         if "address" in form.changed_data:

@@ -6,7 +6,10 @@ address), ``do_search_contacts`` (asks the search: task ``crawler.find_contacts`
 ``do_record_contact_search`` (the worker stores what it found). ``search`` fetches the pages
 with the crawler's own machinery only (``scans.get_crawler()``: robots.txt, politeness slots,
 the Fetcher and its SSRF guard) and reads them with ``crawler.lib.contacts``.
-``sweep_searches`` (run by ``crawler.sweep_stuck``) resumes or fails a search whose task was lost.
+``sweep_searches`` (run by ``crawler.sweep_stuck``) resumes or fails a search whose task was
+lost. The addresses RDAP gives (registrar, hosting provider) are looked up by
+``crawler.rdap_contacts``, asked together with the site search; both store what they find
+through ``store_found``, which refuses an address no one can write to, with the reason.
 """
 
 from __future__ import annotations
@@ -62,7 +65,9 @@ def missing_contacts() -> QuerySet:
             .order_by("domain").values_list("domain", flat=True).distinct())
 
 
-def _audit(contact: SiteContact, acting_user, old: str, new: str, reason: str) -> AuditEvent:
+def audit(contact: SiteContact, acting_user, old: str, new: str, reason: str) -> AuditEvent:
+    """Append an event of ``contact`` (kind "site") to the audit trail: its state ``old`` ->
+    ``new`` with ``reason`` (a coded note or ""), by ``acting_user`` (None: the platform)."""
     return AuditEvent.record(kind=AuditEvent.Kind.SITE, user=acting_user, holder=None,
                              target=contact, subject=contact.domain, old_state=old,
                              new_state=new, reason=reason)
@@ -84,29 +89,39 @@ def do_set_contact(domain: str, address: str, acting_user) -> SiteContact:
         contact.confirmed_by, contact.confirmed_at = (acting_user, timezone.now()) if address \
             else (None, None)
         contact.save(update_fields=["address", "confirmed_by", "confirmed_at"])
-        _audit(contact, acting_user, ContactEvent.CONTACT_SET, ContactEvent.CONTACT_SET, notes.coded(
+        audit(contact, acting_user, ContactEvent.CONTACT_SET, ContactEvent.CONTACT_SET, notes.coded(
             "contact_set", gettext_noop("takedown contact: %(old)s -> %(new)s"),
             old=old or "-", new=address or "-"))
     return contact
 
 
 def do_search_contacts(domain: str, acting_user) -> SiteContact:
-    """Ask the search for takedown addresses on the registered domain of ``domain`` (task
-    ``crawler.find_contacts``, queued on commit) and record who asked.
+    """Ask for the takedown addresses of the registered domain of ``domain``: the search of
+    the site's own pages (task ``crawler.find_contacts``) and the RDAP lookup of its
+    registrar's and hosting provider's abuse addresses (task ``crawler.find_rdap_contacts``),
+    both queued on commit, and record who asked.
 
-    Returns the SiteContact, "searching". Raises ActionError: a search is already running."""
+    Returns the SiteContact, both "searching" (an RDAP lookup still running is left to go
+    on). Raises ActionError: the site search is running already."""
     with transaction.atomic():
         contact = SiteContact.objects.select_for_update().get(pk=contact_of(domain).pk)
         if contact.search == ContactSearch.SEARCHING:
             raise ActionError(_("The addresses of %(domain)s are being searched already.") % {
                 "domain": contact.domain})
-        old = contact.search
-        contact.search, contact.search_asked_at = ContactSearch.SEARCHING, timezone.now()
+        old, now = contact.search, timezone.now()
+        contact.search, contact.search_asked_at = ContactSearch.SEARCHING, now
         contact.search_attempts, contact.search_note = 1, ""
-        contact.save(update_fields=["search", "search_asked_at", "search_attempts",
-                                    "search_note"])
-        _audit(contact, acting_user, old or ContactEvent.UNSET, ContactSearch.SEARCHING, "")
+        fields = ["search", "search_asked_at", "search_attempts", "search_note"]
+        lookup = contact.rdap != ContactSearch.SEARCHING  # else the running lookup goes on
+        if lookup:
+            contact.rdap, contact.rdap_asked_at = ContactSearch.SEARCHING, now
+            contact.rdap_attempts, contact.rdap_note = 1, ""
+            fields += ["rdap", "rdap_asked_at", "rdap_attempts", "rdap_note"]
+        contact.save(update_fields=fields)
+        audit(contact, acting_user, old or ContactEvent.UNSET, ContactSearch.SEARCHING, "")
         queue_after_commit("crawler.find_contacts", contact.pk)
+        if lookup:
+            queue_after_commit("crawler.find_rdap_contacts", contact.pk)
     return contact
 
 
@@ -119,43 +134,71 @@ class Found:
     url: str
 
 
-def _storable(found: list[Found]) -> list[Found]:
-    """The items of ``found`` whose address Django's EmailValidator accepts and that fit the
-    suggestion's address column; a hostile page's other "addresses" are dropped (logged)."""
-    limit = ContactSuggestion._meta.get_field("address").max_length
-    kept = []
+def _sorted_out(found: list[Found]) -> tuple[list[Found], list[dict]]:
+    """The items of ``found`` that can be takedown contacts (one address SMTP carries, that
+    Django's EmailValidator accepts), and the others as refusals ({"address": its first 80
+    characters, "source", "reason": English words}), each address once."""
+    kept, refused = [], []
     for item in found:
-        try:
-            if len(item.address) > limit:
-                raise ValidationError("too long")
-            validate_email(item.address)
-        except ValidationError:
-            log.info("contact search: skipped %r found on %s", item.address[:80], item.url)
+        reason = found_in.refusal(item.address)
+        if reason is None:
+            try:
+                validate_email(item.address.strip())
+            except ValidationError:
+                reason = "not an e-mail address"
+        if reason is None:
+            kept.append(Found(item.address.strip(), item.source, item.url))
             continue
-        kept.append(item)
-    return kept
+        log.info("contact search: refused %r found on %s: %s", item.address[:80], item.url, reason)
+        entry = {"address": item.address[:80], "source": item.source, "reason": reason}
+        if entry not in refused:
+            refused.append(entry)
+    return kept, refused
+
+
+def store_found(contact: SiteContact, found: list[Found], sources) -> tuple[int, int]:
+    """Store ``found`` on ``contact`` (locked by the caller's transaction): each new address
+    that can be a contact as a ContactSuggestion, the others in ``contact.refused`` in place
+    of the earlier refusals of ``sources`` (ContactSource values the search reads; saved by
+    the caller). Returns (addresses kept, addresses refused)."""
+    kept, refused = _sorted_out(found)
+    for item in kept:
+        ContactSuggestion.objects.get_or_create(
+            contact=contact, address=item.address,
+            defaults={"source": item.source, "found_on": item.url[:2048]})
+    contact.refused = [r for r in contact.refused or [] if r.get("source") not in sources] + refused
+    return len({item.address for item in kept}), len(refused)
+
+
+#: The reasons ``crawler.lib.contacts.refusal`` gives, translated where they are shown.
+REFUSAL_REASONS = (gettext_noop("a line break"), gettext_noop("longer than 254 characters"),
+                   gettext_noop("not an e-mail address"))
+#: The sources the site search reads (its refusals are replaced by each search's).
+SITE_SOURCES = (ContactSource.SECURITY_TXT, ContactSource.MAILTO, ContactSource.CONTACT_PAGE)
 
 
 def do_record_contact_search(contact_id: int, found: list[Found], pages_read: int,
-                             failure: str = "") -> SiteContact:
-    """Store the result of a search (worker side, no acting person): each new address of
-    ``found`` that is a valid address of at most the column's length as a ContactSuggestion
-    (the others are skipped); the search "done" with a note of ``pages_read`` pages and the
-    addresses stored, or "failed" with ``failure`` (a coded note). Audited."""
-    found = _storable(found)
+                             failure: str = "", icp: str = "") -> SiteContact:
+    """Store the result of a search (worker side, no acting person): ``found`` through
+    ``store_found`` (an address of 300 characters or with a line break is refused with the
+    reason, the others kept); the search "done" with a note of ``pages_read`` pages and the
+    addresses stored and refused, or "failed" with ``failure`` (a coded note); ``icp``, the
+    ICP filing number the pages show ("" for none), recorded on the domain's cases. Audited."""
     with transaction.atomic():
         contact = SiteContact.objects.select_for_update().get(pk=contact_id)
-        for item in found:
-            ContactSuggestion.objects.get_or_create(
-                contact=contact, address=item.address,
-                defaults={"source": item.source, "found_on": item.url[:2048]})
+        kept, refused = store_found(contact, found, SITE_SOURCES)
+        if icp:
+            Case.objects.filter(domain=contact.domain).exclude(icp_filing=icp).update(
+                icp_filing=icp)
         state = ContactSearch.FAILED if failure else ContactSearch.DONE
         contact.search = state
         contact.search_note = failure or notes.coded(
-            "contact_search_done", gettext_noop("%(pages)s pages read, %(found)s addresses found"),
-            pages=pages_read, found=len({item.address for item in found}))
-        contact.save(update_fields=["search", "search_note"])
-        _audit(contact, None, ContactSearch.SEARCHING, state, contact.search_note)
+            "contact_search_found", gettext_noop(
+                "%(pages)s pages read, %(found)s addresses found, %(refused)s refused, "
+                "ICP filing: %(icp)s"), pages=pages_read, found=kept, refused=refused,
+            icp=icp or "-")
+        contact.save(update_fields=["search", "search_note", "refused"])
+        audit(contact, None, ContactSearch.SEARCHING, state, contact.search_note)
     return contact
 
 
@@ -187,11 +230,12 @@ def _origins(contact: SiteContact) -> tuple[list[str], list[str]]:
     return origins, urls
 
 
-def search(contact: SiteContact, crawler) -> tuple[list[Found], int]:
+def search(contact: SiteContact, crawler) -> tuple[list[Found], int, str]:
     """Search ``contact``'s site for addresses with ``crawler`` (a crawler.lib.pipeline.Crawler):
     each origin's security.txt and home page, the matched pages, then the contact pages they
     link to, at most settings.CONTACT_SEARCH_MAX_PAGES fetches, under the politeness delay of
-    the pages' target site (else the crawler's default). Returns (addresses found, pages read)."""
+    the pages' target site (else the crawler's default). Returns (addresses found, pages read,
+    the first ICP filing number the pages show or "")."""
     origins, matched = _origins(contact)
     site_delay = (Match.objects.filter(case__domain=contact.domain, site__isnull=False)
                   .values_list("site__delay_seconds", flat=True).first())
@@ -199,7 +243,7 @@ def search(contact: SiteContact, crawler) -> tuple[list[Found], int]:
     queue = [(origin + found_in.SECURITY_TXT_PATH, "security") for origin in origins]
     queue += [(origin + "/", "page") for origin in origins] + [(url, "page") for url in matched]
     found: list[Found] = []
-    fetched, read = set(), 0
+    fetched, read, icp = set(), 0, []
     while queue and len(fetched) < settings.CONTACT_SEARCH_MAX_PAGES:
         url, kind = queue.pop(0)
         if url in fetched:
@@ -215,34 +259,43 @@ def search(contact: SiteContact, crawler) -> tuple[list[Found], int]:
                       for a in found_in.security_txt_addresses(text)]
             continue
         found += [Found(a, ContactSource.MAILTO, final) for a in found_in.mailto_addresses(text)]
+        icp += found_in.icp_numbers(text)
         if kind == "contact":
             found += [Found(a, ContactSource.CONTACT_PAGE, final)
                       for a in found_in.written_addresses(text)]
         else:
             queue += [(link, "contact") for link in found_in.contact_page_links(text, final)]
-    return found, read
+    return found, read, icp[0] if icp else ""
 
 
-def sweep_searches() -> list[int]:
+def sweep_searches(prefix: str = "search", task: str = "crawler.find_contacts",
+                   record=None) -> list[int]:
     """Searches still "searching" settings.CONTACT_SEARCH_STUCK_SECONDS after they were asked
     (their task lost): queued again, or recorded failed after
-    settings.CONTACT_SEARCH_MAX_ATTEMPTS attempts. Returns the ids of the contacts swept."""
+    settings.CONTACT_SEARCH_MAX_ATTEMPTS attempts. ``prefix``: the SiteContact fields of the
+    search ("search": the site search; "rdap": the RDAP lookup), ``task`` the task that runs
+    it, ``record(contact_id, failure)`` what records it failed (default: the site search's).
+    Returns the ids of the contacts swept."""
+    if record is None:
+        def record(contact_id, failure):
+            return do_record_contact_search(contact_id, [], 0, failure)
+    asked, attempts = f"{prefix}_asked_at", f"{prefix}_attempts"
     stale = timezone.now() - timedelta(seconds=settings.CONTACT_SEARCH_STUCK_SECONDS)
     swept = []
     for contact_id in SiteContact.objects.filter(
-            Q(search_asked_at__lt=stale) | Q(search_asked_at__isnull=True),
-            search=ContactSearch.SEARCHING).values_list("pk", flat=True):
+            Q(**{f"{asked}__lt": stale}) | Q(**{f"{asked}__isnull": True}),
+            **{prefix: ContactSearch.SEARCHING}).values_list("pk", flat=True):
         with transaction.atomic():
             contact = SiteContact.objects.select_for_update().get(pk=contact_id)
-            give_up = contact.search_attempts >= settings.CONTACT_SEARCH_MAX_ATTEMPTS
+            tries = getattr(contact, attempts)
+            give_up = tries >= settings.CONTACT_SEARCH_MAX_ATTEMPTS
             if not give_up:
-                contact.search_attempts += 1
-                contact.search_asked_at = timezone.now()
-                contact.save(update_fields=["search_attempts", "search_asked_at"])
-                queue_after_commit("crawler.find_contacts", contact.pk)
+                setattr(contact, attempts, tries + 1)
+                setattr(contact, asked, timezone.now())
+                contact.save(update_fields=[attempts, asked])
+                queue_after_commit(task, contact.pk)
         if give_up:
-            do_record_contact_search(contact_id, [], 0, notes.coded(
-                "contact_search_lost", gettext_noop(
-                    "no answer from the worker after %(n)s attempts"), n=contact.search_attempts))
+            record(contact_id, notes.coded("contact_search_lost", gettext_noop(
+                "no answer from the worker after %(n)s attempts"), n=tries))
         swept.append(contact_id)
     return swept

@@ -6,7 +6,8 @@ unchanged pages), except that ``{BASE}`` in sitemap.xml and feed.xml becomes the
 address (sitemaps need absolute URLs and the port is chosen at run time).
 ``scan_demo_site`` is a step of ``manage.py demo`` (settings.DEMO_STEPS): it serves the site
 unless it is already served, registers it as a target site, scans it through the Celery workers
-and prints the scan's summary. The workers must allow loopback: CRAWLER_ALLOW_ADDRESSES=127.0.0.1.
+and prints the scan's summary; ``scan_demo_platform`` does the same for the second demo site,
+demo/platform_site/, on the demo platform's host (http://localhost:8932). The workers must allow loopback: CRAWLER_ALLOW_ADDRESSES=127.0.0.1.
 """
 
 from __future__ import annotations
@@ -26,6 +27,12 @@ from pathlib import Path
 SITE_DIR = Path(__file__).resolve().parent.parent / "demo" / "site"
 DEMO_SITE_NAME = "示例转载站 (demo)"
 DEFAULT_PORT = 8931
+# The second demo site, on the demo platform's host (localhost) and its own port.
+PLATFORM_DIR = SITE_DIR.parent / "platform_site"
+PLATFORM_SITE_NAME = "示例内容平台 (demo)"
+PLATFORM_PORT = 8932
+#: The loopback RDAP server of `make run` (crawler.lib.rdap_server, DEMO_RDAP_PORT).
+RDAP_PORT = 8933
 # the site's own pages; the real news pages link to their original sites' paths, which would
 # only be 404s here
 PATH_PATTERNS = [r"^/$", r"^/(news|reprint|private)/[\w-]+\.html$", r"^/(sitemap|feed)\.xml$", r"^/calendar/"]
@@ -94,6 +101,42 @@ def _answering(url: str) -> bool:
         return False
 
 
+def _scan_served(stdout, name: str, directory: Path, port: int, host: str, start_paths: list[str],
+                 patterns: list[str], summary_label: str) -> dict:
+    """Serve ``directory`` on 127.0.0.1:``port`` unless something answers there already,
+    register it as target site ``name`` (start URLs ``start_paths`` on http://``host``:port),
+    scan it through the workers, print the scan's summary to ``stdout`` and return its main
+    figures (dict: label -> value, ``summary_label`` naming the scan)."""
+    from django.conf import settings
+
+    from crawler.actions import do_start_scan
+    from crawler.scans import wait_for
+    from crawler.sites import register_site
+
+    url = f"http://127.0.0.1:{port}"
+    server = None if port and _answering(url) else serve(port, directory=directory)
+    port = int((server.url if server else url).rsplit(":", 1)[1])
+    base = f"http://{host}:{port}"
+    try:
+        site, _ = register_site(name, [base + p for p in start_paths], delay_seconds=0.1,
+                                update=True, max_pages=200, max_depth=2, path_patterns=patterns)
+        stdout.write(f"Scanning {base}/ (target site #{site.pk}) through the workers ...")
+        started = time.monotonic()
+        scan = do_start_scan(site, trigger="demo")
+        if scan.status == "running":
+            scan = wait_for(scan.pk, settings.DEMO_SCAN_TIMEOUT_SECONDS, sys.stderr)
+        summary = scan.summary()
+        stdout.write(f"Scan of {name} done in {time.monotonic() - started:.1f} s:\n"
+                     + json.dumps(summary, ensure_ascii=False, indent=1))
+        return {summary_label: f"#{scan.pk} {scan.status}", "pages fetched": scan.pages_fetched,
+                "new or changed pages": scan.pages_new + scan.pages_changed,
+                "unchanged pages": scan.pages_unchanged, "URLs refused or failed": scan.errors,
+                "matches found": scan.matches_found, "new matches": scan.matches_new}
+    finally:
+        if server:
+            server.stop()
+
+
 def scan_demo_site(stdout) -> dict:
     """Demo step: serve demo/site (on DEMO_SITE_PORT, default 8931, 0 = any free port, unless
     something already answers there, e.g. ``manage.py demo_site`` started by `make run`), register it as the target
@@ -101,32 +144,17 @@ def scan_demo_site(stdout) -> dict:
     workers, print the scan's summary (ScanRun.summary) to ``stdout`` and return its main
     figures for the demo's closing summary (dict: label -> value).
     """
-    from django.conf import settings
-
-    from crawler.actions import do_start_scan
-    from crawler.scans import wait_for
-    from crawler.sites import register_site
-
     port = int(os.environ.get("DEMO_SITE_PORT", DEFAULT_PORT))
-    url = f"http://127.0.0.1:{port}"
-    server = None if port and _answering(url) else serve(port)
-    url = server.url if server else url
-    try:
-        site, _ = register_site(DEMO_SITE_NAME, [f"{url}/", f"{url}/sitemap.xml", f"{url}/feed.xml"],
-                                delay_seconds=0.1, update=True, max_pages=200, max_depth=2,
-                                path_patterns=PATH_PATTERNS)
-        stdout.write(f"Scanning the demo site {url}/ (target site #{site.pk}) through the workers ...")
-        started = time.monotonic()
-        scan = do_start_scan(site, trigger="demo")
-        if scan.status == "running":
-            scan = wait_for(scan.pk, settings.DEMO_SCAN_TIMEOUT_SECONDS, sys.stderr)
-        summary = scan.summary()
-        stdout.write(f"Demo scan done in {time.monotonic() - started:.1f} s:\n"
-                     + json.dumps(summary, ensure_ascii=False, indent=1))
-        return {"demo scan": f"#{scan.pk} {scan.status}", "pages fetched": scan.pages_fetched,
-                "new or changed pages": scan.pages_new + scan.pages_changed,
-                "unchanged pages": scan.pages_unchanged, "URLs refused or failed": scan.errors,
-                "matches found": scan.matches_found, "new matches": scan.matches_new}
-    finally:
-        if server:
-            server.stop()
+    return _scan_served(stdout, DEMO_SITE_NAME, SITE_DIR, port, "127.0.0.1",
+                        ["/", "/sitemap.xml", "/feed.xml"], PATH_PATTERNS, "demo scan")
+
+
+def scan_demo_platform(stdout) -> dict:
+    """Demo step: serve demo/platform_site (on DEMO_PLATFORM_PORT, default 8932, unless
+    something answers there) as http://localhost:PORT, the host of the demo platform of the
+    platforms' registry (read when settings.PLATFORM_REGISTRY_DEMO), register it as
+    "示例内容平台 (demo)" and scan it as ``scan_demo_site`` does: its case is filed with a
+    complaint package. Returns its main figures (dict)."""
+    port = int(os.environ.get("DEMO_PLATFORM_PORT", PLATFORM_PORT))
+    return _scan_served(stdout, PLATFORM_SITE_NAME, PLATFORM_DIR, port, "localhost", ["/"],
+                        [r"^/$", r"^/article/[\w-]+\.html$"], "demo platform scan")

@@ -585,6 +585,8 @@ class Case(models.Model):
         first_scan: the scan that found its first page, or None (stored-page search, import).
         notice_sent_at / removed_at: when a notice citing its pages was sent / when its pages
             were found removed (the latest time each happened).
+        icp_filing: the ICP filing (备案) number the site's pages show, e.g.
+            "京ICP备12345678号-1", found by the contact search; "" when none was seen.
     """
 
     work = models.ForeignKey(Work, verbose_name=_("work"), on_delete=models.CASCADE,
@@ -599,6 +601,7 @@ class Case(models.Model):
                                    blank=True, on_delete=models.SET_NULL, related_name="+")
     notice_sent_at = models.DateTimeField(_("notice sent"), null=True, blank=True)
     removed_at = models.DateTimeField(_("removed"), null=True, blank=True)
+    icp_filing = models.CharField(_("ICP filing number"), max_length=64, blank=True)
 
     class Meta:
         verbose_name = _("case")
@@ -646,6 +649,10 @@ class SiteContact(models.Model):
         search: the state of the search for addresses (ContactSearch), asked at
             ``search_asked_at``, ``search_attempts`` tries; ``search_note``: a coded note
             (``tracker.core.notes``) of its result or failure.
+        rdap, rdap_asked_at, rdap_attempts, rdap_note: the same for the RDAP lookup of its
+            registrar's and hosting provider's abuse addresses (``crawler.rdap_contacts``).
+        refused: the addresses found but refused, [{"address": the first 80 characters,
+            "source": a ContactSource value, "reason": English words}], newest search's.
     """
 
     domain = models.CharField(_("site (registered domain)"), max_length=255, unique=True)
@@ -659,6 +666,12 @@ class SiteContact(models.Model):
     search_asked_at = models.DateTimeField(_("search asked"), null=True, blank=True)
     search_attempts = models.PositiveSmallIntegerField(_("search attempts"), default=0)
     search_note = models.TextField(_("search result"), blank=True)
+    rdap = models.CharField(_("RDAP lookup"), max_length=16, choices=ContactSearch.choices,
+                            default=ContactSearch.NONE, blank=True)
+    rdap_asked_at = models.DateTimeField(_("RDAP lookup asked"), null=True, blank=True)
+    rdap_attempts = models.PositiveSmallIntegerField(_("RDAP attempts"), default=0)
+    rdap_note = models.TextField(_("RDAP result"), blank=True)
+    refused = models.JSONField(_("addresses refused"), default=list, blank=True)
 
     class Meta:
         verbose_name = _("takedown contact")
@@ -673,6 +686,11 @@ class SiteContact(models.Model):
         """The search's note in words of the active language ("" for none)."""
         return notes.in_words(self.search_note)
 
+    @property
+    def rdap_note_words(self) -> str:
+        """The RDAP lookup's note in words of the active language ("" for none)."""
+        return notes.in_words(self.rdap_note)
+
 
 class ContactSource(models.TextChoices):
     """Where a suggested address was found."""
@@ -680,6 +698,8 @@ class ContactSource(models.TextChoices):
     SECURITY_TXT = "security_txt", _("security.txt")
     MAILTO = "mailto", _("mailto: link")
     CONTACT_PAGE = "contact_page", _("contact page")
+    RDAP_REGISTRAR = "rdap_registrar", _("registrar (RDAP)")
+    RDAP_HOST = "rdap_host", _("hosting provider (RDAP)")
 
 
 class ContactSuggestion(models.Model):

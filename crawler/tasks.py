@@ -346,20 +346,21 @@ def sweep_stuck() -> dict:
     pending (tracker.core.registration.requeue_pending) and resume or fail the dashboard imports
     whose worker was lost (tracker.core.import_jobs.fail_stale).
 
-    The contact searches whose task was lost are resumed or failed
-    (crawler.contacts.sweep_searches); the archive scans without progress are sent again
+    The contact searches and RDAP lookups whose task was lost are resumed or failed
+    (crawler.contacts.sweep_searches, crawler.rdap_contacts.sweep_lookups); the archive scans without progress are sent again
     (crawler.archives.sweep_stuck), to resume or fail.
 
     Returns:
         {"scans_failed": [scan ids], "works_requeued": [work ids], "imports_failed": [ids],
-        "contact_searches": [site contact ids], "archive_scans": [archive scan ids]}.
+        "contact_searches": [site contact ids], "rdap_lookups": [site contact ids], "archive_scans": [archive scan ids]}.
     """
-    from crawler import archives, contacts
+    from crawler import archives, contacts, rdap_contacts
     from tracker.core import import_jobs, registration
 
     return {"scans_failed": scans.sweep_stuck(), "works_requeued": registration.requeue_pending(),
             "imports_failed": import_jobs.fail_stale(),
             "contact_searches": contacts.sweep_searches(),
+            "rdap_lookups": rdap_contacts.sweep_lookups(),
             "archive_scans": archives.sweep_stuck()}
 
 
@@ -410,8 +411,8 @@ def find_contacts(self, contact_id: int) -> dict:
         return {"found": [], "pages": 0}
     pages = 0
     try:
-        found, pages = contacts.search(contact, scans.get_crawler())
-        contact = contacts.do_record_contact_search(contact_id, found, pages)
+        found, pages, icp = contacts.search(contact, scans.get_crawler())
+        contact = contacts.do_record_contact_search(contact_id, found, pages, icp=icp)
     except storage_errors() as exc:
         if self.request.retries < self.max_retries:
             raise self.retry(exc=exc, countdown=_retry_delay(self.request.retries)) from exc
@@ -426,6 +427,42 @@ def find_contacts(self, contact_id: int) -> dict:
         return {"found": [], "pages": pages}
     return {"found": sorted(contact.suggestions.values_list("address", flat=True)),
             "pages": pages}
+
+
+@shared_task(bind=True, name="crawler.find_rdap_contacts", max_retries=settings.RDAP_MAX_RETRIES)
+def find_rdap_contacts(self, contact_id: int) -> dict:
+    """Look up the registrar's and hosting provider's abuse addresses of SiteContact
+    ``contact_id`` in RDAP (``crawler.rdap_contacts.lookup``) and store them as suggestions. A
+    timeout, 429, 5xx or malformed answer is noted and retried after backoff_delay (or the
+    server's longer Retry-After), settings.RDAP_MAX_RETRIES times, then recorded failed; any
+    other error records it failed at once (logged): a lookup never stays "searching".
+    Returns {"found": [addresses stored for the site], "state": the lookup's state}."""
+    from crawler import rdap_contacts
+    from crawler.lib.rdap import RdapRetryable
+    from crawler.models import ContactSearch, SiteContact
+
+    contact = SiteContact.objects.filter(pk=contact_id).first()
+    if contact is None or contact.rdap != ContactSearch.SEARCHING:
+        return {"found": [], "state": contact.rdap if contact else ""}
+    try:
+        found, missing = rdap_contacts.lookup(contact, rdap_contacts.client())
+        contact = rdap_contacts.do_record_rdap_lookup(contact_id, found, missing)
+    except RdapRetryable as exc:
+        if self.request.retries < self.max_retries:
+            delay = min(settings.RDAP_RETRY_MAX_SECONDS, max(
+                exc.retry_after or 0.0, backoff_delay(self.request.retries,
+                                                      settings.RDAP_RETRY_BASE_SECONDS,
+                                                      settings.RDAP_RETRY_MAX_SECONDS)))
+            rdap_contacts.do_note_rdap_retry(contact_id, str(exc), delay)
+            raise self.retry(exc=exc, countdown=delay) from exc
+        contact = rdap_contacts.do_record_rdap_lookup(contact_id, [], failure=rdap_contacts.rdap_failure(
+            str(exc), self.request.retries + 1))
+    except Exception as exc:  # never leave the lookup "searching": say what broke
+        log.exception("RDAP lookup %s failed", contact_id)
+        contact = rdap_contacts.do_record_rdap_lookup(contact_id, [], failure=rdap_contacts.rdap_failure(
+            f"{type(exc).__name__}: {exc}", self.request.retries + 1))
+    return {"found": sorted(contact.suggestions.values_list("address", flat=True)),
+            "state": contact.rdap}
 
 
 @shared_task(bind=True, name="crawler.rematch_pending", max_retries=settings.CRAWL_STORAGE_RETRIES)

@@ -29,7 +29,15 @@ from crawler import exports, provenance
 from crawler.evidence.verdicts import verdict_words
 from crawler.lib.evidence.verify import FAIL, UNVERIFIED, VALID
 from crawler.models import Match, ReviewStatus
-from dashboard import actions, audit_links, internals, list_exports, navigation, notices, report
+from dashboard import (
+    actions,
+    audit_links,
+    internals,
+    list_exports,
+    navigation,
+    notices,
+    report,
+)
 from dashboard.evidence import (
     BundleTooLarge,
     bundle_response,
@@ -260,7 +268,7 @@ class MatchAdmin(WorkColumns, HolderScopedAdmin):
             try:
                 return _attachment(report.render_pdf(match, request.user), "application/pdf",
                                    f"{name}.pdf")
-            except report.PdfUnavailableError as exc:
+            except pdf.PdfUnavailableError as exc:
                 return HttpResponse(str(exc), status=503, content_type="text/plain")
         return _attachment(report.render(match, request.user).encode("utf-8"),
                            "text/html; charset=utf-8", f"{name}.html")
@@ -536,3 +544,4 @@ from dashboard.api import admin as _api_admin  # noqa: E402,F401  (registers the
 internals.restrict()  # django-celery-beat's and django-axes's pages: superusers only
 navigation.fix_order()  # the same sidebar in every language
 from dashboard import case_admin as _case_admin  # noqa: E402,F401  (registers the case pages)
+from dashboard import rights_documents as _rights_documents  # noqa: E402,F401  (registers its page)

@@ -22,10 +22,10 @@ from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Count, OuterRef, Subquery
-from django.http import HttpResponseRedirect
+from django.http import HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.html import format_html
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
@@ -33,17 +33,21 @@ from django.utils.translation import gettext_lazy
 
 from crawler import case_actions, case_exports, cases, contacts
 from crawler.evidence.models import Capture, CaptureState
+from crawler.lib.evidence.signing import SigningError
 from crawler.models import (
     Case,
     CaseState,
+    ContactSource,
     ContactSuggestion,
     ReviewStatus,
     SiteContact,
     TakedownCheck,
 )
-from dashboard import actions, case_figures, list_exports, notice_actions
+from crawler.platform_registry import platform_of_case
+from dashboard import actions, case_figures, complaint_package, list_exports, notice_actions
 from dashboard.filters import DomainFilter, WorkFilter
 from dashboard.models import NoticeLanguage, NoticeMail, NoticeReminder, TakedownNotice
+from dashboard.pdf import PdfUnavailableError
 from dashboard.work_columns import WorkColumns
 from tracker.core.admin import HolderScopedAdmin
 from tracker.core.errors import ActionError
@@ -269,6 +273,11 @@ class CaseAdmin(WorkColumns, HolderScopedAdmin):
         if request.method == "POST":
             if not can_change:
                 raise PermissionDenied
+            if request.POST.get("do") == "complaint_package":
+                package = self._package(request, case)
+                if package is not None:
+                    return package
+                return HttpResponseRedirect(request.path)
             self._post(request, case)
             return HttpResponseRedirect(request.path)
         pages = Paginator(case.pages.order_by("first_seen", "pk"), settings.CASE_PAGES_PER_PAGE)
@@ -319,12 +328,34 @@ class CaseAdmin(WorkColumns, HolderScopedAdmin):
         else:
             self.message_user(request, done, messages.SUCCESS)
 
+    def _package(self, request, case: Case) -> HttpResponse | None:
+        """The complaint package of ``case`` as a download, or None with the reason said."""
+        try:
+            data, name = complaint_package.do_make_complaint_package(case, request.user)
+        except (ActionError, PdfUnavailableError, SigningError) as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+            return None
+        response = HttpResponse(data, content_type="application/zip")
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response
+
     def _takedown_context(self, request, case: Case, can_change: bool) -> dict:
         """The case page's takedown part: the site's contact and its suggestions, whether a
         notice can be sent, and the e-mails of the case's notices."""
         contact = SiteContact.objects.filter(domain=case.domain).first()
+        platform = platform_of_case(case)
+        language = translation.get_language() or "en"
+        sources = dict(ContactSource.choices)
         return {
             "contact": contact,
+            "refused": [{**r, "source": sources.get(r.get("source"), r.get("source")),
+                         "reason": _(r["reason"]) if r.get("reason") else ""}
+                        for r in (contact.refused if contact else [])],
+            "platform": platform,
+            "platform_name": platform.name(language) if platform else "",
+            "platform_materials": (platform.materials_zh if language.startswith("zh")
+                                   else platform.materials_en) if platform else [],
+            "can_package": can_change and platform is not None,
             "suggestions": contact.suggestions.all() if contact else [],
             "edit_contact": can_change and sees_all(request.user),
             "staff_detail": sees_all(request.user),  # the technical text of mail failures

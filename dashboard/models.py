@@ -266,3 +266,56 @@ class ApiToken(models.Model):
         self.prefix = raw[:settings.API_TOKEN_PREFIX_CHARS]
         self.digest = self.hash(raw)
         return raw
+
+
+def _check_rights_file(upload) -> None:
+    """A rights document is at most settings.RIGHTS_DOCUMENT_MAX_BYTES, of a type of
+    settings.RIGHTS_DOCUMENT_TYPES whose content starts as that type does (PDF, PNG, JPEG)."""
+    from django.core.exceptions import ValidationError
+
+    name = (upload.name or "").lower()
+    extension = "." + name.rsplit(".", 1)[-1] if "." in name else ""
+    if upload.size > settings.RIGHTS_DOCUMENT_MAX_BYTES:
+        raise ValidationError(_("The file is %(size)s MB; at most %(limit)s MB are accepted.") % {
+            "size": round(upload.size / 1048576, 1),
+            "limit": round(settings.RIGHTS_DOCUMENT_MAX_BYTES / 1048576, 1)})
+    if extension not in settings.RIGHTS_DOCUMENT_TYPES:
+        raise ValidationError(_("Only these file types are accepted: %(types)s.") % {
+            "types": ", ".join(settings.RIGHTS_DOCUMENT_TYPES)})
+    upload.seek(0)
+    head = upload.read(8)
+    upload.seek(0)
+    magic = {".pdf": (b"%PDF-",), ".png": (b"\x89PNG\r\n\x1a\n",), ".jpg": (b"\xff\xd8\xff",),
+             ".jpeg": (b"\xff\xd8\xff",)}
+    if not head.startswith(magic.get(extension, (b"",))):
+        raise ValidationError(_("The file's content is not a %(type)s file.") % {
+            "type": extension.lstrip(".").upper()})
+
+
+class RightsDocument(models.Model):
+    """A document proving the holder's rights (copyright registration, publishing contract,
+    licence), for a holder's works or for one ``work``; complaint packages to platforms carry
+    it (``dashboard.complaint_package``). Uploaded through ``dashboard.rights_documents``'
+    ``do_upload_rights_document`` (audited), checked by ``_check_rights_file``."""
+
+    holder = models.ForeignKey("core.RightsHolder", verbose_name=_("rights holder"),
+                               on_delete=models.CASCADE, related_name="rights_documents")
+    work = models.ForeignKey("core.Work", verbose_name=_("work"), null=True, blank=True,
+                             on_delete=models.CASCADE, related_name="rights_documents",
+                             help_text=_("Leave empty for a document covering all the "
+                                         "holder's works."))
+    title = models.CharField(_("title"), max_length=200)
+    file = models.FileField(_("file"), upload_to="rights/%Y/%m/",
+                            validators=[_check_rights_file])
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("uploaded by"),
+                                    null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="+")
+    uploaded_at = models.DateTimeField(_("uploaded"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("rights document")
+        verbose_name_plural = _("rights documents")
+        ordering = ["-uploaded_at", "-pk"]
+
+    def __str__(self) -> str:
+        return self.title

@@ -32,7 +32,7 @@ from dashboard.models import (
     NoticeStatus,
     TakedownNotice,
 )
-from dashboard.report import PdfUnavailableError
+from dashboard.pdf import PdfUnavailableError
 from tracker.core import notes
 from tracker.core.connections import storage_errors
 from tracker.core.scoping import sees_all

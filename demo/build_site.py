@@ -10,8 +10,13 @@ Pages:
   characters changed, one chapter only, traditional characters in Big5, a GBK page that declares
   no charset, full-width digits turned into ASCII.
 - private/: a reprint under a folder robots.txt disallows: a polite crawler never sees it.
-- index.html (links to everything, plus a calendar link that is a crawler trap), sitemap.xml,
-  feed.xml (RSS 2.0), robots.txt.
+- index.html (links to everything, plus a calendar link that is a crawler trap; its footer links
+  the contact page and shows an ICP filing number), sitemap.xml, feed.xml (RSS 2.0), robots.txt.
+- .well-known/security.txt and contact.html: the site's takedown addresses (RFC 9116 Contact
+  lines, a mailto: link and an address written out), for the contact search.
+- ../platform_site/: the second demo site, on the demo "platform" of crawler/data/platforms.toml
+  (served as http://localhost:8932): an article reprinting chapter 1 of 西游记 and the
+  platform's complaint page. `build_contact_pages()` writes these without the news tarball.
 Traditional characters come from opencc-python-reimplemented (s2t).
 """
 
@@ -32,6 +37,8 @@ DEMO = Path(__file__).resolve().parent
 WORKS, SITE = DEMO / "works", DEMO / "site"
 NEWS_PAGES = ["tests/baijiahao/1.html", "tests/cjddsb/1.html", "tests/stcn/1.html", "tests/qq/qq.html",
               "tests/csdn/1.html", "tests/xds/1.html", "tests/zyyfy/1.html", "tests/thepaper/3.html"]
+ICP_NUMBER = "京ICP备00000001号-1"  # a made-up filing number, shown as piracy sites show theirs
+PLATFORM_SITE = DEMO / "platform_site"
 CHANGED_CHARACTERS = {"猴": "候", "石": "实", "仙": "先"}  # homophones, as reposts do
 ADS = ["【广告】手游新服开启，登录即送VIP礼包", "【推广】本地装修公司限时五折优惠，点击咨询",
        "【广告】新用户注册领取百元话费"]
@@ -147,6 +154,33 @@ def build_news(tar_path: Path) -> list[dict]:
     return pages
 
 
+def build_contact_pages() -> None:
+    """Write the demo site's security.txt and contact page, and the demo platform's site."""
+    (SITE / ".well-known").mkdir(exist_ok=True)
+    (SITE / ".well-known" / "security.txt").write_text(
+        "# The demo reprint site's contacts (RFC 9116)\nContact: mailto:security@reprint.example\n"
+        "Contact: https://127.0.0.1/contact.html\nExpires: 2030-12-31T00:00:00.000Z\n"
+        "Preferred-Languages: zh, en\n", encoding="utf-8")
+    body = ("<p>版权投诉请发送至 <a href=\"mailto:copyright@reprint.example\">版权投诉邮箱</a>，"
+            "商务合作请写信到 business@reprint.example。</p>")
+    (SITE / "contact.html").write_text(portal("联系我们", body, "示例转载站").replace(
+        "联系我们 |", f"{ICP_NUMBER} |"), encoding="utf-8")
+    xyj = chapters(WORKS / "xiyouji-01-03.txt", "utf-8")
+    heading, text = xyj[0]
+    (PLATFORM_SITE / "article").mkdir(parents=True, exist_ok=True)
+    article = portal(f"西游记 {heading}", "<p class=\"author\">作者：某自媒体号</p>\n"
+                     + with_ads(paragraphs(text), 6), "示例内容平台")
+    (PLATFORM_SITE / "article" / "xiyouji-01.html").write_text(article, encoding="utf-8")
+    links = '<ul><li><a href="/article/xiyouji-01.html">西游记 第一回（自媒体号转载）</a></li></ul>'
+    (PLATFORM_SITE / "index.html").write_text(portal("示例内容平台 Demo platform", links + (
+        '<p><a href="/complaint.html">侵权投诉</a></p>'), "示例内容平台"), encoding="utf-8")
+    (PLATFORM_SITE / "complaint.html").write_text(portal("侵权投诉 Complaint", (
+        "<p>这是示例平台的投诉页：真实平台在此填写表单并上传材料。This is the demo platform's "
+        "complaint page: on a real platform the form is filled in here and the files uploaded.</p>"),
+        "示例内容平台"), encoding="utf-8")
+    (PLATFORM_SITE / "robots.txt").write_text("User-agent: *\nAllow: /\n", encoding="utf-8")
+
+
 def build_index(pages: list[dict]) -> None:
     """Write the site's index page, sitemap and feed linking ``pages`` ({path, title, what})."""
     links = "\n".join(f'<li><a href="{p["path"]}?utm_source=index&amp;spm=demo.1">{html.escape(p["title"])}</a></li>'
@@ -154,7 +188,8 @@ def build_index(pages: list[dict]) -> None:
     body = (f"<ul>\n{links}\n</ul>\n<p><a href=\"/calendar/2026/01/\">活动日历</a> | "
             f"<a href=\"/feed.xml\">RSS</a> | <a href=\"/sitemap.xml\">网站地图</a> | "
             f"<a href=\"https://www.example.com/\">友情链接</a></p>")
-    (SITE / "index.html").write_text(portal("示例转载站 Demo reprint site", body, "示例转载站"), encoding="utf-8")
+    (SITE / "index.html").write_text(portal("示例转载站 Demo reprint site", body, "示例转载站").replace(
+        "联系我们", f'<a href="/contact.html">联系我们</a> | {ICP_NUMBER}'), encoding="utf-8")
     urls = "\n".join(f"  <url><loc>{{BASE}}{p['path']}</loc></url>" for p in pages if not p["path"].startswith("/private"))
     (SITE / "sitemap.xml").write_text(
         f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
@@ -185,7 +220,8 @@ def main(argv: list[str]) -> int:
         return 2
     pages = build_news(Path(argv[1])) + build_reprints()
     build_index(pages)
-    print(f"{len(pages)} pages written under {SITE}")
+    build_contact_pages()
+    print(f"{len(pages)} pages written under {SITE}, the demo platform's under {PLATFORM_SITE}")
     return 0
 
 

@@ -181,6 +181,7 @@ def _start_servers() -> None:
     os.environ["REDIS_URL"] = redis
     _point_django_at(database, mongo, redis, _tmp)
     _start_demo_tsa(_tmp / "demo-tsa")
+    _start_rdap()
 
 
 def _start_demo_tsa(folder: Path) -> None:
@@ -195,6 +196,43 @@ def _start_demo_tsa(folder: Path) -> None:
     os.environ["TRACKER_TSA_URLS"] = tsa.url
     os.environ["TRACKER_TSA_TRUSTED_CERTS"] = str(tsa.ca_cert_path)
     settings.TSA_URLS, settings.TSA_TRUSTED_CERTS = [tsa.url], [str(tsa.ca_cert_path)]
+
+
+_rdap = []
+
+
+def _start_rdap() -> None:
+    """A loopback RDAP and bootstrap server (crawler.lib.rdap_server) for this process and the
+    worker (TRACKER_RDAP_BOOTSTRAP_URL), with short retries; tests set its answers through the
+    ``rdap`` fixture. No RDAP request leaves the machine."""
+    from django.conf import settings
+
+    from crawler.lib import rdap_server
+
+    server = rdap_server.serve()
+    _rdap.append(server)
+    _stops.append(server.stop)
+    os.environ.update({"TRACKER_RDAP_BOOTSTRAP_URL": server.url + "/",
+                       "TRACKER_RDAP_RETRY_BASE": "1", "TRACKER_RDAP_RETRY_MAX": "3",
+                       "TRACKER_RDAP_TIMEOUT": "2"})
+    settings.RDAP_BOOTSTRAP_URL = server.url + "/"
+    settings.RDAP_RETRY_BASE_SECONDS, settings.RDAP_RETRY_MAX_SECONDS = 1.0, 3.0
+    settings.RDAP_TIMEOUT_SECONDS = 2.0
+
+
+@pytest.fixture
+def rdap(session_servers):
+    """The session's loopback RDAP server (seen by this process and the worker), its answers
+    reset to bootstrap files sending the TLD "example" and 127.0.0.0/8 to it (every other path:
+    404), its ``hits`` emptied. Yields the RdapServer."""
+    from crawler.lib import rdap_server
+
+    server = _rdap[0]
+    server.answers.clear()
+    server.answers.update(rdap_server.bootstrap(server.url, ["example"], ["127.0.0.0/8"]))
+    server.hits.clear()
+    yield server
+    server.answers.clear()
 
 
 def pytest_collection_modifyitems(config, items):

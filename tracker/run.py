@@ -4,8 +4,10 @@ Starts PostgreSQL, MongoDB and Redis (tracker.runtime.embedded; each skipped whe
 MONGO_URL / REDIS_URL is set) and records their URLs in TRACKER_VAR_DIR/run.env, where the
 settings of every other process (a ``manage.py`` command in a second terminal) find them;
 then the demo time-stamping authority on loopback (not accredited; unless TRACKER_TSA_URLS is
-set), a Celery worker (all queues) and beat, the bundled demo site on http://127.0.0.1:8931
-(DEMO_SITE_PORT), applies migrations, runs ``manage.py demo`` (demo accounts, demo works, the
+set), the demo RDAP server on http://127.0.0.1:8933 (DEMO_RDAP_PORT; unless
+TRACKER_RDAP_BOOTSTRAP_URL is set), a Celery worker (all queues) and beat, the bundled demo site
+on http://127.0.0.1:8931 (DEMO_SITE_PORT) and the demo platform's site on
+http://localhost:8932 (DEMO_PLATFORM_PORT), applies migrations, runs ``manage.py demo`` (demo accounts, demo works, the
 main job: a scan of the demo site, a summary), then serves the dashboard on
 http://127.0.0.1:8000 (TRACKER_PORT) until Ctrl-C, and stops everything it started. A second
 run continues with the same data. After a run was killed (SIGKILL, a crash), the next one
@@ -194,6 +196,29 @@ def _start_demo_tsa(var: Path):
     return tsa.stop
 
 
+def _start_demo_rdap():
+    """Unless TRACKER_RDAP_BOOTSTRAP_URL is set, serve the demo RDAP and bootstrap server on
+    127.0.0.1:DEMO_RDAP_PORT (crawler.lib.rdap_server: it answers for the demo sites, 127.0.0.1
+    and localhost) and point this process and its children at it, with the demo platform of
+    the platforms' registry on. Returns its stop function, or None."""
+    if os.environ.get("TRACKER_RDAP_BOOTSTRAP_URL"):
+        return None
+    from crawler.lib import rdap_server
+
+    port = int(os.environ.setdefault("DEMO_RDAP_PORT", str(demo.RDAP_PORT)))
+    try:
+        server = rdap_server.serve(port, demo=True)
+    except OSError as exc:
+        print(f"make run: no demo RDAP server on port {port} ({exc.strerror}): the RDAP "
+              "lookups of the demo sites will fail", file=sys.stderr, flush=True)
+        return None
+    os.environ["TRACKER_RDAP_BOOTSTRAP_URL"] = server.url + "/"
+    os.environ.setdefault("TRACKER_PLATFORM_REGISTRY_DEMO", "1")
+    print(f"Demo RDAP server (registrar and hosting provider of the demo sites): {server.url}/",
+          flush=True)
+    return server.stop
+
+
 def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
@@ -230,7 +255,7 @@ def main() -> int:
         return 2
     services: list[embedded.Service] = []
     procs: dict[str, subprocess.Popen] = {}
-    stop_tsa = None
+    stop_tsa = stop_rdap = None
     run_env = var / "run.env"
     try:
         run_env.unlink(missing_ok=True)  # a killed run's: the settings must not read it
@@ -244,6 +269,7 @@ def main() -> int:
             services.append(embedded.start_redis(var / "redis"))
             os.environ["REDIS_URL"] = services[-1].url
         stop_tsa = _start_demo_tsa(var)
+        stop_rdap = _start_demo_rdap()
         record_run(var, port)
         database = os.environ["DATABASE_URL"].rsplit("@", 1)[-1]  # without the password
         print(f"PostgreSQL {database}   MongoDB {os.environ['MONGO_URL']}   Redis "
@@ -267,6 +293,11 @@ def main() -> int:
         from tracker.celery import app
 
         Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
+        from crawler.platform_registry import check_registry
+
+        for problem in check_registry():  # the file and line, before anything starts
+            print(f"make run: {problem.msg}", file=sys.stderr)
+            return 2
 
         call_command("migrate", interactive=False, verbosity=0)
         env = supervisor.child_env()
@@ -277,6 +308,12 @@ def main() -> int:
             env=env, cwd=BASE_DIR, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
             preexec_fn=supervisor.die_with_parent)
         procs["demo-site"] = site
+        platform_port = os.environ.setdefault("DEMO_PLATFORM_PORT", str(demo.PLATFORM_PORT))
+        procs["demo-platform"] = subprocess.Popen(
+            [sys.executable, str(BASE_DIR / "manage.py"), "demo_site", "--port", platform_port,
+             "--directory", str(demo.PLATFORM_DIR)],
+            env=env, cwd=BASE_DIR, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+            preexec_fn=supervisor.die_with_parent)
         _record_children(var, procs)
         worker = supervisor.start_worker(env, logs / "celery-worker.log", "run-worker", settings.WORKER_QUEUES,
                                       cwd=BASE_DIR)
@@ -311,8 +348,9 @@ def main() -> int:
     finally:
         for proc in reversed(procs.values()):
             supervisor.stop(proc)
-        if stop_tsa is not None:
-            stop_tsa()
+        for stop_server in (stop_tsa, stop_rdap):
+            if stop_server is not None:
+                stop_server()
         (var / "run.pids").unlink(missing_ok=True)
         for service in reversed(services):
             service.stop()

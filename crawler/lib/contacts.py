@@ -50,6 +50,16 @@ def _tree(document: str):
         return None
 
 
+def _visible_text(document: str) -> str:
+    """The text of HTML ``document`` without its scripts and styles ("" when unreadable)."""
+    tree = _tree(document)
+    if tree is None:
+        return ""
+    for element in tree.iter("script", "style"):
+        element.drop_tree()
+    return tree.text_content()
+
+
 def mailto_addresses(document: str) -> list[str]:
     """The addresses of the ``mailto:`` links of HTML ``document`` (str), in document order,
     without repeats; a link naming several addresses (comma-separated) gives each."""
@@ -69,13 +79,8 @@ def mailto_addresses(document: str) -> list[str]:
 def written_addresses(document: str) -> list[str]:
     """The addresses written in the visible text of HTML ``document`` (str), in order, without
     repeats (for a contact page, where they are often not links)."""
-    tree = _tree(document)
-    if tree is None:
-        return []
-    for element in tree.iter("script", "style"):
-        element.drop_tree()
     found: list[str] = []
-    for match in _ADDRESS.finditer(tree.text_content()):
+    for match in _ADDRESS.finditer(_visible_text(document)):
         address = normal_address(match.group())
         if address and address not in found:
             found.append(address)
@@ -116,3 +121,33 @@ def contact_page_links(document: str, base_url: str) -> list[str]:
         if _CONTACT_WORDS.search(label) and url not in found and url != base_url:
             found.append(url)
     return found
+
+
+# An ICP filing (备案) or licence (经营许可证) number as Chinese sites print it in their footer:
+# the province's one-character abbreviation, "ICP备" or "ICP证", the number, "号", and for a
+# filing the site's sequence number ("京ICP备12345678号-1").
+_ICP = re.compile(r"[\u4e00-\u9fff]\s*ICP\s*[备備证證]\s*(\d{4,12})\s*号(?:\s*-\s*(\d{1,4}))?")
+
+
+def icp_numbers(document: str) -> list[str]:
+    """The ICP filing or licence numbers written in the visible text of HTML ``document``
+    (str), normalised without blanks ("京ICP备12345678号-1"), in order without repeats."""
+    found: list[str] = []
+    for match in _ICP.finditer(_visible_text(document)):
+        number = re.sub(r"\s+", "", match.group())
+        if number not in found:
+            found.append(number)
+    return found
+
+
+def refusal(address: str) -> str | None:
+    """Why ``address`` (str, as a page or an RDAP server wrote it) cannot be a takedown
+    contact, in English words ("a line break", "longer than 254 characters", "not an e-mail
+    address"), or None when it is one address SMTP can carry."""
+    if "\r" in address or "\n" in address:
+        return "a line break"
+    if len(address.strip()) > MAX_ADDRESS_CHARS:
+        return f"longer than {MAX_ADDRESS_CHARS} characters"
+    if normal_address(address) is None:
+        return "not an e-mail address"
+    return None

@@ -302,6 +302,7 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = True
 DEMO_STEPS = env.list("TRACKER_DEMO_STEPS", default=["tracker.core.demo.ingest_demo_works",
                                                      "dashboard.alerts.demo.enable_demo_alerts",
                                                      "crawler.demo.scan_demo_site",
+                                                     "crawler.demo.scan_demo_platform",
                                                      "dashboard.alerts.demo.report_demo_alerts"])
 DEMO_WORKS_DIR = BASE_DIR / "demo" / "works"
 
@@ -821,3 +822,31 @@ SUMMARY_IGNORING_SITES_LISTED = 20
 SUMMARY_REQUEUE_AFTER_SECONDS = 3600
 CELERY_BEAT_SCHEDULE["send-summaries"] = {"task": "alerts.send_summaries",
                                           "schedule": SUMMARY_CHECK_SECONDS}
+
+# Contacts beyond the site (crawler.rdap_contacts, crawler.lib.rdap, crawler.lib.platforms). The
+# RDAP lookup (task crawler.find_rdap_contacts, QUEUE_CRAWL) reads the IANA bootstrap files
+# (RFC 9224: dns.json, ipv4.json, ipv6.json) under RDAP_BOOTSTRAP_URL, asks the registrar's RDAP
+# server for the case's domain and the network's for each of at most RDAP_MAX_ADDRESSES IP
+# addresses of its hosts, each request waiting RDAP_TIMEOUT_SECONDS at most. A timeout, 429, 5xx
+# or malformed answer is retried after backoff_delay from RDAP_RETRY_BASE_SECONDS up to
+# RDAP_RETRY_MAX_SECONDS (or the server's longer Retry-After, capped there), RDAP_MAX_RETRIES
+# times, then recorded as failed; a lookup whose task was lost is swept as the site search is
+# (CONTACT_SEARCH_STUCK_SECONDS, CONTACT_SEARCH_MAX_ATTEMPTS).
+# PLATFORM_REGISTRY_PATH: the platforms' registry (TOML, checked when Django starts); its demo
+# entries are read only when PLATFORM_REGISTRY_DEMO (set by `make run`).
+# Rights documents a holder uploads for complaint packages: RIGHTS_DOCUMENT_MAX_BYTES each at
+# most (bytes), of the file types RIGHTS_DOCUMENT_TYPES (lower-case extensions). A complaint
+# package holds the signed reports and WACZ bundles of COMPLAINT_PACKAGE_MAX_PAGES pages at most.
+RDAP_BOOTSTRAP_URL = env.str("TRACKER_RDAP_BOOTSTRAP_URL", default="https://data.iana.org/rdap/")
+RDAP_TIMEOUT_SECONDS = env.float("TRACKER_RDAP_TIMEOUT", default=10.0)
+RDAP_MAX_RETRIES = env.int("TRACKER_RDAP_MAX_RETRIES", default=4)
+RDAP_RETRY_BASE_SECONDS = env.float("TRACKER_RDAP_RETRY_BASE", default=30.0)
+RDAP_RETRY_MAX_SECONDS = env.float("TRACKER_RDAP_RETRY_MAX", default=1800.0)
+RDAP_MAX_ADDRESSES = 4
+CELERY_TASK_ROUTES["crawler.find_rdap_contacts"] = {"queue": QUEUE_CRAWL}
+PLATFORM_REGISTRY_PATH = env.str("TRACKER_PLATFORM_REGISTRY",
+                                 default=str(BASE_DIR / "crawler" / "data" / "platforms.toml"))
+PLATFORM_REGISTRY_DEMO = env.bool("TRACKER_PLATFORM_REGISTRY_DEMO", default=False)
+RIGHTS_DOCUMENT_MAX_BYTES = env.int("TRACKER_RIGHTS_DOCUMENT_MAX_BYTES", default=20 * 1024 * 1024)
+RIGHTS_DOCUMENT_TYPES = (".pdf", ".jpg", ".jpeg", ".png")
+COMPLAINT_PACKAGE_MAX_PAGES = 20

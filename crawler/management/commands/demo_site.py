@@ -1,6 +1,7 @@
-"""manage.py demo_site [--port P] [--host 127.0.0.1]"""
+"""manage.py demo_site [--port P] [--host 127.0.0.1] [--directory DIR]"""
 
 import time
+from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -14,10 +15,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--port", type=int, default=DEFAULT_PORT)
         parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument("--directory", type=Path, default=SITE_DIR,
+                            help="the folder to serve (demo/platform_site for the demo platform)")
 
     def handle(self, *args, **opts):
         try:
-            server = serve(opts["port"], opts["host"])
+            server = serve(opts["port"], opts["host"], opts["directory"])
         except OSError as exc:
             raise CommandError(f"cannot serve on {opts['host']}:{opts['port']}: {exc}") from exc
         self.stdout.write(f"Demo site on {server.url}/ (Ctrl-C to stop)")

@@ -41,7 +41,8 @@ KINDS = {
     "Celery worker": lambda cmd, parent: " worker " in cmd and " worker " not in parent,
     "Celery beat": lambda cmd, parent: "celery -A tracker beat" in cmd,
     "web server": lambda cmd, parent: "runserver" in cmd,
-    "demo site": lambda cmd, parent: "demo_site" in cmd,
+    "demo site": lambda cmd, parent: "demo_site" in cmd and "platform_site" not in cmd,
+    "demo platform site": lambda cmd, parent: "demo_site" in cmd and "platform_site" in cmd,
 }
 
 
@@ -147,6 +148,8 @@ def test_make_run_comes_back_after_sigkill(tmp_path, server_tmp_path, server_env
     port = embedded.free_port()
     url = f"http://127.0.0.1:{port}"
     env = server_env(var, TRACKER_PORT=str(port), DEMO_SITE_PORT=str(embedded.free_port()),
+                     DEMO_PLATFORM_PORT=str(embedded.free_port()),
+                     DEMO_RDAP_PORT=str(embedded.free_port()),
                      TRACKER_DEMO_STEPS="")  # no demo scan: demo accounts only
     one_each = dict.fromkeys(KINDS, 1)
     run = reuse = None
@@ -178,7 +181,7 @@ def test_make_run_comes_back_after_sigkill(tmp_path, server_tmp_path, server_env
         first_line = [line for line in run.output().splitlines()
                       if "stopped what a killed run left running" in line]
         assert len(first_line) == 1, run.output()
-        for name in ("celery-worker", "celery-beat", "web-server", "demo-site"):
+        for name in ("celery-worker", "celery-beat", "web-server", "demo-site", "demo-platform"):
             assert name in first_line[0]
         assert not any(pid in _folder_processes(var) for pid in children)
         assert _counts(var) == one_each
