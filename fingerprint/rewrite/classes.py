@@ -1,0 +1,91 @@
+"""Synonym classes and sentences of the rewrite stage (word segmentation by jieba).
+
+A page or a work is cut into sentences; each sentence's words (jieba, dictionary mode) become
+tokens: ``#<n>`` for a word of synonym class n (``fingerprint/data/synonym_classes.json.gz``,
+built by ``fingerprint.rewrite.build_classes``), the word itself otherwise; tokens of no Han
+character (digits, Latin, punctuation) and stop tokens (very frequent ones) are dropped.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+CLASSES_FILE = Path(__file__).resolve().parents[1] / "data" / "synonym_classes.json.gz"
+_SENTENCE = re.compile(r"[^。！？!?；;…\n]*(?:[。！？!?；;…]+[”’」』\"]?|\n|$)")
+_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_DIGITS = re.compile(r"[0-9０-９]+")
+_FOLD = str.maketrans("０１２３４５６７８９", "0123456789")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence: ``start``, ``end`` (character offsets in its text, end exclusive),
+    ``tokens`` (distinct tokens), ``chars`` (distinct Han characters of its tokens' words),
+    ``words`` ((word, token) of each kept word, in order: what the evidence view marks) and
+    ``numbers`` (its runs of digits, full-width folded to ASCII, leading zeros dropped)."""
+
+    start: int
+    end: int
+    tokens: frozenset[str]
+    chars: frozenset[str]
+    words: tuple[tuple[str, str], ...]
+    numbers: frozenset[str] = frozenset()
+
+
+class SynonymClasses:
+    """Word -> synonym class, stop tokens, and the sentences of a text.
+
+    ``classes``: lists of words, class n = the n-th list (a word in several: its first);
+    ``stop``: tokens dropped from every sentence.
+    """
+
+    def __init__(self, classes: list[list[str]], stop: frozenset[str]):
+        self.word_class: dict[str, str] = {}
+        for n, words in enumerate(classes):
+            for word in words:
+                self.word_class.setdefault(word, f"#{n}")
+        self.classes = classes
+        self.stop = stop
+
+    def token(self, word: str) -> str | None:
+        """The token of a word: its class, else itself; None for a word without a Han
+        character or whose token is a stop token."""
+        if not _HAN.search(word):
+            return None
+        token = self.word_class.get(word, word)
+        return None if token in self.stop else token
+
+    def sentences(self, text: str) -> list[Sentence]:
+        """The sentences of ``text`` (str) that keep at least one token, in order. Cut at
+        。！？!?；;… and line ends; words by jieba's dictionary (no HMM: new words are not
+        guessed, so both texts of a pair are cut alike)."""
+        import jieba  # its dictionary loads on first use (about a second)
+
+        out = []
+        for m in _SENTENCE.finditer(text):
+            if m.end() == m.start():
+                continue
+            words = []
+            for word in jieba.lcut(m.group(), HMM=False):
+                token = self.token(word)
+                if token is not None:
+                    words.append((word, token))
+            if words:
+                numbers = frozenset(n.translate(_FOLD).lstrip("0") or "0"
+                                    for n in _DIGITS.findall(m.group()))
+                out.append(Sentence(m.start(), m.end(), frozenset(t for _, t in words),
+                                    frozenset(c for w, _ in words for c in w if _HAN.match(c)),
+                                    tuple(words), numbers))
+        return out
+
+
+@cache
+def default_classes() -> SynonymClasses:
+    """The shipped classes and stop tokens (loaded once per process)."""
+    record = json.loads(gzip.decompress(CLASSES_FILE.read_bytes()))
+    return SynonymClasses(record["classes"], frozenset(record["stop"]))
