@@ -42,8 +42,8 @@ class EngineConfig:
     tokens, not letters): ``rewrite_stage`` (on or off); a page is *undecided*, and goes to
     the stage, when the first stage reports no match and its best work has at least
     ``rewrite_min_first_hits`` window-key hits (fewer: settled as unrelated);
-    ``rewrite_max_candidates`` (works verified, most hits first, from the first stage's hits
-    and from the rewrite keys' hits, at least ``rewrite_min_key_hits`` of these);
+    ``rewrite_max_candidates`` (works verified, most rewrite-key hits first, with at least
+    ``rewrite_min_key_hits`` hits and ``rewrite_min_key_share`` of the page's rewrite keys);
     ``rewrite_min_tokens`` (tokens a sentence needs to be keyed and counted);
     ``rewrite_pair_score`` (least containment of a sentence pair, 0..1),
     ``rewrite_min_shared`` (tokens a pair shares), ``rewrite_max_unit_ratio`` (page characters
@@ -92,7 +92,8 @@ class EngineConfig:
     rewrite_stage: bool = True
     rewrite_min_first_hits: int = 0
     rewrite_max_candidates: int = 8
-    rewrite_min_key_hits: int = 2
+    rewrite_min_key_hits: int = 4
+    rewrite_min_key_share: float = 0.1
     rewrite_min_tokens: int = 3
     rewrite_pair_score: float = 0.5
     rewrite_min_shared: int = 2
@@ -130,8 +131,10 @@ class EngineConfig:
             raise ValueError("verify_seed_pairs must be at least 0")
         if self.probe not in (0, 1, 2):
             raise ValueError("probe must be 0, 1 or 2")
-        if not 0.0 < self.rewrite_pair_score <= 1.0 or not 0.0 < self.rewrite_min_share <= 1.0:
-            raise ValueError("rewrite_pair_score and rewrite_min_share must be in (0, 1]")
+        if not 0.0 < self.rewrite_pair_score <= 1.0 or not 0.0 < self.rewrite_min_share <= 1.0 \
+                or not 0.0 <= self.rewrite_min_key_share <= 1.0:
+            raise ValueError("rewrite_pair_score and rewrite_min_share must be in (0, 1], "
+                             "rewrite_min_key_share in [0, 1]")
         if min(self.rewrite_min_pairs, self.rewrite_min_tokens, self.rewrite_min_shared,
                self.rewrite_max_token_sentences, self.rewrite_max_candidates,
                self.rewrite_max_page_sentences, self.rewrite_template_works) < 1 or self.rewrite_max_unit_ratio < 1.0:

@@ -119,25 +119,24 @@ class RewriteStage:
             self.index.remove(work_id)
 
     def candidates(self, page: list[Sentence], first: dict[str, int]) -> list[str]:
-        """Work ids to verify, at most ``rewrite_max_candidates``: the works of the rewrite
-        keys' hits (at least ``rewrite_min_key_hits``) and of the first stage's (``first``:
-        work id -> window-key hits), most hits first, ties by id, alternately."""
+        """Work ids to verify, at most ``rewrite_max_candidates``, most hits first, ties by id:
+        with an index, the works that hold at least ``rewrite_min_key_hits`` and at least
+        ``rewrite_min_key_share`` of the page's distinct rewrite keys; without one, the first
+        stage's works (``first``: work id -> window-key hits) with at least
+        ``rewrite_min_key_hits`` window-key hits."""
         c = self.config
-        ranked = [sorted(first, key=lambda w: (-first[w], w))]
-        if self.index is not None:
+        if self.index is None:
+            counts = first
+            least = c.rewrite_min_key_hits
+        else:
             keys = list(dict.fromkeys(sentence_keys(page, c.rewrite_min_tokens)))
-            counts: dict[str, int] = {}
+            counts = {}
             for held in self.index.lookup(keys).values():
                 for work_id in {w for w, _ in held}:
                     counts[work_id] = counts.get(work_id, 0) + 1
-            ranked.insert(0, sorted((w for w, n in counts.items() if n >= c.rewrite_min_key_hits),
-                                    key=lambda w: (-counts[w], w)))
-        out: dict[str, None] = {}
-        for at in range(max(map(len, ranked))):
-            for works in ranked:
-                if at < len(works):
-                    out.setdefault(works[at])
-        return list(out)[:c.rewrite_max_candidates]
+            least = max(c.rewrite_min_key_hits, c.rewrite_min_key_share * len(keys))
+        ranked = sorted((w for w, n in counts.items() if n >= least), key=lambda w: (-counts[w], w))
+        return ranked[:c.rewrite_max_candidates]
 
     def judge(self, text: str, first: dict[str, int], store
               ) -> list[tuple[str, RewriteVerdict, list[Sentence], list[Sentence]]]:

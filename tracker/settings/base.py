@@ -802,3 +802,14 @@ ARCHIVE_CDX_URL = env.str("TRACKER_ARCHIVE_CDX_URL",
 ARCHIVE_DATA_URL = env.str("TRACKER_ARCHIVE_DATA_URL", default="https://data.commoncrawl.org/")
 ARCHIVE_CDX_MAX_CAPTURES = env.int("TRACKER_ARCHIVE_CDX_MAX_CAPTURES", default=10_000)
 ARCHIVE_WAIT_TIMEOUT_SECONDS = env.float("TRACKER_ARCHIVE_WAIT_TIMEOUT", default=24 * 3600.0)
+
+# Rewrite stage of the engine (洗稿: fingerprint.rewrite, docs/decisions/rewrite-stage.md): a page
+# the letter stage matches nothing in is aligned sentence by sentence with the works its keys
+# and the rewrite keys (Redis prefix FINGERPRINT_INDEX_PREFIX + ":rw") hit. A work is reported
+# "rewritten" when at least REWRITE_MIN_PAIRS of its sentences and REWRITE_MIN_SHARE of them
+# (0..1, also the match's score) pair with the page's, a pair sharing at least
+# REWRITE_PAIR_SCORE (0..1) of the work sentence's synonym classes and characters.
+REWRITE_STAGE = env.bool("TRACKER_REWRITE_STAGE", default=True)
+REWRITE_MIN_SHARE = env.float("TRACKER_REWRITE_MIN_SHARE", default=0.35)
+REWRITE_PAIR_SCORE = env.float("TRACKER_REWRITE_PAIR_SCORE", default=0.5)
+REWRITE_MIN_PAIRS = env.int("TRACKER_REWRITE_MIN_PAIRS", default=4)
