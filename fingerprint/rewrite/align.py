@@ -8,7 +8,9 @@ A unit much longer than the sentence (more than ``max_unit_ratio`` times its cha
 candidate, so a long page sentence holding two work sentences (a merge) pairs with both while
 a long page does not pair with everything. Pairs are taken best first; a page sentence serves
 at most two work sentences. A page token found in more than ``max_token_sentences`` page
-sentences is ignored (a page of one repeated sentence pairs with nothing). A work sentence
+sentences is ignored (a page of one repeated sentence pairs with nothing), and the shares are
+of the tokens and characters left. Ties go to one sentence before two, then to the unit
+nearest the work sentence's place. A work sentence
 with numbers pairs only with a unit holding at least three quarters of them (a template filled in with
 other dates, amounts and case numbers is not a rewrite of it).
 """
@@ -47,16 +49,14 @@ class AlignLimits:
     max_token_sentences: int = 8
 
 
-def _postings(page: list[Sentence], limit: int) -> tuple[dict, dict]:
-    tokens: dict[str, list[int]] = defaultdict(list)
-    chars: dict[str, list[int]] = defaultdict(list)
-    for i, sentence in enumerate(page):
-        for token in sentence.tokens:
-            tokens[token].append(i)
-        for char in sentence.chars:
-            chars[char].append(i)
-    return ({t: v for t, v in tokens.items() if len(v) <= limit},
-            {c: v for c, v in chars.items() if len(v) <= limit})
+def _postings(items: list[frozenset[str]], limit: int) -> tuple[dict[str, list[int]], set[str]]:
+    """(item -> numbers of the page sentences holding it, items in more than ``limit``)."""
+    held: dict[str, list[int]] = defaultdict(list)
+    for i, sentence in enumerate(items):
+        for item in sentence:
+            held[item].append(i)
+    dropped = {item for item, at in held.items() if len(at) > limit}
+    return {item: at for item, at in held.items() if item not in dropped}, dropped
 
 
 def _counts(items: frozenset[str], postings: dict) -> dict[int, int]:
@@ -72,13 +72,17 @@ def align_sentences(work: list[Sentence], page: list[Sentence],
     """The pairs of ``work``'s sentences with ``page``'s (lists of ``Sentence``), in work
     order, each with at least ``limits.pair_score``; work sentences without a pair are left
     out. Time: the work's tokens times at most ``max_token_sentences`` page sentences each."""
-    tok_post, chr_post = _postings(page, limits.max_token_sentences)
+    tok_post, tok_dropped = _postings([s.tokens for s in page], limits.max_token_sentences)
+    chr_post, chr_dropped = _postings([s.chars for s in page], limits.max_token_sentences)
     lengths = [len(s.chars) for s in page]
     options = []
+    scale = len(page) / max(1, len(work))
     for j, sentence in enumerate(work):
         tok, chars = _counts(sentence.tokens, tok_post), _counts(sentence.chars, chr_post)
-        n_tok, n_chr = len(sentence.tokens), max(1, len(sentence.chars))
-        most = limits.max_unit_ratio * n_chr + 4
+        # shares of what the page can show: its too frequent tokens and characters left out
+        n_tok = len(sentence.tokens - tok_dropped)
+        n_chr = max(1, len(sentence.chars - chr_dropped))
+        most = limits.max_unit_ratio * len(sentence.chars) + 4
         for i in tok:
             units = [(i,)]
             if i + 1 < len(page):
@@ -95,11 +99,12 @@ def align_sentences(work: list[Sentence], page: list[Sentence],
                 score = (min(1.0, shared / n_tok)
                          + min(1.0, sum(chars.get(k, 0) for k in unit) / n_chr)) / 2
                 if score >= limits.pair_score:
-                    options.append((score, -len(unit), j, unit))
+                    # ties: one sentence before two, then the unit nearest the work's place
+                    options.append((score, -len(unit), -abs(unit[0] - j * scale), j, unit))
     options.sort(reverse=True)
     taken: dict[int, SentencePair] = {}
     used: dict[int, int] = defaultdict(int)
-    for score, _, j, unit in options:
+    for score, _, _, j, unit in options:
         if j in taken or any(used[k] >= 2 for k in unit):
             continue
         taken[j] = SentencePair(j, unit, round(score, 4))
@@ -113,14 +118,14 @@ def align_sentences(work: list[Sentence], page: list[Sentence],
 
 def _in_order(pairs: list[SentencePair]) -> set[int]:
     """Indexes of the longest run of ``pairs`` (in work order) whose first page sentences
-    increase: the pairs not moved (O(n log n) longest increasing subsequence)."""
+    do not decrease: the pairs not moved (O(n log n) longest non-decreasing subsequence)."""
     import bisect
 
     tails: list[int] = []  # page number ending the best run of each length
     ends: list[int] = []  # index of that pair
     parent = [-1] * len(pairs)
     for idx, pair in enumerate(pairs):
-        at = bisect.bisect_left(tails, pair.page[0])
+        at = bisect.bisect_right(tails, pair.page[0])
         if at:
             parent[idx] = ends[at - 1]
         if at == len(tails):

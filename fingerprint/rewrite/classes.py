@@ -1,6 +1,6 @@
 """Synonym classes and sentences of the rewrite stage (word segmentation by jieba).
 
-A page or a work is cut into sentences; each sentence's words (jieba, dictionary mode) become
+A page or a work is cut into sentences; each sentence's words become
 tokens: ``#<n>`` for a word of synonym class n (``fingerprint/data/synonym_classes.json.gz``,
 built by ``fingerprint.rewrite.build_classes``), the word itself otherwise; tokens of no Han
 character (digits, Latin, punctuation) and stop tokens (very frequent ones) are dropped.
@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 
 CLASSES_FILE = Path(__file__).resolve().parents[1] / "data" / "synonym_classes.json.gz"
-_SENTENCE = re.compile(r"[^。！？!?；;…\n]*(?:[。！？!?；;…]+[”’」』\"]?|\n|$)")
+_ENDS = frozenset("。！？!?；;…\n")
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _DIGITS = re.compile(r"[0-9０-９]+")
 _FOLD = str.maketrans("０１２３４５６７８９", "0123456789")
@@ -61,27 +61,34 @@ class SynonymClasses:
         return None if token in self.stop else token
 
     def sentences(self, text: str) -> list[Sentence]:
-        """The sentences of ``text`` (str) that keep at least one token, in order. Cut at
-        。！？!?；;… and line ends; words by jieba's dictionary (no HMM: new words are not
-        guessed, so both texts of a pair are cut alike)."""
-        import jieba  # its dictionary loads on first use (about a second)
+        """The sentences of ``text`` (str) that keep at least one token, in order: cut after
+        a word ending in 。！？!?；;… or a line end. Words by rjieba (jieba-rs: jieba's
+        algorithm and dictionary in Rust, the same words as ``jieba.lcut`` and ten times as
+        fast) in dictionary mode (no HMM: new words are not guessed, so both texts of a pair
+        are cut alike)."""
+        import rjieba
 
-        out = []
-        for m in _SENTENCE.finditer(text):
-            if m.end() == m.start():
-                continue
-            words = []
-            for word in jieba.lcut(m.group(), HMM=False):
-                token = self.token(word)
-                if token is not None:
-                    words.append((word, token))
-            if words:
-                numbers = frozenset(n.translate(_FOLD).lstrip("0") or "0"
-                                    for n in _DIGITS.findall(m.group()))
-                out.append(Sentence(m.start(), m.end(), frozenset(t for _, t in words),
-                                    frozenset(c for w, _ in words for c in w if _HAN.match(c)),
-                                    tuple(words), numbers))
+        out: list[Sentence] = []
+        start = at = 0
+        words: list[tuple[str, str]] = []
+        for word in rjieba.cut(text, False):
+            at += len(word)
+            token = self.token(word)
+            if token is not None:
+                words.append((word, token))
+            if word[-1] in _ENDS or at == len(text):
+                if words:
+                    out.append(self._sentence(text, start, at, words))
+                start, words = at, []
         return out
+
+    @staticmethod
+    def _sentence(text: str, start: int, end: int, words: list[tuple[str, str]]) -> Sentence:
+        numbers = frozenset(n.translate(_FOLD).lstrip("0") or "0"
+                            for n in _DIGITS.findall(text, start, end))
+        return Sentence(start, end, frozenset(t for _, t in words),
+                        frozenset(c for w, _ in words for c in w if _HAN.match(c)),
+                        tuple(words), numbers)
 
 
 @cache
