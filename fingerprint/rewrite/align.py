@@ -84,7 +84,7 @@ def align_sentences(work: list[Sentence], page: list[Sentence],
         n_chr = max(1, len(sentence.chars - chr_dropped))
         most = limits.max_unit_ratio * len(sentence.chars) + 4
         for i in tok:
-            units = [(i,)]
+            units: list[tuple[int, ...]] = [(i,)]
             if i + 1 < len(page):
                 units.append((i, i + 1))
             if i > 0:

@@ -76,12 +76,14 @@ def test_the_evidence_view_pairs_the_rewritten_sentences(rewritten_match, open_p
     assert page.evaluate("document.documentElement.scrollWidth") <= 1366
 
 
-def test_the_report_pairs_the_rewritten_sentences(rewritten_match, scenario):
-    from django.utils import translation
+@pytest.mark.parametrize(("language", "moved"), [("en", "moved: sentence "),
+                                                 ("zh-hans", "移位：网页第 ")])
+def test_the_report_pairs_the_rewritten_sentences(rewritten_match, scenario, language, moved):
+    from django.utils.translation import override
 
     from dashboard.report import render
 
-    with translation.override("zh-hans"):
+    with override(language):
         html = render(rewritten_match, scenario.users.staff)
-    assert 'id="dash-rewrite"' in html and 'class="dash-synonym"' in html
-    assert "移位：" in html
+    assert html.count('<tr class="dash-rewrite-pair') >= 5
+    assert 'class="dash-synonym"' in html and moved in html
