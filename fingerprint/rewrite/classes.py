@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import zlib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -20,14 +21,16 @@ _ENDS = frozenset("。！？!?；;…\n")
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _DIGITS = re.compile(r"[0-9０-９]+")
 _FOLD = str.maketrans("０１２３４５６７８９", "0123456789")
+_MAX_SEEN = 500_000  # words whose token is remembered (a dictionary's worth)
 
 
 @dataclass(frozen=True)
 class Sentence:
     """One sentence: ``start``, ``end`` (character offsets in its text, end exclusive),
     ``tokens`` (distinct tokens), ``chars`` (distinct Han characters of its tokens' words),
-    ``words`` ((word, token) of each kept word, in order: what the evidence view marks) and
-    ``numbers`` (its runs of digits, full-width folded to ASCII, leading zeros dropped)."""
+    ``words`` ((word, token) of each kept word, in order: what the evidence view marks),
+    ``numbers`` (its runs of digits, full-width folded to ASCII, leading zeros dropped) and
+    ``hashes`` (the CRC-32 of each token, what the rewrite keys are made of)."""
 
     start: int
     end: int
@@ -35,6 +38,7 @@ class Sentence:
     chars: frozenset[str]
     words: tuple[tuple[str, str], ...]
     numbers: frozenset[str] = frozenset()
+    hashes: frozenset[int] = frozenset()
 
 
 class SynonymClasses:
@@ -51,6 +55,8 @@ class SynonymClasses:
                 self.word_class.setdefault(word, f"#{n}")
         self.classes = classes
         self.stop = stop
+        # word -> (token, its hash, its Han characters), or None: each word looked up once
+        self._seen: dict[str, tuple[str, int, tuple[str, ...]] | None] = {}
 
     def token(self, word: str) -> str | None:
         """The token of a word: its class, else itself; None for a word without a Han
@@ -70,12 +76,19 @@ class SynonymClasses:
 
         out: list[Sentence] = []
         start = at = 0
-        words: list[tuple[str, str]] = []
+        words: list[tuple[str, tuple[str, int, tuple[str, ...]]]] = []
+        seen = self._seen
+        if len(seen) > _MAX_SEEN:
+            seen.clear()
         for word in rjieba.cut(text, False):
             at += len(word)
-            token = self.token(word)
-            if token is not None:
-                words.append((word, token))
+            if word not in seen:
+                token = self.token(word)
+                seen[word] = None if token is None else (
+                    token, zlib.crc32(token.encode("utf-8")), tuple(_HAN.findall(word)))
+            known = seen[word]
+            if known is not None:
+                words.append((word, known))
             if word[-1] in _ENDS or at == len(text):
                 if words:
                     out.append(self._sentence(text, start, at, words))
@@ -83,12 +96,14 @@ class SynonymClasses:
         return out
 
     @staticmethod
-    def _sentence(text: str, start: int, end: int, words: list[tuple[str, str]]) -> Sentence:
+    def _sentence(text: str, start: int, end: int,
+                  words: list[tuple[str, tuple[str, int, tuple[str, ...]]]]) -> Sentence:
         numbers = frozenset(n.translate(_FOLD).lstrip("0") or "0"
                             for n in _DIGITS.findall(text, start, end))
-        return Sentence(start, end, frozenset(t for _, t in words),
-                        frozenset(c for w, _ in words for c in w if _HAN.match(c)),
-                        tuple(words), numbers)
+        return Sentence(start, end, frozenset(k[0] for _, k in words),
+                        frozenset(c for _, k in words for c in k[2]),
+                        tuple((w, k[0]) for w, k in words), numbers,
+                        frozenset(k[1] for _, k in words))
 
 
 @cache

@@ -10,7 +10,7 @@ to the rest, keeps that window's key.
 
 from __future__ import annotations
 
-import zlib
+import heapq
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -20,24 +20,20 @@ from fingerprint.rewrite.classes import Sentence
 KEY_TOKENS = 3
 
 
-def _hash(token: str) -> int:
-    return zlib.crc32(token.encode("utf-8"))
-
-
-def window_keys(tokens: frozenset[str]) -> list[int]:
-    """The keys of one sentence window's tokens: each pair of the ``KEY_TOKENS`` smallest
-    token hashes, as ints below 2**64."""
-    low = sorted(_hash(t) for t in tokens)[:KEY_TOKENS]
+def window_keys(hashes: frozenset[int]) -> list[int]:
+    """The keys of one sentence window's token hashes (``Sentence.hashes``): each pair of the
+    ``KEY_TOKENS`` smallest, as ints below 2**64."""
+    low = heapq.nsmallest(KEY_TOKENS, hashes)
     return [(a << 32) | b for a, b in combinations(low, 2)]
 
 
 def sentence_keys(sentences: list[Sentence], min_tokens: int) -> list[int]:
     """The rewrite keys (duplicates possible) of a text's sentences: ``window_keys`` of each
     sentence window (one sentence, or two adjacent) that has at least ``min_tokens`` tokens."""
-    windows = [s.tokens for s in sentences]
-    windows += [a.tokens | b.tokens for a, b in zip(sentences, sentences[1:], strict=False)]
-    return [key for tokens in windows if len(tokens) >= min_tokens
-            for key in window_keys(tokens)]
+    windows = [s.hashes for s in sentences]
+    windows += [a.hashes | b.hashes for a, b in zip(sentences, sentences[1:], strict=False)]
+    return [key for hashes in windows if len(hashes) >= min_tokens
+            for key in window_keys(hashes)]
 
 
 @dataclass(frozen=True)
@@ -192,7 +188,7 @@ class RewriteStage:
         c = self.config
         if self.index is None:
             return frozenset()
-        keyed = {j: window_keys(s.tokens) for j, s in enumerate(sentences)
+        keyed = {j: window_keys(s.hashes) for j, s in enumerate(sentences)
                  if len(s.tokens) >= c.rewrite_min_tokens}
         found = self.index.lookup(list({k for keys in keyed.values() for k in keys}))
         works = {key: len({w for w, _ in held}) for key, held in found.items()}
