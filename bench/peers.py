@@ -226,7 +226,7 @@ class EngineDetector:
 
             self._mongo = pymongo.MongoClient(mongo_url)
             index = RedisIndex(redis.Redis.from_url(redis_url), prefix="bench")
-            rewrite_index = RedisIndex(redis.Redis.from_url(redis_url), prefix="bench:rw")
+            rewrite_index = RedisIndex(redis.Redis.from_url(redis_url), prefix="bench-rw")
             store = MongoWorkStore(self._mongo["bench_engine"])
         else:
             from fingerprint.index import MemoryIndex

@@ -23,14 +23,14 @@ def _engine(mongo_url: str, mongo_db: str, index_redis: tuple[str, str, bool], p
                           rewrite_pair_score=settings.REWRITE_PAIR_SCORE,
                           rewrite_min_pairs=settings.REWRITE_MIN_PAIRS)
     return Engine(RedisIndex(get_index_redis(), prefix=prefix), MongoWorkStore(get_mongo_db()),
-                  config=config, rewrite_index=RedisIndex(get_index_redis(), prefix=f"{prefix}:rw"))
+                  config=config, rewrite_index=RedisIndex(get_index_redis(), prefix=f"{prefix}-rw"))
 
 
 def get_engine():
     """Return the ``fingerprint.Engine`` over RedisIndex (``connections.get_index_redis``,
-    prefix settings.FINGERPRINT_INDEX_PREFIX; the rewrite stage's keys under that prefix + ":rw",
-    settings.REWRITE_*) and MongoWorkStore (settings.MONGO_DB), built once per process and
-    settings. Creating it makes no network call, except with a Redis Cluster
+    prefix settings.FINGERPRINT_INDEX_PREFIX; the rewrite stage's keys under that prefix +
+    "-rw", outside "<prefix>:*", which the index's clear() deletes; settings.REWRITE_*) and
+    MongoWorkStore (settings.MONGO_DB), built once per process and settings. Creating it makes no network call, except with a Redis Cluster
     index, whose client learns the cluster's nodes at once (``connections.get_index_redis``:
     redis.exceptions.ConnectionError when none answers)."""
     index_redis = (settings.REDIS_URL, settings.FINGERPRINT_INDEX_REDIS_URL,

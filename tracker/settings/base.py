@@ -805,7 +805,7 @@ ARCHIVE_WAIT_TIMEOUT_SECONDS = env.float("TRACKER_ARCHIVE_WAIT_TIMEOUT", default
 
 # Rewrite stage of the engine (洗稿: fingerprint.rewrite, docs/decisions/rewrite-stage.md): a page
 # the letter stage matches nothing in is aligned sentence by sentence with the works its keys
-# and the rewrite keys (Redis prefix FINGERPRINT_INDEX_PREFIX + ":rw") hit. A work is reported
+# and the rewrite keys (Redis prefix FINGERPRINT_INDEX_PREFIX + "-rw") hit. A work is reported
 # "rewritten" when at least REWRITE_MIN_PAIRS of its sentences and REWRITE_MIN_SHARE of them
 # (0..1, also the match's score) pair with the page's, a pair sharing at least
 # REWRITE_PAIR_SCORE (0..1) of the work sentence's synonym classes and characters.
