@@ -13,7 +13,8 @@ import json
 import re
 import zlib
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
+from itertools import accumulate
 from pathlib import Path
 
 CLASSES_FILE = Path(__file__).resolve().parents[1] / "data" / "synonym_classes.json.gz"
@@ -27,18 +28,46 @@ _MAX_SEEN = 500_000  # words whose token is remembered (a dictionary's worth)
 @dataclass(frozen=True)
 class Sentence:
     """One sentence: ``start``, ``end`` (character offsets in its text, end exclusive),
-    ``tokens`` (distinct tokens), ``chars`` (distinct Han characters of its tokens' words),
-    ``words`` ((word, token) of each kept word, in order: what the evidence view marks),
+    ``hashes`` (the CRC-32 of each distinct token, what the rewrite keys are made of),
     ``numbers`` (its runs of digits, full-width folded to ASCII, leading zeros dropped) and
-    ``hashes`` (the CRC-32 of each token, what the rewrite keys are made of)."""
+    ``found`` ((word, (token, hash, Han characters)) of each kept word, in order). Derived on
+    first use, so that a page without candidates pays for its keys only: ``tokens`` (distinct
+    tokens), ``chars`` (distinct Han characters of its words) and ``words`` ((word, token) of
+    each kept word: what the evidence view marks)."""
 
     start: int
     end: int
-    tokens: frozenset[str]
-    chars: frozenset[str]
-    words: tuple[tuple[str, str], ...]
-    numbers: frozenset[str] = frozenset()
-    hashes: frozenset[int] = frozenset()
+    hashes: frozenset[int]
+    numbers: frozenset[str]
+    found: tuple[tuple[str, tuple[str, int, tuple[str, ...]]], ...]
+
+    @cached_property
+    def tokens(self) -> frozenset[str]:
+        return frozenset(k[0] for _, k in self.found)
+
+    @cached_property
+    def chars(self) -> frozenset[str]:
+        return frozenset(c for _, k in self.found for c in k[2])
+
+    @cached_property
+    def words(self) -> tuple[tuple[str, str], ...]:
+        return tuple((w, k[0]) for w, k in self.found)
+
+
+class _Seen(dict):
+    """word -> (token, its CRC-32, its Han characters), or None for a word without token;
+    each word's entry made once, on its first lookup."""
+
+    def __init__(self, token):
+        super().__init__()
+        self._token = token
+
+    def __missing__(self, word: str) -> tuple[str, int, tuple[str, ...]] | None:
+        token = self._token(word)
+        known = None if token is None else (token, zlib.crc32(token.encode("utf-8")),
+                                            tuple(_HAN.findall(word)))
+        self[word] = known
+        return known
 
 
 class SynonymClasses:
@@ -56,7 +85,7 @@ class SynonymClasses:
         self.classes = classes
         self.stop = stop
         # word -> (token, its hash, its Han characters), or None: each word looked up once
-        self._seen: dict[str, tuple[str, int, tuple[str, ...]] | None] = {}
+        self._seen = _Seen(self.token)
 
     def token(self, word: str) -> str | None:
         """The token of a word: its class, else itself; None for a word without a Han
@@ -74,25 +103,24 @@ class SynonymClasses:
         are cut alike)."""
         import rjieba
 
-        out: list[Sentence] = []
-        start = at = 0
-        words: list[tuple[str, tuple[str, int, tuple[str, ...]]]] = []
         seen = self._seen
         if len(seen) > _MAX_SEEN:
             seen.clear()
-        for word in rjieba.cut(text, False):
-            at += len(word)
-            if word not in seen:
-                token = self.token(word)
-                seen[word] = None if token is None else (
-                    token, zlib.crc32(token.encode("utf-8")), tuple(_HAN.findall(word)))
-            known = seen[word]
-            if known is not None:
-                words.append((word, known))
-            if word[-1] in _ENDS or at == len(text):
-                if words:
-                    out.append(self._sentence(text, start, at, words))
-                start, words = at, []
+        words = rjieba.cut(text, False)
+        known = list(map(seen.__getitem__, words))  # C speed for the words seen before
+        ends = list(accumulate(map(len, words)))
+        last = [n + 1 for n, word in enumerate(words) if word[-1] in _ENDS]
+        if words and (not last or last[-1] != len(words)):
+            last.append(len(words))
+        out: list[Sentence] = []
+        first = 0
+        for stop in last:
+            kept = [(w, k) for w, k in zip(words[first:stop], known[first:stop], strict=True)
+                    if k is not None]
+            if kept:
+                out.append(self._sentence(text, ends[first] - len(words[first]), ends[stop - 1],
+                                          kept))
+            first = stop
         return out
 
     @staticmethod
@@ -100,10 +128,7 @@ class SynonymClasses:
                   words: list[tuple[str, tuple[str, int, tuple[str, ...]]]]) -> Sentence:
         numbers = frozenset(n.translate(_FOLD).lstrip("0") or "0"
                             for n in _DIGITS.findall(text, start, end))
-        return Sentence(start, end, frozenset(k[0] for _, k in words),
-                        frozenset(c for _, k in words for c in k[2]),
-                        tuple((w, k[0]) for w, k in words), numbers,
-                        frozenset(k[1] for _, k in words))
+        return Sentence(start, end, frozenset(k[1] for _, k in words), numbers, tuple(words))
 
 
 @cache
