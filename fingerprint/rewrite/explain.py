@@ -43,13 +43,12 @@ def _parts(text: str, marks: dict[str, str]) -> list[tuple[str, str]]:
 
 
 def explain(stage: RewriteStage, work_text: str, page_text: str) -> list[ShownPair]:
-    """The pairs of a rewritten match in the work's order ([] when the texts no longer pair
-    as a rewrite, e.g. the work's text changed since). ``stage``: the engine's RewriteStage
-    (its classes and limits); the texts as matched."""
-    c = stage.config
+    """The pairs of a rewritten match in the work's order, every pair the alignment makes
+    (template sentences and a share under the threshold included: the reviewer sees them all;
+    [] when nothing pairs, e.g. the work's text changed since). ``stage``: the engine's
+    RewriteStage (its classes and limits); the texts as matched."""
     work, page = stage.sentences(work_text), stage.sentences(page_text)
-    found = judge_rewrite(work, page, stage.limits, c.rewrite_min_tokens, c.rewrite_min_share,
-                          c.rewrite_min_pairs)
+    found = judge_rewrite(work, page, stage.limits, stage.config.rewrite_min_tokens, 0.0, 1)
     if found is None:
         return []
     order = {k: n + 1 for n, k in enumerate(sorted({p.page[0] for p in found.pairs}))}

@@ -181,3 +181,17 @@ def test_a_page_of_ten_thousand_sentences(rewrite_engine, chapters, daily):
     noise = "。".join(f"第{n}号文件已经收到" for n in range(10_000)) + "。"
     assert rewrite_engine.match(noise) == []
     assert len(rewrite_engine.rewrite.sentences(noise)) == CONFIG.rewrite_max_page_sentences
+
+
+def test_explain_marks_the_synonyms_and_the_moved_sentences(texts):
+    from fingerprint.rewrite.explain import explain
+    from fingerprint.rewrite.stage import RewriteStage
+
+    page = rewrite(texts[0], random.Random(1), 0.5, 1.0, False)
+    shown = explain(RewriteStage(CONFIG), texts[0], page)
+    assert len(shown) >= 50 and any(p.moved for p in shown)
+    classes = default_classes().word_class
+    marked = [(word, other) for p in shown for word, other in p.work if other]
+    assert marked and all(classes[word] == classes[other] for word, other in marked)
+    assert all("".join(text for text, _ in p.page) in page for p in shown)
+    assert all("".join(text for text, _ in p.work) in texts[0] for p in shown)
