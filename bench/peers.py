@@ -203,18 +203,19 @@ class EngineDetector:
             database is flushed on close) with a MongoWorkStore on ``mongo_url``.
         mongo_url: MongoDB URL, required with ``redis_url``; database ``bench_engine`` is
             dropped on close.
+        rewrite: the rewrite stage on (its keys in a second index, ``fingerprint.rewrite``).
 
     Raises:
         ImportError: the ``fingerprint`` package is not there yet.
     """
 
     def __init__(self, window_mode: str | None = None, redis_url: str | None = None,
-                 mongo_url: str | None = None) -> None:
+                 mongo_url: str | None = None, rewrite: bool = True) -> None:
         from fingerprint import Engine, EngineConfig
 
-        config = EngineConfig(window_mode=window_mode) if window_mode else EngineConfig()
+        config = EngineConfig(window_mode=window_mode or "content", rewrite_stage=rewrite)
         self.name = "engine" + (f"-{window_mode}" if window_mode else "") + \
-            ("-redis" if redis_url else "")
+            ("-redis" if redis_url else "") + ("" if rewrite else "-first")
         self._redis_url, self._mongo = redis_url, None
         if redis_url:
             import pymongo
@@ -225,13 +226,15 @@ class EngineDetector:
 
             self._mongo = pymongo.MongoClient(mongo_url)
             index = RedisIndex(redis.Redis.from_url(redis_url), prefix="bench")
+            rewrite_index = RedisIndex(redis.Redis.from_url(redis_url), prefix="bench-rw")
             store = MongoWorkStore(self._mongo["bench_engine"])
         else:
             from fingerprint.index import MemoryIndex
             from fingerprint.store import MemoryWorkStore
 
-            index, store = MemoryIndex(), MemoryWorkStore()
-        self._engine = Engine(index, store, config=config)
+            index, rewrite_index, store = MemoryIndex(), MemoryIndex(), MemoryWorkStore()
+        self._engine = Engine(index, store, config=config,
+                              rewrite_index=rewrite_index if rewrite else None)
         self._pending: list[tuple[str, str]] = []  # (work_id, text) until commit
 
     def index(self, work_id: str, text: str) -> None:
@@ -283,6 +286,7 @@ def factories(redis_url: str | None = None,
         "nshash": NSHashDetector,
         "engine": EngineDetector,
         "engine-fixed": lambda: EngineDetector(window_mode="fixed"),
+        "engine-first": lambda: EngineDetector(rewrite=False),
     }
     if redis_url:
         made["minhash-redis"] = lambda: MinHashDetector(redis_url)

@@ -43,6 +43,7 @@ COLUMNS = [
     ("page_title", gettext_lazy("page title"), 30),
     ("chapter", gettext_lazy("chapter"), 30),
     ("score", gettext_lazy("score"), 8),
+    ("kind", gettext_lazy("kind of match"), 14),
     ("containment_page", gettext_lazy("share of the page from the work"), 10),
     ("containment_work", gettext_lazy("share of the work on the page"), 10),
     ("passage_count", gettext_lazy("passages"), 8),
@@ -104,8 +105,9 @@ def record(match, translated: bool = False) -> dict:
     the ``KEYS``: scores are floats in 0..1 (4 decimals); times ISO 8601 in the current time
     zone with its offset; ``passages`` a list of offset dicts (characters) cut at the work's
     chapter boundaries, ``chapter`` the titles they cover ("; "-separated); ``review_status``
-    its code, or its label in the active language when ``translated``; ``found_by`` each way
-    the page was found (scan, web search, web archive: ``crawler.provenance.found_by``).
+    and ``kind`` (copy, rewritten) their codes, or their labels in the active language when
+    ``translated``; ``found_by`` each way the page was found (scan, web search, web archive:
+    ``crawler.provenance.found_by``).
 
     Raises:
         ValueError: the match's stored passages are malformed.
@@ -116,6 +118,7 @@ def record(match, translated: bool = False) -> dict:
         "match_id": match.pk, "holder": work.holder.name, "work_reference": work.reference,
         "work_title": work.title, "url": match.url, "domain": match.domain,
         "page_title": match.title, "chapter": found.label, "score": round(match.score, 4),
+        "kind": match.get_kind_display() if translated else match.kind,
         "containment_page": round(match.containment_page, 4),
         "containment_work": round(match.containment_work, 4),
         "passage_count": len(found.passages), "first_seen": _local(match.first_seen),

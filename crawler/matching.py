@@ -148,7 +148,7 @@ def _record(page: Page, version: PageVersion, scan, found: list,
                   "passages": passages, "section": chapters.label[:500],
                   "same_text": sorted(works[w].pk for w in m.same_text
                                       if w != m.work_id and w in works),
-                  "last_seen": now, "still_matching": True}
+                  "last_seen": now, "still_matching": True, "kind": m.kind}
         if scan is None:  # a stored page searched again: the last scan that saw it stays
             del fields["last_scan"]
         row, is_new = _upsert(page.id, work, fields, scan, now, known_rows.get(work.pk))

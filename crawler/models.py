@@ -221,6 +221,15 @@ class ScanRun(models.Model):
         return notes.in_words(self.note)
 
 
+class MatchKind(models.TextChoices):
+    """How the engine found a work in a page (``fingerprint.Match.kind``): copy: its text
+    aligned letter by letter; rewritten (洗稿): its sentences aligned with the page's though
+    words were swapped for synonyms and sentences moved, split or merged."""
+
+    COPY = "copy", _("copy")
+    REWRITTEN = "rewritten", _("rewritten (洗稿)")
+
+
 class ReviewStatus(models.TextChoices):
     """Where a match is in review: new until a reviewer decides."""
 
@@ -307,6 +316,8 @@ class Match(models.Model):
         same_text: ids of the other registered works (Work pks) whose text is the same as this
             work's (the engine's ``Match.same_text``), each with its own match of the page;
             [] for a text registered once.
+        kind: MatchKind: a copy, or a rewritten copy (洗稿; then the score is the share of the
+            work's sentences paired with the page's, and each passage a sentence pair).
     """
 
     work = models.ForeignKey(Work, verbose_name=_("work"), on_delete=models.CASCADE,
@@ -330,6 +341,8 @@ class Match(models.Model):
     passages = models.JSONField(_("passages"), default=list)
     section = models.CharField(_("chapter"), max_length=500, blank=True)
     same_text = models.JSONField(_("same text as"), default=list, blank=True)
+    kind = models.CharField(_("kind of match"), max_length=16, choices=MatchKind.choices,
+                            default=MatchKind.COPY)
     first_seen = models.DateTimeField(_("first seen"), default=timezone.now, db_index=True)
     last_seen = models.DateTimeField(_("last seen"), default=timezone.now, db_index=True)
     still_matching = models.BooleanField(_("still matching"), default=True)

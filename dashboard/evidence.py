@@ -18,10 +18,14 @@ from crawler.evidence.models import Capture
 from crawler.evidence.trust import authority_label
 from crawler.evidence.verdicts import verify_file
 from crawler.lib.evidence.verify import Verdict
+from crawler.models import MatchKind
 from dashboard import comparison, sources, wording
 from dashboard.errors import DashboardError
 from dashboard.highlight import SpanError, highlight
+from fingerprint.rewrite.explain import explain
+from fingerprint.rewrite.stage import RewriteStage
 from tracker.core import notes
+from tracker.core.engine import get_engine
 
 
 def web_href(url: str) -> str:
@@ -41,7 +45,8 @@ def evidence_context(match) -> dict:
         each with ``current``), ``hash_ok`` (the text's SHA-256 equals the hash stored at
         capture; None when unknown), ``comparisons`` (per passage: ``n``, ``similarity``
         (0..1; None when not compared), ``summary`` (its edits counted, in words) and ``edits``
-        (comparison.Edit runs), in passage order), ``problems`` (translated messages).
+        (comparison.Edit runs), in passage order), ``rewrite_pairs`` (``rewrite_pairs``),
+        ``problems`` (translated messages).
     """
     evidence = sources.load(match)
     problems = list(evidence.problems)
@@ -82,8 +87,21 @@ def evidence_context(match) -> dict:
         else None,
         "comparisons": compared_passages(evidence),
         "same_text_works": same_text_works(match),
+        "rewrite_pairs": rewrite_pairs(match, evidence),
         "problems": problems,
     }
+
+
+def rewrite_pairs(match, evidence) -> list:
+    """The sentence pairs of a rewritten match (kind "rewritten", 洗稿) as
+    ``fingerprint.rewrite.explain.ShownPair`` items in the work's order, aligned again from
+    the stored page text and work text with the platform engine's rewrite stage; [] for a
+    copy, when either text is missing, or when the texts no longer pair."""
+    if match.kind != MatchKind.REWRITTEN or not (evidence.page_text and evidence.work_text):
+        return []
+    engine = get_engine()
+    return explain(engine.rewrite or RewriteStage(engine.config), evidence.work_text,
+                   evidence.page_text)
 
 
 def captures_of(match) -> list[dict]:

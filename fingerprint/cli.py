@@ -18,8 +18,10 @@ without its work store cannot verify matches, and a store without its index find
 
 Output: ``index`` prints one summary line to standard output; ``query`` prints one JSON line per
 (page, work) match: ``{"page_id", "work_id", "score", "containment_page", "containment_work",
-"passages": [{"page_start", "page_end", "work_start", "work_end"}], "same_text"}`` with offsets
-in characters (Python str indices, end exclusive) of the texts as given and ``same_text`` the
+"passages": [{"page_start", "page_end", "work_start", "work_end"}], "same_text", "kind"}`` with
+offsets in characters (Python str indices, end exclusive) of the texts as given, ``kind`` "copy"
+or "rewritten" (``Match.kind``; the command line keeps no rewrite index, so its rewrite stage
+verifies the works the first stage's keys hit) and ``same_text`` the
 ids of the works matched in the page whose text is the same (``Match.same_text``; for each such
 group of two or more, one line "page ID: the same text is registered as N works: IDS" goes to
 standard error), and its summary to standard error. ``query --per-page`` prints instead one
@@ -365,6 +367,7 @@ def _match_line(page_id: str, match) -> dict:
             for p in match.passages
         ],
         "same_text": match.same_text,
+        "kind": match.kind,
     }
 
 

@@ -38,6 +38,20 @@ class EngineConfig:
     refused). Limits: ``max_text_chars`` (characters; longer texts raise TextTooLargeError).
     Query side: ``query_sparsity`` (pages select windows this many times more sparsely than
     works), ``dense_page_letters`` (shorter pages select densely).
+    Rewrite stage (``fingerprint.rewrite``, docs/decisions/rewrite-stage.md; sentences and
+    tokens, not letters): ``rewrite_stage`` (on or off); a page is *undecided*, and goes to
+    the stage, when the first stage reports no match and its best work has at least
+    ``rewrite_min_first_hits`` window-key hits (fewer: settled as unrelated);
+    ``rewrite_max_candidates`` (works verified, most rewrite-key hits first, with at least
+    ``rewrite_min_key_hits`` hits and ``rewrite_min_key_share`` of the page's rewrite keys);
+    ``rewrite_min_tokens`` (tokens a sentence needs to be keyed and counted);
+    ``rewrite_pair_score`` (least containment of a sentence pair, 0..1),
+    ``rewrite_min_shared`` (tokens a pair shares), ``rewrite_max_unit_ratio`` (page characters
+    per work sentence character in a pair), ``rewrite_max_token_sentences`` (a page token in
+    more sentences than this is ignored); ``rewrite_min_share`` (share of the work's sentences
+    paired for a match, its score) and ``rewrite_min_pairs``; ``rewrite_max_page_sentences``
+    (a longer page is aligned on its first this many sentences); ``rewrite_template_works``
+    (a work sentence whose every key more works than this hold is template text, not counted).
 
     Raises:
         ValueError: a parameter out of its range (``__post_init__`` names it).
@@ -75,6 +89,20 @@ class EngineConfig:
     dense_page_letters: int = 1000
     min_text_letters: int = 40
     max_text_chars: int = 10_000_000
+    rewrite_stage: bool = True
+    rewrite_min_first_hits: int = 0
+    rewrite_max_candidates: int = 8
+    rewrite_min_key_hits: int = 4
+    rewrite_min_key_share: float = 0.1
+    rewrite_min_tokens: int = 3
+    rewrite_pair_score: float = 0.5
+    rewrite_min_shared: int = 2
+    rewrite_max_unit_ratio: float = 2.5
+    rewrite_max_token_sentences: int = 8
+    rewrite_min_share: float = 0.35
+    rewrite_min_pairs: int = 4
+    rewrite_template_works: int = 2
+    rewrite_max_page_sentences: int = 5000
 
     def __post_init__(self):
         if self.window_mode not in WINDOW_MODES:
@@ -103,6 +131,14 @@ class EngineConfig:
             raise ValueError("verify_seed_pairs must be at least 0")
         if self.probe not in (0, 1, 2):
             raise ValueError("probe must be 0, 1 or 2")
+        if not 0.0 < self.rewrite_pair_score <= 1.0 or not 0.0 < self.rewrite_min_share <= 1.0 \
+                or not 0.0 <= self.rewrite_min_key_share <= 1.0:
+            raise ValueError("rewrite_pair_score and rewrite_min_share must be in (0, 1], "
+                             "rewrite_min_key_share in [0, 1]")
+        if min(self.rewrite_min_pairs, self.rewrite_min_tokens, self.rewrite_min_shared,
+               self.rewrite_max_token_sentences, self.rewrite_max_candidates,
+               self.rewrite_max_page_sentences, self.rewrite_template_works) < 1 or self.rewrite_max_unit_ratio < 1.0:
+            raise ValueError("rewrite counts must be at least 1, rewrite_max_unit_ratio at least 1")
 
     @property
     def stride(self) -> int:

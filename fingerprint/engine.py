@@ -30,6 +30,7 @@ from fingerprint.letters import (
     TextTooLargeError,
     default_table,
 )
+from fingerprint.rewrite.stage import RewriteStage
 from fingerprint.same_text import SameTextGroups
 from fingerprint.verify import Alignment, SeedIndex, align, align_each
 from fingerprint.version import FINGERPRINT_VERSION
@@ -67,6 +68,10 @@ class Match:
     same_text: ids of the works found in the same page whose text is the same as this work's
     (this one included, sorted; see ``fingerprint.same_text``): more than one id when the
     same text is registered as several works, each reported with its own Match.
+    kind: ``"copy"`` (the first stage: letters aligned) or ``"rewritten"`` (洗稿, the rewrite
+    stage: sentences aligned; then score and containment_work are the share of the work's
+    sentences paired, containment_page the share of the page's sentences paired, and each
+    passage is a work sentence and the page sentence(s) it pairs with).
     """
 
     work_id: str
@@ -75,6 +80,7 @@ class Match:
     containment_work: float
     passages: list[Passage] = field(default_factory=list)
     same_text: list[str] = field(default_factory=list)
+    kind: str = "copy"
 
     def to_dict(self) -> dict:
         """JSON-ready dict (passages as dicts)."""
@@ -147,9 +153,13 @@ class Engine:
     or process (Celery workers are processes).
     A non-default fingerprinting configuration (``EngineConfig.scheme()``) makes other keys:
     give it its own index (the scheme is recorded with each work).
+    rewrite_index: the index of the rewrite stage's keys (``fingerprint.rewrite``; another
+    prefix or instance than ``index``); None: the stage, when ``config.rewrite_stage`` is on,
+    verifies only the works the first stage's keys hit.
     """
 
-    def __init__(self, index, store, config: EngineConfig | None = None, cache_size: int = 4096):
+    def __init__(self, index, store, config: EngineConfig | None = None, cache_size: int = 4096,
+                 rewrite_index=None):
         self.index = index
         self.store = store
         self.config = config or EngineConfig()
@@ -161,6 +171,8 @@ class Engine:
         self._same_text = SameTextGroups(self._align_letters, c.same_text_share,
                                          c.same_text_frame, 8 * cache_size)
         self._prepared_count = 0  # numbers given to prepared works (_Prepared.number)
+        self.rewrite = RewriteStage(c, rewrite_index, cache_size=cache_size // 4) \
+            if c.rewrite_stage else None
         self._judge_limits = (DIGIT_LETTER, c.same_text_share * (1 - c.same_text_frame),
                               c.min_own_letters, c.max_number_mismatch, c.min_distinct_letters,
                               c.number_evidence_letters, c.min_score, c.same_text_share,
@@ -271,6 +283,8 @@ class Engine:
         self.store.put(work_id, record)
         try:
             n = self.index.add(work_id, postings)
+            if self.rewrite is not None:
+                self.rewrite.add(work_id, text)
         except BaseException:
             self._discard(work_id)
             raise
@@ -279,12 +293,16 @@ class Engine:
     def _discard(self, work_id: str) -> None:
         try:
             self.index.remove(work_id)
+            if self.rewrite is not None:
+                self.rewrite.remove(work_id)
         finally:
             self.store.delete(work_id)
 
     def remove_work(self, work_id: str) -> bool:
         """Remove a work's postings and its stored record; True when either existed."""
         self._cache.pop(work_id, None)
+        if self.rewrite is not None:
+            self.rewrite.remove(work_id)
         removed = self.index.remove(work_id)
         deleted = self.store.delete(work_id)
         return bool(removed) or deleted
@@ -311,6 +329,8 @@ class Engine:
                 if record.get("letter_table") == self.table.version:
                     self._cache.pop(work_id, None)
                     self.index.add(work_id, self.postings(self._record_letters(record)))
+                    if self.rewrite is not None:
+                        self.rewrite.add(work_id, record["text"])
                 else:
                     self.add_work(work_id, record["text"])
             except EmptyTextError:
@@ -477,7 +497,29 @@ class Engine:
         """The matches of a page (``text`` and its ``letters``) from the postings of its
         query keys (``hits``): candidates aligned, then judged (see ``match``)."""
         aligned = self._align_candidates(letters, self._revised(hits))
-        return self._judge(letters, exact_codes(letters, text) if aligned else None, aligned)
+        matches = self._judge(letters, exact_codes(letters, text) if aligned else None, aligned)
+        if not matches and self.rewrite is not None:
+            matches = self._rewritten(text, hits)
+        return matches
+
+    def _rewritten(self, text: str, hits: Hits) -> list[Match]:
+        """The rewrite stage on a page the first stage matched nothing in (Match.kind
+        "rewritten", best first): run only when the page is undecided, i.e. its best work has
+        at least ``rewrite_min_first_hits`` window-key hits; [] otherwise."""
+        assert self.rewrite is not None
+        counts = np.bincount(hits.work, minlength=len(hits.works))
+        if int(counts.max(initial=0)) < self.config.rewrite_min_first_hits:
+            return []
+        first = {hits.works[w]: int(n) for w, n in enumerate(counts) if n}
+        out = []
+        for work_id, verdict, page, work in self.rewrite.judge(text, first, self.store):
+            paired = {k for p in verdict.pairs for k in p.page}
+            passages = sorted((Passage(page[min(p.page)].start, page[max(p.page)].end,
+                                       work[p.work].start, work[p.work].end)
+                               for p in verdict.pairs), key=lambda q: (q.page_start, q.work_start))
+            out.append(Match(work_id, verdict.score, round(len(paired) / len(page), 4),
+                             verdict.score, passages, [work_id], "rewritten"))
+        return out
 
     def verify(self, letters: Letters, work_id: str) -> Match | None:
         """Align a page's letters with one stored work, alone (no other work discounts its

@@ -59,6 +59,7 @@ def _match_lines(match) -> list[str]:
         _("Page: %(url)s") % {"url": match.url},
         _("Domain: %(domain)s") % {"domain": match.domain},
         _("Score: %(score)d%%") % {"score": round(match.score * 100)},
+        _("Kind: %(kind)s") % {"kind": match.get_kind_display()},
         *([_("Chapters: %(section)s") % {"section": match.section}] if match.section else []),
         _("First seen: %(time)s") % {"time": shown(match.first_seen)},
         _("Evidence: %(url)s") % {"url": evidence_url(match)},
@@ -118,7 +119,8 @@ def digest_mail(matches, user, language: str) -> EmailMessage:
             for domain in sorted(groups[work]):
                 lines.append("  " + _("Domain: %(domain)s") % {"domain": domain})
                 for m in sorted(groups[work][domain], key=lambda m: -m.score):
-                    lines.append(f"    - {m.url} ({round(m.score * 100)}%) {evidence_url(m)}")
+                    kind = f", {m.get_kind_display()}" if m.kind != "copy" else ""
+                    lines.append(f"    - {m.url} ({round(m.score * 100)}%{kind}) {evidence_url(m)}")
             lines.append("")
         lines.append(_("Stop the daily digest: %(url)s") % {"url": link})
     return EmailMessage(subject, "\n".join(lines), to=[user.email],
@@ -135,7 +137,7 @@ def json_payload(delivery) -> dict:
     payload = {"event": EVENTS[delivery.kind], "match": {
         "id": match.pk, "url": match.url, "domain": match.domain, "title": match.title,
         "work": {"uid": str(match.work.uid), "title": match.work.title},
-        "holder": match.work.holder.name, "score": match.score,
+        "holder": match.work.holder.name, "score": match.score, "kind": match.kind,
         "containment_page": match.containment_page, "containment_work": match.containment_work,
         "section": match.section, "first_seen": match.first_seen.isoformat(),
         "evidence_url": evidence_url(match)}}

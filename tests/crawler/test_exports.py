@@ -81,3 +81,21 @@ def test_dashboard_exports_write_what_the_list_shows_with_typed_xlsx_cells(spill
     assert cells["仍然匹配"].value == "是"
     # the CSV: the same date as text a spreadsheet reads as a date, under the same heading
     assert row["首次发现 (Asia/Shanghai, UTC+08:00)"] == f"{local:%Y-%m-%d %H:%M:%S}"
+
+
+def test_a_rewritten_match_says_its_kind_in_every_format(spilled_match):
+    Match.objects.filter(pk=spilled_match.pk).update(kind="rewritten")
+    rows = Match.objects.select_related("work__holder")
+    (line,) = list(exports.jsonl_lines(rows))
+    assert json.loads(line)["kind"] == "rewritten"
+    with translation.override("zh-hans"):
+        body = b"".join(exports.csv_chunks(rows)).decode("utf-8")
+    (row,) = list(csv.DictReader(io.StringIO(body.lstrip("\ufeff"))))
+    assert row["匹配类型"] == "洗稿（改写）"
+    from openpyxl import load_workbook
+
+    with translation.override("en"):
+        sheet = load_workbook(io.BytesIO(exports.to_xlsx(rows))).active
+    values = [[c.value for c in r] for r in sheet.iter_rows()]
+    assert values[0][exports.KEYS.index("kind")] == "kind of match"
+    assert values[1][exports.KEYS.index("kind")] == "rewritten (洗稿)"

@@ -23,7 +23,7 @@ PAGES = FIXTURES / "pages.jsonl"
 EXPECTED = {("page-excerpt", "henhai-02"), ("page-reprint", "bameitu-02"),
             ("page-newyear-shuffled", "pd-newyear")}
 KEYS = ["page_id", "work_id", "score", "containment_page", "containment_work", "passages",
-        "same_text"]
+        "same_text", "kind"]
 
 
 def run(*args, stdin: bytes | None = None) -> subprocess.CompletedProcess:

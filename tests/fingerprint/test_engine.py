@@ -247,8 +247,8 @@ def test_match_to_dict_is_json_ready(engine, chapters):
     assert isinstance(m, Match)
     d = json.loads(json.dumps(m.to_dict()))
     assert set(d) == {"work_id", "score", "containment_page", "containment_work", "passages",
-                      "same_text"}
-    assert d["same_text"] == [m.work_id]
+                      "same_text", "kind"}
+    assert d["same_text"] == [m.work_id] and d["kind"] == "copy"
     assert set(d["passages"][0]) == {"page_start", "page_end", "work_start", "work_end"}
     assert d["score"] == pytest.approx(1.0, abs=0.01)
 

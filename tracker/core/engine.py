@@ -17,14 +17,20 @@ def _engine(mongo_url: str, mongo_db: str, index_redis: tuple[str, str, bool], p
     from fingerprint.index import RedisIndex
     from fingerprint.store import MongoWorkStore
 
+    config = EngineConfig(max_text_chars=settings.WORK_TEXT_MAX_CHARS,
+                          rewrite_stage=settings.REWRITE_STAGE,
+                          rewrite_min_share=settings.REWRITE_MIN_SHARE,
+                          rewrite_pair_score=settings.REWRITE_PAIR_SCORE,
+                          rewrite_min_pairs=settings.REWRITE_MIN_PAIRS)
     return Engine(RedisIndex(get_index_redis(), prefix=prefix), MongoWorkStore(get_mongo_db()),
-                  config=EngineConfig(max_text_chars=settings.WORK_TEXT_MAX_CHARS))
+                  config=config, rewrite_index=RedisIndex(get_index_redis(), prefix=f"{prefix}-rw"))
 
 
 def get_engine():
     """Return the ``fingerprint.Engine`` over RedisIndex (``connections.get_index_redis``,
-    prefix settings.FINGERPRINT_INDEX_PREFIX) and MongoWorkStore (settings.MONGO_DB), built once
-    per process and settings. Creating it makes no network call, except with a Redis Cluster
+    prefix settings.FINGERPRINT_INDEX_PREFIX; the rewrite stage's keys under that prefix +
+    "-rw", outside "<prefix>:*", which the index's clear() deletes; settings.REWRITE_*) and
+    MongoWorkStore (settings.MONGO_DB), built once per process and settings. Creating it makes no network call, except with a Redis Cluster
     index, whose client learns the cluster's nodes at once (``connections.get_index_redis``:
     redis.exceptions.ConnectionError when none answers)."""
     index_redis = (settings.REDIS_URL, settings.FINGERPRINT_INDEX_REDIS_URL,
@@ -53,13 +59,17 @@ def clear_outdated_index() -> str | None:
     """
     from fingerprint.index import IndexVersionError
 
-    index = get_engine().index
-    try:
-        index.check()
-    except IndexVersionError as exc:
-        index.clear()
-        return str(exc)
-    return None
+    engine = get_engine()
+    refused = None
+    for index in (engine.index, getattr(engine.rewrite, "index", None)):  # the rewrite keys too
+        if index is None:
+            continue
+        try:
+            index.check()
+        except IndexVersionError as exc:
+            index.clear()
+            refused = refused or str(exc)
+    return refused
 
 
 def get_store():

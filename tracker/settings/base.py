@@ -850,3 +850,14 @@ PLATFORM_REGISTRY_DEMO = env.bool("TRACKER_PLATFORM_REGISTRY_DEMO", default=Fals
 RIGHTS_DOCUMENT_MAX_BYTES = env.int("TRACKER_RIGHTS_DOCUMENT_MAX_BYTES", default=20 * 1024 * 1024)
 RIGHTS_DOCUMENT_TYPES = (".pdf", ".jpg", ".jpeg", ".png")
 COMPLAINT_PACKAGE_MAX_PAGES = 20
+
+# Rewrite stage of the engine (洗稿: fingerprint.rewrite, docs/decisions/rewrite-stage.md): a page
+# the letter stage matches nothing in is aligned sentence by sentence with the works its keys
+# and the rewrite keys (Redis prefix FINGERPRINT_INDEX_PREFIX + "-rw") hit. A work is reported
+# "rewritten" when at least REWRITE_MIN_PAIRS of its sentences and REWRITE_MIN_SHARE of them
+# (0..1, also the match's score) pair with the page's, a pair sharing at least
+# REWRITE_PAIR_SCORE (0..1) of the work sentence's synonym classes and characters.
+REWRITE_STAGE = env.bool("TRACKER_REWRITE_STAGE", default=True)
+REWRITE_MIN_SHARE = env.float("TRACKER_REWRITE_MIN_SHARE", default=0.35)
+REWRITE_PAIR_SCORE = env.float("TRACKER_REWRITE_PAIR_SCORE", default=0.5)
+REWRITE_MIN_PAIRS = env.int("TRACKER_REWRITE_MIN_PAIRS", default=4)

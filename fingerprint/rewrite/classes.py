@@ -1,0 +1,138 @@
+"""Synonym classes and sentences of the rewrite stage (word segmentation by jieba).
+
+A page or a work is cut into sentences; each sentence's words become
+tokens: ``#<n>`` for a word of synonym class n (``fingerprint/data/synonym_classes.json.gz``,
+built by ``fingerprint.rewrite.build_classes``), the word itself otherwise; tokens of no Han
+character (digits, Latin, punctuation) and stop tokens (very frequent ones) are dropped.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import zlib
+from dataclasses import dataclass
+from functools import cache, cached_property
+from itertools import accumulate
+from pathlib import Path
+
+CLASSES_FILE = Path(__file__).resolve().parents[1] / "data" / "synonym_classes.json.gz"
+_ENDS = frozenset("。！？!?；;…\n")
+_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_DIGITS = re.compile(r"[0-9０-９]+")
+_FOLD = str.maketrans("０１２３４５６７８９", "0123456789")
+_MAX_SEEN = 500_000  # words whose token is remembered (a dictionary's worth)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence: ``start``, ``end`` (character offsets in its text, end exclusive),
+    ``hashes`` (the CRC-32 of each distinct token, what the rewrite keys are made of),
+    ``numbers`` (its runs of digits, full-width folded to ASCII, leading zeros dropped) and
+    ``found`` ((word, (token, hash, Han characters)) of each kept word, in order). Derived on
+    first use, so that a page without candidates pays for its keys only: ``tokens`` (distinct
+    tokens), ``chars`` (distinct Han characters of its words) and ``words`` ((word, token) of
+    each kept word: what the evidence view marks)."""
+
+    start: int
+    end: int
+    hashes: frozenset[int]
+    numbers: frozenset[str]
+    found: tuple[tuple[str, tuple[str, int, tuple[str, ...]]], ...]
+
+    @cached_property
+    def tokens(self) -> frozenset[str]:
+        return frozenset(k[0] for _, k in self.found)
+
+    @cached_property
+    def chars(self) -> frozenset[str]:
+        return frozenset(c for _, k in self.found for c in k[2])
+
+    @cached_property
+    def words(self) -> tuple[tuple[str, str], ...]:
+        return tuple((w, k[0]) for w, k in self.found)
+
+
+class _Seen(dict):
+    """word -> (token, its CRC-32, its Han characters), or None for a word without token;
+    each word's entry made once, on its first lookup."""
+
+    def __init__(self, token):
+        super().__init__()
+        self._token = token
+
+    def __missing__(self, word: str) -> tuple[str, int, tuple[str, ...]] | None:
+        token = self._token(word)
+        known = None if token is None else (token, zlib.crc32(token.encode("utf-8")),
+                                            tuple(_HAN.findall(word)))
+        self[word] = known
+        return known
+
+
+class SynonymClasses:
+    """Word -> synonym class, stop tokens, and the sentences of a text.
+
+    ``classes``: lists of words, class n = the n-th list (a word in several: its first);
+    ``stop``: tokens dropped from every sentence.
+    """
+
+    def __init__(self, classes: list[list[str]], stop: frozenset[str]):
+        self.word_class: dict[str, str] = {}
+        for n, words in enumerate(classes):
+            for word in words:
+                self.word_class.setdefault(word, f"#{n}")
+        self.classes = classes
+        self.stop = stop
+        # word -> (token, its hash, its Han characters), or None: each word looked up once
+        self._seen = _Seen(self.token)
+
+    def token(self, word: str) -> str | None:
+        """The token of a word: its class, else itself; None for a word without a Han
+        character or whose token is a stop token."""
+        if not _HAN.search(word):
+            return None
+        token = self.word_class.get(word, word)
+        return None if token in self.stop else token
+
+    def sentences(self, text: str) -> list[Sentence]:
+        """The sentences of ``text`` (str) that keep at least one token, in order: cut after
+        a word ending in 。！？!?；;… or a line end. Words by rjieba (jieba-rs: jieba's
+        algorithm and dictionary in Rust, the same words as ``jieba.lcut`` and ten times as
+        fast) in dictionary mode (no HMM: new words are not guessed, so both texts of a pair
+        are cut alike)."""
+        import rjieba
+
+        seen = self._seen
+        if len(seen) > _MAX_SEEN:
+            seen.clear()
+        words = rjieba.cut(text, False)
+        known = list(map(seen.__getitem__, words))  # C speed for the words seen before
+        ends = list(accumulate(map(len, words)))
+        last = [n + 1 for n, word in enumerate(words) if word[-1] in _ENDS]
+        if words and (not last or last[-1] != len(words)):
+            last.append(len(words))
+        out: list[Sentence] = []
+        first = 0
+        for stop in last:
+            kept = [(w, k) for w, k in zip(words[first:stop], known[first:stop], strict=True)
+                    if k is not None]
+            if kept:
+                out.append(self._sentence(text, ends[first] - len(words[first]), ends[stop - 1],
+                                          kept))
+            first = stop
+        return out
+
+    @staticmethod
+    def _sentence(text: str, start: int, end: int,
+                  words: list[tuple[str, tuple[str, int, tuple[str, ...]]]]) -> Sentence:
+        numbers = frozenset(n.translate(_FOLD).lstrip("0") or "0"
+                            for n in _DIGITS.findall(text, start, end))
+        return Sentence(start, end, frozenset(k[1] for _, k in words), numbers, tuple(words))
+
+
+@cache
+def default_classes() -> SynonymClasses:
+    """The shipped classes and stop tokens (loaded once per process)."""
+    record = json.loads(gzip.decompress(CLASSES_FILE.read_bytes()))
+    return SynonymClasses(record["classes"], frozenset(record["stop"]))

@@ -1,0 +1,197 @@
+"""The rewrite stage: rewrite-robust keys of a text and the judgement of a page against a work.
+
+Keys (order-free over a sentence window): for each sentence, alone and joined with the next
+(a sentence split or merged on the page keeps one of them), the token hashes (CRC-32 of the
+synonym class or word) of its distinct tokens; the ``KEY_TOKENS`` smallest are taken (a
+bottom-k sketch: the same set of tokens gives the same ones whatever their order) and every
+pair of them is a key. A rewrite that keeps two of a window's smallest tokens, whatever it did
+to the rest, keeps that window's key.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from itertools import combinations
+
+from fingerprint.rewrite.align import AlignLimits, SentencePair, align_sentences
+from fingerprint.rewrite.classes import Sentence
+
+KEY_TOKENS = 3
+
+
+def window_keys(hashes: frozenset[int]) -> list[int]:
+    """The keys of one sentence window's token hashes (``Sentence.hashes``): each pair of the
+    ``KEY_TOKENS`` smallest, as ints below 2**64."""
+    low = heapq.nsmallest(KEY_TOKENS, hashes)
+    return [(a << 32) | b for a, b in combinations(low, 2)]
+
+
+def sentence_keys(sentences: list[Sentence], min_tokens: int) -> list[int]:
+    """The rewrite keys (duplicates possible) of a text's sentences: ``window_keys`` of each
+    sentence window (one sentence, or two adjacent) that has at least ``min_tokens`` tokens."""
+    windows = [s.hashes for s in sentences]
+    windows += [a.hashes | b.hashes for a, b in zip(sentences, sentences[1:], strict=False)]
+    return [key for hashes in windows if len(hashes) >= min_tokens
+            for key in window_keys(hashes)]
+
+
+@dataclass(frozen=True)
+class RewriteVerdict:
+    """A work found rewritten in a page: ``score`` (share of the work's eligible sentences
+    paired, 0..1), ``paired`` and ``eligible`` (work sentences), ``pairs`` (SentencePair,
+    in work order)."""
+
+    score: float
+    paired: int
+    eligible: int
+    pairs: list[SentencePair]
+
+
+def judge_rewrite(work: list[Sentence], page: list[Sentence], limits: AlignLimits,
+                  min_tokens: int, min_share: float, min_pairs: int,
+                  template: frozenset[int] = frozenset()) -> RewriteVerdict | None:
+    """A verdict when enough of the work's sentences pair with the page's: at least
+    ``min_pairs`` pairs and ``min_share`` of the work's eligible sentences (those with at
+    least ``min_tokens`` tokens and whose number is not in ``template``); else None."""
+    numbers = [j for j, s in enumerate(work) if len(s.tokens) >= min_tokens
+               and j not in template]
+    eligible = [work[j] for j in numbers]
+    if len(eligible) < min_pairs:
+        return None
+    pairs = align_sentences(eligible, page, limits)
+    pairs = [SentencePair(numbers[p.work], p.page, p.score, p.moved) for p in pairs]
+    share = len(pairs) / len(eligible)
+    if len(pairs) < min_pairs or share < min_share:
+        return None
+    return RewriteVerdict(round(share, 4), len(pairs), len(eligible), pairs)
+
+
+class RewriteStage:
+    """The second stage of an ``Engine``: rewrite keys of works in their own index, and pages
+    that the first stage leaves undecided judged by sentence alignment.
+
+    ``config``: the engine's EngineConfig (its ``rewrite_*`` fields); ``index``: an index for
+    the rewrite keys (a ``fingerprint.index`` Index; None: candidates come from the first
+    stage's hits alone); ``classes``: SynonymClasses (default: the shipped ones);
+    ``cache_size``: works whose sentences are kept (LRU, each labelled with its store
+    revision).
+    """
+
+    def __init__(self, config, index=None, classes=None, cache_size: int = 1024):
+        from collections import OrderedDict
+
+        from fingerprint.rewrite.classes import default_classes
+
+        self.config = config
+        self.index = index
+        self.classes = classes or default_classes()
+        self.limits = AlignLimits(config.rewrite_pair_score, config.rewrite_min_shared,
+                                  config.rewrite_max_unit_ratio,
+                                  config.rewrite_max_token_sentences)
+        self._cache: OrderedDict[str, tuple[str, list[Sentence], frozenset[int]]] = \
+            OrderedDict()
+        self._cache_size = cache_size
+
+    def sentences(self, text: str) -> list[Sentence]:
+        """``SynonymClasses.sentences`` of ``text``, the first ``rewrite_max_page_sentences``."""
+        return self.classes.sentences(text)[:self.config.rewrite_max_page_sentences]
+
+    def postings(self, text: str) -> list[tuple[int, int]]:
+        """(key, number) postings of a work's rewrite keys, each key once."""
+        keys = dict.fromkeys(sentence_keys(self.sentences(text), self.config.rewrite_min_tokens))
+        return [(key, n) for n, key in enumerate(keys)]
+
+    def add(self, work_id: str, text: str) -> None:
+        """Index a work's rewrite keys (replacing its old ones); nothing without an index."""
+        self._cache.pop(work_id, None)
+        if self.index is not None:
+            self.index.add(work_id, self.postings(text))
+
+    def remove(self, work_id: str) -> None:
+        """Forget a work's rewrite keys and cached sentences."""
+        self._cache.pop(work_id, None)
+        if self.index is not None:
+            self.index.remove(work_id)
+
+    def candidates(self, page: list[Sentence], first: dict[str, int]) -> list[str]:
+        """Work ids to verify, at most ``rewrite_max_candidates``, most hits first, ties by id:
+        with an index, the works that hold at least ``rewrite_min_key_hits`` and at least
+        ``rewrite_min_key_share`` of the page's distinct rewrite keys; without one, the first
+        stage's works (``first``: work id -> window-key hits) with at least
+        ``rewrite_min_key_hits`` window-key hits."""
+        c = self.config
+        if self.index is None:
+            counts = first
+            least = c.rewrite_min_key_hits
+        else:
+            keys = list(dict.fromkeys(sentence_keys(page, c.rewrite_min_tokens)))
+            counts = {}
+            for held in self.index.lookup(keys).values():
+                for work_id in {w for w, _ in held}:
+                    counts[work_id] = counts.get(work_id, 0) + 1
+            least = max(c.rewrite_min_key_hits, c.rewrite_min_key_share * len(keys))
+        ranked = sorted((w for w, n in counts.items() if n >= least), key=lambda w: (-counts[w], w))
+        return ranked[:c.rewrite_max_candidates]
+
+    def judge(self, text: str, first: dict[str, int], store
+              ) -> list[tuple[str, RewriteVerdict, list[Sentence], list[Sentence]]]:
+        """(work id, verdict, page sentences, work sentences) of each candidate work (see
+        ``candidates``) stored in ``store`` (a WorkStore) and found rewritten in ``text``,
+        best score first, ties by id."""
+        c = self.config
+        page = self.sentences(text)
+        if len(page) < c.rewrite_min_pairs:
+            return []
+        found = []
+        ids = self.candidates(page, first)
+        revisions = store.revisions(ids) if ids else {}
+        for work_id in ids:
+            held = self._work(work_id, revisions.get(work_id), store)
+            if held is None:
+                continue
+            work, template = held
+            verdict = judge_rewrite(work, page, self.limits, c.rewrite_min_tokens,
+                                    c.rewrite_min_share, c.rewrite_min_pairs, template)
+            if verdict is not None:
+                found.append((work_id, verdict, page, work))
+        found.sort(key=lambda f: (-f[1].score, f[0]))
+        return found
+
+    def _work(self, work_id: str, revision: str | None, store
+              ) -> tuple[list[Sentence], frozenset[int]] | None:
+        """A stored work's sentences and its template sentences (``_template``), from the
+        cache while its revision is unchanged; None when the work is not stored."""
+        if revision is None:
+            self._cache.pop(work_id, None)
+            return None
+        held = self._cache.get(work_id)
+        if held is not None and held[0] == revision:
+            self._cache.move_to_end(work_id)
+            return held[1], held[2]
+        record = store.get(work_id)
+        if record is None:
+            return None
+        sentences = self.sentences(record["text"])
+        template = self._template(sentences)
+        self._cache[work_id] = (revision, sentences, template)
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return sentences, template
+
+    def _template(self, sentences: list[Sentence]) -> frozenset[int]:
+        """Numbers of a work's *template* sentences: every key of the sentence alone is held by
+        more than ``rewrite_template_works`` works in the rewrite index, or stop-listed there
+        (a clause that registered works share: a judgment's boilerplate, a formula). Such a
+        sentence pairing with a page is no evidence that the page rewrites this work. Empty
+        without an index."""
+        c = self.config
+        if self.index is None:
+            return frozenset()
+        keyed = {j: window_keys(s.hashes) for j, s in enumerate(sentences)
+                 if len(s.tokens) >= c.rewrite_min_tokens}
+        found = self.index.lookup(list({k for keys in keyed.values() for k in keys}))
+        works = {key: len({w for w, _ in held}) for key, held in found.items()}
+        return frozenset(j for j, keys in keyed.items()
+                         if all(works.get(k, c.rewrite_template_works + 1)
+                                > c.rewrite_template_works for k in keys))

@@ -1,0 +1,89 @@
+"""A rewritten copy (洗稿) found by the engine's rewrite stage: the case row and the evidence
+view name the kind, and the evidence view and the report show the work's sentences beside the
+page's, the words replaced by a synonym marked and the moved sentences numbered, in both
+languages at 1366 px (screenshots rewrite-{en,zh-hans}-1366.png)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from tests.dashboard.conftest import store_page
+from tests.fingerprint.test_rewrite import rewrite
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+CHAPTERS = Path(__file__).parents[1] / "fingerprint" / "fixtures" / "engine" / \
+    "hongloumeng_chapters.json"
+
+
+@pytest.fixture
+def rewritten_match(scenario):
+    """A page that rewrites 800 characters of a 红楼梦 chapter, matched by the platform's
+    engine and recorded as the crawler records it (kind "rewritten")."""
+    from crawler.models import Match
+    from tracker.core.engine import get_engine
+    from tracker.core.models import Work
+
+    chapter = json.loads(CHAPTERS.read_text(encoding="utf-8"))[0]["text"][:800]
+    work_text = chapter[:chapter.rfind("。") + 1]
+    work = Work.objects.create(holder=scenario.a, reference="HLM-008", title="红楼梦（第八回节选）",
+                               kind="novel", length=len(work_text), status="indexed")
+    engine = get_engine()
+    engine.add_work(work.engine_id, work_text)
+    page_text = rewrite(work_text, random.Random(0), 0.9, 0.6, True)
+    (found,) = [m for m in engine.match(page_text) if m.work_id == work.engine_id]
+    assert found.kind == "rewritten"
+    page_id, version_id = store_page("https://wash.example.com/1.html", page_text, "洗稿")
+    template = scenario.matches[0]
+    yield Match.objects.create(
+        work=work, page_id=page_id, version_id=version_id, kind=found.kind,
+        url="https://wash.example.com/1.html", domain="wash.example.com", title="洗稿",
+        score=found.score, containment_page=found.containment_page,
+        containment_work=found.containment_work,
+        passages=[p.to_dict() for p in found.passages], first_seen=template.first_seen,
+        last_seen=template.last_seen, site=template.site, first_scan=template.first_scan,
+        last_scan=template.last_scan)
+    engine.remove_work(work.engine_id)  # the index outlives the test's database
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_the_evidence_view_pairs_the_rewritten_sentences(rewritten_match, open_page,
+                                                        browser_login, screenshot, language):
+    page = open_page(language)
+    page.set_viewport_size({"width": 1366, "height": 900})
+    browser_login(page, "staff")
+    page.goto(f"/crawler/match/{rewritten_match.pk}/change/")
+    section = page.locator("#dash-rewrite")
+    rows = section.locator("tr.dash-rewrite-pair")
+    assert rows.count() >= 5
+    synonym = section.locator("mark.dash-synonym").first
+    title = synonym.get_attribute("title")
+    moved = section.locator(".dash-moved-tag").first
+    if language == "en":
+        assert "洗稿" in section.locator("h2").inner_text()
+        assert title.startswith("synonym of “") or title.startswith("replaced on the page")
+        assert moved.inner_text().startswith("moved: sentence ")
+    else:
+        assert section.locator("h2").inner_text().startswith("洗稿")
+        assert "同义" in title
+        assert moved.inner_text().startswith("移位：")
+    section.scroll_into_view_if_needed()
+    screenshot(page, f"rewrite-{language}-1366")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1366
+
+
+@pytest.mark.parametrize(("language", "moved"), [("en", "moved: sentence "),
+                                                 ("zh-hans", "移位：网页第 ")])
+def test_the_report_pairs_the_rewritten_sentences(rewritten_match, scenario, language, moved):
+    from django.utils.translation import override
+
+    from dashboard.report import render
+
+    with override(language):
+        html = render(rewritten_match, scenario.users.staff)
+    assert html.count('<tr class="dash-rewrite-pair') >= 5
+    assert 'class="dash-synonym"' in html and moved in html
