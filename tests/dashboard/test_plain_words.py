@@ -96,7 +96,7 @@ def test_a_refused_server_and_a_missing_report_are_named_too():
 
     from dashboard.models import mail_error_detail, mail_error_words
     from dashboard.notice_mail import failure_note
-    from dashboard.report import PdfUnavailableError
+    from dashboard.pdf import PdfUnavailableError
 
     with translation.override("en"):
         refused = failure_note(smtplib.SMTPRecipientsRefused({"a@b.example": (550, b"no such user")}))

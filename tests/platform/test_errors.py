@@ -11,7 +11,7 @@ from crawler.lib.ssrf import RefusedAddress
 from crawler.sites import SiteNotFound
 from dashboard.errors import DashboardError
 from dashboard.highlight import SpanError
-from dashboard.report import PdfUnavailableError
+from dashboard.pdf import PdfUnavailableError
 from fingerprint.index import IndexUnavailableError
 from fingerprint.store import StoreUnavailableError
 from tracker.core.connections import storage_errors
