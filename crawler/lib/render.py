@@ -112,6 +112,7 @@ class Renderer:
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
         self._playwright = None
         self._browser = None
+        self._proxy_spki = ""  # the recording proxy's key the running browser trusts
         self._fetcher: Fetcher | None = None
 
     def missing(self) -> str:
@@ -150,7 +151,23 @@ class Renderer:
         return self._run(url, html, check, functools.partial(_take_pictures, width, max_height),
                          frozenset({"media"}), timeout, viewport={"width": width, "height": 900})
 
-    def _run(self, url, html, check, read, skipped, timeout, viewport=None) -> RenderResult:
+    def witness(self, url: str, check: RequestCheck | None = None, *, proxy: str, proxy_spki: str,
+                width: int, max_height: int, timeout: float) -> RenderResult:
+        """Visit ``url`` in Chromium through the recording proxy at ``proxy`` ("http://host:port",
+        trusted for TLS by its key: ``proxy_spki``, base64 SHA-256 of its SubjectPublicKeyInfo)
+        with a normal browser's user agent: the document and everything it loads are fetched by
+        the browser through the proxy, which records them. The page's own navigations, POSTs and
+        the other requests ``render`` refuses are not sent and are listed in ``refused``;
+        ``check`` (None: no check) is asked about every request after the document.
+
+        Returns a RenderResult as ``snapshot`` does, with ``html`` the DOM as rendered (the
+        snapshot for the WARC) and ``requests`` the requests sent through the proxy.
+        """
+        return self._run(url, None, check, functools.partial(_witness_pictures, width, max_height),
+                         frozenset({"media"}), timeout, viewport={"width": width, "height": 900},
+                         proxy=(proxy, proxy_spki))
+
+    def _run(self, url, html, check, read, skipped, timeout, viewport=None, proxy=None) -> RenderResult:
         started = time.monotonic()
         missing = self.missing()
         if missing:
@@ -159,7 +176,7 @@ class Renderer:
             self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="render")
         limit = timeout + self.config.render_settle_seconds + _GRACE_SECONDS
         future = self._executor.submit(self._render, url, html, check, read, skipped, timeout,
-                                       viewport)
+                                       viewport, proxy)
         try:
             result = future.result(timeout=limit)
         except concurrent.futures.TimeoutError:
@@ -181,16 +198,22 @@ class Renderer:
         self._executor.shutdown(wait=False, cancel_futures=True)
         self._executor, self._playwright, self._browser = None, None, None
 
-    def _ensure_browser(self):
-        if self._browser is not None and self._browser.is_connected():
+    def _ensure_browser(self, proxy_spki: str = ""):
+        if self._browser is not None and self._browser.is_connected() and (
+                not proxy_spki or proxy_spki == self._proxy_spki):
             return self._browser
         self._stop_browser()
         from playwright.sync_api import sync_playwright
 
         self._playwright = sync_playwright().start()
+        args = list(CHROMIUM_ARGS)
+        if proxy_spki:  # a witnessing browser: reaches the recording proxy on loopback, only
+            args = [a + ", EXCLUDE 127.0.0.1" if a.startswith("--host-resolver-rules=") else a
+                    for a in args] + [f"--ignore-certificate-errors-spki-list={proxy_spki}"]
         self._browser = self._playwright.chromium.launch(
-            executable_path=self.config.chromium_path, args=list(CHROMIUM_ARGS),
+            executable_path=self.config.chromium_path, args=args,
             timeout=self.config.render_timeout_seconds * 1000)
+        self._proxy_spki = proxy_spki
         if self._fetcher is None:
             self._fetcher = Fetcher(self.config)  # its session is used in this thread only
             self._fetcher.session.max_redirects = self.config.max_redirects
@@ -207,19 +230,23 @@ class Renderer:
                     pass
         self._browser = self._playwright = None
 
-    def _render(self, url, html, check, read, skipped, timeout, viewport) -> RenderResult:
+    def _render(self, url, html, check, read, skipped, timeout, viewport, proxy) -> RenderResult:
         from playwright.sync_api import Error, TimeoutError
 
         try:
-            browser = self._ensure_browser()
+            browser = self._ensure_browser(proxy[1] if proxy else "")
         except Error as exc:
             self._stop_browser()
             return RenderResult(Outcome.BROWSER_CRASHED, f"the browser did not start: {_first_line(exc)}")
         cfg = self.config
         visit = _PageRequests(cfg, self._fetcher.session, self._allow, html, check, skipped,
                               deadline=time.monotonic() + timeout + cfg.render_settle_seconds)
-        context = browser.new_context(user_agent=cfg.user_agent, accept_downloads=False,
-                                      service_workers="block", locale="zh-CN", viewport=viewport)
+        visit.proxied = proxy is not None
+        context = browser.new_context(
+            user_agent=_browser_user_agent(browser.version) if proxy else cfg.user_agent,
+            accept_downloads=False, service_workers="block", locale="zh-CN", viewport=viewport,
+            # <-loopback>: Chromium would send loopback addresses around the proxy
+            proxy={"server": proxy[0], "bypass": "<-loopback>"} if proxy else None)
         try:
             context.route("**/*", visit.handle)
             context.route_web_socket("**/*", visit.refuse_web_socket)
@@ -261,6 +288,17 @@ def _read_dom(page, result: RenderResult) -> None:
     result.html = page.content()
 
 
+def _browser_user_agent(version: str) -> str:
+    """The user agent of a desktop Chrome of ``version`` on Linux (no "HeadlessChrome")."""
+    return (f"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+            f"Chrome/{version} Safari/537.36")
+
+
+def _witness_pictures(width: int, max_height: int, page, result: RenderResult) -> None:
+    result.html = page.content()  # the DOM snapshot, before printing changes the media
+    _take_pictures(width, max_height, page, result)
+
+
 def _take_pictures(width: int, max_height: int, page, result: RenderResult) -> None:
     result.page_height = int(page.evaluate(
         "Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0)"))
@@ -281,6 +319,7 @@ class _PageRequests:
         self.skipped = skipped
         self.deadline = deadline
         self.served_page = False
+        self.proxied = False  # the browser sends what it may through the recording proxy
         self.requests = self.bytes = 0
         self.refused: list[tuple[str, str]] = []
 
@@ -294,12 +333,21 @@ class _PageRequests:
         top_navigation = request.is_navigation_request() and request.frame.parent_frame is None
         if top_navigation and not self.served_page:
             self.served_page = True
-            route.fulfill(status=200, content_type="text/html; charset=utf-8", body=self.html)
+            if self.proxied:
+                route.continue_()
+            else:
+                route.fulfill(status=200, content_type="text/html; charset=utf-8", body=self.html)
             return
         if request.resource_type in self.skipped:
             route.abort("blockedbyclient")
             return
         refusal = self._refusal(request.url, request.method, top_navigation)
+        if refusal is None and self.proxied:
+            self.requests += 1
+            # Warcprox-Meta would let the page steer the recorder
+            route.continue_(headers={k: v for k, v in request.headers.items()
+                                     if k.lower() != "warcprox-meta"})
+            return
         if refusal is None:
             refusal = self._fetch(route, request)
         if refusal is not None:
