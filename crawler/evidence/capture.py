@@ -1,5 +1,14 @@
-"""One evidence capture: the exchange that found the page, a screenshot and a PDF print of it,
-its text and the match's passages, metadata and a provenance page, packed as a WACZ bundle.
+"""One evidence capture: the exchange that found the page, a witnessed visit of it (every request
+and response of the browser, a DOM snapshot, a screenshot and a PDF print), its text and the
+match's passages, metadata and a provenance page, packed as a WACZ bundle.
+
+The witnessed visit (``witness``, with CAPTURE_WITNESSED): Chromium loads the page from its URL
+through a recording proxy (``crawler.lib.evidence.recorder``: warcprox under the SSRF guard and
+the CAPTURE_MAX_BYTES budget), with a normal browser's user agent; the proxy's WARC records,
+the DOM snapshot (a ``resource`` record) and a ``metadata`` record of the visit follow the
+detection exchange in the bundle's WARC. The screenshot and the PDF come from that visit. A
+proxy that fails is started again (CAPTURE_RECORDER_ATTEMPTS); then the attempt fails with the
+reason. Without CAPTURE_WITNESSED, the screenshot is a rendering of the exchange's HTML, below.
 
 The WARC is the raw exchange of the fetch that found the page version (stashed by the crawl,
 ``crawler.lib.exchange``), or, for a removal capture, the exchange of the takedown check that
@@ -29,7 +38,8 @@ from crawler.evidence.models import Capture, CaptureKind
 from crawler.evidence.trust import Stamper, bundle_signature
 from crawler.lib.evidence.bundle import Bundle, build_wacz
 from crawler.lib.evidence.environment import capture_environment
-from crawler.lib.evidence.warc import exchange_warc
+from crawler.lib.evidence.recorder import Recorder, RecorderFailed
+from crawler.lib.evidence.warc import DOM_SNAPSHOT_URI, exchange_warc, witness_warc
 from crawler.lib.exchange import ContentDecoder, Exchange
 from crawler.lib.outcomes import Outcome
 from crawler.takedown import polite_slot
@@ -77,8 +87,10 @@ def capture(record: Capture) -> Captured:
     version = crawler.pages.version(record.version_id)
     final = exchange.hops[-1]
     html = _html(final)  # '' for a 404 or any answer that is not a whole 2xx HTML page
-    shot = None
-    if html:
+    shot = visit = None
+    if html and settings.CAPTURE_WITNESSED:
+        shot, visit = witness(crawler, final.url)
+    elif html:
         shot = crawler.renderer.snapshot(
             final.url, html, _robots_check(crawler), width=settings.CAPTURE_VIEWPORT_WIDTH,
             max_height=settings.CAPTURE_MAX_HEIGHT, timeout=settings.CAPTURE_RENDER_TIMEOUT_SECONDS)
@@ -91,7 +103,10 @@ def capture(record: Capture) -> Captured:
         files[TEXT] = (version.text if version else "").encode("utf-8")
         files[PASSAGES] = _json(_passages(match, version))
     warc = exchange_warc(exchange, software=software())
+    if visit is not None:
+        warc += visit.warc
     context = _metadata(record, exchange, shot, outcome, captured_at, fetched_now)
+    context["witnessed_visit"] = visit.metadata if visit is not None else None
     context["environment"] = capture_environment(
         final.url, chromium_path=crawler.config.chromium_path, ntp_server=settings.NTP_SERVER,
         ntp_timeout_seconds=settings.NTP_TIMEOUT_SECONDS)
@@ -103,7 +118,8 @@ def capture(record: Capture) -> Captured:
     context["sha256"][PROVENANCE] = hashlib.sha256(files[PROVENANCE]).hexdigest()
     files[METADATA] = _json(context)
     stamper = Stamper()
-    bundle = build_wacz(warc, files, main_url=final.url, captured_at=final.started,
+    bundle = build_wacz(warc, files, main_url=final.url,
+                        captured_at=visit.started if visit is not None else final.started,
                         title=(version.title if version and version.title else match.url)[:300],
                         description=f"{record.get_kind_display()} capture of {record.url}",
                         software=software(),
@@ -113,6 +129,53 @@ def capture(record: Capture) -> Captured:
             "%(outcome)s; timestamp pending: no time-stamping authority answered"),
             outcome=outcome)
     return Captured(bundle, outcome, stamper.result)
+
+
+@dataclass
+class Visit:
+    """A witnessed visit: ``warc`` (the recording proxy's records and the DOM snapshot's),
+    ``metadata`` (what metadata.json says of it) and ``started`` (aware datetime)."""
+
+    warc: bytes
+    metadata: dict
+    started: datetime
+
+
+def witness(crawler, url: str):
+    """Visit ``url`` in the crawler's browser through a recording proxy (Renderer.witness under
+    a Recorder), starting a proxy again when one fails, up to CAPTURE_RECORDER_ATTEMPTS.
+
+    Returns (RenderResult, Visit): the visit is recorded even when it gave no picture (a
+    render timeout). Raises RecorderFailed with the last proxy's failure when every proxy
+    failed.
+    """
+    check = None if not settings.CAPTURE_REQUISITES_OBEY_ROBOTS else _robots_check(crawler)
+    attempts = max(settings.CAPTURE_RECORDER_ATTEMPTS, 1)
+    for _ in range(attempts):
+        started = datetime.now(UTC)
+        try:
+            with Recorder(settings.CAPTURE_RECORDER_PYTHON, settings.CAPTURE_RECORDER_CA_FILE,
+                          crawler.config.allow_addresses, settings.CAPTURE_MAX_BYTES,
+                          crawler.config.ca_bundle,
+                          settings.CAPTURE_RECORDER_START_SECONDS) as recorder:
+                shot = crawler.renderer.witness(
+                    url, check, proxy=recorder.proxy_url, proxy_spki=recorder.ca_spki(),
+                    width=settings.CAPTURE_VIEWPORT_WIDTH, max_height=settings.CAPTURE_MAX_HEIGHT,
+                    timeout=settings.CAPTURE_RENDER_TIMEOUT_SECONDS)
+                recording = recorder.finish()
+        except RecorderFailed as exc:
+            failure = exc
+            continue
+        meta = {"started_at": started.strftime("%Y-%m-%dT%H:%M:%SZ"), "url": url,
+                "recorder": "warcprox", "requests_sent": shot.requests,
+                "requests_refused": [list(r) for r in shot.refused],
+                "byte_limit": settings.CAPTURE_MAX_BYTES, "cut_at_byte_limit": recording.cuts,
+                "requisites_obey_robots": settings.CAPTURE_REQUISITES_OBEY_ROBOTS,
+                "dom_snapshot": DOM_SNAPSHOT_URI if shot.html else None}
+        records = recording.warc + (witness_warc(url, shot.html, started, meta) if shot.html
+                                    else b"")
+        return shot, Visit(records, meta, started)
+    raise RecorderFailed(f"{failure} ({attempts} proxies tried)")
 
 
 def _fetch_now(crawler, record: Capture) -> Exchange:

@@ -802,3 +802,22 @@ ARCHIVE_CDX_URL = env.str("TRACKER_ARCHIVE_CDX_URL",
 ARCHIVE_DATA_URL = env.str("TRACKER_ARCHIVE_DATA_URL", default="https://data.commoncrawl.org/")
 ARCHIVE_CDX_MAX_CAPTURES = env.int("TRACKER_ARCHIVE_CDX_MAX_CAPTURES", default=10_000)
 ARCHIVE_WAIT_TIMEOUT_SECONDS = env.float("TRACKER_ARCHIVE_WAIT_TIMEOUT", default=24 * 3600.0)
+
+# Witnessed captures (crawler.evidence.capture, docs/evidence.md): with CAPTURE_WITNESSED the page
+# is visited in Chromium through a recording proxy (warcprox, run by CAPTURE_RECORDER_PYTHON, the
+# interpreter of the virtual environment `make install` makes for it; its CA, made on first use,
+# is CAPTURE_RECORDER_CA_FILE), which writes every request and response of the visit to the WARC.
+# It records at most CAPTURE_MAX_BYTES bytes of response bodies per capture (the rest is cut, and
+# the cut recorded). Page requisites are fetched even where robots.txt disallows them unless
+# CAPTURE_REQUISITES_OBEY_ROBOTS. A proxy that does not start within CAPTURE_RECORDER_START_SECONDS
+# or dies during the visit is started again, CAPTURE_RECORDER_ATTEMPTS times in all per attempt
+# of the capture, before that attempt fails with the reason.
+CAPTURE_WITNESSED = env.bool("TRACKER_CAPTURE_WITNESSED", default=True)
+CAPTURE_RECORDER_PYTHON = env.str("TRACKER_CAPTURE_RECORDER_PYTHON",
+                                  default=str(BASE_DIR / ".venv-recorder" / "bin" / "python"))
+CAPTURE_RECORDER_CA_FILE = env.str("TRACKER_CAPTURE_RECORDER_CA_FILE",
+                                   default=str(VAR_DIR / "recorder-ca.pem"))
+CAPTURE_MAX_BYTES = env.int("TRACKER_CAPTURE_MAX_BYTES", default=50 * 1024 * 1024)
+CAPTURE_REQUISITES_OBEY_ROBOTS = env.bool("TRACKER_CAPTURE_REQUISITES_OBEY_ROBOTS", default=False)
+CAPTURE_RECORDER_START_SECONDS = env.float("TRACKER_CAPTURE_RECORDER_START", default=20.0)
+CAPTURE_RECORDER_ATTEMPTS = env.int("TRACKER_CAPTURE_RECORDER_ATTEMPTS", default=2)
