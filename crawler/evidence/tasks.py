@@ -61,9 +61,8 @@ def _capture(capture_id: int) -> str:
         made = capture(record)
     except RecorderFailed as exc:
         log.warning("capture %s: recording proxy failed: %s", capture_id, exc)
-        return actions.do_fail_capture(record, notes.coded("recorder_failed", gettext_noop(
-            "the recording proxy failed: %(reason)s"), reason=str(exc)[:200]),
-            retry_in=retry_delay(record.attempts)).state
+        return actions.do_fail_capture(record, recorder_failure(exc),
+                                       retry_in=retry_delay(record.attempts)).state
     except SoftTimeLimitExceeded:
         return actions.do_fail_capture(record, f"over {settings.CAPTURE_TIME_LIMIT_SECONDS} s",
                                        retry_in=retry_delay(record.attempts)).state
@@ -78,6 +77,12 @@ def _capture(capture_id: int) -> str:
         timestamp={"status": stamping.status, "token": stamping.token,
                    "authority": stamping.authority, "time": stamping.time})
     return done.state
+
+
+def recorder_failure(exc: RecorderFailed) -> str:
+    """The coded note of an attempt whose recording proxies all failed (their last reason)."""
+    return notes.coded("recorder_failed", gettext_noop("the recording proxy failed: %(reason)s"),
+                       reason=str(exc)[:200])
 
 
 @shared_task(name="evidence.sweep_captures")

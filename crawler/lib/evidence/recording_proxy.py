@@ -17,7 +17,8 @@ resolves the host with ``crawler.lib.ssrf.check_url`` (every address must be all
 to the checked address itself (no second lookup: no DNS rebinding), checks the connected peer
 again, and only then starts TLS, verified against certifi (and ``--ca-bundle``). A refused
 request gets warcprox's 403 answer and is not recorded. Once ``--max-bytes`` are recorded, the
-response in flight is truncated there (warcprox writes ``WARC-Truncated: length``) and later
+response in flight is truncated there (warcprox writes ``WARC-Truncated: length``; it checks
+after each read of 64 KiB, so a capture may go over by less than that) and later
 requests are refused; each cut is appended to ``cuts.jsonl`` in the WARC folder.
 """
 
