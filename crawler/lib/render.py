@@ -17,6 +17,11 @@ send the page's data on) are never sent; WebSockets and downloads are refused. C
 that routing does not see (a preconnect, WebRTC) cannot reach any address. A refused request is
 aborted in the browser and listed in ``RenderResult.refused``.
 
+``Renderer.witness`` visits a page instead: the browser loads it from its URL through a
+recording proxy (``crawler.lib.evidence.recorder``) that fetches and records every request the
+routing lets through (the same refusals, the proxy applying the SSRF guard again at its own
+connection); the browser trusts that proxy alone for TLS and reaches no other host.
+
 The page cannot stop the browser: its dialogs (``alert``, ``confirm``, ``prompt``,
 ``beforeunload``) are dismissed, ``window.print`` does nothing (an init script that runs before
 the page's scripts), and every browser call of a page gets the page's time limit, so a page whose
