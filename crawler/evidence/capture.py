@@ -27,6 +27,7 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.template.loader import render_to_string
@@ -89,7 +90,7 @@ def capture(record: Capture) -> Captured:
     html = _html(final)  # '' for a 404 or any answer that is not a whole 2xx HTML page
     shot = visit = None
     if html and settings.CAPTURE_WITNESSED:
-        shot, visit = witness(crawler, final.url)
+        shot, visit = witness(crawler, final.url, _accepts_invalid_certificate(record))
     elif html:
         shot = crawler.renderer.snapshot(
             final.url, html, _robots_check(crawler), width=settings.CAPTURE_VIEWPORT_WIDTH,
@@ -141,9 +142,11 @@ class Visit:
     started: datetime
 
 
-def witness(crawler, url: str):
+def witness(crawler, url: str, accept_invalid_certificate: bool = False):
     """Visit ``url`` in the crawler's browser through a recording proxy (Renderer.witness under
     a Recorder), starting a proxy again when one fails, up to CAPTURE_RECORDER_ATTEMPTS.
+    ``accept_invalid_certificate`` (the target site's setting): the page's host is visited even
+    when its certificate does not validate, the error recorded in the visit's metadata.
 
     Returns (RenderResult, Visit): the visit is recorded even when it gave no picture (a
     render timeout). Raises RecorderFailed with the last proxy's failure when every proxy
@@ -157,7 +160,9 @@ def witness(crawler, url: str):
             with Recorder(settings.CAPTURE_RECORDER_PYTHON, settings.CAPTURE_RECORDER_CA_FILE,
                           crawler.config.allow_addresses, settings.CAPTURE_MAX_BYTES,
                           crawler.config.ca_bundle,
-                          settings.CAPTURE_RECORDER_START_SECONDS) as recorder:
+                          settings.CAPTURE_RECORDER_START_SECONDS,
+                          (urlsplit(url).hostname or "",) if accept_invalid_certificate
+                          else ()) as recorder:
                 shot = crawler.renderer.witness(
                     url, check, proxy=recorder.proxy_url, proxy_spki=recorder.ca_spki(),
                     width=settings.CAPTURE_VIEWPORT_WIDTH, max_height=settings.CAPTURE_MAX_HEIGHT,
@@ -170,6 +175,7 @@ def witness(crawler, url: str):
                 "recorder": "warcprox", "requests_sent": shot.requests,
                 "requests_refused": [list(r) for r in shot.refused],
                 "byte_limit": settings.CAPTURE_MAX_BYTES, "cut_at_byte_limit": recording.cuts,
+                "invalid_certificates_accepted": recording.tls_errors,
                 "requisites_obey_robots": settings.CAPTURE_REQUISITES_OBEY_ROBOTS,
                 "dom_snapshot": DOM_SNAPSHOT_URI if shot.html else None}
         records = recording.warc + (witness_warc(url, shot.html, started, meta) if shot.html
@@ -178,13 +184,19 @@ def witness(crawler, url: str):
     raise RecorderFailed(f"{failure} ({attempts} proxies tried)")
 
 
+def _accepts_invalid_certificate(record: Capture) -> bool:
+    site = record.match.site
+    return bool(site and site.accept_invalid_certificate)
+
+
 def _fetch_now(crawler, record: Capture) -> Exchange:
-    policy = crawler.robots.policy(record.url)
+    accept = _accepts_invalid_certificate(record)
+    policy = crawler.robots.policy(record.url, accept)
     if not policy.allowed(record.url):
         raise ValueError(f"the exchange was not kept and robots.txt now forbids {record.url}")
     polite_slot(crawler, record.url, max(crawler.config.default_delay_seconds,
                                          policy.crawl_delay or 0.0))
-    result = crawler.fetcher.fetch(record.url)
+    result = crawler.fetcher.fetch(record.url, accept_invalid_certificate=accept)
     if not result.exchange.hops:
         raise ValueError(f"the exchange was not kept and {record.url} gave no answer now: "
                          f"{result.outcome.value}: {result.reason}")

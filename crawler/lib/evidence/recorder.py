@@ -39,10 +39,11 @@ class RecorderFailed(Exception):
 class Recording:
     """What the proxy recorded: ``warc`` (bytes, gzip WARC records: every request and response
     of the visit) and ``cuts`` ([{"url", "reason"}] requests truncated or not fetched at the
-    capture's byte limit)."""
+    capture's byte limit) and ``tls_errors`` ([{"host", "error"}] invalid certificates accepted)."""
 
     warc: bytes
     cuts: list[dict] = field(default_factory=list)
+    tls_errors: list[dict] = field(default_factory=list)
 
 
 class Recorder:
@@ -51,17 +52,20 @@ class Recorder:
 
     Takes ``python`` (the recorder's interpreter), ``ca_file`` (warcprox's CA, PEM, made on the
     first start and kept), ``allow`` (the crawler's ``allow_addresses``), ``max_bytes`` (body
-    bytes recorded per capture), ``ca_bundle`` (extra roots for the sites, '' for none) and
-    ``start_seconds`` (time allowed to start). ``__enter__`` raises RecorderFailed when the
+    bytes recorded per capture), ``ca_bundle`` (extra roots for the sites, '' for none),
+    ``start_seconds`` (time allowed to start) and ``accept_invalid_hosts`` (hosts whose invalid
+    TLS certificate is accepted, the error recorded: a target site's setting). ``__enter__`` raises RecorderFailed when the
     proxy does not report its port in time.
     """
 
     def __init__(self, python: str, ca_file: str, allow: tuple[str, ...], max_bytes: int,
-                 ca_bundle: str = "", start_seconds: float = 20.0):
+                 ca_bundle: str = "", start_seconds: float = 20.0,
+                 accept_invalid_hosts: tuple[str, ...] = ()):
         # absolute: the proxy runs in its own folder
         self.python, self.ca_file = str(Path(python).absolute()), str(Path(ca_file).absolute())
         self.allow = allow
         self.max_bytes, self.ca_bundle, self.start_seconds = max_bytes, ca_bundle, start_seconds
+        self.accept_invalid_hosts = accept_invalid_hosts
         self.folder: Path | None = None
         self.process: subprocess.Popen | None = None
         self.port = 0
@@ -91,7 +95,8 @@ class Recorder:
             self.process = subprocess.Popen(
                 [self.python, "-m", "crawler.lib.evidence.recording_proxy",
                  "--dir", str(self.folder), "--ca-file", self.ca_file, "--allow", ",".join(self.allow),
-                 "--max-bytes", str(self.max_bytes), "--ca-bundle", self.ca_bundle],
+                 "--max-bytes", str(self.max_bytes), "--ca-bundle", self.ca_bundle,
+                 *(f"--accept-invalid-host={host}" for host in self.accept_invalid_hosts)],
                 stdout=subprocess.PIPE, stderr=log, env=env, cwd=str(self.folder))
         deadline = time.monotonic() + self.start_seconds
         while time.monotonic() < deadline:
@@ -124,10 +129,13 @@ class Recorder:
         files = sorted(self.folder.glob("*.warc.gz"))
         if not files:
             raise RecorderFailed(f"the recording proxy wrote no WARC{self._exit_reason()}")
-        cuts_file = self.folder / "cuts.jsonl"
-        cuts = ([json.loads(line) for line in cuts_file.read_text("utf-8").splitlines() if line]
-                if cuts_file.exists() else [])
-        return Recording(b"".join(f.read_bytes() for f in files), cuts)
+        return Recording(b"".join(f.read_bytes() for f in files), self._notes("cuts.jsonl"),
+                         self._notes("tls_errors.jsonl"))
+
+    def _notes(self, name: str) -> list[dict]:
+        path = self.folder / name
+        return ([json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
+                if path.exists() else [])
 
     def _exit_reason(self) -> str:
         if self.process is None or self.process.poll() is None:

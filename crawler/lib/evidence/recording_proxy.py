@@ -8,8 +8,10 @@ a ``cryptography`` older than pyHanko's, so it lives in a virtual environment of
 Options: ``--dir`` (the WARC folder), ``--ca-file`` (warcprox's CA, made when missing),
 ``--allow`` (networks the guard lets through, as ``CRAWLER_ALLOW_ADDRESSES``), ``--max-bytes``
 (the bytes of response bodies recorded in all, over all requests), ``--ca-bundle`` (roots
-trusted besides certifi's for the sites' own certificates). It prints ``port N`` once it
-listens and runs until SIGTERM.
+trusted besides certifi's for the sites' own certificates), ``--accept-invalid-host`` (a host,
+repeatable, whose certificate is accepted when it does not validate: a target site's setting;
+each such error is appended to ``tls_errors.jsonl``). It prints ``port N`` once it listens
+and runs until SIGTERM.
 
 How the guard applies: warcprox's handler connects to the site in
 ``_connect_to_remote_server``; that method is replaced (in this process only) by one that
@@ -53,15 +55,31 @@ class _Budget:
         self.lock = threading.Lock()
 
     def cut(self, url: str, why: str) -> None:
-        with self.lock, self.cuts.open("a", encoding="utf-8") as out:
-            out.write(json.dumps({"url": url, "reason": why}) + "\n")
+        self.note(self.cuts.name, {"url": url, "reason": why})
+
+    def note(self, name: str, entry: dict) -> None:
+        with self.lock, (self.cuts.parent / name).open("a", encoding="utf-8") as out:
+            out.write(json.dumps(entry) + "\n")
 
 
-def _install_guard(allow, budget: _Budget, ca_bundle: str) -> None:
+def _install_guard(allow, budget: _Budget, ca_bundle: str, accept_invalid: set[str]) -> None:
     handler = warcprox.warcproxy.WarcProxyHandler
     context = ssl.create_default_context(cafile=certifi.where())
     if ca_bundle:
         context.load_verify_locations(cafile=ca_bundle)
+    unverified = ssl.create_default_context()
+    unverified.check_hostname, unverified.verify_mode = False, ssl.CERT_NONE
+
+    def tls(sock, host: str, address: str, port: int, timeout):
+        try:
+            return context.wrap_socket(sock, server_hostname=host)
+        except ssl.SSLCertVerificationError as exc:
+            if host not in accept_invalid:
+                raise
+            budget.note("tls_errors.jsonl", {"host": host, "error": exc.verify_message or str(exc)})
+        # the failed handshake closed the socket: connect again, and accept what is sent
+        again = socket.create_connection((address, port), timeout)  # the address checked
+        return unverified.wrap_socket(again, server_hostname=host)
     parent_proxy_request = handler._proxy_request
 
     def connect(self):
@@ -86,7 +104,7 @@ def _install_guard(allow, budget: _Budget, ca_bundle: str) -> None:
                 sock.close()
                 raise warcprox.RequestBlockedByRule(f"ssrf_refused: {self.hostname}: {reason}")
             if self.is_connect:
-                sock = context.wrap_socket(sock, server_hostname=self.hostname)
+                sock = tls(sock, self.hostname, address, int(self.port), self._socket_timeout)
             self._remote_server_conn.sock = sock
         return self._remote_server_conn.sock
 
@@ -113,10 +131,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--allow", default="")
     parser.add_argument("--max-bytes", type=int, required=True)
     parser.add_argument("--ca-bundle", default="")
+    parser.add_argument("--accept-invalid-host", action="append", default=[])
     args = parser.parse_args(argv)
     folder = Path(args.dir)
     allow = parse_allow_list([a for a in args.allow.split(",") if a.strip()])
-    _install_guard(allow, _Budget(args.max_bytes, folder / "cuts.jsonl"), args.ca_bundle)
+    _install_guard(allow, _Budget(args.max_bytes, folder / "cuts.jsonl"), args.ca_bundle,
+                   set(args.accept_invalid_host))
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     options = warcprox.Options(**vars(warcprox.main.parse_args([
         "warcprox", "--address", "127.0.0.1", "--port", "0", "--dir", str(folder), "--gzip",
