@@ -119,8 +119,7 @@ def capture(record: Capture) -> Captured:
     context["sha256"][PROVENANCE] = hashlib.sha256(files[PROVENANCE]).hexdigest()
     files[METADATA] = _json(context)
     stamper = Stamper()
-    bundle = build_wacz(warc, files, main_url=final.url,
-                        captured_at=visit.started if visit is not None else final.started,
+    bundle = build_wacz(warc, files, main_url=final.url, captured_at=final.started,
                         title=(version.title if version and version.title else match.url)[:300],
                         description=f"{record.get_kind_display()} capture of {record.url}",
                         software=software(),
@@ -134,12 +133,11 @@ def capture(record: Capture) -> Captured:
 
 @dataclass
 class Visit:
-    """A witnessed visit: ``warc`` (the recording proxy's records and the DOM snapshot's),
-    ``metadata`` (what metadata.json says of it) and ``started`` (aware datetime)."""
+    """A witnessed visit: ``warc`` (the recording proxy's records and the DOM snapshot's) and
+    ``metadata`` (what metadata.json says of it)."""
 
     warc: bytes
     metadata: dict
-    started: datetime
 
 
 def witness(crawler, url: str, accept_invalid_certificate: bool = False):
@@ -180,7 +178,7 @@ def witness(crawler, url: str, accept_invalid_certificate: bool = False):
                 "dom_snapshot": DOM_SNAPSHOT_URI if shot.html else None}
         records = recording.warc + (witness_warc(url, shot.html, started, meta) if shot.html
                                     else b"")
-        return shot, Visit(records, meta, started)
+        return shot, Visit(records, meta)
     raise RecorderFailed(f"{failure} ({attempts} proxies tried)")
 
 
