@@ -12,14 +12,15 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import socket
-import stat
 import subprocess
 import time
 import zipfile
 from pathlib import Path
 from types import SimpleNamespace
 
+import psutil
 import pytest
 from django.conf import settings
 from django.utils import translation
@@ -227,25 +228,32 @@ def test_huge_requisites_are_cut_at_the_capture_byte_limit(config, site, setting
 @needs_chromium
 @needs_recorder
 def test_a_recording_proxy_that_dies_is_started_again_then_the_capture_fails_with_the_reason(
-        config, site, settings, tmp_path):
+        config, site, settings):
     from crawler.evidence.tasks import recorder_failure
     from tracker.core import notes
 
-    # a recording proxy killed one second after it started, while the page is still loading
-    dying = tmp_path / "dying-python"
-    dying.write_text(f"#!/bin/sh\n(sleep 1; kill -9 $$) &\nexec {settings.CAPTURE_RECORDER_PYTHON} \"$@\"\n")
-    dying.chmod(dying.stat().st_mode | stat.S_IXUSR)
-    settings.CAPTURE_RECORDER_PYTHON = str(dying)
+    # the recording proxy is killed while it fetches the page's image: the site finds the
+    # process on the other end of the connection
+    def kill_the_proxy(handler):
+        peer = handler.client_address[1]
+        for conn in psutil.net_connections("tcp"):
+            if conn.laddr and conn.laddr.port == peer and conn.pid and conn.pid != os.getpid():
+                os.kill(conn.pid, signal.SIGKILL)
+        return site.Reply(200, {"Content-Type": "image/png"}, _png())
+
     settings.CAPTURE_RECORDER_ATTEMPTS = 2
     site.route("/slow.html", site.html("<html><body><h1>慢</h1>"
                                        "<img src='/slow.png'></body></html>"))
-    site.route("/slow.png", site.Reply(200, {"Content-Type": "image/png"}, _png(), delay=3.0))
+    site.route("/slow.png", kill_the_proxy)
     started = time.monotonic()
     with pytest.raises(RecorderFailed) as failed:
         _witness(config, site.url("/slow.html"))
     assert "died during the capture" in str(failed.value) and "signal 9" in str(failed.value)
     assert "2 proxies tried" in str(failed.value)
     assert time.monotonic() - started < 2 * (settings.CAPTURE_RENDER_TIMEOUT_SECONDS + 10)
+    assert site.hits("/slow.png") == 2  # each proxy died at the same point
+    assert not [p for p in psutil.Process().children(recursive=True)
+                if "recording_proxy" in " ".join(p.cmdline())]  # none left behind
     note = recorder_failure(failed.value)
     with translation.override("zh-hans"):
         assert "录制代理" in notes.in_words(note)

@@ -108,9 +108,10 @@ class Recorder:
                     return self
             if self.process.poll() is not None:
                 break
+        how = (f"did not start within {self.start_seconds:g} s" if self.alive()
+               else f"exited before it started{self._exit_reason()}")
         self.__exit__(None, None, None)
-        raise RecorderFailed(f"the recording proxy did not start within {self.start_seconds:g} s"
-                             f"{self._exit_reason()}")
+        raise RecorderFailed(f"the recording proxy {how}")
 
     def alive(self) -> bool:
         """Whether the proxy process still runs."""
