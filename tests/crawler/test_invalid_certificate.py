@@ -7,10 +7,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
-import ssl
-import threading
 import zipfile
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import SimpleNamespace
 
 import pytest
@@ -22,36 +19,13 @@ from crawler.lib.outcomes import Outcome
 from crawler.lib.render import Renderer
 from tests.crawler.test_evidence import _chapter, _registered_work, _wait_captures, needs_chromium
 from tests.crawler.test_tls import pki  # noqa: F401  (the fixture: the test's root and leaves)
+from tests.crawler.test_tls import serve_https
 from tests.crawler.test_witnessed_capture import needs_recorder
 from tests.scanning import scan
 
 
-def _serve_https(chain_file, pages: dict[str, bytes]):
-    """A loopback HTTPS server for ``localhost`` with ``chain_file``'s certificate, serving
-    ``pages`` ({path: HTML bytes}; 404 otherwise). Returns (base URL, stop)."""
-
-    class Page(BaseHTTPRequestHandler):
-        def do_GET(self):
-            body = pages.get(self.path)
-            self.send_response(200 if body is not None else 404)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body or b"")))
-            self.end_headers()
-            self.wfile.write(body or b"")
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(chain_file)
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return f"https://localhost:{server.server_address[1]}", server.shutdown
-
-
 def test_an_expired_certificate_is_fetched_when_the_site_accepts_it_and_the_error_kept(config, pki):  # noqa: F811
-    base, stop = _serve_https(pki["expired"], {"/book/1.html": "<p>盗版正文</p>".encode()})
+    base, stop = serve_https(pki["expired"], {"/book/1.html": "<p>盗版正文</p>".encode()})
     config = dataclasses.replace(config, ca_bundle=pki["root"])  # its root known: only expired
     try:
         refused = Fetcher(config).fetch(base + "/book/1.html")
@@ -70,7 +44,7 @@ def test_an_expired_certificate_is_fetched_when_the_site_accepts_it_and_the_erro
 def test_the_witnessed_visit_of_an_accepting_site_records_the_certificate_error(config, pki):  # noqa: F811
     from crawler.evidence.capture import witness
 
-    base, stop = _serve_https(pki["expired"], {
+    base, stop = serve_https(pki["expired"], {
         "/book/1.html": b"<html><body><h1>\xe7\x9b\x97\xe7\x89\x88</h1></body></html>"})
     renderer = Renderer(dataclasses.replace(config, ca_bundle=pki["root"]))
     crawler = SimpleNamespace(config=renderer.config, renderer=renderer)
@@ -104,7 +78,7 @@ def test_a_site_that_accepts_invalid_certificates_is_crawled_and_captured(idle_w
     text = _chapter()
     _registered_work(text)
     page = f"<html><head><title>西游记</title></head><body><p>{text}</p></body></html>".encode()
-    base, stop = _serve_https(pki["expired"], {
+    base, stop = serve_https(pki["expired"], {
         "/": b'<html><body><a href="/book/1.html">1</a></body></html>', "/book/1.html": page})
     try:
         call_command("add_site", "过期证书站", base + "/", "--delay", "0", stdout=io.StringIO())
