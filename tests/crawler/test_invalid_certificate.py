@@ -18,8 +18,10 @@ from crawler.lib.fetch import INVALID_ACCEPTED, Fetcher
 from crawler.lib.outcomes import Outcome
 from crawler.lib.render import Renderer
 from tests.crawler.test_evidence import _chapter, _registered_work, _wait_captures, needs_chromium
-from tests.crawler.test_tls import pki  # noqa: F401  (the fixture: the test's root and leaves)
-from tests.crawler.test_tls import serve_https
+from tests.crawler.test_tls import (
+    pki,  # noqa: F401  (the fixture: the test's root and leaves)
+    serve_https,
+)
 from tests.crawler.test_witnessed_capture import needs_recorder
 from tests.scanning import scan
 
