@@ -40,6 +40,7 @@ from crawler.evidence.trust import Stamper, bundle_signature
 from crawler.lib.evidence.bundle import Bundle, build_wacz
 from crawler.lib.evidence.environment import capture_environment
 from crawler.lib.evidence.recorder import Recorder, RecorderFailed
+from crawler.lib.evidence.video import screen_recording
 from crawler.lib.evidence.warc import DOM_SNAPSHOT_URI, exchange_warc, witness_warc
 from crawler.lib.exchange import ContentDecoder, Exchange
 from crawler.lib.outcomes import Outcome
@@ -49,6 +50,7 @@ from tracker.text import decode_bytes
 
 WARC = "archive/data.warc.gz"
 SCREENSHOT, PRINT = "evidence/screenshot.png", "evidence/page.pdf"
+RECORDING = "evidence/visit.mp4"
 TEXT, PASSAGES = "evidence/text.txt", "evidence/passages.json"
 METADATA, PROVENANCE = "evidence/metadata.json", "evidence/provenance.html"
 _RENDER_PROBLEMS = {Outcome.RENDER_TIMEOUT: gettext_noop("render timeout"),
@@ -100,6 +102,8 @@ def capture(record: Capture) -> Captured:
     files = {}
     if shot is not None and shot.outcome is Outcome.OK:
         files[SCREENSHOT], files[PRINT] = shot.png, shot.pdf
+    if visit is not None and visit.video:
+        files[RECORDING] = visit.video
     if record.kind == CaptureKind.DETECTION:  # a removal shows what the check found instead
         files[TEXT] = (version.text if version else "").encode("utf-8")
         files[PASSAGES] = _json(_passages(match, version))
@@ -133,11 +137,13 @@ def capture(record: Capture) -> Captured:
 
 @dataclass
 class Visit:
-    """A witnessed visit: ``warc`` (the recording proxy's records and the DOM snapshot's) and
-    ``metadata`` (what metadata.json says of it)."""
+    """A witnessed visit: ``warc`` (the recording proxy's records and the DOM snapshot's),
+    ``metadata`` (what metadata.json says of it) and ``video`` (its screen recording, MP4
+    bytes; b"" when not filmed)."""
 
     warc: bytes
     metadata: dict
+    video: bytes = b""
 
 
 def witness(crawler, url: str, accept_invalid_certificate: bool = False):
@@ -164,7 +170,9 @@ def witness(crawler, url: str, accept_invalid_certificate: bool = False):
                 shot = crawler.renderer.witness(
                     url, check, proxy=recorder.proxy_url, proxy_spki=recorder.ca_spki(),
                     width=settings.CAPTURE_VIEWPORT_WIDTH, max_height=settings.CAPTURE_MAX_HEIGHT,
-                    timeout=settings.CAPTURE_RENDER_TIMEOUT_SECONDS)
+                    timeout=settings.CAPTURE_RENDER_TIMEOUT_SECONDS,
+                    max_frames=(settings.CAPTURE_RECORDING_MAX_FRAMES
+                                if settings.CAPTURE_SCREEN_RECORDING else 0))
                 recording = recorder.finish()
         except RecorderFailed as exc:
             failure = exc
@@ -176,10 +184,29 @@ def witness(crawler, url: str, accept_invalid_certificate: bool = False):
                 "invalid_certificates_accepted": recording.tls_errors,
                 "requisites_obey_robots": settings.CAPTURE_REQUISITES_OBEY_ROBOTS,
                 "dom_snapshot": DOM_SNAPSHOT_URI if shot.html else None}
+        video = _film(shot, url)
+        meta["screen_recording"] = ({"file": RECORDING, "frames": len(shot.frames),
+                                     "first_frame_at": _utc(shot.frames[0][0]),
+                                     "last_frame_at": _utc(shot.frames[-1][0]),
+                                     "fps": settings.CAPTURE_RECORDING_FPS}
+                                    if video else None)
         records = recording.warc + (witness_warc(url, shot.html, started, meta) if shot.html
                                     else b"")
-        return shot, Visit(records, meta)
+        return shot, Visit(records, meta, video)
     raise RecorderFailed(f"{failure} ({attempts} proxies tried)")
+
+
+def _film(shot, url: str) -> bytes:
+    """The screen recording of a filmed visit (MP4 bytes; b"" without frames)."""
+    if not shot.frames:
+        return b""
+    return screen_recording(shot.frames, url, width=settings.CAPTURE_VIEWPORT_WIDTH, height=900,
+                            fps=settings.CAPTURE_RECORDING_FPS,
+                            tail_seconds=settings.CAPTURE_RECORDING_TAIL_SECONDS)
+
+
+def _utc(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _accepts_invalid_certificate(record: Capture) -> bool:

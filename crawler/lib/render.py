@@ -35,6 +35,7 @@ reports ``browser_missing`` per page.
 
 from __future__ import annotations
 
+import base64
 import concurrent.futures
 import dataclasses
 import functools
@@ -90,7 +91,8 @@ class RenderResult:
     ``reason``: detail (str); ``html``: the rendered DOM serialized (str, '' unless ok);
     ``requests``: requests the page made that were fetched; ``bytes``: their body bytes;
     ``refused``: (url, reason) of every request refused; ``elapsed``: seconds. A snapshot
-    (``Renderer.snapshot``) fills ``png`` and ``pdf`` (bytes) and ``page_height`` (CSS pixels).
+    (``Renderer.snapshot``) fills ``png`` and ``pdf`` (bytes) and ``page_height`` (CSS pixels);
+    a filmed visit ``frames``: (UTC epoch seconds, JPEG bytes) in order.
     """
 
     outcome: Outcome
@@ -103,6 +105,7 @@ class RenderResult:
     png: bytes = b""
     pdf: bytes = b""
     page_height: int = 0
+    frames: list[tuple[float, bytes]] = field(default_factory=list)
 
 
 class Renderer:
@@ -157,7 +160,7 @@ class Renderer:
                          frozenset({"media"}), timeout, viewport={"width": width, "height": 900})
 
     def witness(self, url: str, check: RequestCheck | None = None, *, proxy: str, proxy_spki: str,
-                width: int, max_height: int, timeout: float) -> RenderResult:
+                width: int, max_height: int, timeout: float, max_frames: int = 0) -> RenderResult:
         """Visit ``url`` in Chromium through the recording proxy at ``proxy`` ("http://host:port",
         trusted for TLS by its key: ``proxy_spki``, base64 SHA-256 of its SubjectPublicKeyInfo)
         with a normal browser's user agent: the document and everything it loads are fetched by
@@ -165,14 +168,18 @@ class Renderer:
         the other requests ``render`` refuses are not sent and are listed in ``refused``;
         ``check`` (None: no check) is asked about every request after the document.
 
+        ``max_frames`` > 0: the visit is filmed too (Chromium's screencast, JPEG frames of the
+        viewport as it changes, at most that many) into ``frames``.
+
         Returns a RenderResult as ``snapshot`` does, with ``html`` the DOM as rendered (the
         snapshot for the WARC) and ``requests`` the requests sent through the proxy.
         """
         return self._run(url, None, check, functools.partial(_witness_pictures, width, max_height),
                          frozenset({"media"}), timeout, viewport={"width": width, "height": 900},
-                         proxy=(proxy, proxy_spki))
+                         proxy=(proxy, proxy_spki), max_frames=max_frames)
 
-    def _run(self, url, html, check, read, skipped, timeout, viewport=None, proxy=None) -> RenderResult:
+    def _run(self, url, html, check, read, skipped, timeout, viewport=None, proxy=None,
+             max_frames=0) -> RenderResult:
         started = time.monotonic()
         missing = self.missing()
         if missing:
@@ -181,7 +188,7 @@ class Renderer:
             self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="render")
         limit = timeout + self.config.render_settle_seconds + _GRACE_SECONDS
         future = self._executor.submit(self._render, url, html, check, read, skipped, timeout,
-                                       viewport, proxy)
+                                       viewport, proxy, max_frames)
         try:
             result = future.result(timeout=limit)
         except concurrent.futures.TimeoutError:
@@ -235,7 +242,8 @@ class Renderer:
                     pass
         self._browser = self._playwright = None
 
-    def _render(self, url, html, check, read, skipped, timeout, viewport, proxy) -> RenderResult:
+    def _render(self, url, html, check, read, skipped, timeout, viewport, proxy,
+                max_frames) -> RenderResult:
         from playwright.sync_api import Error, TimeoutError
 
         try:
@@ -259,13 +267,16 @@ class Renderer:
             page = context.new_page()
             page.set_default_timeout(timeout * 1000)
             page.on("dialog", _dismiss)
+            film = _Screencast(context, page, max_frames) if max_frames > 0 else None
             page.goto(url, wait_until="load", timeout=timeout * 1000)
             try:
                 page.wait_for_load_state("networkidle", timeout=cfg.render_settle_seconds * 1000)
             except TimeoutError:
                 pass  # a page that keeps polling: as it is now
+            frames = film.stop() if film is not None else []  # before the pictures resize it
             result = visit.result(Outcome.OK)
             read(page, result)
+            result.frames = frames
         except TimeoutError:
             return visit.result(Outcome.RENDER_TIMEOUT, f"no load event within {timeout:g} s")
         except Error as exc:
@@ -278,6 +289,33 @@ class Renderer:
             except Error:
                 pass
         return result
+
+
+class _Screencast:
+    """Chromium's screencast of one page (CDP ``Page.startScreencast``): every frame it sends,
+    acknowledged at once, kept up to ``max_frames``."""
+
+    def __init__(self, context, page, max_frames: int):
+        self.frames: list[tuple[float, bytes]] = []
+        self.max_frames = max_frames
+        self.cdp = context.new_cdp_session(page)
+        self.cdp.on("Page.screencastFrame", self._frame)
+        self.cdp.send("Page.startScreencast", {"format": "jpeg", "quality": 70})
+
+    def _frame(self, event) -> None:
+        from playwright.sync_api import Error
+
+        if len(self.frames) < self.max_frames:
+            self.frames.append((float(event["metadata"].get("timestamp") or time.time()),
+                                base64.b64decode(event["data"])))
+        try:
+            self.cdp.send("Page.screencastFrameAck", {"sessionId": event["sessionId"]})
+        except Error:
+            pass  # the page went away first
+
+    def stop(self) -> list[tuple[float, bytes]]:
+        self.cdp.send("Page.stopScreencast")
+        return self.frames
 
 
 def _dismiss(dialog) -> None:

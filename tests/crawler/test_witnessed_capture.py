@@ -259,3 +259,41 @@ def test_a_recording_proxy_that_dies_is_started_again_then_the_capture_fails_wit
         assert "录制代理" in notes.in_words(note)
     with translation.override("en"):
         assert "the recording proxy failed" in notes.in_words(note)
+
+
+@needs_chromium
+@needs_recorder
+def test_the_screen_recording_films_the_visit_with_the_address_and_clock_in_view(
+        config, site, settings, tmp_path):
+    import imageio_ffmpeg
+    from PIL import Image
+
+    settings.CAPTURE_SCREEN_RECORDING = True
+    site.route("/film.html", site.html(
+        "<html><body style='background:#fff'><h1>录屏</h1><p id='n'></p><script>var i = 0;"
+        "setInterval(function () { document.getElementById('n').textContent = i++; }, 100);"
+        "</script></body></html>"))
+    started = time.time()
+    shot, visit = _witness(config, site.url("/film.html"))
+    assert shot.outcome is Outcome.OK, shot.reason
+    film = visit.metadata["screen_recording"]
+    assert film["file"] == "evidence/visit.mp4" and film["frames"] >= 2
+    assert film["first_frame_at"] >= time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(started - 1))
+    video = tmp_path / "visit.mp4"
+    video.write_bytes(visit.video)
+    # ffmpeg reads it: H.264, 1280 px wide, the page's 900 px under the band
+    probe = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-i", str(video)],
+                           capture_output=True, text=True, check=False)
+    assert "h264" in probe.stderr and "1280x936" in probe.stderr, probe.stderr
+    first = tmp_path / "first.png"
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-loglevel", "error", "-i", str(video),
+                    "-frames:v", "1", str(first)], check=True)
+    picture = Image.open(first).convert("RGB")
+    band = picture.crop((0, 0, 1280, 36))
+    page = picture.crop((0, 40, 1280, 900))
+    # the band: dark, with the clock (yellow) and the address (white) written in it
+    assert band.getpixel((2, 2))[0] < 60
+    colours = {band.getpixel((x, y)) for x in range(0, 700) for y in range(8, 28)}
+    assert any(r > 200 and g > 180 and b < 120 for r, g, b in colours)  # the clock's yellow
+    assert any(min(c) > 200 for c in colours)  # the address's white
+    assert page.getpixel((1200, 800))[0] > 200  # the page itself, white
