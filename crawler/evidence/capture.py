@@ -93,11 +93,12 @@ def capture(record: Capture) -> Captured:
     shot = visit = None
     if html and settings.CAPTURE_WITNESSED:
         shot, visit = witness(crawler, final.url, _accepts_invalid_certificate(record))
-    elif html:
+    if html and (shot is None or (shot.outcome is Outcome.OK and not 200 <= shot.status < 300)):
+        # not witnessed, or the page is gone by now: show the page as the crawl received it
         shot = crawler.renderer.snapshot(
             final.url, html, _robots_check(crawler), width=settings.CAPTURE_VIEWPORT_WIDTH,
             max_height=settings.CAPTURE_MAX_HEIGHT, timeout=settings.CAPTURE_RENDER_TIMEOUT_SECONDS)
-    outcome = _outcome(record, final, shot, fetched_now)
+    outcome = _outcome(record, final, shot, fetched_now, visit)
     captured_at = datetime.now(UTC)
     files = {}
     if shot is not None and shot.outcome is Outcome.OK:
@@ -178,6 +179,7 @@ def witness(crawler, url: str, accept_invalid_certificate: bool = False):
             failure = exc
             continue
         meta = {"started_at": started.strftime("%Y-%m-%dT%H:%M:%SZ"), "url": url,
+                "document_status": shot.status,
                 "recorder": "warcprox", "requests_sent": shot.requests,
                 "requests_refused": [list(r) for r in shot.refused],
                 "byte_limit": settings.CAPTURE_MAX_BYTES, "cut_at_byte_limit": recording.cuts,
@@ -247,7 +249,7 @@ def _robots_check(crawler):
     return check
 
 
-def _outcome(record: Capture, final, shot, fetched_now: bool) -> str:
+def _outcome(record: Capture, final, shot, fetched_now: bool, visit) -> str:
     if record.kind == CaptureKind.REMOVAL:
         return notes.coded("removal_captured", gettext_noop(
             "removal captured: HTTP %(status)s at %(url)s"), status=final.status, url=final.url)
@@ -266,6 +268,10 @@ def _outcome(record: Capture, final, shot, fetched_now: bool) -> str:
         return notes.coded("captured_cut", gettext_noop(
             "captured; the screenshot shows the first %(shown)s of %(height)s pixels"),
             shown=settings.CAPTURE_MAX_HEIGHT, height=shot.page_height)
+    if visit is not None and visit.metadata["document_status"] not in range(200, 300):
+        return notes.coded("captured_visit_gone", gettext_noop(
+            "captured; at the witnessed visit the page answered HTTP %(status)s: the screenshot "
+            "shows the page as the crawl received it"), status=visit.metadata["document_status"])
     if fetched_now:
         return notes.coded("captured_live", gettext_noop(
             "captured from a fetch at capture time (the exchange that found the page was not kept)"))

@@ -92,7 +92,8 @@ class RenderResult:
     ``requests``: requests the page made that were fetched; ``bytes``: their body bytes;
     ``refused``: (url, reason) of every request refused; ``elapsed``: seconds. A snapshot
     (``Renderer.snapshot``) fills ``png`` and ``pdf`` (bytes) and ``page_height`` (CSS pixels);
-    a filmed visit ``frames``: (UTC epoch seconds, JPEG bytes) in order.
+    a filmed visit ``frames``: (UTC epoch seconds, JPEG bytes) in order; ``status``: the HTTP
+    status the document was loaded with (0 when shown from the given HTML).
     """
 
     outcome: Outcome
@@ -106,6 +107,7 @@ class RenderResult:
     pdf: bytes = b""
     page_height: int = 0
     frames: list[tuple[float, bytes]] = field(default_factory=list)
+    status: int = 0
 
 
 class Renderer:
@@ -268,13 +270,14 @@ class Renderer:
             page.set_default_timeout(timeout * 1000)
             page.on("dialog", _dismiss)
             film = _Screencast(context, page, max_frames) if max_frames > 0 else None
-            page.goto(url, wait_until="load", timeout=timeout * 1000)
+            answer = page.goto(url, wait_until="load", timeout=timeout * 1000)
             try:
                 page.wait_for_load_state("networkidle", timeout=cfg.render_settle_seconds * 1000)
             except TimeoutError:
                 pass  # a page that keeps polling: as it is now
             frames = film.stop() if film is not None else []  # before the pictures resize it
             result = visit.result(Outcome.OK)
+            result.status = answer.status if answer is not None else 0
             read(page, result)
             result.frames = frames
         except TimeoutError:
