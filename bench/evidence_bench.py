@@ -47,9 +47,9 @@ def _p95(values: list[float]) -> float:
 def main() -> int:
     from crawler.lib.config import CrawlConfig
     from crawler.lib.evidence.bundle import build_wacz
-    from crawler.lib.evidence.video import screen_recording
     from crawler.lib.evidence.demo_tsa import start_demo_tsa
     from crawler.lib.evidence.timestamp import TsaConfig, request_timestamp
+    from crawler.lib.evidence.video import screen_recording
     from crawler.lib.evidence.warc import exchange_warc
     from crawler.lib.fetch import Fetcher
     from crawler.lib.render import Renderer
