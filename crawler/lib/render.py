@@ -213,8 +213,9 @@ class Renderer:
         self._executor, self._playwright, self._browser = None, None, None
 
     def _ensure_browser(self, proxy_spki: str = ""):
-        if self._browser is not None and self._browser.is_connected() and (
-                not proxy_spki or proxy_spki == self._proxy_spki):
+        # a witnessing browser may reach loopback (its proxy): never used for anything else
+        if self._browser is not None and self._browser.is_connected() and \
+                proxy_spki == self._proxy_spki:
             return self._browser
         self._stop_browser()
         from playwright.sync_api import sync_playwright
