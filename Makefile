@@ -4,10 +4,16 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# the recording proxy's own environment (warcprox; requirements-recorder.txt says why)
+RECORDER_VENV := .venv-recorder
+RECORDER_STAMP := $(RECORDER_VENV)/.installed
+# pywb for the replay tests (requirements-replay.txt)
+REPLAY_VENV := .venv-replay
+REPLAY_STAMP := $(REPLAY_VENV)/.installed
 
 .PHONY: install run test test-fast lint clean
 
-install: $(STAMP)
+install: $(STAMP) $(RECORDER_STAMP) $(REPLAY_STAMP)
 
 # setup.py and the .pyx/.pxd files: the compiled query path (Cython, the machine's C compiler); a
 # failed build fails this target
@@ -17,6 +23,18 @@ $(STAMP): pyproject.toml setup.py $(wildcard fingerprint/compiled/*.pyx fingerpr
 	$(PY) -m pip install -q -e ".[dev]"
 	$(PY) -c "import fingerprint.compiled.align, fingerprint.compiled.judge, fingerprint.compiled.keys, fingerprint.compiled.letters, fingerprint.compiled.lookup"
 	touch $(STAMP)
+
+$(RECORDER_STAMP): requirements-recorder.txt
+	test -x $(RECORDER_VENV)/bin/python || $(PYTHON) -m venv $(RECORDER_VENV)
+	$(RECORDER_VENV)/bin/python -m pip install -q -r requirements-recorder.txt
+	$(RECORDER_VENV)/bin/python -c "import warcprox.controller"
+	touch $(RECORDER_STAMP)
+
+$(REPLAY_STAMP): requirements-replay.txt
+	test -x $(REPLAY_VENV)/bin/python || $(PYTHON) -m venv $(REPLAY_VENV)
+	$(REPLAY_VENV)/bin/python -m pip install -q -r requirements-replay.txt
+	$(REPLAY_VENV)/bin/python -c "import pywb"
+	touch $(REPLAY_STAMP)
 
 run: install
 	$(PY) -m tracker.run
@@ -37,4 +55,4 @@ lint: install
 	$(VENV)/bin/mypy
 
 clean:
-	rm -rf $(VENV) var
+	rm -rf $(VENV) $(RECORDER_VENV) $(REPLAY_VENV) var

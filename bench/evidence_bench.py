@@ -3,6 +3,14 @@ the time to make it (median, p95), with a real headless Chromium and the demo TS
 
     .venv/bin/python bench/evidence_bench.py                 # every page of demo/site, 3 rounds
     .venv/bin/python bench/evidence_bench.py --rounds 1
+    .venv/bin/python bench/evidence_bench.py --witnessed --only reprint   # through warcprox
+
+With ``--witnessed`` the picture comes from a witnessed visit instead (crawler.evidence.capture:
+Chromium loads the page through a recording proxy, warcprox from .venv-recorder, started for
+each capture, whose WARC records and the DOM snapshot join the bundle's WARC); the time then
+counts the proxy's start and stop too; ``--film`` adds the screen recording (the MP4 made
+from Chromium's screencast, crawler.lib.evidence.video) to it and to the bundle. ``--only
+PREFIX`` keeps the pages under that folder.
 
 Everything is local: demo/site/ is served on 127.0.0.1, each page is fetched by the crawler's
 Fetcher (its raw exchange kept, as a crawl does), then captured as the capture task does it
@@ -41,12 +49,16 @@ def main() -> int:
     from crawler.lib.evidence.bundle import build_wacz
     from crawler.lib.evidence.demo_tsa import start_demo_tsa
     from crawler.lib.evidence.timestamp import TsaConfig, request_timestamp
+    from crawler.lib.evidence.video import screen_recording
     from crawler.lib.evidence.warc import exchange_warc
     from crawler.lib.fetch import Fetcher
     from crawler.lib.render import Renderer
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--witnessed", action="store_true")
+    parser.add_argument("--film", action="store_true")
+    parser.add_argument("--only", default="")
     args = parser.parse_args()
     class Quiet(SimpleHTTPRequestHandler):
         def log_message(self, *args):
@@ -57,7 +69,8 @@ def main() -> int:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}/"
     pages = sorted(str(p.relative_to(SITE)) for p in SITE.rglob("*.html")
-                   if not str(p.relative_to(SITE)).startswith("private"))
+                   if not str(p.relative_to(SITE)).startswith("private")
+                   and str(p.relative_to(SITE)).startswith(args.only))
     config = CrawlConfig(allow_addresses=("127.0.0.1",), render_settle_seconds=1.0)
     fetcher, renderer = Fetcher(config), Renderer(config)
     with tempfile.TemporaryDirectory() as tmp:
@@ -68,7 +81,7 @@ def main() -> int:
             token = request_timestamp(hashlib.sha256(datapackage).digest(), tsa_config)
             return {"timestamp": {"tsr": token.response.hex(), "tsa": token.tsa_url}}
 
-        sizes, seconds, shots, prints = [], [], [], []
+        sizes, seconds, shots, prints, films = [], [], [], [], []
         renderer.snapshot(base, "<html><body>warm-up</body></html>", width=1280,
                           max_height=10_000, timeout=30)
         for _ in range(args.rounds):
@@ -76,12 +89,23 @@ def main() -> int:
                 result = fetcher.fetch(base + page)
                 started = time.perf_counter()
                 html = result.body.decode("utf-8", "replace")
-                shot = renderer.snapshot(result.final_url, html, width=1280, max_height=10_000,
-                                         timeout=30)
+                warc = exchange_warc(result.exchange, software="bench")
+                if args.witnessed:
+                    shot, visit_warc = _witnessed(renderer, config, result.final_url, tmp,
+                                                  args.film)
+                    warc += visit_warc
+                else:
+                    shot = renderer.snapshot(result.final_url, html, width=1280,
+                                             max_height=10_000, timeout=30)
                 files = {"evidence/text.txt": html.encode("utf-8")}
                 if shot.png:
                     files["evidence/screenshot.png"], files["evidence/page.pdf"] = shot.png, shot.pdf
-                bundle = build_wacz(exchange_warc(result.exchange, software="bench"), files,
+                if shot.frames:
+                    files["evidence/visit.mp4"] = screen_recording(
+                        shot.frames, result.final_url, width=1280, height=900, fps=10,
+                        tail_seconds=1.0)
+                    films.append(len(files["evidence/visit.mp4"]))
+                bundle = build_wacz(warc, files,
                                     main_url=result.final_url, captured_at=result.exchange.hops[-1].started,
                                     title=page, description="bench", software="bench", stamp=stamp)
                 seconds.append(time.perf_counter() - started)
@@ -99,7 +123,27 @@ def main() -> int:
     print(f"PDF print     median {statistics.median(prints) / 1024:.0f} KiB   "
           f"p95 {_p95(prints) / 1024:.0f} KiB")
     print(f"capture time  median {statistics.median(seconds):.2f} s   p95 {_p95(seconds):.2f} s")
+    if films:
+        print(f"recording     median {statistics.median(films) / 1024:.0f} KiB   "
+              f"p95 {_p95(films) / 1024:.0f} KiB")
     return 0
+
+
+def _witnessed(renderer, config, url: str, tmp: str, film: bool):
+    """A witnessed visit of ``url``: (RenderResult, the proxy's WARC and the DOM snapshot's)."""
+    from datetime import UTC, datetime
+
+    from crawler.lib.evidence.recorder import Recorder
+    from crawler.lib.evidence.warc import witness_warc
+
+    started = datetime.now(UTC)
+    with Recorder(str(ROOT / ".venv-recorder" / "bin" / "python"), f"{tmp}/recorder-ca.pem",
+                  config.allow_addresses, 50 * 1024 * 1024) as recorder:
+        shot = renderer.witness(url, proxy=recorder.proxy_url, proxy_spki=recorder.ca_spki(),
+                                width=1280, max_height=10_000, timeout=30,
+                                max_frames=600 if film else 0)
+        recording = recorder.finish()
+    return shot, recording.warc + witness_warc(url, shot.html, started, {"bench": True})
 
 
 if __name__ == "__main__":

@@ -145,7 +145,7 @@ class TargetSiteAdmin(admin.ModelAdmin):
     form = TargetSiteForm
     list_display = ["name", "enabled", "first_start_url", "schedule_text", "max_pages", "max_depth",
                     "delay_seconds", "needs_browser", "last_scan"]
-    list_filter = ["enabled", "needs_browser"]
+    list_filter = ["enabled", "needs_browser", "accept_invalid_certificate"]
     search_fields = ["name", "start_urls"]
     readonly_fields = ["takedown_contacts", "created_at", "updated_at"]
     actions = ["scan_now", "check_now", "enable", "disable"]

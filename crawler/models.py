@@ -97,6 +97,9 @@ class TargetSite(models.Model):
             the Celery queue settings.QUEUE_RENDER, before their text is taken: for sites that
             deliver their text by JavaScript.
         periodic_task: its django-celery-beat schedule (managed by crawler.schedule).
+        accept_invalid_certificate: its pages are crawled and captured even when their TLS
+            certificate does not validate (expired, self-signed: common on piracy sites); the
+            error is recorded with each fetch and capture. Off by default.
     """
 
     name = models.CharField(_("name"), max_length=200, unique=True)
@@ -114,6 +117,11 @@ class TargetSite(models.Model):
         _("needs a browser"), default=False,
         help_text=_("Render its pages in headless Chromium before reading them: for sites whose "
                     "text is loaded or decoded by JavaScript. Slower; runs on the render workers."))
+    accept_invalid_certificate = models.BooleanField(
+        _("accept an invalid certificate"), default=False,
+        help_text=_("Crawl and capture its pages even when their HTTPS certificate does not "
+                    "validate (expired, self-signed); the certificate error is recorded in the "
+                    "evidence."))
     periodic_task = models.OneToOneField(
         "django_celery_beat.PeriodicTask", verbose_name=_("schedule"), null=True, blank=True,
         on_delete=models.SET_NULL, related_name="target_site", editable=False)
@@ -138,7 +146,8 @@ class TargetSite(models.Model):
         """The crawl rules of this site: a ``crawler.lib.pipeline.SiteRules``."""
         return SiteRules(site_id=self.pk, allowed_domains=tuple(self.allowed_domains),
                          path_patterns=tuple(self.path_patterns), delay_seconds=self.delay_seconds,
-                         needs_browser=self.needs_browser)
+                         needs_browser=self.needs_browser,
+                         accept_invalid_certificate=self.accept_invalid_certificate)
 
 
 class ScanStatus(models.TextChoices):

@@ -78,7 +78,8 @@ def verify_match(match: Match, engine) -> TakedownCheck:
     """
     crawler = scans.get_crawler()
     url = match.url
-    policy = crawler.robots.policy(url)
+    accept = bool(match.site and match.site.accept_invalid_certificate)
+    policy = crawler.robots.policy(url, accept)
     if not policy.allowed(url):
         return record_check(match, CheckOutcome.UNREACHABLE, None, "", notes.coded(
             "check_robots", gettext_noop("robots.txt forbids it (%(reason)s)"),
@@ -87,7 +88,7 @@ def verify_match(match: Match, engine) -> TakedownCheck:
     if match.site is not None and match.site.delay_seconds is not None:
         delay = match.site.delay_seconds
     polite_slot(crawler, url, max(delay, policy.crawl_delay or 0.0))
-    result = crawler.fetcher.fetch(url)
+    result = crawler.fetcher.fetch(url, accept_invalid_certificate=accept)
     check = _check_answer(match, engine, crawler, result)
     if result.exchange.hops:
         takedown_checked.send(sender=TakedownCheck, match=match, check=check,

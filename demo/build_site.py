@@ -17,6 +17,9 @@ Pages:
 - ../platform_site/: the second demo site, on the demo "platform" of crawler/data/platforms.toml
   (served as http://localhost:8932): an article reprinting chapter 1 of 西游记 and the
   platform's complaint page. `build_contact_pages()` writes these without the news tarball.
+- assets/: what a real piracy site's pages load, so that evidence captures record it: a
+  stylesheet, a logo (SVG), an advert image (PNG, drawn with Pillow) and a web font (WOFF2: the
+  Latin letters and digits of DejaVu Sans Bold, subset with fontTools).
 Traditional characters come from opencc-python-reimplemented (s2t).
 """
 
@@ -59,8 +62,10 @@ def paragraphs(text: str) -> list[str]:
 def portal(title: str, body_html: str, site_name: str, charset: str | None = "utf-8") -> str:
     """A page in the layout of a portal: navigation, the article, related links, footer."""
     meta = f'<meta charset="{charset}">' if charset else ""
-    return (f"<!DOCTYPE html>\n<html><head>{meta}<title>{html.escape(title)}_{site_name}</title></head>\n"
-            f"<body><div class=\"top\"><a href=\"/\">{site_name}首页</a> | <a href=\"/\">新闻</a> | "
+    return (f"<!DOCTYPE html>\n<html><head>{meta}<title>{html.escape(title)}_{site_name}</title>"
+            f"<link rel=\"stylesheet\" href=\"/assets/site.css\"></head>\n"
+            f"<body><div class=\"top\"><img class=\"logo\" src=\"/assets/logo.svg\" alt=\"logo\">"
+            f"<a href=\"/\">{site_name}首页</a> | <a href=\"/\">新闻</a> | "
             f"<a href=\"/\">小说</a> | <a href=\"/\">排行榜</a> | <a href=\"/\">登录</a></div>\n"
             f"<div class=\"main\"><article><h1>{html.escape(title)}</h1>\n{body_html}\n</article></div>\n"
             f"<div class=\"side\"><h3>热门推荐</h3><ul><li><a href=\"/\">今日热点</a></li>"
@@ -74,7 +79,8 @@ def with_ads(paras: list[str], every: int = 4) -> str:
     for i, p in enumerate(paras):
         out.append(f"<p>{html.escape(p)}</p>")
         if i % every == every - 1:
-            out.append(f'<div class="ad">{ADS[(i // every) % len(ADS)]}</div>')
+            out.append(f'<div class="ad"><img src="/assets/ad.png" alt="AD">'
+                       f'{ADS[(i // every) % len(ADS)]}</div>')
     return "\n".join(out)
 
 
@@ -137,6 +143,47 @@ def build_reprints() -> list[dict]:
     write("private/draft-xiyouji-03.html", portal(f"西游记 {heading}", with_ads(paragraphs(body)), "好书连载网").encode(),
           f"西游记 {heading}", "a reprint in a folder robots.txt disallows (never fetched)")
     return pages
+
+
+CSS = """@font-face { font-family: "DemoSans"; src: url("/assets/demo-sans.woff2") format("woff2"); }
+body { margin: 0; background: #fffbe6; color: #222; font: 17px/1.7 serif; }
+.top { background: #8b0000; color: #fff; padding: 8px 16px; font-family: "DemoSans", sans-serif; }
+.top a { color: #ffd700; } .logo { height: 40px; vertical-align: middle; margin-right: 12px; }
+.main { max-width: 860px; margin: 0 auto; padding: 0 16px; }
+h1 { color: #8b0000; border-bottom: 4px solid #8b0000; font-family: "DemoSans", serif; }
+.ad { background: #fff0f0; border: 2px dashed #d00; padding: 6px; margin: 12px 0; color: #d00; }
+.ad img { display: block; max-width: 100%; }
+.side { max-width: 860px; margin: 0 auto; padding: 0 16px; color: #555; }
+.footer { background: #333; color: #ccc; padding: 12px 16px; font-family: "DemoSans", sans-serif; }
+"""
+LOGO = """<svg xmlns="http://www.w3.org/2000/svg" width="160" height="40" viewBox="0 0 160 40">
+<rect width="160" height="40" rx="6" fill="#ffd700"/><circle cx="20" cy="20" r="13" fill="#8b0000"/>
+<text x="40" y="27" font-family="sans-serif" font-weight="bold" font-size="18" fill="#8b0000">DEMO BOOKS</text>
+</svg>
+"""
+
+
+def build_assets() -> None:
+    """Write assets/: the stylesheet, the logo, the advert image and the web font."""
+    from fontTools import subset
+    from PIL import Image, ImageDraw
+
+    folder = SITE / "assets"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "site.css").write_text(CSS, encoding="utf-8")
+    (folder / "logo.svg").write_text(LOGO, encoding="utf-8")
+    advert = Image.new("RGB", (600, 90), "#ffeb3b")
+    draw = ImageDraw.Draw(advert)
+    draw.rectangle((4, 4, 595, 85), outline="#d00000", width=4)
+    draw.text((24, 30), "AD  |  GAME SERVER OPEN - VIP GIFT  |  CLICK NOW", fill="#d00000")
+    advert.save(folder / "ad.png", optimize=True)
+    options = subset.Options()
+    options.flavor = "woff2"
+    font = subset.load_font("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf", options)
+    subsetter = subset.Subsetter(options)
+    subsetter.populate(text="".join(chr(c) for c in range(0x20, 0x7F)))
+    subsetter.subset(font)
+    subset.save_font(font, str(folder / "demo-sans.woff2"), options)
 
 
 def build_news(tar_path: Path) -> list[dict]:
@@ -208,6 +255,8 @@ def build_index(pages: list[dict]) -> None:
         "Sources: `news/` are test pages of GeneralNewsExtractor (github.com/GeneralNewsExtractor/"
         "GeneralNewsExtractor, GPL-3.0), unchanged. `reprint/` and `private/` are made from the demo works "
         "(demo/works/SOURCES.md: public-domain novels, People's Daily 1998 from the PKU corpus). "
+        "`assets/` are made by the script; the web font is a subset of DejaVu Sans Bold (Bitstream "
+        "Vera licence, free to modify and redistribute). "
         "`sitemap.xml` and `feed.xml` hold `{BASE}`, replaced by the server with its own address.\n",
         encoding="utf-8")
 
@@ -218,6 +267,7 @@ def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print(__doc__)
         return 2
+    build_assets()
     pages = build_news(Path(argv[1])) + build_reprints()
     build_index(pages)
     build_contact_pages()

@@ -242,6 +242,7 @@ def main() -> int:
     var = Path(os.environ.get("TRACKER_VAR_DIR", BASE_DIR / "var")).resolve()
     os.environ["TRACKER_VAR_DIR"] = str(var)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tracker.settings")
+    os.environ.setdefault("TRACKER_CAPTURE_SCREEN_RECORDING", "1")  # the demo films its captures
     port = int(os.environ.get("TRACKER_PORT", "8000"))
     try:
         lock = _take_run_lock(var)

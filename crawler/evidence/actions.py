@@ -162,17 +162,22 @@ def do_fail_capture(capture: Capture, error: str, *, retry_in: float | None) -> 
             locked.next_attempt_at = timezone.now() + timedelta(seconds=retry_in)
             locked.outcome = notes.coded("capture_retry", gettext_noop(
                 "attempt %(n)s failed (%(error)s); next attempt in %(seconds)s s"),
-                n=locked.attempts, error=error[:300], seconds=round(retry_in))
+                n=locked.attempts, error=_short(error), seconds=round(retry_in))
             _queue(locked, retry_in)
         else:
             locked.state, locked.finished_at = CaptureState.FAILED, timezone.now()
             locked.next_attempt_at = None
             locked.outcome = notes.coded("capture_failed", gettext_noop(
                 "capture failed after %(n)s attempts: %(error)s"),
-                n=locked.attempts, error=error[:300])
+                n=locked.attempts, error=_short(error))
         locked.save(update_fields=["state", "next_attempt_at", "outcome", "finished_at"])
         _audit(locked, old, locked.state, locked.outcome)
     return locked
+
+
+def _short(error: str) -> str:
+    """``error`` cut to 300 characters, unless it is a coded note (put into words when shown)."""
+    return error if error.startswith(notes.PREFIX) else error[:300]
 
 
 def do_retry_capture(capture: Capture, acting_user=None) -> Capture:

@@ -1,5 +1,14 @@
-"""One evidence capture: the exchange that found the page, a screenshot and a PDF print of it,
-its text and the match's passages, metadata and a provenance page, packed as a WACZ bundle.
+"""One evidence capture: the exchange that found the page, a witnessed visit of it (every request
+and response of the browser, a DOM snapshot, a screenshot and a PDF print), its text and the
+match's passages, metadata and a provenance page, packed as a WACZ bundle.
+
+The witnessed visit (``witness``, with CAPTURE_WITNESSED): Chromium loads the page from its URL
+through a recording proxy (``crawler.lib.evidence.recorder``: warcprox under the SSRF guard and
+the CAPTURE_MAX_BYTES budget), with a normal browser's user agent; the proxy's WARC records,
+the DOM snapshot (a ``resource`` record) and a ``metadata`` record of the visit follow the
+detection exchange in the bundle's WARC. The screenshot and the PDF come from that visit. A
+proxy that fails is started again (CAPTURE_RECORDER_ATTEMPTS); then the attempt fails with the
+reason. Without CAPTURE_WITNESSED, the screenshot is a rendering of the exchange's HTML, below.
 
 The WARC is the raw exchange of the fetch that found the page version (stashed by the crawl,
 ``crawler.lib.exchange``), or, for a removal capture, the exchange of the takedown check that
@@ -18,6 +27,7 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.template.loader import render_to_string
@@ -29,7 +39,9 @@ from crawler.evidence.models import Capture, CaptureKind
 from crawler.evidence.trust import Stamper, bundle_signature
 from crawler.lib.evidence.bundle import Bundle, build_wacz
 from crawler.lib.evidence.environment import capture_environment
-from crawler.lib.evidence.warc import exchange_warc
+from crawler.lib.evidence.recorder import Recorder, RecorderFailed
+from crawler.lib.evidence.video import screen_recording
+from crawler.lib.evidence.warc import DOM_SNAPSHOT_URI, exchange_warc, witness_warc
 from crawler.lib.exchange import ContentDecoder, Exchange
 from crawler.lib.outcomes import Outcome
 from crawler.takedown import polite_slot
@@ -38,6 +50,7 @@ from tracker.text import decode_bytes
 
 WARC = "archive/data.warc.gz"
 SCREENSHOT, PRINT = "evidence/screenshot.png", "evidence/page.pdf"
+RECORDING = "evidence/visit.mp4"
 TEXT, PASSAGES = "evidence/text.txt", "evidence/passages.json"
 METADATA, PROVENANCE = "evidence/metadata.json", "evidence/provenance.html"
 _RENDER_PROBLEMS = {Outcome.RENDER_TIMEOUT: gettext_noop("render timeout"),
@@ -77,21 +90,29 @@ def capture(record: Capture) -> Captured:
     version = crawler.pages.version(record.version_id)
     final = exchange.hops[-1]
     html = _html(final)  # '' for a 404 or any answer that is not a whole 2xx HTML page
-    shot = None
-    if html:
+    shot = visit = None
+    if html and settings.CAPTURE_WITNESSED:
+        shot, visit = witness(crawler, final.url, _accepts_invalid_certificate(record))
+    if html and (shot is None or (shot.outcome is Outcome.OK and not 200 <= shot.status < 300)):
+        # not witnessed, or the page is gone by now: show the page as the crawl received it
         shot = crawler.renderer.snapshot(
             final.url, html, _robots_check(crawler), width=settings.CAPTURE_VIEWPORT_WIDTH,
             max_height=settings.CAPTURE_MAX_HEIGHT, timeout=settings.CAPTURE_RENDER_TIMEOUT_SECONDS)
-    outcome = _outcome(record, final, shot, fetched_now)
+    outcome = _outcome(record, final, shot, fetched_now, visit)
     captured_at = datetime.now(UTC)
     files = {}
     if shot is not None and shot.outcome is Outcome.OK:
         files[SCREENSHOT], files[PRINT] = shot.png, shot.pdf
+    if visit is not None and visit.video:
+        files[RECORDING] = visit.video
     if record.kind == CaptureKind.DETECTION:  # a removal shows what the check found instead
         files[TEXT] = (version.text if version else "").encode("utf-8")
         files[PASSAGES] = _json(_passages(match, version))
     warc = exchange_warc(exchange, software=software())
+    if visit is not None:
+        warc += visit.warc
     context = _metadata(record, exchange, shot, outcome, captured_at, fetched_now)
+    context["witnessed_visit"] = visit.metadata if visit is not None else None
     context["environment"] = capture_environment(
         final.url, chromium_path=crawler.config.chromium_path, ntp_server=settings.NTP_SERVER,
         ntp_timeout_seconds=settings.NTP_TIMEOUT_SECONDS)
@@ -115,13 +136,94 @@ def capture(record: Capture) -> Captured:
     return Captured(bundle, outcome, stamper.result)
 
 
+@dataclass
+class Visit:
+    """A witnessed visit: ``warc`` (the recording proxy's records and the DOM snapshot's),
+    ``metadata`` (what metadata.json says of it) and ``video`` (its screen recording, MP4
+    bytes; b"" when not filmed)."""
+
+    warc: bytes
+    metadata: dict
+    video: bytes = b""
+
+
+def witness(crawler, url: str, accept_invalid_certificate: bool = False):
+    """Visit ``url`` in the crawler's browser through a recording proxy (Renderer.witness under
+    a Recorder), starting a proxy again when one fails, up to CAPTURE_RECORDER_ATTEMPTS.
+    ``accept_invalid_certificate`` (the target site's setting): the page's host is visited even
+    when its certificate does not validate, the error recorded in the visit's metadata.
+
+    Returns (RenderResult, Visit): the visit is recorded even when it gave no picture (a
+    render timeout). Raises RecorderFailed with the last proxy's failure when every proxy
+    failed.
+    """
+    check = None if not settings.CAPTURE_REQUISITES_OBEY_ROBOTS else _robots_check(crawler)
+    attempts = max(settings.CAPTURE_RECORDER_ATTEMPTS, 1)
+    for _ in range(attempts):
+        started = datetime.now(UTC)
+        try:
+            with Recorder(settings.CAPTURE_RECORDER_PYTHON, settings.CAPTURE_RECORDER_CA_FILE,
+                          crawler.config.allow_addresses, settings.CAPTURE_MAX_BYTES,
+                          crawler.config.ca_bundle,
+                          settings.CAPTURE_RECORDER_START_SECONDS,
+                          (urlsplit(url).hostname or "",) if accept_invalid_certificate
+                          else ()) as recorder:
+                shot = crawler.renderer.witness(
+                    url, check, proxy=recorder.proxy_url, proxy_spki=recorder.ca_spki(),
+                    width=settings.CAPTURE_VIEWPORT_WIDTH, max_height=settings.CAPTURE_MAX_HEIGHT,
+                    timeout=settings.CAPTURE_RENDER_TIMEOUT_SECONDS,
+                    max_frames=(settings.CAPTURE_RECORDING_MAX_FRAMES
+                                if settings.CAPTURE_SCREEN_RECORDING else 0))
+                recording = recorder.finish()
+        except RecorderFailed as exc:
+            failure = exc
+            continue
+        meta = {"started_at": started.strftime("%Y-%m-%dT%H:%M:%SZ"), "url": url,
+                "document_status": shot.status,
+                "recorder": "warcprox", "requests_sent": shot.requests,
+                "requests_refused": [list(r) for r in shot.refused],
+                "byte_limit": settings.CAPTURE_MAX_BYTES, "cut_at_byte_limit": recording.cuts,
+                "invalid_certificates_accepted": recording.tls_errors,
+                "requisites_obey_robots": settings.CAPTURE_REQUISITES_OBEY_ROBOTS,
+                "dom_snapshot": DOM_SNAPSHOT_URI if shot.html else None}
+        video = _film(shot, url)
+        meta["screen_recording"] = ({"file": RECORDING, "frames": len(shot.frames),
+                                     "first_frame_at": _utc(shot.frames[0][0]),
+                                     "last_frame_at": _utc(shot.frames[-1][0]),
+                                     "fps": settings.CAPTURE_RECORDING_FPS}
+                                    if video else None)
+        records = recording.warc + (witness_warc(url, shot.html, started, meta) if shot.html
+                                    else b"")
+        return shot, Visit(records, meta, video)
+    raise RecorderFailed(f"{failure} ({attempts} proxies tried)")
+
+
+def _film(shot, url: str) -> bytes:
+    """The screen recording of a filmed visit (MP4 bytes; b"" without frames)."""
+    if not shot.frames:
+        return b""
+    return screen_recording(shot.frames, url, width=settings.CAPTURE_VIEWPORT_WIDTH, height=900,
+                            fps=settings.CAPTURE_RECORDING_FPS,
+                            tail_seconds=settings.CAPTURE_RECORDING_TAIL_SECONDS)
+
+
+def _utc(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _accepts_invalid_certificate(record: Capture) -> bool:
+    site = record.match.site
+    return bool(site and site.accept_invalid_certificate)
+
+
 def _fetch_now(crawler, record: Capture) -> Exchange:
-    policy = crawler.robots.policy(record.url)
+    accept = _accepts_invalid_certificate(record)
+    policy = crawler.robots.policy(record.url, accept)
     if not policy.allowed(record.url):
         raise ValueError(f"the exchange was not kept and robots.txt now forbids {record.url}")
     polite_slot(crawler, record.url, max(crawler.config.default_delay_seconds,
                                          policy.crawl_delay or 0.0))
-    result = crawler.fetcher.fetch(record.url)
+    result = crawler.fetcher.fetch(record.url, accept_invalid_certificate=accept)
     if not result.exchange.hops:
         raise ValueError(f"the exchange was not kept and {record.url} gave no answer now: "
                          f"{result.outcome.value}: {result.reason}")
@@ -147,7 +249,7 @@ def _robots_check(crawler):
     return check
 
 
-def _outcome(record: Capture, final, shot, fetched_now: bool) -> str:
+def _outcome(record: Capture, final, shot, fetched_now: bool, visit) -> str:
     if record.kind == CaptureKind.REMOVAL:
         return notes.coded("removal_captured", gettext_noop(
             "removal captured: HTTP %(status)s at %(url)s"), status=final.status, url=final.url)
@@ -166,6 +268,10 @@ def _outcome(record: Capture, final, shot, fetched_now: bool) -> str:
         return notes.coded("captured_cut", gettext_noop(
             "captured; the screenshot shows the first %(shown)s of %(height)s pixels"),
             shown=settings.CAPTURE_MAX_HEIGHT, height=shot.page_height)
+    if visit is not None and visit.metadata["document_status"] not in range(200, 300):
+        return notes.coded("captured_visit_gone", gettext_noop(
+            "captured; at the witnessed visit the page answered HTTP %(status)s: the screenshot "
+            "shows the page as the crawl received it"), status=visit.metadata["document_status"])
     if fetched_now:
         return notes.coded("captured_live", gettext_noop(
             "captured from a fetch at capture time (the exchange that found the page was not kept)"))

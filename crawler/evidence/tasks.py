@@ -11,12 +11,15 @@ from celery.exceptions import SoftTimeLimitExceeded
 from celery.utils.log import get_task_logger
 from django.conf import settings
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from crawler.evidence import actions, registrations
 from crawler.evidence.models import Capture, CaptureState, TimestampStatus
 from crawler.evidence.registrations import stamp_pending_registrations
 from crawler.evidence.trust import Stamper
 from crawler.lib.evidence.bundle import restamp
+from crawler.lib.evidence.recorder import RecorderFailed
+from tracker.core import notes
 from tracker.core.connections import storage_errors
 from tracker.runtime.backoff import backoff_delay
 
@@ -56,6 +59,10 @@ def _capture(capture_id: int) -> str:
         return actions.do_fail_capture(record, "the match no longer exists", retry_in=None).state
     try:
         made = capture(record)
+    except RecorderFailed as exc:
+        log.warning("capture %s: recording proxy failed: %s", capture_id, exc)
+        return actions.do_fail_capture(record, recorder_failure(exc),
+                                       retry_in=retry_delay(record.attempts)).state
     except SoftTimeLimitExceeded:
         return actions.do_fail_capture(record, f"over {settings.CAPTURE_TIME_LIMIT_SECONDS} s",
                                        retry_in=retry_delay(record.attempts)).state
@@ -70,6 +77,12 @@ def _capture(capture_id: int) -> str:
         timestamp={"status": stamping.status, "token": stamping.token,
                    "authority": stamping.authority, "time": stamping.time})
     return done.state
+
+
+def recorder_failure(exc: RecorderFailed) -> str:
+    """The coded note of an attempt whose recording proxies all failed (their last reason)."""
+    return notes.coded("recorder_failed", gettext_noop("the recording proxy failed: %(reason)s"),
+                       reason=str(exc)[:200])
 
 
 @shared_task(name="evidence.sweep_captures")

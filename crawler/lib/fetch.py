@@ -14,6 +14,7 @@ import hashlib
 import os
 import tempfile
 import time
+import warnings
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,6 +40,8 @@ XML_TYPES = frozenset({"application/xml", "text/xml", "application/rss+xml", "ap
 KEPT_HEADERS = ("content-type", "content-length", "content-language", "etag", "last-modified",
                 "date", "server", "location", "retry-after", "x-robots-tag")
 _CHUNK_BYTES = 64 * 1024
+# how a hop's tls["validation"] begins when its invalid certificate was accepted (a site's setting)
+INVALID_ACCEPTED = "invalid, accepted by the target site's setting"
 
 # check_hop(canonical target URL) -> None to follow the redirect, or (Outcome, reason) to stop
 HopCheck = Callable[[str], "tuple[Outcome, str] | None"]
@@ -195,7 +198,8 @@ class Fetcher:
 
     def fetch(self, url: str, *, etag: str | None = None, last_modified: str | None = None,
               kinds: frozenset[str] = frozenset({"html", "text", "xml"}),
-              check_hop: HopCheck | None = None) -> FetchResult:
+              check_hop: HopCheck | None = None,
+              accept_invalid_certificate: bool = False) -> FetchResult:
         """Fetch ``url`` once, following up to ``config.max_redirects`` redirects by hand.
 
         ``etag`` / ``last_modified``: stored validators, sent as If-None-Match /
@@ -205,6 +209,8 @@ class Fetcher:
         and before any request to it; it returns None to follow the hop or (Outcome, reason) to
         stop there, and the fetch then ends with that outcome and the redirect's status (the
         target is never requested; ``final_url`` is the refused target, as for an SSRF refusal).
+        ``accept_invalid_certificate`` (a target site's setting): a TLS certificate that does not
+        validate is accepted, and the hop's ``tls["validation"]`` records why it is invalid.
         Returns a FetchResult; does not raise for network, HTTP or limit failures.
         """
         started = time.monotonic()
@@ -231,9 +237,7 @@ class Fetcher:
                     if refusal is not None:
                         return done(refusal[0], refusal[1], status=status)
                 sent_at = datetime.now(UTC)
-                response = self.session.get(
-                    current, headers=headers, stream=True, allow_redirects=False,
-                    timeout=(self.config.connect_timeout, self.config.read_timeout))
+                response, tls_error = self._get(current, headers, accept_invalid_certificate)
             except InvalidURL as exc:
                 return done(Outcome.INVALID_URL, str(exc))
             except RefusedAddress as exc:
@@ -242,6 +246,8 @@ class Fetcher:
                 return done(*transport_outcome(exc))
             with response:
                 hop = Hop.of(response, sent_at)
+                if tls_error:
+                    hop.tls = {**hop.tls, "validation": f"{INVALID_ACCEPTED}: {tls_error}"}
                 exchange.hops.append(hop)
                 kept = {k: response.headers[k] for k in KEPT_HEADERS if k in response.headers}
                 status = response.status_code
@@ -258,6 +264,23 @@ class Fetcher:
                     continue
                 return self._answer(response, hop, status, kept, kinds, started, done)
         return done(Outcome.TOO_MANY_REDIRECTS, f"more than {self.config.max_redirects} redirects")
+
+    def _get(self, url: str, headers: dict, accept_invalid: bool):
+        """GET ``url`` (streamed, no redirects): (response, '') or, when its certificate does
+        not validate and ``accept_invalid``, (the response got without validation, why the
+        certificate is invalid). Raises what requests raises."""
+        timeout = (self.config.connect_timeout, self.config.read_timeout)
+        try:
+            return self.session.get(url, headers=headers, stream=True, allow_redirects=False,
+                                    timeout=timeout), ""
+        except requests.exceptions.SSLError as exc:
+            if not accept_invalid:
+                raise
+            error = transport_outcome(exc)[1]
+        with warnings.catch_warnings():  # urllib3 warns of every unverified request
+            warnings.simplefilter("ignore", urllib3.exceptions.InsecureRequestWarning)
+            return self.session.get(url, headers=headers, stream=True, allow_redirects=False,
+                                    timeout=timeout, verify=False), error
 
     def _answer(self, response, hop, status, kept, kinds, started, done) -> FetchResult:
         retry_after = parse_retry_after(kept.get("retry-after"))

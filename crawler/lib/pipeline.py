@@ -69,7 +69,9 @@ class SiteRules:
     URL path with its query for the URL to be in scope (empty = every path);
     ``delay_seconds``: politeness delay per host (None = the configured default; 0 = none,
     robots.txt Crawl-delay still applies); ``needs_browser``: HTML pages are rendered in
-    headless Chromium (crawler.lib.render) before their text is taken.
+    headless Chromium (crawler.lib.render) before their text is taken;
+    ``accept_invalid_certificate``: its pages and robots.txt are fetched even when their TLS
+    certificate does not validate (the error recorded in the exchange).
     """
 
     site_id: int | str
@@ -77,6 +79,7 @@ class SiteRules:
     path_patterns: tuple[str, ...] = ()
     delay_seconds: float | None = None
     needs_browser: bool = False
+    accept_invalid_certificate: bool = False
 
     def to_dict(self) -> dict:
         """JSON-ready dict of the rules (``from_dict`` reads it back)."""
@@ -86,7 +89,8 @@ class SiteRules:
     def from_dict(cls, data: dict) -> SiteRules:
         """SiteRules from ``to_dict``'s output. Raises TypeError/KeyError on other dicts."""
         return cls(data["site_id"], tuple(data["allowed_domains"]), tuple(data["path_patterns"]),
-                   data["delay_seconds"], bool(data.get("needs_browser", False)))
+                   data["delay_seconds"], bool(data.get("needs_browser", False)),
+                   bool(data.get("accept_invalid_certificate", False)))
 
     def in_scope(self, url: str) -> bool:
         """True when ``url`` is on an allowed domain and matches a path pattern (if any)."""
@@ -188,7 +192,8 @@ class Crawler:
                 continue
             good.append(canon)
         for origin in dict.fromkeys(origin_of(u) for u in good):
-            good.extend(u for u in _canonical_all(self.robots.policy(origin + "/").sitemaps)
+            policy = self.robots.policy(origin + "/", rules.accept_invalid_certificate)
+            good.extend(u for u in _canonical_all(policy.sitemaps)
                         if rules.in_scope(u))
         verdicts = frontier.admit(good, 0)
         return [u for u, v in verdicts.items() if v == "admitted"]
@@ -209,7 +214,7 @@ class Crawler:
     def _step(self, frontier, scan_id, rules: SiteRules, task: UrlTask) -> StepResult:
         if frontier.cancelled():
             return self._finish(frontier, scan_id, task, Outcome.CANCELLED, "scan cancelled")
-        refusal, policy = self._trap_or_robots(task.url)
+        refusal, policy = self._trap_or_robots(task.url, rules.accept_invalid_certificate)
         if refusal:
             return self._finish(frontier, scan_id, task, *refusal)
         if not task.reserved:
@@ -226,13 +231,16 @@ class Crawler:
         validators = stored.validators if stored and not rules.needs_browser else {}
         result = self.fetcher.fetch(task.url, etag=validators.get("etag"),
                                     last_modified=validators.get("last_modified"),
-                                    check_hop=self._hop_check(frontier, rules))
+                                    check_hop=self._hop_check(frontier, rules),
+                                    accept_invalid_certificate=rules.accept_invalid_certificate)
         frontier.count(requests=1, ms_fetch=_ms(result.elapsed))
         if result.outcome is Outcome.NOT_MODIFIED and stored:
             key = canonical_url(result.final_url) if result.redirects else task.url
             page = stored if stored.canonical_url == key else self.pages.get(key)
             if page is None:  # validators of another page answered 304: download it plainly
-                result = self.fetcher.fetch(task.url, check_hop=self._hop_check(frontier, rules))
+                result = self.fetcher.fetch(
+                    task.url, check_hop=self._hop_check(frontier, rules),
+                    accept_invalid_certificate=rules.accept_invalid_certificate)
                 frontier.count(requests=1, ms_fetch=_ms(result.elapsed))
             elif key != task.url and not frontier.mark_seen(key):
                 return self._finish(frontier, scan_id, task, Outcome.REDIRECT_SEEN,
@@ -271,7 +279,8 @@ class Crawler:
                                 location=result.final_url if result.redirects else None)
         return self._process(frontier, scan_id, rules, task, result, stored)
 
-    def _trap_or_robots(self, url: str) -> tuple[tuple[Outcome, str] | None, RobotsPolicy | None]:
+    def _trap_or_robots(self, url: str, accept_invalid_certificate: bool = False
+                        ) -> tuple[tuple[Outcome, str] | None, RobotsPolicy | None]:
         """The checks every URL passes before it is fetched, a task's own or a redirect hop's.
 
         Returns ``(refusal, policy)``: refusal is None or ``(Outcome.TRAP | ROBOTS_DISALLOWED,
@@ -281,7 +290,7 @@ class Crawler:
         trap = self._trap(url)
         if trap:
             return (Outcome.TRAP, trap), None
-        policy = self.robots.policy(url)
+        policy = self.robots.policy(url, accept_invalid_certificate)
         if not policy.allowed(url):
             return (Outcome.ROBOTS_DISALLOWED, f"robots.txt ({policy.reason})"), policy
         return None, policy
@@ -296,7 +305,7 @@ class Crawler:
             if not rules.in_scope(url):
                 return (Outcome.REDIRECT_OUT_OF_SCOPE,
                         f"redirect to {url}: outside the allowed domains or path patterns")
-            refusal, _ = self._trap_or_robots(url)
+            refusal, _ = self._trap_or_robots(url, rules.accept_invalid_certificate)
             if refusal:
                 return _AS_REDIRECT[refusal[0]], f"redirect to {url}: {refusal[1]}"
             if frontier.is_seen(url):

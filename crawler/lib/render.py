@@ -17,6 +17,11 @@ send the page's data on) are never sent; WebSockets and downloads are refused. C
 that routing does not see (a preconnect, WebRTC) cannot reach any address. A refused request is
 aborted in the browser and listed in ``RenderResult.refused``.
 
+``Renderer.witness`` visits a page instead: the browser loads it from its URL through a
+recording proxy (``crawler.lib.evidence.recorder``) that fetches and records every request the
+routing lets through (the same refusals, the proxy applying the SSRF guard again at its own
+connection); the browser trusts that proxy alone for TLS and reaches no other host.
+
 The page cannot stop the browser: its dialogs (``alert``, ``confirm``, ``prompt``,
 ``beforeunload``) are dismissed, ``window.print`` does nothing (an init script that runs before
 the page's scripts), and every browser call of a page gets the page's time limit, so a page whose
@@ -30,6 +35,7 @@ reports ``browser_missing`` per page.
 
 from __future__ import annotations
 
+import base64
 import builtins
 import concurrent.futures
 import contextlib
@@ -40,6 +46,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import requests
@@ -48,6 +55,9 @@ from crawler.lib.config import CrawlConfig
 from crawler.lib.fetch import Fetcher, read_body, transport_outcome
 from crawler.lib.outcomes import Outcome
 from crawler.lib.ssrf import RefusedAddress, check_url, parse_allow_list
+
+if TYPE_CHECKING:  # imported where a browser starts: a crawl without renders never loads it
+    from playwright.sync_api import Browser, Playwright
 
 # Flags for headless Chromium on servers (root, no GPU, closed network). Without the
 # background-networking ones Chromium keeps trying to reach Google's hosts; the resolver rule
@@ -87,7 +97,9 @@ class RenderResult:
     ``reason``: detail (str); ``html``: the rendered DOM serialized (str, '' unless ok);
     ``requests``: requests the page made that were fetched; ``bytes``: their body bytes;
     ``refused``: (url, reason) of every request refused; ``elapsed``: seconds. A snapshot
-    (``Renderer.snapshot``) fills ``png`` and ``pdf`` (bytes) and ``page_height`` (CSS pixels).
+    (``Renderer.snapshot``) fills ``png`` and ``pdf`` (bytes) and ``page_height`` (CSS pixels);
+    a filmed visit ``frames``: (UTC epoch seconds, JPEG bytes) in order; ``status``: the HTTP
+    status the document was loaded with (0 when shown from the given HTML).
     """
 
     outcome: Outcome
@@ -100,6 +112,8 @@ class RenderResult:
     png: builtins.bytes = b""
     pdf: builtins.bytes = b""
     page_height: int = 0
+    frames: list[tuple[float, builtins.bytes]] = field(default_factory=list)
+    status: int = 0
 
 
 class Renderer:
@@ -112,8 +126,9 @@ class Renderer:
         self.config = config
         self._allow = parse_allow_list(config.allow_addresses)
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
-        self._playwright = None
-        self._browser = None
+        self._playwright: Playwright | None = None
+        self._browser: Browser | None = None
+        self._proxy_spki = ""  # the recording proxy's key the running browser trusts
         self._fetcher: Fetcher | None = None
 
     def missing(self) -> str:
@@ -152,7 +167,27 @@ class Renderer:
         return self._run(url, html, check, functools.partial(_take_pictures, width, max_height),
                          frozenset({"media"}), timeout, viewport={"width": width, "height": 900})
 
-    def _run(self, url, html, check, read, skipped, timeout, viewport=None) -> RenderResult:
+    def witness(self, url: str, check: RequestCheck | None = None, *, proxy: str, proxy_spki: str,
+                width: int, max_height: int, timeout: float, max_frames: int = 0) -> RenderResult:
+        """Visit ``url`` in Chromium through the recording proxy at ``proxy`` ("http://host:port",
+        trusted for TLS by its key: ``proxy_spki``, base64 SHA-256 of its SubjectPublicKeyInfo)
+        with a normal browser's user agent: the document and everything it loads are fetched by
+        the browser through the proxy, which records them. The page's own navigations, POSTs and
+        the other requests ``render`` refuses are not sent and are listed in ``refused``;
+        ``check`` (None: no check) is asked about every request after the document.
+
+        ``max_frames`` > 0: the visit is filmed too (Chromium's screencast, JPEG frames of the
+        viewport as it changes, at most that many) into ``frames``.
+
+        Returns a RenderResult as ``snapshot`` does, with ``html`` the DOM as rendered (the
+        snapshot for the WARC) and ``requests`` the requests sent through the proxy.
+        """
+        return self._run(url, None, check, functools.partial(_witness_pictures, width, max_height),
+                         frozenset({"media"}), timeout, viewport={"width": width, "height": 900},
+                         proxy=(proxy, proxy_spki), max_frames=max_frames)
+
+    def _run(self, url, html, check, read, skipped, timeout, viewport=None, proxy=None,
+             max_frames=0) -> RenderResult:
         started = time.monotonic()
         missing = self.missing()
         if missing:
@@ -161,7 +196,7 @@ class Renderer:
             self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="render")
         limit = timeout + self.config.render_settle_seconds + _GRACE_SECONDS
         future = self._executor.submit(self._render, url, html, check, read, skipped, timeout,
-                                       viewport)
+                                       viewport, proxy, max_frames)
         try:
             result = future.result(timeout=limit)
         except concurrent.futures.TimeoutError:
@@ -184,16 +219,23 @@ class Renderer:
             self._executor.shutdown(wait=False, cancel_futures=True)
         self._executor, self._playwright, self._browser = None, None, None
 
-    def _ensure_browser(self):
-        if self._browser is not None and self._browser.is_connected():
+    def _ensure_browser(self, proxy_spki: str = ""):
+        # a witnessing browser may reach loopback (its proxy): never used for anything else
+        if self._browser is not None and self._browser.is_connected() and \
+                proxy_spki == self._proxy_spki:
             return self._browser
         self._stop_browser()
         from playwright.sync_api import sync_playwright
 
         self._playwright = sync_playwright().start()
+        args = list(CHROMIUM_ARGS)
+        if proxy_spki:  # a witnessing browser: reaches the recording proxy on loopback, only
+            args = [a + ", EXCLUDE 127.0.0.1" if a.startswith("--host-resolver-rules=") else a
+                    for a in args] + [f"--ignore-certificate-errors-spki-list={proxy_spki}"]
         self._browser = self._playwright.chromium.launch(
-            executable_path=self.config.chromium_path, args=list(CHROMIUM_ARGS),
+            executable_path=self.config.chromium_path, args=args,
             timeout=self.config.render_timeout_seconds * 1000)
+        self._proxy_spki = proxy_spki
         return self._browser
 
     def _session(self):
@@ -212,19 +254,24 @@ class Renderer:
                     stop()
         self._browser = self._playwright = None
 
-    def _render(self, url, html, check, read, skipped, timeout, viewport) -> RenderResult:
+    def _render(self, url, html, check, read, skipped, timeout, viewport, proxy,
+                max_frames) -> RenderResult:
         from playwright.sync_api import Error, TimeoutError
 
         try:
-            browser = self._ensure_browser()
+            browser = self._ensure_browser(proxy[1] if proxy else "")
         except Error as exc:
             self._stop_browser()
             return RenderResult(Outcome.BROWSER_CRASHED, f"the browser did not start: {_first_line(exc)}")
         cfg = self.config
         visit = _PageRequests(cfg, self._session(), self._allow, html, check, skipped,
                               deadline=time.monotonic() + timeout + cfg.render_settle_seconds)
-        context = browser.new_context(user_agent=cfg.user_agent, accept_downloads=False,
-                                      service_workers="block", locale="zh-CN", viewport=viewport)
+        visit.proxied = proxy is not None
+        context = browser.new_context(
+            user_agent=_browser_user_agent(browser.version) if proxy else cfg.user_agent,
+            accept_downloads=False, service_workers="block", locale="zh-CN", viewport=viewport,
+            # <-loopback>: Chromium would send loopback addresses around the proxy
+            proxy={"server": proxy[0], "bypass": "<-loopback>"} if proxy else None)
         try:
             context.route("**/*", visit.handle)
             context.route_web_socket("**/*", visit.refuse_web_socket)
@@ -232,11 +279,15 @@ class Renderer:
             page = context.new_page()
             page.set_default_timeout(timeout * 1000)
             page.on("dialog", _dismiss)
-            page.goto(url, wait_until="load", timeout=timeout * 1000)
+            film = _Screencast(context, page, max_frames) if max_frames > 0 else None
+            answer = page.goto(url, wait_until="load", timeout=timeout * 1000)
             with contextlib.suppress(TimeoutError):  # a page that keeps polling: as it is now
                 page.wait_for_load_state("networkidle", timeout=cfg.render_settle_seconds * 1000)
+            frames = film.stop() if film is not None else []  # before the pictures resize it
             result = visit.result(Outcome.OK)
+            result.status = answer.status if answer is not None else 0
             read(page, result)
+            result.frames = frames
         except TimeoutError:
             return visit.result(Outcome.RENDER_TIMEOUT, f"no load event within {timeout:g} s")
         except Error as exc:
@@ -249,6 +300,31 @@ class Renderer:
         return result
 
 
+class _Screencast:
+    """Chromium's screencast of one page (CDP ``Page.startScreencast``): every frame it sends,
+    acknowledged at once, kept up to ``max_frames``."""
+
+    def __init__(self, context, page, max_frames: int):
+        self.frames: list[tuple[float, bytes]] = []
+        self.max_frames = max_frames
+        self.cdp = context.new_cdp_session(page)
+        self.cdp.on("Page.screencastFrame", self._frame)
+        self.cdp.send("Page.startScreencast", {"format": "jpeg", "quality": 70})
+
+    def _frame(self, event) -> None:
+        from playwright.sync_api import Error
+
+        if len(self.frames) < self.max_frames:
+            self.frames.append((float(event["metadata"].get("timestamp") or time.time()),
+                                base64.b64decode(event["data"])))
+        with contextlib.suppress(Error):  # the page went away first
+            self.cdp.send("Page.screencastFrameAck", {"sessionId": event["sessionId"]})
+
+    def stop(self) -> list[tuple[float, bytes]]:
+        self.cdp.send("Page.stopScreencast")
+        return self.frames
+
+
 def _dismiss(dialog) -> None:
     from playwright.sync_api import Error
 
@@ -258,6 +334,17 @@ def _dismiss(dialog) -> None:
 
 def _read_dom(page, result: RenderResult) -> None:
     result.html = page.content()
+
+
+def _browser_user_agent(version: str) -> str:
+    """The user agent of a desktop Chrome of ``version`` on Linux (no "HeadlessChrome")."""
+    return (f"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+            f"Chrome/{version} Safari/537.36")
+
+
+def _witness_pictures(width: int, max_height: int, page, result: RenderResult) -> None:
+    result.html = page.content()  # the DOM snapshot, before printing changes the media
+    _take_pictures(width, max_height, page, result)
 
 
 def _take_pictures(width: int, max_height: int, page, result: RenderResult) -> None:
@@ -280,6 +367,7 @@ class _PageRequests:
         self.skipped = skipped
         self.deadline = deadline
         self.served_page = False
+        self.proxied = False  # the browser sends what it may through the recording proxy
         self.requests = self.bytes = 0
         self.refused: list[tuple[str, str]] = []
 
@@ -293,12 +381,21 @@ class _PageRequests:
         top_navigation = request.is_navigation_request() and request.frame.parent_frame is None
         if top_navigation and not self.served_page:
             self.served_page = True
-            route.fulfill(status=200, content_type="text/html; charset=utf-8", body=self.html)
+            if self.proxied:
+                route.continue_()
+            else:
+                route.fulfill(status=200, content_type="text/html; charset=utf-8", body=self.html)
             return
         if request.resource_type in self.skipped:
             route.abort("blockedbyclient")
             return
         refusal = self._refusal(request.url, request.method, top_navigation)
+        if refusal is None and self.proxied:
+            self.requests += 1
+            # Warcprox-Meta would let the page steer the recorder
+            route.continue_(headers={k: v for k, v in request.headers.items()
+                                     if k.lower() != "warcprox-meta"})
+            return
         if refusal is None:
             refusal = self._fetch(route, request)
         if refusal is not None:

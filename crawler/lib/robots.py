@@ -82,8 +82,9 @@ class RobotsCache:
         self.process_ttl, self.process_max = process_ttl_seconds, process_max_origins
         self._local: dict[str, tuple[float, RobotsPolicy]] = {}
 
-    def policy(self, url: str) -> RobotsPolicy:
-        """Return the RobotsPolicy for the origin of ``url``, fetching robots.txt on a cache miss.
+    def policy(self, url: str, accept_invalid_certificate: bool = False) -> RobotsPolicy:
+        """Return the RobotsPolicy for the origin of ``url``, fetching robots.txt on a cache miss
+        (``accept_invalid_certificate``: as ``Fetcher.fetch``, the target site's setting).
 
         Raises redis.RedisError when Redis is unreachable (the caller's task retries).
         """
@@ -101,7 +102,8 @@ class RobotsCache:
             data = json.loads(cached)
             policy = RobotsPolicy(data["mode"], data["body"], data["reason"], self.agent)
         else:
-            mode, body, reason, ttl = self._download(origin + "/robots.txt")
+            mode, body, reason, ttl = self._download(origin + "/robots.txt",
+                                                     accept_invalid_certificate)
             if ttl > 0:
                 self.redis.set(key, json.dumps({"mode": mode, "body": body, "reason": reason}),
                                ex=ttl)
@@ -120,8 +122,8 @@ class RobotsCache:
         """Drop this process's in-memory policies (the Redis cache is kept)."""
         self._local.clear()
 
-    def _download(self, robots_url: str) -> tuple[str, str, str, int]:
-        result = self.fetcher.fetch(robots_url)
+    def _download(self, robots_url: str, accept_invalid: bool) -> tuple[str, str, str, int]:
+        result = self.fetcher.fetch(robots_url, accept_invalid_certificate=accept_invalid)
         if result.outcome is Outcome.OK:
             text = result.body[:_MAX_ROBOTS_BYTES].decode("utf-8", "replace")
             return "rules", text, f"HTTP {result.status}", self.ttl

@@ -151,7 +151,8 @@ def test_a_match_is_captured_as_a_verifiable_timestamped_wacz(idle_worker, site,
     # the response record holds the body exactly as received: gzip bytes, as the server sent them
     records = list(ArchiveIterator(io.BytesIO(warc)))
     responses = [r for r in ArchiveIterator(io.BytesIO(warc)) if r.rec_type == "response"]
-    assert [r.rec_type for r in records] == ["warcinfo", "request", "response"]
+    # the exchange that found the page first; the witnessed visit's records follow it
+    assert [r.rec_type for r in records][:3] == ["warcinfo", "request", "response"]
     raw = [r.raw_stream.read() for r in ArchiveIterator(io.BytesIO(warc)) if r.rec_type == "response"]
     assert raw == [gzip.compress(page)] or gzip.decompress(raw[0]) == page
     assert responses[0].rec_headers.get_header("WARC-IP-Address") == "127.0.0.1"
@@ -257,16 +258,21 @@ def _found_then_removed(site):
     match = Match.objects.get(work=work)
     [detection] = _wait_captures(1)
     assert detection.state == "done", detection.outcome
-    # the capture showed the page as the crawl received it, without asking the site again
-    assert site.hits("/book/1.html") == 1
+    # the witnessed visit met the page gone (its 404 recorded after the crawl's exchange); the
+    # screenshot shows the page as the crawl received it, and the outcome says so
+    assert site.hits("/book/1.html") == 2
+    from tracker.core import notes
+
+    said = notes.in_english(detection.outcome)
+    assert "HTTP 404" in said and "as the crawl received it" in said, said
     with zipfile.ZipFile(io.BytesIO(detection.bundle.read())) as wacz:
         assert "evidence/screenshot.png" in wacz.namelist()
         (Path(settings.VAR_DIR) / "evidence-removed-page.png").write_bytes(
             wacz.read("evidence/screenshot.png"))
         warc = wacz.read("archive/data.warc.gz")
-    [body] = [r.content_stream().read() for r in ArchiveIterator(io.BytesIO(warc))
-              if r.rec_type == "response"]
-    assert "灵根育孕源流出" in body.decode("utf-8")
+    found, visited = [r.content_stream().read() for r in ArchiveIterator(io.BytesIO(warc))
+                      if r.rec_type == "response"]
+    assert "灵根育孕源流出" in found.decode("utf-8") and "该页面已删除" in visited.decode("utf-8")
 
     check = verify_match(match, get_engine())  # the takedown check finds it gone: 404
     assert check.outcome == CheckOutcome.REMOVED

@@ -65,15 +65,18 @@ def pki(tmp_path_factory):
             "expired": folder / "expired.pem", "chain": [leaf, mid]}
 
 
-def _serve(chain_file) -> tuple[str, callable]:
+def serve_https(chain_file, pages: dict[str, bytes]):
+    """A loopback HTTPS server for ``localhost`` with ``chain_file``'s certificate, serving
+    ``pages`` ({path: HTML bytes}; 404 otherwise). Returns (base URL, stop)."""
+
     class Page(BaseHTTPRequestHandler):
         def do_GET(self):
-            body = "<p>盗版正文</p>".encode()
-            self.send_response(200)
+            body = pages.get(self.path)
+            self.send_response(200 if body is not None else 404)
             self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Content-Length", str(len(body or b"")))
             self.end_headers()
-            self.wfile.write(body)
+            self.wfile.write(body or b"")
 
         def log_message(self, *args):
             pass
@@ -83,7 +86,12 @@ def _serve(chain_file) -> tuple[str, callable]:
     context.load_cert_chain(chain_file)
     server.socket = context.wrap_socket(server.socket, server_side=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    return f"https://localhost:{server.server_address[1]}/book/1.html", server.shutdown
+    return f"https://localhost:{server.server_address[1]}", server.shutdown
+
+
+def _serve(chain_file) -> tuple[str, callable]:
+    base, stop = serve_https(chain_file, {"/book/1.html": "<p>盗版正文</p>".encode()})
+    return base + "/book/1.html", stop
 
 
 def test_the_whole_chain_and_the_tls_session_are_kept_and_archived(config, pki):

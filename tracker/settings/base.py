@@ -861,3 +861,30 @@ REWRITE_STAGE = env.bool("TRACKER_REWRITE_STAGE", default=True)
 REWRITE_MIN_SHARE = env.float("TRACKER_REWRITE_MIN_SHARE", default=0.35)
 REWRITE_PAIR_SCORE = env.float("TRACKER_REWRITE_PAIR_SCORE", default=0.5)
 REWRITE_MIN_PAIRS = env.int("TRACKER_REWRITE_MIN_PAIRS", default=4)
+
+# Witnessed captures (crawler.evidence.capture, docs/evidence.md): with CAPTURE_WITNESSED the page
+# is visited in Chromium through a recording proxy (warcprox, run by CAPTURE_RECORDER_PYTHON, the
+# interpreter of the virtual environment `make install` makes for it; its CA, made on first use,
+# is CAPTURE_RECORDER_CA_FILE), which writes every request and response of the visit to the WARC.
+# It records at most CAPTURE_MAX_BYTES bytes of response bodies per capture (the rest is cut, and
+# the cut recorded). Page requisites are fetched even where robots.txt disallows them unless
+# CAPTURE_REQUISITES_OBEY_ROBOTS. A proxy that does not start within CAPTURE_RECORDER_START_SECONDS
+# or dies during the visit is started again, CAPTURE_RECORDER_ATTEMPTS times in all per attempt
+# of the capture, before that attempt fails with the reason.
+CAPTURE_WITNESSED = env.bool("TRACKER_CAPTURE_WITNESSED", default=True)
+CAPTURE_RECORDER_PYTHON = env.str("TRACKER_CAPTURE_RECORDER_PYTHON",
+                                  default=str(BASE_DIR / ".venv-recorder" / "bin" / "python"))
+CAPTURE_RECORDER_CA_FILE = env.str("TRACKER_CAPTURE_RECORDER_CA_FILE",
+                                   default=str(VAR_DIR / "recorder-ca.pem"))
+CAPTURE_MAX_BYTES = env.int("TRACKER_CAPTURE_MAX_BYTES", default=50 * 1024 * 1024)
+CAPTURE_REQUISITES_OBEY_ROBOTS = env.bool("TRACKER_CAPTURE_REQUISITES_OBEY_ROBOTS", default=False)
+CAPTURE_RECORDER_START_SECONDS = env.float("TRACKER_CAPTURE_RECORDER_START", default=20.0)
+CAPTURE_RECORDER_ATTEMPTS = env.int("TRACKER_CAPTURE_RECORDER_ATTEMPTS", default=2)
+# With CAPTURE_SCREEN_RECORDING (on in `make run`) a witnessed visit is also filmed (Chromium's
+# screencast, at most CAPTURE_RECORDING_MAX_FRAMES frames) into an MP4 of CAPTURE_RECORDING_FPS
+# frames a second, the address and the capture clock in a band above the page, the last frame
+# held CAPTURE_RECORDING_TAIL_SECONDS.
+CAPTURE_SCREEN_RECORDING = env.bool("TRACKER_CAPTURE_SCREEN_RECORDING", default=False)
+CAPTURE_RECORDING_MAX_FRAMES = env.int("TRACKER_CAPTURE_RECORDING_MAX_FRAMES", default=600)
+CAPTURE_RECORDING_FPS = env.int("TRACKER_CAPTURE_RECORDING_FPS", default=10)
+CAPTURE_RECORDING_TAIL_SECONDS = 1.0

@@ -72,3 +72,31 @@ def _tls_record(writer: WARCWriter, hop, response, date: str):
         warc_content_type="application/json",
         warc_headers_dict={"WARC-Date": date,
                            "WARC-Concurrent-To": response.rec_headers.get_header("WARC-Record-ID")})
+
+
+# not the page's URL: a replay tool would show them in its place
+DOM_SNAPSHOT_URI, VISIT_URI = "file:///dom-snapshot.html", "file:///witnessed-visit.json"
+
+
+def witness_warc(url: str, dom_html: str, visited_at, visit: dict) -> bytes:
+    """The gzip WARC records a witnessed visit adds to those of its recording proxy: a
+    ``resource`` record of the DOM as rendered (``DOM_SNAPSHOT_URI``, text/html,
+    ``WARC-Refers-To-Target-URI`` the page ``url``) and a ``metadata`` record (``VISIT_URI``, JSON ``visit``:
+    the browser's user agent, the requests refused, the cuts at the byte limit), both dated
+    ``visited_at`` (aware datetime). Returns bytes, one gzip member per record."""
+    out = io.BytesIO()
+    writer = WARCWriter(out, gzip=True, warc_version=WARC_VERSION)
+    date = datetime_to_iso_date(visited_at)
+    body = dom_html.encode("utf-8")
+    snapshot = writer.create_warc_record(
+        DOM_SNAPSHOT_URI, "resource", payload=io.BytesIO(body), length=len(body),
+        warc_content_type="text/html; charset=utf-8",
+        warc_headers_dict={"WARC-Date": date, "WARC-Refers-To-Target-URI": url})
+    writer.write_record(snapshot)
+    meta = json.dumps(visit, ensure_ascii=False, indent=1).encode("utf-8")
+    writer.write_record(writer.create_warc_record(
+        VISIT_URI, "metadata", payload=io.BytesIO(meta), length=len(meta),
+        warc_content_type="application/json",
+        warc_headers_dict={"WARC-Date": date, "WARC-Refers-To-Target-URI": url,
+                           "WARC-Concurrent-To": snapshot.rec_headers.get_header("WARC-Record-ID")}))
+    return out.getvalue()
