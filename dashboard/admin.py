@@ -32,6 +32,7 @@ from crawler.models import Match, ReviewStatus
 from dashboard import (
     actions,
     audit_links,
+    evidence_reports,
     internals,
     list_exports,
     navigation,
@@ -266,7 +267,8 @@ class MatchAdmin(WorkColumns, HolderScopedAdmin):
         name = f"evidence-match-{match.pk}-{timezone.localtime().strftime('%Y%m%d-%H%M')}"
         if pdf:
             try:
-                return _attachment(report.render_pdf(match, request.user), "application/pdf",
+                return _attachment(evidence_reports.kept_report_pdf(match, request.user),
+                                   "application/pdf",
                                    f"{name}.pdf")
             except pdf.PdfUnavailableError as exc:
                 return HttpResponse(str(exc), status=503, content_type="text/plain")

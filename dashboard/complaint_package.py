@@ -26,7 +26,7 @@ from django.utils.translation import gettext_noop
 from crawler.evidence.models import Capture
 from crawler.models import Case, ReviewStatus
 from crawler.platform_registry import platform_of_case
-from dashboard import notices, report
+from dashboard import evidence_reports, notices
 from dashboard.models import RightsDocument, TakedownNotice
 from tracker.core import notes
 from tracker.core.errors import ActionError
@@ -80,7 +80,7 @@ def _readme(platform, language: str, case: Case) -> str:
 def build(case: Case, acting_user) -> tuple[bytes, str]:
     """The complaint package of ``case`` as ZIP bytes and its file name. Raises ActionError:
     the case is on no platform of the registry, or has no confirmed page still up;
-    PdfUnavailableError / SigningError from ``report.render_pdf``."""
+    PdfUnavailableError / SigningError from ``evidence_reports.kept_report_pdf``."""
     platform = platform_of_case(case)
     if platform is None:
         raise ActionError(_("%(domain)s is not a platform of the registry: send a notice by "
@@ -93,7 +93,7 @@ def build(case: Case, acting_user) -> tuple[bytes, str]:
         evidence = []
         for match in pages:
             name = f"evidence/report-match-{match.pk}.pdf"
-            package.writestr(name, report.render_pdf(match, acting_user))
+            package.writestr(name, evidence_reports.kept_report_pdf(match, acting_user))
             evidence.append(name)
             capture = Capture.objects.bundle_of(match.pk)
             if capture is not None:

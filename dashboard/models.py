@@ -319,3 +319,26 @@ class RightsDocument(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+
+class EvidenceReport(models.Model):
+    """A match's signed evidence report (PDF), made once per capture and language and kept, so
+    that every download, mail and complaint package gives the same bytes; their ``sha256``
+    (hex) is also in the audit trail (``dashboard.evidence_reports``)."""
+
+    match = models.ForeignKey("crawler.Match", verbose_name=_("match"), on_delete=models.CASCADE,
+                              related_name="evidence_reports")
+    capture = models.ForeignKey("evidence.Capture", verbose_name=_("capture"), null=True,
+                                blank=True, on_delete=models.CASCADE, related_name="+")
+    language = models.CharField(_("language"), max_length=16)
+    pdf = models.BinaryField(_("PDF"))
+    sha256 = models.CharField(_("SHA-256"), max_length=64)
+    made_at = models.DateTimeField(_("made"), default=timezone.now)
+    made_by = models.CharField(_("made for"), max_length=150, blank=True)
+
+    class Meta:
+        verbose_name = _("evidence report")
+        verbose_name_plural = _("evidence reports")
+        constraints = [models.UniqueConstraint(
+            fields=["match", "capture", "language"], nulls_distinct=False,
+            name="one_evidence_report_per_capture_and_language")]

@@ -2,7 +2,7 @@
 e-mail backend, with the SMTP server's answer kept.
 
 ``compose`` builds the message: the notice's frozen text, the evidence report PDF
-(``dashboard.report.render_pdf``) of its first settings.NOTICE_MAIL_MAX_REPORTS pages attached,
+(``dashboard.evidence_reports``: made once, kept) of its first settings.NOTICE_MAIL_MAX_REPORTS pages attached,
 and for each page with an evidence bundle a signed download link valid
 settings.NOTICE_BUNDLE_LINK_DAYS days (``dashboard.bundle_links``: the recipient has no
 account).
@@ -28,7 +28,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from crawler.evidence.models import Capture
-from dashboard import notices, report
+from dashboard import evidence_reports, notices
 from dashboard.bundle_links import bundle_link
 from tracker.core import notes
 
@@ -44,7 +44,7 @@ def compose(mail) -> EmailMessage:
     """The message of ``mail`` (a NoticeMail): subject, text and links in the notice's language,
     reports attached, a fresh Message-ID (stored by the caller from the message's headers).
 
-    Raises PdfUnavailableError / SigningError from ``report.render_pdf``."""
+    Raises PdfUnavailableError / SigningError from ``evidence_reports.kept_report_pdf``."""
     notice = mail.notice
     matches = list(notice.matches.select_related("work", "work__holder").order_by("pk"))
     with translation.override(notice.language):
@@ -65,7 +65,7 @@ def compose(mail) -> EmailMessage:
             headers={"Message-ID": make_msgid(domain=urlsplit(settings.SITE_URL).hostname)})
         for match in attached:
             message.attach(f"evidence-report-match-{match.pk}.pdf",
-                           report.render_pdf(match, mail.asked_by), "application/pdf")
+                           evidence_reports.kept_report_pdf(match, mail.asked_by), "application/pdf")
     return message
 
 

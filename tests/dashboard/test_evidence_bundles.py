@@ -42,13 +42,14 @@ def _wacz(match, files: dict | None = None, stamp=None):
                       title=match.title, description="test", software="test", stamp=stamp)
 
 
-def _bundle_for(match, files: dict | None = None) -> Capture:
-    """A finished capture of ``match`` with the WACZ of ``_wacz`` (no timestamp)."""
+def _bundle_for(match, files: dict | None = None, version_id: str = "") -> Capture:
+    """A finished capture of ``match`` (of its matched version, or ``version_id``) with the
+    WACZ of ``_wacz`` (no timestamp)."""
     bundle = _wacz(match, files)
     # one transaction: the capture task its request queues on commit finds it done (a worker
     # left running by earlier tests would otherwise race to capture the page itself)
     with transaction.atomic():
-        capture = actions.do_request_capture(match, match.version_id)
+        capture = actions.do_request_capture(match, version_id or match.version_id)
         capture = actions.do_start_capture(capture.pk)
         return actions.do_complete_capture(capture, bundle.data, bundle_sha256=bundle.sha256,
                                            datapackage_sha256=bundle.datapackage_sha256,
@@ -151,6 +152,34 @@ def test_the_pdf_report_is_signed_timestamped_and_shows_the_screenshot(scenario,
     text = "".join(page.extract_text() for page in reader.pages)
     assert capture.bundle_sha256 in text.replace("\n", "")
     assert any(page.images for page in reader.pages)  # the screenshot is in it
+
+
+def test_the_report_is_made_once_per_capture_and_every_download_gives_its_audited_bytes(
+        scenario, client):
+    from tracker.core.models import AuditEvent
+
+    match = next(m for m in scenario.matches if m.work.holder == scenario.a)
+    _bundle_for(match)
+
+    def download(user, language):
+        client.force_login(user)
+        response = client.get(f"/crawler/match/{match.pk}/report/pdf/",
+                              HTTP_ACCEPT_LANGUAGE=language)
+        assert response.status_code == 200, response.content[:300]
+        return b"".join(response.streaming_content) if response.streaming else response.content
+
+    first = download(scenario.users.holder_a, "en")
+    assert download(scenario.users.staff, "en") == first  # another user, later: the same bytes
+
+    def made():
+        return AuditEvent.objects.about(match).filter(new_state="report made")
+
+    assert [hashlib.sha256(first).hexdigest() in e.reason for e in made()] == [True]
+    chinese = download(scenario.users.holder_a, "zh-hans")  # another language: its own report
+    assert chinese != first and download(scenario.users.holder_a, "zh-hans") == chinese
+    assert made().count() == 2
+    _bundle_for(match, version_id="a-later-version")  # a new capture: a new report
+    assert download(scenario.users.holder_a, "en") != first and made().count() == 3
 
 
 @pytest.mark.browser
