@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import smtplib
 from dataclasses import dataclass
+from email.utils import format_datetime, formataddr, parseaddr
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -23,7 +24,7 @@ from django.core.mail import EmailMessage, get_connection, make_msgid
 from django.core.mail.backends.smtp import EmailBackend as SmtpBackend
 from django.core.mail.message import sanitize_address
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
@@ -55,18 +56,50 @@ def compose(mail) -> EmailMessage:
             if capture is not None:
                 lines.append("  " + _("evidence bundle (WACZ): %(url)s") % {
                     "url": bundle_link(capture.pk)})
-        attached = matches[:settings.NOTICE_MAIL_MAX_REPORTS]
-        if attached:
+        reports, left = _reports(matches, mail.asked_by)
+        if reports:
             lines += ["", _("Attached: the signed evidence report (PDF) of %(n)d of %(total)d "
-                            "pages.") % {"n": len(attached), "total": len(matches)}]
+                            "pages.") % {"n": len(reports), "total": len(matches)}]
+        if left:
+            lines += [_("Not attached (over the mail's size limit): the evidence reports of "
+                        "%(urls)s; their evidence bundles are linked above.") % {
+                            "urls": ", ".join(match.url for match in left)}]
         message = EmailMessage(
             subject=_subject(notice), body="\n".join(lines) + "\n", to=[mail.recipient],
             reply_to=[notice.holder.email] if notice.holder.email else None,
-            headers={"Message-ID": make_msgid(domain=urlsplit(settings.SITE_URL).hostname)})
-        for match in attached:
-            message.attach(f"evidence-report-match-{match.pk}.pdf",
-                           evidence_reports.kept_report_pdf(match, mail.asked_by), "application/pdf")
+            headers={"Message-ID": make_msgid(domain=urlsplit(settings.SITE_URL).hostname),
+                     "Date": format_datetime(timezone.localtime()),
+                     **_sender_headers(notice.holder)})
+        for match, pdf in reports:
+            message.attach(f"evidence-report-match-{match.pk}.pdf", pdf, "application/pdf")
     return message
+
+
+def _reports(matches, user) -> tuple[list, list]:
+    """The reports attached (``[(match, pdf bytes)]``: the first NOTICE_MAIL_MAX_REPORTS pages'
+    whose total stays within NOTICE_MAIL_MAX_ATTACHMENT_BYTES) and the matches of those left
+    out for their size."""
+    attached, left, total = [], [], 0
+    for match in matches[:settings.NOTICE_MAIL_MAX_REPORTS]:
+        pdf = evidence_reports.kept_report_pdf(match, user)
+        if total + len(pdf) > settings.NOTICE_MAIL_MAX_ATTACHMENT_BYTES:
+            left.append(match)
+            continue
+        attached.append((match, pdf))
+        total += len(pdf)
+    return attached, left
+
+
+def _sender_headers(holder) -> dict[str, str]:
+    """From the rights holder (its name and address), the platform as Sender, when the holder
+    has an address (RFC 5322 3.6.2: the mailbox of the agent that sent it); {} otherwise."""
+    if not holder.email:
+        return {}
+    platform = parseaddr(settings.DEFAULT_FROM_EMAIL)[1]
+    headers = {"From": formataddr((holder.name, holder.email))}
+    if platform.rpartition("@")[2].lower() != holder.email.rpartition("@")[2].lower():
+        headers["Sender"] = settings.DEFAULT_FROM_EMAIL
+    return headers
 
 
 @dataclass(frozen=True)

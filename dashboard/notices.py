@@ -87,6 +87,13 @@ def _local(iso: str | None) -> str:
     return timezone.localtime(moment).isoformat(sep=" ", timespec="seconds")  # with UTC offset
 
 
+def _person(user) -> str:
+    """The name a notice is signed with for ``user`` (its full name, else its user name)."""
+    if user is None:
+        return ""
+    return user.get_full_name() or user.get_username()
+
+
 HEADING = "# "  # a template line starting with this is a section heading (docx Heading 1)
 
 
@@ -101,7 +108,8 @@ def _generated(notice) -> list[tuple[bool, str]]:
              for work in content.get("works", [])]
     context = {"notice": notice, "holder": content.get("holder", {}), "works": works,
                "domain": content.get("domain", notice.domain),
-               "date": timezone.localdate(notice.drafted_at).isoformat()}
+               "date": timezone.localdate(notice.drafted_at).isoformat(),
+               "drafted_by": _person(notice.created_by)}
     with translation.override(notice.language):
         text = render_to_string(f"dashboard/notices/notice.{notice.language}.txt", context)
     collapsed: list[tuple[bool, str]] = []

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 from email.header import decode_header, make_header
+from email.utils import parseaddr
 
 import pytest
+from django.conf import settings
+from django.test import override_settings
 from django.utils import timezone, translation
 
 from tests.chapter import CHAPTER
@@ -65,7 +68,7 @@ def test_addresses_found_on_the_site_confirmed_then_the_notice_mailed_with_its_r
         wait_for):
     from crawler import case_actions, contacts
     from crawler.models import Case, CaseState, SiteContact, TargetSite
-    from dashboard import notice_actions
+    from dashboard import evidence_reports, notice_actions, notice_mail
     from dashboard.models import NoticeMail
     from tracker.core.models import AuditEvent
 
@@ -92,6 +95,8 @@ def test_addresses_found_on_the_site_confirmed_then_the_notice_mailed_with_its_r
     assert not smtp_server.messages
 
     contacts.do_set_contact(case.domain, "legal@haoshu.example", staff)
+    ns.holder.email = "rights@xinghe.example"
+    ns.holder.save()
     [mail] = notice_actions.do_send_case_notice(case, staff, "zh-hans")
     with translation.override("en"), pytest.raises(ActionError, match="being sent already"):
         notice_actions.do_send_case_notice(case, staff, "zh-hans")
@@ -100,14 +105,27 @@ def test_addresses_found_on_the_site_confirmed_then_the_notice_mailed_with_its_r
     assert mail.status == "sent", (mail.status, mail.smtp_reply, mail.error)
     [message] = smtp_server.messages
     assert message["To"] == "legal@haoshu.example"
+    # from the holder, sent by the platform; dated in the platform's zone (Asia/Shanghai)
+    assert parseaddr(_text(message["From"])) == ("星河出版社", "rights@xinghe.example")
+    assert parseaddr(message["Sender"])[1] == parseaddr(settings.DEFAULT_FROM_EMAIL)[1]
+    assert message["Date"].endswith("+0800")
     assert message["Message-ID"] == mail.message_id
     assert mail.smtp_reply.startswith("250") and mail.attempts == 1 and mail.sent_at
     assert "西游记" in _text(message["Subject"]) and "127.0.0.1" in _text(message["Subject"])
     parts = [p for p in message.walk() if not p.is_multipart()]
     text = parts[0].get_payload(decode=True).decode()
     assert "侵权内容删除通知书" in text and takedown_site + "/book/1.html" in text
+    assert "可应要求提供" not in text and "____" not in text  # says what is attached; signed
+    assert "权利人：星河出版社（经办人：boss）" in text
     reports = [p.get_payload(decode=True) for p in parts if p.get_content_type() == "application/pdf"]
     assert len(reports) == 3 and all(r.startswith(b"%PDF") for r in reports)  # NOTICE_MAIL_MAX_REPORTS
+    first = mail.notice.matches.order_by("pk").first()
+    with translation.override("zh-hans"):
+        kept = evidence_reports.kept_report_pdf(first, staff)  # made once, kept
+    with override_settings(NOTICE_MAIL_MAX_ATTACHMENT_BYTES=len(kept) + 1):  # room for one
+        capped = notice_mail.compose(mail)
+    assert [content for _name, content, _type in capped.attachments] == [kept]
+    assert "未附上（超过邮件大小上限）" in capped.body
 
     case.refresh_from_db()
     assert case.state == CaseState.NOTICE_SENT and case.notice_sent_at

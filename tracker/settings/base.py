@@ -694,14 +694,19 @@ CELERY_TASK_ROUTES["crawler.find_contacts"] = {"queue": QUEUE_CRAWL}
 # refusal is final at once. The sweeper (dashboard.sweep_notice_mails, every
 # SWEEP_INTERVAL_SECONDS) queues again a mail queued or retrying whose last attempt is older than
 # NOTICE_MAIL_STUCK_SECONDS (its task lost), and fails it after NOTICE_MAIL_MAX_RETRIES attempts.
-# A mail attaches the evidence report PDF of at most NOTICE_MAIL_MAX_REPORTS pages; its link to a
-# page's evidence bundle is valid NOTICE_BUNDLE_LINK_DAYS days.
+# A mail attaches the evidence report PDF of at most NOTICE_MAIL_MAX_REPORTS pages, and no more
+# than NOTICE_MAIL_MAX_ATTACHMENT_BYTES bytes of them in all (the rest are named as not attached);
+# its link to a page's evidence bundle is valid NOTICE_BUNDLE_LINK_DAYS days. The mail is From the
+# rights holder (its name and e-mail) with DEFAULT_FROM_EMAIL as Sender (RFC 5322 3.6.2) and the
+# SMTP envelope sender, when the holder has an e-mail address.
 NOTICE_MAIL_MAX_RETRIES = env.int("TRACKER_NOTICE_MAIL_MAX_RETRIES", default=8)
 NOTICE_MAIL_RETRY_BASE_SECONDS = env.float("TRACKER_NOTICE_MAIL_RETRY_BASE", default=60.0)
 NOTICE_MAIL_RETRY_MAX_SECONDS = env.float("TRACKER_NOTICE_MAIL_RETRY_MAX", default=3600.0)
 NOTICE_MAIL_STUCK_SECONDS = env.int("TRACKER_NOTICE_MAIL_STUCK",
                                     default=int(NOTICE_MAIL_RETRY_MAX_SECONDS) + 600)
 NOTICE_MAIL_MAX_REPORTS = env.int("TRACKER_NOTICE_MAIL_MAX_REPORTS", default=3)
+NOTICE_MAIL_MAX_ATTACHMENT_BYTES = env.int("TRACKER_NOTICE_MAIL_MAX_ATTACHMENT_MB",
+                                           default=10) * 1024 * 1024
 NOTICE_BUNDLE_LINK_DAYS = 180
 CELERY_BEAT_SCHEDULE["sweep-notice-mails"] = {"task": "dashboard.sweep_notice_mails",
                                               "schedule": SWEEP_INTERVAL_SECONDS}
