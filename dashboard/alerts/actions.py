@@ -25,6 +25,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from crawler import cases
+from crawler.models import CaseState, CheckOutcome, TakedownCheck
 from dashboard.alerts.models import (
     AlertPreference,
     Delivery,
@@ -63,7 +64,9 @@ def do_send_match_alert(match, change: str, check) -> list[Delivery]:
     twice). Returns the deliveries created.
     """
     created = []
-    targets = [(Delivery.Channel.EMAIL, {"user": p.user}, p.user.email) for p in recipients(match)]
+    mailed = _mails_of_change(match, change, check)
+    targets = [(Delivery.Channel.EMAIL, {"user": p.user, **mailed}, p.user.email)
+               for p in (recipients(match) if mailed is not None else [])]
     targets += [(Delivery.Channel.WEBHOOK, {"endpoint": e}, e.url) for e in
                 WebhookEndpoint.objects.filter(holder_id=match.work.holder_id, enabled=True,
                                                min_score__lte=match.score)]
@@ -79,6 +82,21 @@ def do_send_match_alert(match, change: str, check) -> list[Delivery]:
                            else "alerts.deliver_webhook", delivery.pk)
         created.append(delivery)
     return created
+
+
+def _mails_of_change(match, change: str, check) -> dict | None:
+    """Whether users get a mail of ``change`` of ``match`` found by ``check``: {} for a
+    match without a case and for a copy back; for a removal in a case, ``{"case": case}`` when
+    this check closed the case (its state "removed" and this the case's latest removal check,
+    so that one mail names all its pages however many checks ran at once), else None (the
+    case still has a copy up: the mail waits for the case to close)."""
+    case = match.case
+    if change != Delivery.Kind.REMOVED or case is None:
+        return {}
+    latest = (TakedownCheck.objects.filter(match__case=case, outcome=CheckOutcome.REMOVED)
+              .order_by("-pk").values_list("pk", flat=True).first())
+    case.refresh_from_db(fields=["state"])
+    return {"case": case} if case.state == CaseState.REMOVED and latest == check.pk else None
 
 
 def do_send_scan_case_alerts(scan_id: int) -> list[Delivery]:

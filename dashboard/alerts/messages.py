@@ -70,6 +70,11 @@ def _headline(delivery) -> tuple[str, str]:
     """(subject, first line) of an immediate or takedown alert, in the active language."""
     match = delivery.match
     names = {"work": match.work.title, "domain": match.domain, "score": round(match.score * 100)}
+    if delivery.kind == "removed" and delivery.case_id:
+        return (_("Case closed as removed: “%(work)s” on %(domain)s") % names,
+                _("A takedown check found the last copy of this case removed: every page "
+                  "below is gone and the case is closed (state: %(state)s).") % {
+                    "state": delivery.case.get_state_display()})
     if delivery.kind == "removed":
         return (_("Copy removed: “%(work)s” on %(domain)s") % names,
                 _("A takedown check found this copy removed."))
@@ -97,7 +102,10 @@ def delivery_mail(delivery, language: str) -> EmailMessage:
     link = unsubscribe_url(user.pk, "email")
     with translation.override(language), timezone.override(zone_of(user)):
         subject, first = _headline(delivery)
-        body = "\n".join([first, "", *_match_lines(delivery.match),
+        pages = ([_("Pages of the case:"), *(f"- {m.url}" for m in
+                                             delivery.case.pages.order_by("pk")), ""]
+                 if delivery.kind == "removed" and delivery.case_id else [])
+        body = "\n".join([first, "", *pages, *_match_lines(delivery.match),
                           *_check_lines(delivery.takedown_check), "",
                           _("Stop these alerts: %(url)s") % {"url": link}])
     return EmailMessage(subject, body, to=[user.email], headers={"List-Unsubscribe": f"<{link}>"})

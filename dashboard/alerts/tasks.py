@@ -60,7 +60,8 @@ def send_takedown_alerts(match_id: int, check_id: int, change: str) -> int:
 def deliver_email(self, delivery_id: int) -> str:
     """Send the alert mail of delivery ``delivery_id``; an unreachable or refusing SMTP server
     is retried with backoff. Returns the delivery's status."""
-    delivery = (Delivery.objects.select_related("match__work__holder", "user", "takedown_check")
+    delivery = (Delivery.objects.select_related("match__work__holder", "user", "takedown_check",
+                                                 "case")
                 .filter(pk=delivery_id).first())
     if delivery is None or delivery.status in DONE:
         return delivery.status if delivery else "gone"

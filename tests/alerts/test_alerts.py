@@ -6,6 +6,7 @@ per match; the digest groups by work and domain in the user's language."""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -272,8 +273,8 @@ def test_a_takedown_removal_and_return_are_alerted_once_each(holder_with_user, s
     wait_for(lambda: len(smtp_server.messages) == 2 and len(receiver.requests) == 2,
              what="the removal alerts")
     mail = smtp_server.messages[1]
-    assert _subject(mail) == "Copy removed: “星河往事” on copy.example.com"
-    assert "HTTP status 404" in _body(mail)
+    assert _subject(mail) == "Case closed as removed: “星河往事” on copy.example.com"
+    assert "HTTP status 404" in _body(mail) and "(state: removed)" in _body(mail)
     payload = json.loads(receiver.requests[1][1])
     assert payload["event"] == "match.removed"
     assert (payload["check"]["id"], payload["check"]["http_status"]) == (removed.pk, 404)
@@ -284,3 +285,29 @@ def test_a_takedown_removal_and_return_are_alerted_once_each(holder_with_user, s
     wait_for(lambda: Delivery.objects.filter(status="sent").count() == 6, what="6 sent deliveries")
     assert sorted(Delivery.objects.values_list("kind", flat=True)) == [
         "cases", "cases", "removed", "removed", "reopened", "reopened"]
+
+
+def test_a_case_of_two_pages_both_removed_is_one_mail_that_says_the_case_is_closed(
+        holder_with_user, smtp_server, idle_worker, wait_for):
+    from crawler.models import CaseState, CheckOutcome
+    from crawler.takedown import record_check
+
+    ns = holder_with_user
+    AlertPreference.objects.create(user=ns.user, language="en")
+    first, second = ns.new_match(), ns.new_match()
+    assert first.case_id == second.case_id
+    record_check(first, CheckOutcome.REMOVED, 404, "", "gone")  # one page still up: no mail
+    record_check(second, CheckOutcome.REMOVED, 410, "", "gone")
+    wait_for(lambda: Delivery.objects.filter(kind="removed", channel="email", status="sent"),
+             what="the case's removal mail")
+    time.sleep(2)  # room for a second removal mail, were one queued
+
+    def removal_mails():
+        return [m for m in smtp_server.messages if "removed" in _subject(m)]
+
+    [mail] = removal_mails()
+    first.case.refresh_from_db()
+    assert first.case.state == CaseState.REMOVED
+    assert _subject(mail) == "Case closed as removed: “星河往事” on copy.example.com"
+    body = _body(mail)
+    assert first.url in body and second.url in body and "(state: removed)" in body
