@@ -5,19 +5,15 @@ through WeasyPrint (which needs the Pango library and a CJK font, e.g. Debian's 
 
 from __future__ import annotations
 
-import base64
-import zipfile
-
 from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from crawler.evidence.capture import SCREENSHOT
 from crawler.evidence.models import Capture
 from crawler.evidence.trust import authority_label, signing_identity, tsa_config
 from crawler.lib.evidence.signing import sign_pdf
-from dashboard import wording
+from dashboard import report_parts, wording
 from dashboard.evidence import evidence_context
 from dashboard.pdf import html_pdf
 from tracker.core import notes
@@ -43,7 +39,8 @@ def render(match, user) -> str:
         "capture": capture,
         "capture_outcome": notes.in_words(capture.outcome) if capture else "",
         "authority": authority_label(capture) if capture else None,
-        "screenshot_uri": _screenshot_uri(capture),
+        "screenshot": report_parts.screenshot_tiles(capture),
+        "verification": report_parts.verification(capture),
         "css": css,
         "generated_at": timezone.localtime(),
         "generated_by": user.get_username(),
@@ -68,16 +65,6 @@ def render_pdf(match, user) -> bytes:
     pdf = html_pdf(render(match, user))
     return sign_pdf(pdf, signing_identity(), tsa_config(),
                     reason=f"evidence report, match #{match.pk}", location=settings.SITE_URL).data
-
-
-def _screenshot_uri(capture) -> str:
-    """The capture's screenshot as a data: URI (the report has no external resources), ''."""
-    if capture is None:
-        return ""
-    with capture.bundle.open("rb") as handle, zipfile.ZipFile(handle) as wacz:
-        if SCREENSHOT not in wacz.namelist():
-            return ""
-        return "data:image/png;base64," + base64.b64encode(wacz.read(SCREENSHOT)).decode("ascii")
 
 
 def _pairs(evidence) -> list[dict]:

@@ -134,13 +134,13 @@ def test_the_pdf_report_is_signed_timestamped_and_shows_the_screenshot(scenario,
     from crawler.lib.evidence.signing import load_or_create_identity, validate_signed_pdf
 
     match = next(m for m in scenario.matches if m.work.holder == scenario.a)
-    picture = Image.new("RGB", (640, 400), "white")
+    picture = Image.new("RGB", (640, 4000), "white")  # a tall page: more than one tile
     ImageDraw.Draw(picture).rectangle((40, 40, 600, 120), fill=(176, 0, 0))
     png = io.BytesIO()
     picture.save(png, "PNG")
     capture = _bundle_for(match, {"evidence/screenshot.png": png.getvalue()})
     client.force_login(scenario.users.holder_a)
-    response = client.get(f"/crawler/match/{match.pk}/report/pdf/")
+    response = client.get(f"/crawler/match/{match.pk}/report/pdf/", HTTP_ACCEPT_LANGUAGE="en")
     assert response.status_code == 200, response.content[:300]
     pdf = b"".join(response.streaming_content) if response.streaming else response.content
     identity = load_or_create_identity(settings.EVIDENCE_SIGNING_DIR)
@@ -152,6 +152,17 @@ def test_the_pdf_report_is_signed_timestamped_and_shows_the_screenshot(scenario,
     text = "".join(page.extract_text() for page in reader.pages)
     assert capture.bundle_sha256 in text.replace("\n", "")
     assert any(page.images for page in reader.pages)  # the screenshot is in it
+    tiles = [page for page in reader.pages if "Tile " in page.extract_text()]
+    assert len(tiles) == 3 and all(page.images for page in tiles)  # 4000 px in 1700 px tiles
+    from cryptography import x509
+    from cryptography.hazmat.primitives.serialization import Encoding
+
+    signer = x509.load_pem_x509_certificate(identity.cert_path.read_bytes())
+    fingerprint = hashlib.sha256(signer.public_bytes(Encoding.DER)).hexdigest().upper()
+    flat = text.replace("\n", "").replace(" ", "")
+    assert "Howtoverifythisreport" in flat and "opensslts-verify" in flat
+    assert ":".join(fingerprint[i:i + 2] for i in range(0, 64, 2)) in flat
+    assert capture.datapackage_sha256 in flat
 
 
 def test_the_report_is_made_once_per_capture_and_every_download_gives_its_audited_bytes(

@@ -893,3 +893,11 @@ CAPTURE_SCREEN_RECORDING = env.bool("TRACKER_CAPTURE_SCREEN_RECORDING", default=
 CAPTURE_RECORDING_MAX_FRAMES = env.int("TRACKER_CAPTURE_RECORDING_MAX_FRAMES", default=600)
 CAPTURE_RECORDING_FPS = env.int("TRACKER_CAPTURE_RECORDING_FPS", default=10)
 CAPTURE_RECORDING_TAIL_SECONDS = 1.0
+
+# The evidence report's screenshot (dashboard.report_parts): cut into tiles of
+# REPORT_TILE_HEIGHT_PX pixels (about one A4 page at the 1280 px capture width), each overlapping
+# the one before by REPORT_TILE_OVERLAP_PX, at most REPORT_MAX_TILES (the report says where it
+# stops).
+REPORT_TILE_HEIGHT_PX = 1700
+REPORT_TILE_OVERLAP_PX = 40
+REPORT_MAX_TILES = env.int("TRACKER_REPORT_MAX_TILES", default=12)
