@@ -14,9 +14,12 @@ class DashboardConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from dashboard import signals
+        from django.core import checks
+
+        from dashboard import dkim_signing, signals
         from dashboard.models import NoticeEvent
         from tracker.core.models import AuditEvent, register_state_labels
 
         register_state_labels(AuditEvent.Kind.NOTICE, NoticeEvent)
         signals.connect()
+        checks.register(dkim_signing.check_dkim_key)

@@ -31,6 +31,7 @@ from django.utils.translation import gettext_noop
 from crawler.evidence.models import Capture
 from dashboard import evidence_reports, notices
 from dashboard.bundle_links import bundle_link
+from dashboard.dkim_signing import DkimKeyError, dkim_signed
 from tracker.core import notes
 
 
@@ -136,6 +137,9 @@ def failure_note(exc: BaseException) -> str:
     if isinstance(exc, smtplib.SMTPException) and refusal(exc) is not None:
         return notes.coded("mail_refused", gettext_noop("the mail server refused the e-mail"),
                            detail=detail)
+    if isinstance(exc, DkimKeyError):
+        return notes.coded("mail_dkim_key", gettext_noop(
+            "the DKIM signing key cannot be used; nothing was sent"), detail=detail)
     if isinstance(exc, OSError):  # smtplib's other errors (hung up, no TLS) are OSErrors
         return notes.coded("mail_server_silent", gettext_noop("the mail server did not answer"),
                            detail=detail)
@@ -150,6 +154,7 @@ def transmit(message: EmailMessage) -> Transmission:
         smtplib.SMTPRecipientsRefused: the server refused the recipient (its code and text).
         smtplib.SMTPResponseException: the server refused the sender or the data.
         smtplib.SMTPException, OSError: the server could not be reached or hung up.
+        DkimKeyError: DKIM signing is on and its key cannot be used (nothing was sent).
     """
     message_id = message.extra_headers["Message-ID"]
     backend = get_connection()
@@ -157,6 +162,7 @@ def transmit(message: EmailMessage) -> Transmission:
         backend.send_messages([message])
         return Transmission(_("accepted by %(backend)s") % {
             "backend": type(backend).__module__}, message_id)
+    data = dkim_signed(message.message().as_bytes(linesep="\r\n"))  # before any connection
     backend.open()
     try:
         smtp = backend.connection
@@ -171,7 +177,7 @@ def transmit(message: EmailMessage) -> Transmission:
             code, text = smtp.rcpt(address)
             if code not in (250, 251):
                 raise smtplib.SMTPRecipientsRefused({address: (code, text)})
-        code, text = smtp.data(message.message().as_bytes(linesep="\r\n"))
+        code, text = smtp.data(data)
         return Transmission(_reply(code, text), message_id)
     finally:
         with contextlib.suppress(smtplib.SMTPException, OSError):  # the answer is in already

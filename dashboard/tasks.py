@@ -24,6 +24,7 @@ from crawler.models import CheckOutcome
 from dashboard import notice_actions, notice_mail
 from dashboard.actions import do_advance_notice
 from dashboard.alerts.tasks import MAIL_ERRORS
+from dashboard.dkim_signing import DkimKeyError
 from dashboard.models import (
     MAIL_PENDING,
     MailStatus,
@@ -109,7 +110,7 @@ def send_notice_mail(self, mail_id: int) -> str:
         return mail.status if mail else "gone"
     try:
         sent = notice_mail.transmit(notice_mail.compose(mail))
-    except (PdfUnavailableError, SigningError) as exc:
+    except (PdfUnavailableError, SigningError, DkimKeyError) as exc:
         return notice_actions.do_record_notice_mail(
             mail, MailStatus.FAILED, error=notice_mail.failure_note(exc)).status
     except (smtplib.SMTPException, OSError, *storage_errors()) as exc:

@@ -901,3 +901,10 @@ CAPTURE_RECORDING_TAIL_SECONDS = 1.0
 REPORT_TILE_HEIGHT_PX = 1700
 REPORT_TILE_OVERLAP_PX = 40
 REPORT_MAX_TILES = env.int("TRACKER_REPORT_MAX_TILES", default=12)
+
+
+# DKIM signatures of notice mails sent over SMTP (dashboard.dkim_signing, dkimpy): on when
+# NOTICE_DKIM_KEY names a PEM private key file, with its selector and signing domain.
+NOTICE_DKIM_KEY = env.str("TRACKER_DKIM_KEY", default="")
+NOTICE_DKIM_SELECTOR = env.str("TRACKER_DKIM_SELECTOR", default="")
+NOTICE_DKIM_DOMAIN = env.str("TRACKER_DKIM_DOMAIN", default="")
