@@ -79,10 +79,11 @@ class TestSite:
     def url(self, path: str) -> str:
         return self.base + path
 
-    def hits(self, path: str) -> int:
-        """How many requests asked for ``path``."""
+    def hits(self, path: str, agent: str = "") -> int:
+        """How many requests asked for ``path`` (those whose User-Agent holds ``agent``)."""
         with self.lock:
-            return sum(1 for p, _ in self.requests if p == path)
+            return sum(1 for p, headers in self.requests
+                       if p == path and agent in headers.get("User-Agent", ""))
 
 
 def _handler_class(site: TestSite):
