@@ -19,7 +19,7 @@ ALLOWED = {
     "Chen", "Guang", "XYJ", "pd", "demo", "staff", "holder", "a", "b", "IP", "SSRF", "UTC",
     "Bearer", "Token", "HMAC", "SMTP", "Django", "Celery", "Swagger", "Redoc", "APP",
     "Webhook", "markdown", "English", "Control", "Command", "Mac", "MB", "htm", "html",
-    "xhtml", "pdf", "text", "HH", "MM", "Asia", "Chromium", "JavaScript", "ZIP", "LDAP",
+    "xhtml", "pdf", "text", "HH", "MM", "Asia", "Chromium", "JavaScript", "ZIP", "LDAP", "WACZ",
 }
 # digests and their shortened forms, and UUIDs (a group of one may hold no digit: "badc")
 HEX = re.compile(r"[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|[0-9a-f]*\d[0-9a-f]*")
