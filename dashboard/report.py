@@ -14,7 +14,7 @@ from crawler.evidence.models import Capture
 from crawler.evidence.trust import authority_label, signing_identity, tsa_config
 from crawler.lib.evidence.signing import sign_pdf
 from dashboard import report_parts, wording
-from dashboard.evidence import evidence_context
+from dashboard.evidence import evidence_context, passage_pairs
 from dashboard.pdf import html_pdf
 from tracker.core import notes
 from tracker.core.models import AuditEvent
@@ -44,8 +44,7 @@ def render(match, user) -> str:
         "css": css,
         "generated_at": timezone.localtime(),
         "generated_by": user.get_username(),
-        "pairs": [{**pair, "comparison": compared} for pair, compared
-                  in zip(_pairs(context["evidence"]), context["comparisons"], strict=True)],
+        "pairs": passage_pairs(context["evidence"], context["comparisons"]),
         "score_text": wording.percent(match.score),
         "trail": AuditEvent.objects.about(match).order_by("sequence"),
     })
@@ -66,11 +65,3 @@ def render_pdf(match, user) -> bytes:
     return sign_pdf(pdf, signing_identity(), tsa_config(),
                     reason=f"evidence report, match #{match.pk}", location=settings.SITE_URL).data
 
-
-def _pairs(evidence) -> list[dict]:
-    """Each passage's page and work text, for the side-by-side table."""
-    if not (evidence.page_text and evidence.work_text):
-        return []
-    return [{"n": i + 1, "page": evidence.page_text[ps:pe], "work": evidence.work_text[ws:we],
-             "page_at": ps, "work_at": ws}
-            for i, (ps, pe, ws, we) in enumerate(evidence.passages)]
