@@ -55,6 +55,22 @@ def sent_notice(scenario, scenario_cases):
     return make
 
 
+def aged(link: str, days: int) -> str:
+    """``link`` (a notice link's path) as it was signed ``days`` days ago: the same payload,
+    signed with an earlier time (django.core.signing's timestamp)."""
+    import time
+
+    from dashboard.recipient_links import SALT
+
+    class Earlier(signing.TimestampSigner):
+        def timestamp(self):
+            return signing.b62_encode(int(time.time()) - days * 24 * 3600)
+
+    token = link.rstrip("/").rsplit("/", 1)[1]
+    old = Earlier(salt=SALT).sign_object(signing.loads(token, salt=SALT), compress=True)
+    return link.replace(token, old)
+
+
 def get(live_server, path: str, **kwargs) -> requests.Response:
     return requests.get(f"{live_server.url}/{path.lstrip('/')}", timeout=60, **kwargs)
 
@@ -121,11 +137,14 @@ def test_an_altered_or_expired_link_says_so_and_whom_to_ask(sent_notice, live_se
     other = get(live_server, f"{link}bundle-{capture.pk + 1000}.wacz")  # not one of its pages
     assert other.status_code == 404 and "证据包已不在" in other.text
 
-    settings.NOTICE_BUNDLE_LINK_DAYS = -1  # every link is older than that
-    expired = get(live_server, link, headers={"Accept-Language": "en"})
+    days = settings.NOTICE_BUNDLE_LINK_DAYS
+    assert get(live_server, aged(link, days - 1)).status_code == 200
+    old = aged(link, days + 1)
+    expired = get(live_server, old, headers={"Accept-Language": "en"})
     assert expired.status_code == 410 and "链接已过期" in expired.text  # the notice's language
+    assert f"{days} 天内有效" in expired.text
     assert "星河出版社" in expired.text and "legal@xinghe.example" in expired.text
-    assert get(live_server, f"{link}bundle-{capture.pk}.wacz").status_code == 410
+    assert get(live_server, f"{old}bundle-{capture.pk}.wacz").status_code == 410
 
 
 def test_a_deleted_case_or_a_lost_bundle_says_so(sent_notice, scenario, scenario_cases,
@@ -170,3 +189,76 @@ def test_replay_web_page_is_served_here(live_server):
     assert frame.status_code == 200 and frame.headers["X-Frame-Options"] == "SAMEORIGIN"
     assert "frame-ancestors 'self'" in frame.headers["Content-Security-Policy"]
     assert get(live_server, "/replay/other.js").status_code == 404
+
+
+LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+
+
+def archived_frame(page, text: str, timeout: float = 90.0):
+    """The frame of ``page`` that shows the replayed archived page once it holds ``text``
+    (ReplayWeb.page nests it under /replay/w/...); fails after ``timeout`` seconds."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for frame in page.frames:
+            if "/replay/w/" in frame.url:
+                try:
+                    if text in frame.inner_text("body", timeout=1000):
+                        return frame
+                except Exception:  # noqa: BLE001 - a frame torn down while replay reloads it
+                    continue
+        page.wait_for_timeout(500)
+    urls = [frame.url for frame in page.frames]
+    raise AssertionError(f"no replayed frame showed {text!r} in {timeout} s; frames: {urls}")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("language", ["zh-hans", "en"])
+@pytest.mark.parametrize("width", [1366, 390])
+def test_the_recipient_sees_the_page_and_its_replay_with_no_request_leaving_the_machine(
+        sent_notice, scenario, open_page, screenshot, language, width):
+    from urllib.parse import urlsplit
+
+    notice, capture, link = sent_notice(language)
+    match = scenario.matches[0]
+    page = open_page("en" if language == "zh-hans" else "zh-hans")  # the notice's language wins
+    page.set_viewport_size({"width": width, "height": 900})
+    requests_seen: list[str] = []
+    page.context.on("request", lambda request: requests_seen.append(request.url))
+    page.goto("/" + link)
+    page.wait_for_load_state("networkidle")
+    heading = {"zh-hans": "侵权证据", "en": "Evidence of copyright infringement"}[language]
+    assert page.locator("h1").inner_text() == heading
+    assert "星河出版社" in page.locator("#rcp-holder").inner_text()
+    first = scenario.passages[match.pk][0]
+    copied = scenario.novel_text[first["work_start"]:first["work_end"]]
+    assert copied[:30] in page.locator("table.passages").inner_text()
+    assert page.locator("replay-web-page").count() == 1  # the first page's replay, at once
+    frame = archived_frame(page, copied[:30])
+    assert frame.locator("#archived").count() == 1  # the archived HTML itself, not our page
+    page.wait_for_timeout(500)
+    screenshot(page, f"recipient-page-{language}-{width}")
+    assert page.evaluate("() => document.scrollingElement.scrollWidth"
+                         " <= document.scrollingElement.clientWidth + 1")
+    paths = {urlsplit(url).path for url in requests_seen}
+    assert {"/replay/ui.js", "/replay/sw.js"} <= paths
+    assert f"/{link}bundle-{capture.pk}.wacz" in paths  # the replay read the bundle from here
+    away = [url for url in requests_seen if urlsplit(url).scheme in ("http", "https", "ws", "wss")
+            and urlsplit(url).hostname not in {h.strip("[]") for h in LOOPBACK}]
+    assert away == [], away
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("language", ["zh-hans", "en"])
+def test_an_expired_link_in_the_browser_names_the_holder(sent_notice, open_page, screenshot,
+                                                         settings, language):
+    _notice, _capture, link = sent_notice(language)
+    link = aged(link, settings.NOTICE_BUNDLE_LINK_DAYS + 1)
+    page = open_page(language)
+    for width in (1366, 390):
+        page.set_viewport_size({"width": width, "height": 800})
+        response = page.goto("/" + link)
+        assert response.status == 410
+        assert "legal@xinghe.example" in page.locator("#rcp-contact").inner_text()
+        screenshot(page, f"recipient-expired-{language}-{width}")
