@@ -13,6 +13,7 @@ from dashboard.recipient_page import (
 )
 from dashboard.registration_certificate import registration_certificate_view
 from dashboard.replay_assets import replay_asset_view, replay_frame_view
+from dashboard.similarity import similarity_report_view
 from dashboard.user_settings import user_settings_view
 from dashboard.watched_sites import watched_sites_view
 from tracker.core import views
@@ -37,6 +38,8 @@ urlpatterns = [
     path("sites/watched/", admin.site.admin_view(watched_sites_view), name="watched_sites"),
     path("works/<int:work_id>/registration-certificate.pdf",
          admin.site.admin_view(registration_certificate_view), name="registration_certificate"),
+    path("works/<int:work_id>/similarity/", admin.site.admin_view(similarity_report_view),
+         name="work_similarity"),
     path("", admin.site.urls),
 ]
 
