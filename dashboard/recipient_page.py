@@ -126,7 +126,9 @@ def _page(token: str, match, capture, language: str, can_make_report: bool) -> d
 @require_safe
 def recipient_page_view(request, token: str) -> HttpResponse:
     """GET: the evidence page of a notice link (or of a capture link mailed before), in the
-    notice's language; the problem page (404/410) for a link that opens nothing."""
+    notice's language; the problem page (404/410) for a link that opens nothing. To a browser
+    signed in to the dashboard it offers no replay (the copying site's recorded scripts would
+    run with that session) and says to open the link in a private window."""
     opened = _opened(request, token)
     if isinstance(opened, HttpResponse):
         return opened
@@ -138,7 +140,9 @@ def recipient_page_view(request, token: str) -> HttpResponse:
         response = render(request, "dashboard/recipient/page.html", {
             "opened": opened, "holder": opened.holder, "notice": opened.notice,
             "works": works, "pages": pages, "replay_base": REPLAY_BASE, "replay_ui": UI_URL,
-            "days": settings.NOTICE_BUNDLE_LINK_DAYS})
+            "days": settings.NOTICE_BUNDLE_LINK_DAYS,
+            # the replayed page's scripts run in this origin: never with a dashboard session
+            "signed_in": request.user.is_authenticated})
     response["X-Robots-Tag"] = "noindex"
     return response
 

@@ -180,6 +180,16 @@ def test_the_notice_mail_links_to_the_page(sent_notice, live_server, settings):
     assert get(live_server, link.strip()).status_code == 200
 
 
+def test_a_browser_signed_in_to_the_dashboard_gets_no_replay(sent_notice, scenario, client):
+    _notice, _capture, link = sent_notice("en")
+    client.force_login(scenario.users.staff)
+    html = client.get("/" + link).content.decode()
+    assert 'data-role="signed-in"' in html and "private window" in html
+    assert "data-replay-base" not in html  # the copying site's scripts never meet a session
+    client.logout()
+    assert "data-replay-base" in client.get("/" + link).content.decode()
+
+
 def test_replay_web_page_is_served_here(live_server):
     worker = get(live_server, "/replay/sw.js")
     assert worker.status_code == 200 and "javascript" in worker.headers["Content-Type"]
