@@ -15,7 +15,6 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import translation
-from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_safe
 
 from crawler.evidence.capture import SCREENSHOT
@@ -26,49 +25,20 @@ from dashboard.byte_ranges import ranged_file_response
 from dashboard.evidence import compared_passages, passage_pairs, web_href
 from dashboard.models import EvidenceReport
 from dashboard.pdf import PdfUnavailableError
-from dashboard.recipient_links import (
-    ALTERED,
-    EXPIRED,
-    NO_BUNDLE,
-    WITHDRAWN,
-    LinkProblem,
-    Opened,
-    read_link,
-)
+from dashboard.recipient_links import NO_BUNDLE, LinkProblem, Opened, read_link
 from dashboard.replay_assets import REPLAY_BASE, UI_URL
 
 REPORT_UNAVAILABLE = "report_unavailable"  # a problem page's kind beside LinkProblem's
-# what the problem page says of each kind: (heading, what happened and what to do)
-PROBLEMS = {
-    ALTERED: (gettext_lazy("This link is not valid"), gettext_lazy(
-        "The link is incomplete or was changed: this platform did not make it as it stands. "
-        "Copy the whole link from the notice's e-mail, or ask for a new one.")),
-    EXPIRED: (gettext_lazy("This link has expired"), gettext_lazy(
-        "Evidence links are valid for %(days)d days after the notice. Ask the rights holder "
-        "for a new link.")),
-    WITHDRAWN: (gettext_lazy("This evidence is no longer offered"), gettext_lazy(
-        "The rights holder has deleted the case this notice was sent for, so its evidence is "
-        "no longer shown here.")),
-    NO_BUNDLE: (gettext_lazy("This evidence is no longer stored"), gettext_lazy(
-        "The evidence bundle this link names is no longer kept on this platform. Ask the "
-        "rights holder for a copy.")),
-    REPORT_UNAVAILABLE: (gettext_lazy("The signed report cannot be made now"), gettext_lazy(
-        "The platform cannot lay out or sign the report at the moment. Try again later; the "
-        "evidence bundle can be downloaded meanwhile.")),
-}
 
 
 def _problem(request, kind: str, status: int, holder=None, language: str | None = None):
     """The page saying why a link opens nothing (``kind``) and whom to contact: the holder,
     else the platform's operator (settings.RECIPIENT_CONTACT_EMAIL); in ``language``, else the
     request's."""
-    heading, message = PROBLEMS[kind]
     with translation.override(language or translation.get_language()):
         response = render(request, "dashboard/recipient/problem.html", {
             "kind": kind, "holder": holder, "operator": settings.RECIPIENT_CONTACT_EMAIL,
-            "heading": str(heading),
-            "message": str(message) % {"days": settings.NOTICE_BUNDLE_LINK_DAYS}
-            if kind == EXPIRED else str(message)}, status=status)
+            "days": settings.NOTICE_BUNDLE_LINK_DAYS}, status=status)
     response["X-Robots-Tag"] = "noindex"
     return response
 
@@ -79,6 +49,18 @@ def _opened(request, token: str) -> Opened | HttpResponse:
         return read_link(token)
     except LinkProblem as problem:
         return _problem(request, problem.kind, problem.status, problem.holder, problem.language)
+
+
+def _stored_capture(request, token: str, capture_id: int):
+    """The stored Capture ``capture_id`` of one of the pages ``token`` opens, or the problem
+    page to answer instead (the link's, or NO_BUNDLE: not one of them, or its file is gone)."""
+    opened = _opened(request, token)
+    if isinstance(opened, HttpResponse):
+        return opened
+    capture = opened.capture(capture_id)
+    if capture is None:
+        return _problem(request, NO_BUNDLE, 404, opened.holder, opened.language)
+    return capture
 
 
 def _sender(opened: Opened):
@@ -151,12 +133,9 @@ def recipient_page_view(request, token: str) -> HttpResponse:
 def recipient_bundle_view(request, token: str, capture_id: int) -> HttpResponse:
     """GET/HEAD: the WACZ bundle of one of the link's pages, with range requests (the replay
     reads it by ranges) and its SHA-256 in X-Evidence-SHA256; the problem page otherwise."""
-    opened = _opened(request, token)
-    if isinstance(opened, HttpResponse):
-        return opened
-    capture = opened.capture(capture_id)
-    if capture is None:
-        return _problem(request, NO_BUNDLE, 404, opened.holder, opened.language)
+    capture = _stored_capture(request, token, capture_id)
+    if isinstance(capture, HttpResponse):
+        return capture
     response = ranged_file_response(request, capture.bundle.open("rb"), capture.bundle.size,
                                     content_type="application/wacz",
                                     filename=f"evidence-capture-{capture.pk}.wacz")
@@ -167,12 +146,9 @@ def recipient_bundle_view(request, token: str, capture_id: int) -> HttpResponse:
 @require_safe
 def recipient_screenshot_view(request, token: str, capture_id: int) -> HttpResponse:
     """GET: the screenshot (PNG) in the bundle of one of the link's pages; 404 without one."""
-    opened = _opened(request, token)
-    if isinstance(opened, HttpResponse):
-        return opened
-    capture = opened.capture(capture_id)
-    if capture is None:
-        return _problem(request, NO_BUNDLE, 404, opened.holder, opened.language)
+    capture = _stored_capture(request, token, capture_id)
+    if isinstance(capture, HttpResponse):
+        return capture
     picture = _screenshot(capture)
     if picture is None:
         raise Http404("no screenshot")

@@ -24,16 +24,18 @@ def render(match, user) -> str:
     """The report of ``match`` (a core Match the user may see) made for ``user``.
 
     Returns:
-        The whole HTML document as a str, sized for A4 (``report.css``): a cover block (work,
-        holder, chapters, page URL, capture time with its UTC offset, HTTP status, SHA-256 of
-        the stored text and whether it still equals the hash taken at capture, scores in
-        words and percent), each passage side by side, the audit trail of the decision, then
-        the page's versions. The captured text is quoted passage by passage, not whole: the
-        SHA-256 identifies the full capture kept in the page store.
+        The whole HTML document as a str, sized for A4 (``edits.css`` and ``report.css``,
+        inlined): a cover block (work, holder, chapters, page URL, capture time with its UTC
+        offset, HTTP status, SHA-256 of the stored text and whether it still equals the hash
+        taken at capture, scores in words and percent), each passage side by side, the audit
+        trail of the decision, then the page's versions. The captured text is quoted passage
+        by passage, not whole: the SHA-256 identifies the full capture kept in the page store.
     """
     context = evidence_context(match)
-    with open(finders.find("dashboard/report.css"), encoding="utf-8") as handle:
-        css = handle.read()
+    css = ""
+    for name in ("dashboard/edits.css", "dashboard/report.css"):  # the marks, then A4's layout
+        with open(finders.find(name), encoding="utf-8") as handle:
+            css += handle.read()
     capture = Capture.objects.bundle_of(match.pk)
     context.update({
         "capture": capture,
