@@ -38,19 +38,25 @@ def requested_range(header: str, size: int) -> tuple[int, int] | None | Literal[
     return (start, end) if end >= start else None
 
 
-def _slice(handle, start: int, length: int):
-    """``length`` bytes of ``handle`` from ``start``, in FileResponse's block size; closes the
-    file at the end or when the client goes away."""
-    try:
-        handle.seek(start)
-        while length > 0:
-            block = handle.read(min(FileResponse.block_size, length))
+class _Slice:
+    """``length`` bytes of ``handle`` from ``start``, iterated in FileResponse's block size;
+    Django calls ``close`` once the answer is sent or abandoned (a HEAD reads none of it)."""
+
+    def __init__(self, handle, start: int, length: int):
+        self.handle, self.start, self.length = handle, start, length
+
+    def __iter__(self):
+        self.handle.seek(self.start)
+        left = self.length
+        while left > 0:
+            block = self.handle.read(min(FileResponse.block_size, left))
             if not block:
                 return
-            length -= len(block)
+            left -= len(block)
             yield block
-    finally:
-        handle.close()
+
+    def close(self) -> None:
+        self.handle.close()
 
 
 def ranged_file_response(request, handle, size: int, *, content_type: str,
@@ -69,7 +75,7 @@ def ranged_file_response(request, handle, size: int, *, content_type: str,
         response["Content-Length"] = str(size)
     else:
         first, last = wanted
-        response = StreamingHttpResponse(_slice(handle, first, last - first + 1), status=206,
+        response = StreamingHttpResponse(_Slice(handle, first, last - first + 1), status=206,
                                          content_type=content_type)
         response["Content-Range"] = f"bytes {first}-{last}/{size}"
         response["Content-Length"] = str(last - first + 1)

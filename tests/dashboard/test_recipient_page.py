@@ -109,6 +109,10 @@ def test_the_notice_link_opens_the_evidence_page_logged_out(sent_notice, scenari
     assert past.status_code == 416 and past.headers["Content-Range"] == \
         f"bytes */{len(bundle.content)}"
 
+    several = get(live_server, f"{link}bundle-{capture.pk}.wacz",
+                  headers={"Range": "bytes=0-1,5-6"})
+    assert several.status_code == 200 and several.content == bundle.content  # the whole file
+
     shot = get(live_server, f"{link}screenshot-{capture.pk}.png")
     assert shot.status_code == 200 and shot.content == screenshot_png()
     report = get(live_server, f"{link}report-{match.pk}.pdf")
