@@ -111,7 +111,7 @@ def build(work, user) -> SimilarityReport:
     """The similarity report of ``work`` (a core Work ``user`` may see) from the pages
     ``user`` may see. A work longer than settings.SIMILARITY_FULL_CHARS characters is cut to
     settings.SIMILARITY_CONTEXT_CHARS characters around each copied span. Raises
-    ``sources.storage_errors()`` as ``work_text`` does when MongoDB does not answer."""
+    ``tracker.core.connections.storage_errors()`` when MongoDB does not answer."""
     text = work_text(work)
     report = SimilarityReport(chapters=len(work.sections or []))
     if text is None:
