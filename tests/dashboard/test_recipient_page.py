@@ -248,8 +248,8 @@ def test_the_recipient_sees_the_page_and_its_replay_with_no_request_leaving_the_
     first = scenario.passages[match.pk][0]
     copied = scenario.novel_text[first["work_start"]:first["work_end"]]
     assert copied[:30] in page.locator("table.passages").inner_text()
-    assert page.locator("replay-web-page").count() == 1  # the first page's replay, at once
-    frame = archived_frame(page, copied[:30])
+    frame = archived_frame(page, copied[:30])  # the first page's replay starts at once
+    assert page.locator("replay-web-page").count() == 1
     assert frame.locator("#archived").count() == 1  # the archived HTML itself, not our page
     page.wait_for_timeout(500)
     screenshot(page, f"recipient-page-{language}-{width}")
