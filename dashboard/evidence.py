@@ -174,3 +174,15 @@ def compared_passages(evidence) -> list[dict]:
         rows.append({"n": i + 1, "similarity": result.similarity, "summary": summary,
                      "edits": result.edits})
     return rows
+
+
+def passage_pairs(evidence, comparisons: list[dict]) -> list[dict]:
+    """Each passage's page text and work text side by side, with its comparison: [{n, page,
+    work, page_at, work_at (character offsets), comparison (a ``compared_passages`` row)}];
+    [] without both texts. ``comparisons``: ``compared_passages(evidence)``."""
+    if not (evidence.page_text and evidence.work_text):
+        return []
+    return [{"n": i + 1, "page": evidence.page_text[ps:pe], "work": evidence.work_text[ws:we],
+             "page_at": ps, "work_at": ws, "comparison": compared}
+            for i, ((ps, pe, ws, we), compared)
+            in enumerate(zip(evidence.passages, comparisons, strict=True))]

@@ -3,9 +3,8 @@ e-mail backend, with the SMTP server's answer kept.
 
 ``compose`` builds the message: the notice's frozen text, the evidence report PDF
 (``dashboard.evidence_reports``: made once, kept) of its first settings.NOTICE_MAIL_MAX_REPORTS pages attached,
-and for each page with an evidence bundle a signed download link valid
-settings.NOTICE_BUNDLE_LINK_DAYS days (``dashboard.bundle_links``: the recipient has no
-account).
+and the signed link of the notice's evidence page, valid settings.NOTICE_BUNDLE_LINK_DAYS days
+(``dashboard.recipient_links``, ``dashboard.recipient_page``: the recipient has no account).
 ``transmit`` runs the SMTP transaction on the backend's own connection (its host, port, TLS and
 login settings) so that the server's answer to DATA is recorded; another backend (the file
 backend of ``make run``) just sends.
@@ -28,10 +27,9 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
-from crawler.evidence.models import Capture
 from dashboard import evidence_reports, notices
-from dashboard.bundle_links import bundle_link
 from dashboard.dkim_signing import DkimKeyError, dkim_signed
+from dashboard.recipient_links import notice_link
 from tracker.core import notes
 
 
@@ -50,20 +48,18 @@ def compose(mail) -> EmailMessage:
     notice = mail.notice
     matches = list(notice.matches.select_related("work", "work__holder").order_by("pk"))
     with translation.override(notice.language):
-        lines = [notices.render_text(notice).rstrip(), "", _("Evidence of each page:")]
-        for match in matches:
-            capture = Capture.objects.bundle_of(match.pk)
-            lines.append(f"- {match.url}")
-            if capture is not None:
-                lines.append("  " + _("evidence bundle (WACZ): %(url)s") % {
-                    "url": bundle_link(capture.pk)})
+        lines = [notices.render_text(notice).rstrip(), "",
+                 _("The evidence of each page (its screenshot, the copied passages beside the "
+                   "work, the archived page replayed, the signed reports and the WACZ bundles to "
+                   "download), for %(days)d days:") % {"days": settings.NOTICE_BUNDLE_LINK_DAYS},
+                 notice_link(notice)]
         reports, left = _reports(matches, mail.asked_by)
         if reports:
             lines += ["", _("Attached: the signed evidence report (PDF) of %(n)d of %(total)d "
                             "pages.") % {"n": len(reports), "total": len(matches)}]
         if left:
             lines += [_("Not attached (over the mail's size limit): the evidence reports of "
-                        "%(urls)s; their evidence bundles are linked above.") % {
+                        "%(urls)s; they can be downloaded from the evidence page linked above.") % {
                             "urls": ", ".join(match.url for match in left)}]
         message = EmailMessage(
             subject=_subject(notice), body="\n".join(lines) + "\n", to=[mail.recipient],

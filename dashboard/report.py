@@ -14,7 +14,7 @@ from crawler.evidence.models import Capture
 from crawler.evidence.trust import authority_label, signing_identity, tsa_config
 from crawler.lib.evidence.signing import sign_pdf
 from dashboard import report_parts, wording
-from dashboard.evidence import evidence_context
+from dashboard.evidence import evidence_context, passage_pairs
 from dashboard.pdf import html_pdf
 from tracker.core import notes
 from tracker.core.models import AuditEvent
@@ -24,16 +24,18 @@ def render(match, user) -> str:
     """The report of ``match`` (a core Match the user may see) made for ``user``.
 
     Returns:
-        The whole HTML document as a str, sized for A4 (``report.css``): a cover block (work,
-        holder, chapters, page URL, capture time with its UTC offset, HTTP status, SHA-256 of
-        the stored text and whether it still equals the hash taken at capture, scores in
-        words and percent), each passage side by side, the audit trail of the decision, then
-        the page's versions. The captured text is quoted passage by passage, not whole: the
-        SHA-256 identifies the full capture kept in the page store.
+        The whole HTML document as a str, sized for A4 (``edits.css`` and ``report.css``,
+        inlined): a cover block (work, holder, chapters, page URL, capture time with its UTC
+        offset, HTTP status, SHA-256 of the stored text and whether it still equals the hash
+        taken at capture, scores in words and percent), each passage side by side, the audit
+        trail of the decision, then the page's versions. The captured text is quoted passage
+        by passage, not whole: the SHA-256 identifies the full capture kept in the page store.
     """
     context = evidence_context(match)
-    with open(finders.find("dashboard/report.css"), encoding="utf-8") as handle:
-        css = handle.read()
+    css = ""
+    for name in ("dashboard/edits.css", "dashboard/report.css"):  # the marks, then A4's layout
+        with open(finders.find(name), encoding="utf-8") as handle:
+            css += handle.read()
     capture = Capture.objects.bundle_of(match.pk)
     context.update({
         "capture": capture,
@@ -44,8 +46,7 @@ def render(match, user) -> str:
         "css": css,
         "generated_at": timezone.localtime(),
         "generated_by": user.get_username(),
-        "pairs": [{**pair, "comparison": compared} for pair, compared
-                  in zip(_pairs(context["evidence"]), context["comparisons"], strict=True)],
+        "pairs": passage_pairs(context["evidence"], context["comparisons"]),
         "score_text": wording.percent(match.score),
         "trail": AuditEvent.objects.about(match).order_by("sequence"),
     })
@@ -66,11 +67,3 @@ def render_pdf(match, user) -> bytes:
     return sign_pdf(pdf, signing_identity(), tsa_config(),
                     reason=f"evidence report, match #{match.pk}", location=settings.SITE_URL).data
 
-
-def _pairs(evidence) -> list[dict]:
-    """Each passage's page and work text, for the side-by-side table."""
-    if not (evidence.page_text and evidence.work_text):
-        return []
-    return [{"n": i + 1, "page": evidence.page_text[ps:pe], "work": evidence.work_text[ws:we],
-             "page_at": ps, "work_at": ws}
-            for i, (ps, pe, ws, we) in enumerate(evidence.passages)]

@@ -110,15 +110,14 @@ def test_holder_sees_the_contact_but_cannot_change_it(scenario_cases, scenario, 
     assert contacts.contact_of(case.domain).address == "legal@example.com"
 
 
-def test_a_removal_closes_the_case_with_its_proof_and_the_recipient_link_gives_the_bundle(
+def test_a_removal_closes_the_case_with_its_proof_and_the_recipient_link_opens_its_page(
         scenario_cases, scenario, client, settings):
+    from django.core import signing
     from django.core.files.base import ContentFile
     from django.urls import reverse
 
     from crawler import takedown
     from crawler.evidence.models import Capture
-    from dashboard.bundle_links import bundle_link
-
     case, match = scenario_cases["novel"], scenario.matches[0]
     check = takedown.record_check(match, "removed", 404, "", "HTTP 404")
     case.refresh_from_db()
@@ -132,11 +131,14 @@ def test_a_removal_closes_the_case_with_its_proof_and_the_recipient_link_gives_t
     assert proof in page
     assert b"removal bundle" in b"".join(client.get(proof).streaming_content)
 
-    client.logout()  # the notice's recipient has no account
-    link = bundle_link(capture.pk).removeprefix(settings.SITE_URL)
-    answer = client.get(link)
-    assert answer.status_code == 200 and answer["X-Evidence-SHA256"] == "ab" * 32
-    assert client.get(link[:-3] + "xx/").status_code == 404  # an altered link
+    client.logout()  # the notice's recipient has no account: a link mailed with the notice
+    token = signing.dumps({"c": capture.pk}, salt="dashboard.notice-bundle")
+    answer = client.get(f"/evidence/bundle/{token}/")
+    assert answer.status_code == 200 and "ab" * 32 in answer.content.decode()  # its page
+    bundle = client.get(f"/evidence/notice/{token}/bundle-{capture.pk}.wacz")
+    assert bundle["X-Evidence-SHA256"] == "ab" * 32
+    assert b"removal bundle" in b"".join(bundle.streaming_content)
+    assert client.get(f"/evidence/bundle/{token[:-2]}xx/").status_code == 404  # altered
 
 
 

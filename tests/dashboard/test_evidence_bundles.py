@@ -8,52 +8,16 @@ from __future__ import annotations
 import hashlib
 import io
 import zipfile
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 import requests
-from django.db import transaction
 
-from crawler.evidence import actions
-from crawler.evidence.models import Capture
 from crawler.evidence.trust import Stamper
-from crawler.lib.evidence.bundle import build_wacz
-from crawler.lib.evidence.warc import exchange_warc
-from crawler.lib.exchange import Exchange, Hop
-from tests.bundles import entries, evidence_files, with_datapackage, zeros_entry
-from tracker.core import notes
+from tests.bundles import entries, with_datapackage, zeros_entry
+from tests.evidence_captures import finished_capture, page_wacz
 
 pytestmark = pytest.mark.django_db
-
-
-def _wacz(match, files: dict | None = None, stamp=None):
-    """A real WACZ (a Bundle) of a one-hop exchange of ``match``'s URL, with its text, ``files``
-    ({path: bytes}) and the evidence/metadata.json naming their SHA-256, as a capture writes
-    it; ``stamp``: build_wacz's."""
-    body = f"<html><body><p>{match.title}</p></body></html>".encode()
-    hop = Hop(started=datetime.now(UTC), method="GET", url=match.url, target="/",
-              request_headers=[["Host", match.domain], ["User-Agent", "CopyrightTrackerBot"]],
-              status=200, reason="OK", response_headers=[["Content-Type", "text/html"]],
-              body=body, body_complete=True, peer_ip="203.0.113.7", peer_port=80)
-    warc = exchange_warc(Exchange([hop]), software="test")
-    files = evidence_files(warc, {"evidence/text.txt": match.title.encode(), **(files or {})})
-    return build_wacz(warc, files, main_url=match.url, captured_at=hop.started,
-                      title=match.title, description="test", software="test", stamp=stamp)
-
-
-def _bundle_for(match, files: dict | None = None, version_id: str = "") -> Capture:
-    """A finished capture of ``match`` (of its matched version, or ``version_id``) with the
-    WACZ of ``_wacz`` (no timestamp)."""
-    bundle = _wacz(match, files)
-    # one transaction: the capture task its request queues on commit finds it done (a worker
-    # left running by earlier tests would otherwise race to capture the page itself)
-    with transaction.atomic():
-        capture = actions.do_request_capture(match, version_id or match.version_id)
-        capture = actions.do_start_capture(capture.pk)
-        return actions.do_complete_capture(capture, bundle.data, bundle_sha256=bundle.sha256,
-                                           datapackage_sha256=bundle.datapackage_sha256,
-                                           outcome=notes.coded("captured", "captured"))
 
 
 def _login(base: str, username: str) -> requests.Session:
@@ -78,7 +42,7 @@ def _token(user) -> str:
 def test_a_holder_downloads_its_bundles_and_never_another_holders(scenario, live_server):
     mine = next(m for m in scenario.matches if m.work.holder == scenario.a)
     theirs = next(m for m in scenario.matches if m.work.holder == scenario.b)
-    my_capture, their_capture = _bundle_for(mine), _bundle_for(theirs)
+    my_capture, their_capture = finished_capture(mine), finished_capture(theirs)
     api = requests.Session()
     api.headers["Authorization"] = f"Bearer {_token(scenario.users.holder_a)}"
     base = f"{live_server.url}/api/v1/matches"
@@ -106,7 +70,7 @@ def test_a_holder_downloads_its_bundles_and_never_another_holders(scenario, live
 
 def test_an_uploaded_bundle_is_verified_and_a_tampered_one_named(scenario, live_server):
     match = scenario.matches[0]
-    data = _bundle_for(match).bundle.read()
+    data = finished_capture(match).bundle.read()
     api = requests.Session()
     api.headers["Authorization"] = f"Bearer {_token(scenario.users.holder_a)}"
     api.headers["Accept-Language"] = "en"
@@ -114,7 +78,7 @@ def test_an_uploaded_bundle_is_verified_and_a_tampered_one_named(scenario, live_
     unstamped = api.post(url, files={"bundle": ("good.wacz", data)}, timeout=30).json()
     assert unstamped["verdict"] == "UNVERIFIED" and unstamped["valid"] is False, unstamped
     assert unstamped["failed_file"] == "" and "no trusted timestamp" in unstamped["words"]
-    stamped = _wacz(match, stamp=Stamper())  # the session's demo authority, trusted in settings
+    stamped = page_wacz(match, stamp=Stamper())  # the session's demo authority, trusted in settings
     good = api.post(url, files={"bundle": ("stamped.wacz", stamped.data)}, timeout=30).json()
     assert good["verdict"] == "VALID" and good["valid"] is True and good["timestamp"], good
     out = io.BytesIO()
@@ -138,7 +102,7 @@ def test_the_pdf_report_is_signed_timestamped_and_shows_the_screenshot(scenario,
     ImageDraw.Draw(picture).rectangle((40, 40, 600, 120), fill=(176, 0, 0))
     png = io.BytesIO()
     picture.save(png, "PNG")
-    capture = _bundle_for(match, {"evidence/screenshot.png": png.getvalue()})
+    capture = finished_capture(match, {"evidence/screenshot.png": png.getvalue()})
     client.force_login(scenario.users.holder_a)
     response = client.get(f"/crawler/match/{match.pk}/report/pdf/", HTTP_ACCEPT_LANGUAGE="en")
     assert response.status_code == 200, response.content[:300]
@@ -170,7 +134,7 @@ def test_the_report_is_made_once_per_capture_and_every_download_gives_its_audite
     from tracker.core.models import AuditEvent
 
     match = next(m for m in scenario.matches if m.work.holder == scenario.a)
-    _bundle_for(match)
+    finished_capture(match)
 
     def download(user, language):
         client.force_login(user)
@@ -189,7 +153,7 @@ def test_the_report_is_made_once_per_capture_and_every_download_gives_its_audite
     chinese = download(scenario.users.holder_a, "zh-hans")  # another language: its own report
     assert chinese != first and download(scenario.users.holder_a, "zh-hans") == chinese
     assert made().count() == 2
-    _bundle_for(match, version_id="a-later-version")  # a new capture: a new report
+    finished_capture(match, version_id="a-later-version")  # a new capture: a new report
     assert download(scenario.users.holder_a, "en") != first and made().count() == 3
 
 
@@ -199,7 +163,7 @@ def test_the_report_is_made_once_per_capture_and_every_download_gives_its_audite
 def test_the_evidence_view_lists_the_captures(scenario, open_page, browser_login, screenshot,
                                                language):
     match = next(m for m in scenario.matches if m.work.holder == scenario.a)
-    capture = _bundle_for(match)
+    capture = finished_capture(match)
     page = open_page(language)
     page.set_viewport_size({"width": 1366, "height": 900})
     browser_login(page, "holder_a")
@@ -241,7 +205,7 @@ def test_the_evidence_view_lists_the_captures(scenario, open_page, browser_login
 
 def test_bombs_malformed_and_oversized_uploads_answer_400_or_413_never_500(scenario, live_server,
                                                                            settings):
-    data = _wacz(scenario.matches[0]).data
+    data = page_wacz(scenario.matches[0]).data
     api = requests.Session()
     api.headers["Authorization"] = f"Bearer {_token(scenario.users.holder_a)}"
     api.headers["Accept-Language"] = "zh-hans"
@@ -267,7 +231,7 @@ def test_a_capture_id_not_in_ascii_digits_is_refused_not_a_crash(scenario, live_
     """"²".isdigit() is true but int("²") fails, and int("１") reads a full-width digit: a
     capture id is read with the ASCII digits 0-9 only, anything else answers 400."""
     match = next(m for m in scenario.matches if m.work.holder == scenario.a)
-    capture = _bundle_for(match)
+    capture = finished_capture(match)
     api = requests.Session()
     api.headers.update({"Authorization": f"Bearer {_token(scenario.users.holder_a)}",
                         "Accept-Language": "en"})
@@ -284,15 +248,7 @@ def test_the_demo_authority_is_labelled_demo_not_accredited_wherever_its_time_is
         scenario, pdf_reader, settings, client, tmp_path):
     match = next(m for m in scenario.matches if m.work.holder == scenario.a)
     stamper = Stamper()  # the session's demo authority
-    bundle = _wacz(match, stamp=stamper)
-    with transaction.atomic():
-        capture = actions.do_start_capture(
-            actions.do_request_capture(match, match.version_id).pk)
-        actions.do_complete_capture(
-            capture, bundle.data, bundle_sha256=bundle.sha256,
-            datapackage_sha256=bundle.datapackage_sha256, outcome=notes.coded("captured", "captured"),
-            timestamp={"status": "stamped", "token": stamper.result.token,
-                       "authority": stamper.result.authority, "time": stamper.result.time})
+    finished_capture(match, stamper=stamper)
     settings.TSA_ACCREDITED = [stamper.result.authority]  # even listed, a demo stays a demo
     client.force_login(scenario.users.holder_a)
     for language in ("en", "zh-hans"):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from email.utils import parseaddr
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -908,3 +909,21 @@ REPORT_MAX_TILES = env.int("TRACKER_REPORT_MAX_TILES", default=12)
 NOTICE_DKIM_KEY = env.str("TRACKER_DKIM_KEY", default="")
 NOTICE_DKIM_SELECTOR = env.str("TRACKER_DKIM_SELECTOR", default="")
 NOTICE_DKIM_DOMAIN = env.str("TRACKER_DKIM_DOMAIN", default="")
+
+
+# The recipient's page of a takedown notice (dashboard.recipient_page; its link is valid
+# NOTICE_BUNDLE_LINK_DAYS days): a link that opens nothing names the notice's holder to ask,
+# else this address of the platform's operator (default: DEFAULT_FROM_EMAIL's address).
+RECIPIENT_CONTACT_EMAIL = env.str("TRACKER_RECIPIENT_CONTACT_EMAIL",
+                                  default=parseaddr(DEFAULT_FROM_EMAIL)[1])
+# ReplayWeb.page's ui.js and sw.js under /replay/ (dashboard.replay_assets): cached by browsers
+# this many seconds.
+REPLAY_ASSET_MAX_AGE_SECONDS = 3600
+
+# The similarity report of a work (dashboard.similarity): a work of up to
+# SIMILARITY_FULL_CHARS characters is shown whole; a longer one keeps SIMILARITY_CONTEXT_CHARS
+# characters on each side of every copied span and says how many it leaves out. At most
+# SIMILARITY_MAX_SOURCES sites are coloured one by one; the others share one colour.
+SIMILARITY_FULL_CHARS = env.int("TRACKER_SIMILARITY_FULL_CHARS", default=200_000)
+SIMILARITY_CONTEXT_CHARS = 300
+SIMILARITY_MAX_SOURCES = 10
