@@ -14,7 +14,12 @@ from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 
 from crawler.evidence.models import RegistrationProof, TimestampStatus
-from crawler.evidence.trust import signing_identity, token_authority_label, tsa_config
+from crawler.evidence.trust import (
+    signing_identity,
+    token_authority_label,
+    trusted_certs,
+    tsa_config,
+)
 from crawler.lib.evidence.signing import sign_pdf
 from dashboard.pdf import html_pdf
 from tracker.core.models import Work
@@ -34,7 +39,7 @@ def render_certificate(work: Work, proof: RegistrationProof) -> bytes:
         "authority": token_authority_label(proof.token, proof.text_sha256, proof.authority),
         "token_b64": base64.b64encode(bytes(proof.token)).decode("ascii")})
     pdf = html_pdf(html)
-    return sign_pdf(pdf, signing_identity(), tsa_config(),
+    return sign_pdf(pdf, signing_identity(), tsa_config(), trusted_tsa_certs=trusted_certs(),
                     reason=f"registration certificate, work {work.reference}",
                     location=settings.SITE_URL).data
 

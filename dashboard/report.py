@@ -11,7 +11,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from crawler.evidence.models import Capture
-from crawler.evidence.trust import authority_label, signing_identity, tsa_config
+from crawler.evidence.trust import authority_label, signing_identity, trusted_certs, tsa_config
 from crawler.lib.evidence.signing import sign_pdf
 from dashboard import report_parts, wording
 from dashboard.evidence import evidence_context, passage_pairs
@@ -55,7 +55,7 @@ def render(match, user) -> str:
 
 def render_pdf(match, user) -> bytes:
     """The report of ``match`` as PDF bytes (A4), laid out by WeasyPrint from ``render`` and
-    signed with the platform's key as PAdES B-T (``crawler.lib.evidence.signing``: the
+    signed with the platform's key as PAdES B-LTA (``crawler.lib.evidence.signing``: the
     signature timestamped by the first TSA of settings.TSA_URLS that answers; without one,
     signed without a timestamp), so that a PDF reader shows who signed it and when.
 
@@ -64,6 +64,6 @@ def render_pdf(match, user) -> bytes:
         SigningError: the platform's signing key cannot be read or made.
     """
     pdf = html_pdf(render(match, user))
-    return sign_pdf(pdf, signing_identity(), tsa_config(),
+    return sign_pdf(pdf, signing_identity(), tsa_config(), trusted_tsa_certs=trusted_certs(),
                     reason=f"evidence report, match #{match.pk}", location=settings.SITE_URL).data
 

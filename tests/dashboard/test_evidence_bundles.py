@@ -111,7 +111,8 @@ def test_the_pdf_report_is_signed_timestamped_and_shows_the_screenshot(scenario,
     roots = [Path(p).read_bytes() for p in settings.TSA_TRUSTED_CERTS]
     check = validate_signed_pdf(pdf, [identity.cert_path.read_bytes()], roots)
     assert check.ok and check.intact and check.valid and check.trusted, check.problems
-    assert check.timestamp_time is not None and check.timestamp_trusted  # PAdES B-T
+    assert check.timestamp_time is not None and check.timestamp_trusted
+    assert check.level == "B-LTA" and check.archive_timestamp_time is not None
     reader = pdf_reader.PdfReader(io.BytesIO(pdf))
     text = "".join(page.extract_text() for page in reader.pages)
     assert capture.bundle_sha256 in text.replace("\n", "")

@@ -34,9 +34,9 @@ def identity(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def signed(report_pdf, identity, demo_tsa):
+def signed(report_pdf, identity, demo_tsa, demo_root):
     return sign_pdf(report_pdf, identity, TsaConfig(urls=(demo_tsa.url,)),
-                    reason="Evidence of reprint / 侵权取证", location="loopback")
+                    trusted_tsa_certs=[demo_root], reason="Evidence of reprint / 侵权取证", location="loopback")
 
 
 def test_the_identity_is_made_once_with_a_private_key(tmp_path):
@@ -66,13 +66,70 @@ def test_a_signed_report_validates_with_its_timestamp(signed, identity, demo_tsa
     check = validate_signed_pdf(signed.data, [identity.cert_path.read_bytes()], [demo_root])
 
     assert signed.timestamped and signed.tsa_url == demo_tsa.url and signed.note == ""
+    assert signed.level == "B-LTA"
     assert check.ok and check.problems == ()
     assert check.intact and check.valid and check.trusted and check.covers_whole_file
-    assert check.timestamp_trusted
+    assert check.timestamp_trusted and check.level == "B-LTA"
+    assert check.signing_time <= check.archive_timestamp_time
     assert "Copyright Tracker evidence reports" in check.signer
     now = dt.datetime.now(dt.UTC)
     assert now - dt.timedelta(minutes=5) < check.timestamp_time <= now
     assert abs(check.timestamp_time - check.signing_time) < dt.timedelta(seconds=60)
+
+
+def test_the_signed_report_passes_pyhankos_long_term_validation(signed, identity, demo_root,
+                                                                tmp_path):
+    """PAdES B-LTA as a court expert's tool would check it: pyHanko's AdES validation with the
+    long-term availability and integrity of validation material (ETSI EN 319 102-1, 5.6.3),
+    offline, from what the PDF itself holds."""
+    import asyncio
+    from io import BytesIO
+
+    from pyhanko.keys import load_cert_from_pemder
+    from pyhanko.pdf_utils.reader import PdfFileReader
+    from pyhanko.sign.validation import ades
+    from pyhanko.sign.validation.policy_decl import (
+        PdfSignatureValidationSpec,
+        RevinfoOnlineFetchingRule,
+        RevocationInfoGatheringSpec,
+        SignatureValidationSpec,
+    )
+    from pyhanko_certvalidator.context import CertValidationPolicySpec
+    from pyhanko_certvalidator.policy_decl import (
+        CertRevTrustPolicy,
+        RevocationCheckingPolicy,
+        RevocationCheckingRule,
+    )
+    from pyhanko_certvalidator.registry import SimpleTrustManager
+
+    (tmp_path / "root.pem").write_bytes(demo_root)
+    roots = [load_cert_from_pemder(str(identity.cert_path)),
+             load_cert_from_pemder(str(tmp_path / "root.pem"))]
+    declared = RevocationCheckingRule.CHECK_IF_DECLARED
+    policy = CertValidationPolicySpec(
+        trust_manager=SimpleTrustManager.build(trust_roots=roots),
+        revinfo_policy=CertRevTrustPolicy(RevocationCheckingPolicy(declared, declared)))
+    spec = PdfSignatureValidationSpec(SignatureValidationSpec(
+        cert_validation_policy=policy, revinfo_gathering_policy=RevocationInfoGatheringSpec(
+            online_fetching_rule=RevinfoOnlineFetchingRule.LOCAL_ONLY)))
+    signature = PdfFileReader(BytesIO(signed.data), strict=False).embedded_regular_signatures[-1]
+
+    result = asyncio.run(ades.ades_lta_validation(signature, spec))
+
+    assert result.ades_subindic == ades.AdESPassed.OK
+    assert result.api_status is not None and result.api_status.bottom_line
+    assert result.oldest_evidence_record_timestamp is not None  # the document timestamp
+
+
+def test_a_tsa_outside_the_trusted_list_gives_b_t_and_says_why(report_pdf, identity, demo_tsa,
+                                                               demo_root):
+    signed = sign_pdf(report_pdf, identity, TsaConfig(urls=(demo_tsa.url,)))  # no TSA root
+
+    check = validate_signed_pdf(signed.data, [identity.cert_path.read_bytes()], [demo_root])
+
+    assert signed.timestamped and signed.level == "B-T"
+    assert signed.note.startswith("no validation data embedded: ") and "DEMO" in signed.note
+    assert check.ok and check.level == "B-T" and check.timestamp_trusted
 
 
 def test_one_tampered_byte_makes_validation_fail(signed, identity, demo_root):
@@ -121,6 +178,7 @@ def test_without_a_tsa_the_report_is_signed_and_says_it_has_no_timestamp(
     for result in (unset, down):
         check = validate_signed_pdf(result.data, [identity.cert_path.read_bytes()], [demo_root])
         assert check.ok and check.timestamp_time is None and not check.timestamp_trusted
+        assert check.level == "B-B" and check.archive_timestamp_time is None
 
 
 def test_what_is_not_a_signed_pdf_is_a_clear_error(report_pdf, identity, demo_root):

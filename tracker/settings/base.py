@@ -660,7 +660,7 @@ TSA_TRUSTED_CERTS = _server_list("TRACKER_TSA_TRUSTED_CERTS")
 # trusted timestamp (可信时间戳); the others are shown with the name from their certificate.
 TSA_ACCREDITED = env.list("TRACKER_TSA_ACCREDITED", default=[])
 DEMO_TSA_DIR = VAR_DIR / "demo-tsa"
-# The platform's key and certificate signing the evidence reports (PAdES B-T, PEM files):
+# The platform's key and certificate signing the evidence reports (PAdES B-LTA, PEM files):
 # production sets both paths (and the issuing CAs' certificates in TRACKER_SIGNING_CHAIN);
 # otherwise a self-signed pair is made in EVIDENCE_SIGNING_DIR on first use (key mode 0600).
 EVIDENCE_SIGNING_DIR = VAR_DIR / "signing"

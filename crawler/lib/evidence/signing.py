@@ -1,10 +1,12 @@
-"""The platform's signature on its PDF reports: PAdES B-T (ETSI EN 319 142-1) with pyHanko.
+"""The platform's signature on its PDF reports: PAdES B-LTA (ETSI EN 319 142-1) with pyHanko.
 
 A signing identity is a private key and its certificate (PEM files). On first use one is made
 in a given folder (ECDSA P-256, self-signed, key mode 0600); production points at its own files,
 e.g. a certificate issued by an accredited CA. The signature embeds an RFC 3161 timestamp from
-the TSAs of a TsaConfig (the same failover as crawler.lib.evidence.timestamp); without one
-answering, the PDF is signed without it and the result says so.
+the TSAs of a TsaConfig (the same failover as crawler.lib.evidence.timestamp), then the
+validation data (certificates, and the revocation data their CRL or OCSP addresses give) in the
+document security store and a document timestamp over all of it (B-LTA). Without a TSA
+answering, the PDF is signed without either (B-B) and the result says so.
 """
 
 from __future__ import annotations
@@ -27,10 +29,12 @@ from pyhanko.pdf_utils.reader import PdfFileReader
 from pyhanko.sign import fields, signers
 from pyhanko.sign.general import SigningError as PyhankoSigningError
 from pyhanko.sign.timestamps.api import TimeStamper
-from pyhanko.sign.validation import validate_pdf_signature
+from pyhanko.sign.validation import validate_pdf_signature, validate_pdf_timestamp
 from pyhanko.sign.validation.errors import SignatureValidationError
-from pyhanko.sign.validation.status import SignatureCoverageLevel
+from pyhanko.sign.validation.status import ModificationLevel
 from pyhanko_certvalidator import ValidationContext
+from pyhanko_certvalidator.errors import PathError
+from pyhanko_certvalidator.errors import ValidationError as CertificateValidationError
 
 from crawler.lib.evidence.keyfiles import write_private_file
 from crawler.lib.evidence.timestamp import (
@@ -70,14 +74,17 @@ class SigningIdentity:
 
 @dataclass(frozen=True)
 class SignedPdf:
-    """A signed PDF: ``data`` its bytes; ``timestamped`` whether an RFC 3161 timestamp is
-    embedded (PAdES B-T) or not (B-B); ``tsa_url`` who stamped it; ``note`` why there is no
-    timestamp (empty when there is one)."""
+    """A signed PDF: ``data`` its bytes; ``timestamped`` whether RFC 3161 timestamps are
+    embedded; ``tsa_url`` who stamped it; ``level`` the PAdES level reached: "B-LTA" (the
+    signature's timestamp, validation data and a document timestamp), "B-T" (the validation
+    data could not be gathered) or "B-B" (no timestamp); ``note`` why a level was missed
+    (empty at B-LTA)."""
 
     data: bytes
     timestamped: bool
     tsa_url: str | None
     note: str
+    level: str
 
 
 @dataclass(frozen=True)
@@ -87,8 +94,10 @@ class PdfSignatureCheck:
     (None: not timestamped); ``intact`` the signed bytes are unchanged; ``valid`` the signature
     matches the signer's key; ``trusted`` the signer chains to a trusted certificate;
     ``timestamp_trusted`` the timestamp holds and chains to a trusted TSA certificate;
-    ``covers_whole_file`` nothing was appended after signing; ``problems`` what fails, in
-    words (empty when ``ok``)."""
+    ``covers_whole_file`` nothing was appended after signing but validation data and document
+    timestamps; ``archive_timestamp_time`` the last document timestamp's time (None: none,
+    PAdES B-B or B-T); ``level`` "B-LTA", "B-T" or "B-B"; ``problems`` what fails, in words
+    (empty when ``ok``)."""
 
     signer: str
     signing_time: dt.datetime | None
@@ -98,6 +107,8 @@ class PdfSignatureCheck:
     trusted: bool
     timestamp_trusted: bool
     covers_whole_file: bool
+    archive_timestamp_time: dt.datetime | None
+    level: str
     problems: tuple[str, ...]
 
     @property
@@ -181,11 +192,15 @@ class _FailoverTimeStamper(TimeStamper):
 
 
 def sign_pdf(pdf: bytes, identity: SigningIdentity, tsa: TsaConfig, *,
-             reason: str | None = None, location: str | None = None) -> SignedPdf:
-    """Sign ``pdf`` (bytes) as PAdES B-T: a CAdES signature (SHA-256) by ``identity`` in an
-    incremental update, with a signature timestamp from the first TSA of ``tsa`` that answers.
-    With no TSA configured or none answering it signs without a timestamp (PAdES B-B) and says
-    why in ``note``. ``reason`` and ``location`` are shown by PDF readers.
+             trusted_tsa_certs: Iterable[bytes] = (), reason: str | None = None,
+             location: str | None = None) -> SignedPdf:
+    """Sign ``pdf`` (bytes) as PAdES B-LTA: a CAdES signature (SHA-256) by ``identity`` in an
+    incremental update with a signature timestamp from the first TSA of ``tsa`` that answers,
+    then the validation data of the signer's and the TSA's certificates (chains up to
+    ``identity``'s own certificate or ``trusted_tsa_certs``, PEM or DER bytes; revocation data
+    where a certificate names a CRL or OCSP address) and a document timestamp. When a chain
+    cannot be built it stops at B-T; with no TSA configured or none answering it signs without
+    timestamps (B-B); ``note`` says why. ``reason`` and ``location`` are shown by PDF readers.
 
     Raises: SigningError (unreadable identity, a PDF pyHanko cannot update).
     """
@@ -193,18 +208,30 @@ def sign_pdf(pdf: bytes, identity: SigningIdentity, tsa: TsaConfig, *,
                                        ca_chain_files=tuple(map(str, identity.chain_paths)))
     if signer is None:
         raise SigningError(f"cannot load the signing key {identity.key_path}")
+    roots = load_certificates([identity.cert_path.read_bytes(), *trusted_tsa_certs])
+    context = ValidationContext(trust_roots=roots, other_certs=list(signer.cert_registry),
+                                allow_fetching=True, revocation_mode="soft-fail")
     stamper = _FailoverTimeStamper(tsa)
     try:
-        return SignedPdf(_sign(pdf, signer, stamper, reason, location), True, stamper.url, "")
+        try:
+            data = _sign(pdf, signer, stamper, context, reason, location)
+            return SignedPdf(data, True, stamper.url, "", "B-LTA")
+        except (PathError, CertificateValidationError) as exc:
+            note = f"no validation data embedded: {exc}"
+            data = _sign(pdf, signer, stamper, None, reason, location)
+            return SignedPdf(data, True, stamper.url, note, "B-T")
     except TsaUnavailableError as exc:
-        return SignedPdf(_sign(pdf, signer, None, reason, location), False, None, str(exc))
+        data = _sign(pdf, signer, None, None, reason, location)
+        return SignedPdf(data, False, None, str(exc), "B-B")
 
 
 def _sign(pdf: bytes, signer: signers.Signer, stamper: TimeStamper | None,
-          reason: str | None, location: str | None) -> bytes:
+          context: ValidationContext | None, reason: str | None, location: str | None) -> bytes:
+    lta = context is not None
     metadata = signers.PdfSignatureMetadata(
         field_name=SIGNATURE_FIELD, md_algorithm="sha256", reason=reason, location=location,
-        subfilter=fields.SigSeedSubFilter.PADES)
+        subfilter=fields.SigSeedSubFilter.PADES, embed_validation_info=lta, use_pades_lta=lta,
+        validation_context=context)
     try:
         writer = IncrementalPdfFileWriter(BytesIO(pdf), strict=False)
         return signers.sign_pdf(writer, metadata, signer=signer, timestamper=stamper).getvalue()
@@ -216,42 +243,61 @@ def validate_signed_pdf(pdf: bytes, trusted_signer_certs: Iterable[bytes],
                         trusted_tsa_certs: Iterable[bytes]) -> PdfSignatureCheck:
     """Validate the last signature of ``pdf`` with pyHanko: integrity of the signed bytes,
     the signature, trust in the signer (``trusted_signer_certs``: PEM or DER bytes; the
-    platform's own certificate when self-signed) and in the embedded timestamp
-    (``trusted_tsa_certs``), and whether bytes were appended after signing. Revocation is not
-    checked (no fetching).
+    platform's own certificate when self-signed), in its embedded timestamp and in the last
+    document timestamp (``trusted_tsa_certs``), and that nothing but validation data and
+    document timestamps was appended after signing. Revocation is not checked (no fetching).
 
     Returns: a PdfSignatureCheck. Raises: PdfSignatureError (unreadable PDF, no signature).
     """
     try:
         reader = PdfFileReader(BytesIO(pdf), strict=False)
         signatures = reader.embedded_regular_signatures
+        archive_stamps = reader.embedded_timestamp_signatures
     except (PdfError, ValueError, KeyError, TypeError) as exc:
         raise PdfSignatureError(f"not a readable PDF: {exc}") from exc
     if not signatures:
         raise PdfSignatureError("the PDF holds no signature")
     signer_context = ValidationContext(trust_roots=load_certificates(trusted_signer_certs),
                                        allow_fetching=False, revocation_mode="soft-fail")
-    tsa_context = ValidationContext(trust_roots=load_certificates(trusted_tsa_certs),
-                                    allow_fetching=False, revocation_mode="soft-fail")
+    tsa_roots = load_certificates(trusted_tsa_certs)
     try:
-        status = validate_pdf_signature(signatures[-1], signer_validation_context=signer_context,
-                                        ts_validation_context=tsa_context)
+        status = validate_pdf_signature(
+            signatures[-1], signer_validation_context=signer_context,
+            ts_validation_context=_tsa_context(tsa_roots))
+        archive = validate_pdf_timestamp(archive_stamps[-1], _tsa_context(tsa_roots)) \
+            if archive_stamps else None
     except (SignatureValidationError, PdfError, ValueError, KeyError, TypeError) as exc:
         raise PdfSignatureError(f"the signature cannot be checked: {exc}") from exc
     stamp = status.timestamp_validity
-    whole = status.coverage == SignatureCoverageLevel.ENTIRE_FILE
+    stamp_ok = bool(stamp and stamp.intact and stamp.valid and stamp.trusted)
+    archive_ok = bool(archive and archive.intact and archive.valid and archive.trusted)
+    # pyHanko's diff analysis: after each, only validation data and timestamps were appended
+    whole = all(check.modification_level in _ARCHIVAL_CHANGES
+                for check in (status, archive) if check is not None)
     problems = [text for failed, text in (
         (not status.intact, "the signed bytes were changed after signing"),
         (not status.valid, "the signature does not match the signer's key"),
         (not status.trusted, "the signer's certificate does not chain to a trusted one"),
         (not whole, "content was added after the signature"),
-        (stamp is not None and not (stamp.intact and stamp.valid and stamp.trusted),
+        (stamp is not None and not stamp_ok,
          "the timestamp does not hold or its TSA is not trusted"),
+        (archive is not None and not archive_ok,
+         "the document timestamp does not hold or its TSA is not trusted"),
     ) if failed]
     return PdfSignatureCheck(
         signer=x509.load_der_x509_certificate(status.signing_cert.dump()).subject
         .rfc4514_string(), signing_time=status.signer_reported_dt,
         timestamp_time=stamp.timestamp if stamp is not None else None,
         intact=status.intact, valid=status.valid, trusted=status.trusted,
-        timestamp_trusted=bool(stamp and stamp.intact and stamp.valid and stamp.trusted),
-        covers_whole_file=whole, problems=tuple(problems))
+        timestamp_trusted=stamp_ok, covers_whole_file=whole,
+        archive_timestamp_time=archive.timestamp if archive is not None else None,
+        level="B-LTA" if archive is not None else "B-T" if stamp is not None else "B-B",
+        problems=tuple(problems))
+
+
+_ARCHIVAL_CHANGES = (ModificationLevel.NONE, ModificationLevel.LTA_UPDATES)
+
+
+def _tsa_context(roots: list) -> ValidationContext:
+    return ValidationContext(trust_roots=roots, allow_fetching=False,
+                             revocation_mode="soft-fail")
