@@ -1,8 +1,9 @@
 """The case list, the daily queue of rights staff, and the case page.
 
 List: filters (holder, work, site, state, age), counts of cases by state above it (each a link
-to the filtered list), CSV and XLSX exports of the cases it shows, bulk actions (confirm, dismiss, reopen, draft notices) that act on the
-cases they can act on and name the skipped ones with the reason. Page: the case's facts, its
+to the filtered list), CSV and XLSX exports of the cases it shows, bulk actions (confirm,
+dismiss, reopen, draft notices, send notices after a page saying what goes where) that act on
+the cases they can act on and name the skipped ones with the reason. Page: the case's facts, its
 pages with their chapters and evidence links (paginated, ``settings.CASE_PAGES_PER_PAGE``), the
 notices citing them, the site's takedown contact (set, or suggested by a search and confirmed by
 staff), sending the notice by e-mail and its e-mails' outcome, the takedown checks, and the
@@ -46,7 +47,14 @@ from crawler.models import (
 from crawler.platform_registry import platform_of_case
 from dashboard import actions, case_figures, complaint_package, list_exports, notice_actions
 from dashboard.filters import DomainFilter, WorkFilter
-from dashboard.models import NoticeLanguage, NoticeMail, NoticeReminder, TakedownNotice
+from dashboard.models import (
+    MAIL_PENDING,
+    NoticeLanguage,
+    NoticeMail,
+    NoticeReminder,
+    NoticeStatus,
+    TakedownNotice,
+)
 from dashboard.pdf import PdfUnavailableError
 from dashboard.work_columns import WorkColumns
 from tracker.core.admin import HolderScopedAdmin
@@ -95,6 +103,7 @@ class ReachedFilter(admin.SimpleListFilter):
     def lookups(self, request, model_admin):
         return [("confirmed", gettext_lazy("confirmed")),
                 ("notice_sent", gettext_lazy("notice sent")),
+                ("escalated", gettext_lazy("escalated")),
                 ("removed", gettext_lazy("removed"))]
 
     def queryset(self, request, queryset):
@@ -115,7 +124,8 @@ class CaseAdmin(WorkColumns, HolderScopedAdmin):
     search_fields = ["domain", "work__title", "work__reference", "pages__url"]
     ordering = ["-opened_at", "-pk"]
     list_per_page = 50
-    actions = ["confirm_cases", "dismiss_cases", "reopen_cases", "draft_case_notices"]
+    actions = ["confirm_cases", "dismiss_cases", "reopen_cases", "draft_case_notices",
+               "send_case_notices"]
 
     def get_queryset(self, request):
         return cases.with_page_counts(
@@ -200,9 +210,14 @@ class CaseAdmin(WorkColumns, HolderScopedAdmin):
         return super().changelist_view(request, extra_context)
 
     # -- bulk actions -----------------------------------------------------------------------
-    def _reason_page(self, request, queryset, heading: str, notice: bool = False):
+    def _reason_page(self, request, queryset, heading: str, mode: str = "reason",
+                     plan: list | None = None):
+        """The page that asks what a bulk action needs before it applies: a reason (``mode``
+        "reason"), a language and recipient ("notice"), or a language and the ``plan`` of
+        what goes where ("send": ``[{"case", "recipient", "why"}]``)."""
         context = {**self.admin_site.each_context(request), "opts": self.opts, "title": heading,
-                   "queryset": queryset, "action": request.POST["action"], "notice": notice,
+                   "queryset": queryset, "action": request.POST["action"], "mode": mode,
+                   "plan": plan or [],
                    "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
                    "languages": NoticeLanguage.choices,
                    "select_across": request.POST.get("select_across", "0"),
@@ -244,7 +259,7 @@ class CaseAdmin(WorkColumns, HolderScopedAdmin):
     @admin.action(description=gettext_lazy("Draft takedown notices"))
     def draft_case_notices(self, request, queryset):
         if "apply" not in request.POST:
-            return self._reason_page(request, queryset, _("Draft takedown notices"), notice=True)
+            return self._reason_page(request, queryset, _("Draft takedown notices"), "notice")
         language = request.POST.get("language") or NoticeLanguage.ZH_HANS
         recipient = (request.POST.get("recipient") or "").strip()
         drafted, skipped = [], []
@@ -262,6 +277,25 @@ class CaseAdmin(WorkColumns, HolderScopedAdmin):
             except ActionError as exc:
                 skipped.append((case, str(exc)))
         self._report(request, len(drafted), skipped, _("%(n)d takedown notices drafted."))
+        return None
+
+    @admin.action(description=gettext_lazy("Send takedown notices"))
+    def send_case_notices(self, request, queryset):
+        """Send the notice of each selected case to its site's confirmed contact
+        (``notice_actions.do_send_case_notice``), after a page listing what goes where and
+        which cases are skipped, with the reason."""
+        if "apply" not in request.POST:
+            plan = [{"case": case, "recipient": notice_actions.case_contact(case),
+                     "why": notice_actions.why_not_sendable(case)} for case in queryset]
+            return self._reason_page(request, queryset, _("Send takedown notices"), "send", plan)
+        language = request.POST.get("language") or NoticeLanguage.ZH_HANS
+        queued, skipped = [], []
+        for case in queryset:
+            try:
+                queued += notice_actions.do_send_case_notice(case, request.user, language)
+            except ActionError as exc:
+                skipped.append((case, str(exc)))
+        self._report(request, len(queued), skipped, _("%(n)d notices queued for sending."))
         return None
 
     # -- the case page ----------------------------------------------------------------------
@@ -308,7 +342,8 @@ class CaseAdmin(WorkColumns, HolderScopedAdmin):
 
     def _post(self, request, case: Case) -> None:
         """Apply the case page's form (``do``: a decision verb, "send", "search_contacts",
-        "set_contact" or "use_suggestion") and say the outcome in a message."""
+        "set_contact", "use_suggestion", "escalate" or "send_escalation") and say the outcome
+        in a message."""
         do, post = request.POST.get("do") or request.POST.get("verb", ""), request.POST
         try:
             if do in case_actions.VERBS:
@@ -321,6 +356,8 @@ class CaseAdmin(WorkColumns, HolderScopedAdmin):
                     "recipient": mails[0].recipient}
             elif do in CONTACT_FORMS and sees_all(request.user):
                 done = CONTACT_FORMS[do](case, request.user, post)
+            elif do in ESCALATION_FORMS:
+                done = ESCALATION_FORMS[do](case, request.user, post)
             else:
                 raise ActionError(_("Unknown action: %(verb)s") % {"verb": do})
         except ActionError as exc:
@@ -367,7 +404,22 @@ class CaseAdmin(WorkColumns, HolderScopedAdmin):
             .select_related("notice").order_by("-asked_at", "-pk"),
             "reminders": NoticeReminder.objects.filter(notice__matches__case=case).distinct()
             .order_by("-created_at"),
+            **self._escalation_context(case, can_change),
         }
+
+    def _escalation_context(self, case: Case, can_change: bool) -> dict:
+        """The case page's escalation part: the escalation notices of its pages, and its sent
+        notices not escalated yet with the day each is due (settings.NOTICE_ESCALATE_DAYS)."""
+        cited = TakedownNotice.objects.filter(matches__case=case).distinct()
+        waiting = [{"notice": n, "due": n.sent_at + timedelta(days=settings.NOTICE_ESCALATE_DAYS)}
+                   for n in cited.filter(status=NoticeStatus.SENT, escalations=None)
+                   .order_by("sent_at")]
+        escalations = [{"notice": n, "mailable": "@" in n.recipient,
+                        "sending": n.mails.filter(status__in=MAIL_PENDING).exists()}
+                       for n in cited.exclude(escalation_of=None).select_related("escalation_of")
+                       .order_by("-drafted_at")]
+        return {"escalations": escalations, "escalation_waiting": waiting,
+                "can_escalate": can_change and case.pages.filter(still_matching=True).exists()}
 
 
 def _search(case: Case, user, post) -> str:
@@ -391,6 +443,36 @@ def _use(case: Case, user, post) -> str:
 
 #: The contact forms of the case page (platform staff only), by their ``do`` value.
 CONTACT_FORMS = {"search_contacts": _search, "set_contact": _set, "use_suggestion": _use}
+
+
+def _case_notice(case: Case, post) -> TakedownNotice:
+    notice = TakedownNotice.objects.filter(pk=post.get("notice") or 0,
+                                           matches__case=case).distinct().first()
+    if notice is None:
+        raise ActionError(_("That notice does not cite this case's pages."))
+    return notice
+
+
+def _escalate(case: Case, user, post) -> str:
+    notice = _case_notice(case, post)
+    drafted = notice_actions.do_escalate_notice(notice, user)
+    if drafted is None:
+        raise ActionError(notice.escalation_note_words)
+    return _("Notice #%(id)s drafted to %(recipient)s (%(role)s): check it and send it.") % {
+        "id": drafted.pk, "recipient": drafted.recipient,
+        "role": drafted.get_recipient_role_display()}
+
+
+def _send_escalation(case: Case, user, post) -> str:
+    notice = _case_notice(case, post)
+    if notice.escalation_of_id is None:
+        raise ActionError(_("That notice is not an escalation."))
+    mail = notice_actions.do_send_notice(notice, user, notice.recipient)
+    return _("The notice is queued for %(recipient)s.") % {"recipient": mail.recipient}
+
+
+#: The escalation forms of the case page (whoever may change the case), by their ``do`` value.
+ESCALATION_FORMS = {"escalate": _escalate, "send_escalation": _send_escalation}
 
 
 admin.site.register(Case, CaseAdmin)

@@ -1,5 +1,5 @@
 """The case funnel of the overview: of the cases opened in a period, how many were confirmed,
-had a notice sent and were removed; the removal rate (removed / notice sent) and the median
+had a notice sent, were escalated and were removed; the removal rate (removed / notice sent) and the median
 time from notice to removal; the same for the period before, beside it; and the cases whose
 copies are still up after their notice, oldest notice first. Scoped per user
 (``tracker.core.scoping``); each figure carries the link to the case list it counts."""
@@ -17,6 +17,7 @@ from django.utils.http import urlencode
 
 from crawler.models import Case, CaseState
 from tracker.core.models import AuditEvent
+from tracker.core.models.audit import CASE_ESCALATED
 from tracker.core.scoping import scope
 
 #: (key, the cases that reached the step); the case list filters on it (``?reached=<key>``,
@@ -25,6 +26,7 @@ STEPS = [
     ("new", Q()),
     ("confirmed", Q(was_confirmed=True) | Q(notice_sent_at__isnull=False)),
     ("notice_sent", Q(notice_sent_at__isnull=False)),
+    ("escalated", Q(was_escalated=True)),
     ("removed", Q(removed_at__isnull=False)),
 ]
 
@@ -35,11 +37,12 @@ STILL_UP_LISTED = 8
 
 def with_steps(cases):
     """``cases`` (a Case queryset) annotated ``was_confirmed`` (bool: a person or the platform
-    ever moved it to "confirmed", from the audit trail), which the steps' filters read."""
-    confirmed = AuditEvent.objects.filter(
-        target_type=ContentType.objects.get_for_model(Case), target_id=OuterRef("pk"),
-        new_state=CaseState.CONFIRMED)
-    return cases.annotate(was_confirmed=Exists(confirmed))
+    ever moved it to "confirmed") and ``was_escalated`` (a notice citing it was escalated),
+    from the audit trail, which the steps' filters read."""
+    events = AuditEvent.objects.filter(target_type=ContentType.objects.get_for_model(Case),
+                                       target_id=OuterRef("pk"))
+    return cases.annotate(was_confirmed=Exists(events.filter(new_state=CaseState.CONFIRMED)),
+                          was_escalated=Exists(events.filter(new_state=CASE_ESCALATED)))
 
 
 def reached(cases, key: str):

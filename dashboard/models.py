@@ -59,6 +59,16 @@ class NoticeLanguage(models.TextChoices):
     EN = "en", _("English")
 
 
+class RecipientRole(models.TextChoices):
+    """Who a notice goes to, in the order a case escalates (``dashboard.escalation``): the
+    site itself, its hosting provider, its domain's registrar, the platform it lives on."""
+
+    SITE = "site", _("the site")
+    HOST = "host", _("hosting provider")
+    REGISTRAR = "registrar", _("domain registrar")
+    PLATFORM = "platform", _("platform")
+
+
 class TakedownNotice(models.Model):
     """A request to one site to remove a holder's copied works.
 
@@ -72,6 +82,10 @@ class TakedownNotice(models.Model):
         body: the notice's text as edited while drafted (``dashboard.actions.do_edit_notice``)
             and frozen when sent (``do_advance_notice`` stores the text sent); "" while the
             text is still the one rendered from ``content``.
+        recipient_role: who ``recipient`` is (RecipientRole); ``escalation_of``: the notice
+            this one escalates (its ``content["escalation"]`` cites it), None for a first one.
+        escalation_note: why this notice was not escalated yet (a coded note,
+            ``tracker.core.notes``; "" when it was, or was never due).
     """
 
     holder = models.ForeignKey("core.RightsHolder", verbose_name=_("rights holder"),
@@ -97,6 +111,12 @@ class TakedownNotice(models.Model):
                                              editable=False)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("drafted by"),
                                    null=True, on_delete=models.SET_NULL, related_name="+")
+    recipient_role = models.CharField(_("recipient's role"), max_length=16,
+                                      choices=RecipientRole.choices, default=RecipientRole.SITE)
+    escalation_of = models.ForeignKey("self", verbose_name=_("escalates notice"), null=True,
+                                      blank=True, on_delete=models.SET_NULL,
+                                      related_name="escalations", editable=False)
+    escalation_note = models.TextField(_("not escalated because"), blank=True, editable=False)
 
     class Meta:
         verbose_name = _("takedown notice")
@@ -105,6 +125,11 @@ class TakedownNotice(models.Model):
 
     def __str__(self) -> str:
         return _("Notice #%(id)s to %(domain)s") % {"id": self.pk, "domain": self.domain}
+
+    @property
+    def escalation_note_words(self) -> str:
+        """Why the notice was not escalated, in words of the active language ("" for none)."""
+        return notes.in_words(self.escalation_note)
 
     def audit_subject(self) -> str:
         """The notice's name for the audit trail: a coded note (``tracker.core.notes``), read in

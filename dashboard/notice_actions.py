@@ -5,8 +5,9 @@ the case's confirmed pages still up (or takes the case's drafted notice in that 
 asks ``do_send_notice``, which freezes the text and queues the mail (task
 ``dashboard.send_notice_mail``). ``do_record_notice_mail`` records each SMTP attempt; the
 server's acceptance moves the notice to "sent" (``dashboard.actions.do_advance_notice``: the
-cases to "notice sent"). ``do_remind_notice`` records a reminder of a page still up. All atomic
-and audited (kind "notice"), the case timeline shows them.
+cases to "notice sent"). ``do_remind_notice`` records a reminder of a page still up;
+``do_escalate_notice`` drafts the notice to the next rung (``dashboard.escalation``). All
+atomic and audited (kind "notice"; an escalation also "case"), the case timeline shows them.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from crawler.models import Case, CaseState, ReviewStatus, SiteContact
-from dashboard import actions, notices
+from dashboard import actions, escalation, notices
 from dashboard.models import (
     MAIL_PENDING,
     MailStatus,
@@ -27,11 +28,13 @@ from dashboard.models import (
     NoticeMail,
     NoticeReminder,
     NoticeStatus,
+    RecipientRole,
     TakedownNotice,
 )
 from tracker.core import notes
 from tracker.core.errors import ActionError, require_email_address
 from tracker.core.models import AuditEvent
+from tracker.core.models.audit import CASE_ESCALATED
 from tracker.core.queueing import queue_after_commit
 
 #: The case states a notice may be sent from.
@@ -51,6 +54,20 @@ def pending_mail(case: Case) -> NoticeMail | None:
     """The e-mail of a notice citing ``case``'s pages still queued or retrying, or None."""
     return (NoticeMail.objects.filter(notice__matches__case=case, status__in=MAIL_PENDING)
             .distinct().first())
+
+
+def why_not_sendable(case: Case) -> str:
+    """Why ``case``'s notice cannot be sent now, in the user's language ("" when it can): its
+    state, no confirmed contact for its site, or a mail of it on its way."""
+    if case.state not in SENDABLE:
+        return _("A notice is sent for confirmed, reopened or still up cases; this one is "
+                 "“%(state)s”.") % {"state": case.get_state_display()}
+    if not case_contact(case):
+        return _("%(domain)s has no confirmed takedown contact: set or confirm one first.") % {
+            "domain": case.domain}
+    if pending_mail(case) is not None:
+        return _("A notice of this case is being sent already.")
+    return ""
 
 
 def _audit(notice: TakedownNotice, acting_user, old: str, new: str, reason: str) -> AuditEvent:
@@ -94,17 +111,13 @@ def do_send_case_notice(case: Case, acting_user, language: str) -> list[NoticeMa
         raise ActionError(_("Unknown language: %(language)s") % {"language": language})
     with transaction.atomic():
         case = Case.objects.select_for_update(of=("self",)).select_related("work__holder").get(pk=case.pk)
-        if case.state not in SENDABLE:
-            raise ActionError(_("A notice is sent for confirmed, reopened or still up cases; "
-                                "this one is “%(state)s”.") % {"state": case.get_state_display()})
+        why = why_not_sendable(case)
+        if why:
+            raise ActionError(why)
         recipient = case_contact(case)
-        if not recipient:
-            raise ActionError(_("%(domain)s has no confirmed takedown contact: set or confirm "
-                                "one first.") % {"domain": case.domain})
-        if pending_mail(case) is not None:
-            raise ActionError(_("A notice of this case is being sent already."))
         drafted = list(TakedownNotice.objects.filter(
-            matches__case=case, status=NoticeStatus.DRAFTED, language=language).distinct())
+            matches__case=case, status=NoticeStatus.DRAFTED, language=language,
+            recipient_role=RecipientRole.SITE).distinct())
         if not drafted:
             pages = list(case.pages.filter(review_status=ReviewStatus.CONFIRMED,
                                            still_matching=True).select_related("work__holder"))
@@ -113,6 +126,55 @@ def do_send_case_notice(case: Case, acting_user, language: str) -> list[NoticeMa
             drafted = actions.do_draft_notices(pages, acting_user, language, recipient,
                                                resend=case.state != CaseState.CONFIRMED)
         return [do_send_notice(notice, acting_user, recipient) for notice in drafted]
+
+
+def do_escalate_notice(notice: TakedownNotice, acting_user) -> TakedownNotice | None:
+    """Escalate sent ``notice``, whose confirmed pages are still up, to the next rung
+    (``dashboard.escalation.next_recipient``): draft a notice in its language to that
+    recipient citing it (``content["escalation"]``: its date, Message-ID and the proof each
+    page was still up) and record "escalated" on each case of its pages. The escalation stays
+    drafted until staff send it from the case page (a platform's is filed with the case's
+    complaint package). ``acting_user`` None: the scheduled escalation.
+
+    Returns the drafted notice, or None when no rung above has a recipient yet (the reason
+    kept in ``escalation_note``). Raises ActionError (in the user's language): the notice is
+    not sent, was escalated already, or has no confirmed page still up."""
+    with transaction.atomic():
+        locked = TakedownNotice.objects.select_for_update().get(pk=notice.pk)
+        if locked.status != NoticeStatus.SENT:
+            raise ActionError(_("Only a sent notice can be escalated; this one is "
+                                "“%(status)s”.") % {"status": locked.get_status_display()})
+        earlier = locked.escalations.order_by("pk").first()
+        if earlier is not None:
+            raise ActionError(_("This notice was escalated already: notice #%(id)s.")
+                              % {"id": earlier.pk})
+        pages = list(locked.matches.filter(still_matching=True,
+                                           review_status=ReviewStatus.CONFIRMED)
+                     .select_related("work__holder", "case__work__holder").order_by("pk"))
+        if not pages:
+            raise ActionError(_("No confirmed page of this notice is still up."))
+        target = escalation.next_recipient(locked)
+        if target is None:
+            locked.escalation_note = notes.coded("escalation_none", gettext_noop(
+                "no one is known above the current recipient: no hosting provider or registrar "
+                "address from RDAP, and the site is on no platform of the registry"))
+            locked.save(update_fields=["escalation_note"])
+            return None
+        (drafted,) = actions.do_draft_notices(pages, acting_user, locked.language,
+                                              target.address, resend=True)
+        drafted.recipient_role, drafted.escalation_of = target.role, locked
+        drafted.content = {**drafted.content, "escalation": escalation.citation(locked)}
+        drafted.save(update_fields=["recipient_role", "escalation_of", "content"])
+        locked.escalation_note = ""
+        locked.save(update_fields=["escalation_note"])
+        reason = notes.coded("case_escalated", gettext_noop(
+            "notice #%(notice)s escalated: notice #%(escalation)s drafted to %(recipient)s"),
+            notice=locked.pk, escalation=drafted.pk, recipient=target.address)
+        for case in {page.case for page in pages if page.case is not None}:
+            AuditEvent.record(kind=AuditEvent.Kind.CASE, user=acting_user,
+                              holder=case.work.holder, target=case, subject=str(case),
+                              old_state=case.state, new_state=CASE_ESCALATED, reason=reason)
+    return drafted
 
 
 def do_record_notice_mail(mail: NoticeMail, status: str, *, reply: str = "", error: str = "",

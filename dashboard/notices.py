@@ -20,6 +20,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone, translation
 
 from dashboard import sources
+from dashboard.models import RecipientRole
 
 EXCERPT_CHARS = 160  # characters of each passage quoted in a notice
 PASSAGES_PER_URL = 3  # passages quoted per infringing URL
@@ -87,6 +88,12 @@ def _local(iso: str | None) -> str:
     return timezone.localtime(moment).isoformat(sep=" ", timespec="seconds")  # with UTC offset
 
 
+def _role_label(notice):
+    """The words for the role of ``notice``'s recipient (lazy: rendered in the notice's
+    language)."""
+    return RecipientRole(notice.recipient_role).label
+
+
 def _person(user) -> str:
     """The name a notice is signed with for ``user`` (its full name, else its user name)."""
     if user is None:
@@ -106,7 +113,13 @@ def _generated(notice) -> list[tuple[bool, str]]:
                                    "share": round(100 * float(copy.get("share_of_page") or 0))}
                                   for copy in work["copies"]]}
              for work in content.get("works", [])]
+    escalation = content.get("escalation")
+    if escalation:
+        escalation = {**escalation, "sent_local": _local(escalation.get("sent_at")),
+                      "pages": [{**page, "checked_local": _local(page.get("checked_at"))}
+                                for page in escalation.get("pages", [])]}
     context = {"notice": notice, "holder": content.get("holder", {}), "works": works,
+               "escalation": escalation, "role_label": _role_label(notice),
                "domain": content.get("domain", notice.domain),
                "date": timezone.localdate(notice.drafted_at).isoformat(),
                "drafted_by": _person(notice.created_by)}

@@ -18,12 +18,12 @@ from django.db.models import Count, Min, Q
 from crawler.models import Case, CaseState
 from dashboard.case_figures import STILL_UP
 from tracker.core.models import AuditEvent
+from tracker.core.models.audit import CASE_ESCALATED
 
-#: The audit events that count as one escalation of a case: an event of one of these kinds
-#: whose new state is one of these (the escalation action records "escalated" on the case or
-#: its notice). Extend the tuples if an escalation is recorded under another name.
-ESCALATION_KINDS = (AuditEvent.Kind.CASE, AuditEvent.Kind.NOTICE)
-ESCALATION_STATES = ("escalated",)
+#: The audit events that count as one escalation of a case: the case's, with the state
+#: ``dashboard.notice_actions.do_escalate_notice`` records.
+ESCALATION_KINDS = (AuditEvent.Kind.CASE,)
+ESCALATION_STATES = (CASE_ESCALATED,)
 
 #: The figures, in the order the summary shows them (keys of ``HolderSummary.counts``).
 COUNTS = ("found", "confirmed", "sent", "escalated", "removed")

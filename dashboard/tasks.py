@@ -1,8 +1,8 @@
 """Celery tasks of the dashboard: takedown verification (``verify_takedowns``, queue "crawl",
 run by beat every settings.TAKEDOWN_CHECK_INTERVAL_SECONDS; ``check_notice``, one notice's
 check asked for now); notices sent by e-mail (``send_notice_mail``, its sweeper
-``sweep_notice_mails``) and the reminders of pages still up (``remind_notices``,
-``deliver_reminder``)."""
+``sweep_notice_mails``), the reminders of pages still up (``remind_notices``,
+``deliver_reminder``) and the escalation of notices ignored (``escalate_notices``)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from django.utils.translation import gettext_noop
 
 from crawler import takedown
 from crawler.lib.evidence.signing import SigningError
-from crawler.models import CheckOutcome
+from crawler.models import CheckOutcome, ReviewStatus
 from dashboard import notice_actions, notice_mail
 from dashboard.actions import do_advance_notice
 from dashboard.alerts.tasks import MAIL_ERRORS
@@ -36,6 +36,7 @@ from dashboard.models import (
 from dashboard.pdf import PdfUnavailableError
 from tracker.core import notes
 from tracker.core.connections import storage_errors
+from tracker.core.errors import ActionError
 from tracker.core.scoping import sees_all
 from tracker.runtime.backoff import backoff_delay
 
@@ -210,3 +211,26 @@ def deliver_reminder(reminder_id: int) -> int:
             return sent
         notice_actions.do_record_reminder(reminder, sent)
     return sent
+
+
+@shared_task(name="dashboard.escalate_notices")
+def escalate_notices() -> list[int]:
+    """Beat, every settings.NOTICE_ESCALATE_CHECK_SECONDS: each sent notice not yet escalated
+    whose confirmed pages are still up settings.NOTICE_ESCALATE_DAYS days after it was sent is
+    escalated (``notice_actions.do_escalate_notice``); one that cannot be (nobody known above
+    its recipient, or refused) keeps its reason and is tried again at the next pass. Returns
+    the ids of the escalation notices drafted."""
+    due = timezone.now() - timedelta(days=settings.NOTICE_ESCALATE_DAYS)
+    drafted = []
+    for notice in (TakedownNotice.objects.filter(
+            status=NoticeStatus.SENT, sent_at__lte=due, escalations=None,
+            matches__still_matching=True, matches__review_status=ReviewStatus.CONFIRMED)
+            .distinct().order_by("sent_at")):
+        try:
+            escalated = notice_actions.do_escalate_notice(notice, None)
+        except ActionError as exc:  # a page removed or a notice escalated meanwhile
+            log.info("notice %s not escalated: %s", notice.pk, exc)
+            continue
+        if escalated is not None:
+            drafted.append(escalated.pk)
+    return drafted

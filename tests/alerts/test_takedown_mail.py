@@ -245,3 +245,114 @@ def test_a_page_still_up_reminds_staff_once_per_period(
     [mailed] = trail.filter(old_state="reminded", new_state="reminded")
     with translation.override("en"):
         assert mailed.reason_label == f"reminder e-mailed, recipients: {len(reminder.recipients)}"
+
+
+def _mailed(notice, staff, wait_for):
+    """``staff`` sends drafted ``notice`` to its recipient through the worker and SMTP;
+    returns the NoticeMail."""
+    from dashboard import notice_actions
+    from dashboard.models import NoticeMail
+
+    mail = notice_actions.do_send_notice(notice, staff, notice.recipient)
+    mail = wait_for(lambda: NoticeMail.objects.filter(pk=mail.pk, status__in=(
+        "sent", "refused", "failed")).first(), timeout=120, what="the notice mailed")
+    assert mail.status == "sent", (mail.status, mail.error)
+    return mail
+
+
+def test_an_ignored_notice_climbs_to_the_host_then_the_registrar_citing_the_one_before(
+        holder_with_user, smtp_server, staff, idle_worker, wait_for, settings):
+    from crawler import contacts, rdap_contacts, takedown
+    from crawler.models import ContactSource, SiteContact
+    from dashboard import case_figures, notices, summary_figures, tasks
+    from dashboard.actions import do_draft_notices
+    from dashboard.models import TakedownNotice
+    from tracker.core.models import AuditEvent
+
+    ns = holder_with_user
+    case = _confirmed_case(ns, staff)
+    page = case.pages.get()
+    contact = SiteContact.objects.get(domain=case.domain)
+    rdap_contacts.do_record_rdap_lookup(contact.pk, [  # as the worker's RDAP lookup stores them
+        contacts.Found("abuse@host.example", ContactSource.RDAP_HOST, "rdap://ip/203.0.113.7"),
+        contacts.Found("abuse@registrar.example", ContactSource.RDAP_REGISTRAR,
+                       "rdap://domain/example.com")])
+    [first] = do_draft_notices([page], staff, "en", "legal@copy.example.com")
+    first_mail = _mailed(first, staff, wait_for)
+    first.refresh_from_db()
+    assert tasks.escalate_notices() == []  # sent today: not yet due
+    takedown.record_check(page, "present", 200, "ab" * 32, "still copying")
+    TakedownNotice.objects.filter(pk=first.pk).update(
+        sent_at=timezone.now() - timedelta(days=settings.NOTICE_ESCALATE_DAYS, hours=1))
+    first.refresh_from_db()
+
+    [host_id] = tasks.escalate_notices()
+    assert tasks.escalate_notices() == []  # once per notice
+    host = TakedownNotice.objects.get(pk=host_id)
+    assert (host.status, host.recipient, host.recipient_role) == (
+        "drafted", "abuse@host.example", "host")
+    assert host.escalation_of == first and list(host.matches.all()) == [page]
+    text = notices.render_text(host)
+    assert "To: abuse@host.example" in text and "# Earlier notice" not in text
+    assert f"sent notice #{first.pk} about these pages to legal@copy.example.com" in text
+    assert f"(e-mail Message-ID {first_mail.message_id})" in text
+    assert f"{page.url}: still up at " in text and "(HTTP 200)" in text
+    assert "as the hosting provider of copy.example.com" in text
+    with translation.override("en"):
+        [event] = AuditEvent.objects.about(case).filter(new_state="escalated")
+        assert event.new_label == "escalated" and event.username == ""
+        assert event.reason_label == (f"notice #{first.pk} escalated: notice #{host.pk} "
+                                      f"drafted to abuse@host.example")
+
+    host_mail = _mailed(host, staff, wait_for)
+    message = next(m for m in smtp_server.messages if m["To"] == "abuse@host.example")
+    assert message["Message-ID"] == host_mail.message_id
+    body = next(p for p in message.walk() if not p.is_multipart()).get_payload(decode=True)
+    assert first_mail.message_id in body.decode()
+    TakedownNotice.objects.filter(pk=host.pk).update(
+        sent_at=timezone.now() - timedelta(days=settings.NOTICE_ESCALATE_DAYS, hours=1))
+
+    [registrar_id] = tasks.escalate_notices()
+    registrar = TakedownNotice.objects.get(pk=registrar_id)
+    assert (registrar.recipient, registrar.recipient_role, registrar.escalation_of) == (
+        "abuse@registrar.example", "registrar", host)
+    assert f"(e-mail Message-ID {host_mail.message_id})" in notices.render_text(registrar)
+    _mailed(registrar, staff, wait_for)
+    TakedownNotice.objects.filter(pk=registrar.pk).update(
+        sent_at=timezone.now() - timedelta(days=settings.NOTICE_ESCALATE_DAYS, hours=1))
+
+    assert tasks.escalate_notices() == []  # no platform in the registry above the registrar
+    registrar.refresh_from_db()
+    with translation.override("en"):
+        assert registrar.escalation_note_words.startswith("no one is known above")
+    start = timezone.now() - timedelta(days=1)
+    assert summary_figures.escalations(ns.holder, start, timezone.now()) == 2
+    steps = {s["key"]: s["count"] for s in case_figures.funnel(staff, 30)["steps"]}
+    assert (steps["notice_sent"], steps["escalated"], steps["removed"]) == (1, 1, 0)
+
+
+def test_an_escalation_in_chinese_and_what_cannot_be_escalated(
+        holder_with_user, staff, settings):
+    from crawler import takedown
+    from dashboard import notice_actions, notices
+    from dashboard.actions import do_advance_notice, do_draft_notices
+
+    case = _confirmed_case(holder_with_user, staff, domain="weibo.com")  # a demo platform
+    page = case.pages.get()
+    [first] = do_draft_notices([page], staff, "zh-hans", "legal@weibo.com")
+    with translation.override("en"), pytest.raises(ActionError, match="Only a sent notice"):
+        notice_actions.do_escalate_notice(first, staff)
+    do_advance_notice(first, "sent", staff)
+
+    platform = notice_actions.do_escalate_notice(first, staff)  # no RDAP address: the platform
+    assert platform.recipient_role == "platform" and platform.recipient.startswith("https://")
+    text = notices.render_text(platform)
+    assert "# 此前通知" not in text and "此前通知" in text
+    assert "权利人已于 " in text and f"向 legal@weibo.com 发出第 {first.pk} 号通知" in text
+    assert "贵方作为 weibo.com 的平台" in text and "Message-ID" not in text  # not mailed
+    with translation.override("en"), pytest.raises(ActionError, match="escalated already"):
+        notice_actions.do_escalate_notice(first, staff)
+    takedown.record_check(page, "removed", 404, "", "gone")
+    do_advance_notice(platform, "sent", staff)
+    with translation.override("en"), pytest.raises(ActionError, match="still up"):
+        notice_actions.do_escalate_notice(platform, staff)

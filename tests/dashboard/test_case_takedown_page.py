@@ -153,3 +153,105 @@ def test_the_target_site_form_shows_its_domains_contact(scenario_cases, scenario
     contact = SiteContact.objects.get(domain="example.com")
     assert f'href="/crawler/sitecontact/{contact.pk}/change/">example.com</a>: legal@example.com' \
         in page
+
+
+ESCALATION_LABELS = {
+    "en": {"waiting": "escalated by itself from", "escalation": "to the hosting provider",
+           "send": "Send it to abuse@host.example", "queued": "queued for abuse@host.example",
+           "funnel": "escalated"},
+    "zh-hans": {"waiting": "将自", "escalation": "致托管服务商", "send": "发送至 abuse@host.example",
+                "queued": "abuse@host.example", "funnel": "已升级"},
+}
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_an_ignored_notice_is_escalated_to_the_host_from_the_case_page(
+        scenario_cases, scenario, open_page, browser_login, screenshot, language):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from crawler import case_actions, contacts, rdap_contacts
+    from crawler.models import ContactSource, SiteContact
+    from dashboard.actions import do_advance_notice, do_draft_notices
+    from dashboard.models import NoticeMail, TakedownNotice
+
+    words = ESCALATION_LABELS[language]
+    case = scenario_cases["novel"]
+    staff = scenario.users.staff
+    case_actions.do_confirm_case(case, staff, "copies chapter 2")
+    rdap_contacts.do_record_rdap_lookup(SiteContact.objects.get(domain=case.domain).pk, [
+        contacts.Found("abuse@host.example", ContactSource.RDAP_HOST, "rdap://ip/203.0.113.7")])
+    [first] = do_draft_notices(case.pages.all(), staff, language, "legal@example.com")
+    do_advance_notice(first, "sent", staff)
+    TakedownNotice.objects.filter(pk=first.pk).update(sent_at=timezone.now() - timedelta(days=20))
+
+    page = open_page(language)
+    page.set_viewport_size({"width": 1366, "height": 900})
+    browser_login(page, "staff")
+    page.goto(f"/crawler/case/{case.pk}/change/")
+    card = page.locator("#dash-case-escalation")
+    assert words["waiting"] in card.inner_text()
+    with page.expect_navigation():
+        page.click(f"#dash-escalate-{first.pk}")
+    escalation = TakedownNotice.objects.get(escalation_of=first)
+    assert words["escalation"] in card.inner_text() and "abuse@host.example" in card.inner_text()
+    assert page.locator(f"#dash-escalate-{first.pk}").count() == 0  # escalated once
+    assert "escalated" in page.locator("#dash-case-timeline").inner_text() or \
+        words["funnel"] in page.locator("#dash-case-timeline").inner_text()
+    _fits(page, 1366)
+    screenshot(page, f"case-escalation-drafted-{language}-1366")
+    button = page.locator(f"#dash-send-escalation-{escalation.pk}")
+    assert button.inner_text() == words["send"]
+    with page.expect_navigation():
+        button.click()
+    assert words["queued"] in page.locator(".messagelist").inner_text()
+    assert NoticeMail.objects.get(notice=escalation).recipient == "abuse@host.example"
+    assert page.locator(f"#dash-send-escalation-{escalation.pk}").count() == 0  # on its way
+    page.set_viewport_size({"width": 390, "height": 844})
+    screenshot(page, f"case-escalation-sent-{language}-390")
+    _fits(page, 390)
+
+    page.set_viewport_size({"width": 1366, "height": 900})
+    page.goto("/")
+    step = page.locator('#dash-case-funnel li[data-step="escalated"]')
+    assert step.locator(".value").inner_text() == "1" and words["funnel"] in step.inner_text()
+    screenshot(page, f"overview-funnel-escalated-{language}-1366")
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_notices_of_many_cases_sent_at_once_after_saying_what_goes_where(
+        scenario_cases, scenario, open_page, browser_login, screenshot, language):
+    from crawler import case_actions, contacts
+    from dashboard.models import NoticeMail
+
+    staff = scenario.users.staff
+    ready, no_contact = scenario_cases["novel"], scenario_cases["big"]
+    for case in (ready, no_contact):
+        case_actions.do_confirm_case(case, staff, "copies")
+    contacts.do_set_contact(ready.domain, "legal@example.com", staff)
+
+    page = open_page(language)
+    page.set_viewport_size({"width": 1366, "height": 900})
+    browser_login(page, "staff")
+    page.goto("/crawler/case/?state__exact=confirmed")
+    for case in (ready, no_contact):
+        page.check(f'input[name="_selected_action"][value="{case.pk}"]')
+    page.select_option('select[name="action"]', "send_case_notices")
+    with page.expect_navigation():
+        page.click('button[name="index"]')
+    plan = page.locator("#dash-send-plan")
+    assert "legal@example.com" in plan.locator(f'tr[data-case="{ready.pk}"]').inner_text()
+    skipped = plan.locator(f'tr[data-case="{no_contact.pk}"]').inner_text()
+    assert no_contact.domain in skipped and "legal@example.com" not in skipped
+    assert NoticeMail.objects.count() == 0  # nothing sent before the confirmation
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 1366
+    screenshot(page, f"case-bulk-send-plan-{language}-1366")
+    page.select_option('#dash-action-form select[name="language"]', language)
+    with page.expect_navigation():
+        page.click('#dash-action-form input[type="submit"]')
+    [mail] = NoticeMail.objects.all()
+    assert (mail.recipient, mail.notice.language) == ("legal@example.com", language)
+    messages = page.locator(".messagelist").inner_text()
+    assert f"#{no_contact.pk}" in messages and no_contact.domain in messages
+    screenshot(page, f"case-bulk-send-done-{language}-1366")

@@ -120,7 +120,7 @@ def test_the_overview(data, who):
     tops = _pairs(html, r'<tr><td><a href="([^"]+)">[^<]*</a></td><td>(\d+)</td>')
     scans = _pairs(html, r'<a href="([^"]*\?scan=\d+)" data-field="matches">(\d+)</a>')
     funnel = _pairs(html, r'<li data-step="\w+"><a href="([^"]+)">\s*<span class="value">(\d+)')
-    assert len(funnel) == 4
+    assert len(funnel) == 5  # found, confirmed, notice sent, escalated, removed
     for pairs in (kpis, tops, scans, funnel):
         _check(client, pairs)
 

@@ -720,6 +720,13 @@ NOTICE_REMINDER_CHECK_SECONDS = env.int("TRACKER_NOTICE_REMINDER_CHECK", default
 NOTICE_REMINDER_MAX_ATTEMPTS = 5
 CELERY_BEAT_SCHEDULE["remind-notices"] = {"task": "dashboard.remind_notices",
                                           "schedule": NOTICE_REMINDER_CHECK_SECONDS}
+# Escalation (dashboard.escalate_notices, beat every NOTICE_ESCALATE_CHECK_SECONDS): a sent
+# notice whose confirmed pages are still up NOTICE_ESCALATE_DAYS days after it was sent has its
+# escalation drafted to the next rung (site -> hosting provider -> registrar -> platform).
+NOTICE_ESCALATE_DAYS = env.int("TRACKER_NOTICE_ESCALATE_DAYS", default=14)
+NOTICE_ESCALATE_CHECK_SECONDS = env.int("TRACKER_NOTICE_ESCALATE_CHECK", default=3600)
+CELERY_BEAT_SCHEDULE["escalate-notices"] = {"task": "dashboard.escalate_notices",
+                                            "schedule": NOTICE_ESCALATE_CHECK_SECONDS}
 # A work's page (dashboard.work_figures): at most WORK_PAGE_CASES cases listed (rows, most pages
 # first), WORK_PAGE_SITES sites and WORK_PAGE_CHAPTERS most-copied chapters charted (bars).
 WORK_PAGE_CASES = 20

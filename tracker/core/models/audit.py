@@ -38,8 +38,11 @@ _COMMON_STATES = {
 #: The states of a check or discovery asked for now (the event records the request; the task's
 #: findings are recorded by the checks themselves).
 CHECK_REQUESTED, DISCOVERY_REQUESTED = "check requested", "discovery requested"
+#: The state a case's event records when a notice citing its pages was escalated to the next
+#: recipient (its state itself does not change).
+CASE_ESCALATED = "escalated"
 _COMMON_STATES.update({CHECK_REQUESTED: _("check requested"),
-                       DISCOVERY_REQUESTED: _("discovery requested")})
+                       DISCOVERY_REQUESTED: _("discovery requested"), CASE_ESCALATED: _("escalated")})
 
 #: Events recorded before the trail moved to the core app named their subject by two fields,
 #: ``match`` and ``notice``; the digest still covers those two keys (so that their digests verify)
