@@ -383,10 +383,11 @@ class TakedownNoticeAdmin(HolderScopedAdmin):
                     "sent_at", "removed_at", "counter_notice_at", "match_count"]
     list_filter = ["status", "language", ("holder", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["domain", "recipient", "holder__name"]
-    fields = ["holder", "domain", "recipient", "language", "status", "drafted_at", "sent_at",
-              "removed_at", "counter_notice_at", "created_by", "body"]
-    readonly_fields = ["holder", "domain", "language", "status", "drafted_at", "sent_at",
-                       "removed_at", "counter_notice_at", "created_by"]
+    fields = ["holder", "domain", "recipient", "recipient_role", "escalation_of", "language",
+              "status", "drafted_at", "sent_at", "removed_at", "counter_notice_at", "created_by",
+              "body"]
+    readonly_fields = ["holder", "domain", "recipient_role", "escalation_of", "language", "status",
+                       "drafted_at", "sent_at", "removed_at", "counter_notice_at", "created_by"]
     change_form_template = "dashboard/notice_change_form.html"
 
     def get_queryset(self, request):
