@@ -7,19 +7,17 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
+from crawler.models import Match
+from dashboard.models import TakedownNotice
 from tracker.core.scoping import scope
 
 
 def matches_for(user) -> QuerySet:
     """The matches ``user`` may see, with work and holder joined."""
-    from crawler.models import Match
-
     return scope(Match.objects.select_related("work", "work__holder"), user, "work__holder")
 
 
 def notices_for(user) -> QuerySet:
     """The takedown notices ``user`` may see, with the holder joined."""
-    from dashboard.models import TakedownNotice
-
     return scope(TakedownNotice.objects.select_related("holder"), user, "holder")
 

@@ -14,6 +14,7 @@ class DashboardConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        # here, not at the top: the models may be imported only once the app registry is ready
         from django.core import checks
 
         from dashboard import dkim_signing, signals

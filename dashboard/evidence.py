@@ -26,6 +26,7 @@ from fingerprint.rewrite.explain import explain
 from fingerprint.rewrite.stage import RewriteStage
 from tracker.core import notes
 from tracker.core.engine import get_engine
+from tracker.core.models import Work
 
 
 def web_href(url: str) -> str:
@@ -151,8 +152,6 @@ def same_text_works(match) -> dict | None:
     this text, this one included), ``own`` (the holder's own other works, Work rows) and
     ``others`` (how many belong to other holders: a rights conflict, named to no holder).
     None for a text registered once."""
-    from tracker.core.models import Work
-
     if not match.same_text:
         return None
     works = list(Work.objects.filter(pk__in=match.same_text).order_by("pk"))

@@ -6,8 +6,13 @@ from datetime import date
 
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
+from django.db.models import Count
 from django.utils.translation import gettext_lazy as _
 
+from crawler.models import ScanRun
+from crawler.progress import scan_label
+from crawler.scans import scan_matches
+from tracker.core.models import AuditEvent
 from tracker.text.untrusted import ascii_int
 
 # (parameter value, label, lowest score, highest score exclusive): bands for reviewers, not
@@ -51,8 +56,6 @@ class DomainFilter(admin.SimpleListFilter):
     LIMIT = 100  # domains listed (most matches first); others stay reachable by search
 
     def lookups(self, request, model_admin):
-        from django.db.models import Count
-
         rows = (listed(model_admin, request).values("domain").annotate(n=Count("pk"))
                 .order_by("-n", "domain")[:self.LIMIT])
         return [(row["domain"], f"{row['domain']} ({row['n']})") for row in rows]
@@ -73,8 +76,6 @@ class WorkFilter(admin.SimpleListFilter):
     LIMIT = 50
 
     def lookups(self, request, model_admin):
-        from django.db.models import Count
-
         visible = listed(model_admin, request)
         rows = list(visible.values("work", "work__title").annotate(n=Count("pk"))
                     .order_by("-n", "work")[:self.LIMIT])
@@ -161,9 +162,6 @@ class ScanFilter(admin.SimpleListFilter):
     parameter_name = "scan"
 
     def lookups(self, request, model_admin):
-        from crawler.models import ScanRun
-        from crawler.progress import scan_label
-
         value = ascii_int(self.value())
         run = (ScanRun.objects.select_related("site").filter(pk=value).first()
                if value is not None else None)
@@ -172,8 +170,6 @@ class ScanFilter(admin.SimpleListFilter):
         return [(str(run.pk), scan_label(run))]
 
     def queryset(self, request, queryset):
-        from crawler.scans import scan_matches
-
         scan_id = _chosen_id(self.value(), _("A scan id is a number."))
         return queryset if scan_id is None else scan_matches(queryset, scan_id)
 
@@ -186,8 +182,6 @@ class AuditStateFilter(admin.SimpleListFilter):
     parameter_name = "new_state"
 
     def lookups(self, request, model_admin):
-        from tracker.core.models import AuditEvent
-
         pairs = model_admin.get_queryset(request).values_list("kind", "new_state").distinct()
         labels: dict[str, str] = {}
         for kind, state in pairs:

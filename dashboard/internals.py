@@ -11,6 +11,8 @@ from django.contrib import admin
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.utils.translation import gettext_lazy as _
 
+from crawler.schedule import crontab_words
+
 # The apps whose admin pages are plumbing, by app label.
 SUPERUSER_ONLY_APPS = ("django_celery_beat", "axes")
 
@@ -83,8 +85,6 @@ class ScheduleInWordsMixin:
 
     @admin.display(description=_("schedule"))
     def schedule_words(self, task) -> str:
-        from crawler.schedule import crontab_words
-
         if task.crontab is None:
             return str(task.scheduler)  # an interval, a clock time or a solar event
         return f"{crontab_words(task.crontab)} ({task.crontab.timezone})"
@@ -112,8 +112,6 @@ class CrontabInWordsMixin:
 
     @admin.display(description=_("in words"))
     def in_words(self, tab) -> str:
-        from crawler.schedule import crontab_words
-
         return crontab_words(tab) if tab.pk else ""
 
 

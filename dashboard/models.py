@@ -10,6 +10,7 @@ import hashlib
 import secrets
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -296,8 +297,6 @@ class ApiToken(models.Model):
 def _check_rights_file(upload) -> None:
     """A rights document is at most settings.RIGHTS_DOCUMENT_MAX_BYTES, of a type of
     settings.RIGHTS_DOCUMENT_TYPES whose content starts as that type does (PDF, PNG, JPEG)."""
-    from django.core.exceptions import ValidationError
-
     name = (upload.name or "").lower()
     extension = "." + name.rsplit(".", 1)[-1] if "." in name else ""
     if upload.size > settings.RIGHTS_DOCUMENT_MAX_BYTES:

@@ -28,6 +28,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from dashboard import evidence_reports, notices
+from dashboard.alerts.models import AlertPreference
 from dashboard.dkim_signing import DkimKeyError, dkim_signed
 from dashboard.recipient_links import notice_link
 from tracker.core import notes
@@ -182,8 +183,6 @@ def transmit(message: EmailMessage) -> Transmission:
 
 def _language_of(address: str) -> str:
     """The alert language chosen by the user of ``address``, else settings.LANGUAGE_CODE."""
-    from dashboard.alerts.models import AlertPreference
-
     pref = AlertPreference.objects.filter(user__email__iexact=address).first()
     return pref.language if pref else settings.LANGUAGE_CODE
 

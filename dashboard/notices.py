@@ -177,6 +177,7 @@ def render_docx(notice) -> bytes:
     each section heading in "Heading 1" (so Word's navigation pane and outline see them), one
     paragraph per other line of ``render_text``; Chinese text set in SimSun (宋体) so Word
     shows it as intended; 25 mm margins."""
+    # late: python-docx and lxml take 50 ms to import, which only this download needs
     from docx import Document
     from docx.oxml.ns import qn
     from docx.shared import Mm, Pt, RGBColor

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from crawler.models import ReviewStatus, ScanRun
 from crawler.progress import poll_settings, progress
 from dashboard.access import matches_for, notices_for
 from tracker.core.connections import storage_errors
@@ -48,8 +49,6 @@ def per_day(matches, days: int = DAYS, today: date | None = None) -> tuple[list[
 def top_domains(matches, limit: int = TOP) -> list[dict]:
     """``[{"domain": str, "n": matches, "confirmed": confirmed matches}]``, most matches first;
     matches counted as the match list shows them (the parts of a chapter once)."""
-    from crawler.models import ReviewStatus
-
     return list(matches.chapter_heads().values("domain")
                 .annotate(n=Count("pk"),
                           confirmed=Count("pk", filter=_status(ReviewStatus.CONFIRMED)))
@@ -66,8 +65,6 @@ def top_works(matches, limit: int = TOP) -> list[dict]:
 
 
 def _status(value):
-    from django.db.models import Q
-
     return Q(review_status=value)
 
 
@@ -79,8 +76,6 @@ def recent_scans(user, days: int = SCAN_DAYS, limit: int = 20) -> list:
     holder's users only the matches of their own works, no errors), live from Redis while it
     runs, or None when Redis does not answer (the page's script tries again).
     """
-    from crawler.models import ScanRun
-
     since = timezone.now() - timedelta(days=days)
     scans = list(ScanRun.objects.select_related("site").filter(started_at__gte=since)
                  .order_by("-started_at")[:limit])
@@ -107,8 +102,6 @@ def build(user) -> dict:
         ``domains`` and ``works`` (see top_domains / top_works), ``scans`` (ScanRun list),
         ``progress_poll`` (crawler.progress.poll_settings), ``show_errors`` (bool: staff only).
     """
-    from crawler.models import ReviewStatus
-
     matches = matches_for(user)
     dates, values = per_day(matches)
     new = matches.filter(review_status=ReviewStatus.NEW)

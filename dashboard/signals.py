@@ -4,16 +4,15 @@ notices that said it was removed (``dashboard.actions.do_reopen_notices``)."""
 
 from __future__ import annotations
 
+from crawler.takedown import takedown_changed
+from dashboard.actions import do_reopen_notices
+
 
 def _on_takedown_changed(sender, match, check, change, **kwargs):
     if change == "reopened":
-        from dashboard.actions import do_reopen_notices
-
         do_reopen_notices(match, check)
 
 
 def connect() -> None:
     """Connect the receiver (called once from DashboardConfig.ready)."""
-    from crawler.takedown import takedown_changed
-
     takedown_changed.connect(_on_takedown_changed, dispatch_uid="dashboard.takedown_changed")

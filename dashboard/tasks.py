@@ -36,6 +36,7 @@ from dashboard.models import (
 from dashboard.pdf import PdfUnavailableError
 from tracker.core import notes
 from tracker.core.connections import storage_errors
+from tracker.core.engine import get_engine
 from tracker.core.errors import ActionError
 from tracker.core.scoping import sees_all
 from tracker.runtime.backoff import backoff_delay
@@ -73,8 +74,6 @@ def check_notices(notices) -> dict:
     Returns:
         {"checked": matches checked, "notices_removed": [notice ids moved to removed]}.
     """
-    from tracker.core.engine import get_engine
-
     engine, checks, moved = get_engine(), {}, []
     for notice in notices.prefetch_related("matches__work", "matches__site"):
         for match in notice.matches.all():

@@ -20,12 +20,13 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from crawler import cases
-from crawler.models import CaseState, CheckOutcome, TakedownCheck
+from crawler.models import CaseState, CheckOutcome, RematchJob, TakedownCheck
 from dashboard.alerts.models import (
     AlertPreference,
     Delivery,
@@ -33,9 +34,11 @@ from dashboard.alerts.models import (
     WebhookEndpoint,
     new_secret,
 )
+from dashboard.alerts.summary import last_period
 from tracker.core.models import AuditEvent
 from tracker.core.queueing import queue_after_commit
 from tracker.core.scoping import holders_for, sees_all
+from tracker.core.timezones import zone_of
 
 log = logging.getLogger(__name__)
 
@@ -109,8 +112,6 @@ def do_send_search_case_alerts(job_id: int) -> list[Delivery]:
     """Create the deliveries of the cases that stored-page search ``job_id`` (a crawler
     RematchJob) opened or grew (``_send_case_alerts``); [] for an unknown job. Returns the
     deliveries created."""
-    from crawler.models import RematchJob
-
     job = RematchJob.objects.filter(pk=job_id).first()
     return _send_case_alerts(cases.search_finding(job), {"search_id": job_id}) if job else []
 
@@ -164,8 +165,6 @@ def do_record_delivery(delivery: Delivery, status: str, *, error: str = "",
     (str) and HTTP status. For a webhook, a final failure ("failed", "refused") counts toward
     ``settings.ALERT_WEBHOOK_MAX_FAILURES`` and a success resets the count; reaching it disables
     the endpoint and queues a notice mail to the holder's users. Returns the delivery."""
-    from django.conf import settings
-
     with transaction.atomic():
         delivery = Delivery.objects.select_for_update().get(pk=delivery.pk)
         delivery.status, delivery.last_error, delivery.http_status = status, error, http_status
@@ -295,11 +294,6 @@ def do_queue_summaries(now=None) -> list[SummaryMail]:
     recorded gets nothing new (the task ran twice). A summary still pending
     settings.SUMMARY_REQUEUE_AFTER_SECONDS after it was created is queued again.
     Returns the summaries created."""
-    from django.conf import settings
-
-    from dashboard.alerts.summary import last_period
-    from tracker.core.timezones import zone_of
-
     now = now or timezone.now()
     created = []
     prefs = (AlertPreference.objects.select_related("user")

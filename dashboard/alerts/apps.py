@@ -13,6 +13,7 @@ class AlertsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        # here, not at the top: the signals import the models, ready only now
         from dashboard.alerts import signals
 
         signals.connect()

@@ -7,31 +7,26 @@ removed or back (``crawler.takedown.takedown_changed``, sent after commit) queue
 
 from __future__ import annotations
 
+from crawler.rematch import search_closed
+from crawler.scans import scan_closed
+from crawler.takedown import takedown_changed
+from dashboard.alerts import tasks
+
 
 def _on_takedown_changed(sender, match, check, change, **kwargs):
-    from dashboard.alerts import tasks
-
     tasks.send_takedown_alerts.delay(match.pk, check.pk, change)
 
 
 def _on_scan_closed(sender, scan_id, **kwargs):
-    from dashboard.alerts import tasks
-
     tasks.send_scan_case_alerts.delay(scan_id)
 
 
 def _on_search_closed(sender, job_id, **kwargs):
-    from dashboard.alerts import tasks
-
     tasks.send_search_case_alerts.delay(job_id)
 
 
 def connect() -> None:
     """Connect the receivers (called once from AlertsConfig.ready)."""
-    from crawler.rematch import search_closed
-    from crawler.scans import scan_closed
-    from crawler.takedown import takedown_changed
-
     takedown_changed.connect(_on_takedown_changed, dispatch_uid="alerts.takedown_changed")
     scan_closed.connect(_on_scan_closed, dispatch_uid="alerts.scan_closed")
     search_closed.connect(_on_search_closed, dispatch_uid="alerts.search_closed")

@@ -6,6 +6,8 @@ from __future__ import annotations
 from django import template
 from django.conf import settings
 
+from dashboard import case_figures, work_figures
+from dashboard.registration_certificate import current_proof
 from tracker.text.untrusted import ascii_int
 
 register = template.Library()
@@ -15,8 +17,6 @@ register = template.Library()
 def case_funnel(context) -> dict:
     """Render the case funnel for the request's user over the period its ``?funnel_days=``
     chose among settings.CASE_FUNNEL_PERIODS (days; settings.CASE_FUNNEL_DAYS otherwise)."""
-    from dashboard import case_figures
-
     request = context["request"]
     chosen = ascii_int(request.GET.get("funnel_days"))
     days = chosen if chosen in settings.CASE_FUNNEL_PERIODS else settings.CASE_FUNNEL_DAYS
@@ -26,8 +26,6 @@ def case_funnel(context) -> dict:
 @register.inclusion_tag("dashboard/work_findings.html", takes_context=True)
 def work_findings(context, work) -> dict:
     """Render the findings of ``work`` (a Work) for the request's user."""
-    from dashboard import work_figures
-
     return {"w": work_figures.findings(work, context["request"].user), "work": work}
 
 
@@ -35,6 +33,4 @@ def work_findings(context, work) -> dict:
 def registration_proof(work) -> dict:
     """The card of ``work``'s proof of registration: its text's trusted timestamp and the
     certificate's link once stamped."""
-    from dashboard.registration_certificate import current_proof
-
     return {"work": work, "proof": current_proof(work)}

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from django import template
 
+from dashboard import overview, wording
+from dashboard.navigation import split_system
+from tracker.core.scoping import sees_all
+
 register = template.Library()
 
 
 @register.inclusion_tag("dashboard/overview.html", takes_context=True)
 def dashboard_overview(context) -> dict:
     """Render the overview (dashboard.overview.build) for the request's user."""
-    from dashboard import overview
-
     request = context["request"]
     return {"o": overview.build(request.user), "request": request,
             "can_see_scans": request.user.is_active}
@@ -22,9 +24,6 @@ def app_sections(context) -> dict:
     """The index's ``app_list`` split for the overview: ``{"business": [...], "system": [...]}``
     (``dashboard.navigation.split_system``); "system" is empty for everyone but the platform
     staff."""
-    from dashboard.navigation import split_system
-    from tracker.core.scoping import sees_all
-
     business, system = split_system(context.get("app_list", []))
     return {"business": business, "system": system if sees_all(context["request"].user) else []}
 
@@ -33,8 +32,6 @@ def app_sections(context) -> dict:
 def percent(fraction) -> str:
     """A score or containment (float in 0..1) as the dashboard's one score format, a whole
     percentage ("82%", "<1%"): ``dashboard.wording.percent``; "—" for None."""
-    from dashboard import wording
-
     return "—" if fraction is None else wording.percent(float(fraction))
 
 
@@ -42,6 +39,4 @@ def percent(fraction) -> str:
 def duration(span) -> str:
     """A timedelta in words of the reader's language, minutes or hours below a day
     (``dashboard.wording.duration``); "—" for None."""
-    from dashboard import wording
-
     return "—" if span is None else wording.duration(span)
