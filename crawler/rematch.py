@@ -34,7 +34,7 @@ from django.utils import timezone
 
 from crawler import matching
 from crawler.lib import pagekeys
-from crawler.lib.hanpairs import han_pairs, share_known
+from crawler.lib.hanpairs import PairIndex, han_pairs
 from crawler.models import RematchJob
 from fingerprint import TextTooLargeError
 from fingerprint.index import MemoryIndex
@@ -183,24 +183,29 @@ class _RewriteSearch:
 
     def __init__(self, stage: RewriteStage):
         self.stage = stage
-        self._pairs = [np.zeros(0, np.uint64)]  # the new works' han_pairs, joined when asked
+        self._pairs: list[np.ndarray] = []  # the new works' han_pairs
+        self._index: PairIndex | None = None
 
     def add(self, work_id: str, text: str) -> None:
         """Add a new work's rewrite keys and character pairs."""
         self.stage.add(work_id, text)
         self._pairs.append(han_pairs(text))
+        self._index = None
 
     def candidates(self, version_ids: list[str], pages) -> set[str]:
         """The versions among ``version_ids`` (read from ``pages``, a PageStore) whose text
         holds enough rewrite keys of the new works (``RewriteStage.candidates``). Only a text
-        with at least settings.REMATCH_REWRITE_MIN_BIGRAM_SHARE of its ``han_pairs`` among
-        the new works' is cut into sentences and words (the costly step)."""
-        if len(self._pairs) != 1:
-            self._pairs = [np.unique(np.concatenate(self._pairs))]
+        of which one new work holds at least settings.REMATCH_REWRITE_MIN_PAIR_SHARE of the
+        ``han_pairs`` (pairs common to more than REMATCH_REWRITE_COMMON_PAIR_SHARE of the new
+        works, and to more than 2, left out) is cut into sentences and words (the costly
+        step)."""
+        if self._index is None:
+            common = max(2, int(settings.REMATCH_REWRITE_COMMON_PAIR_SHARE * len(self._pairs)))
+            self._index = PairIndex(self._pairs, common)
         texts = pages.texts(version_ids) if version_ids else {}
-        least, known = settings.REMATCH_REWRITE_MIN_BIGRAM_SHARE, self._pairs[0]
+        least = settings.REMATCH_REWRITE_MIN_PAIR_SHARE
         return {version_id for version_id, text in texts.items()
-                if share_known(han_pairs(text), known) >= least
+                if self._index.best_share(han_pairs(text)) >= least
                 and self.stage.candidates(self.stage.sentences(text), {})}
 
 
