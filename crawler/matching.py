@@ -114,8 +114,9 @@ def _record(page: Page, version: PageVersion, scan, found: list,
             only_works: set[str] | None) -> MatchReport:
     if only_works is not None:
         found = [m for m in found if m.work_id in only_works]
+    named = {w for m in found for w in (m.work_id, *m.same_text, *m.part_of, *m.parts)}
     works = {str(w.uid): w for w in Work.objects.select_related("holder")
-             .filter(uid__in={w for m in found for w in (m.work_id, *m.same_text)})} if found else {}
+             .filter(uid__in=named)} if found else {}
     allowed_out = whitelisted(page.domain, {w.holder_id for w in works.values()}) if works else set()
     if callable(scan):
         scan = scan() if any(m.work_id in works for m in found) else None
@@ -148,6 +149,8 @@ def _record(page: Page, version: PageVersion, scan, found: list,
                   "passages": passages, "section": chapters.label[:500],
                   "same_text": sorted(works[w].pk for w in m.same_text
                                       if w != m.work_id and w in works),
+                  "part_of_works": sorted(works[w].pk for w in m.part_of if w in works),
+                  "part_works": sorted(works[w].pk for w in m.parts if w in works),
                   "last_seen": now, "still_matching": True, "kind": m.kind}
         if scan is None:  # a stored page searched again: the last scan that saw it stays
             del fields["last_scan"]

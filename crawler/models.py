@@ -327,6 +327,12 @@ class Match(models.Model):
             [] for a text registered once.
         kind: MatchKind: a copy, or a rewritten copy (洗稿; then the score is the share of the
             work's sentences paired with the page's, and each passage a sentence pair).
+        part_of_works: ids of the registered works (Work pks) whose text holds this work's (a
+            chapter registered alone and inside its whole novel; the engine's
+            ``Match.part_of``), each with its own match of the page; [] for most matches.
+        part_works: ids of the registered works whose text this work holds (the novel's match
+            names the chapter; the engine's ``Match.parts``), each with its own match of the
+            page; [] for most matches.
     """
 
     work = models.ForeignKey(Work, verbose_name=_("work"), on_delete=models.CASCADE,
@@ -352,6 +358,8 @@ class Match(models.Model):
     same_text = models.JSONField(_("same text as"), default=list, blank=True)
     kind = models.CharField(_("kind of match"), max_length=16, choices=MatchKind.choices,
                             default=MatchKind.COPY)
+    part_of_works = models.JSONField(_("part of works"), default=list, blank=True)
+    part_works = models.JSONField(_("works inside it"), default=list, blank=True)
     first_seen = models.DateTimeField(_("first seen"), default=timezone.now, db_index=True)
     last_seen = models.DateTimeField(_("last seen"), default=timezone.now, db_index=True)
     still_matching = models.BooleanField(_("still matching"), default=True)

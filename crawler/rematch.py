@@ -8,7 +8,9 @@ is one pass over the page library, not 1,000.
 The pass (``run``): the pending works' postings (``Engine.postings``, as ``Engine.add_work``
 makes them) go into a small in-memory index (``fingerprint.index.MemoryIndex``); the query keys
 of each current page version of the library are looked up in it, after a vectorised test per
-chunk of versions that drops pages sharing no key with the new works. The keys are those kept
+chunk of versions that drops pages sharing no key with the new works. With the engine's rewrite
+stage on, the texts of the other versions are cut into sentences and looked up in the new works'
+rewrite keys (``fingerprint.rewrite``), so that a rewritten copy (洗稿) is searched too. The keys are those kept
 with the version when it was matched (crawler.lib.pagekeys); a version without keys, or with keys
 of another fingerprint version or configuration, has its text fingerprinted again (and the
 keys stored). A page where the small index names a candidate among the new works is matched
@@ -32,9 +34,11 @@ from django.utils import timezone
 
 from crawler import matching
 from crawler.lib import pagekeys
+from crawler.lib.hanpairs import PairIndex, han_pairs
 from crawler.models import RematchJob
 from fingerprint import TextTooLargeError
 from fingerprint.index import MemoryIndex
+from fingerprint.rewrite.stage import RewriteStage
 from tracker.core.connections import get_redis
 from tracker.core.models import Work, WorkStatus
 from tracker.core.queueing import queue_after_commit
@@ -90,15 +94,19 @@ def run(work_ids: list[int], engine, pages) -> RematchJob | None:
     tally = {"pages_searched": 0, "candidates": 0, "matches_found": 0, "matches_new": 0}
     rekeyed = 0
     try:
-        small, wanted, known = _small_index(works, engine)
+        small, wanted, known, rewrite = _small_index(works, engine)
         for chunk in pages.iter_current_keys(settings.REMATCH_PROGRESS_EVERY_PAGES):
             keys, fresh = _chunk_keys(chunk, engine, pages)
             rekeyed += fresh
             maybe = _touching(keys, known)
             tally["pages_searched"] += len(chunk)
+            chosen = {i.version_id for i in chunk if i.version_id in maybe and _hits(
+                small, keys[i.version_id], engine.config.min_window_hits)}
+            if rewrite is not None:
+                chosen |= rewrite.candidates([i.version_id for i in chunk
+                                              if i.version_id not in chosen], pages)
             for item in chunk:
-                if item.version_id not in maybe or not _hits(small, keys[item.version_id],
-                                                               engine.config.min_window_hits):
+                if item.version_id not in chosen:
                     continue
                 tally["candidates"] += 1
                 page, version = pages.page(item.page_id), pages.version(item.version_id)
@@ -146,11 +154,15 @@ def _chunk_keys(chunk, engine, pages) -> tuple[dict[str, np.ndarray], int]:
     return out, len(fresh)
 
 
-def _small_index(works, engine) -> tuple[MemoryIndex, set[str], np.ndarray]:
+def _small_index(works, engine
+                 ) -> tuple[MemoryIndex, set[str], np.ndarray, _RewriteSearch | None]:
     """(in-memory index of the works' postings, their engine ids, sorted distinct uint64 keys of
-    those postings), made as ``Engine.add_work`` makes them; works missing from the engine's
+    those postings, the search for rewritten copies of those works or None when ``engine`` has
+    no rewrite stage), made as ``Engine.add_work`` makes them; works missing from the engine's
     store are left out."""
     index, wanted, keys = MemoryIndex(), set(), [np.zeros(0, np.uint64)]
+    rewrite = None if engine.rewrite is None else _RewriteSearch(
+        RewriteStage(engine.config, MemoryIndex(), engine.rewrite.classes))
     for work in works:
         record = engine.store.get(work.engine_id)
         if record is not None:
@@ -158,7 +170,43 @@ def _small_index(works, engine) -> tuple[MemoryIndex, set[str], np.ndarray]:
             index.add(work.engine_id, postings)
             wanted.add(work.engine_id)
             keys.append(np.fromiter((k for k, _ in postings), np.uint64, len(postings)))
-    return index, wanted, np.unique(np.concatenate(keys))
+            if rewrite is not None:
+                rewrite.add(work.engine_id, record["text"])
+    return index, wanted, np.unique(np.concatenate(keys)), rewrite
+
+
+class _RewriteSearch:
+    """The stored pages that may be rewritten copies (洗稿) of the new works: they share too
+    few window keys with their work to be chosen by them, and the engine's rewrite stage, which
+    ``match_version`` runs, would find them. ``stage``: a RewriteStage over an empty index of
+    its own, to which the new works are added (``add``)."""
+
+    def __init__(self, stage: RewriteStage):
+        self.stage = stage
+        self._pairs: list[np.ndarray] = []  # the new works' han_pairs
+        self._index: PairIndex | None = None
+
+    def add(self, work_id: str, text: str) -> None:
+        """Add a new work's rewrite keys and character pairs."""
+        self.stage.add(work_id, text)
+        self._pairs.append(han_pairs(text))
+        self._index = None
+
+    def candidates(self, version_ids: list[str], pages) -> set[str]:
+        """The versions among ``version_ids`` (read from ``pages``, a PageStore) whose text
+        holds enough rewrite keys of the new works (``RewriteStage.candidates``). Only a text
+        of which one new work holds at least settings.REMATCH_REWRITE_MIN_PAIR_SHARE of the
+        ``han_pairs`` (pairs common to more than REMATCH_REWRITE_COMMON_PAIR_SHARE of the new
+        works, and to more than 2, left out) is cut into sentences and words (the costly
+        step)."""
+        if self._index is None:
+            common = max(2, int(settings.REMATCH_REWRITE_COMMON_PAIR_SHARE * len(self._pairs)))
+            self._index = PairIndex(self._pairs, common)
+        texts = pages.texts(version_ids) if version_ids else {}
+        least = settings.REMATCH_REWRITE_MIN_PAIR_SHARE
+        return {version_id for version_id, text in texts.items()
+                if self._index.best_share(han_pairs(text)) >= least
+                and self.stage.candidates(self.stage.sentences(text), {})}
 
 
 def _touching(keys: dict[str, np.ndarray], known: np.ndarray) -> set[str]:

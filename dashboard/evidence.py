@@ -88,6 +88,8 @@ def evidence_context(match) -> dict:
         else None,
         "comparisons": compared_passages(evidence),
         "same_text_works": same_text_works(match),
+        "part_of_works": works_named(match, match.part_of_works),
+        "part_works": works_named(match, match.part_works),
         "rewrite_pairs": rewrite_pairs(match, evidence),
         "problems": problems,
     }
@@ -152,11 +154,20 @@ def same_text_works(match) -> dict | None:
     this text, this one included), ``own`` (the holder's own other works, Work rows) and
     ``others`` (how many belong to other holders: a rights conflict, named to no holder).
     None for a text registered once."""
-    if not match.same_text:
+    named = works_named(match, match.same_text)
+    return None if named is None else {**named, "count": named["count"] + 1}
+
+
+def works_named(match, work_pks: list[int]) -> dict | None:
+    """What the view says of the registered works ``work_pks`` (Work pks; the page copies them
+    too: ``Match.same_text``, ``part_of_works``, ``part_works``): ``count`` (how many of them
+    still exist), ``own`` (those of ``match``'s holder, Work rows by pk) and ``others`` (how
+    many belong to other holders: a rights conflict, named to no holder). None for no pks."""
+    if not work_pks:
         return None
-    works = list(Work.objects.filter(pk__in=match.same_text).order_by("pk"))
+    works = list(Work.objects.filter(pk__in=work_pks).order_by("pk"))
     own = [w for w in works if w.holder_id == match.work.holder_id]
-    return {"count": len(works) + 1, "own": own, "others": len(works) - len(own)}
+    return {"count": len(works), "own": own, "others": len(works) - len(own)}
 
 
 def compared_passages(evidence) -> list[dict]:

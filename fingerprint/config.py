@@ -52,6 +52,10 @@ class EngineConfig:
     paired for a match, its score) and ``rewrite_min_pairs``; ``rewrite_max_page_sentences``
     (a longer page is aligned on its first this many sentences); ``rewrite_template_works``
     (a work sentence whose every key more works than this hold is template text, not counted).
+    Works inside works (``fingerprint.parts``, decided when a work is added): a work holds
+    another when their alignment covers at least ``part_share`` (0..1] of the other's letters
+    and more than ``same_text_frame`` of its own letters lie outside the other's length; only
+    works holding ``part_key_share`` (0..1] of the other's distinct window keys are aligned.
 
     Raises:
         ValueError: a parameter out of its range (``__post_init__`` names it).
@@ -103,6 +107,8 @@ class EngineConfig:
     rewrite_min_pairs: int = 4
     rewrite_template_works: int = 2
     rewrite_max_page_sentences: int = 5000
+    part_key_share: float = 0.5
+    part_share: float = 0.95
 
     def __post_init__(self):
         if self.window_mode not in WINDOW_MODES:
@@ -135,6 +141,8 @@ class EngineConfig:
                 or not 0.0 <= self.rewrite_min_key_share <= 1.0:
             raise ValueError("rewrite_pair_score and rewrite_min_share must be in (0, 1], "
                              "rewrite_min_key_share in [0, 1]")
+        if not 0.0 < self.part_key_share <= 1.0 or not 0.0 < self.part_share <= 1.0:
+            raise ValueError("part_key_share and part_share must be in (0, 1]")
         if min(self.rewrite_min_pairs, self.rewrite_min_tokens, self.rewrite_min_shared,
                self.rewrite_max_token_sentences, self.rewrite_max_candidates,
                self.rewrite_max_page_sentences, self.rewrite_template_works) < 1 or self.rewrite_max_unit_ratio < 1.0:

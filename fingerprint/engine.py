@@ -30,6 +30,14 @@ from fingerprint.letters import (
     TextTooLargeError,
     default_table,
 )
+from fingerprint.parts import (
+    Relations,
+    find_relations,
+    joined_pairs,
+    letters_digest,
+    name_parts,
+    record_digest,
+)
 from fingerprint.rewrite.stage import RewriteStage
 from fingerprint.same_text import SameTextGroups
 from fingerprint.verify import Alignment, SeedIndex, align, align_each
@@ -72,6 +80,10 @@ class Match:
     stage: sentences aligned; then score and containment_work are the share of the work's
     sentences paired, containment_page the share of the page's sentences paired, and each
     passage is a work sentence and the page sentence(s) it pairs with).
+    part_of: ids of the works found in the same page that hold this work's text (a chapter
+    registered alone and inside its whole novel: the chapter's Match names the novel; see
+    ``fingerprint.parts``), sorted; parts: ids of the works found in the page whose text this
+    work holds (the novel's Match names the chapter), sorted; both [] for most matches.
     """
 
     work_id: str
@@ -81,6 +93,8 @@ class Match:
     passages: list[Passage] = field(default_factory=list)
     same_text: list[str] = field(default_factory=list)
     kind: str = "copy"
+    part_of: list[str] = field(default_factory=list)
+    parts: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         """JSON-ready dict (passages as dicts)."""
@@ -109,6 +123,8 @@ class _Prepared:
     revision: tuple[str, str]
     need: int  # matched page letters the work needs (Engine._need of its letters)
     number: int  # names the work and its revision in the same-text pair cache (< 2**31)
+    digest: str  # of its letters (fingerprint.parts.letters_digest)
+    relations: Relations  # the works it is part of or holds, from its record
 
 
 def exact_codes(letters: Letters, text: str) -> np.ndarray:
@@ -241,6 +257,18 @@ class Engine:
         letters = self._work_letters(work_id, text)
         return self._store_and_index(work_id, text, letters, self.postings(letters))
 
+    def relations(self, work_id: str, letters: Letters) -> tuple[list[list[str]], list[list[str]]]:
+        """(part_of, parts) of a work about to be indexed with ``letters``: the indexed works
+        that hold its text and those whose text it holds, each as [work id, letters digest]
+        (``fingerprint.parts.find_relations`` with ``part_key_share``, ``part_share``,
+        ``same_text_frame`` and ``max_candidates``). Raises the index's and store's errors."""
+        c = self.config
+        keys, _ = self._keys(letters, 1, 0, True)
+        return find_relations(work_id, letters.codes, keys, self.index.lookup, self.store.get,
+                              lambda record: self._record_letters(record).codes,
+                              self._align_letters, c.seed_k, c.part_key_share, c.part_share,
+                              c.same_text_frame, c.max_candidates)
+
     def add_works(self, works: Iterable[tuple[str, str]]) -> list[int]:
         """Index several works, each as ``add_work`` would (same keys, each work atomic, a
         later (work_id, text) replacing an earlier one of the same id); returns the postings
@@ -269,7 +297,9 @@ class Engine:
 
     def _store_and_index(self, work_id: str, text: str, letters: Letters,
                          postings: list[tuple[int, int]]) -> int:
-        """Store a checked work's record, then index its postings (see ``add_work``)."""
+        """Store a checked work's record, with the works it is part of or holds
+        (``relations``), then index its postings (see ``add_work``)."""
+        part_of, parts = self.relations(work_id, letters)
         record = {
             "text": text,
             "letters": letters.letters,
@@ -278,6 +308,9 @@ class Engine:
             "letter_table": self.table.version,
             "scheme": self.config.scheme(),
             "windows": len(postings),
+            "digest": letters_digest(letters.letters),
+            "part_of": part_of,
+            "parts": parts,
         }
         self._cache.pop(work_id, None)
         self.store.put(work_id, record)
@@ -401,7 +434,8 @@ class Engine:
         # record is newer than its label and the next page prepares it again (never the reverse)
         prep = _Prepared(SeedIndex.build(letters.codes, self.config.seed_k), exact,
                          letters.offsets, letters.text_length, revision,
-                         self._need(len(letters)), self._prepared_count)
+                         self._need(len(letters)), self._prepared_count, record_digest(record),
+                         Relations.of(record))
         self._cache[work_id] = prep
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
@@ -622,9 +656,13 @@ class Engine:
         def same(i: int, j: int) -> bool:  # judge_page has checked grams_shared
             return same_text.aligned(aligned[i][1].seeds, aligned[j][1].seeds)
 
+        joined = joined_pairs([(w, prep.digest, prep.relations) for w, prep, _ in aligned])
         labels, kept = judge_page(
             letters.codes if exact is None else exact, letters.codes, letters.offsets,
             letters.boundaries, aligned, exact is not None, same_text.pairs, same,
-            self._judge_limits)
-        return matches_of([(labels[i], *aligned[i], score, cp, cw) for i, score, cp, cw in kept],
-                          letters.offsets)
+            self._judge_limits, joined)
+        matches = matches_of([(labels[i], *aligned[i], score, cp, cw)
+                              for i, score, cp, cw in kept], letters.offsets)
+        if joined:
+            name_parts(matches, [w for w, _, _ in aligned], joined)
+        return matches

@@ -411,9 +411,14 @@ def _empty_platform_stores() -> None:
     db.client.drop_database(db.name)
     # Remove works one by one rather than deleting the keys: the work-number sequence
     # survives, so numbers are never reused and no process's cached number -> id goes stale.
-    index = RedisIndex(get_index_redis(), prefix=settings.FINGERPRINT_INDEX_PREFIX)
-    for work_id in list(index.work_ids()):
-        index.remove(work_id)
+    # The rewrite stage's keys too (tracker.core.engine: the index prefix + "-rw"): a work an
+    # earlier test registered would otherwise still hold them, and a later test's work of the
+    # same text would find its sentences shared, i.e. template text.
+    prefix = settings.FINGERPRINT_INDEX_PREFIX
+    for index in (RedisIndex(get_index_redis(), prefix=prefix),
+                  RedisIndex(get_index_redis(), prefix=f"{prefix}-rw")):
+        for work_id in list(index.work_ids()):
+            index.remove(work_id)
     # Crawl state (frontiers, robots.txt, politeness, the stored-page search's "pass scheduled"
     # flag, which an earlier test's revoked task would leave set until its TTL).
     redis = get_redis()

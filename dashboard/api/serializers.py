@@ -206,7 +206,8 @@ class MatchSerializer(serializers.ModelSerializer):
         model = Match
         fields = ["id", "work", "work_reference", "url", "domain", "title", "score",
                   "containment_page", "containment_work", "chapters", "first_seen",
-                  "last_seen", "still_matching", "review_status", "part_of"]
+                  "last_seen", "still_matching", "review_status", "part_of", "kind",
+                  "part_of_works", "part_works"]
         read_only_fields = fields
         extra_kwargs = {
             "id": {"help_text": "Id of the match."},
@@ -229,6 +230,18 @@ class MatchSerializer(serializers.ModelSerializer):
                                      "(下一页, _2.html): the canonical URL of the chapter's "
                                      "first part; else empty. Filter matches by it to get "
                                      "every part."},
+            "kind": {"help_text": "copy: the page's letters align with the work's; rewritten: "
+                                  "a rewritten copy (洗稿), the work's sentences paired with "
+                                  "reworded ones of the page (then score and "
+                                  "containment_work are the share of the work's sentences "
+                                  "paired, containment_page the share of the page's)."},
+            "part_of_works": {"help_text": "Ids of the registered works whose text holds this "
+                                           "work's (a chapter registered alone and inside its "
+                                           "whole novel), each with its own match of this "
+                                           "page; else empty."},
+            "part_works": {"help_text": "Ids of the registered works whose text this work "
+                                        "holds (the novel's match names the chapter), each "
+                                        "with its own match of this page; else empty."},
         }
 
 

@@ -29,5 +29,5 @@ def exact_codes(codes: np.ndarray, offsets: np.ndarray, text: str, digit_letter:
 def judge_page(page: np.ndarray, codes: np.ndarray, offsets: np.ndarray, boundaries: np.ndarray,
                aligned: list[tuple[str, Any, Any]], exact: bool, known: PairCache,
                same: Callable[[int, int], bool],
-               limits: tuple[int, float, int, float, float, float, float, float, float]
-               ) -> tuple[list[int], list[tuple[int, float, float, float]]]: ...
+               limits: tuple[int, float, int, float, float, float, float, float, float],
+               joined: list[tuple[int, int]] | None = None) -> tuple[list[int], list[tuple[int, float, float, float]]]: ...

@@ -285,6 +285,27 @@ def letter_groups(const uint8_t[:, ::1] masks, const int64_t[::1] group):
     return out
 
 
+cdef void _join(int64_t *group, Py_ssize_t m, list pairs):
+    """Merge the groups (labels in [0, m), each its smallest member) of the candidates of each
+    (i, j) of ``pairs``: afterwards each group is labelled by its smallest member again."""
+    cdef Py_ssize_t i, j, c
+    cdef int64_t a, b
+    cdef bint changed = True
+    while changed:  # m is small (the page's candidates): merge until nothing changes
+        changed = False
+        for pair in pairs:
+            i, j = pair
+            a, b = group[i], group[j]
+            if a == b:
+                continue
+            if b < a:
+                a, b = b, a
+            for c in range(m):
+                if group[c] == b:
+                    group[c] = a
+            changed = True
+
+
 cdef Py_ssize_t _root(Py_ssize_t *parent, Py_ssize_t i) noexcept:
     while parent[i] != i:
         parent[i] = parent[parent[i]]
@@ -447,7 +468,7 @@ cdef double _pairwise_sum(const double *a, Py_ssize_t n) noexcept nogil:
 
 def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[::1] offsets,
                const int64_t[::1] boundaries, list aligned, bint exact, PairCache known,
-               same, tuple limits):
+               same, tuple limits, list joined=None):
     """The judgement of one page's aligned candidates, as ``Engine._judge`` describes it, in
     one call -> (labels, kept).
 
@@ -461,8 +482,12 @@ def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[
     limits: (digit_letter, same_text_least, min_own_letters, max_number_mismatch,
     min_distinct_letters, number_evidence_letters, min_score, same_text_share,
     same_text_frame).
-    labels: the same-text group label of each candidate (list of int); kept: (i, score,
-    containment_page, containment_work) of each candidate that passes, in order (unrounded).
+    joined: (i, j) pairs of candidates judged as one text although they are not the same
+    text (a work and a work that holds it, ``fingerprint.parts``): the dominance and document
+    frequency rules put them in one group; None or []: none.
+    labels: the same-text group label of each candidate (list of int, ``joined`` left out);
+    kept: (i, score, containment_page, containment_work) of each candidate that passes, in
+    order (unrounded).
     """
     cdef int digit_letter
     cdef int64_t min_own
@@ -536,6 +561,8 @@ def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[
                     labels, _ = known_groups(pairs, ids, known, answers)
             for c in range(m):
                 group[c] = labels[c]
+            if joined:
+                _join(&group[0], m, joined)
             _dominated(bits, counts, words, m, &group[0], min_own, &shadowed[0])
     finally:
         free(bits); free(counts)

@@ -181,3 +181,47 @@ def test_matches_found_by_the_search_keep_their_site_and_the_site_check_takes_th
     assert actions.do_check_site(target, staff) == 2
     event = AuditEvent.objects.filter(new_state="check requested").latest("sequence")
     assert "2" in event.reason
+
+
+def test_a_rewritten_copy_stored_earlier_is_found_rewritten_when_its_work_is_registered(
+        platform_stores):
+    """A page that rewrites a work (洗稿: synonyms swapped, sentences moved and split, so that
+    it shares too few window keys with the work to be chosen by them) was stored before the
+    work was registered: the stored-page search runs the rewrite stage too, and records the
+    match as rewritten; another chapter of the same novel, stored too, is no candidate."""
+    import json
+    import random
+    from pathlib import Path
+
+    from crawler import rematch
+    from crawler.lib.pagestore import PageStore
+    from tests.fingerprint.test_rewrite import rewrite
+    from tracker.core.connections import get_mongo_db
+
+    fixtures = Path(__file__).resolve().parents[1] / "fingerprint" / "fixtures" / "engine"
+    chapters = json.loads((fixtures / "hongloumeng_chapters.json").read_text(encoding="utf-8"))
+    chapter, unrelated = chapters[1], chapters[2]["text"]  # another chapter of the same novel
+    page_text = rewrite(chapter["text"], random.Random(2), 0.8, 0.5, True)
+    store = PageStore(get_mongo_db())
+    store.ensure_indexes()
+    saved = None
+    for url, text in (("https://xigao.example.com/hlm/9.html", page_text),
+                      ("https://xigao.example.com/hlm/11.html", unrelated)):
+        stored = store.save(canonical_url=url, url=url, final_url=url, domain="xigao.example.com",
+                            site_id=None, scan_id=None, status=200, outcome="fetched", reason="",
+                            headers={}, validators={}, body=text.encode(), text=text, title="",
+                            published=None, encoding="utf-8", extraction={}, links=[])
+        saved = saved or stored
+    holder = RightsHolder.objects.create(name="后来出版社")
+    work = Work.objects.create(holder=holder, reference="HLM-9", title="红楼梦 第九回",
+                               length=len(chapter["text"]), status="indexed")
+    engine = get_engine()
+    engine.add_work(work.engine_id, chapter["text"])
+    assert [m.kind for m in engine.match(page_text)] == ["rewritten"]  # what a crawl finds
+
+    job = rematch.run([work.pk], engine, store)
+
+    assert (job.state, job.pages_searched, job.candidates, job.matches_found) == \
+        (RematchJob.State.FINISHED, 2, 1, 1)
+    row = Match.objects.get(work=work)
+    assert (row.page_id, row.kind) == (saved.page_id, "rewritten")

@@ -461,6 +461,7 @@ def judge_reference(engine, letters: Letters, exact: np.ndarray | None, aligned:
     step, the same-text pairs answered by ``engine._same_text.same`` and remembered in
     ``known``."""
     from fingerprint.engine import matches_of
+    from fingerprint.parts import joined_pairs, name_parts
 
     if not aligned:
         return []
@@ -483,8 +484,14 @@ def judge_reference(engine, letters: Letters, exact: np.ndarray | None, aligned:
             known[lo << 32 | hi] = engine._same_text.same(aligned[i][1].seeds,
                                                           aligned[j][1].seeds)
         group, _ = known_groups_reference(pairs, ids, known)
-    weight = 1.0 / np.maximum(letter_groups_reference(masks, group), 1)
-    shadowed = dominated_reference(masks, group, c.min_own_letters)
+    # a work and a work that holds it (fingerprint.parts) are one group for these two rules
+    joined = joined_pairs([(w, prep.digest, prep.relations) for w, prep, _ in aligned])
+    judged = list(group)
+    for i, j in joined * len(aligned):  # merged until stable
+        a, b = sorted((judged[i], judged[j]))
+        judged = [a if g == b else g for g in judged]
+    weight = 1.0 / np.maximum(letter_groups_reference(masks, judged), 1)
+    shadowed = dominated_reference(masks, judged, c.min_own_letters)
     out = []
     po, n = letters.offsets, len(letters)
     for i, (work_id, prep, aln) in enumerate(aligned):
@@ -499,7 +506,9 @@ def judge_reference(engine, letters: Letters, exact: np.ndarray | None, aligned:
         if score < c.min_score:
             continue
         out.append((group[i], work_id, prep, aln, score, cp, cw))
-    return matches_of(out, po)
+    matches = matches_of(out, po)
+    name_parts(matches, [w for w, _, _ in aligned], joined)
+    return matches
 
 
 def may_hold_reference(presence, keys: np.ndarray) -> np.ndarray:

@@ -247,8 +247,9 @@ def test_match_to_dict_is_json_ready(engine, chapters):
     assert isinstance(m, Match)
     d = json.loads(json.dumps(m.to_dict()))
     assert set(d) == {"work_id", "score", "containment_page", "containment_work", "passages",
-                      "same_text", "kind"}
+                      "same_text", "kind", "part_of", "parts"}
     assert d["same_text"] == [m.work_id] and d["kind"] == "copy"
+    assert d["part_of"] == d["parts"] == []
     assert set(d["passages"][0]) == {"page_start", "page_end", "work_start", "work_end"}
     assert d["score"] == pytest.approx(1.0, abs=0.01)
 
