@@ -30,12 +30,12 @@ from crawler.evidence.verdicts import verdict_words
 from crawler.lib.evidence.verify import FAIL, UNVERIFIED, VALID
 from crawler.models import Match, ReviewStatus
 from dashboard import (
-    actions,
     audit_links,
     evidence_reports,
     internals,
     list_exports,
     navigation,
+    notice_actions,
     notices,
     report,
 )
@@ -323,7 +323,7 @@ class MatchAdmin(WorkColumns, HolderScopedAdmin):
             "languages": NoticeLanguage.choices,
             "select_across": request.POST.get("select_across", "0"),
             "reason_missing": "apply" in request.POST and not request.POST.get("reason", "").strip(),
-            "already_sent": actions.already_sent(queryset) if notice else {},
+            "already_sent": notice_actions.already_sent(queryset) if notice else {},
         }
         return TemplateResponse(request, "dashboard/action_reason.html", context)
 
@@ -364,7 +364,7 @@ class MatchAdmin(WorkColumns, HolderScopedAdmin):
                                      _("Draft takedown notices"), notice=True)
         form = ReasonForm(request.POST)
         try:
-            drafted = actions.do_draft_notices(queryset, request.user, form.language,
+            drafted = notice_actions.do_draft_notices(queryset, request.user, form.language,
                                              form.recipient, resend=form.resend)
         except ActionError as exc:
             self.message_user(request, str(exc), messages.ERROR)
@@ -432,7 +432,7 @@ class TakedownNoticeAdmin(HolderScopedAdmin):
 
     def save_model(self, request, obj, form, change):
         try:
-            actions.do_edit_notice(obj, request.user, body=form.cleaned_data.get("body"),
+            notice_actions.do_edit_notice(obj, request.user, body=form.cleaned_data.get("body"),
                                    recipient=form.cleaned_data.get("recipient"))
         except ActionError as exc:
             self.message_user(request, str(exc), messages.ERROR)
@@ -480,7 +480,7 @@ class TakedownNoticeAdmin(HolderScopedAdmin):
         if request.method != "POST" or not self.has_change_permission(request, notice):
             raise PermissionDenied
         try:
-            actions.do_check_notice(notice, request.user)
+            notice_actions.do_check_notice(notice, request.user)
         except ActionError as exc:
             self.message_user(request, str(exc), messages.ERROR)
         else:
@@ -494,7 +494,7 @@ class TakedownNoticeAdmin(HolderScopedAdmin):
         if request.method != "POST" or not self.has_change_permission(request, notice):
             raise PermissionDenied
         try:
-            actions.do_advance_notice(notice, request.POST.get("status", ""), request.user,
+            notice_actions.do_advance_notice(notice, request.POST.get("status", ""), request.user,
                                     request.POST.get("note", ""))
         except ActionError as exc:
             self.message_user(request, str(exc), messages.ERROR)

@@ -8,7 +8,7 @@ pages with their chapters and evidence links (paginated, ``settings.CASE_PAGES_P
 notices citing them, the site's takedown contact (set, or suggested by a search and confirmed by
 staff), sending the notice by e-mail and its e-mails' outcome, the takedown checks, and the
 timeline of the case and its notices from the audit trail. Every change goes through
-``crawler.case_actions``, ``crawler.contacts``, ``dashboard.actions`` or
+``crawler.case_actions``, ``crawler.contacts`` or
 ``dashboard.notice_actions``.
 """
 
@@ -45,7 +45,7 @@ from crawler.models import (
     TakedownCheck,
 )
 from crawler.platform_registry import platform_of_case
-from dashboard import actions, case_figures, complaint_package, list_exports, notice_actions
+from dashboard import case_figures, complaint_package, list_exports, notice_actions
 from dashboard.filters import DomainFilter, WorkFilter
 from dashboard.models import (
     MAIL_PENDING,
@@ -271,7 +271,7 @@ class CaseAdmin(WorkColumns, HolderScopedAdmin):
                                             "state": case.get_state_display()}))
                 continue
             try:
-                drafted += actions.do_draft_notices(
+                drafted += notice_actions.do_draft_notices(
                     pages, request.user, language, recipient,
                     resend=case.state != CaseState.CONFIRMED)
             except ActionError as exc:

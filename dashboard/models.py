@@ -80,7 +80,7 @@ class TakedownNotice(models.Model):
             works, URLs, passages and capture times): a JSON dict made by
             ``dashboard.notices.snapshot``; the document is rendered from it while ``body``
             is empty.
-        body: the notice's text as edited while drafted (``dashboard.actions.do_edit_notice``)
+        body: the notice's text as edited while drafted (``dashboard.notice_actions.do_edit_notice``)
             and frozen when sent (``do_advance_notice`` stores the text sent); "" while the
             text is still the one rendered from ``content``.
         recipient_role: who ``recipient`` is (RecipientRole); ``escalation_of``: the notice

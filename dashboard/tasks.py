@@ -22,7 +22,6 @@ from crawler import takedown
 from crawler.lib.evidence.signing import SigningError
 from crawler.models import CheckOutcome, ReviewStatus
 from dashboard import notice_actions, notice_mail
-from dashboard.actions import do_advance_notice
 from dashboard.alerts.tasks import MAIL_ERRORS
 from dashboard.dkim_signing import DkimKeyError
 from dashboard.models import (
@@ -33,6 +32,7 @@ from dashboard.models import (
     NoticeStatus,
     TakedownNotice,
 )
+from dashboard.notice_actions import do_advance_notice
 from dashboard.pdf import PdfUnavailableError
 from tracker.core import notes
 from tracker.core.connections import storage_errors
@@ -61,7 +61,7 @@ def verify_takedowns() -> dict:
 
 @shared_task(name="dashboard.check_notice")
 def check_notice(notice_id: int) -> dict:
-    """The takedown check of one notice asked for now (``dashboard.actions.do_check_notice``):
+    """The takedown check of one notice asked for now (``dashboard.notice_actions.do_check_notice``):
     ``check_notices`` of that notice. Returns what ``verify_takedowns`` returns."""
     return check_notices(TakedownNotice.objects.filter(pk=notice_id))
 

@@ -7,8 +7,8 @@ from django.contrib import admin, messages
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from dashboard.actions import do_delete_api_tokens, do_issue_api_token, do_revoke_api_tokens
 from dashboard.models import ApiToken
+from dashboard.token_actions import do_delete_api_tokens, do_issue_api_token, do_revoke_api_tokens
 from tracker.core.scoping import sees_all
 
 

@@ -26,7 +26,7 @@ from rest_framework.response import Response
 from crawler import actions as crawler_actions
 from crawler.evidence.verdicts import verdict_words
 from crawler.models import Match, ReviewStatus, ScanRun, TargetSite
-from dashboard import actions as dashboard_actions
+from dashboard import notice_actions as dashboard_actions
 from dashboard import notices, sources
 from dashboard.alerts import actions as alert_actions
 from dashboard.alerts.models import AlertPreference, WebhookEndpoint

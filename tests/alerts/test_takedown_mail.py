@@ -187,8 +187,8 @@ def test_smtp_down_is_retried_until_it_is_up_and_a_refused_recipient_is_recorded
 def test_sweeper_fails_a_lost_mail_and_sends_again_a_forgotten_one(
         holder_with_user, smtp_server, staff, idle_worker, wait_for, settings):
     from dashboard import tasks
-    from dashboard.actions import do_draft_notices
     from dashboard.models import NoticeMail
+    from dashboard.notice_actions import do_draft_notices
     from tracker.core import notes
 
     ns = holder_with_user
@@ -216,9 +216,9 @@ def test_sweeper_fails_a_lost_mail_and_sends_again_a_forgotten_one(
 def test_a_page_still_up_reminds_staff_once_per_period(
         holder_with_user, smtp_server, staff, idle_worker, wait_for, settings):
     from dashboard import tasks
-    from dashboard.actions import do_advance_notice, do_draft_notices
     from dashboard.alerts.actions import do_update_alert_preferences
     from dashboard.models import NoticeReminder, TakedownNotice
+    from dashboard.notice_actions import do_advance_notice, do_draft_notices
     from tracker.core.models import AuditEvent
 
     do_update_alert_preferences(staff, language="en")  # the editor keeps the default, zh-hans
@@ -265,8 +265,8 @@ def test_an_ignored_notice_climbs_to_the_host_then_the_registrar_citing_the_one_
     from crawler import contacts, rdap_contacts, takedown
     from crawler.models import ContactSource, SiteContact
     from dashboard import case_figures, notices, summary_figures, tasks
-    from dashboard.actions import do_draft_notices
     from dashboard.models import TakedownNotice
+    from dashboard.notice_actions import do_draft_notices
     from tracker.core.models import AuditEvent
 
     ns = holder_with_user
@@ -335,7 +335,7 @@ def test_an_escalation_in_chinese_and_what_cannot_be_escalated(
         holder_with_user, staff, settings):
     from crawler import takedown
     from dashboard import notice_actions, notices
-    from dashboard.actions import do_advance_notice, do_draft_notices
+    from dashboard.notice_actions import do_advance_notice, do_draft_notices
 
     case = _confirmed_case(holder_with_user, staff, domain="weibo.com")  # a demo platform
     page = case.pages.get()

@@ -118,7 +118,7 @@ def test_case_goes_from_new_to_removed_and_reopens_when_a_page_comes_back(holder
     from crawler import case_actions
     from crawler.models import Case, CheckOutcome, Match
     from crawler.takedown import record_check
-    from dashboard.actions import do_advance_notice, do_draft_notices
+    from dashboard.notice_actions import do_advance_notice, do_draft_notices
     from tracker.core.errors import ActionError
 
     _a, _b, work_a, _ = holders

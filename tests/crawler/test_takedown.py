@@ -14,7 +14,7 @@ from django.utils import timezone, translation
 from crawler import actions, takedown
 from crawler.models import CheckOutcome, Match, TakedownCheck
 from dashboard import tasks as dashboard_tasks
-from dashboard.actions import do_advance_notice, do_draft_notices
+from dashboard.notice_actions import do_advance_notice, do_draft_notices
 from tests.chapter import CHAPTER
 from tests.scanning import scan
 from tracker.core import notes

@@ -354,7 +354,7 @@ def removed_after_notice(case, staff, span) -> None:
     from crawler import case_actions
     from crawler.models import Case, CheckOutcome
     from crawler.takedown import record_check
-    from dashboard.actions import do_advance_notice, do_draft_notices
+    from dashboard.notice_actions import do_advance_notice, do_draft_notices
 
     case_actions.do_confirm_case(case, staff, "copied chapter")
     notice, = do_draft_notices(case.pages.all(), staff, "en")

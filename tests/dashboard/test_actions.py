@@ -10,8 +10,8 @@ from docx import Document
 
 from crawler.actions import do_review_match
 from dashboard import notices
-from dashboard.actions import do_advance_notice, do_draft_notices
 from dashboard.models import NoticeStatus
+from dashboard.notice_actions import do_advance_notice, do_draft_notices
 from tracker.core.errors import ActionError
 from tracker.core.models import AuditEvent, AuditTrailError, verify_chain
 
@@ -208,7 +208,7 @@ def test_a_match_in_a_sent_notice_is_not_noticed_again_without_saying_so(scenari
 
 def test_notice_text_is_editable_while_drafted_and_frozen_when_sent(scenario):
     from crawler.lib.pagestore import sha256
-    from dashboard.actions import do_edit_notice
+    from dashboard.notice_actions import do_edit_notice
 
     confirm_all(scenario)
     notice, = do_draft_notices(scenario.matches[:1], scenario.users.staff)

@@ -334,8 +334,8 @@ def test_notice_text_with_control_characters_is_refused_and_old_ones_still_downl
         scenario, api):
     """A recipient or text with control characters (not line breaks or tabs) is refused when
     drafting or editing; a notice that holds some already still downloads as .docx."""
-    from dashboard.actions import do_edit_notice
     from dashboard.models import TakedownNotice
+    from dashboard.notice_actions import do_edit_notice
 
     match = scenario.matches[0]
     client = api(scenario.users.holder_a, "zh-hans")

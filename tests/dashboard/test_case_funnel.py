@@ -21,7 +21,7 @@ def worked(scenario_cases, scenario):
     from crawler import case_actions
     from crawler.models import Case, CheckOutcome
     from crawler.takedown import record_check
-    from dashboard.actions import do_advance_notice, do_draft_notices
+    from dashboard.notice_actions import do_advance_notice, do_draft_notices
 
     staff = scenario.users.staff
     novel = scenario_cases["novel"]

@@ -173,8 +173,8 @@ def test_an_ignored_notice_is_escalated_to_the_host_from_the_case_page(
 
     from crawler import case_actions, contacts, rdap_contacts
     from crawler.models import ContactSource, SiteContact
-    from dashboard.actions import do_advance_notice, do_draft_notices
     from dashboard.models import NoticeMail, TakedownNotice
+    from dashboard.notice_actions import do_advance_notice, do_draft_notices
 
     words = ESCALATION_LABELS[language]
     case = scenario_cases["novel"]

@@ -96,7 +96,7 @@ def admin_pages(scenario, notice) -> list[str]:
 def test_no_english_on_zh_hans_pages(scenario):
     from crawler.actions import do_cancel_scan, do_review_match
     from crawler.models import ScanRun
-    from dashboard.actions import do_draft_notices
+    from dashboard.notice_actions import do_draft_notices
     from tracker.core import roles
 
     do_review_match(scenario.matches[0], "confirmed", "整章转载，未获授权", scenario.users.staff)

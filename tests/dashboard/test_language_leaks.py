@@ -9,7 +9,7 @@ from django.test import Client
 from django.utils import translation
 
 from crawler.actions import do_review_match
-from dashboard.actions import do_draft_notices
+from dashboard.notice_actions import do_draft_notices
 
 from .conftest import PASSWORD
 

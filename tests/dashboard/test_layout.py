@@ -27,7 +27,7 @@ OVERFLOW_JS = """() => {
 
 def _record(scenario):
     from crawler.actions import do_review_match
-    from dashboard.actions import do_draft_notices
+    from dashboard.notice_actions import do_draft_notices
 
     do_review_match(scenario.matches[0], "confirmed", "整章转载，未获授权", scenario.users.staff)
     return do_draft_notices(scenario.matches[:1], scenario.users.staff)

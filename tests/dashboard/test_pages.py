@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from crawler.actions import do_review_match
-from dashboard.actions import do_draft_notices
+from dashboard.notice_actions import do_draft_notices
 from tracker.core.models import AuditEvent
 
 
@@ -266,7 +266,7 @@ def test_evidence_view_with_passages_past_the_text(scenario):
 
 
 def test_draft_page_warns_about_a_match_in_a_sent_notice(scenario):
-    from dashboard.actions import do_advance_notice
+    from dashboard.notice_actions import do_advance_notice
 
     match = scenario.matches[0]
     do_review_match(match, "confirmed", "copy", scenario.users.staff)

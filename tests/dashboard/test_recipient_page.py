@@ -40,7 +40,7 @@ def sent_notice(scenario, scenario_cases):
     """Factory ``sent_notice(language) -> (notice, capture, link path)``: the novel's copy on
     copy.example.com confirmed, captured (screenshot, demo timestamp) and cited by a notice."""
     from crawler.models import Match
-    from dashboard.actions import do_draft_notices
+    from dashboard.notice_actions import do_draft_notices
     from dashboard.recipient_links import notice_link
 
     def make(language: str = "zh-hans"):

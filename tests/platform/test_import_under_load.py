@@ -83,7 +83,7 @@ def _decide_and_send(cases, job: ImportJob, user, failures: list[str]) -> None:
     would, case k once the import ``job`` has committed its share k / (CASES + 1) of the files,
     so that case actions meet the whole import; every exception is kept in ``failures``."""
     from crawler import case_actions
-    from dashboard.actions import do_advance_notice, do_draft_notices
+    from dashboard.notice_actions import do_advance_notice, do_draft_notices
 
     try:
         for k, case in cases:
