@@ -156,3 +156,31 @@ class EngineConfig:
     def scheme(self) -> dict:
         """The parameters that determine window keys (stored with each work)."""
         return {k: getattr(self, k) for k in _SCHEME_FIELDS}  # asdict: 15 µs a work
+
+
+@dataclass(frozen=True)
+class JudgeLimits:
+    """The limits ``fingerprint.compiled.judge.judge_page`` judges a page's candidates by:
+    EngineConfig's template-aware evidence parameters of the same names (see there; letters
+    unless said), the code of the digit 0 in the letter table (``digit_letter``) and
+    ``same_text_least``, the least ratio of two candidates' letter counts (the shorter's to
+    the longer's) for them to be compared as the same text (``same_text_share * (1 -
+    same_text_frame)``)."""
+
+    digit_letter: int
+    same_text_least: float
+    min_own_letters: int
+    max_number_mismatch: float
+    min_distinct_letters: float
+    number_evidence_letters: float
+    min_score: float
+    same_text_share: float
+    same_text_frame: float
+
+    @classmethod
+    def of(cls, config: EngineConfig, digit_letter: int) -> JudgeLimits:
+        """The limits of ``config`` with the letter table's first digit code."""
+        return cls(digit_letter, config.same_text_share * (1 - config.same_text_frame),
+                   config.min_own_letters, config.max_number_mismatch,
+                   config.min_distinct_letters, config.number_evidence_letters,
+                   config.min_score, config.same_text_share, config.same_text_frame)

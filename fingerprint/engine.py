@@ -19,7 +19,7 @@ import numpy as np
 from fingerprint.compiled.judge import exact_codes as compiled_exact_codes
 from fingerprint.compiled.judge import judge_page
 from fingerprint.compiled.lookup import rank
-from fingerprint.config import EngineConfig
+from fingerprint.config import EngineConfig, JudgeLimits
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index.base import check_work_id
 from fingerprint.index.hits import Hits, hits_from_lookup, hits_of_each
@@ -189,10 +189,7 @@ class Engine:
         self._prepared_count = 0  # numbers given to prepared works (_Prepared.number)
         self.rewrite = RewriteStage(c, rewrite_index, cache_size=cache_size // 4) \
             if c.rewrite_stage else None
-        self._judge_limits = (DIGIT_LETTER, c.same_text_share * (1 - c.same_text_frame),
-                              c.min_own_letters, c.max_number_mismatch, c.min_distinct_letters,
-                              c.number_evidence_letters, c.min_score, c.same_text_share,
-                              c.same_text_frame)  # judge_page's
+        self._judge_limits = JudgeLimits.of(c, DIGIT_LETTER)
 
     # -- fingerprinting -------------------------------------------------------------------
 

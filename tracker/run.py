@@ -24,9 +24,17 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import django
+from django.conf import settings
+from django.core.management import call_command
+
 from crawler import demo
+from crawler.platform_registry import check_registry
+from tracker.celery import app as celery_app
 from tracker.runtime import embedded, supervisor
 from tracker.text.untrusted import ascii_int
 
@@ -234,110 +242,167 @@ def _supervise(procs: dict[str, subprocess.Popen]) -> int:
         time.sleep(1)
 
 
+@dataclass
+class _Started:
+    """What this run started, for ``stop_all``: the embedded servers, the child processes
+    (name without spaces -> process, as VAR/run.pids records them) and the stop functions of
+    the demo servers it serves itself."""
+    services: list[embedded.Service] = field(default_factory=list)
+    procs: dict[str, subprocess.Popen] = field(default_factory=dict)
+    stops: list[Callable[[], None] | None] = field(default_factory=list)
+
+    def add_proc(self, var: Path, name: str, proc: subprocess.Popen) -> subprocess.Popen:
+        """Keep ``proc`` as ``name``, record it in VAR/run.pids, and return it."""
+        self.procs[name] = proc
+        _record_children(var, self.procs)
+        return proc
+
+    def stop_all(self, var: Path) -> None:
+        """Stop everything started, last first: the processes, the demo servers, then the
+        embedded servers; remove VAR/run.pids and VAR/run.env."""
+        for proc in reversed(self.procs.values()):
+            supervisor.stop(proc)
+        for stop_server in self.stops:
+            if stop_server is not None:
+                stop_server()
+        (var / "run.pids").unlink(missing_ok=True)
+        for service in reversed(self.services):
+            service.stop()
+        (var / "run.env").unlink(missing_ok=True)
+
+
+def _prepare_environment() -> tuple[Path, int]:
+    """Set this run's defaults in os.environ (TRACKER_VAR_DIR, the settings module, filmed
+    captures) and return (the data folder, absolute; the dashboard's port, TRACKER_PORT)."""
+    var = Path(os.environ.get("TRACKER_VAR_DIR", BASE_DIR / "var")).resolve()
+    os.environ["TRACKER_VAR_DIR"] = str(var)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tracker.settings")
+    os.environ.setdefault("TRACKER_CAPTURE_SCREEN_RECORDING", "1")  # the demo films its captures
+    return var, int(os.environ.get("TRACKER_PORT", "8000"))
+
+
+def _claim(var: Path, port: int) -> Path:
+    """Take the run lock (VAR/run.pid), stop what a killed run left running and check that
+    ``port`` is free. Returns the lock's path; raises RunError when the run cannot start."""
+    lock = _take_run_lock(var)
+    stopped = stop_leftovers(var)
+    if stopped:
+        print(f"make run: stopped what a killed run left running: {', '.join(stopped)}",
+              file=sys.stderr, flush=True)
+    _check_port(port)
+    return lock
+
+
+def _start_servers(var: Path, started: _Started) -> None:
+    """Start the embedded PostgreSQL, MongoDB and Redis whose URL is not set (each appended
+    to ``started.services`` as soon as it runs, its URL put in os.environ), then the demo
+    time-stamping authority and RDAP server. Raises EmbeddedServerError."""
+    for variable, start, folder in (("DATABASE_URL", embedded.start_postgres, "postgres"),
+                                    ("MONGO_URL", embedded.start_mongo, "mongo"),
+                                    ("REDIS_URL", embedded.start_redis, "redis")):
+        if not os.environ.get(variable):
+            started.services.append(start(var / folder))
+            os.environ[variable] = started.services[-1].url
+    started.stops.append(_start_demo_tsa(var))
+    started.stops.append(_start_demo_rdap())
+
+
+def _announce_servers(var: Path) -> None:
+    """Print the servers' addresses (the database's without its password) and, when there is
+    one, how to move an old SQLite database."""
+    database = os.environ["DATABASE_URL"].rsplit("@", 1)[-1]
+    print(f"PostgreSQL {database}   MongoDB {os.environ['MONGO_URL']}   Redis "
+          f"{os.environ['REDIS_URL']}   data in {var} (servers recorded in {var / 'run.env'})",
+          flush=True)
+    notice = sqlite_notice(var)
+    if notice:
+        print(f"make run: {notice}", file=sys.stderr, flush=True)
+
+
+def _setup_django() -> bool:
+    """Set the demo's crawler and mail defaults, start Django, make STATIC_ROOT and check the
+    platforms' registry. Returns False (after printing each problem) when the registry is
+    wrong, else applies the migrations and returns True."""
+    # The demo site is served on loopback, which the crawler's SSRF guard refuses unless told
+    # (settings.CRAWLER reads it when Django starts, the workers inherit it).
+    os.environ.setdefault("CRAWLER_ALLOW_ADDRESSES", "127.0.0.1")
+    # Alert mails go to files under VAR_DIR/mail (settings.EMAIL_FILE_PATH), links to here.
+    os.environ.setdefault("EMAIL_BACKEND", "django.core.mail.backends.filebased.EmailBackend")
+    django.setup()
+    Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
+    problems = check_registry()  # the file and line, before anything starts
+    for problem in problems:
+        print(f"make run: {problem.msg}", file=sys.stderr)
+    if problems:
+        return False
+    call_command("migrate", interactive=False, verbosity=0)
+    return True
+
+
+def _manage(*args: str, env: dict[str, str], **popen) -> subprocess.Popen:
+    """Start ``manage.py ARGS`` as a child that dies with this process."""
+    return subprocess.Popen([sys.executable, str(BASE_DIR / "manage.py"), *args], env=env,
+                            cwd=BASE_DIR, preexec_fn=supervisor.die_with_parent, **popen)
+
+
+def _start_demo_sites(var: Path, env: dict[str, str], started: _Started) -> None:
+    """Serve the demo site (DEMO_SITE_PORT) and the demo platform's site (DEMO_PLATFORM_PORT)."""
+    quiet = {"stdout": subprocess.DEVNULL, "stdin": subprocess.DEVNULL}
+    site_port = os.environ.setdefault("DEMO_SITE_PORT", str(demo.DEFAULT_PORT))
+    started.add_proc(var, "demo-site", _manage("demo_site", "--port", site_port, env=env,
+                                               **quiet))
+    platform_port = os.environ.setdefault("DEMO_PLATFORM_PORT", str(demo.PLATFORM_PORT))
+    started.add_proc(var, "demo-platform", _manage(
+        "demo_site", "--port", platform_port, "--directory", str(demo.PLATFORM_DIR), env=env,
+        **quiet))
+
+
+def _start_celery(var: Path, env: dict[str, str], started: _Started
+                  ) -> tuple[subprocess.Popen, subprocess.Popen]:
+    """Start the Celery worker (all queues) and beat, logs under VAR/log, and wait until the
+    worker answers (WORKER_READY_TIMEOUT_SECONDS). Returns (worker, beat); raises
+    RuntimeError when the worker does not get ready."""
+    logs = var / "log"
+    worker = started.add_proc(var, "celery-worker", supervisor.start_worker(
+        env, logs / "celery-worker.log", "run-worker", settings.WORKER_QUEUES, cwd=BASE_DIR))
+    # Any beat of an earlier run is stopped (run lock, stop_leftovers): its pid file is
+    # stale, and beat would refuse to start if that pid now names another process.
+    (var / "celery-beat.pid").unlink(missing_ok=True)
+    beat = started.add_proc(var, "celery-beat", supervisor.start_beat(
+        env, logs / "celery-beat.log", var / "celery-beat.pid", cwd=BASE_DIR))
+    supervisor.wait_until_ready(celery_app, worker, "run-worker", logs / "celery-worker.log",
+                                settings.WORKER_READY_TIMEOUT_SECONDS)
+    print(f"Celery worker and beat running (logs in {logs})", flush=True)
+    if settings.EMAIL_BACKEND.endswith("filebased.EmailBackend"):
+        print(f"Alert mails are written to {settings.EMAIL_FILE_PATH}", flush=True)
+    return worker, beat
+
+
 def main() -> int:
     """Run the platform until Ctrl-C (SIGINT) or SIGTERM. Returns the process exit status
     (0: stopped by the user, 1: a part failed or exited, 2: could not start)."""
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    var = Path(os.environ.get("TRACKER_VAR_DIR", BASE_DIR / "var")).resolve()
-    os.environ["TRACKER_VAR_DIR"] = str(var)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tracker.settings")
-    os.environ.setdefault("TRACKER_CAPTURE_SCREEN_RECORDING", "1")  # the demo films its captures
-    port = int(os.environ.get("TRACKER_PORT", "8000"))
+    var, port = _prepare_environment()
     try:
-        lock = _take_run_lock(var)
-        stopped = stop_leftovers(var)
-        if stopped:
-            print(f"make run: stopped what a killed run left running: {', '.join(stopped)}",
-                  file=sys.stderr, flush=True)
-        _check_port(port)
+        lock = _claim(var, port)
     except RunError as exc:
         print(f"make run: {exc}", file=sys.stderr)
         return 2
-    services: list[embedded.Service] = []
-    procs: dict[str, subprocess.Popen] = {}
-    stop_tsa = stop_rdap = None
-    run_env = var / "run.env"
+    started = _Started()
     try:
-        run_env.unlink(missing_ok=True)  # a killed run's: the settings must not read it
-        if not os.environ.get("DATABASE_URL"):
-            services.append(embedded.start_postgres(var / "postgres"))
-            os.environ["DATABASE_URL"] = services[-1].url
-        if not os.environ.get("MONGO_URL"):
-            services.append(embedded.start_mongo(var / "mongo"))
-            os.environ["MONGO_URL"] = services[-1].url
-        if not os.environ.get("REDIS_URL"):
-            services.append(embedded.start_redis(var / "redis"))
-            os.environ["REDIS_URL"] = services[-1].url
-        stop_tsa = _start_demo_tsa(var)
-        stop_rdap = _start_demo_rdap()
+        (var / "run.env").unlink(missing_ok=True)  # a killed run's: the settings must not read it
+        _start_servers(var, started)
         record_run(var, port)
-        database = os.environ["DATABASE_URL"].rsplit("@", 1)[-1]  # without the password
-        print(f"PostgreSQL {database}   MongoDB {os.environ['MONGO_URL']}   Redis "
-              f"{os.environ['REDIS_URL']}   data in {var} (servers recorded in {run_env})",
-              flush=True)
-        notice = sqlite_notice(var)
-        if notice:
-            print(f"make run: {notice}", file=sys.stderr, flush=True)
-
-        # The demo site is served on loopback, which the crawler's SSRF guard refuses unless told
-        # (settings.CRAWLER reads it when Django starts, the workers inherit it).
-        os.environ.setdefault("CRAWLER_ALLOW_ADDRESSES", "127.0.0.1")
-        # Alert mails go to files under VAR_DIR/mail (settings.EMAIL_FILE_PATH), links to here.
-        os.environ.setdefault("EMAIL_BACKEND", "django.core.mail.backends.filebased.EmailBackend")
-        import django
-        from django.core.management import call_command
-
-        django.setup()
-        from django.conf import settings
-
-        from tracker.celery import app
-
-        Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
-        from crawler.platform_registry import check_registry
-
-        for problem in check_registry():  # the file and line, before anything starts
-            print(f"make run: {problem.msg}", file=sys.stderr)
+        _announce_servers(var)
+        if not _setup_django():
             return 2
-
-        call_command("migrate", interactive=False, verbosity=0)
         env = supervisor.child_env()
-        logs = var / "log"
-        site_port = os.environ.setdefault("DEMO_SITE_PORT", str(demo.DEFAULT_PORT))
-        site = subprocess.Popen(
-            [sys.executable, str(BASE_DIR / "manage.py"), "demo_site", "--port", site_port],
-            env=env, cwd=BASE_DIR, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-            preexec_fn=supervisor.die_with_parent)
-        procs["demo-site"] = site
-        platform_port = os.environ.setdefault("DEMO_PLATFORM_PORT", str(demo.PLATFORM_PORT))
-        procs["demo-platform"] = subprocess.Popen(
-            [sys.executable, str(BASE_DIR / "manage.py"), "demo_site", "--port", platform_port,
-             "--directory", str(demo.PLATFORM_DIR)],
-            env=env, cwd=BASE_DIR, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-            preexec_fn=supervisor.die_with_parent)
-        _record_children(var, procs)
-        worker = supervisor.start_worker(env, logs / "celery-worker.log", "run-worker", settings.WORKER_QUEUES,
-                                      cwd=BASE_DIR)
-        procs["celery-worker"] = worker
-        _record_children(var, procs)
-        # Any beat of an earlier run is stopped (run lock, stop_leftovers): its pid file is
-        # stale, and beat would refuse to start if that pid now names another process.
-        (var / "celery-beat.pid").unlink(missing_ok=True)
-        beat = supervisor.start_beat(env, logs / "celery-beat.log", var / "celery-beat.pid",
-                                  cwd=BASE_DIR)
-        procs["celery-beat"] = beat
-        _record_children(var, procs)
-        supervisor.wait_until_ready(app, worker, "run-worker", logs / "celery-worker.log",
-                                    settings.WORKER_READY_TIMEOUT_SECONDS)
-        print(f"Celery worker and beat running (logs in {logs})", flush=True)
-        if settings.EMAIL_BACKEND.endswith("filebased.EmailBackend"):
-            print(f"Alert mails are written to {settings.EMAIL_FILE_PATH}", flush=True)
+        _start_demo_sites(var, env, started)
+        worker, beat = _start_celery(var, env, started)
         call_command("demo")
-        server = subprocess.Popen([sys.executable, str(BASE_DIR / "manage.py"), "runserver",
-                                   f"127.0.0.1:{port}", "--noreload", "--insecure"], env=env,
-                                  cwd=BASE_DIR, preexec_fn=supervisor.die_with_parent)
-        procs["web-server"] = server
-        _record_children(var, procs)
+        server = started.add_proc(var, "web-server", _manage(
+            "runserver", f"127.0.0.1:{port}", "--noreload", "--insecure", env=env))
         print(f"\nDashboard: http://127.0.0.1:{port}/  (Ctrl-C stops everything)", flush=True)
         return _supervise({"web server": server, "Celery worker": worker, "Celery beat": beat})
     except KeyboardInterrupt:
@@ -347,15 +412,7 @@ def main() -> int:
         print(f"make run: {exc}", file=sys.stderr)
         return 1
     finally:
-        for proc in reversed(procs.values()):
-            supervisor.stop(proc)
-        for stop_server in (stop_tsa, stop_rdap):
-            if stop_server is not None:
-                stop_server()
-        (var / "run.pids").unlink(missing_ok=True)
-        for service in reversed(services):
-            service.stop()
-        run_env.unlink(missing_ok=True)
+        started.stop_all(var)
         lock.unlink(missing_ok=True)
 
 

@@ -160,6 +160,32 @@ def trust_store(extra: str) -> str | bool:
     return str(path)
 
 
+def _conditional_headers(etag: str | None, last_modified: str | None) -> dict[str, str]:
+    """The request headers of stored validators: If-None-Match, If-Modified-Since."""
+    headers = {}
+    if etag:
+        headers["If-None-Match"] = etag
+    if last_modified:
+        headers["If-Modified-Since"] = last_modified
+    return headers
+
+
+def _redirect_target(current: str, response, seen: set[str], hops: list[str]
+                     ) -> tuple[str, tuple[Outcome, str] | None]:
+    """The target of redirect ``response`` to a request of ``current``, appended to ``hops``,
+    and None to follow it, or (Outcome, reason) when the target is no valid URL or one already
+    requested in this fetch (``seen``: canonical URLs)."""
+    target = urljoin(current, response.headers["location"])
+    hops.append(target)
+    try:
+        key = canonical_url(target)
+    except InvalidURL as exc:
+        return target, (Outcome.INVALID_URL, f"redirect: {exc}")
+    if key in seen:
+        return target, (Outcome.REDIRECT_LOOP, f"redirect back to {target}")
+    return target, None
+
+
 class Fetcher:
     """HTTP client for the crawler: one requests.Session with the SSRF-guarded adapter.
 
@@ -214,11 +240,7 @@ class Fetcher:
         Returns a FetchResult; does not raise for network, HTTP or limit failures.
         """
         started = time.monotonic()
-        headers = {}
-        if etag:
-            headers["If-None-Match"] = etag
-        if last_modified:
-            headers["If-Modified-Since"] = last_modified
+        headers = _conditional_headers(etag, last_modified)
         current, seen, status, exchange = url, set(), None, Exchange()
         hops: list[str] = []
 
@@ -229,13 +251,9 @@ class Fetcher:
 
         for _ in range(self.config.max_redirects + 1):
             try:
-                key = canonical_url(current)
-                seen.add(key)
-                check_url(current, self._allow)
-                if hops and check_hop is not None:
-                    refusal = check_hop(key)
-                    if refusal is not None:
-                        return done(refusal[0], refusal[1], status=status)
+                refusal = self._check_hop(current, seen, check_hop if hops else None)
+                if refusal is not None:
+                    return done(refusal[0], refusal[1], status=status)
                 sent_at = datetime.now(UTC)
                 response, tls_error = self._get(current, headers, accept_invalid_certificate)
             except InvalidURL as exc:
@@ -252,18 +270,24 @@ class Fetcher:
                 kept = {k: response.headers[k] for k in KEPT_HEADERS if k in response.headers}
                 status = response.status_code
                 if response.is_redirect:
-                    target = urljoin(current, response.headers["location"])
-                    hops.append(target)
-                    try:
-                        key = canonical_url(target)
-                    except InvalidURL as exc:
-                        return done(Outcome.INVALID_URL, f"redirect: {exc}", status=status)
-                    if key in seen:
-                        return done(Outcome.REDIRECT_LOOP, f"redirect back to {target}", status=status)
+                    target, stop = _redirect_target(current, response, seen, hops)
+                    if stop is not None:
+                        return done(*stop, status=status)
                     current = target
                     continue
                 return self._answer(response, hop, status, kept, kinds, started, done)
         return done(Outcome.TOO_MANY_REDIRECTS, f"more than {self.config.max_redirects} redirects")
+
+    def _check_hop(self, url: str, seen: set[str], check_hop: HopCheck | None
+                   ) -> tuple[Outcome, str] | None:
+        """The checks before ``url`` is requested: its canonical form added to ``seen``, its
+        host's address allowed by the SSRF guard, then ``check_hop`` (a redirect target's;
+        None for the URL asked for). Returns check_hop's refusal or None; raises InvalidURL,
+        RefusedAddress."""
+        key = canonical_url(url)
+        seen.add(key)
+        check_url(url, self._allow)
+        return check_hop(key) if check_hop is not None else None
 
     def _get(self, url: str, headers: dict, accept_invalid: bool):
         """GET ``url`` (streamed, no redirects): (response, '') or, when its certificate does

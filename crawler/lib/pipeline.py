@@ -53,7 +53,7 @@ from crawler.lib.politeness import Politeness
 from crawler.lib.render import Renderer
 from crawler.lib.robots import RobotsCache, RobotsPolicy
 from tracker.text import decode_bytes, extract_document
-from tracker.text.html import parse_html
+from tracker.text.html import Extracted, parse_html
 
 # A redirect hop refused by a check of a task's own URL records the redirect's outcome.
 _AS_REDIRECT = {Outcome.TRAP: Outcome.REDIRECT_TRAP,
@@ -212,64 +212,31 @@ class Crawler:
             return self._step(frontier, scan_id, rules, task)
 
     def _step(self, frontier, scan_id, rules: SiteRules, task: UrlTask) -> StepResult:
-        if frontier.cancelled():
-            return self._finish(frontier, scan_id, task, Outcome.CANCELLED, "scan cancelled")
-        refusal, policy = self._trap_or_robots(task.url, rules.accept_invalid_certificate)
-        if refusal:
-            return self._finish(frontier, scan_id, task, *refusal)
-        if not task.reserved:
-            delay = self.config.default_delay_seconds if rules.delay_seconds is None else rules.delay_seconds
-            delay = max(delay, (policy.crawl_delay if policy else None) or 0.0)
-            grant = self.politeness.acquire(host_of(task.url), delay)
-            if not grant.now:
-                nxt = UrlTask(task.url, task.depth, task.attempt, grant.reserved)
-                return StepResult(task, defer=grant.wait, next_task=nxt, reason="politeness delay")
+        refused = self._admission(frontier, scan_id, rules, task)
+        if refused:
+            return refused
         # the page stored under this URL, or under the final URL it redirected to last time: its
         # validators go with the request, so that a redirected page is not downloaded again
         stored = self.pages.lookup(task.url)
         # a rendered page's text also comes from its scripts' requests: no conditional GET
         validators = stored.validators if stored and not rules.needs_browser else {}
-        result = self.fetcher.fetch(task.url, etag=validators.get("etag"),
-                                    last_modified=validators.get("last_modified"),
-                                    check_hop=self._hop_check(frontier, rules),
-                                    accept_invalid_certificate=rules.accept_invalid_certificate)
-        frontier.count(requests=1, ms_fetch=_ms(result.elapsed))
+        result = self._fetch(frontier, rules, task, validators)
         if result.outcome is Outcome.NOT_MODIFIED and stored:
-            key = canonical_url(result.final_url) if result.redirects else task.url
-            page = stored if stored.canonical_url == key else self.pages.get(key)
-            if page is None:  # validators of another page answered 304: download it plainly
-                result = self.fetcher.fetch(
-                    task.url, check_hop=self._hop_check(frontier, rules),
-                    accept_invalid_certificate=rules.accept_invalid_certificate)
-                frontier.count(requests=1, ms_fetch=_ms(result.elapsed))
-            elif key != task.url and not frontier.mark_seen(key):
-                return self._finish(frontier, scan_id, task, Outcome.REDIRECT_SEEN,
-                                    f"redirected to {key}, already admitted in this scan", result.status)
-            else:
-                return self._unchanged(frontier, scan_id, rules, task, result, page, key)
+            done = self._not_modified(frontier, scan_id, rules, task, result, stored)
+            if isinstance(done, StepResult):
+                return done
+            result = done
         if stored and stored.canonical_url != task.url:
             redirected_to, stored = stored, None  # stored under the URL it redirected to
         else:
             redirected_to = None
-        if result.outcome.retryable:
-            if result.outcome is Outcome.RATE_LIMITED and result.retry_after:
-                self.politeness.push_back(host_of(task.url), result.retry_after)
-            wait = retry_delay(result, task.attempt, self.config)
-            if wait is not None:
-                frontier.count(retries=1)
-                return StepResult(task, defer=wait, next_task=UrlTask(task.url, task.depth, task.attempt + 1),
-                                  reason=f"retry after {result.outcome.value}: {result.reason}",
-                                  status=result.status)
+        retry = self._retry(frontier, task, result)
+        if retry:
+            return retry
         if result.outcome is Outcome.OK and result.redirects:
             key = canonical_url(result.final_url)
             if key != task.url:
-                if not frontier.mark_seen(key):
-                    return self._finish(frontier, scan_id, task, Outcome.REDIRECT_SEEN,
-                                        f"redirected to {key}, already admitted in this scan",
-                                        result.status)
-                target = redirected_to if redirected_to and redirected_to.canonical_url == key else None
-                return self._process(frontier, scan_id, rules, task, result,
-                                     target or self.pages.get(key), key)
+                return self._redirected(frontier, scan_id, rules, task, result, key, redirected_to)
         if result.outcome is not Outcome.OK:
             if stored:
                 self.pages.record_visit(task.url, scan_id=scan_id, outcome=result.outcome.value,
@@ -278,6 +245,81 @@ class Crawler:
                                 exchange=result.exchange,
                                 location=result.final_url if result.redirects else None)
         return self._process(frontier, scan_id, rules, task, result, stored)
+
+    def _admission(self, frontier, scan_id, rules: SiteRules, task: UrlTask) -> StepResult | None:
+        """The checks before ``task.url`` is fetched: the scan not cancelled, no trap, allowed
+        by robots.txt, and a politeness slot of its host (the larger of the site's delay and
+        the robots.txt Crawl-delay, in seconds) unless the task holds one. Returns the
+        finished or deferred StepResult, or None when the URL may be fetched now."""
+        if frontier.cancelled():
+            return self._finish(frontier, scan_id, task, Outcome.CANCELLED, "scan cancelled")
+        refusal, policy = self._trap_or_robots(task.url, rules.accept_invalid_certificate)
+        if refusal:
+            return self._finish(frontier, scan_id, task, *refusal)
+        if task.reserved:
+            return None
+        delay = self.config.default_delay_seconds if rules.delay_seconds is None else rules.delay_seconds
+        delay = max(delay, (policy.crawl_delay if policy else None) or 0.0)
+        grant = self.politeness.acquire(host_of(task.url), delay)
+        if grant.now:
+            return None
+        nxt = UrlTask(task.url, task.depth, task.attempt, grant.reserved)
+        return StepResult(task, defer=grant.wait, next_task=nxt, reason="politeness delay")
+
+    def _fetch(self, frontier, rules: SiteRules, task: UrlTask,
+               validators: dict[str, str] | None = None) -> FetchResult:
+        """Download ``task.url`` (conditional on ``validators``' etag and last_modified, when
+        given), every redirect hop checked as a link; counts the request and its time."""
+        validators = validators or {}
+        result = self.fetcher.fetch(task.url, etag=validators.get("etag"),
+                                    last_modified=validators.get("last_modified"),
+                                    check_hop=self._hop_check(frontier, rules),
+                                    accept_invalid_certificate=rules.accept_invalid_certificate)
+        frontier.count(requests=1, ms_fetch=_ms(result.elapsed))
+        return result
+
+    def _not_modified(self, frontier, scan_id, rules: SiteRules, task: UrlTask,
+                      result: FetchResult, stored: Page) -> StepResult | FetchResult:
+        """A 304 answer to the validators of ``stored``: the finished StepResult of an
+        unchanged page (or of a redirect to a URL already seen), or, when the validators were
+        another page's, the FetchResult of downloading the URL again without them."""
+        key = canonical_url(result.final_url) if result.redirects else task.url
+        page = stored if stored.canonical_url == key else self.pages.get(key)
+        if page is None:  # validators of another page answered 304: download it plainly
+            return self._fetch(frontier, rules, task)
+        if key != task.url and not frontier.mark_seen(key):
+            return self._finish(frontier, scan_id, task, Outcome.REDIRECT_SEEN,
+                                f"redirected to {key}, already admitted in this scan", result.status)
+        return self._unchanged(frontier, scan_id, rules, task, result, page, key)
+
+    def _retry(self, frontier, task: UrlTask, result: FetchResult) -> StepResult | None:
+        """The deferred StepResult of the task's next attempt when ``result`` is worth another
+        try (``retry_delay``; a Retry-After also pushes back the host's slot), else None."""
+        if not result.outcome.retryable:
+            return None
+        if result.outcome is Outcome.RATE_LIMITED and result.retry_after:
+            self.politeness.push_back(host_of(task.url), result.retry_after)
+        wait = retry_delay(result, task.attempt, self.config)
+        if wait is None:
+            return None
+        frontier.count(retries=1)
+        return StepResult(task, defer=wait, next_task=UrlTask(task.url, task.depth, task.attempt + 1),
+                          reason=f"retry after {result.outcome.value}: {result.reason}",
+                          status=result.status)
+
+    def _redirected(self, frontier, scan_id, rules: SiteRules, task: UrlTask, result: FetchResult,
+                    key: str, redirected_to: Page | None) -> StepResult:
+        """A page reached through redirects at canonical URL ``key`` (not the task's):
+        processed under ``key`` (against the page stored there; ``redirected_to`` when the
+        task's URL redirected there last time), or finished as ``redirect_seen`` when another
+        task admitted ``key`` first."""
+        if not frontier.mark_seen(key):
+            return self._finish(frontier, scan_id, task, Outcome.REDIRECT_SEEN,
+                                f"redirected to {key}, already admitted in this scan",
+                                result.status)
+        target = redirected_to if redirected_to and redirected_to.canonical_url == key else None
+        return self._process(frontier, scan_id, rules, task, result,
+                             target or self.pages.get(key), key)
 
     def _trap_or_robots(self, url: str, accept_invalid_certificate: bool = False
                         ) -> tuple[tuple[Outcome, str] | None, RobotsPolicy | None]:
@@ -319,7 +361,6 @@ class Crawler:
         """Store and extract a fetched page under canonical URL ``key`` (default ``task.url``;
         the final URL's canonical form after redirects); returns the finished StepResult."""
         key = key or task.url
-        final = key if key != task.url else ""
         # pages_fetched is counted with what the page turned out to be (new, changed, unchanged,
         # or a feed or sitemap), so that those add up to it; a page without text is an error
         if result.kind == "xml":
@@ -331,65 +372,67 @@ class Crawler:
         # a rendered page is compared by its text: the same shell may load other text
         if stored and not rules.needs_browser and stored.content_hash == sha256(result.body):
             return self._unchanged(frontier, scan_id, rules, task, result, stored, key)
-        started = time.perf_counter()
-        decoded = decode_bytes(result.body, result.headers.get("content-type"))
-        decoded_at = time.perf_counter()
-        ms_decode = _ms(decoded_at - started)
-        document, body, encoding = decoded.text, result.body, f"{decoded.encoding} ({decoded.source})"
-        refused = []
-        if rules.needs_browser and result.kind == "html":
-            rendered = self.renderer.render(result.final_url, decoded.text, self._robots_check)
-            frontier.count(ms_render=_ms(rendered.elapsed), render_requests=rendered.requests)
-            refused = [{"url": u, "reason": r} for u, r in rendered.refused]
-            if rendered.outcome is not Outcome.OK:
-                if stored:
-                    self.pages.record_visit(key, scan_id=scan_id, outcome=rendered.outcome.value,
-                                            status=result.status, reason=rendered.reason)
-                return self._finish(frontier, scan_id, task, rendered.outcome, rendered.reason,
-                                    result.status, refused=refused)
-            document, body = rendered.html, rendered.html.encode("utf-8")
-            encoding += ", rendered"
-            decoded_at = time.perf_counter()  # extraction's time starts after rendering
-        cpu_started = time.process_time()
-        # one lxml tree for the page's metadata, links and next parts (the text: resiliparse)
-        parsed = parse_html(document) if result.kind == "html" else document
-        extracted = extract_document(parsed, result.kind, result.final_url, with_author=False,
-                                     with_date=False)
-        text_at = time.perf_counter()
-        links, parts, part_of = [], [], ""
-        if result.kind == "html":
-            links = _canonical_all(html_links(parsed, result.final_url))
-            parts = _canonical_all(next_part_links(parsed, result.final_url))
-            part_of = chapter_of(key, links, parts)
-        extracted_at = time.perf_counter()
-        cpu_extract = time.process_time() - cpu_started
+        content = self._content(frontier, scan_id, rules, task, result, stored, key)
+        if isinstance(content, StepResult):
+            return content
+        text = _page_text(content, result, key)
         saved = self.pages.save(
             canonical_url=key, url=task.url, final_url=result.final_url,
             domain=host_of(result.final_url), site_id=rules.site_id, scan_id=scan_id,
-            status=result.status, outcome=(Outcome.OK if extracted.ok else Outcome.EXTRACT_FAILED).value,
-            reason=extracted.error or "", headers=result.headers, validators=result.validators,
-            body=body, text=extracted.text, title=extracted.title or None, published=extracted.date,
-            encoding=encoding,
-            extraction={"method": extracted.method, "error": extracted.error}, links=links,
-            part_of=part_of, expect_new=stored is None)
+            status=result.status, outcome=text.outcome.value,
+            reason=text.extracted.error or "", headers=result.headers, validators=result.validators,
+            body=content.body, text=text.extracted.text, title=text.extracted.title or None,
+            published=text.extracted.date, encoding=content.encoding,
+            extraction={"method": text.extracted.method, "error": text.extracted.error},
+            links=text.links, part_of=text.part_of, expect_new=stored is None)
         frontier.count(**{f"pages_{saved.change}": 1, "pages_fetched": int(saved.change != "no_text"),
-                          "ms_decode": ms_decode,
-                          "ms_extract": _ms(text_at - decoded_at), "ms_links": _ms(extracted_at - text_at),
-                          "ms_store": _ms(time.perf_counter() - extracted_at),
-                          "cpu_us_extract": microseconds(cpu_extract)})
-        # the next part first, at this page's depth: a chapter's parts do not spend link depth
-        parts = self._admit_links(frontier, scan_id, rules, task, parts, task.depth)
-        admitted = self._admit_links(frontier, scan_id, rules, task, links)
-        outcome = Outcome.OK if extracted.ok else Outcome.EXTRACT_FAILED
-        if extracted.ok and saved.change == "unchanged":
+                          "ms_decode": content.ms_decode, **text.timings,
+                          "ms_store": _ms(time.perf_counter() - text.done_at)})
+        return self._stored(frontier, scan_id, rules, task, result, text, saved, key)
+
+    def _content(self, frontier, scan_id, rules: SiteRules, task: UrlTask, result: FetchResult,
+                 stored: Page | None, key: str) -> _Content | StepResult:
+        """The fetched body decoded to text and, for a site that needs a browser, its HTML page
+        rendered (counted as ms_render, render_requests). Returns the _Content, or the
+        finished StepResult when rendering failed (a visit recorded on ``stored``)."""
+        started = time.perf_counter()
+        decoded = decode_bytes(result.body, result.headers.get("content-type"))
+        content = _Content(decoded.text, result.body, f"{decoded.encoding} ({decoded.source})",
+                           _ms(time.perf_counter() - started), time.perf_counter())
+        if not (rules.needs_browser and result.kind == "html"):
+            return content
+        rendered = self.renderer.render(result.final_url, decoded.text, self._robots_check)
+        frontier.count(ms_render=_ms(rendered.elapsed), render_requests=rendered.requests)
+        content.refused = [{"url": u, "reason": r} for u, r in rendered.refused]
+        if rendered.outcome is not Outcome.OK:
+            if stored:
+                self.pages.record_visit(key, scan_id=scan_id, outcome=rendered.outcome.value,
+                                        status=result.status, reason=rendered.reason)
+            return self._finish(frontier, scan_id, task, rendered.outcome, rendered.reason,
+                                result.status, refused=content.refused)
+        content.document, content.body = rendered.html, rendered.html.encode("utf-8")
+        content.encoding += ", rendered"
+        content.ready_at = time.perf_counter()  # extraction's time starts after rendering
+        return content
+
+    def _stored(self, frontier, scan_id, rules: SiteRules, task: UrlTask, result: FetchResult,
+                text: _PageText, saved, key: str) -> StepResult:
+        """After a page version was saved: admit its next part (at this page's depth: a
+        chapter's parts do not spend link depth) and its links, keep its exchange when the
+        version is to be matched, and return the finished StepResult."""
+        parts = self._admit_links(frontier, scan_id, rules, task, text.parts, task.depth)
+        admitted = self._admit_links(frontier, scan_id, rules, task, text.links)
+        outcome = text.outcome
+        if text.extracted.ok and saved.change == "unchanged":
             outcome = Outcome.UNCHANGED
         match = (saved.page_id, saved.version_id) if saved.needs_matching else None
         if match and saved.version_id and result.exchange.size <= self.config.exchange_max_bytes:
             self.exchanges.put(saved.version_id, result.exchange)  # kept if the version matches
-        return self._finish(frontier, scan_id, task, outcome, extracted.error or saved.change,
-                            result.status, refused=refused, admitted=admitted, match=match,
-                            stored=saved.stored if match else None, change=saved.change, page=(saved.page_id, saved.version_id),
-                            final_url=final, parts=parts)
+        return self._finish(frontier, scan_id, task, outcome, text.extracted.error or saved.change,
+                            result.status, refused=text.refused, admitted=admitted, match=match,
+                            stored=saved.stored if match else None, change=saved.change,
+                            page=(saved.page_id, saved.version_id),
+                            final_url=key if key != task.url else "", parts=parts)
 
     def _unchanged(self, frontier, scan_id, rules, task, result: FetchResult, stored,
                    key: str | None = None) -> StepResult:
@@ -452,6 +495,60 @@ class Crawler:
                         location=location)
         frontier.count_outcome(outcome.value)
         return StepResult(task, outcome=outcome, reason=reason, status=status, **kw)
+
+
+@dataclass
+class _Content:
+    """A fetched page ready for extraction: ``document`` (its text, or the rendered HTML),
+    ``body`` (the bytes stored), ``encoding`` (how it was decoded, ", rendered" added),
+    ``ms_decode`` (milliseconds to decode), ``ready_at`` (time.perf_counter() when extraction
+    may start) and ``refused`` (the renderer's refused requests: url, reason)."""
+
+    document: str
+    body: bytes
+    encoding: str
+    ms_decode: int
+    ready_at: float
+    refused: list[dict[str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _PageText:
+    """What extraction found in a page: ``extracted`` (text, title, method, error),
+    ``outcome`` (OK or EXTRACT_FAILED), its canonical ``links``, next-part links (``parts``)
+    and the chapter it is part of (``part_of``, "" when none), the renderer's ``refused``
+    requests, ``timings`` (ms_extract, ms_links, cpu_us_extract) and ``done_at``
+    (time.perf_counter() at the end)."""
+
+    extracted: Extracted
+    outcome: Outcome
+    links: list[str]
+    parts: list[str]
+    part_of: str
+    refused: list[dict[str, str]]
+    timings: dict[str, int]
+    done_at: float
+
+
+def _page_text(content: _Content, result: FetchResult, key: str) -> _PageText:
+    """Extract the main text, title and, from an HTML page, the links and next parts of
+    ``content`` (one lxml tree for all; the text: resiliparse), timed from
+    ``content.ready_at``; ``key``: the page's canonical URL."""
+    cpu_started = time.process_time()
+    parsed = parse_html(content.document) if result.kind == "html" else content.document
+    extracted = extract_document(parsed, result.kind, result.final_url, with_author=False,
+                                 with_date=False)
+    text_at = time.perf_counter()
+    links, parts, part_of = [], [], ""
+    if result.kind == "html":
+        links = _canonical_all(html_links(parsed, result.final_url))
+        parts = _canonical_all(next_part_links(parsed, result.final_url))
+        part_of = chapter_of(key, links, parts)
+    done_at = time.perf_counter()
+    timings = {"ms_extract": _ms(text_at - content.ready_at), "ms_links": _ms(done_at - text_at),
+               "cpu_us_extract": microseconds(time.process_time() - cpu_started)}
+    return _PageText(extracted, Outcome.OK if extracted.ok else Outcome.EXTRACT_FAILED, links,
+                     parts, part_of, content.refused, timings, done_at)
 
 
 def _ms(seconds: float) -> int:

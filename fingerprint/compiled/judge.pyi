@@ -5,6 +5,8 @@ from typing import Any
 
 import numpy as np
 
+from fingerprint.config import JudgeLimits
+
 def matched_masks(page: np.ndarray, works: list[np.ndarray],
                   runs: list[list[tuple[int, int, int]]]) -> np.ndarray: ...
 def same_text_pairs(masks: np.ndarray, sizes: np.ndarray, least: float
@@ -29,5 +31,5 @@ def exact_codes(codes: np.ndarray, offsets: np.ndarray, text: str, digit_letter:
 def judge_page(page: np.ndarray, codes: np.ndarray, offsets: np.ndarray, boundaries: np.ndarray,
                aligned: list[tuple[str, Any, Any]], exact: bool, known: PairCache,
                same: Callable[[int, int], bool],
-               limits: tuple[int, float, int, float, float, float, float, float, float],
-               joined: list[tuple[int, int]] | None = None) -> tuple[list[int], list[tuple[int, float, float, float]]]: ...
+               limits: JudgeLimits, joined: list[tuple[int, int]] | None = None
+               ) -> tuple[list[int], list[tuple[int, float, float, float]]]: ...

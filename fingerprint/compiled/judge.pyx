@@ -468,7 +468,7 @@ cdef double _pairwise_sum(const double *a, Py_ssize_t n) noexcept nogil:
 
 def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[::1] offsets,
                const int64_t[::1] boundaries, list aligned, bint exact, PairCache known,
-               same, tuple limits, list joined=None):
+               same, limits, list joined=None):
     """The judgement of one page's aligned candidates, as ``Engine._judge`` describes it, in
     one call -> (labels, kept).
 
@@ -479,9 +479,7 @@ def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[
     known: the same-text answers of pairs (keys as ``known_groups``'), emptied first when the
     page's pairs would pass its capacity; ``same(i, j) -> bool`` answers the pairs it lacks
     whose k-grams pass ``align.grams_shared`` (the others are not the same text).
-    limits: (digit_letter, same_text_least, min_own_letters, max_number_mismatch,
-    min_distinct_letters, number_evidence_letters, min_score, same_text_share,
-    same_text_frame).
+    limits: a ``fingerprint.config.JudgeLimits`` (read by attribute).
     joined: (i, j) pairs of candidates judged as one text although they are not the same
     text (a work and a work that holds it, ``fingerprint.parts``): the dominance and document
     frequency rules put them in one group; None or []: none.
@@ -489,11 +487,12 @@ def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[
     kept: (i, score, containment_page, containment_work) of each candidate that passes, in
     order (unrounded).
     """
-    cdef int digit_letter
-    cdef int64_t min_own
-    cdef double least, max_mismatch, min_distinct, evidence, min_score, share, frame
-    digit_letter, least, min_own, max_mismatch, min_distinct, evidence, min_score, share, \
-        frame = limits
+    cdef int digit_letter = limits.digit_letter
+    cdef int64_t min_own = limits.min_own_letters
+    cdef double least = limits.same_text_least, max_mismatch = limits.max_number_mismatch
+    cdef double min_distinct = limits.min_distinct_letters
+    cdef double evidence = limits.number_evidence_letters, min_score = limits.min_score
+    cdef double share = limits.same_text_share, frame = limits.same_text_frame
     cdef Py_ssize_t m = len(aligned), n = page.shape[0], c, p, words = (n + 63) // 64
     sizes_out = np.empty(m, dtype=np.int64)
     ids_out = np.empty(m, dtype=np.int64)

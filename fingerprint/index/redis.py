@@ -230,6 +230,19 @@ def _little(rows: np.ndarray, start: int, width: int) -> np.ndarray:
     return out
 
 
+def _sorted_postings(postings: Iterable[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """(keys uint64, windows int64) of ``postings``, each (key, window) checked
+    (``check_posting``: raises ValueError), once each and in sorted order."""
+    pairs = set()
+    for key, window in postings:
+        check_posting(key, window)
+        pairs.add((int(key), int(window)))
+    ordered = sorted(pairs)
+    keys = np.fromiter((k for k, _ in ordered), dtype=np.uint64, count=len(ordered))
+    windows = np.fromiter((w for _, w in ordered), dtype=np.int64, count=len(ordered))
+    return keys, windows
+
+
 class RedisIndex:
     """Fingerprint index in Redis (implements :class:`fingerprint.index.base.Index`).
 
@@ -422,13 +435,7 @@ class RedisIndex:
         :data:`MAX_WORK_NUMBER` work numbers (rebuild it: ``clear`` and re-index).
         """
         check_work_id(work_id)
-        pairs = set()
-        for key, window in postings:
-            check_posting(key, window)
-            pairs.add((int(key), int(window)))
-        ordered = sorted(pairs)
-        keys = np.fromiter((k for k, _ in ordered), dtype=np.uint64, count=len(ordered))
-        windows = np.fromiter((w for _, w in ordered), dtype=np.int64, count=len(ordered))
+        keys, windows = _sorted_postings(postings)
         self._check_version(force=True)
         self._remove(work_id)
         # redis-py types its sync client's replies as Awaitable too (hence the ignore)
@@ -438,21 +445,44 @@ class RedisIndex:
                 f"Redis index {self.prefix!r} has given out {MAX_WORK_NUMBER} work numbers; "
                 f"rebuild it (clear, then `manage.py reindex`) to number the works again")
         group, x = self._address(keys)
-        wide = ((x >> np.uint64(36 - self._gbits)) > 0) | (windows >= 1 << 24)
-        bits = self._hint_bits()
-        count = len(ordered)
-        record = varint_encode([number, count, bits])
-        for kind in (~wide, wide):  # narrow hints, then wide ones
-            hints = np.unique((group[kind].astype(np.uint64) << np.uint64(bits))
-                              | (x[kind] & np.uint64((1 << bits) - 1)))
-            record += varint_encode([len(hints)]) + varint_encode(
-                np.diff(hints, prepend=np.uint64(0)))
+        count = len(keys)
+        record = self._work_record(number, group, x, windows)
         pipe = self.client.pipeline(transaction=False)
         # redis-py types hash fields and values as str; it sends bytes and int as they are
         pipe.hset(f"{self.prefix}:ids", work_id, record)  # type: ignore[arg-type]
         pipe.hset(f"{self.prefix}:names", number, work_id)  # type: ignore[arg-type]
         pipe.incrby(f"{self.prefix}:windows", count)
         pipe.execute()
+        try:
+            self._scripts(_ADD, self._add_calls(number, group, x, windows))
+        except BaseException:
+            # keep the original error; the record allows a later remove
+            with contextlib.suppress(RedisError):
+                self._remove(work_id)
+            raise
+        self._names[number] = work_id
+        return count
+
+    def _work_record(self, number: int, group: np.ndarray, x: np.ndarray,
+                     windows: np.ndarray) -> bytes:
+        """The ``P:ids`` record of a work numbered ``number`` whose postings have groups
+        ``group``, addresses ``x`` (uint64) and windows ``windows``: varints of the number, the
+        posting count and the hint bits (``_hint_bits``), then the narrow and the wide removal
+        hints (group and low bits of x), each list as its length and its sorted deltas."""
+        wide = ((x >> np.uint64(36 - self._gbits)) > 0) | (windows >= 1 << 24)
+        bits = self._hint_bits()
+        record = varint_encode([number, len(x), bits])
+        for kind in (~wide, wide):  # narrow hints, then wide ones
+            hints = np.unique((group[kind].astype(np.uint64) << np.uint64(bits))
+                              | (x[kind] & np.uint64((1 << bits) - 1)))
+            record += varint_encode([len(hints)]) + varint_encode(
+                np.diff(hints, prepend=np.uint64(0)))
+        return record
+
+    def _add_calls(self, number: int, group: np.ndarray, x: np.ndarray, windows: np.ndarray
+                   ) -> list[tuple[int, list]]:
+        """The ``_ADD`` script calls (group, args) that write work ``number``'s postings: per
+        group, at most BATCH (x high bits, x low 24 bits, window) triples after the head."""
         calls = []
         head = [self._min_level, MAX_LEVEL, self.load, 1 << (12 - self._gbits), number]
         order = np.argsort(group, kind="stable")
@@ -464,15 +494,7 @@ class RedisIndex:
                 strict=True)))
             for i in range(0, len(args), 3 * BATCH):
                 calls.append((int(group[part[0]]), head + args[i:i + 3 * BATCH]))
-        try:
-            self._scripts(_ADD, calls)
-        except BaseException:
-            # keep the original error; the record allows a later remove
-            with contextlib.suppress(RedisError):
-                self._remove(work_id)
-            raise
-        self._names[number] = work_id
-        return count
+        return calls
 
     @_reachable
     def remove(self, work_id: str) -> int:
@@ -602,24 +624,7 @@ class RedisIndex:
                 self._check_version(force=True)  # every group again with fresh levels
                 hits, pending = [], None
                 continue
-            retry, fresh, flat = [], [], []
-            levels, splits, wides = self._level, self._split, self._wide
-            for (g, _), values in zip(commands, replies, strict=True):
-                meta = values[0]
-                if meta is None:
-                    level, split, wide_here = self._min_level, 0, False
-                else:
-                    head = meta.split(b":", 3)
-                    level, split, wide_here = int(head[0]), int(head[1]), head[2] != b"0"
-                    # wide_here: narrow keys of this group have wide postings (huge windows)
-                if level != levels[g] or split != splits[g] or (wide_here and not wides[g]):
-                    levels[g], splits[g], wides[g] = level, split, wide_here
-                    retry.append(g)
-                    fresh.append(False)
-                else:
-                    wides[g] = wide_here
-                    fresh.append(True)
-                flat += values[1:]
+            retry, fresh, flat = self._read_metas(commands, replies)
             if retry:  # drop the stale groups' fields, read them again below
                 ok = np.repeat(fresh, [len(names) for _, names in commands])
                 narrow = tuple(a[ok[narrow[1]]] for a in narrow)
@@ -633,15 +638,8 @@ class RedisIndex:
             pending = retry
         empty = np.zeros(0, dtype=np.uint64)
         hits.append((np.zeros(0, dtype=np.int64), empty, empty))
-        hit_key, hit_work, hit_window = (np.concatenate(parts) for parts in zip(*hits, strict=True))
-        # stop-list: the document frequency of a key = distinct works among its postings
-        if len(hit_key):
-            pairs = np.unique(hit_key.astype(np.uint64) << np.uint64(24) | hit_work)
-            df = np.bincount((pairs >> np.uint64(24)).astype(np.int64), minlength=len(u))
-            allowed = df[hit_key] <= self.max_df
-            if not allowed.all():
-                hit_key, hit_work, hit_window = (hit_key[allowed], hit_work[allowed],
-                                                 hit_window[allowed])
+        hit_key, hit_work, hit_window = self._below_max_df(
+            *(np.concatenate(parts) for parts in zip(*hits, strict=True)), len(u))
         numbers = set(hit_work.tolist())
         names = self._names
         # not ``numbers - names.keys()``: that iterates over every work number ever resolved
@@ -653,6 +651,46 @@ class RedisIndex:
             if name is not None:  # a number missing from names: removed while we looked
                 out.setdefault(ukeys[k], []).append((name, w))
         return out, numbers
+
+    def _read_metas(self, commands: list[tuple[int, list]], replies: list
+                    ) -> tuple[list[int], list[bool], list]:
+        """Read each group's meta (the first field of its reply: "level:split:wide:...") into
+        the client's view of the groups. Returns (the groups whose view was stale, to read
+        again; per command, whether its fields are fresh; the fields of every reply after the
+        meta, flattened in order)."""
+        retry, fresh, flat = [], [], []
+        levels, splits, wides = self._level, self._split, self._wide
+        for (g, _), values in zip(commands, replies, strict=True):
+            meta = values[0]
+            if meta is None:
+                level, split, wide_here = self._min_level, 0, False
+            else:
+                head = meta.split(b":", 3)
+                level, split, wide_here = int(head[0]), int(head[1]), head[2] != b"0"
+                # wide_here: narrow keys of this group have wide postings (huge windows)
+            if level != levels[g] or split != splits[g] or (wide_here and not wides[g]):
+                levels[g], splits[g], wides[g] = level, split, wide_here
+                retry.append(g)
+                fresh.append(False)
+            else:
+                wides[g] = wide_here
+                fresh.append(True)
+            flat += values[1:]
+        return retry, fresh, flat
+
+    def _below_max_df(self, hit_key: np.ndarray, hit_work: np.ndarray, hit_window: np.ndarray,
+                      n_keys: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The hits (key position, work number, window) of the keys whose document frequency
+        (distinct works among its postings; ``n_keys`` keys in all) is at most ``max_df``:
+        the stop-list."""
+        if not len(hit_key):
+            return hit_key, hit_work, hit_window
+        pairs = np.unique(hit_key.astype(np.uint64) << np.uint64(24) | hit_work)
+        df = np.bincount((pairs >> np.uint64(24)).astype(np.int64), minlength=n_keys)
+        allowed = df[hit_key] <= self.max_df
+        if allowed.all():
+            return hit_key, hit_work, hit_window
+        return hit_key[allowed], hit_work[allowed], hit_window[allowed]
 
     @staticmethod
     def _match(pos: np.ndarray, field: np.ndarray, r: np.ndarray, flat: list, size: int,
