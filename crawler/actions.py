@@ -21,7 +21,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext
 
 from crawler import cases, domain_moves, scans, schedule
-from crawler.lib.canonical import origin_of
+from crawler.lib.canonical import InvalidURL, canonical_url, host_of, origin_of
+from crawler.lib.ssrf import RefusedAddress, check_url, parse_allow_list
 from crawler.models import (
     CandidateSite,
     CandidateStatus,
@@ -265,9 +266,6 @@ def check_site_url(url: str) -> str:
     Raises:
         ActionError: not an http(s) URL, or its host is unresolvable or forbidden.
     """
-    from crawler.lib.canonical import InvalidURL, canonical_url
-    from crawler.lib.ssrf import RefusedAddress, check_url, parse_allow_list
-
     try:
         url = canonical_url((url or "").strip())
         check_url(url, parse_allow_list(scans.crawl_config().allow_addresses))
@@ -338,8 +336,6 @@ def do_approve_site_proposal(proposal: SiteProposal, acting_user, reason: str = 
     Raises:
         ActionError: already decided, or the URL is refused now (its host's addresses changed).
     """
-    from crawler.lib.canonical import host_of
-
     url = check_site_url(proposal.url)
     with transaction.atomic():
         locked = _locked_open(proposal)

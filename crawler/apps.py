@@ -18,6 +18,7 @@ class CrawlerConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        # Imported in ready(): these modules need the app registry loaded (models).
         from django.core import checks
 
         from crawler import domain_moves, platform_registry, rematch, scans, schedule

@@ -10,6 +10,7 @@ from django.conf import settings
 
 from crawler import archives, scans
 from tracker.core.connections import storage_errors
+from tracker.core.engine import get_engine
 from tracker.runtime.backoff import backoff_delay
 
 log = get_task_logger(__name__)
@@ -21,8 +22,6 @@ def scan_archive_file(self, scan_id: int) -> str:
     """Scan ArchiveScan ``scan_id`` (crawler.archives.run) from its committed offset. MongoDB
     or Redis unreachable: retried with backoff (it resumes where it was), then left to the
     sweeper (crawler.archives.sweep_stuck). Returns the scan's status."""
-    from tracker.core.engine import get_engine
-
     try:
         return archives.run(scan_id, get_engine(), scans.get_crawler(), self.request.id or "")
     except storage_errors() as exc:

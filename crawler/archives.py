@@ -34,7 +34,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from crawler import matching, scans
-from crawler.lib.archive import sources
+from crawler.lib.archive import cdx, sources
 from crawler.lib.archive.reader import ArchiveRecord, Fault, read_records
 from crawler.lib.archive.text import RecordText, matched_texts
 from crawler.lib.canonical import InvalidURL, canonical_url, host_of
@@ -314,8 +314,6 @@ def common_crawl_parts(crawl: str, patterns: list[str]) -> list[Part]:
     CC-MAIN-2024-10), asked of settings.ARCHIVE_CDX_URL, as Parts of the files on
     settings.ARCHIVE_DATA_URL; each capture once. Raises sources.SourceError when the index
     cannot be asked, ValueError for a crawl id that is not one word."""
-    from crawler.lib.archive import cdx
-
     if not crawl or any(c in crawl for c in "/?#& "):
         raise ValueError(f"not a crawl id: {crawl!r}")
     index = settings.ARCHIVE_CDX_URL.replace("{crawl}", crawl)

@@ -107,6 +107,7 @@ def _scan_served(stdout, name: str, directory: Path, port: int, host: str, start
     register it as target site ``name`` (start URLs ``start_paths`` on http://``host``:port),
     scan it through the workers, print the scan's summary to ``stdout`` and return its main
     figures (dict: label -> value, ``summary_label`` naming the scan)."""
+    # Imported here: tracker.run imports this module before Django is set up.
     from django.conf import settings
 
     from crawler.actions import do_start_scan

@@ -221,6 +221,7 @@ def table_xlsx(title: str, columns: list, heads: list[str], rows: Iterable[list]
         formats: number format by column key (e.g. "yyyy-mm-dd hh:mm:ss" for date cells).
         link_key: the column whose http(s) cells become hyperlinks, or None.
     """
+    # Imported here for start-up cost: openpyxl loads only when a spreadsheet is made.
     from openpyxl import Workbook
     from openpyxl.styles import Font
     from openpyxl.utils import get_column_letter

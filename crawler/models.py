@@ -32,8 +32,11 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from crawler.labels import ADDRESS_KINDS
 from crawler.lib.canonical import InvalidURL, canonical_url, host_of
+from crawler.lib.config import CrawlConfig
 from crawler.lib.pipeline import SiteRules
+from crawler.lib.ssrf import RefusedAddress, check_literal, parse_allow_list
 from tracker.core import notes
 from tracker.core.models import RightsHolder, Work
 
@@ -42,10 +45,6 @@ def _validate_start_urls(value):
     """Each start URL is a URL the crawler can visit whose host, when an address literal
     (decimal and other forms included) or localhost, passes the SSRF guard with its allow list
     (host names are checked at each fetch, DNS answers change)."""
-    from crawler.labels import ADDRESS_KINDS
-    from crawler.lib.config import CrawlConfig
-    from crawler.lib.ssrf import RefusedAddress, check_literal, parse_allow_list
-
     if not isinstance(value, list) or not all(isinstance(u, str) for u in value):
         raise ValidationError(_("Start URLs must be a list of URLs."))
     # crawler.scans.crawl_config's reading, not imported: scans imports this module

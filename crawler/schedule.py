@@ -13,11 +13,20 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from cron_descriptor import (
+    FormatException,
+    MissingFieldException,
+    Options,
+    WrongArgumentException,
+    get_description,
+)
 from django.conf import settings
 from django.db.models.signals import post_delete, post_save
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django_celery_beat.models import CrontabSchedule, PeriodicTask
 
+from crawler.models import TargetSite
 from tracker.text.untrusted import ascii_int
 
 DAILY, WEEKLY, HOURLY = "daily", "weekly", "hourly"
@@ -100,15 +109,6 @@ def crontab_words(tab) -> str:
     """A django_celery_beat CrontabSchedule ``tab`` in words of the active language: the
     project's wording for daily, weekly and hourly ("daily at 03:00"), else cron-descriptor's
     description in Chinese or English; the crontab's own five fields when it cannot say."""
-    from cron_descriptor import (
-        FormatException,
-        MissingFieldException,
-        Options,
-        WrongArgumentException,
-        get_description,
-    )
-    from django.utils.translation import get_language
-
     timing = timing_of(tab)
     if timing is not None:
         return timing.describe()
@@ -128,8 +128,6 @@ def apply(site, timing: Timing) -> object:
     Returns:
         The django_celery_beat PeriodicTask.
     """
-    from django_celery_beat.models import CrontabSchedule
-
     task = site.periodic_task or sync(site)
     task.crontab, _created = CrontabSchedule.objects.get_or_create(
         timezone=settings.TIME_ZONE, **timing.crontab())
@@ -145,10 +143,6 @@ def sync(site) -> object:
     Returns the django_celery_beat PeriodicTask. Its name is "scan <site name> (#<id>)", its
     task ``crawler.start_scan`` with args [site id] and kwargs {"trigger": "schedule"}.
     """
-    from django_celery_beat.models import CrontabSchedule, PeriodicTask
-
-    from crawler.models import TargetSite
-
     task = site.periodic_task
     if task is None:
         crontab, _created = CrontabSchedule.objects.get_or_create(
@@ -175,15 +169,11 @@ def _on_save(sender, instance, raw=False, **kwargs):
 
 def _on_delete(sender, instance, **kwargs):
     if instance.periodic_task_id:
-        from django_celery_beat.models import PeriodicTask
-
         PeriodicTask.objects.filter(pk=instance.periodic_task_id).delete()
 
 
 def connect() -> None:
     """Connect the TargetSite post_save / post_delete handlers (called by CrawlerConfig.ready)."""
-    from crawler.models import TargetSite
-
     post_save.connect(_on_save, sender=TargetSite, dispatch_uid="crawler.schedule.save")
     post_delete.connect(_on_delete, sender=TargetSite, dispatch_uid="crawler.schedule.delete")
 

@@ -57,6 +57,7 @@ from crawler.models import (
     CandidateSite,
     CandidateStatus,
     Case,
+    Match,
     SearchHit,
     SearchQuery,
     SearchRun,
@@ -65,6 +66,7 @@ from crawler.models import (
 )
 from tracker.core import notes
 from tracker.core.connections import get_redis
+from tracker.core.ingestion import work_text
 from tracker.core.models import AuditEvent, Work
 from tracker.core.models.works import WorkStatus
 from tracker.core.queueing import queue_after_commit
@@ -208,8 +210,6 @@ def _search_work(search: SearchRun, work: Work, reference, usable: list[Provider
                  frontier: Frontier, engine) -> list[str]:
     """Ask the phrases of ``work`` and read their results. Returns the failed queries' coded
     notes."""
-    from tracker.core.ingestion import work_text
-
     text = work_text(work) or ""
     others = _texts(Work.objects.filter(holder_id=work.holder_id, status=WorkStatus.INDEXED)
                     .exclude(pk=work.pk)[:50])
@@ -338,8 +338,6 @@ def _match(search: SearchRun, result, crawler, engine, work: Work):
     """Match the page ``result`` stored (new or changed version: matched now; unchanged: its
     matches as they are) and record what it copies. Returns the Match of ``work`` on it, or
     of another work, or None."""
-    from crawler.models import Match
-
     page_id = result.page[0] if result.page else None
     if result.stored:
         page, version = result.stored
@@ -368,8 +366,6 @@ def _target_domains() -> list[str]:
 
 
 def _match_of(url: str, work: Work):
-    from crawler.models import Match
-
     rows = Match.objects.filter(url=url, still_matching=True)
     return rows.filter(work=work).first() or rows.first()
 
@@ -395,8 +391,6 @@ def _works(search: SearchRun) -> list[Work]:
 
 
 def _texts(works) -> list[str]:
-    from tracker.core.ingestion import work_text
-
     return [t for t in (work_text(w) for w in works) if t]
 
 

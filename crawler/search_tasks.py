@@ -14,6 +14,7 @@ from crawler import scans, search_discovery
 from crawler.models import SearchRun, SearchRunStatus
 from tracker.core import notes
 from tracker.core.connections import storage_errors
+from tracker.core.engine import get_engine
 from tracker.runtime.backoff import backoff_delay
 
 log = get_task_logger(__name__)
@@ -24,8 +25,6 @@ def search_web(self, run_id: int) -> dict:
     """Do search run ``run_id`` (crawler.search_discovery.run). MongoDB or Redis down: retried
     with backoff, then the run is failed with the reason; any other error fails it too.
     Returns the run's summary (SearchRun.summary)."""
-    from tracker.core.engine import get_engine
-
     try:
         return search_discovery.run(run_id, scans.get_crawler(), get_engine()).summary()
     except storage_errors() as exc:

@@ -29,14 +29,28 @@ from celery import shared_task
 from celery.utils.log import get_task_logger
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext_noop
 
-from crawler import matching, scans, takedown
+from crawler import (
+    archives,
+    contacts,
+    discovery,
+    domain_moves,
+    matching,
+    rdap_contacts,
+    rematch,
+    scans,
+    takedown,
+)
 from crawler.lib import pagekeys
 from crawler.lib.frontier import microseconds
 from crawler.lib.outcomes import Outcome
 from crawler.lib.pipeline import SiteRules, UrlTask
-from crawler.models import ScanRun, TargetSite
+from crawler.lib.rdap import RdapRetryable
+from crawler.models import CandidateStatus, ContactSearch, Match, ScanRun, SiteContact, TargetSite
+from tracker.core import import_jobs, notes, registration
 from tracker.core.connections import get_redis, storage_errors
+from tracker.core.engine import get_engine
 from tracker.runtime.backoff import backoff_delay
 
 log = get_task_logger(__name__)  # into the worker's log file (-f), with the task id
@@ -280,8 +294,6 @@ def _match(crawler, frontier, scan_id: int, page_id: str, version_id: str,
     its ``batched`` block the counts go with the crawl's). ``stored``: the (Page, PageVersion) just
     stored by the crawl task (read from MongoDB when None). Raises what MongoDB, Redis and the
     engine raise; every step may run again (the recording is an upsert)."""
-    from tracker.core.engine import get_engine
-
     started, cpu_started = time.perf_counter(), time.process_time()
     cpu_engine = 0.0
     page, version = stored or (crawler.pages.page(page_id), crawler.pages.version(version_id))
@@ -354,9 +366,6 @@ def sweep_stuck() -> dict:
         {"scans_failed": [scan ids], "works_requeued": [work ids], "imports_failed": [ids],
         "contact_searches": [site contact ids], "rdap_lookups": [site contact ids], "archive_scans": [archive scan ids]}.
     """
-    from crawler import archives, contacts, rdap_contacts
-    from tracker.core import import_jobs, registration
-
     return {"scans_failed": scans.sweep_stuck(), "works_requeued": registration.requeue_pending(),
             "imports_failed": import_jobs.fail_stale(),
             "contact_searches": contacts.sweep_searches(),
@@ -369,10 +378,6 @@ def discover_sites(self) -> dict:
     """One discovery pass (crawler.discovery.discover): candidate sites counted from the links
     of matched pages, the new ones sampled. Returns {"sampled": [domains], "proposed": [the
     sampled domains now proposed]}. Retries with backoff while MongoDB or Redis is down."""
-    from crawler import discovery
-    from crawler.models import CandidateStatus
-    from tracker.core.engine import get_engine
-
     try:
         sampled = discovery.discover(scans.get_crawler(), get_engine())
     except storage_errors() as exc:
@@ -386,9 +391,6 @@ def check_matches(match_ids: list[int]) -> dict:
     """Takedown checks asked for now (``crawler.actions.do_check_site``): each match of
     ``match_ids`` still there is fetched again and the outcome recorded
     (``crawler.takedown.verify_match``). Returns {"checked": {match id: outcome}}."""
-    from crawler.models import Match
-    from tracker.core.engine import get_engine
-
     engine = get_engine()
     return {"checked": {m.pk: takedown.verify_match(m, engine).outcome for m in
                         Match.objects.filter(pk__in=match_ids).select_related("work", "site")}}
@@ -400,12 +402,6 @@ def find_contacts(self, contact_id: int) -> dict:
     (``crawler.contacts.search``) and store them as suggestions; Redis down retries with
     backoff, then the search is recorded as failed; any other error records it failed at once
     (logged), so a search never stays "searching". Returns {"found": [addresses], "pages": n}."""
-    from django.utils.translation import gettext_noop
-
-    from crawler import contacts
-    from crawler.models import ContactSearch, SiteContact
-    from tracker.core import notes
-
     contact = SiteContact.objects.filter(pk=contact_id).first()
     if contact is None or contact.search != ContactSearch.SEARCHING:
         return {"found": [], "pages": 0}
@@ -437,10 +433,6 @@ def find_rdap_contacts(self, contact_id: int) -> dict:
     server's longer Retry-After), settings.RDAP_MAX_RETRIES times, then recorded failed; any
     other error records it failed at once (logged): a lookup never stays "searching".
     Returns {"found": [addresses stored for the site], "state": the lookup's state}."""
-    from crawler import rdap_contacts
-    from crawler.lib.rdap import RdapRetryable
-    from crawler.models import ContactSearch, SiteContact
-
     contact = SiteContact.objects.filter(pk=contact_id).first()
     if contact is None or contact.rdap != ContactSearch.SEARCHING:
         return {"found": [], "state": contact.rdap if contact else ""}
@@ -473,9 +465,6 @@ def rematch_pending(self) -> dict:
         {"job": RematchJob id or None, "works": [work ids]}. While MongoDB or Redis is
         unreachable the works go back to the pending set and the task retries with backoff.
     """
-    from crawler import rematch
-    from tracker.core.engine import get_engine
-
     work_ids = rematch.take_pending()
     if not work_ids:
         return {"job": None, "works": []}
@@ -495,8 +484,6 @@ def check_site_moved(self, scan_id: int) -> dict:
     (``crawler.domain_moves.check_scan``: permanent redirects the scan met, or candidate sites
     serving the same pages once the site stopped answering). Returns {"proposed": [domains
     proposed as moved from the site]}. Retries with backoff while MongoDB or Redis is down."""
-    from crawler import domain_moves
-
     scan = ScanRun.objects.select_related("site").filter(pk=scan_id).first()
     if scan is None:
         return {"proposed": []}

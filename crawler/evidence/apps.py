@@ -13,6 +13,7 @@ class EvidenceConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        # Imported in ready(): the signal handlers need the app registry loaded.
         from crawler.evidence import signals
 
         signals.connect()

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from crawler import matching, takedown
+from crawler import matching, scans, takedown
+from crawler.evidence import registrations
+from crawler.evidence.actions import captures_sent_together, do_request_capture
 from crawler.evidence.models import Capture, CaptureKind
 from crawler.models import CheckOutcome
 from tracker.core.ingestion import work_indexed
@@ -20,9 +22,6 @@ def capture_matched_versions(sender, page, version, matches, created, **kwargs) 
     match of ``matches`` (Match rows with work and holder) whose score is at least
     settings.CAPTURE_MIN_SCORE and that has none of this version yet; only the rows not in
     ``created`` (ids of rows first recorded now) can have one, so only they are read."""
-    from crawler import scans
-    from crawler.evidence.actions import do_request_capture
-
     wanted = [m for m in matches if m.score >= settings.CAPTURE_MIN_SCORE]
     earlier = [m.pk for m in wanted if m.pk not in created]
     captured = set(Capture.objects.filter(match_id__in=earlier, version_id=version.id,
@@ -39,9 +38,6 @@ def capture_matched_versions(sender, page, version, matches, created, **kwargs) 
 def capture_removal(sender, match, check, exchange, **kwargs) -> None:
     """A takedown check found ``match``'s page gone or changed: keep the check's own exchange
     for good and request a removal capture of it (proof of removal, with its own time)."""
-    from crawler import scans
-    from crawler.evidence.actions import do_request_capture
-
     if check.outcome not in (CheckOutcome.REMOVED, CheckOutcome.CHANGED):
         return
     key = f"check-{check.pk}"
@@ -57,9 +53,6 @@ def connect() -> None:
     ``crawler.takedown.takedown_checked`` and ``tracker.core.ingestion.work_indexed``, and
     send the captures of a crawl task's batch of pages together
     (``crawler.matching.around_batches``; once each)."""
-    from crawler.evidence import registrations
-    from crawler.evidence.actions import captures_sent_together
-
     work_indexed.connect(registrations.work_indexed, dispatch_uid=REGISTRATION_DISPATCH_UID)
     matching.matches_recorded.connect(capture_matched_versions, dispatch_uid=DISPATCH_UID)
     takedown.takedown_checked.connect(capture_removal, dispatch_uid=REMOVAL_DISPATCH_UID)

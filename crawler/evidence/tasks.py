@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from crawler.evidence import actions, registrations
+from crawler.evidence.capture import capture
 from crawler.evidence.models import Capture, CaptureState, TimestampStatus
 from crawler.evidence.registrations import stamp_pending_registrations
 from crawler.evidence.trust import Stamper
@@ -50,8 +51,6 @@ def capture_pages(capture_ids: list[int]) -> list[str]:
 
 
 def _capture(capture_id: int) -> str:
-    from crawler.evidence.capture import capture
-
     record = actions.do_start_capture(capture_id)
     if record is None:
         return "skipped"

@@ -225,6 +225,7 @@ class Renderer:
                 proxy_spki == self._proxy_spki:
             return self._browser
         self._stop_browser()
+        # Imported here: playwright is optional (BROWSER_MISSING without it) and slow to load.
         from playwright.sync_api import sync_playwright
 
         self._playwright = sync_playwright().start()
@@ -246,6 +247,7 @@ class Renderer:
         return self._fetcher.session
 
     def _stop_browser(self) -> None:
+        # Imported here: playwright is optional (BROWSER_MISSING without it) and slow to load.
         from playwright.sync_api import Error
 
         for stop in (getattr(self._browser, "close", None), getattr(self._playwright, "stop", None)):
@@ -256,6 +258,7 @@ class Renderer:
 
     def _render(self, url, html, check, read, skipped, timeout, viewport, proxy,
                 max_frames) -> RenderResult:
+        # Imported here: playwright is optional (BROWSER_MISSING without it) and slow to load.
         from playwright.sync_api import Error, TimeoutError
 
         try:
@@ -312,6 +315,7 @@ class _Screencast:
         self.cdp.send("Page.startScreencast", {"format": "jpeg", "quality": 70})
 
     def _frame(self, event) -> None:
+        # Imported here: playwright is optional (BROWSER_MISSING without it) and slow to load.
         from playwright.sync_api import Error
 
         if len(self.frames) < self.max_frames:
@@ -326,6 +330,7 @@ class _Screencast:
 
 
 def _dismiss(dialog) -> None:
+    # Imported here: playwright is optional (BROWSER_MISSING without it) and slow to load.
     from playwright.sync_api import Error
 
     with contextlib.suppress(Error):  # the page went away first

@@ -19,6 +19,7 @@ docs/decisions/search-phrases.md.
 from __future__ import annotations
 
 import functools
+import logging
 import math
 import re
 from collections import Counter
@@ -155,8 +156,7 @@ def names_person(clause: str) -> bool:
 @functools.lru_cache(maxsize=1)
 def _tagger():
     """jieba's part-of-speech tagger, its dictionary loaded once per process (about 1.5 s)."""
-    import logging
-
+    # Imported here for start-up cost: jieba loads only when a phrase is tagged.
     import jieba
     import jieba.posseg
 
