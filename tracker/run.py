@@ -33,6 +33,8 @@ from django.conf import settings
 from django.core.management import call_command
 
 from crawler import demo
+from crawler.lib import rdap_server
+from crawler.lib.evidence.demo_tsa import LABEL, DemoTsaError, start_demo_tsa
 from crawler.platform_registry import check_registry
 from tracker.celery import app as celery_app
 from tracker.runtime import embedded, supervisor
@@ -189,7 +191,6 @@ def _start_demo_tsa(var: Path):
     this process and its children at it. Returns its stop function, or None."""
     if os.environ.get("TRACKER_TSA_URLS"):
         return None
-    from crawler.lib.evidence.demo_tsa import LABEL, DemoTsaError, start_demo_tsa
 
     try:
         tsa = start_demo_tsa(var / "demo-tsa")
@@ -211,7 +212,6 @@ def _start_demo_rdap():
     the platforms' registry on. Returns its stop function, or None."""
     if os.environ.get("TRACKER_RDAP_BOOTSTRAP_URL"):
         return None
-    from crawler.lib import rdap_server
 
     port = int(os.environ.setdefault("DEMO_RDAP_PORT", str(demo.RDAP_PORT)))
     try:

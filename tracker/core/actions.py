@@ -13,13 +13,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from . import notes, registration
+from .conflicts import check_not_duplicate, other_holders_overlaps
 from .errors import ActionError
+from .import_jobs import TASKS, queue, staged_file
 from .models import (
     AccessState,
     AuditEvent,
@@ -31,6 +34,8 @@ from .models import (
     UserSettings,
     Work,
 )
+from .timezones import names
+from .uploads import open_zip
 
 if TYPE_CHECKING:
     from tracker.text import Extracted
@@ -62,8 +67,6 @@ def do_register_work(holder: RightsHolder, reference: str, extracted: Extracted,
         conflicts.DuplicateWork: with ``check_duplicate``, the holder's work it duplicates.
     """
     if check_duplicate:
-        from .conflicts import check_not_duplicate
-
         check_not_duplicate(holder, reference, extracted.text)
     with transaction.atomic():
         # registration.register_work stages the text and queues its ingestion on commit.
@@ -145,8 +148,6 @@ def do_flag_rights_conflicts(work_id: int) -> int:
     Raises:
         The storage errors of ``connections.storage_errors()``.
     """
-    from .conflicts import other_holders_overlaps
-
     work, found = other_holders_overlaps(work_id)
     return sum(do_flag_rights_conflict(o.work, work, o.containment, o.passages) is not None
                for o in found)
@@ -191,8 +192,6 @@ def do_start_import(holder: RightsHolder, acting_user, name: str, data: bytes,
         UploadError: ``data`` is not a readable ZIP archive, or is an archive bomb (checked
             before anything is saved).
     """
-    from .uploads import open_zip
-
     open_zip(data, "ZIP").close()
     return _start_job(ImportJob(holder=holder, user=acting_user, name=name[:500],
                                 language=language, kind=ImportKind.ARCHIVE),
@@ -231,8 +230,6 @@ def do_register_anyway(job: ImportJob, acting_user) -> ImportJob:
         ActionError: ``job`` was not refused as a duplicate, or its file is no longer kept
             (settings.KEPT_UPLOAD_SECONDS).
     """
-    from .import_jobs import staged_file
-
     path = staged_file(job)
     if job.error_code != "duplicate_work" or not path.exists():
         raise ActionError(_("The file is no longer kept; upload it again."))
@@ -247,8 +244,6 @@ def do_register_anyway(job: ImportJob, acting_user) -> ImportJob:
 def _start_job(job: ImportJob, chunks: Iterable[bytes]) -> ImportJob:
     """Save ``job``, write ``chunks`` to its staged file, record it, and send its kind's task
     (``import_jobs.TASKS``) with the job's id once committed."""
-    from .import_jobs import TASKS, queue, staged_file
-
     with transaction.atomic():
         job.save()
         path = staged_file(job)
@@ -277,10 +272,6 @@ def do_update_user_settings(user, acting_user, *, time_zone: str) -> UserSetting
     Raises:
         ActionError: ``time_zone`` is not a time zone this machine knows.
     """
-    from django.conf import settings
-
-    from .timezones import names
-
     if time_zone and time_zone not in names():
         raise ActionError(_("Unknown time zone: %(zone)s") % {"zone": time_zone})
     with transaction.atomic():

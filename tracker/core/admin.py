@@ -17,14 +17,14 @@ from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect
-from django.urls import reverse
+from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.text import capfirst
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from . import actions, registration, work_status
+from . import actions, import_admin, registration, work_status
 from .conflicts import same_holder_duplicate
 from .models import RightsHolder, Work, WorkStatus
 from .scoping import holders_for, scope, sees_all
@@ -232,10 +232,6 @@ class WorkAdmin(HolderScopedAdmin):
         ]
 
     def get_urls(self):
-        from django.urls import path
-
-        from . import import_admin
-
         def view(function):
             return self.admin_site.admin_view(
                 lambda request, **kw: function(self.admin_site, request, **kw))

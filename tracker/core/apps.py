@@ -13,6 +13,7 @@ class CoreConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        # Imported in ready(): the signal handlers and models need the app registry loaded.
         from . import signals  # noqa: F401
         from .models import AccessState, AuditEvent, ConflictStatus, register_state_labels
 

@@ -26,6 +26,7 @@ from django.conf import settings
 from .connections import storage_errors
 from .engine import get_engine
 from .errors import CoreError
+from .ingestion import work_text
 from .models import RightsHolder, Work
 
 log = logging.getLogger(__name__)
@@ -116,8 +117,6 @@ def other_holders_overlaps(work_id: int) -> tuple[Work | None, list[Overlap]]:
     Raises:
         The storage errors of ``connections.storage_errors()``.
     """
-    from .ingestion import work_text
-
     work = Work.objects.filter(pk=work_id).first()
     text = work_text(work) if work else None
     if text is None:

@@ -16,6 +16,7 @@ from functools import lru_cache
 import pymongo
 import redis
 from django.conf import settings
+from django.db import connection
 from redis.cluster import RedisCluster
 from redis.exceptions import RedisClusterException
 
@@ -128,8 +129,6 @@ def _ping(name: str, url: str, timeout: float) -> None:
     """Ask the server of settings name ``name`` at ``url`` to answer (PostgreSQL: a query on
     Django's connection; MongoDB and Redis: a ping on a fresh client), waiting at most
     ``timeout`` seconds. Raises the driver's own error when it does not."""
-    from django.db import connection
-
     if name == "DATABASE_URL":
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")

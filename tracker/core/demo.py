@@ -16,6 +16,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db.models import Count, Sum
 
+from .engine import indexed_work_ids
 from .importing import import_path
 from .models import RightsHolder, Work, WorkStatus
 from .roles import HOLDER_GROUP, STAFF_GROUP, ensure_groups
@@ -103,8 +104,6 @@ def ingest_demo_works(stdout) -> dict:
 
 def index_size() -> int:
     """Number of works in the Redis fingerprint index (engine.indexed_work_ids)."""
-    from .engine import indexed_work_ids
-
     return len(indexed_work_ids())
 
 

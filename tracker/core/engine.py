@@ -7,16 +7,16 @@ from functools import lru_cache
 
 from django.conf import settings
 
+from fingerprint import Engine, EngineConfig
+from fingerprint.index import IndexVersionError, RedisIndex
+from fingerprint.store import MongoWorkStore
+
 from .connections import get_index_redis, get_mongo_db
 
 
 @lru_cache(maxsize=4)
 def _engine(mongo_url: str, mongo_db: str, index_redis: tuple[str, str, bool], prefix: str,
             pid: int):
-    from fingerprint import Engine, EngineConfig
-    from fingerprint.index import RedisIndex
-    from fingerprint.store import MongoWorkStore
-
     config = EngineConfig(max_text_chars=settings.WORK_TEXT_MAX_CHARS,
                           rewrite_stage=settings.REWRITE_STAGE,
                           rewrite_min_share=settings.REWRITE_MIN_SHARE,
@@ -57,8 +57,6 @@ def clear_outdated_index() -> str | None:
     Raises:
         fingerprint.index.IndexUnavailableError (a ConnectionError): Redis is unreachable.
     """
-    from fingerprint.index import IndexVersionError
-
     engine = get_engine()
     refused = None
     for index in (engine.index, getattr(engine.rewrite, "index", None)):  # the rewrite keys too

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fingerprint import Engine
+from fingerprint.index import MemoryIndex
+
 from .connections import storage_errors
 from .engine import get_engine
 from .errors import StorageUnavailable
@@ -61,9 +64,6 @@ def compare_with_rebuild() -> IndexDifference:
     Raises:
         StorageUnavailable: MongoDB or Redis is unreachable.
     """
-    from fingerprint import Engine
-    from fingerprint.index import MemoryIndex
-
     live_engine = get_engine()
     live = live_engine.index
     try:

