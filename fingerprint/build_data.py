@@ -33,6 +33,12 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+import pypinyin
+from opencc import OpenCC
+from pypinyin import Style, lazy_pinyin, pinyin_dict
+
+from fingerprint.letters import LetterTable
+
 LETTER_TABLE_VERSION = "lt1"
 DATA_DIR = Path(__file__).with_name("data")
 BOUNDARY_CHARS = "。！？；…!?;.\n\r\u2028\u2029"
@@ -80,8 +86,6 @@ def corpus_split(data: Path, train_chars: int, test_chars: int) -> tuple[list[st
 
 def phrase_letters(text: str, han: dict[int, str]) -> list[tuple[str, str]]:
     """(character, letter) pairs given by pypinyin's phrase mode for the Han characters of text."""
-    from pypinyin import Style, lazy_pinyin
-
     pairs: list[tuple[str, str]] = []
     run: list[str] = []
     for ch in text + "\0":
@@ -99,9 +103,6 @@ def phrase_letters(text: str, han: dict[int, str]) -> list[tuple[str, str]]:
 
 def build_han_letters(train: list[str]) -> tuple[dict[int, str], dict]:
     """Letter per Han code point by majority of phrase-mode letters (simplified + traditional)."""
-    from opencc import OpenCC
-    from pypinyin import pinyin_dict
-
     readings = pinyin_dict.pinyin_dict
     first = {cp: _first_letter(r.split(",")[0]) for cp, r in readings.items()}
     counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
@@ -166,11 +167,6 @@ def build_table(han: dict[int, str]) -> str:
 
 def measure(table: str, test: list[str], readings) -> dict:
     """Disagreement of the table with phrase mode, speeds, and simplified/traditional agreement."""
-    from opencc import OpenCC
-    from pypinyin import Style, lazy_pinyin
-
-    from fingerprint.letters import LetterTable
-
     lt = LetterTable(table, LETTER_TABLE_VERSION)
     han_map = {cp: table[cp] for cp in readings if table[cp].islower()}
     total = diff = 0
@@ -206,8 +202,6 @@ def measure(table: str, test: list[str], readings) -> dict:
 
 def reference_distribution(table: str, data: Path) -> dict:
     """Letter frequencies over all novels and People's Daily converted with the table."""
-    from fingerprint.letters import LetterTable
-
     lt = LetterTable(table, LETTER_TABLE_VERSION)
     counts: collections.Counter[str] = collections.Counter()
     n_chars = 0
@@ -230,14 +224,11 @@ def reference_distribution(table: str, data: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     """Build and write both data files; print the measurements."""
-    from pypinyin import pinyin_dict
-
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=Path("../shared/data"))
     ap.add_argument("--train-chars", type=int, default=2_000_000)
     ap.add_argument("--test-chars", type=int, default=300_000)
     args = ap.parse_args(argv)
-    import pypinyin
 
     train, test = corpus_split(args.data, args.train_chars, args.test_chars)
     han, meta = build_han_letters(train)

@@ -64,8 +64,12 @@ from pathlib import Path
 from typing import cast
 
 import orjson
+from tqdm import tqdm
 
+from fingerprint import Engine, EngineConfig
+from fingerprint.index import MemoryIndex
 from fingerprint.index.base import DEFAULT_MAX_DF, IndexVersionError
+from fingerprint.store import MemoryWorkStore
 
 MAX_MESSAGES = 100
 PROGRESS_BYTES = 1 << 20  # inputs at least this large (bytes on disk) get a progress bar
@@ -156,8 +160,6 @@ def read_records(path: str, report: Report, progress: bool) -> Iterator[Record]:
             stream = stack.enter_context(gzip.GzipFile(fileobj=raw, mode="rb"))
         bar = None
         if progress and size >= PROGRESS_BYTES:
-            from tqdm import tqdm
-
             bar = stack.enter_context(tqdm(total=size, unit="B", unit_scale=True,
                                            file=sys.stderr, mininterval=1.0,
                                            desc=Path(path).name))
@@ -227,6 +229,7 @@ def open_backends(args: argparse.Namespace, writing: bool):
     if args.db:
         yield from _open_db(Path(args.db), args.max_df, writing)
         return
+    # Imported here for start-up cost: the redis and pymongo clients load only without --db.
     import pymongo
     import redis
     from pymongo.errors import PyMongoError
@@ -257,9 +260,6 @@ def open_backends(args: argparse.Namespace, writing: bool):
 
 
 def _open_db(path: Path, max_df: int, writing: bool):
-    from fingerprint.index import MemoryIndex
-    from fingerprint.store import MemoryWorkStore
-
     if not writing and not (path / "index" / "manifest.json").is_file():
         raise BackendError(f"no fingerprint index in {path}: run "
                            f"`python -m fingerprint index --db {path} FILE` first", EXIT_NOTHING)
@@ -417,7 +417,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.file != "-" and not os.path.isfile(args.file):
         print(f"error: {args.file}: no such file", file=sys.stderr)
         return EXIT_NOTHING
-    from fingerprint import Engine, EngineConfig
 
     report = Report("<stdin>" if args.file == "-" else args.file)
     started = time.perf_counter()
