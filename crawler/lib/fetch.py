@@ -241,7 +241,8 @@ class Fetcher:
         """
         started = time.monotonic()
         headers = _conditional_headers(etag, last_modified)
-        current, seen, status, exchange = url, set(), None, Exchange()
+        current, status, exchange = url, None, Exchange()
+        seen: set[str] = set()
         hops: list[str] = []
 
         def done(outcome, reason="", **kw):

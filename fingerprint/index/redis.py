@@ -638,8 +638,8 @@ class RedisIndex:
             pending = retry
         empty = np.zeros(0, dtype=np.uint64)
         hits.append((np.zeros(0, dtype=np.int64), empty, empty))
-        hit_key, hit_work, hit_window = self._below_max_df(
-            *(np.concatenate(parts) for parts in zip(*hits, strict=True)), len(u))
+        found_keys, works, windows = (np.concatenate(parts) for parts in zip(*hits, strict=True))
+        hit_key, hit_work, hit_window = self._below_max_df(found_keys, works, windows, len(u))
         numbers = set(hit_work.tolist())
         names = self._names
         # not ``numbers - names.keys()``: that iterates over every work number ever resolved
