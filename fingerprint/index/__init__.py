@@ -26,9 +26,9 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    # RedisIndex is imported on first use: the redis client library costs the command line
-    # (which uses the MemoryIndex) a quarter of its start-up
     if name == "RedisIndex":
+        # Imported on first use: the redis client library costs the command line (which uses
+        # the MemoryIndex) a quarter of its start-up.
         from fingerprint.index.redis import RedisIndex
         return RedisIndex
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

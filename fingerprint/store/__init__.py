@@ -10,9 +10,9 @@ __all__ = ["MemoryWorkStore", "MongoWorkStore", "StoreUnavailableError", "WorkSt
 
 
 def __getattr__(name: str):
-    # MongoWorkStore is imported on first use: pymongo costs the command line (which uses the
-    # MemoryWorkStore) a tenth of its start-up
     if name == "MongoWorkStore":
+        # Imported on first use: pymongo costs the command line (which uses the
+        # MemoryWorkStore) a tenth of its start-up.
         from fingerprint.store.mongo import MongoWorkStore
         return MongoWorkStore
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
