@@ -487,17 +487,31 @@ def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[
     kept: (i, score, containment_page, containment_work) of each candidate that passes, in
     order (unrounded).
     """
-    cdef int digit_letter = limits.digit_letter
-    cdef int64_t min_own = limits.min_own_letters
-    cdef double least = limits.same_text_least, max_mismatch = limits.max_number_mismatch
-    cdef double min_distinct = limits.min_distinct_letters
-    cdef double evidence = limits.number_evidence_letters, min_score = limits.min_score
-    cdef double share = limits.same_text_share, frame = limits.same_text_frame
-    cdef Py_ssize_t m = len(aligned), n = page.shape[0], c, p, words = (n + 63) // 64
+    masks, sizes, ids, seeds_of, same_numbers, other_numbers = _matched(
+        page, codes, offsets, boundaries, aligned, exact, limits.digit_letter)
+    labels, group, shadowed = _groups(masks, sizes, ids, seeds_of, known, same,
+                                      limits.same_text_least, limits.same_text_share,
+                                      limits.same_text_frame, limits.min_own_letters)
+    return labels, _kept(masks, group, shadowed, sizes, same_numbers, other_numbers,
+                         limits.max_number_mismatch, limits.number_evidence_letters,
+                         limits.min_distinct_letters, limits.min_score)
+
+
+cdef tuple _matched(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[::1] offsets,
+                    const int64_t[::1] boundaries, list aligned, bint exact, int digit_letter):
+    """Stage 1 of ``judge_page``: the page letters each candidate matched and the comparison
+    of the page's numbers inside its passages (``_compare_numbers``). Returns (masks
+    (n_candidates, n_page_letters) 0/1 bytes, sizes (each work's letters), ids (each prepared
+    work's number), seeds (each candidate's SeedIndex), same_numbers, other_numbers (int64
+    counts of the numbers equal to the work's and not))."""
+    cdef Py_ssize_t m = len(aligned), n = page.shape[0], c
     sizes_out = np.empty(m, dtype=np.int64)
     ids_out = np.empty(m, dtype=np.int64)
     masks = np.zeros((m, n), dtype=np.uint8)
+    same_out = np.zeros(m, dtype=np.int64)
+    other_out = np.zeros(m, dtype=np.int64)
     cdef int64_t[::1] sizes = sizes_out, ids = ids_out
+    cdef int64_t[::1] same_numbers = same_out, other_numbers = other_out
     cdef uint8_t[:, ::1] mask = masks
     cdef const uint8_t[::1] exact_view
     cdef const uint8_t *work
@@ -506,13 +520,8 @@ def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[
     cdef list seeds_of = []
     cdef const int64_t **spans = <const int64_t **>malloc(m * sizeof(int64_t *) + 1)
     cdef Py_ssize_t *n_spans = <Py_ssize_t *>malloc(m * sizeof(Py_ssize_t) + 1)
-    cdef int64_t *counts = <int64_t *>malloc(m * sizeof(int64_t) + 1)
-    same_out = np.zeros(m, dtype=np.int64)
-    other_out = np.zeros(m, dtype=np.int64)
-    cdef int64_t[::1] same_numbers = same_out, other_numbers = other_out
-    cdef uint64_t *bits = NULL
     try:
-        if spans == NULL or n_spans == NULL or counts == NULL:
+        if spans == NULL or n_spans == NULL:
             raise MemoryError()
         for c in range(m):
             _, prep, found = aligned[c]
@@ -533,16 +542,31 @@ def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[
                              &boundaries[0] if boundaries.shape[0] else NULL,
                              boundaries.shape[0], digit_letter, &same_numbers[0],
                              &other_numbers[0])
-        bits = _pack(mask, counts, words)
     finally:
         free(spans); free(n_spans)
-    labels = list(range(m))
+    return masks, sizes_out, ids_out, seeds_of, same_out, other_out
+
+
+cdef tuple _groups(const uint8_t[:, ::1] mask, const int64_t[::1] sizes, const int64_t[::1] ids,
+                   list seeds_of, PairCache known, same, double least, double share,
+                   double frame, int64_t min_own):
+    """Stage 2 of ``judge_page``: the same-text groups of the candidates (pairs from
+    ``_same_text_pairs``, answered from ``known`` or by ``_grams_shared`` and ``same``, and
+    remembered) and the candidates dominated by one of another group (``_dominated``).
+    Returns (labels: list of int, group: int64 labels, shadowed: uint8 0/1)."""
+    cdef Py_ssize_t m = mask.shape[0], words = (mask.shape[1] + 63) // 64, c
     cdef int64_t lo, hi
+    labels = list(range(m))
     group_out = np.zeros(m, dtype=np.int64)
     shadowed_out = np.zeros(m, dtype=np.uint8)
     cdef int64_t[::1] group = group_out
     cdef uint8_t[::1] shadowed = shadowed_out
+    cdef int64_t *counts = <int64_t *>malloc(m * sizeof(int64_t) + 1)
+    cdef uint64_t *bits = NULL
     try:
+        if counts == NULL:
+            raise MemoryError()
+        bits = _pack(mask, counts, words)
         if m >= 2:
             pairs = _same_text_pairs(bits, counts, words, m, &sizes[0], least)
             if pairs:
@@ -565,11 +589,21 @@ def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[
             _dominated(bits, counts, words, m, &group[0], min_own, &shadowed[0])
     finally:
         free(bits); free(counts)
+    return labels, group_out, shadowed_out
+
+
+cdef list _kept(const uint8_t[:, ::1] mask, const int64_t[::1] group,
+                const uint8_t[::1] shadowed, const int64_t[::1] sizes,
+                const int64_t[::1] same_numbers, const int64_t[::1] other_numbers,
+                double max_mismatch, double evidence, double min_distinct, double min_score):
+    """Stage 3 of ``judge_page``: the candidates that pass the numbers, dominance and
+    distinctive-letter rules, each page letter weighing 1 / the groups matching it (summed in
+    NumPy's pairwise order). Returns [(i, score, containment_page, containment_work)]."""
+    cdef Py_ssize_t m = mask.shape[0], n = mask.shape[1], c, p, k
     cdef int64_t[::1] groups_of_letter = letter_groups(mask, group)
     cdef double *weight = <double *>malloc(n * sizeof(double) + 1)
     cdef double *picked = <double *>malloc(n * sizeof(double) + 1)
     cdef double distinct, cp, cw, score
-    cdef Py_ssize_t k
     cdef list kept = []
     if weight == NULL or picked == NULL:
         free(weight); free(picked)
@@ -596,6 +630,6 @@ def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[
             if score < min_score:
                 continue
             kept.append((c, score, cp, cw))
-        return labels, kept
+        return kept
     finally:
         free(weight); free(picked)
