@@ -136,24 +136,11 @@ def _record(page: Page, version: PageVersion, scan, found: list,
         if work.holder_id in allowed_out:
             skipped += 1
             continue
-        chapters = attribute(work.sections or [], m.passages)
-        passages = [p.to_dict() for p in chapters.passages]
         case = known_cases.get(work.pk)
         opened = False
         if case is None:  # read missing above, and the holder's whitelist does not cover the page
             case, opened = cases.open_missing_case(work, page.domain, scan, whitelist_checked=True)
-        fields = {"case": case, "version_id": version.id, "url": page.canonical_url, "part_of": page.part_of,
-                  "domain": page.domain, "title": (version.title or "")[:500],
-                  "site_id": scan.site_id if scan else site_id, "last_scan": scan, "score": m.score,
-                  "containment_page": m.containment_page, "containment_work": m.containment_work,
-                  "passages": passages, "section": chapters.label[:500],
-                  "same_text": sorted(works[w].pk for w in m.same_text
-                                      if w != m.work_id and w in works),
-                  "part_of_works": sorted(works[w].pk for w in m.part_of if w in works),
-                  "part_works": sorted(works[w].pk for w in m.parts if w in works),
-                  "last_seen": now, "still_matching": True, "kind": m.kind}
-        if scan is None:  # a stored page searched again: the last scan that saw it stays
-            del fields["last_scan"]
+        fields = _match_fields(m, works, page, version, scan, site_id, case, now)
         row, is_new = _upsert(page.id, work, fields, scan, now, known_rows.get(work.pk))
         if is_new:
             created.add(row.pk)
@@ -171,6 +158,30 @@ def _record(page: Page, version: PageVersion, scan, found: list,
         matches_recorded.send(sender=Match, page=page, version=version, matches=recorded,
                               created=created)
     return MatchReport(len(kept), len(created), skipped, dropped)
+
+
+def _match_fields(m, works: dict, page: Page, version: PageVersion, scan, site_id, case,
+                  now) -> dict:
+    """The fields of the Match row of engine match ``m`` (its work in ``works``: uid -> Work)
+    on ``page`` as of ``version``, in ``case``, seen ``now``: its passages attributed to the
+    work's chapters, and the registered works it is the same text as, part of or holds (their
+    primary keys). ``scan`` None (a stored page searched again): the site is ``site_id`` and
+    the row's last scan is left as it was (no ``last_scan`` field)."""
+    chapters = attribute(works[m.work_id].sections or [], m.passages)
+    fields = {"case": case, "version_id": version.id, "url": page.canonical_url, "part_of": page.part_of,
+              "domain": page.domain, "title": (version.title or "")[:500],
+              "site_id": scan.site_id if scan else site_id, "last_scan": scan, "score": m.score,
+              "containment_page": m.containment_page, "containment_work": m.containment_work,
+              "passages": [p.to_dict() for p in chapters.passages],
+              "section": chapters.label[:500],
+              "same_text": sorted(works[w].pk for w in m.same_text
+                                  if w != m.work_id and w in works),
+              "part_of_works": sorted(works[w].pk for w in m.part_of if w in works),
+              "part_works": sorted(works[w].pk for w in m.parts if w in works),
+              "last_seen": now, "still_matching": True, "kind": m.kind}
+    if scan is None:
+        del fields["last_scan"]
+    return fields
 
 
 def _tie_search_hits(url: str, rows: list[Match]) -> None:

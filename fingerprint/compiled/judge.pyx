@@ -491,7 +491,7 @@ def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[
         page, codes, offsets, boundaries, aligned, exact, limits.digit_letter)
     labels, group, shadowed = _groups(masks, sizes, ids, seeds_of, known, same,
                                       limits.same_text_least, limits.same_text_share,
-                                      limits.same_text_frame, limits.min_own_letters)
+                                      limits.same_text_frame, limits.min_own_letters, joined)
     return labels, _kept(masks, group, shadowed, sizes, same_numbers, other_numbers,
                          limits.max_number_mismatch, limits.number_evidence_letters,
                          limits.min_distinct_letters, limits.min_score)
@@ -549,11 +549,12 @@ cdef tuple _matched(const uint8_t[::1] page, const uint8_t[::1] codes, const int
 
 cdef tuple _groups(const uint8_t[:, ::1] mask, const int64_t[::1] sizes, const int64_t[::1] ids,
                    list seeds_of, PairCache known, same, double least, double share,
-                   double frame, int64_t min_own):
+                   double frame, int64_t min_own, list joined):
     """Stage 2 of ``judge_page``: the same-text groups of the candidates (pairs from
     ``_same_text_pairs``, answered from ``known`` or by ``_grams_shared`` and ``same``, and
-    remembered) and the candidates dominated by one of another group (``_dominated``).
-    Returns (labels: list of int, group: int64 labels, shadowed: uint8 0/1)."""
+    remembered), those of ``joined`` pairs merged (``_join``), and the candidates dominated by
+    one of another group (``_dominated``). Returns (labels: list of int, ``joined`` left out;
+    group: int64 labels; shadowed: uint8 0/1)."""
     cdef Py_ssize_t m = mask.shape[0], words = (mask.shape[1] + 63) // 64, c
     cdef int64_t lo, hi
     labels = list(range(m))
