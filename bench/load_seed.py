@@ -4,7 +4,7 @@ works indexed by the platform's own import, and matches with their page versions
 Works are real text: chapters of classical Chinese novels (``novels_dev.jsonl.gz`` in
 ``../shared/data``, through ``bench.corpus.load_chapters``), exact duplicates dropped and the
 novels of the demo works (西游记, 红楼梦) left out, so that the demo site's pages match only the
-demo works. They are imported per holder by ``tracker.core.importing.import_path`` with
+demo works. They are imported per holder by ``tracker.core.bulk_import.import_path`` with
 ``now=True`` (the path of ``manage.py import_works --now``: ``do_register_work`` and then
 ingestion into MongoDB and the Redis index in this process).
 
@@ -122,7 +122,7 @@ def seed_works(holders, records: list[dict], tmp: Path) -> int:
     """
     from django.conf import settings
 
-    from tracker.core.importing import import_path
+    from tracker.core.bulk_import import import_path
     from tracker.core.models import Work, WorkStatus
 
     for k, holder in enumerate(holders):

@@ -41,7 +41,7 @@ def _web_worker(master: int) -> int:
 
 def pasted_seconds(chars: int) -> float:
     """Seconds ``extract_pasted`` takes for a text of ``chars`` CJK characters in paragraphs."""
-    from tracker.core.uploads import extract_pasted
+    from tracker.core.text_extraction import extract_pasted
 
     line = "清晨的雾气笼罩着山谷，溪水绕过石桥向东流去。" * 4 + "\n"
     text = (line * (chars // len(line) + 1))[:chars]

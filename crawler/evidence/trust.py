@@ -27,7 +27,7 @@ from crawler.lib.evidence.timestamp import (
 )
 from crawler.lib.evidence.verify import TimestampUntrusted, VerifyLimits
 from crawler.lib.evidence.wacz_signing import check_signed_data, sign_hash
-from tracker.core.uploads import text_config
+from tracker.core.text_extraction import text_config
 
 
 def verify_limits() -> VerifyLimits:

@@ -29,7 +29,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from rest_framework.views import set_rollback
 
 from tracker.core.errors import ActionError, StorageUnavailable
-from tracker.core.uploads import UploadError
+from tracker.core.text_extraction import UploadError
 from tracker.core.views import server_is_down
 
 logger = logging.getLogger("django.request")

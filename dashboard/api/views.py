@@ -33,7 +33,7 @@ from dashboard.alerts.models import AlertPreference, WebhookEndpoint
 from dashboard.evidence import BundleTooLarge, bundle_response, verify_upload
 from dashboard.models import TakedownNotice
 from tracker.core import actions as core_actions
-from tracker.core import import_jobs, uploads
+from tracker.core import import_jobs, text_extraction
 from tracker.core.conflicts import DuplicateWork
 from tracker.core.ingestion import work_text
 from tracker.core.models import AuditEvent, ImportJob, RightsHolder, Work
@@ -142,7 +142,7 @@ class WorkViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
         """Register (or update, by reference) a work from JSON text; 201 when new."""
         form = s.WorkTextSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        extracted = uploads.extract_pasted(form.validated_data["text"])
+        extracted = text_extraction.extract_pasted(form.validated_data["text"])
         return _registered(_register(request, form.validated_data, extracted, "pasted"))
 
     @extend_schema(summary="Register a work from a file (read in the background)",
@@ -156,8 +156,8 @@ class WorkViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
         form.is_valid(raise_exception=True)
         upload = form.validated_data["file"]
         try:
-            uploads.check_upload(upload.name, upload.size)  # refuse before storing it
-        except uploads.UploadError as exc:
+            text_extraction.check_upload(upload.name, upload.size)  # refuse before storing it
+        except text_extraction.UploadError as exc:
             raise ApiError(exc.code, str(exc), {"file": [str(exc)]}) from exc
         data = form.validated_data
         job = core_actions.do_start_upload(
@@ -199,13 +199,13 @@ class WorkViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
             form = s.WorkTextSerializer(data=item)
             try:
                 form.is_valid(raise_exception=True)
-                extracted = uploads.extract_pasted(form.validated_data["text"])
+                extracted = text_extraction.extract_pasted(form.validated_data["text"])
                 registration = _register(request, form.validated_data, extracted, "pasted")
-            except (ValidationError, ApiError, uploads.UploadError) as exc:
+            except (ValidationError, ApiError, text_extraction.UploadError) as exc:
                 fields = exc.detail if isinstance(exc, ValidationError) else getattr(
                     exc, "fields", {})
                 row["error"] = {"code": getattr(exc, "code", "invalid"),
-                                "message": str(exc) if isinstance(exc, uploads.UploadError)
+                                "message": str(exc) if isinstance(exc, text_extraction.UploadError)
                                 else str(getattr(exc, "message", "")) or _(
                                     "The request has invalid fields: %(names)s.") % {
                                         "names": ", ".join(fields)},
@@ -234,7 +234,7 @@ class WorkViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
                                                      "send the whole text with mode "
                                                      "“replace”."), status_code=409)
             new = f"{current}\n\n{new}"
-        extracted = uploads.extract_pasted(new)
+        extracted = text_extraction.extract_pasted(new)
         registration = core_actions.do_register_work(
             work.holder, work.reference, extracted, acting_user=request.user, title=work.title,
             author=work.author, kind=work.kind, language=work.language,

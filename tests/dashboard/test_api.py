@@ -13,7 +13,7 @@ from django.core.management import call_command
 
 from crawler.models import Match
 from dashboard.models import ApiToken
-from tracker.core import uploads
+from tracker.core import text_extraction
 from tracker.core.errors import ActionError
 from tracker.core.models import AuditEvent, Work
 from tracker.runtime import embedded
@@ -183,8 +183,8 @@ def test_uploads_refused_without_reading_get_the_dashboards_errors(scenario, api
     for name, data in bad:
         with translation.override(language):
             try:
-                uploads.check_upload(name, len(data))
-            except uploads.UploadError as exc:
+                text_extraction.check_upload(name, len(data))
+            except text_extraction.UploadError as exc:
                 expected = (exc.code, str(exc))
         answer = client.post("works/upload/", data={"reference": name},
                              files={"file": (name, data)})

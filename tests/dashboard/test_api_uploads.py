@@ -11,7 +11,7 @@ from django.utils import timezone, translation
 
 from tests.dashboard.test_api import Api, token_for
 from tests.waiting import wait_for
-from tracker.core import uploads
+from tracker.core import text_extraction
 from tracker.core.models import ImportJob, ImportKind, Work
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
@@ -62,8 +62,8 @@ def test_a_file_its_job_cannot_read_ends_failed_with_the_dashboards_error(
                        ("long.txt", b"x" * (settings.WORK_TEXT_MAX_CHARS + 1))]:
         with translation.override(language):
             try:
-                uploads.extract_file(name, data)
-            except uploads.UploadError as exc:
+                text_extraction.extract_file(name, data)
+            except text_extraction.UploadError as exc:
                 expected = {"code": exc.code, "message": str(exc), "fields": {}}
         answer = client.post("works/upload/", data={"reference": name},
                              files={"file": (name, data)})

@@ -16,7 +16,7 @@ import pytest
 
 from tracker.core import actions, ingestion
 from tracker.core.models import RightsConflict, RightsHolder
-from tracker.core.uploads import extract_pasted
+from tracker.core.text_extraction import extract_pasted
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 NOVEL = (Path(__file__).resolve().parents[2] / "demo" / "works" / "xiyouji-01-03.txt"

@@ -10,7 +10,7 @@ from django.db import connection
 
 from tracker.core import actions
 from tracker.core.models import AuditEvent, Work, verify_chain
-from tracker.core.uploads import extract_pasted
+from tracker.core.text_extraction import extract_pasted
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

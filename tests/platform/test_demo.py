@@ -12,7 +12,7 @@ from django.core.management import call_command
 
 from tracker.core import ingestion, registration, reindexing
 from tracker.core.models import RightsHolder
-from tracker.core.uploads import extract_pasted
+from tracker.core.text_extraction import extract_pasted
 
 pytestmark = pytest.mark.django_db
 

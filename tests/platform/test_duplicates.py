@@ -18,7 +18,7 @@ from tracker.core.models import (
     Work,
     WorkStatus,
 )
-from tracker.core.uploads import extract_pasted
+from tracker.core.text_extraction import extract_pasted
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

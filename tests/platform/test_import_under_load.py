@@ -27,7 +27,7 @@ from django.utils import timezone
 from crawler.lib.pagestore import Page, PageVersion
 from fingerprint.engine import Match as EngineMatch
 from fingerprint.engine import Passage
-from tracker.core import import_jobs, importing
+from tracker.core import bulk_import, import_jobs
 from tracker.core.models import (
     AuditEvent,
     ImportItem,
@@ -115,7 +115,7 @@ def test_a_zip_import_and_case_actions_of_the_same_holder_lose_nothing(people, p
     for thread in deciders:
         thread.start()
     began = time.monotonic()
-    state = importing.run_job(job.pk)
+    state = bulk_import.run_job(job.pk)
     seconds = time.monotonic() - began
     for thread in deciders:
         thread.join(timeout=600)
@@ -143,7 +143,7 @@ def test_an_import_killed_mid_way_is_resumed_by_the_sweeper_after_its_last_commi
 
     files = 150
     job = _archive_job(people["press"], people["alice"], files)
-    code = f"from tracker.core.importing import run_job; run_job({job.pk})"
+    code = f"from tracker.core.bulk_import import run_job; run_job({job.pk})"
     process = subprocess.Popen([sys.executable, "manage.py", "shell", "-c", code], cwd=ROOT,
                                env=worker_env(), stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)

@@ -14,7 +14,7 @@ from tracker.core.chapters import attribute
 from tracker.core.engine import get_engine, get_store
 from tracker.core.models import Work, WorkStatus
 from tracker.core.tasks import ingest_work
-from tracker.core.uploads import extract_pasted
+from tracker.core.text_extraction import extract_pasted
 from tracker.runtime import embedded, supervisor
 from tracker.text import normalize
 

@@ -1,4 +1,4 @@
-"""Upload jobs (tracker.core.upload_jobs) in a real worker: a hostile .docx leaves the web
+"""Upload jobs (tracker.core.single_upload) in a real worker: a hostile .docx leaves the web
 request at once and its job fails "too_large"; a duplicate fails with the holder's work and may
 be registered anyway; a job whose worker was lost is failed by the sweeper."""
 
@@ -21,7 +21,7 @@ from tracker.core.models import (
     Work,
     WorkStatus,
 )
-from tracker.core.uploads import extract_pasted
+from tracker.core.text_extraction import extract_pasted
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -136,7 +136,7 @@ def test_an_upload_job_whose_worker_was_lost_is_failed_by_the_sweeper(people, se
 def test_a_file_whose_reading_killed_the_worker_is_refused_at_its_next_start(people, settings):
     """A worker process killed while reading (out of memory) gives the task back
     (CELERY_TASK_ACKS_LATE): past UPLOAD_MAX_ATTEMPTS starts the job fails instead of looping."""
-    from tracker.core import upload_jobs
+    from tracker.core import single_upload
 
     job = ImportJob.objects.create(
         holder=people["press"], user=people["alice"], name="poison.txt", kind=ImportKind.FILE,
@@ -144,8 +144,8 @@ def test_a_file_whose_reading_killed_the_worker_is_refused_at_its_next_start(peo
         summary={"attempts": settings.UPLOAD_MAX_ATTEMPTS})
     import_jobs.staged_file(job).parent.mkdir(parents=True, exist_ok=True)
     import_jobs.staged_file(job).write_bytes("第一章\n正文在此。".encode())
-    assert upload_jobs.run(job.pk) == ImportState.FAILED
+    assert single_upload.run(job.pk) == ImportState.FAILED
     job.refresh_from_db()
     assert job.error_code == "worker_lost" and not import_jobs.staged_file(job).exists()
     assert not Work.objects.exists()
-    assert upload_jobs.run(job.pk) == "gone"
+    assert single_upload.run(job.pk) == "gone"

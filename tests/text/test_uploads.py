@@ -1,4 +1,4 @@
-"""Uploads (tracker.text.extract_file through tracker.core.uploads): every accepted format yields
+"""Uploads (tracker.text.extract_file through tracker.core.text_extraction): every accepted format yields
 its text, chapters, title and author; every bad input a clear error in the user's language."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import zipfile
 import pytest
 from django.utils import translation
 
-from tracker.core.uploads import UploadError, extract_file, extract_pasted
+from tracker.core.text_extraction import UploadError, extract_file, extract_pasted
 from tracker.text import decode_bytes, extract_document, normalize
 
 

@@ -34,8 +34,8 @@ from .models import (
     UserSettings,
     Work,
 )
+from .text_extraction import open_zip
 from .timezones import names
-from .uploads import open_zip
 
 if TYPE_CHECKING:
     from tracker.text import Extracted
@@ -202,12 +202,12 @@ def do_start_upload(holder: RightsHolder, acting_user, name: str, chunks: Iterab
                     options: dict, language: str = "") -> ImportJob:
     """Stage the work file ``name`` (its bytes given as ``chunks``, e.g. an UploadedFile's
     ``chunks()``: never all in memory) for ``holder`` and queue its reading
-    (``tracker.core.tasks.read_upload``, ``upload_jobs.run``) once committed; recorded in the
+    (``tracker.core.tasks.read_upload``, ``single_upload.run``) once committed; recorded in the
     audit trail.
 
     Args:
         options: reference (required: the work to register or update), title, author, kind,
-            language (of the work), allow_duplicate (as ``upload_jobs.run`` reads them); empty
+            language (of the work), allow_duplicate (as ``single_upload.run`` reads them); empty
             ones are left to detection.
         language: the uploader's language code, for the job's error.
 

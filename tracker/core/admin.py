@@ -29,7 +29,7 @@ from .conflicts import same_holder_duplicate
 from .models import RightsHolder, Work, WorkStatus
 from .scoping import holders_for, scope, sees_all
 from .spreadsheets import safe
-from .uploads import UploadError, check_upload, extract_pasted, supported_suffixes
+from .text_extraction import UploadError, check_upload, extract_pasted, supported_suffixes
 
 
 class RecordAdminMixin:

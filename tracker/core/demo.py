@@ -16,8 +16,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db.models import Count, Sum
 
+from .bulk_import import import_path
 from .engine import indexed_work_ids
-from .importing import import_path
 from .models import RightsHolder, Work, WorkStatus
 from .roles import HOLDER_GROUP, STAFF_GROUP, ensure_groups
 

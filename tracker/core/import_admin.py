@@ -24,7 +24,7 @@ from . import actions, import_jobs
 from .errors import ActionError
 from .models import ImportJob, ImportKind
 from .scoping import holders_for, scope
-from .uploads import UploadError, check_size
+from .text_extraction import UploadError, check_size
 
 
 class ZipImportForm(forms.Form):

@@ -1,7 +1,7 @@
 """Import jobs run in the background for the dashboard and the API, with a progress row that
-the page and the API poll: a .zip of works (``tracker.core.importing``, as ``manage.py
+the page and the API poll: a .zip of works (``tracker.core.bulk_import``, as ``manage.py
 import_works`` does on the command line) or one uploaded work file
-(``tracker.core.upload_jobs``).
+(``tracker.core.single_upload``).
 
 ``actions.do_start_import`` and ``actions.do_start_upload`` stage the file (``staged_file``)
 and queue the job's Celery task. A bad file inside an archive is one "failed" line of the
@@ -9,7 +9,7 @@ summary, never the end of the job; an unreadable file fails the job with the rea
 code; a job whose worker was lost is found by ``fail_stale`` (the sweeper) or ``settle`` (the
 progress endpoints, that job only) once its row has not moved for settings.IMPORT_STUCK_SECONDS:
 an archive job is queued again, up to settings.IMPORT_RESUME_ATTEMPTS times (it goes on after
-its last committed file, ``importing.run_job``), any other is failed.
+its last committed file, ``bulk_import.run_job``), any other is failed.
 """
 
 from __future__ import annotations

@@ -90,7 +90,7 @@ def register_work(holder: RightsHolder, reference: str, extracted: Extracted, *,
     Args:
         holder: the owning RightsHolder.
         reference: the holder's id for the work (unique per holder), at most 200 characters.
-        extracted: the text from ``tracker.core.uploads``.
+        extracted: the text from ``tracker.core.text_extraction``.
         title, author: override what extraction found; title falls back to the reference.
         kind: a WorkKind value; default "novel" when the text has two chapters or more, else
             the work's current kind (new works: "other").

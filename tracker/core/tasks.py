@@ -7,7 +7,7 @@ from django.conf import settings
 
 from tracker.runtime.backoff import backoff_delay
 
-from . import errors, importing, ingestion, upload_jobs
+from . import bulk_import, errors, ingestion, single_upload
 from .connections import storage_errors
 from .engine import get_engine
 
@@ -49,21 +49,21 @@ def remove_work(self, engine_id: str) -> bool:
 
 @shared_task(name="tracker.core.tasks.import_archive")
 def import_archive(job_id: int) -> str:
-    """Import the staged .zip of ImportJob ``job_id`` (``importing.run_job``).
+    """Import the staged .zip of ImportJob ``job_id`` (``bulk_import.run_job``).
 
     Returns:
         "finished", "failed" or "gone".
     """
-    return importing.run_job(job_id)
+    return bulk_import.run_job(job_id)
 
 
 @shared_task(name="tracker.core.tasks.read_upload", soft_time_limit=settings.UPLOAD_EXTRACT_SECONDS,
              time_limit=settings.UPLOAD_EXTRACT_SECONDS + settings.UPLOAD_EXTRACT_KILL_GRACE_SECONDS)
 def read_upload(job_id: int) -> str:
-    """Read and register the staged work file of ImportJob ``job_id`` (``upload_jobs.run``),
+    """Read and register the staged work file of ImportJob ``job_id`` (``single_upload.run``),
     stopped after settings.UPLOAD_EXTRACT_SECONDS.
 
     Returns:
         "finished", "failed" or "gone".
     """
-    return upload_jobs.run(job_id)
+    return single_upload.run(job_id)

@@ -202,7 +202,7 @@ STORAGES = {
 
 # Uploads: the largest file or pasted text accepted, in bytes (TRACKER_UPLOAD_MAX_MB megabytes).
 UPLOAD_MAX_BYTES = env.int("TRACKER_UPLOAD_MAX_MB", default=50) * 1024 * 1024
-# An uploaded file is staged and read by a job in the worker (tracker.core.upload_jobs, task on
+# An uploaded file is staged and read by a job in the worker (tracker.core.single_upload, task on
 # QUEUE_INGEST): its reading stops after UPLOAD_EXTRACT_SECONDS (the job fails "timeout"; the
 # task is killed UPLOAD_EXTRACT_KILL_GRACE_SECONDS later if it does not stop). A file refused as
 # a duplicate stays staged KEPT_UPLOAD_SECONDS for "register anyway".

@@ -5,7 +5,7 @@
   (chapters), ``extract_file`` / ``extract_pasted`` (uploads: .txt .html .docx .pdf .epub,
   checked by content and name, archive bombs refused), ``open_zip``.
 - One result, ``Extracted``; one exception, ``TextError`` (a stable code, reason and
-  parameters; the Django side words it, ``tracker.core.uploads``); limits in ``TextConfig``.
+  parameters; the Django side words it, ``tracker.core.text_extraction``); limits in ``TextConfig``.
 """
 
 from .archives import open_zip

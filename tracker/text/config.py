@@ -1,7 +1,7 @@
 """Limits and tunables of the text package, in one frozen dataclass.
 
 The package reads no Django settings: the Django side builds a ``TextConfig`` from its settings
-(``tracker.core.uploads.text_config``) and passes it in; library callers (the crawler, tests,
+(``tracker.core.text_extraction.text_config``) and passes it in; library callers (the crawler, tests,
 benchmarks) use ``DEFAULT``.
 """
 

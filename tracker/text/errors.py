@@ -7,7 +7,7 @@ class TextError(ValueError):
     """Bytes that cannot become text, said with a stable code and parameters.
 
     The package has no user-facing wording (it imports no Django and no gettext): the Django side
-    (``tracker.core.uploads``) turns ``(code, reason)`` and ``params`` into a message in the
+    (``tracker.core.text_extraction``) turns ``(code, reason)`` and ``params`` into a message in the
     user's language; ``str()`` gives a plain English summary for logs.
 
     Attributes:

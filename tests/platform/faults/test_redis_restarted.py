@@ -25,7 +25,7 @@ from crawler.models import TargetSite
 from crawler.tasks import sweep_stuck
 from tracker.core import notes, registration
 from tracker.core.models import Work, WorkStatus
-from tracker.core.uploads import extract_pasted
+from tracker.core.text_extraction import extract_pasted
 
 pytestmark = pytest.mark.django_db(transaction=True)
 WORKS = 200

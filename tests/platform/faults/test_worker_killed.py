@@ -14,7 +14,7 @@ from crawler import scans
 from crawler.actions import do_start_scan
 from crawler.models import Match, ScanRun, ScanStatus, TargetSite
 from tracker.core import ingestion, registration
-from tracker.core.uploads import extract_pasted
+from tracker.core.text_extraction import extract_pasted
 
 pytestmark = pytest.mark.django_db(transaction=True)
 PAGES = 40

@@ -365,7 +365,7 @@ def index_work() -> str:
     from tracker.core import ingestion, registration
     from tracker.core.models import RightsHolder
     from tracker.core.roles import ensure_groups
-    from tracker.core.uploads import extract_pasted
+    from tracker.core.text_extraction import extract_pasted
 
     ensure_groups()
     holder = RightsHolder.objects.create(name="Press A", email="a@press.example")

@@ -22,8 +22,8 @@ class ImportState(models.TextChoices):
 
 
 class ImportKind(models.TextChoices):
-    """archive: a .zip of works (``tracker.core.importing``); file: one work file
-    (``tracker.core.upload_jobs``)."""
+    """archive: a .zip of works (``tracker.core.bulk_import``); file: one work file
+    (``tracker.core.single_upload``)."""
 
     ARCHIVE = "archive", _("archive of works")
     FILE = "file", _("work file")
@@ -36,10 +36,10 @@ class ImportJob(models.Model):
         name: the uploaded file's name.
         language: the uploader's language code; the worker words the reasons in it.
         done, total: archive: items (works) handled so far and in all (0 until the archive is
-            read); file: steps done of ``upload_jobs.STEPS``.
-        summary: archive: ``tracker.core.importing.ImportSummary`` as a dict of lists, once
+            read); file: steps done of ``single_upload.STEPS``.
+        summary: archive: ``tracker.core.bulk_import.ImportSummary`` as a dict of lists, once
             finished; file: {"existing_work": id} when refused as a duplicate.
-        options: file: what the work gets (``upload_jobs.start``'s options: reference, title,
+        options: file: what the work gets (``single_upload.start``'s options: reference, title,
             author, kind, language, allow_duplicate); archive: {"resumed": n} once queued
             again after a stall.
         work: file: the work registered or updated, once finished.

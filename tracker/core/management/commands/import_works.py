@@ -9,9 +9,9 @@ from django.core.management.base import BaseCommand, CommandError, no_translatio
 
 from tracker.core import notes
 from tracker.core.actions import do_create_holder
-from tracker.core.importing import import_path
+from tracker.core.bulk_import import import_path
 from tracker.core.models import RightsHolder, Work, WorkKind, WorkStatus
-from tracker.core.uploads import UploadError
+from tracker.core.text_extraction import UploadError
 
 
 class Command(BaseCommand):

@@ -28,7 +28,7 @@ from tracker.text import SUFFIXES
 from . import actions, errors, import_jobs, ingestion
 from .conflicts import DuplicateWork
 from .models import ImportItem, ImportJob, ImportState, RightsHolder, WorkKind, WorkLanguage
-from .uploads import Extracted, UploadError, extract_file, extract_pasted, open_zip
+from .text_extraction import Extracted, UploadError, extract_file, extract_pasted, open_zip
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@
 
 The web request only checks what needs no reading (size, suffix) and stores the file; the
 parsing, whose cost a hostile file can blow up, happens here under the text limits
-(``tracker.core.uploads.text_config``) and a wall-time limit (settings.UPLOAD_EXTRACT_SECONDS,
+(``tracker.core.text_extraction.text_config``) and a wall-time limit (settings.UPLOAD_EXTRACT_SECONDS,
 the task's soft time limit). The job's steps (``done`` of ``STEPS``): the file read, the
 duplicate check, the work registered (its ingestion then queued as for every work).
 """
@@ -21,7 +21,7 @@ from django.utils.translation import gettext_noop
 from . import actions, import_jobs, notes
 from .conflicts import DuplicateWork, check_not_duplicate
 from .models import ImportJob, ImportKind, ImportState
-from .uploads import UploadError, extract_file
+from .text_extraction import UploadError, extract_file
 
 log = logging.getLogger(__name__)
 
