@@ -3,7 +3,7 @@ user sees them: the own preference form, the holder's webhook endpoints and one
 endpoint's form, the delivery log and the takedown checks, each with what the user came for and
 no horizontal scrolling. Screenshots go to test-artifacts/alert-*.png.
 
-(In tests/dashboard, not tests/alerts: the Playwright fixtures live in this folder's conftest.)
+(In tests/dashboard, beside tests/dashboard/alerts: the Playwright fixtures live in this folder's conftest.)
 """
 
 from datetime import timedelta

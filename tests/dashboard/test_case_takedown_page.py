@@ -1,7 +1,7 @@
 """The takedown part of the case page in Chromium, in both languages at 1366 and 390 px: a site
 without a contact is listed as needing one, the addresses a search found are confirmed by staff
 before the send form appears, and a sent notice shows its e-mail with the server's answer and
-Message-ID. (Real SMTP, retries and refusals: tests/alerts/test_takedown_mail.py.)"""
+Message-ID. (Real SMTP, retries and refusals: tests/dashboard/alerts/test_takedown_mail.py.)"""
 
 from __future__ import annotations
 

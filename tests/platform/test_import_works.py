@@ -134,7 +134,7 @@ def test_reimport_queues_a_work_left_unqueued_and_exits_0(folder):
 
 
 def test_an_epub_with_empty_title_and_author_is_imported_with_the_rest(tmp_path, novel_text):
-    from tests.text.test_uploads import _epub
+    from tests.tracker.text.test_uploads import _epub
 
     archive = tmp_path / "works.zip"
     with zipfile.ZipFile(archive, "w") as zipped:
@@ -148,7 +148,7 @@ def test_an_epub_with_empty_title_and_author_is_imported_with_the_rest(tmp_path,
 
 def test_a_broken_epub_in_a_zip_is_one_failed_line_and_the_rest_is_imported(tmp_path,
                                                                            novel_text):
-    from tests.text.test_uploads import broken_epub
+    from tests.tracker.text.test_uploads import broken_epub
 
     archive = tmp_path / "works.zip"
     with zipfile.ZipFile(archive, "w") as zipped:

@@ -6,7 +6,7 @@ from tracker.text import extract_document as extract
 from tracker.text import normalize as normalize_text
 
 # The demo site's byte-for-byte copy of a GeneralNewsExtractor test page (demo/site/SOURCES.md).
-NEWS_PAGE = Path(__file__).parents[2] / "demo" / "site" / "news" / "cjddsb-1.html"
+NEWS_PAGE = Path(__file__).parents[3] / "demo" / "site" / "news" / "cjddsb-1.html"
 
 
 def test_real_news_page_gives_body_title_and_date():

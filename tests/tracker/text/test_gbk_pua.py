@@ -5,7 +5,7 @@ from pathlib import Path
 
 from tracker.text import extract_file, normalize
 
-DEMO_WORK = Path(__file__).parents[2] / "demo" / "works" / "xiyouji-01-03.txt"
+DEMO_WORK = Path(__file__).parents[3] / "demo" / "works" / "xiyouji-01-03.txt"
 
 
 def test_demo_work_private_use_character_becomes_la():

@@ -7,7 +7,7 @@ import pytest
 
 from tracker.text import TextError, decode_bytes
 
-FIXTURES = Path(__file__).parents[1] / "crawler" / "fixtures"  # real pages (SOURCES.md there)
+FIXTURES = Path(__file__).parents[2] / "crawler" / "fixtures"  # real pages (SOURCES.md there)
 # 镕 and 堃 are GBK-only (not in GB2312): a GB2312 codec would lose them
 TEXT = "朱镕基总理昨日在北京会见了来访的客人，王堃先生介绍了当地的经济发展情况。" * 4
 
