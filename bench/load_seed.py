@@ -16,7 +16,7 @@ Match row is built with the passage known by construction (page offsets of the e
 offsets it came from), containments as characters of the excerpt over the page's and the
 work's length, score = their maximum (``fingerprint.engine``'s definition), first seen spread
 over the past year, and rows are written with ``bulk_create`` in batches. A share of them is
-then reviewed through ``crawler.actions.do_review_matches`` (audit trail included).
+then reviewed through ``crawler.review_actions.do_review_matches`` (audit trail included).
 """
 
 from __future__ import annotations
@@ -210,8 +210,8 @@ def review_some(seed: int) -> dict[str, int]:
     Returns {decision: matches changed}."""
     from django.contrib.auth import get_user_model
 
-    from crawler.actions import do_review_matches
     from crawler.models import Match
+    from crawler.review_actions import do_review_matches
 
     staff = get_user_model().objects.get(username=STAFF_USERNAME)
     ids = list(Match.objects.values_list("pk", flat=True))

@@ -35,8 +35,8 @@ NEWS = "本市今日召开会议，部署下一阶段的交通治理工作，相
 
 def scan_once(made, novel: str, pages: int, delay: float) -> float:
     """One scan of a new site of ``pages`` pages; returns pages/s (start to finish)."""
-    from crawler.actions import do_start_scan
     from crawler.models import ScanRun, ScanStatus, TargetSite
+    from crawler.scan_actions import do_start_scan
     from tests.platform.faults.conftest import DrillSite
     from tests.platform.multihost.deployment import wait_until
 

@@ -25,7 +25,16 @@ from django.utils.translation import gettext as gettext_now
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from crawler import actions, domain_moves, labels, progress, schedule
+from crawler import (
+    candidate_actions,
+    domain_moves,
+    labels,
+    progress,
+    review_actions,
+    scan_actions,
+    schedule,
+    site_actions,
+)
 from crawler.filters import TriggerFilter
 from crawler.lib.domains import registered_domain
 from crawler.models import (
@@ -151,7 +160,7 @@ class TargetSiteAdmin(admin.ModelAdmin):
     actions = ["scan_now", "check_now", "enable", "disable"]
 
     def save_model(self, request, obj, form, change):
-        actions.do_save_site(obj, request.user, form.changed_data, timing=form.timing())
+        site_actions.do_save_site(obj, request.user, form.changed_data, timing=form.timing())
 
     @admin.display(description=_("takedown contact"))
     def takedown_contacts(self, site):
@@ -212,7 +221,7 @@ class TargetSiteAdmin(admin.ModelAdmin):
         scan started: answers with a redirect to its progress page (else None: the list)."""
         started = []
         for site in queryset:
-            run = actions.do_start_scan(site, acting_user=request.user, trigger="admin")
+            run = scan_actions.do_start_scan(site, acting_user=request.user, trigger="admin")
             level = messages.WARNING if run.status == ScanStatus.SKIPPED else messages.INFO
             url = reverse("admin:crawler_scanrun_change", args=[run.pk])
             self.message_user(request, format_html('<a href="{}">{}</a>', url, gettext_now(
@@ -227,7 +236,7 @@ class TargetSiteAdmin(admin.ModelAdmin):
     def check_now(self, request, queryset):
         for site in queryset:
             try:
-                count = actions.do_check_site(site, request.user)
+                count = site_actions.do_check_site(site, request.user)
             except ActionError as exc:
                 self.message_user(request, str(exc), messages.WARNING)
             else:
@@ -239,12 +248,12 @@ class TargetSiteAdmin(admin.ModelAdmin):
     @admin.action(description=_("Enable scheduled scans"))
     def enable(self, request, queryset):
         for site in queryset:
-            actions.do_set_site_enabled(site, True, request.user)
+            site_actions.do_set_site_enabled(site, True, request.user)
 
     @admin.action(description=_("Disable scheduled scans"))
     def disable(self, request, queryset):
         for site in queryset:
-            actions.do_set_site_enabled(site, False, request.user)
+            site_actions.do_set_site_enabled(site, False, request.user)
 
 
 @admin.register(ScanRun)
@@ -311,7 +320,7 @@ class ScanRunAdmin(RecordAdminMixin, admin.ModelAdmin):
 
     @admin.action(description=_("Cancel the selected running scans"))
     def cancel(self, request, queryset):
-        cancelled = sum(actions.do_cancel_scan(run, request.user) for run in queryset)
+        cancelled = sum(scan_actions.do_cancel_scan(run, request.user) for run in queryset)
         self.message_user(request, ngettext("%(n)d scan cancelled", "%(n)d scans cancelled",
                                             cancelled) % {"n": cancelled})
 
@@ -366,7 +375,7 @@ class WhitelistedDomainAdmin(HolderScopedAdmin):
         if change:  # a note edited: no decision to record
             super().save_model(request, obj, form, change)
         else:
-            obj.pk = actions.do_whitelist_domain(obj.holder, obj.domain, request.user, obj.note).pk
+            obj.pk = review_actions.do_whitelist_domain(obj.holder, obj.domain, request.user, obj.note).pk
 
 
 def _url_list(urls: list[str]) -> str:
@@ -464,7 +473,7 @@ class CandidateSiteAdmin(RecordAdminMixin, HolderScopedAdmin):
         """POST: "Discover now", a discovery pass queued at once."""
         if request.method != "POST" or not self.has_change_permission(request):
             raise PermissionDenied
-        actions.do_discover_sites(request.user)
+        candidate_actions.do_discover_sites(request.user)
         self.message_user(request, _("Discovery started: new candidates appear here when it "
                                      "ends."), messages.SUCCESS)
         return redirect(reverse("admin:crawler_candidatesite_changelist"))
@@ -479,7 +488,7 @@ class CandidateSiteAdmin(RecordAdminMixin, HolderScopedAdmin):
     @admin.action(description=_("Make target site"), permissions=["change"])
     def promote(self, request, queryset):
         def promote_one(candidate):
-            site = actions.do_promote_candidate(candidate, request.user)
+            site = candidate_actions.do_promote_candidate(candidate, request.user)
             self.message_user(request, _("%(domain)s is now the target site %(site)s.") % {
                 "domain": candidate.domain, "site": site.name}, messages.SUCCESS)
 
@@ -487,7 +496,7 @@ class CandidateSiteAdmin(RecordAdminMixin, HolderScopedAdmin):
 
     @admin.action(description=_("Dismiss (never propose again)"), permissions=["change"])
     def dismiss(self, request, queryset):
-        self._each(request, queryset, lambda c: actions.do_dismiss_candidate(c, request.user))
+        self._each(request, queryset, lambda c: candidate_actions.do_dismiss_candidate(c, request.user))
 
 
 # the takedown contact, site proposal, search run and archive scan pages register themselves

@@ -1,5 +1,5 @@
 """Django app of the crawler: its models (crawler.models: target sites, scan runs, whitelisted
-domains, matches), its actions (crawler.actions), Celery tasks (crawler.tasks), the schedule
+domains, matches), its actions (crawler.*_actions, one module per noun), Celery tasks (crawler.tasks), the schedule
 signals and the management commands add_site, scan, matches and demo_site."""
 
 from django.apps import AppConfig

@@ -2,7 +2,7 @@
 
 Each ``do_<verb>_case`` is atomic, audited with the acting user (kind "case") and refuses a
 move its case's state does not allow (``ActionError``, in the user's language). Confirming a
-case also confirms its pages still under review (``crawler.actions.do_review_match``), so that
+case also confirms its pages still under review (``crawler.review_actions.do_review_match``), so that
 a takedown notice can cite them. ``do_bulk_case`` applies one verb to many cases, each on its
 own, and says which it skipped and why instead of refusing the batch.
 """
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from crawler import actions, cases
+from crawler import cases, review_actions
 from crawler.models import Case, CaseState, ReviewStatus
 from tracker.core.errors import ActionError
 from tracker.core.models import AuditEvent
@@ -49,7 +49,7 @@ def _apply(verb: str, case: Case, acting_user, reason: str) -> AuditEvent:
         _check_move(current, sources, target)
         if verb == "confirm":  # pages first, then the case: the lock order of takedown checks
             for page in current.pages.filter(review_status=ReviewStatus.NEW):
-                actions.do_review_match(page, ReviewStatus.CONFIRMED, reason, acting_user)
+                review_actions.do_review_match(page, ReviewStatus.CONFIRMED, reason, acting_user)
         locked = Case.objects.select_for_update(of=("self",)).select_related("work__holder").get(pk=case.pk)
         _check_move(locked, sources, target)  # moved meanwhile: all of it is rolled back
         event = cases.move(locked, target, acting_user, reason)

@@ -110,7 +110,7 @@ def _scan_served(stdout, name: str, directory: Path, port: int, host: str, start
     # Imported here: tracker.run imports this module before Django is set up.
     from django.conf import settings
 
-    from crawler.actions import do_start_scan
+    from crawler.scan_actions import do_start_scan
     from crawler.scans import wait_for
     from crawler.sites import register_site
 

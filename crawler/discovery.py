@@ -19,7 +19,7 @@ One pass (``discover``, the beat task ``crawler.discover_sites``):
    ``unreadable`` after ``settings.DISCOVERY_SAMPLE_ATTEMPTS`` such passes. Dismissed and
    promoted candidates are never changed again.
 
-Staff promote a candidate to a target site or dismiss it (crawler.actions); rights holders see
+Staff promote a candidate to a target site or dismiss it (crawler.candidate_actions); rights holders see
 the candidates whose samples copy their works.
 """
 

@@ -1,7 +1,7 @@
 """Sites that move to another domain: a target site whose pages or root answer a permanent
 redirect to another registered domain, or that stops answering while a candidate site serves
 the same pages, has the new domain proposed as a candidate site "moved from" it; promoting that
-candidate (``crawler.actions.do_move_site``) carries the site's settings and whitelists over.
+candidate (``crawler.candidate_actions.do_move_site``) carries the site's settings and whitelists over.
 
 After every closed scan (``crawler.scans.scan_closed``) the task ``crawler.check_site_moved``
 (queue ``crawl``) runs ``check_scan`` for its site:

@@ -3,7 +3,7 @@ sites rights holders propose (SiteProposal).
 
 The crawler owns every table it writes. Matches live here too: the crawler creates them (one row
 per page and work, its evidence in MongoDB ``page_versions``), their foreign keys point to its
-sites and scans, and the dashboard, above the crawler, reviews them through ``crawler.actions``.
+sites and scans, and the dashboard, above the crawler, reviews them through ``crawler.review_actions``.
 The tables were moved from the core app by migration crawler 0001 (rows, ids and the foreign
 keys pointing at them kept).
 
@@ -476,7 +476,7 @@ class ProposalStatus(models.TextChoices):
 
 
 class SiteProposal(models.Model):
-    """A site a rights holder asks the platform to scan (crawler.actions.do_propose_site).
+    """A site a rights holder asks the platform to scan (crawler.proposal_actions.do_propose_site).
 
     Attributes:
         holder, proposed_by: who proposes it.

@@ -1,6 +1,6 @@
 """Admin pages of site proposals: a rights holder proposes a site to scan (URL and why) and
 sees its own proposals and staff's answers; staff approve (which creates the target site) or
-reject them with a reason. Every step is a ``crawler.actions`` action, kept in the audit trail.
+reject them with a reason. Every step is a ``crawler.proposal_actions`` action, kept in the audit trail.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
-from crawler import actions
+from crawler import proposal_actions
 from crawler.models import ProposalStatus, SiteProposal
 from tracker.core.admin import HolderScopedAdmin
 from tracker.core.errors import ActionError
@@ -34,7 +34,7 @@ class ProposeForm(forms.ModelForm):
         data = super().clean()
         if data.get("url") and data.get("reason") and data.get("holder"):
             try:  # checked here too, so that a refused URL is shown in the form
-                actions.check_site_url(data["url"])
+                proposal_actions.check_site_url(data["url"])
             except ActionError as exc:
                 raise ValidationError({"url": str(exc)}) from exc
         return data
@@ -95,16 +95,16 @@ class SiteProposalAdmin(HolderScopedAdmin):
     def save_model(self, request, obj, form, change):
         try:
             if not change:
-                saved = actions.do_propose_site(obj.holder, obj.url, obj.reason, request.user)
+                saved = proposal_actions.do_propose_site(obj.holder, obj.url, obj.reason, request.user)
                 obj.pk = saved.pk
             elif form.cleaned_data["decision"] == ProposalStatus.APPROVED:
-                done = actions.do_approve_site_proposal(obj, request.user,
+                done = proposal_actions.do_approve_site_proposal(obj, request.user,
                                                         form.cleaned_data["decision_reason"])
                 self.message_user(request, _("Target site “%(name)s” created; it is scanned "
                                              "daily.") % {"name": done.site.name},
                                   messages.SUCCESS)
             else:
-                actions.do_reject_site_proposal(obj, request.user,
+                proposal_actions.do_reject_site_proposal(obj, request.user,
                                                 form.cleaned_data["decision_reason"])
         except ActionError as exc:
             self.message_user(request, str(exc), messages.ERROR)

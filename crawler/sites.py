@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 
-from crawler.actions import do_save_site
 from crawler.lib.canonical import InvalidURL, canonical_url
 from crawler.lib.errors import CrawlerError
 from crawler.models import TargetSite
+from crawler.site_actions import do_save_site
 from tracker.text.untrusted import ascii_int
 
 
@@ -54,7 +54,7 @@ def register_site(name: str, start_urls: list[str], *, allowed_domains: list[str
     ``delay_seconds``: politeness delay (site default when None); ``fields``: other TargetSite
     fields (max_pages, max_depth, path_patterns, enabled). Returns (site, created). Raises
     ValidationError with every problem found (bad URL, bad pattern, a name already taken
-    without ``update``); nothing is saved then. Saved through ``crawler.actions.do_save_site``
+    without ``update``); nothing is saved then. Saved through ``crawler.site_actions.do_save_site``
     (recorded in the audit trail, no acting person: a command or the demo).
     """
     site = TargetSite.objects.filter(name=name).first()

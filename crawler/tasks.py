@@ -388,7 +388,7 @@ def discover_sites(self) -> dict:
 
 @shared_task(name="crawler.check_matches")
 def check_matches(match_ids: list[int]) -> dict:
-    """Takedown checks asked for now (``crawler.actions.do_check_site``): each match of
+    """Takedown checks asked for now (``crawler.site_actions.do_check_site``): each match of
     ``match_ids`` still there is fetched again and the outcome recorded
     (``crawler.takedown.verify_match``). Returns {"checked": {match id: outcome}}."""
     engine = get_engine()

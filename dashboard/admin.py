@@ -24,8 +24,7 @@ from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from crawler import actions as crawler_actions
-from crawler import exports, provenance
+from crawler import exports, provenance, review_actions
 from crawler.evidence.verdicts import verdict_words
 from crawler.lib.evidence.verify import FAIL, UNVERIFIED, VALID
 from crawler.models import Match, ReviewStatus
@@ -231,7 +230,7 @@ class MatchAdmin(WorkColumns, HolderScopedAdmin):
             if not self.has_change_permission(request, match):
                 raise PermissionDenied
             try:
-                crawler_actions.do_review_match(match, request.POST.get("decision", ""),
+                review_actions.do_review_match(match, request.POST.get("decision", ""),
                                 request.POST.get("reason", ""), request.user)
             except ActionError as exc:
                 self.message_user(request, str(exc), messages.ERROR)
@@ -245,7 +244,7 @@ class MatchAdmin(WorkColumns, HolderScopedAdmin):
             "opts": self.opts,
             "title": _("Evidence for match #%(id)s") % {"id": match.pk},
             "can_review": self.has_change_permission(request, match),
-            "review_choices": [(v, label) for v, label in crawler_actions.review_choices()
+            "review_choices": [(v, label) for v, label in review_actions.review_choices()
                                if v != ReviewStatus.NEW],
             "trail": AuditEvent.objects.about(match).order_by("-sequence"),
             "notices": match.takedown_notices.all(),
@@ -334,7 +333,7 @@ class MatchAdmin(WorkColumns, HolderScopedAdmin):
             if "apply" in request.POST:
                 self.message_user(request, _("Give a reason for the decision."), messages.ERROR)
             return self._reason_page(request, queryset, request.POST["action"], heading)
-        changed, skipped = crawler_actions.do_review_matches(queryset, decision, form.reason, request.user)
+        changed, skipped = review_actions.do_review_matches(queryset, decision, form.reason, request.user)
         self.message_user(request, _("%(n)d matches updated.") % {"n": changed},
                           messages.SUCCESS)
         for line in skipped:

@@ -11,7 +11,7 @@ language) and asks ``do_send_notice``, which freezes the text and queues the mai
 server's acceptance moves the notice to "sent" (the cases to "notice sent").
 ``do_remind_notice`` records a reminder of a page still up; ``do_escalate_notice`` drafts the
 notice to the next rung (``dashboard.escalation``; it also records "escalated" on the cases).
-Reviewing matches and whitelisting domains are the crawler's actions (``crawler.actions``).
+Reviewing matches and whitelisting domains are the crawler's actions (``crawler.review_actions``).
 """
 
 from __future__ import annotations

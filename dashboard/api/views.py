@@ -1,5 +1,5 @@
 """API views: works, matches, notices, sites, scans and alerts. Every queryset is scoped (``tracker.core.scoping.scope``) and
-every change goes through an action (``tracker.core.actions``, ``crawler.actions``)."""
+every change goes through an action (``tracker.core.actions``, ``crawler.*_actions``)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 
-from crawler import actions as crawler_actions
+from crawler import review_actions, scan_actions, site_actions
 from crawler.evidence.verdicts import verdict_words
 from crawler.models import Match, ReviewStatus, ScanRun, TargetSite
 from dashboard import notice_actions as dashboard_actions
@@ -359,7 +359,7 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
         match = self.get_object()
         form = s.ReviewSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        crawler_actions.do_review_match(match, form.validated_data["decision"],
+        review_actions.do_review_match(match, form.validated_data["decision"],
                                         form.validated_data["reason"], request.user)
         return Response(s.MatchSerializer(match).data)
 
@@ -478,7 +478,7 @@ class IsPlatformStaff(permissions.BasePermission):
 )
 class SiteViewSet(mixins.CreateModelMixin, mixins.UpdateModelMixin, mixins.ListModelMixin,
                   mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """Target sites, through crawler.actions.do_save_site (audited)."""
+    """Target sites, through crawler.site_actions.do_save_site (audited)."""
 
     serializer_class = s.SiteSerializer
     permission_classes = [permissions.IsAuthenticated, IsPlatformStaff]
@@ -488,7 +488,7 @@ class SiteViewSet(mixins.CreateModelMixin, mixins.UpdateModelMixin, mixins.ListM
 
     def perform_create(self, serializer):
         """Save the new site through do_save_site."""
-        serializer.instance = crawler_actions.do_save_site(
+        serializer.instance = site_actions.do_save_site(
             TargetSite(**serializer.validated_data), self.request.user, ["created"])
 
     def perform_update(self, serializer):
@@ -496,17 +496,17 @@ class SiteViewSet(mixins.CreateModelMixin, mixins.UpdateModelMixin, mixins.ListM
         site = serializer.instance
         for name, value in serializer.validated_data.items():
             setattr(site, name, value)
-        crawler_actions.do_save_site(site, self.request.user, sorted(serializer.validated_data))
+        site_actions.do_save_site(site, self.request.user, sorted(serializer.validated_data))
 
     @extend_schema(summary="Start a scan of the site now (staff)", request=s.StartScanSerializer,
                    responses={201: s.ScanSerializer, **ERRORS})
     @action(detail=True, methods=["post"])
     def scan(self, request, pk=None):
-        """Start a scan (crawler.actions.do_start_scan); follow it at ``scans/{id}/``."""
+        """Start a scan (crawler.scan_actions.do_start_scan); follow it at ``scans/{id}/``."""
         site = self.get_object()
         form = s.StartScanSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        run = crawler_actions.do_start_scan(site, acting_user=request.user, trigger="api",
+        run = scan_actions.do_start_scan(site, acting_user=request.user, trigger="api",
                                             max_pages=form.validated_data.get("max_pages"))
         return Response(s.ScanSerializer(run).data, status=status.HTTP_201_CREATED)
 
@@ -529,9 +529,9 @@ class ScanViewSet(viewsets.ReadOnlyModelViewSet):
                    responses={200: s.ScanSerializer, **ERRORS})
     @action(detail=True, methods=["post"])
     def cancel(self, request, pk=None):
-        """Cancel the scan (crawler.actions.do_cancel_scan); 400 "not_running" otherwise."""
+        """Cancel the scan (crawler.scan_actions.do_cancel_scan); 400 "not_running" otherwise."""
         run = self.get_object()
-        if not crawler_actions.do_cancel_scan(run, request.user):
+        if not scan_actions.do_cancel_scan(run, request.user):
             raise ApiError("not_running", _("The scan is not running."))
         run.refresh_from_db()
         return Response(s.ScanSerializer(run).data)

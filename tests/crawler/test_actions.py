@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 
-from crawler import actions
+from crawler import review_actions, scan_actions
 from crawler.models import ScanRun, TargetSite
 from tracker.core.models import AuditEvent, RightsHolder
 
@@ -15,8 +15,8 @@ pytestmark = pytest.mark.django_db
 def test_whitelisting_records_the_acting_user_once():
     user = get_user_model().objects.create_user("reviewer")
     holder = RightsHolder.objects.create(name="Press A")
-    entry = actions.do_whitelist_domain(holder, " Partner.Example.com. ", user, "licensed partner")
-    again = actions.do_whitelist_domain(holder, "partner.example.com", user, "again")
+    entry = review_actions.do_whitelist_domain(holder, " Partner.Example.com. ", user, "licensed partner")
+    again = review_actions.do_whitelist_domain(holder, "partner.example.com", user, "again")
     assert again.pk == entry.pk and entry.domain == "partner.example.com"
     event = AuditEvent.objects.about(entry).get()
     assert (event.kind, event.username, event.holder_id, event.new_state) == (
@@ -37,5 +37,5 @@ def test_site_changes_and_cancelled_scans_are_recorded(client):
             AuditEvent.objects.about(site).order_by("sequence")] == [
         ("boss", "created"), ("boss", "changed")]
     finished = ScanRun.objects.create(site=site, status="finished")
-    assert actions.do_cancel_scan(finished, boss) is False  # only running scans are cancelled
+    assert scan_actions.do_cancel_scan(finished, boss) is False  # only running scans are cancelled
     assert not AuditEvent.objects.about(finished).exists()

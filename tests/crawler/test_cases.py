@@ -95,8 +95,8 @@ def test_two_holders_on_one_page_get_two_cases_each_seen_by_its_holder_only(hold
 def test_a_case_on_a_whitelisted_domain_is_dismissed_with_that_reason(holders, django_user_model):
     from django.utils import translation
 
-    from crawler.actions import do_whitelist_domain
     from crawler.models import Case
+    from crawler.review_actions import do_whitelist_domain
 
     a, _b, work_a, _ = holders
     _record("https://www.partner.example.com/1", [work_a])

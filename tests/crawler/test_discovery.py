@@ -40,7 +40,7 @@ def serve(site_on):
 @pytest.mark.django_db(transaction=True)
 def test_discovery_proposes_the_linked_mirror_only(idle_worker, site, serve, config,
                                                    platform_stores, indexed_chapter, client):
-    from crawler.actions import do_dismiss_candidate, do_promote_candidate
+    from crawler.candidate_actions import do_dismiss_candidate, do_promote_candidate
     from crawler.discovery import discover
     from crawler.models import CandidateSite, Match, TargetSite
     from tracker.core.connections import get_mongo_db, get_redis
@@ -132,7 +132,7 @@ def test_a_candidate_with_no_readable_page_is_sampled_again_then_marked_unreadab
 def test_a_promoted_candidate_counts_links_and_pages_apart(client):
     from django.utils import translation
 
-    from crawler.actions import do_promote_candidate
+    from crawler.candidate_actions import do_promote_candidate
     from crawler.models import CandidateSite, TargetSite
 
     candidate = CandidateSite.objects.create(

@@ -58,9 +58,10 @@ def wait_for_candidate(domain: str, seconds: float = 60.0):
 @pytest.mark.django_db(transaction=True)
 def test_a_site_moved_by_301_is_proposed_and_promoted_with_its_settings(
         settled_worker, site, site_on, platform_stores, indexed_chapter, client):
-    from crawler.actions import do_save_site, do_whitelist_domain
     from crawler.models import Case, TargetSite, WhitelistedDomain
+    from crawler.review_actions import do_whitelist_domain
     from crawler.schedule import WEEKLY, Timing, read
+    from crawler.site_actions import do_save_site
     from tracker.core.models import AuditEvent, RightsHolder
 
     work = indexed_chapter()

@@ -164,7 +164,7 @@ def test_matches_found_by_the_search_keep_their_site_and_the_site_check_takes_th
     """A page matched by the stored-page search (no scan) is recorded for the site that stored
     it, and the site-wide takedown check of that site takes every confirmed match on its
     domains, one whose site was left empty included."""
-    from crawler import actions
+    from crawler import site_actions
     from crawler.models import TargetSite
     from tracker.core.models import AuditEvent
 
@@ -178,7 +178,7 @@ def test_matches_found_by_the_search_keep_their_site_and_the_site_check_takes_th
     Match.objects.update(review_status="confirmed")
     left_empty = Match.objects.order_by("pk").first()
     Match.objects.filter(pk=left_empty.pk).update(site=None)  # as rows recorded before the fix
-    assert actions.do_check_site(target, staff) == 2
+    assert site_actions.do_check_site(target, staff) == 2
     event = AuditEvent.objects.filter(new_state="check requested").latest("sequence")
     assert "2" in event.reason
 

@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.utils import timezone
 
-from crawler import actions, scans, tasks
+from crawler import scan_actions, scans, tasks
 from crawler.models import ScanRun, TargetSite
 from tracker.core import actions as core_actions
 from tracker.core import ingestion, notes, registration
@@ -74,9 +74,9 @@ def test_cancel_closes_the_scan_at_once_and_queued_urls_are_not_fetched(idle_wor
     target = TargetSite.objects.get(pk=int(out.getvalue()))
     boss = get_user_model().objects.create_superuser("boss", "boss@example.com", "x")
 
-    scan = actions.do_start_scan(target, acting_user=boss, trigger="admin")
+    scan = scan_actions.do_start_scan(target, acting_user=boss, trigger="admin")
     _wait(lambda: sum(site.hits(p) for p in pages) >= 2)  # the scan is under way
-    assert actions.do_cancel_scan(scan, boss) is True
+    assert scan_actions.do_cancel_scan(scan, boss) is True
 
     scan.refresh_from_db()
     assert scan.status == "cancelled" and scan.finished_at is not None  # at once, not later

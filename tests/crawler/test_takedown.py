@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.utils import timezone, translation
 
-from crawler import actions, takedown
+from crawler import review_actions, takedown
 from crawler.models import CheckOutcome, Match, TakedownCheck
 from dashboard import tasks as dashboard_tasks
 from dashboard.notice_actions import do_advance_notice, do_draft_notices
@@ -38,7 +38,7 @@ def test_takedown_removed_then_restored(idle_worker, site, indexed_chapter):
     assert scan(site_id)["matches_new"] == 1
     match = Match.objects.get()
     boss = get_user_model().objects.create_superuser("boss", "boss@example.com", "x")
-    actions.do_review_match(match, "confirmed", "reprint", boss)
+    review_actions.do_review_match(match, "confirmed", "reprint", boss)
     [notice] = do_draft_notices([match], boss)
     do_advance_notice(notice, "sent", boss)
 

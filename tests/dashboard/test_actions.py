@@ -8,7 +8,7 @@ from django.db import connection
 from django.utils import translation
 from docx import Document
 
-from crawler.actions import do_review_match
+from crawler.review_actions import do_review_match
 from dashboard import notices
 from dashboard.models import NoticeStatus
 from dashboard.notice_actions import do_advance_notice, do_draft_notices

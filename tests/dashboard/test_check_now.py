@@ -21,7 +21,7 @@ REQUESTED = {"zh-hans": "已请求核查", "en": "check requested"}
 
 
 def _sent_notice(scenario):
-    from crawler.actions import do_review_match
+    from crawler.review_actions import do_review_match
 
     match = scenario.matches[0]
     do_review_match(match, "confirmed", "copied chapter", scenario.users.staff)
@@ -59,8 +59,8 @@ def test_staff_check_a_notice_and_a_site_now_through_the_worker(scenario, client
 
 
 def test_a_drafted_notice_and_a_site_without_confirmed_matches_are_not_checked(scenario, client):
-    from crawler.actions import do_review_match
     from crawler.models import TargetSite
+    from crawler.review_actions import do_review_match
 
     do_review_match(scenario.matches[1], "confirmed", "copied", scenario.users.staff)
     [drafted] = do_draft_notices([scenario.matches[1]], scenario.users.staff)

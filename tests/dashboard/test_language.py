@@ -94,8 +94,9 @@ def admin_pages(scenario, notice) -> list[str]:
 
 
 def test_no_english_on_zh_hans_pages(scenario):
-    from crawler.actions import do_cancel_scan, do_review_match
     from crawler.models import ScanRun
+    from crawler.review_actions import do_review_match
+    from crawler.scan_actions import do_cancel_scan
     from dashboard.notice_actions import do_draft_notices
     from tracker.core import roles
 

@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 from django.utils import translation
 
-from crawler.actions import do_review_match
+from crawler.review_actions import do_review_match
 from dashboard.notice_actions import do_draft_notices
 
 from .conftest import PASSWORD

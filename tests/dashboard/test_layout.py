@@ -26,7 +26,7 @@ OVERFLOW_JS = """() => {
 
 
 def _record(scenario):
-    from crawler.actions import do_review_match
+    from crawler.review_actions import do_review_match
     from dashboard.notice_actions import do_draft_notices
 
     do_review_match(scenario.matches[0], "confirmed", "整章转载，未获授权", scenario.users.staff)

@@ -7,7 +7,7 @@ import io
 import pytest
 from django.test import Client
 
-from crawler.actions import do_review_match
+from crawler.review_actions import do_review_match
 from dashboard.notice_actions import do_draft_notices
 from tracker.core.models import AuditEvent
 

@@ -110,7 +110,7 @@ def _figures(page, box: str) -> dict:
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
 def test_progress_moves_without_reload_until_finished(language, idle_worker, slow_scan_setup,
                                                       open_page, browser_login, screenshot):
-    from crawler.actions import do_start_scan
+    from crawler.scan_actions import do_start_scan
 
     site, staff, _work = slow_scan_setup
     run_page, overview = open_page(language), open_page(language)
@@ -258,7 +258,7 @@ def test_scan_links_to_its_matches_and_the_filter_narrows_the_list(scenario):
 
 
 def test_audit_rows_link_to_what_the_viewer_may_open(scenario):
-    from crawler.actions import do_review_match
+    from crawler.review_actions import do_review_match
 
     novel_match, gone, news_match = scenario.matches
     for match in scenario.matches:

@@ -10,8 +10,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from crawler.actions import do_review_match
 from crawler.models import Match
+from crawler.review_actions import do_review_match
 
 from .conftest import (
     AD,

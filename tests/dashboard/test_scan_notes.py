@@ -23,7 +23,7 @@ def client_for(user, language: str) -> Client:
 
 
 def _cancelled(scenario) -> ScanRun:
-    from crawler.actions import do_cancel_scan
+    from crawler.scan_actions import do_cancel_scan
 
     run = ScanRun.objects.create(site=ScanRun.objects.first().site, trigger="admin")
     assert do_cancel_scan(run, scenario.users.staff) is True

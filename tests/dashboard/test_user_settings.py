@@ -105,7 +105,7 @@ def test_settings_page_in_a_browser(scenario, open_page, browser_login, screensh
 
 
 def test_notice_trail_times_carry_the_users_offset(scenario):
-    from crawler.actions import do_review_match
+    from crawler.review_actions import do_review_match
     from dashboard.notice_actions import do_draft_notices
     from tracker.core.actions import do_update_user_settings
 

@@ -7,8 +7,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from crawler import scans
-from crawler.actions import do_start_scan
 from crawler.models import ScanStatus
+from crawler.scan_actions import do_start_scan
 from crawler.sites import SiteNotFound, find_site
 from tracker.core import notes
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from crawler import scans
-from crawler.actions import do_start_scan
 from crawler.models import Match, ScanRun, ScanStatus, TargetSite
+from crawler.scan_actions import do_start_scan
 from tracker.core import ingestion, registration
 from tracker.core.text_extraction import extract_pasted
 

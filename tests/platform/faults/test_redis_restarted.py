@@ -20,8 +20,8 @@ from django.db import connection
 from kombu.exceptions import OperationalError
 from redis.exceptions import RedisError
 
-from crawler.actions import do_start_scan
 from crawler.models import TargetSite
+from crawler.scan_actions import do_start_scan
 from crawler.tasks import sweep_stuck
 from tracker.core import notes, registration
 from tracker.core.models import Work, WorkStatus
