@@ -19,9 +19,9 @@ from dashboard.alerts.actions import (
 )
 from dashboard.alerts.models import AlertPreference, Delivery, SummaryMail, WebhookEndpoint
 from dashboard.alerts.validators import check_webhook_url
-from tracker.core.actions import do_change_email
 from tracker.core.admin import HolderScopedAdmin, RecordAdminMixin
 from tracker.core.scoping import holders_for, sees_all
+from tracker.core.user_actions import do_change_email
 
 
 class AlertPreferenceForm(forms.ModelForm):

@@ -1,5 +1,5 @@
 """API views: works, matches, notices, sites, scans and alerts. Every queryset is scoped (``tracker.core.scoping.scope``) and
-every change goes through an action (``tracker.core.actions``, ``crawler.*_actions``)."""
+every change goes through an action (``tracker.core.*_actions``, ``crawler.*_actions``)."""
 
 from __future__ import annotations
 
@@ -32,8 +32,7 @@ from dashboard.alerts import actions as alert_actions
 from dashboard.alerts.models import AlertPreference, WebhookEndpoint
 from dashboard.evidence import BundleTooLarge, bundle_response, verify_upload
 from dashboard.models import TakedownNotice
-from tracker.core import actions as core_actions
-from tracker.core import import_jobs, text_extraction
+from tracker.core import import_actions, import_jobs, text_extraction, work_actions
 from tracker.core.conflicts import DuplicateWork
 from tracker.core.ingestion import work_text
 from tracker.core.models import AuditEvent, ImportJob, RightsHolder, Work
@@ -80,7 +79,7 @@ def _register(request, data: dict, extracted, source_name: str):
     """
     holder = _holder(request, data.get("holder"))
     try:
-        return core_actions.do_register_work(
+        return work_actions.do_register_work(
             holder, data["reference"], extracted, acting_user=request.user,
             title=data.get("title", ""), author=data.get("author", ""), kind=data.get("kind"),
             language=data.get("language"), source_name=source_name,
@@ -160,7 +159,7 @@ class WorkViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
         except text_extraction.UploadError as exc:
             raise ApiError(exc.code, str(exc), {"file": [str(exc)]}) from exc
         data = form.validated_data
-        job = core_actions.do_start_upload(
+        job = import_actions.do_start_upload(
             _holder(request, data.get("holder")), request.user, upload.name, upload.chunks(),
             {key: data.get(key) for key in ("reference", "title", "author", "kind", "language",
                                             "allow_duplicate")}, get_language())
@@ -235,7 +234,7 @@ class WorkViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
                                                      "“replace”."), status_code=409)
             new = f"{current}\n\n{new}"
         extracted = text_extraction.extract_pasted(new)
-        registration = core_actions.do_register_work(
+        registration = work_actions.do_register_work(
             work.holder, work.reference, extracted, acting_user=request.user, title=work.title,
             author=work.author, kind=work.kind, language=work.language,
             source_name=work.source_name)
@@ -251,7 +250,7 @@ class WorkViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destr
 
     def perform_destroy(self, instance):
         """Delete through do_delete_work (audited; index and store cleaned after commit)."""
-        core_actions.do_delete_work(instance, self.request.user)
+        work_actions.do_delete_work(instance, self.request.user)
 
 
 @extend_schema_view(

@@ -16,7 +16,7 @@ from crawler.lib import pagekeys
 from crawler.models import Match, RematchJob
 from tests.chapter import CHAPTER
 from tests.scanning import scan
-from tracker.core import actions as core_actions
+from tracker.core import work_actions
 from tracker.core.engine import get_engine
 from tracker.core.models import RightsHolder, Work
 from tracker.text import Extracted
@@ -57,7 +57,7 @@ def _register_and_wait() -> RematchJob:
     """Register XYJ-1 and OTHER together and wait for the stored-page search to finish."""
     holder = RightsHolder.objects.create(name="后来出版社")
     for reference, text in (("XYJ-1", CHAPTER), ("OTHER", OTHER_WORK)):  # registered together
-        core_actions.do_register_work(holder, reference, Extracted(text=text, format="txt",
+        work_actions.do_register_work(holder, reference, Extracted(text=text, format="txt",
                                                                    method="plain"))
     return _wait(lambda: RematchJob.objects.filter(state="finished").first())
 

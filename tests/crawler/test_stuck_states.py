@@ -15,8 +15,7 @@ from django.utils import timezone
 
 from crawler import scan_actions, scans, tasks
 from crawler.models import ScanRun, TargetSite
-from tracker.core import actions as core_actions
-from tracker.core import ingestion, notes, registration
+from tracker.core import ingestion, notes, registration, work_actions
 from tracker.core.models import RightsHolder, Work, WorkStatus
 from tracker.text import Extracted
 
@@ -100,7 +99,7 @@ def test_a_pending_work_is_queued_again_by_the_sweeper_and_by_a_reimport(idle_wo
     young = registration.register_work(holder, "young", _text(TEXT + "。"), ingest=False).work
 
     # a re-import of the unchanged text queues it again instead of skipping it forever
-    outcome = core_actions.do_register_work(holder, "lost-2", _text(TEXT[::-1]))
+    outcome = work_actions.do_register_work(holder, "lost-2", _text(TEXT[::-1]))
     assert outcome.outcome == "skipped" and outcome.queued
     _wait(lambda: Work.objects.get(pk=again.pk).status == WorkStatus.INDEXED)
 

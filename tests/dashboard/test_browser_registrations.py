@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tracker.core import actions, ingestion
+from tracker.core import ingestion, work_actions
 from tracker.core.models import RightsConflict, RightsHolder
 from tracker.core.text_extraction import extract_pasted
 
@@ -40,7 +40,7 @@ def holders(make_user):
 
 
 def _indexed(holder, reference: str, text: str):
-    work = actions.do_register_work(holder, reference, extract_pasted(text), ingest=False).work
+    work = work_actions.do_register_work(holder, reference, extract_pasted(text), ingest=False).work
     assert ingestion.ingest(work.pk) == "indexed"  # in this process: the signal flags conflicts
     return work
 

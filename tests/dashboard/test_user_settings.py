@@ -72,7 +72,7 @@ def test_unknown_time_zone_is_refused_in_the_users_language(scenario):
 def test_alert_mail_times_are_in_the_recipients_zone(scenario):
     from dashboard.alerts.messages import delivery_mail
     from dashboard.alerts.models import Delivery
-    from tracker.core.actions import do_update_user_settings
+    from tracker.core.user_actions import do_update_user_settings
 
     match, user = scenario.matches[0], scenario.users.holder_a
     user.email = "holder-a@example.org"
@@ -107,7 +107,7 @@ def test_settings_page_in_a_browser(scenario, open_page, browser_login, screensh
 def test_notice_trail_times_carry_the_users_offset(scenario):
     from crawler.review_actions import do_review_match
     from dashboard.notice_actions import do_draft_notices
-    from tracker.core.actions import do_update_user_settings
+    from tracker.core.user_actions import do_update_user_settings
 
     staff = scenario.users.staff
     do_review_match(scenario.matches[0], "confirmed", "整章转载，未获授权", staff)

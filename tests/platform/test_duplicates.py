@@ -10,7 +10,7 @@ import pytest
 import requests
 from django.core.management import call_command
 
-from tracker.core import actions
+from tracker.core import work_actions
 from tracker.core.models import (
     AuditEvent,
     ConflictStatus,
@@ -35,7 +35,7 @@ def _form(holder, reference: str, **extra) -> dict:
 @pytest.fixture
 def registered(people, celery_worker, platform_stores, novel_text, wait_for) -> Work:
     """Press A's 西游记 chapters 1-3, indexed by the worker."""
-    work = actions.do_register_work(people["press"], "xiyouji", extract_pasted(novel_text),
+    work = work_actions.do_register_work(people["press"], "xiyouji", extract_pasted(novel_text),
                                     acting_user=people["alice"]).work
     return _indexed(wait_for, work)
 
@@ -143,7 +143,7 @@ def test_another_holders_copy_is_registered_and_flagged_for_staff_only(
     assert AuditEvent.objects.about(conflict).filter(new_state="resolved").exists()
 
     # ingesting the copy again flags nothing new
-    actions.do_register_work(people["agency"], copy.reference,
+    work_actions.do_register_work(people["agency"], copy.reference,
                              extract_pasted(novel_text + "\n后记。"))
     _indexed(wait_for, copy)
     assert RightsConflict.objects.count() == 1
@@ -158,7 +158,7 @@ def test_two_registered_copies_do_not_hide_a_third(people, platform_stores, nove
     from tracker.core.conflicts import overlaps, same_holder_duplicate
 
     for holder, reference in ((people["press"], "a"), (people["agency"], "b")):
-        work = actions.do_register_work(holder, reference, extract_pasted(novel_text),
+        work = work_actions.do_register_work(holder, reference, extract_pasted(novel_text),
                                         ingest=False).work
         ingestion.ingest(work.pk)
     from tracker.core.engine import get_engine
@@ -182,7 +182,7 @@ def test_a_text_of_one_repeated_line_is_warned_through_the_form_the_api_and_a_zi
     from tracker.core import ingestion
 
     assert len(REPEATED_LINE.splitlines()[0]) == 64
-    first = actions.do_register_work(people["press"], "line", extract_pasted(REPEATED_LINE),
+    first = work_actions.do_register_work(people["press"], "line", extract_pasted(REPEATED_LINE),
                                      ingest=False).work
     ingestion.ingest(first.pk)
 

@@ -20,7 +20,7 @@ LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 PROBES = [
     ("tracker/text/__init__.py", "import fingerprint", "The apps import one way"),
     ("fingerprint/engine.py", "import crawler.lib.pagekeys", "The apps import one way"),
-    ("tracker/core/actions.py", "import crawler.models", "The apps import one way"),
+    ("tracker/core/work_actions.py", "import crawler.models", "The apps import one way"),
     ("crawler/tasks.py", "import crawler.evidence.actions", "Inside the crawler"),
     ("crawler/lib/fetch.py", "import crawler.models", "Inside the crawler"),
     ("dashboard/alerts/actions.py", "import dashboard.admin", "Inside the dashboard"),

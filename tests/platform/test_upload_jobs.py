@@ -11,7 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from bench.docx_extract import hostile_docx
-from tracker.core import actions, import_jobs
+from tracker.core import import_jobs, work_actions
 from tracker.core.models import (
     AuditEvent,
     ImportJob,
@@ -58,7 +58,7 @@ def test_a_docx_of_100_mb_of_paragraphs_fails_too_large_in_the_worker(
 
 def test_a_duplicate_file_fails_and_can_be_registered_anyway(
         client, people, idle_worker, platform_stores, novel_text, wait_for):
-    work = actions.do_register_work(people["press"], "xiyouji", extract_pasted(novel_text),
+    work = work_actions.do_register_work(people["press"], "xiyouji", extract_pasted(novel_text),
                                     acting_user=people["alice"]).work
     wait_for(lambda: Work.objects.filter(pk=work.pk, status=WorkStatus.INDEXED).exists())
     chapter_two = novel_text[novel_text.index("\n第二回"):novel_text.index("\n第三回")]
@@ -95,7 +95,7 @@ def test_a_new_file_for_a_work_and_another_holders_copy_go_through_their_jobs(
         client, people, idle_worker, platform_stores, novel_text, wait_for):
     """A file on a work's change page updates that work through its job; another holder's
     upload of the same text is registered, indexed and flagged as a rights conflict."""
-    work = actions.do_register_work(people["press"], "xiyouji", extract_pasted(
+    work = work_actions.do_register_work(people["press"], "xiyouji", extract_pasted(
         novel_text[:novel_text.index("\n第三回")]), acting_user=people["alice"]).work
     wait_for(lambda: Work.objects.filter(pk=work.pk, status=WorkStatus.INDEXED).exists())
     client.force_login(people["alice"])

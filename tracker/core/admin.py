@@ -24,7 +24,7 @@ from django.utils.text import capfirst
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from . import actions, import_admin, registration, work_status
+from . import holder_actions, import_actions, import_admin, registration, work_actions, work_status
 from .conflicts import same_holder_duplicate
 from .models import RightsHolder, Work, WorkStatus
 from .scoping import holders_for, scope, sees_all
@@ -105,7 +105,7 @@ class RightsHolderAdmin(HolderScopedAdmin):
         users = form.cleaned_data.pop("users", None)
         super().save_related(request, form, formsets, change)
         if users is not None:
-            actions.do_set_holder_users(form.instance, users, request.user)
+            holder_actions.do_set_holder_users(form.instance, users, request.user)
 
     def has_add_permission(self, request):
         return sees_all(request.user) and super().has_add_permission(request)
@@ -263,9 +263,9 @@ class WorkAdmin(HolderScopedAdmin):
     def save_model(self, request, obj, form, change):
         upload = form.cleaned_data.get("upload")
         if change and (form.extracted is None or {"holder", "reference"} & set(form.changed_data)):
-            actions.do_update_work(obj, request.user, form.changed_data)
+            work_actions.do_update_work(obj, request.user, form.changed_data)
         if upload:  # read by a job in the worker; its page follows (response_add/change)
-            request.upload_job = actions.do_start_upload(
+            request.upload_job = import_actions.do_start_upload(
                 obj.holder, request.user, upload.name, upload.chunks(), {
                     "reference": obj.reference, "title": obj.title, "author": obj.author,
                     "kind": form.cleaned_data.get("kind"),
@@ -273,7 +273,7 @@ class WorkAdmin(HolderScopedAdmin):
                     "allow_duplicate": form.cleaned_data.get("register_anyway")},
                 get_language())
         elif form.extracted is not None:
-            registration = actions.do_register_work(
+            registration = work_actions.do_register_work(
                 obj.holder, obj.reference, form.extracted, acting_user=request.user,
                 title=obj.title, author=obj.author, kind=form.cleaned_data.get("kind"),
                 language=form.cleaned_data.get("language"), source_name="pasted")
@@ -292,11 +292,11 @@ class WorkAdmin(HolderScopedAdmin):
         return _upload_job_page(request) or super().response_change(request, obj)
 
     def delete_model(self, request, obj):
-        actions.do_delete_work(obj, request.user)
+        work_actions.do_delete_work(obj, request.user)
 
     def delete_queryset(self, request, queryset):
         for work in queryset:
-            actions.do_delete_work(work, request.user)
+            work_actions.do_delete_work(work, request.user)
 
     @admin.action(description=_("Ingest the selected works again"))
     def ingest_again(self, request, queryset):

@@ -25,7 +25,7 @@ from tqdm import tqdm
 
 from tracker.text import SUFFIXES
 
-from . import actions, errors, import_jobs, ingestion
+from . import errors, import_jobs, ingestion, work_actions
 from .conflicts import DuplicateWork
 from .models import ImportItem, ImportJob, ImportState, RightsHolder, WorkKind, WorkLanguage
 from .text_extraction import Extracted, UploadError, extract_file, extract_pasted, open_zip
@@ -281,7 +281,7 @@ def _import_item(position: int, item: Item, holder: RightsHolder, seen: dict[str
             named = True
             if kind:
                 meta["kind"] = kind
-            result = actions.do_register_work(holder, reference, extracted, ingest=not now,
+            result = work_actions.do_register_work(holder, reference, extracted, ingest=not now,
                                               check_duplicate=check_duplicate,
                                               acting_user=acting_user,
                                               source_name=item.source, **meta)

@@ -1,5 +1,5 @@
 """The staff-only admin page of rights conflicts: both works side by side, the shared passages
-quoted from each, and a note to resolve it (``actions.do_resolve_rights_conflict``).
+quoted from each, and a note to resolve it (``conflict_actions.do_resolve_rights_conflict``).
 
 Rights holders' users never see these pages (``sees_all``), so a holder never learns from the
 platform which other holder registered its text.
@@ -13,7 +13,7 @@ from django.contrib import admin, messages
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
-from . import actions
+from . import conflict_actions
 from .connections import storage_errors
 from .errors import ActionError
 from .ingestion import work_text
@@ -112,6 +112,6 @@ class RightsConflictAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         try:
-            actions.do_resolve_rights_conflict(obj, request.user, form.cleaned_data["note"])
+            conflict_actions.do_resolve_rights_conflict(obj, request.user, form.cleaned_data["note"])
         except ActionError as exc:
             self.message_user(request, str(exc), messages.ERROR)

@@ -12,7 +12,7 @@ same text; the 10% leeway absorbs a changed preface, headers and corrected typos
 
 Where it runs: at upload time (dashboard, ``import_works``, API) against the works already
 indexed, for the same-holder warning (``same_holder_duplicate``); and after every ingestion
-(``actions.do_flag_rights_conflicts``, on the ``work_indexed`` signal) for conflicts with other holders' works,
+(``conflict_actions.do_flag_rights_conflicts``, on the ``work_indexed`` signal) for conflicts with other holders' works,
 so that of two works uploaded before either was indexed, the one indexed second finds the first.
 """
 
@@ -108,7 +108,7 @@ def check_not_duplicate(holder: RightsHolder, reference: str, text: str) -> None
 
 def other_holders_overlaps(work_id: int) -> tuple[Work | None, list[Overlap]]:
     """The indexed work ``work_id`` and the overlaps of other holders' works sharing its text
-    (``overlaps``), for ``actions.do_flag_rights_conflicts``.
+    (``overlaps``), for ``conflict_actions.do_flag_rights_conflicts``.
 
     Returns:
         (the work, its overlaps with other holders' works); (None, []) when the work or its

@@ -20,7 +20,7 @@ from django.utils.text import capfirst
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from . import actions, import_jobs
+from . import import_actions, import_jobs
 from .errors import ActionError
 from .models import ImportJob, ImportKind
 from .scoping import holders_for, scope
@@ -50,7 +50,7 @@ def start(admin_site, request):
         archive = form.cleaned_data["archive"]
         try:
             check_size(archive.size)
-            job = actions.do_start_import(form.cleaned_data["holder"], request.user,
+            job = import_actions.do_start_import(form.cleaned_data["holder"], request.user,
                                           archive.name, archive.read(), get_language())
         except UploadError as exc:
             form.add_error("archive", str(exc))
@@ -105,12 +105,12 @@ def status(admin_site, request, job_id: int):
 
 def anyway(admin_site, request, job_id: int):
     """POST: register the file of job ``job_id``, refused as a duplicate, all the same
-    (``actions.do_register_anyway``), then go to the new job's page."""
+    (``import_actions.do_register_anyway``), then go to the new job's page."""
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
     job = _job(request, job_id)
     try:
-        new = actions.do_register_anyway(job, request.user)
+        new = import_actions.do_register_anyway(job, request.user)
     except ActionError as exc:
         messages.error(request, str(exc))
         return redirect("admin:core_work_import_page", job.pk)

@@ -3,7 +3,7 @@ the page and the API poll: a .zip of works (``tracker.core.bulk_import``, as ``m
 import_works`` does on the command line) or one uploaded work file
 (``tracker.core.single_upload``).
 
-``actions.do_start_import`` and ``actions.do_start_upload`` stage the file (``staged_file``)
+``import_actions.do_start_import`` and ``import_actions.do_start_upload`` stage the file (``staged_file``)
 and queue the job's Celery task. A bad file inside an archive is one "failed" line of the
 summary, never the end of the job; an unreadable file fails the job with the reason and its
 code; a job whose worker was lost is found by ``fail_stale`` (the sweeper) or ``settle`` (the

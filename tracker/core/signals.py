@@ -13,7 +13,7 @@ from django.db.models.signals import post_delete, post_migrate
 from django.dispatch import receiver
 
 from . import ingestion, roles
-from .actions import do_flag_rights_conflicts
+from .conflict_actions import do_flag_rights_conflicts
 from .connections import storage_errors
 from .ingestion import work_indexed
 from .models import Work

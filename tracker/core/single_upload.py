@@ -1,5 +1,5 @@
 """One uploaded work file read in the worker: the job behind the work form's file and the API's
-``works/upload/`` (``actions.do_start_upload`` stages the file and queues
+``works/upload/`` (``import_actions.do_start_upload`` stages the file and queues
 ``tracker.core.tasks.read_upload``, which calls ``run``).
 
 The web request only checks what needs no reading (size, suffix) and stores the file; the
@@ -18,7 +18,7 @@ from django.conf import settings
 from django.utils import timezone, translation
 from django.utils.translation import gettext_noop
 
-from . import actions, import_jobs, notes
+from . import import_jobs, notes, work_actions
 from .conflicts import DuplicateWork, check_not_duplicate
 from .models import ImportJob, ImportKind, ImportState
 from .text_extraction import UploadError, extract_file
@@ -62,7 +62,7 @@ def run(job_id: int) -> str:
             if not options.get("allow_duplicate"):
                 check_not_duplicate(job.holder, options["reference"], extracted.text)
             _step(job, 2)
-            result = actions.do_register_work(
+            result = work_actions.do_register_work(
                 job.holder, options["reference"], extracted, acting_user=job.user,
                 title=options.get("title", ""), author=options.get("author", ""),
                 kind=options.get("kind"), language=options.get("language"),

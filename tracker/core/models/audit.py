@@ -1,6 +1,6 @@
 """The append-only audit trail: every decision a person or the platform takes, chained by SHA-256.
 
-It lives in the core app, below every app whose actions write it (``tracker.core.actions``,
+It lives in the core app, below every app whose actions write it (``tracker.core.*_actions``,
 ``crawler.review_actions``, ``dashboard.notice_actions``). What an event is about is a generic reference
 (``target_type`` + ``target_id``, Django's content types), so that the core app names no model
 of the apps above it; ``subject`` keeps a readable copy (a URL, a title).

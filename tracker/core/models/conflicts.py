@@ -1,6 +1,6 @@
 """Rights conflicts: two rights holders registered the same text (tracker.core.conflicts).
 
-Created and resolved only through ``tracker.core.actions.do_flag_rights_conflict`` and
+Created and resolved only through ``tracker.core.conflict_actions.do_flag_rights_conflict`` and
 ``do_resolve_rights_conflict``; only platform staff see them (a holder never learns of the other
 holder's work from the platform).
 """

@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 
 class UserSettings(models.Model):
-    """One user's preferences, created on first change (``actions.do_update_user_settings``).
+    """One user's preferences, created on first change (``user_actions.do_update_user_settings``).
 
     Attributes:
         user: the person (one row each).

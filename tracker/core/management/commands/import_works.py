@@ -8,8 +8,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from tracker.core import notes
-from tracker.core.actions import do_create_holder
 from tracker.core.bulk_import import import_path
+from tracker.core.holder_actions import do_create_holder
 from tracker.core.models import RightsHolder, Work, WorkKind, WorkStatus
 from tracker.core.text_extraction import UploadError
 
