@@ -1,9 +1,7 @@
 """Rights conflicts: flagged when two holders register overlapping texts, resolved by staff
 with a note.
 
-Each is atomic, records the acting person in the audit trail (``AuditEvent``) and queues its
-follow-up Celery tasks only once its transaction commits; the admin, commands, the API and the
-demo call these, never the models' writers directly.
+Atomic and audited, follow-ups queued on commit (docs/architecture.md).
 """
 
 from __future__ import annotations

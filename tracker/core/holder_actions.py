@@ -1,8 +1,6 @@
 """Rights holders: created (the demo, ``import_works``) and their users set.
 
-Each is atomic, records the acting person in the audit trail (``AuditEvent``) and queues its
-follow-up Celery tasks only once its transaction commits; the admin, commands, the API and the
-demo call these, never the models' writers directly.
+Atomic and audited, follow-ups queued on commit (docs/architecture.md).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Works: registered, updated and deleted. The extraction, staging and ingestion steps
 themselves are in ``tracker.core.registration`` and ``tracker.core.ingestion``.
 
-Each is atomic, records the acting person in the audit trail (``AuditEvent``) and queues its
-follow-up Celery tasks only once its transaction commits; the admin, commands, the API and the
-demo call these, never the models' writers directly.
+Atomic and audited, follow-ups queued on commit (docs/architecture.md).
 """
 
 from __future__ import annotations
