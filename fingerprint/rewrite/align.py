@@ -17,6 +17,7 @@ other dates, amounts and case numbers is not a rewrite of it).
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -119,8 +120,6 @@ def align_sentences(work: list[Sentence], page: list[Sentence],
 def _in_order(pairs: list[SentencePair]) -> set[int]:
     """Indexes of the longest run of ``pairs`` (in work order) whose first page sentences
     do not decrease: the pairs not moved (O(n log n) longest non-decreasing subsequence)."""
-    import bisect
-
     tails: list[int] = []  # page number ending the best run of each length
     ends: list[int] = []  # index of that pair
     parent = [-1] * len(pairs)

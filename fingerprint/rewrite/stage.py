@@ -11,11 +11,12 @@ to the rest, keeps that window's key.
 from __future__ import annotations
 
 import heapq
+from collections import OrderedDict
 from dataclasses import dataclass
 from itertools import combinations
 
 from fingerprint.rewrite.align import AlignLimits, SentencePair, align_sentences
-from fingerprint.rewrite.classes import Sentence
+from fingerprint.rewrite.classes import Sentence, default_classes
 
 KEY_TOKENS = 3
 
@@ -79,10 +80,6 @@ class RewriteStage:
     """
 
     def __init__(self, config, index=None, classes=None, cache_size: int = 1024):
-        from collections import OrderedDict
-
-        from fingerprint.rewrite.classes import default_classes
-
         self.config = config
         self.index = index
         self.classes = classes or default_classes()

@@ -11,9 +11,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PRODUCT = ("crawler", "dashboard", "fingerprint", "tracker")
 MAX_FUNCTION_LINES = 60
-#: Where imports inside functions say why; the others are still being moved.
-IMPORTS_EXPLAINED = ("crawler", "dashboard", "fingerprint", "tracker")
-IMPORTS_NOT_YET = ("fingerprint/rewrite",)
 
 
 def _trees(folders):
@@ -39,9 +36,7 @@ def test_imports_inside_functions_say_why():
     """The reason is a comment on the import's line or on the line above its group (imports
     and blank lines in a row)."""
     unexplained = []
-    for path, source, tree in _trees(IMPORTS_EXPLAINED):
-        if path.startswith(IMPORTS_NOT_YET):
-            continue
+    for path, source, tree in _trees(PRODUCT):
         lines = source.splitlines()
         for fn in _functions(tree):
             imports = [n for n in ast.walk(fn) if isinstance(n, ast.Import | ast.ImportFrom)]
