@@ -47,7 +47,7 @@ test: install
 
 # The tests that need no server, worker or browser (markers set in tests/conftest.py).
 test-fast: install
-	$(PY) -m pytest -q -n $(TEST_PROCESSES) -m "not services and not worker and not drill and not browser" $(PYTEST_ARGS)
+	TRACKER_TEST_FAST=1 $(PY) -m pytest -q -n $(TEST_PROCESSES) -m "not services and not worker and not drill and not browser and not slow" $(PYTEST_ARGS)
 
 lint: install
 	$(VENV)/bin/ruff check .

@@ -10,8 +10,9 @@ so the already-loaded settings (DATABASES, MONGO_URL, REDIS_URL, Celery's broker
 backend, TRACKER_VAR_DIR, MEDIA_ROOT) are pointed at the session's servers and folder.
 
 Markers (MARKERS): each test is marked ``services``, ``worker``, ``drill``, ``multihost`` or
-``browser`` by its fixtures and folder in ``pytest_collection_modifyitems``. Code reaches the services through
-``tracker.core.connections`` (settings read at call time).
+``browser`` by its fixtures and folder in ``pytest_collection_modifyitems``; a test that takes
+seconds on its own is marked ``slow`` by hand, and ``make test-fast`` leaves it to ``make test``.
+Code reaches the services through ``tracker.core.connections`` (settings read at call time).
 
 The demo time-stamping authority (crawler.lib.evidence.demo_tsa) runs on loopback for the
 session; the settings and the worker's environment name it (TRACKER_TSA_URLS), so evidence
@@ -138,6 +139,7 @@ MARKERS = {
     "drill": "a fault drill (tests/platform/faults/): private servers killed and restarted",
     "browser": "needs headless Chromium (/usr/bin/chromium)",
     "multihost": "a deployment over network namespaces (tests/platform/multihost/): root, `ip`",
+    "slow": "seconds on its own (a whole-project subprocess, a bomb, a corpus run): in make test only",
 }
 #: Fixtures whose presence in a test's closure means it talks to a server.
 _SERVICE_FIXTURES = {"session_servers", "django_db_setup", "cluster"}

@@ -63,6 +63,7 @@ def test_a_corrupt_gzip_member_ends_the_file_with_its_offset(tmp_path):
     assert [r.uri for r in records[1:]] == [PAGES[0].uri]
 
 
+@pytest.mark.slow
 def test_a_gzip_bomb_record_is_cut_at_the_limit_in_bounded_memory(tmp_path):
     bomb = b"<html><body><p>" + b"a" * 300_000_000 + b"</p></body></html>"
     path = tmp_path / "bomb.warc.gz"

@@ -5,10 +5,12 @@ Extracted (text, or a recorded error), never raise, and keep text that is there.
 
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from crawler.lib.links import html_links, next_part_links
+from tests.examples import examples
 from tracker.text import decode_bytes, extract_document
 from tracker.text.html import parse_html
 
@@ -31,7 +33,7 @@ def _extract(document: str, url: str = "http://127.0.0.1/a.html"):
     return result
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(page=st.sampled_from(PAGES), cut=st.floats(0, 1), junk=st.binary(max_size=64))
 def test_real_pages_cut_anywhere_with_junk_bytes(page, cut, junk):
     data = page.read_bytes()
@@ -39,7 +41,7 @@ def test_real_pages_cut_anywhere_with_junk_bytes(page, cut, junk):
     _extract(decode_bytes(data, None).text)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.one_of(
     st.sampled_from(TAGS).map(lambda t: f"<{t}>"), st.sampled_from(TAGS).map(lambda t: f"</{t}>"),
     st.sampled_from(["<", ">", "&", "&#0;", "&#x110000;", "<!--", "-->", "<![CDATA[", "\x00",
@@ -56,6 +58,7 @@ def test_body_text_survives_unclosed_and_misnested_tags():
     assert _extract(soup).text.count("傲来国") == 3
 
 
+@pytest.mark.slow
 def test_deep_nesting_keeps_the_text():
     depth = 20_000
     page = "<html><body>" + "<div>" * depth + BODY + "</div>" * depth + "</body></html>"

@@ -5,6 +5,8 @@ of the demo works, more copies found per query than the first sentences find."""
 
 import json
 
+import pytest
+
 from bench.search_discovery import demo_corpus, run
 from bench.simweb import SimulatedWeb, plan_web
 from crawler.lib.search import phrases
@@ -60,6 +62,7 @@ def test_a_long_sentence_is_cut_at_its_commas_and_nothing_for_no_budget():
     assert phrases.first_sentences(sentence, 1)[0].text == cut[0]
 
 
+@pytest.mark.slow
 def test_distinctive_phrases_find_more_copies_per_query_than_first_sentences():
     works, fillers = demo_corpus()
     sites = plan_web(works, fillers, sites=50, verbatim=5, edited=5, paginated=5, excerpt=5)

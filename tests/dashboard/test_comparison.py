@@ -21,6 +21,7 @@ from dashboard.comparison import (
     compare,
 )
 from tests.dashboard.conftest import DEMO_DIR, big5_demo_match
+from tests.examples import examples
 
 WORK = "话说天下大势，分久必合，合久必分。周末七国分争，并入于秦。"
 
@@ -60,7 +61,7 @@ def test_inserted_ads_and_deleted_clauses_are_marked():
     assert 0.6 < result.similarity < 0.9
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(alphabet="天下大势分久必合話說他她。，", max_size=40),
        st.text(alphabet="天下大势分久必合话说他她。，", max_size=40))
 def test_the_edits_rebuild_both_passages(page, work):

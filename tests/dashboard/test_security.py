@@ -34,6 +34,7 @@ def _env_example() -> dict[str, str]:
     return dict(line.split("=", 1) for line in lines if "=" in line and not line.startswith("#"))
 
 
+@pytest.mark.slow
 def test_check_deploy_is_clean_with_the_production_settings(tmp_path):
     # Not DJANGO_ALLOW_ASYNC_UNSAFE either: set while this module's browser test runs (the
     # chromium fixture), it is an error under --deploy, and no deployment sets it.

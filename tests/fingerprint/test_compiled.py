@@ -33,6 +33,7 @@ from fingerprint.shortdoc import short_keys
 from fingerprint.store import MemoryWorkStore
 from fingerprint.verify import SeedIndex, align, align_each
 from fingerprint.windows import content_radius, kgram_codes, local_minima, mix
+from tests.examples import examples
 from tests.fingerprint.oracle import (
     align_each_reference,
     align_reference,
@@ -90,7 +91,7 @@ def page_and_work(draw):
     return page, work
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(page_and_work(), st.sampled_from([(8, 4, 24, 12, 24, 16), (4, 1, 6, 3, 8, 2),
                                          (6, 3, 10, 0, 12, 40)]))
 def test_compiled_alignment_gives_the_reference_passages(texts, params):
@@ -101,7 +102,7 @@ def test_compiled_alignment_gives_the_reference_passages(texts, params):
     assert align(page, seeds, *args) == align_reference(page, seeds, *args)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.integers(-2**62, 2**62), max_size=300), st.sampled_from([-1, 0, 1, 3]),
        st.integers(1, 2**20))
 def test_the_alignments_sort_orders_as_numpy(values, depth, spread):
@@ -112,7 +113,7 @@ def test_the_alignments_sort_orders_as_numpy(values, depth, spread):
     assert np.array_equal(values, expected)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(page_and_work(), st.sampled_from([2, 4, 8]))
 def test_shared_codes_count_what_numpy_finds(texts, k):
     # small alphabets repeat codes within a work; pages share pieces of the work
@@ -121,7 +122,7 @@ def test_shared_codes_count_what_numpy_finds(texts, k):
     assert shared_codes(work, page) == shared_codes_reference(work, page)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(page_and_work(), min_size=1, max_size=6), st.integers(0, 2**32))
 def test_aligning_every_candidate_in_one_call_gives_the_reference_alignments(texts, seed):
     # one page (the first text's) against several works, each with its own least coverage
@@ -134,7 +135,7 @@ def test_aligning_every_candidate_in_one_call_gives_the_reference_alignments(tex
     assert found == align_each_reference(page, works, least, *args)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(page_and_work(), min_size=1, max_size=6), st.integers(0, 2**32))
 def test_compiled_masks_and_same_text_pairs_give_the_reference_ones(texts, seed):
     # candidates: works aligned with one page (the first text's), some of them near-copies
@@ -166,7 +167,7 @@ def partition(labels: list[int]) -> list[int]:
     return [first.setdefault(label, i) for i, label in enumerate(labels)]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.integers(1, 12).flatmap(lambda m: st.tuples(
     st.just(m), st.lists(st.integers(0, 2**31 - 1), min_size=m, max_size=m, unique=True),
     st.lists(st.tuples(st.integers(0, m - 1), st.integers(0, m - 1)), max_size=40),
@@ -193,14 +194,14 @@ def test_compiled_known_groups_give_the_reference_groups(drawn):
     assert unknown == want_unknown
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(alphabet="0123456789０１２３４５６７８９天地玄黄 ab.。", max_size=200))
 def test_exact_codes_give_each_digit_its_value(text):
     letters = to_letters(text)
     assert exact_codes(letters, text).tolist() == exact_codes_reference(letters, text).tolist()
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(alphabet="0123456789天地玄黄 ab,.。！？\n|", max_size=120))
 def test_compiled_sentence_starts_are_the_reference_boundaries(text):
     # boundaries at the start and the end, runs of them, none: only letters 1..n-1, distinct
@@ -217,7 +218,7 @@ TEXT = st.text(alphabet=st.one_of(
     st.characters()), max_size=400)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(TEXT)
 def test_compiled_letters_are_the_reference_letters(text):
     got, expected = to_letters(text), convert_reference(default_table(), text)
@@ -233,7 +234,7 @@ KEY_CONFIGS = [EngineConfig(), EngineConfig(window_mode="fixed"),
                             anchor_bits=0, short_radius=2)]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.integers(0, 2**32), st.sampled_from([0, 3, 9, 20, 31, 33, 200, 999, 1000, 3000]),
        st.sampled_from([2, 5, 26, 31]), st.sampled_from(KEY_CONFIGS), st.integers(1, 3),
        st.integers(0, 12))
@@ -271,7 +272,7 @@ def postings_reference(engine, letters) -> list[tuple[int, int]]:
     return list(enumerate(keys[:len(starts)] + extra))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(TEXT, st.integers(0, 2**32), st.integers(0, 4000), st.sampled_from([0, 1, 2]),
        st.sampled_from(["content", "fixed"]))
 def test_page_keys_and_work_postings_are_the_reference_ones(chapters, text, seed, n, probe,
@@ -289,7 +290,7 @@ def test_page_keys_and_work_postings_are_the_reference_ones(chapters, text, seed
         (key, window) for window, key in postings_reference(engine, letters)]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(alphabet="0123456789０１天地玄黄宇宙 ab,。\n", min_size=1, max_size=120),
        st.integers(0, 2**32), st.integers(1, 5))
 def test_compiled_number_comparison_gives_the_reference_counts(text, seed, works):
@@ -308,7 +309,7 @@ def test_compiled_number_comparison_gives_the_reference_counts(text, seed, works
     assert np.array_equal(masks, expected_masks)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.integers(0, 2**32), st.integers(0, 3000), st.sampled_from([2, 5, 31]),
        st.integers(1, 12), st.integers(1, 20))
 def test_compiled_keys_give_the_reference_grams_hashes_minima_and_digits(seed, n, alphabet,
@@ -331,7 +332,7 @@ def test_compiled_keys_give_the_reference_grams_hashes_minima_and_digits(seed, n
         + quantizer.anchor_values(codes, starts)).tolist()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.integers(0, 2**32), st.sampled_from([1, 3, 100]), st.sampled_from([10, 70_000]))
 def test_a_loaded_index_looks_up_what_the_live_one_does(tmp_path_factory, seed, max_df, works):
     # the live index (dicts) is the reference of the loaded one's compiled lookup: shared keys
@@ -360,7 +361,7 @@ def test_a_loaded_index_looks_up_what_the_live_one_does(tmp_path_factory, seed, 
         (w, window) for held in live.lookup(query).values() for w, window in held)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.integers(0, 2**32), st.integers(1, 40), st.integers(1, 6), st.integers(1, 4))
 def test_ranking_the_hit_arrays_gives_the_reference_candidates(seed, n_works, spread, copies):
     # many works with few windows each, some registered several times (the same postings
@@ -380,7 +381,7 @@ def test_ranking_the_hit_arrays_gives_the_reference_candidates(seed, n_works, sp
     assert [(hits.works[w], n) for w, n in ranked] == rank_reference(engine.config, found)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.integers(0, 2**32), st.integers(0, 300), st.integers(1, 12), st.integers(0, 6))
 def test_compiled_short_keys_are_the_reference_keys(seed, n, gram_k, extra):
     rng = np.random.default_rng(seed)
@@ -407,7 +408,7 @@ def query_keys_reference(engine, letters) -> list[int]:
             *short_keys_reference(grams, c.anchor_k, chosen, c.short_k).tolist()]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.integers(0, 2**32), st.integers(0, 4000))
 def test_engine_query_keys_are_the_reference_keys(chapters, seed, n):
     # pages of real text cut and spliced at random: short and long (sparser) selections
@@ -420,7 +421,7 @@ def test_engine_query_keys_are_the_reference_keys(chapters, seed, n):
     assert engine._query_key_array(letters).tolist() == query_keys_reference(engine, letters)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.integers(0, 50), max_size=300), st.integers(0, 2**40))
 def test_naming_work_numbers_gives_np_unique_groups(numbers, epoch):
     # name_works replaces np.unique(numbers, return_inverse=True) (in first-appearance order)
@@ -459,7 +460,7 @@ def live_index_and_query(draw):
     return index, query
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(live_index_and_query(), st.booleans(), st.booleans())
 def test_compiled_lookup_of_the_dicts_gives_the_reference_postings(drawn, presence, as_array):
     # the compiled walk of the dicts (fingerprint.compiled.lookup.gather_held) against the
@@ -484,7 +485,7 @@ def judged_page(engine, page: str) -> tuple:
     return letters, exact_codes(letters, page), aligned
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.integers(0, 2**32), st.integers(2, 12), st.integers(1, 4))
 def test_judging_a_page_in_one_call_gives_the_reference_matches(chapters, seed, n_works, copies):
     # templated works (one text with other numbers and names filled in), a text registered

@@ -17,6 +17,7 @@ from fingerprint.index import MemoryIndex
 from fingerprint.rewrite import AlignLimits, SynonymClasses, default_classes, judge_rewrite
 from fingerprint.rewrite.build_classes import MAX_CLASS_WORDS, read_cilin
 from fingerprint.store import MemoryWorkStore
+from tests.examples import examples
 
 CONFIG = EngineConfig()
 LIMITS = AlignLimits(CONFIG.rewrite_pair_score, CONFIG.rewrite_min_shared,
@@ -61,7 +62,7 @@ def texts(chapters, daily) -> list[str]:
     return [c["text"] for c in chapters] + daily["news"]
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.integers(0, 4), st.integers(0, 2**32), st.floats(0.0, 0.6), st.floats(0.0, 0.6),
        st.booleans())
 def test_a_rewrite_aligns_back_to_its_text(texts, which, seed, swap, move, split):
@@ -74,7 +75,7 @@ def test_a_rewrite_aligns_back_to_its_text(texts, which, seed, swap, move, split
     assert all(p.work < len(work) for p in found.pairs)
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.integers(0, 4), st.integers(0, 4), st.integers(0, 2**32), st.floats(0.0, 0.6))
 def test_unrelated_texts_do_not_align(texts, a, b, seed, swap):
     if a == b:

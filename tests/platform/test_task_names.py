@@ -13,6 +13,7 @@ that starts Django and loads the task modules as a worker does."""
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import os
 import subprocess
@@ -138,6 +139,7 @@ def _is_parameter(node: ast.expr, function) -> int | None:
     return -1 if node.id in [a.arg for a in function.args.kwonlyargs] else None
 
 
+@functools.cache  # both tests read the same source; the reading is most of their time
 def _read() -> Found:
     modules = list(_modules())
     queueing = dict(QUEUEING)

@@ -64,6 +64,7 @@ def test_a_server_killed_but_not_yet_reaped_is_started_again(tmp_path):
         parent.wait()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="PostgreSQL runs as another account under root only")
 def test_postgres_starts_from_a_clone_in_a_folder_only_root_can_enter():
     """A clone under /root or `mktemp -d` (mode 700): PostgreSQL's account can reach neither
