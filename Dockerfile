@@ -9,6 +9,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends build-essential
 WORKDIR /src
 COPY pyproject.toml setup.py README.md ./
 COPY tracker ./tracker
+COPY core ./core
+COPY lib ./lib
 COPY fingerprint ./fingerprint
 COPY crawler ./crawler
 COPY dashboard ./dashboard
@@ -20,13 +22,15 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 \
     TRACKER_VAR_DIR=/data DJANGO_SETTINGS_MODULE=tracker.settings
 WORKDIR /app
-# Debian's Chromium renders the pages of sites that need a browser (crawler.lib.render, queue
+# Debian's Chromium renders the pages of sites that need a browser (lib.crawl.render, queue
 # "render"); fonts-noto-cjk so that Chinese pages lay out as in a reader's browser.
 RUN apt-get update && apt-get install -y --no-install-recommends chromium fonts-noto-cjk \
     && rm -rf /var/lib/apt/lists/*
 
 COPY pyproject.toml README.md manage.py ./
 COPY tracker ./tracker
+COPY core ./core
+COPY lib ./lib
 COPY fingerprint ./fingerprint
 COPY crawler ./crawler
 COPY dashboard ./dashboard

@@ -28,7 +28,7 @@ def main() -> None:
     from django.db import InterfaceError, OperationalError
     from kombu.exceptions import OperationalError as BrokerError
 
-    from tracker.core.connections import (
+    from core.connections import (
         ServersUnavailable,
         check_servers,
         describe_servers,

@@ -10,8 +10,8 @@ excerpt of an indexed work inside a news document. It indexes ``--works`` chapte
 engine over a MemoryIndex, and over a RedisIndex on an embedded Redis server: one round trip
 per ``--batch`` records' lookup, as in a worker) and reads the file ``--repeat`` times in this
 one process for each index and batch size, interleaved (pass 1 of each, then pass 2 ...), each
-pass timed in wall and CPU seconds and split into reading (crawler.lib.archive.reader) and text
-and matching (crawler.lib.archive.text.matched_texts, Engine.match_many): the work of
+pass timed in wall and CPU seconds and split into reading (lib.crawl.archive.reader) and text
+and matching (lib.crawl.archive.text.matched_texts, Engine.match_many): the work of
 crawler.archives per record, without PostgreSQL and MongoDB, which only the few matching
 records reach. Printed: the median pass of each and the load average around the runs, as
 Markdown, and one JSON line per pass.
@@ -61,8 +61,8 @@ def write_wet(path: Path, records: int, works: list[str], fillers: list[str], co
 def one_pass(path: Path, engine, max_bytes: int, batch: int) -> dict:
     """Read the whole file once, matching its records ``batch`` at a time (one index lookup a
     batch, as crawler.archives does); returns records, matched records and seconds per stage."""
-    from crawler.lib.archive.reader import ArchiveRecord, read_records
-    from crawler.lib.archive.text import matched_texts
+    from lib.crawl.archive.reader import ArchiveRecord, read_records
+    from lib.crawl.archive.text import matched_texts
 
     t = {"read": 0.0, "text_match": 0.0}
     records = matched = 0
@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         setups = [(kind, int(b)) for kind in kinds for b in args.batch.split(",")]
         server = None
         if "redis" in kinds:
-            from tracker.runtime import embedded
+            from lib.runtime import embedded
 
             server = embedded.start_redis(tmp / "redis", persist=False)
         try:

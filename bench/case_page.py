@@ -2,7 +2,7 @@
 scan list.
 
 Everything real and local (bench.crawl_bench.bench_environment: MongoDB and Redis from
-tracker.runtime.embedded, a fresh SQLite Django database, migrated). Seeded: ``--cases`` cases
+lib.runtime.embedded, a fresh SQLite Django database, migrated). Seeded: ``--cases`` cases
 of one work (three chapters) on as many sites, the first with ``--pages`` matched pages (Match
 rows), the others with 3 each, spread over SCANS finished scans. Timed with Django's test client
 as a superuser: the case list, the first and the last page of the big case's page
@@ -31,8 +31,8 @@ SCANS = 20  # finished scans the pages are spread over (the scan list shows them
 
 def seed(pages: int, cases: int) -> int:
     """Create the rows; returns (the big case's id, the work's id)."""
+    from core.models import RightsHolder, Work
     from crawler.models import Case, Match, ScanRun, TargetSite
-    from tracker.core.models import RightsHolder, Work
 
     holder = RightsHolder.objects.create(name="bench holder")
     chapters = [{"title": f"第{n}回", "start": (n - 1) * 3000, "end": n * 3000}

@@ -6,7 +6,7 @@ site, with 1, 2 and 4 Celery worker processes, and the time spent per stage.
     .venv/bin/python bench/crawl_bench.py --mirrors 5 --workers 1 --browser --repeat 3
     .venv/bin/python bench/crawl_bench.py --mirrors 10 --workers 2 --capture --repeat 3
 
-Everything is real and local: the script starts its own MongoDB and Redis (tracker/runtime/embedded.py)
+Everything is real and local: the script starts its own MongoDB and Redis (lib/runtime/embedded.py)
 and a Django database in a temporary folder, registers the demo works (demo/works/) with the
 fingerprint engine, serves demo/site/ on 127.0.0.1 ``--mirrors`` times over (``/m<k>/...`` is
 a copy of the site: the same real pages under distinct URLs, so a scan has mirrors x 13 pages),
@@ -27,7 +27,7 @@ operations per page (``server_requests``), in the JSON line of each run. The mac
 each is reported.
 
 ``--browser`` adds, interleaved with each plain run, a run of the same site marked "needs a
-browser": every page is then rendered in headless Chromium (crawler.lib.render) by workers on the
+browser": every page is then rendered in headless Chromium (lib.crawl.render) by workers on the
 ``render`` and ``match`` queues, one Chromium per worker process; ``render`` ms/page is the
 time in the browser. The pages are then served as script-rendered shells (``js_shell``: the
 text is inserted by a script after load), which the plain crawler would see empty.
@@ -66,7 +66,7 @@ def js_shell(raw: bytes) -> bytes:
     that inserts the page's body after load (as innerHTML, so the saved pages' own scripts do
     not run). Every absolute URL loses its host, so that whatever the rendering browser asks
     for goes to this server: it sends nothing beyond loopback. Returns UTF-8 bytes."""
-    from tracker.text import decode_bytes
+    from lib.text import decode_bytes
 
     text = OFFSITE.sub("", decode_bytes(raw, "text/html").text)
     found = BODY.search(text)
@@ -135,7 +135,7 @@ def bench_environment(prefix: str):
 
 def setup_environment(tmp: Path):
     """Start MongoDB and Redis, point Django at them and at a fresh SQLite file, migrate."""
-    from tracker.runtime import embedded
+    from lib.runtime import embedded
 
     mongo = embedded.start_mongo(tmp / "mongo", journal=False)
     redis = embedded.start_redis(tmp / "redis", persist=False)
@@ -158,8 +158,8 @@ def register_works() -> int:
     """Register the demo works straight into the engine and the Work table; returns how many."""
     from django.utils import timezone
 
-    from tracker.core.engine import get_engine
-    from tracker.core.models import RightsHolder, Work
+    from core.engine import get_engine
+    from core.models import RightsHolder, Work
 
     works = ROOT / "demo" / "works"
     texts = {"XYJ": (works / "xiyouji-01-03.txt").read_text(encoding="utf-8"),
@@ -180,9 +180,9 @@ def reset_crawl_state() -> None:
     """Drop the crawled pages, the crawl log, the stashed exchanges, the crawl keys and task
     results in Redis and the matches, then recreate the page store's and crawl log's indexes
     (dropped with their collections)."""
+    from core.connections import get_mongo_db, get_redis
     from crawler import scans
     from crawler.models import Match
-    from tracker.core.connections import get_mongo_db, get_redis
 
     db = get_mongo_db()
     for name in ("pages", "page_versions", "crawl_log", "exchanges"):
@@ -217,7 +217,7 @@ def stored_bytes(pages: int) -> dict:
     ``exchanges`` (collStats ``size`` + ``totalIndexSize``: BSON and indexes, before
     compression), Redis's crawl keys (``MEMORY USAGE`` of ``crawl:*``) and Celery task results
     (``celery-task-meta-*``), each divided by ``pages``."""
-    from tracker.core.connections import get_mongo_db, get_redis
+    from core.connections import get_mongo_db, get_redis
 
     db, redis, out = get_mongo_db(), get_redis(), {}
     for name in ("pages", "page_versions", "crawl_log", "exchanges"):
@@ -233,7 +233,7 @@ def stored_bytes(pages: int) -> dict:
 def server_requests() -> dict:
     """Requests served so far: Redis commands (``INFO commandstats`` calls, a Lua script counting
     as one ``evalsha``) and MongoDB operations (``serverStatus`` opcounters), each a total."""
-    from tracker.core.connections import get_mongo_db, get_redis
+    from core.connections import get_mongo_db, get_redis
 
     stats = get_redis().info("commandstats")
     counters = get_mongo_db().command("serverStatus")["opcounters"]
@@ -253,7 +253,7 @@ class RedisPeak(threading.Thread):
         self.done = threading.Event()
 
     def run(self):
-        from tracker.core.connections import get_redis
+        from core.connections import get_redis
 
         redis = get_redis()
         while not self.done.wait(self.interval):
@@ -281,8 +281,8 @@ def run_once(site, workers: int, tmp: Path, timeout: float, browser: bool = Fals
 
     from crawler import scans
     from crawler.tasks import launch
+    from lib.runtime import supervisor as procs
     from tracker.celery import app
-    from tracker.runtime import supervisor as procs
 
     reset_crawl_state()
     if site.needs_browser != browser:

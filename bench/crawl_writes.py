@@ -31,8 +31,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     with bench_environment("crawl-writes-") as services:
         from crawler import scans
-        from crawler.lib.exchange import Exchange, Hop
-        from tracker.text import decode_bytes, extract_document
+        from lib.crawl.exchange import Exchange, Hop
+        from lib.text import decode_bytes, extract_document
 
         crawler = scans.get_crawler()
         crawler.ensure_indexes()

@@ -4,7 +4,7 @@
     .venv/bin/python -m bench.dashboard_load --clients 10 --seconds 30 --works 500 --matches 5000
 
 Everything runs on this machine and only on loopback. The script starts its own PostgreSQL,
-MongoDB and Redis (tracker/runtime/embedded.py) in a temporary folder, migrates, and seeds rights
+MongoDB and Redis (lib/runtime/embedded.py) in a temporary folder, migrates, and seeds rights
 holders with one user each, a staff user, ``--works`` works and ``--matches`` matches with
 their page versions (bench/load_seed.py says how). It then starts what production runs: the
 dashboard under gunicorn (``--web-workers`` processes, as in the Dockerfile) on 127.0.0.1, a
@@ -255,8 +255,8 @@ def build_plan(seeded) -> Plan:
     from django.db.models.functions import TruncDate
 
     from bench.load_seed import PASSWORD
+    from core.models import Work
     from crawler.models import Match
-    from tracker.core.models import Work
 
     match_ids: dict[int | None, list[int]] = {None: []}
     for pk, holder in Match.objects.values_list("pk", "work__holder_id"):
@@ -312,7 +312,7 @@ def start_servers(tmp: Path, services: list) -> None:
     """PostgreSQL, MongoDB and Redis under ``tmp`` (each appended to ``services`` once
     started, for the caller to stop), exported in the environment with the settings this run
     needs; then Django is set up and migrated."""
-    from tracker.runtime import embedded
+    from lib.runtime import embedded
 
     services.append(embedded.start_postgres(tmp / "postgres", durable=False))
     services.append(embedded.start_mongo(tmp / "mongo", journal=False))
@@ -341,8 +341,8 @@ def start_web(tmp: Path, workers: int):
     """
     import requests
 
-    from tracker.runtime import embedded
-    from tracker.runtime import supervisor as procs
+    from lib.runtime import embedded
+    from lib.runtime import supervisor as procs
 
     port = embedded.free_port()
     log = tmp / "gunicorn.log"
@@ -443,8 +443,8 @@ def main(argv=None) -> int:
         from django.conf import settings
 
         from bench import load_seed
+        from lib.runtime import supervisor
         from tracker.celery import app
-        from tracker.runtime import supervisor
 
         seeded = load_seed.seed(args.data or DATA_DIR, args.works, args.matches, args.holders)
         print(f"seeded {seeded.works} works, {seeded.matches} matches in "
@@ -475,7 +475,7 @@ def main(argv=None) -> int:
     finally:
         if site_server is not None:
             site_server.shutdown()
-        from tracker.runtime import supervisor
+        from lib.runtime import supervisor
 
         for proc in reversed(procs_started):
             supervisor.stop(proc)

@@ -1,7 +1,7 @@
 """A hostile .docx within the upload limits: a few MB whose document.xml expands to about
 100 MB of small paragraphs. Wall time and peak memory (max RSS of a fresh child process) of
 reading it the former way (python-docx builds the whole tree, then its paragraphs are read) and
-the current way (tracker.text.extract_file: the body read as a stream, stopped once its text
+the current way (lib.text.extract_file: the body read as a stream, stopped once its text
 passes TextConfig.text_max_chars).
 
     .venv/bin/python -m bench.docx_extract [--mb 100]
@@ -25,7 +25,7 @@ if sys.argv[1] == "python-docx":
     import docx
     chars = sum(len(p.text) for p in docx.Document(io.BytesIO(data)).paragraphs)
 else:
-    from tracker.text import TextError, extract_file
+    from lib.text import TextError, extract_file
     try:
         chars = len(extract_file("hostile.docx", data).text)
     except TextError as exc:

@@ -9,15 +9,15 @@ With ``--witnessed`` the picture comes from a witnessed visit instead (crawler.e
 Chromium loads the page through a recording proxy, warcprox from .venv-recorder, started for
 each capture, whose WARC records and the DOM snapshot join the bundle's WARC); the time then
 counts the proxy's start and stop too; ``--film`` adds the screen recording (the MP4 made
-from Chromium's screencast, crawler.lib.evidence.video) to it and to the bundle. ``--only
+from Chromium's screencast, lib.evidence.video) to it and to the bundle. ``--only
 PREFIX`` keeps the pages under that folder.
 
 Everything is local: demo/site/ is served on 127.0.0.1, each page is fetched by the crawler's
 Fetcher (its raw exchange kept, as a crawl does), then captured as the capture task does it
-(crawler.evidence.capture): the WARC of the exchange (crawler.lib.evidence.warc), a screenshot
+(crawler.evidence.capture): the WARC of the exchange (lib.evidence.warc), a screenshot
 and a PDF print in Chromium (Renderer.snapshot, every request of the page through the SSRF
-guard), the text, and the WACZ (crawler.lib.evidence.bundle) with an RFC 3161 timestamp from the
-demo TSA (crawler.lib.evidence.demo_tsa). The capture time counts these steps; not the database
+guard), the text, and the WACZ (lib.evidence.bundle) with an RFC 3161 timestamp from the
+demo TSA (lib.evidence.demo_tsa). The capture time counts these steps; not the database
 rows, the storage write (one file) nor the provenance page's template, which are milliseconds.
 """
 
@@ -45,14 +45,14 @@ def _p95(values: list[float]) -> float:
 
 
 def main() -> int:
-    from crawler.lib.config import CrawlConfig
-    from crawler.lib.evidence.bundle import build_wacz
-    from crawler.lib.evidence.demo_tsa import start_demo_tsa
-    from crawler.lib.evidence.timestamp import TsaConfig, request_timestamp
-    from crawler.lib.evidence.video import screen_recording
-    from crawler.lib.evidence.warc import exchange_warc
-    from crawler.lib.fetch import Fetcher
-    from crawler.lib.render import Renderer
+    from lib.crawl.config import CrawlConfig
+    from lib.crawl.fetch import Fetcher
+    from lib.crawl.render import Renderer
+    from lib.evidence.bundle import build_wacz
+    from lib.evidence.demo_tsa import start_demo_tsa
+    from lib.evidence.timestamp import TsaConfig, request_timestamp
+    from lib.evidence.video import screen_recording
+    from lib.evidence.warc import exchange_warc
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -133,8 +133,8 @@ def _witnessed(renderer, config, url: str, tmp: str, film: bool):
     """A witnessed visit of ``url``: (RenderResult, the proxy's WARC and the DOM snapshot's)."""
     from datetime import UTC, datetime
 
-    from crawler.lib.evidence.recorder import Recorder
-    from crawler.lib.evidence.warc import witness_warc
+    from lib.evidence.recorder import Recorder
+    from lib.evidence.warc import witness_warc
 
     started = datetime.now(UTC)
     with Recorder(str(ROOT / ".venv-recorder" / "bin" / "python"), f"{tmp}/recorder-ca.pem",

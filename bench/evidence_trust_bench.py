@@ -26,9 +26,9 @@ sys.path.insert(0, str(ROOT))
 def main() -> None:
     from weasyprint import HTML
 
-    from crawler.lib.evidence.demo_tsa import start_demo_tsa
-    from crawler.lib.evidence.signing import load_or_create_identity, sign_pdf, validate_signed_pdf
-    from crawler.lib.evidence.timestamp import TsaConfig, request_timestamp, verify_timestamp
+    from lib.evidence.demo_tsa import start_demo_tsa
+    from lib.evidence.signing import load_or_create_identity, sign_pdf, validate_signed_pdf
+    from lib.evidence.timestamp import TsaConfig, request_timestamp, verify_timestamp
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=20)

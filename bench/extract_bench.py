@@ -7,7 +7,7 @@ site's pages and the crawler's test pages.
 Ways compared (all in this one process, interleaved round by round; time is this process's CPU
 time, so that other processes on a shared machine distort it little; medians over the rounds):
 
-- ``extract_document``: tracker.text.extract_document as it is now (``with_author=False``, as
+- ``extract_document``: lib.text.extract_document as it is now (``with_author=False``, as
   the crawler calls it);
 - ``trafilatura``: trafilatura ``bare_extraction`` in recall mode, text only (no metadata);
 - ``trafilatura_precision``: the same in its default (precision) mode;
@@ -17,7 +17,7 @@ time, so that other processes on a shared machine distort it little; medians ove
 - ``selectolax``: selectolax (lexbor) body text without script, style, noscript, template.
 
 Recall: the share of the CJK letters of a reference text found in a way's text (letter
-6-grams, both normalised by tracker.text). Reference: the union of trafilatura's most inclusive
+6-grams, both normalised by lib.text). Reference: the union of trafilatura's most inclusive
 mode (favor_recall, fast=False) and resiliparse's main content, so no way is judged by its own
 output alone. Match results: the fingerprint engine in memory (MemoryIndex, MemoryWorkStore)
 with the demo works registered, plus each news page's reference text as a work of its own:
@@ -46,7 +46,7 @@ K = 6
 
 def load_pages(data: Path) -> dict[str, str]:
     """Page name -> decoded HTML: news_html_dev, demo/site, tests/crawler/fixtures."""
-    from tracker.text import decode_bytes
+    from lib.text import decode_bytes
 
     pages = {}
     with tarfile.open(data / "news_html_dev.tar.gz") as tar:
@@ -60,8 +60,8 @@ def load_pages(data: Path) -> dict[str, str]:
 
 
 def letters(text: str | None) -> str:
-    """The CJK letters of ``text`` after tracker.text's normalisation (as the engine sees them)."""
-    from tracker.text.normalize import normalize
+    """The CJK letters of ``text`` after lib.text's normalisation (as the engine sees them)."""
+    from lib.text.normalize import normalize
 
     return "".join(CJK.findall(normalize(text or "")))
 
@@ -93,7 +93,7 @@ def ways() -> dict:
     from resiliparse.extract.html2text import extract_plain_text
     from selectolax.lexbor import LexborHTMLParser
 
-    from tracker.text import extract_document
+    from lib.text import extract_document
 
     def selectolax_text(d: str) -> str:
         tree = LexborHTMLParser(d)

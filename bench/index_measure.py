@@ -7,7 +7,7 @@ Run by hand (not a test)::
 Works are real chapters (``--novels``, JSON Lines with ``id`` and ``text``, gzip ok), turned
 into postings by the default Engine, taken in file order until ``--windows`` postings; the
 queries are the keys (with probing) of ``--queries`` later chapters that are not indexed.
-Redis runs on a private ``redis-server`` started for the measurement (``tracker.runtime.embedded``),
+Redis runs on a private ``redis-server`` started for the measurement (``lib.runtime.embedded``),
 so ``INFO used_memory`` counts nothing else. Prints one JSON object (medians over ``--runs``).
 """
 
@@ -27,7 +27,7 @@ import redis
 
 from fingerprint import Engine
 from fingerprint.index import MemoryIndex, RedisIndex
-from tracker.runtime import embedded
+from lib.runtime import embedded
 
 
 def load_postings(path: Path, windows: int, queries: int):

@@ -4,13 +4,13 @@ works indexed by the platform's own import, and matches with their page versions
 Works are real text: chapters of classical Chinese novels (``novels_dev.jsonl.gz`` in
 ``../shared/data``, through ``bench.corpus.load_chapters``), exact duplicates dropped and the
 novels of the demo works (西游记, 红楼梦) left out, so that the demo site's pages match only the
-demo works. They are imported per holder by ``tracker.core.bulk_import.import_path`` with
+demo works. They are imported per holder by ``core.bulk_import.import_path`` with
 ``now=True`` (the path of ``manage.py import_works --now``: ``do_register_work`` and then
 ingestion into MongoDB and the Redis index in this process).
 
 Matches are made as a crawl would leave them, but without matching 20,000 pages one by one:
 each page is a reprint portal's page (a navigation line, a People's Daily paragraph, an excerpt
-of one work's stored text, a footer), stored through ``crawler.lib.pagestore.PageStore.save`` (the
+of one work's stored text, a footer), stored through ``lib.crawl.pagestore.PageStore.save`` (the
 crawler's page store: a ``pages`` document and an immutable ``page_versions`` document). Its
 Match row is built with the passage known by construction (page offsets of the excerpt, work
 offsets it came from), containments as characters of the excerpt over the page's and the
@@ -93,8 +93,8 @@ def seed_holders(count: int):
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
-    from tracker.core.models import RightsHolder
-    from tracker.core.roles import HOLDER_GROUP, STAFF_GROUP, ensure_groups
+    from core.models import RightsHolder
+    from core.roles import HOLDER_GROUP, STAFF_GROUP, ensure_groups
 
     ensure_groups()
     users = get_user_model().objects
@@ -122,8 +122,8 @@ def seed_works(holders, records: list[dict], tmp: Path) -> int:
     """
     from django.conf import settings
 
-    from tracker.core.bulk_import import import_path
-    from tracker.core.models import Work, WorkStatus
+    from core.bulk_import import import_path
+    from core.models import Work, WorkStatus
 
     for k, holder in enumerate(holders):
         path = tmp / f"works-{k:02d}.jsonl"
@@ -166,11 +166,11 @@ def seed_matches(count: int, hosts: list[str], seed: int) -> int:
     Returns the number of Match rows made."""
     from django.utils import timezone
 
-    from crawler.lib.pagestore import PageStore
+    from core.connections import get_mongo_db
+    from core.ingestion import work_text
+    from core.models import Work
     from crawler.models import Match
-    from tracker.core.connections import get_mongo_db
-    from tracker.core.ingestion import work_text
-    from tracker.core.models import Work
+    from lib.crawl.pagestore import PageStore
 
     rng = random.Random(seed)
     works = list(Work.objects.order_by("pk"))
@@ -228,10 +228,10 @@ def review_some(seed: int) -> dict[str, int]:
 def seed(data_dir: Path, works: int, matches: int, holders: int, rng_seed: int = 0) -> Seeded:
     """Seed holders with their users, ``works`` works (plus the demo works) and ``matches``
     matches, timing each step. Returns a Seeded."""
+    from core.connections import get_mongo_db
+    from core.engine import get_engine
     from crawler import rematch
-    from crawler.lib.pagestore import PageStore
-    from tracker.core.connections import get_mongo_db
-    from tracker.core.engine import get_engine
+    from lib.crawl.pagestore import PageStore
 
     seconds = {}
     started = time.monotonic()

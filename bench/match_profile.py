@@ -32,7 +32,7 @@ SITE = ROOT / "demo" / "site"
 def store_pages(copies: int) -> list[tuple[str, str]]:
     """Store every demo page ``copies`` times under distinct URLs; returns (page id, version id)."""
     from crawler import scans
-    from tracker.text import decode_bytes, extract_document
+    from lib.text import decode_bytes, extract_document
 
     pages = scans.get_crawler().pages
     out = []
@@ -59,11 +59,11 @@ def main(argv=None) -> int:
         from django.db import connection
         from django.test.utils import CaptureQueriesContext
 
+        from core.engine import get_engine
         from crawler import matching, scans
-        from crawler.lib import pagekeys
         from crawler.models import ScanRun, TargetSite
         from crawler.tasks import scan_for_recording
-        from tracker.core.engine import get_engine
+        from lib.crawl import pagekeys
 
         register_works()
         site = TargetSite.objects.create(name="profile", start_urls=["http://127.0.0.1/"],
@@ -109,7 +109,7 @@ def main(argv=None) -> int:
         for name in cpu:
             print(f"| {name} | {cpu[name] / n * 1000:.2f} | {wall[name] / n * 1000:.2f} |")
         print(f"| all | {sum(cpu.values()) / n * 1000:.2f} | {sum(wall.values()) / n * 1000:.2f} |\n")
-        pstats.Stats(profile).sort_stats("cumulative").print_stats(r"crawler|tracker|fingerprint|sql/compiler|sqlite3|pymongo/synchronous/collection", args.top)
+        pstats.Stats(profile).sort_stats("cumulative").print_stats(r"crawler|core|lib/|fingerprint|sql/compiler|sqlite3|pymongo/synchronous/collection", args.top)
     return 0
 
 

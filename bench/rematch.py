@@ -1,13 +1,13 @@
 """Benchmark of the stored-page search for new works (crawler.rematch.run, issue 12).
 
 Everything is real and local (bench.crawl_bench.bench_environment: MongoDB and Redis from
-tracker.runtime.embedded, a fresh SQLite Django database). The page store (crawler.lib.pagestore, the
+lib.runtime.embedded, a fresh SQLite Django database). The page store (lib.crawl.pagestore, the
 platform's MongoDB) receives ``--pages`` pages with one current version each: windows of
 ``--page-chars`` characters cut from the novels' chapters and the People's Daily paragraphs of
 ../shared/data. ``--works`` chapters are kept out of the library and registered as works (Work
 rows, indexed in the platform engine: Redis index, MongoDB work store); ``--copies`` pages embed
 600 characters of the first of them and as many again of the others. Each version keeps its
-query keys as the matching of a crawled page does (crawler.lib.pagekeys, computed while filling,
+query keys as the matching of a crawled page does (lib.crawl.pagekeys, computed while filling,
 untimed).
 
 Timed, the job's own code path: ``crawler.rematch.run`` for one new work (the first) and for the
@@ -76,12 +76,12 @@ def _pages(sources: list[str], works: list[str], n: int, chars: int, copies: int
 
 def fill(pages, engine) -> dict:
     """Store ``pages`` ((url, text) pairs) in the platform's page store with their query keys
-    (crawler.lib.pagekeys.compute with ``engine``), as crawled and matched pages are. Returns
+    (lib.crawl.pagekeys.compute with ``engine``), as crawled and matched pages are. Returns
     {"pages": count, "keys_bytes_per_version": mean extra BSON bytes of the two key fields,
     "text_bytes_per_version": mean UTF-8 bytes of the texts}."""
-    from crawler.lib import pagekeys
-    from crawler.lib.pagestore import PageStore, sha256
-    from tracker.core.connections import get_mongo_db
+    from core.connections import get_mongo_db
+    from lib.crawl import pagekeys
+    from lib.crawl.pagestore import PageStore, sha256
 
     db = get_mongo_db()
     store = PageStore(db)
@@ -120,7 +120,7 @@ def register(texts: list[str], engine) -> list[int]:
     """Work rows (indexed) for ``texts``, indexed in the platform engine; returns their ids."""
     from django.utils import timezone
 
-    from tracker.core.models import RightsHolder, Work
+    from core.models import RightsHolder, Work
 
     holder, _ = RightsHolder.objects.get_or_create(name="bench holder")
     ids = []
@@ -135,9 +135,9 @@ def register(texts: list[str], engine) -> list[int]:
 def timed_run(mode: str, work_ids: list[int], engine, store) -> dict:
     """One ``crawler.rematch.run`` over the library, timed; in mode 'text' the versions' keys
     are removed first (untimed). Matches recorded are deleted afterwards."""
+    from core.connections import get_mongo_db
     from crawler import rematch
     from crawler.models import Match
-    from tracker.core.connections import get_mongo_db
 
     if mode == "text":
         get_mongo_db()["page_versions"].update_many(
@@ -169,9 +169,9 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
 
     with bench_environment("bench-rematch-"):
-        from crawler.lib.pagestore import PageStore
-        from tracker.core.connections import get_mongo_db
-        from tracker.core.engine import get_engine
+        from core.connections import get_mongo_db
+        from core.engine import get_engine
+        from lib.crawl.pagestore import PageStore
 
         engine = get_engine()
         sources, works = _texts(args.data, args.works, args.seed)

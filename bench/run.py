@@ -362,7 +362,7 @@ def targets(corpora: dict[str, dict]) -> str:
 
 
 def _servers(workdir: Path, mongo: bool) -> tuple[list, str, str | None]:
-    from tracker.runtime.embedded import start_mongo, start_redis
+    from lib.runtime.embedded import start_mongo, start_redis
 
     services = [start_redis(workdir / "redis", persist=False)]
     redis_url = services[0].url.rsplit("/", 1)[0] + "/1"

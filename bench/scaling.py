@@ -25,7 +25,7 @@ Backends. ``memory``: MemoryIndex and MemoryWorkStore in this process; at each s
 is also saved (bytes per window on disk), loaded again (seconds) and the pages are timed on the
 loaded index too (``memory-loaded``: the arrays ``python -m fingerprint query`` uses). ``redis``:
 RedisIndex on an embedded Redis and MongoWorkStore on an embedded MongoDB
-(``tracker.runtime.embedded``), both private to the run; each size has its own key prefix and
+(``lib.runtime.embedded``), both private to the run; each size has its own key prefix and
 database, filled one after the other, so the growth of ``INFO used_memory`` while one is
 filled is that index's, and MongoDB's ``collStats`` gives the work store's bytes.
 
@@ -125,7 +125,7 @@ class _Backend:
         import pymongo
         import redis
 
-        from tracker.runtime.embedded import start_mongo, start_redis
+        from lib.runtime.embedded import start_mongo, start_redis
 
         self.services.append(start_redis(workdir / "redis", persist=False))
         self.services.append(start_mongo(workdir / "mongo", journal=False))

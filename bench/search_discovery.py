@@ -4,7 +4,7 @@ Builds a simulated web (``bench.simweb``) whose copying sites copy works of a co
 shared data's novels and news, ``bench.corpus``; ``--demo`` takes the repository's demo works
 instead), serves it on loopback with its SearXNG-format search service, and runs search
 discovery the platform's way for each phrase strategy: the work's query phrases
-(``crawler.lib.search.phrases.choose``, or the naive ``first_sentences``) asked through the
+(``lib.crawl.search.phrases.choose``, or the naive ``first_sentences``) asked through the
 ``searxng`` provider, each result page fetched and matched with the engine (in memory), a site
 proposed when one of its pages copies a work. Prints one JSON line per strategy and query
 budget: copies planted and found (recall, and found of planted by kind of copy), sites
@@ -27,12 +27,12 @@ from urllib.parse import urlsplit
 import requests
 
 from bench.simweb import SimulatedWeb, plan_web
-from crawler.lib.search import phrases
-from crawler.lib.search.providers import Provider
 from fingerprint import Engine
 from fingerprint.index import MemoryIndex
 from fingerprint.store import MemoryWorkStore
-from tracker.text import decode_bytes, extract_document
+from lib.crawl.search import phrases
+from lib.crawl.search.providers import Provider
+from lib.text import decode_bytes, extract_document
 
 
 def corpus(works: int, demo: bool, seed: int, data_dir=None) -> tuple[dict[str, str], list[str]]:

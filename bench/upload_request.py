@@ -41,7 +41,7 @@ def _web_worker(master: int) -> int:
 
 def pasted_seconds(chars: int) -> float:
     """Seconds ``extract_pasted`` takes for a text of ``chars`` CJK characters in paragraphs."""
-    from tracker.core.text_extraction import extract_pasted
+    from core.text_extraction import extract_pasted
 
     line = "清晨的雾气笼罩着山谷，溪水绕过石桥向东流去。" * 4 + "\n"
     text = (line * (chars // len(line) + 1))[:chars]
@@ -61,9 +61,9 @@ def main() -> None:
         from django.conf import settings
         from django.contrib.auth import get_user_model
 
+        from core.models import RightsHolder
+        from lib.runtime import supervisor
         from tracker.celery import app
-        from tracker.core.models import RightsHolder
-        from tracker.runtime import supervisor
 
         holder = RightsHolder.objects.create(name="bench")
         get_user_model().objects.create_superuser("bench", "bench@example.com", PASSWORD)
@@ -98,7 +98,7 @@ def main() -> None:
         for chars in (1_000_000, settings.WORK_TEXT_MAX_CHARS):
             print(f"extract_pasted, {chars:,} characters: {pasted_seconds(chars):.2f} s")
     finally:
-        from tracker.runtime import supervisor
+        from lib.runtime import supervisor
 
         for proc in reversed(procs):
             supervisor.stop(proc)

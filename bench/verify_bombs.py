@@ -26,7 +26,7 @@ GIB_OF_ZEROS = 1
 
 _PROBE = """
 import json, resource, sys, time
-from crawler.lib.evidence.verify import verify_bundle
+from lib.evidence.verify import verify_bundle
 idle = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 started = time.perf_counter()
 verdict = verify_bundle(sys.argv[1])
@@ -38,9 +38,9 @@ print(json.dumps({"status": verdict.status, "code": verdict.failure.code if verd
 
 
 def _bundles(folder: Path) -> dict[str, Path]:
-    from crawler.lib.evidence.bundle import build_wacz
-    from crawler.lib.evidence.warc import exchange_warc
-    from crawler.lib.exchange import Exchange, Hop
+    from lib.crawl.exchange import Exchange, Hop
+    from lib.evidence.bundle import build_wacz
+    from lib.evidence.warc import exchange_warc
     from tests.bundles import entries, evidence_files, forged, zeros_entry
 
     hop = Hop(started=datetime.now(UTC), method="GET", url="http://copy.example/1.html",

@@ -25,6 +25,10 @@ from django.utils.translation import gettext as gettext_now
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from core import notes
+from core.admin import HolderScopedAdmin, RecordAdminMixin
+from core.connections import storage_errors
+from core.errors import ActionError
 from crawler import (
     candidate_actions,
     domain_moves,
@@ -36,7 +40,6 @@ from crawler import (
     site_actions,
 )
 from crawler.filters import TriggerFilter
-from crawler.lib.domains import registered_domain
 from crawler.models import (
     CandidateSite,
     CandidateStatus,
@@ -48,10 +51,7 @@ from crawler.models import (
     TargetSite,
     WhitelistedDomain,
 )
-from tracker.core import notes
-from tracker.core.admin import HolderScopedAdmin, RecordAdminMixin
-from tracker.core.connections import storage_errors
-from tracker.core.errors import ActionError
+from lib.crawl.domains import registered_domain
 
 
 class LinesField(forms.CharField):

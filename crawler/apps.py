@@ -21,10 +21,10 @@ class CrawlerConfig(AppConfig):
         # Imported in ready(): these modules need the app registry loaded (models).
         from django.core import checks
 
+        from core.ingestion import work_indexed
+        from core.models import AuditEvent, register_state_labels
         from crawler import domain_moves, platform_registry, rematch, scans, schedule
         from crawler.models import CaseState, ContactEvent, ReviewStatus, ScanStatus
-        from tracker.core.ingestion import work_indexed
-        from tracker.core.models import AuditEvent, register_state_labels
 
         schedule.connect()
         work_indexed.connect(rematch.work_indexed, dispatch_uid="crawler.rematch")

@@ -7,9 +7,9 @@ from __future__ import annotations
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
+from core import notes
+from core.admin import RecordAdminMixin
 from crawler.models import ArchiveScan
-from tracker.core import notes
-from tracker.core.admin import RecordAdminMixin
 
 
 @admin.register(ArchiveScan)

@@ -24,14 +24,14 @@ class ArchiveScan(models.Model):
     capture, or a part of a large file), scanned by one task on settings.QUEUE_ARCHIVE.
 
     ``source``: the local path or HTTP(S) URL read; ``identity``: the file's identity
-    (crawler.lib.archive.sources.identity) with which record offsets name records for good;
+    (lib.crawl.archive.sources.identity) with which record offsets name records for good;
     ``batch``: the scans started together (one command, one CDX query). Progress is committed
     every settings.ARCHIVE_PROGRESS_RECORDS records: ``offset`` is the file offset of the
     first record not yet done (a worker killed mid-file resumes there), ``records`` and
     ``bytes_done`` count what is done, of ``bytes_total`` (the range's bytes; None until known).
     ``attempts``: how often a worker started it; ``task_id``: the Celery task reading it now
     (only that task may commit progress: a duplicate message finds it taken). A failed file keeps its records before the
-    fault and names it: ``error_offset`` (bytes) and ``note`` (a coded note, tracker.core.notes).
+    fault and names it: ``error_offset`` (bytes) and ``note`` (a coded note, core.notes).
     """
 
     source = models.CharField(_("file"), max_length=2048)

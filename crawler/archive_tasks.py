@@ -8,10 +8,10 @@ from celery import shared_task
 from celery.utils.log import get_task_logger
 from django.conf import settings
 
+from core.connections import storage_errors
+from core.engine import get_engine
 from crawler import archives, scans
-from tracker.core.connections import storage_errors
-from tracker.core.engine import get_engine
-from tracker.runtime.backoff import backoff_delay
+from lib.runtime.backoff import backoff_delay
 
 log = get_task_logger(__name__)
 

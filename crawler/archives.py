@@ -33,15 +33,15 @@ from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from core import notes
+from core.models import AuditEvent
+from core.queueing import queue_after_commit
 from crawler import matching, scans
-from crawler.lib.archive import cdx, sources
-from crawler.lib.archive.reader import ArchiveRecord, Fault, read_records
-from crawler.lib.archive.text import RecordText, matched_texts
-from crawler.lib.canonical import InvalidURL, canonical_url, host_of
 from crawler.models import ArchiveFind, ArchiveScan, ArchiveStatus, Match
-from tracker.core import notes
-from tracker.core.models import AuditEvent
-from tracker.core.queueing import queue_after_commit
+from lib.crawl.archive import cdx, sources
+from lib.crawl.archive.reader import ArchiveRecord, Fault, read_records
+from lib.crawl.archive.text import RecordText, matched_texts
+from lib.crawl.canonical import InvalidURL, canonical_url, host_of
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +103,7 @@ class _Taken(Exception):
 def run(scan_id: int, engine, crawler, task_id: str = "") -> str:
     """Scan ArchiveScan ``scan_id`` from its committed offset (the body of task ``task_id``):
     each record's text matched with ``engine`` (fingerprint.Engine) and its matches recorded,
-    pages stored through ``crawler`` (crawler.lib.pipeline.Crawler, for its page store).
+    pages stored through ``crawler`` (lib.crawl.pipeline.Crawler, for its page store).
 
     The task takes the scan when it is queued, when it is the same task delivered again (its
     worker died), or when the scan's progress is older than settings.ARCHIVE_STALE_SECONDS;
@@ -310,7 +310,7 @@ def batch_summary(batch: str) -> dict:
 
 def common_crawl_parts(crawl: str, patterns: list[str]) -> list[Part]:
     """The byte ranges of the captures of ``patterns`` (domains or URL prefixes,
-    crawler.lib.archive.cdx.match_type) in Common Crawl's crawl ``crawl`` (e.g.
+    lib.crawl.archive.cdx.match_type) in Common Crawl's crawl ``crawl`` (e.g.
     CC-MAIN-2024-10), asked of settings.ARCHIVE_CDX_URL, as Parts of the files on
     settings.ARCHIVE_DATA_URL; each capture once. Raises sources.SourceError when the index
     cannot be asked, ValueError for a crawl id that is not one word."""

@@ -9,8 +9,12 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext
 
+from core import notes
+from core.errors import ActionError
+from core.models import AuditEvent
+from core.models.audit import DISCOVERY_REQUESTED
+from core.queueing import queue_after_commit
 from crawler import domain_moves, schedule
-from crawler.lib.canonical import origin_of
 from crawler.models import (
     CandidateSite,
     CandidateStatus,
@@ -18,11 +22,7 @@ from crawler.models import (
 )
 from crawler.review_actions import do_whitelist_domain
 from crawler.site_actions import do_save_site
-from tracker.core import notes
-from tracker.core.errors import ActionError
-from tracker.core.models import AuditEvent
-from tracker.core.models.audit import DISCOVERY_REQUESTED
-from tracker.core.queueing import queue_after_commit
+from lib.crawl.canonical import origin_of
 
 
 def do_discover_sites(acting_user) -> None:

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from core.errors import ActionError
+from core.models import AuditEvent
 from crawler import cases, review_actions
 from crawler.models import Case, CaseState, ReviewStatus
-from tracker.core.errors import ActionError
-from tracker.core.models import AuditEvent
 
 #: verb -> (the states it may move a case from, the state it moves it to).
 MOVES: dict[str, tuple[tuple[str, ...], str]] = {

@@ -6,7 +6,7 @@ values (state codes, ISO 8601 times with their offset; control characters as JSO
 The CSV is the dashboard's CSV (``crawler.exports.spreadsheet_csv``): a byte-order mark,
 headings and states in the active language, times as dates that spreadsheets read in the
 active time zone, named in the headings (``crawler.exports.zone_heading``), and cells guarded
-by ``tracker.core.spreadsheets.safe`` (a formula starts with an apostrophe, control characters
+by ``core.spreadsheets.safe`` (a formula starts with an apostrophe, control characters
 are shown as escapes: work titles come from uploads, domains from crawled sites). The XLSX
 holds the same rows with times as date cells (the zone in the headings).
 """
@@ -20,6 +20,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from core import notes
+from core.spreadsheets import safe
 from crawler.exports import (
     csv_row,
     sheet_time,
@@ -28,9 +30,7 @@ from crawler.exports import (
     table_xlsx,
     zone_heading,
 )
-from tracker.core import notes
-from tracker.core.spreadsheets import safe
-from tracker.text.untrusted import json_text
+from lib.text.untrusted import json_text
 
 #: (key, heading, XLSX column width in characters), in row order.
 COLUMNS = [

@@ -34,10 +34,10 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from crawler.lib.domains import registered_domain
+from core import notes
+from core.models import AuditEvent
 from crawler.models import Case, CaseState, CheckOutcome, Match, SiteContact, WhitelistedDomain
-from tracker.core import notes
-from tracker.core.models import AuditEvent
+from lib.crawl.domains import registered_domain
 
 #: The states a case may be dismissed from by a whitelist entry, or moved to "notice sent" from.
 DISMISSABLE = (CaseState.NEW, CaseState.CONFIRMED, CaseState.REOPENED, CaseState.STILL_UP,

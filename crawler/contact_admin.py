@@ -10,10 +10,10 @@ from django.db.models import Exists, OuterRef
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from core.errors import ActionError
+from core.scoping import sees_all
 from crawler import contacts
 from crawler.models import OPEN_STATES, Case, ContactSuggestion, SiteContact
-from tracker.core.errors import ActionError
-from tracker.core.scoping import sees_all
 
 
 class NeedsContactFilter(admin.SimpleListFilter):

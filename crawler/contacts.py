@@ -5,7 +5,7 @@ Actions (atomic, audited with kind "site"): ``do_set_contact`` (staff type or co
 address), ``do_search_contacts`` (asks the search: task ``crawler.find_contacts``),
 ``do_record_contact_search`` (the worker stores what it found). ``search`` fetches the pages
 with the crawler's own machinery only (``scans.get_crawler()``: robots.txt, politeness slots,
-the Fetcher and its SSRF guard) and reads them with ``crawler.lib.contacts``.
+the Fetcher and its SSRF guard) and reads them with ``lib.crawl.contacts``.
 ``sweep_searches`` (run by ``crawler.sweep_stuck``) resumes or fails a search whose task was
 lost. The addresses RDAP gives (registrar, hosting provider) are looked up by
 ``crawler.rdap_contacts``, asked together with the site search; both store what they find
@@ -28,10 +28,11 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from core import notes
+from core.errors import ActionError, require_email_address
+from core.models import AuditEvent
+from core.queueing import queue_after_commit
 from crawler import takedown
-from crawler.lib import contacts as found_in
-from crawler.lib.domains import registered_domain
-from crawler.lib.outcomes import Outcome
 from crawler.models import (
     OPEN_STATES,
     Case,
@@ -42,11 +43,10 @@ from crawler.models import (
     Match,
     SiteContact,
 )
-from tracker.core import notes
-from tracker.core.errors import ActionError, require_email_address
-from tracker.core.models import AuditEvent
-from tracker.core.queueing import queue_after_commit
-from tracker.text import decode_bytes
+from lib.crawl import contacts as found_in
+from lib.crawl.domains import registered_domain
+from lib.crawl.outcomes import Outcome
+from lib.text import decode_bytes
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +170,7 @@ def store_found(contact: SiteContact, found: list[Found], sources) -> tuple[int,
     return len({item.address for item in kept}), len(refused)
 
 
-#: The reasons ``crawler.lib.contacts.refusal`` gives, translated where they are shown.
+#: The reasons ``lib.crawl.contacts.refusal`` gives, translated where they are shown.
 REFUSAL_REASONS = (gettext_noop("a line break"), gettext_noop("longer than 254 characters"),
                    gettext_noop("not an e-mail address"))
 #: The sources the site search reads (its refusals are replaced by each search's).
@@ -231,7 +231,7 @@ def _origins(contact: SiteContact) -> tuple[list[str], list[str]]:
 
 
 def search(contact: SiteContact, crawler) -> tuple[list[Found], int, str]:
-    """Search ``contact``'s site for addresses with ``crawler`` (a crawler.lib.pipeline.Crawler):
+    """Search ``contact``'s site for addresses with ``crawler`` (a lib.crawl.pipeline.Crawler):
     each origin's security.txt and home page, the matched pages, then the contact pages they
     link to, at most settings.CONTACT_SEARCH_MAX_PAGES fetches, under the politeness delay of
     the pages' target site (else the crawler's default). Returns (addresses found, pages read,

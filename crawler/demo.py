@@ -31,7 +31,7 @@ DEFAULT_PORT = 8931
 PLATFORM_DIR = SITE_DIR.parent / "platform_site"
 PLATFORM_SITE_NAME = "示例内容平台 (demo)"
 PLATFORM_PORT = 8932
-#: The loopback RDAP server of `make run` (crawler.lib.rdap_server, DEMO_RDAP_PORT).
+#: The loopback RDAP server of `make run` (lib.crawl.rdap_server, DEMO_RDAP_PORT).
 RDAP_PORT = 8933
 # the site's own pages; the real news pages link to their original sites' paths, which would
 # only be 404s here

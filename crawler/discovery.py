@@ -34,13 +34,13 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from core import notes
+from core.models import Work
 from crawler import labels, matching
-from crawler.lib.canonical import host_of, in_domains
-from crawler.lib.outcomes import Outcome
 from crawler.models import CandidateSite, CandidateStatus, Match, ReviewStatus, TargetSite
-from tracker.core import notes
-from tracker.core.models import Work
-from tracker.text import Extracted, decode_bytes, extract_document
+from lib.crawl.canonical import host_of, in_domains
+from lib.crawl.outcomes import Outcome
+from lib.text import Extracted, decode_bytes, extract_document
 
 LINKED_FROM_KEPT = 10  # source pages kept as evidence per candidate
 _SETTLED = (CandidateStatus.PROMOTED, CandidateStatus.DISMISSED)
@@ -85,7 +85,7 @@ def count_links(outlinks, known_domains: list[str]) -> dict[str, Evidence]:
 
 
 def discover(crawler, engine) -> list[CandidateSite]:
-    """One discovery pass (module docstring) with ``crawler`` (a crawler.lib.pipeline.Crawler: its
+    """One discovery pass (module docstring) with ``crawler`` (a lib.crawl.pipeline.Crawler: its
     page store, robots.txt cache, politeness and Fetcher) and ``engine`` (a fingerprint.Engine).
 
     Returns the candidates sampled in this pass. Raises the storage errors of MongoDB, Redis or
@@ -177,7 +177,7 @@ def read_page(url: str, crawler) -> tuple[Extracted | None, tuple[Outcome, str] 
 
 def _problems_note(problems: list[tuple[str, Outcome, str]]) -> str:
     """The candidate's note for the pages that could not be read, ``[(url, outcome, reason)]``:
-    a coded note (``tracker.core.notes``), the outcome in words of the reader's language."""
+    a coded note (``core.notes``), the outcome in words of the reader's language."""
     if not problems:
         return ""
     return notes.coded("sample_problems", gettext_noop("pages not read: %(pages)s"), pages=[

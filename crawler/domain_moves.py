@@ -37,10 +37,10 @@ from django.db.models import Q
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext
 
+from core import notes
+from core.models import AuditEvent
+from core.queueing import queue_after_commit
 from crawler.discovery import read_page
-from crawler.lib.canonical import InvalidURL, canonical_url, host_of, in_domains, origin_of
-from crawler.lib.domains import registered_domain
-from crawler.lib.outcomes import Outcome
 from crawler.models import (
     CandidateSite,
     CandidateStatus,
@@ -51,9 +51,9 @@ from crawler.models import (
     TargetSite,
     WhitelistedDomain,
 )
-from tracker.core import notes
-from tracker.core.models import AuditEvent
-from tracker.core.queueing import queue_after_commit
+from lib.crawl.canonical import InvalidURL, canonical_url, host_of, in_domains, origin_of
+from lib.crawl.domains import registered_domain
+from lib.crawl.outcomes import Outcome
 
 PERMANENT = (301, 308)
 EVIDENCE_KEPT = 10  # redirects or pages kept as the evidence of one proposal
@@ -71,7 +71,7 @@ def on_scan_closed(sender, scan_id: int, **kwargs) -> None:
 
 def check_scan(scan: ScanRun, crawler) -> list[CandidateSite]:
     """Look for the new domain of ``scan``'s site (the module docstring's two ways) with
-    ``crawler`` (a crawler.lib.pipeline.Crawler: crawl log, page store, fetcher, robots.txt
+    ``crawler`` (a lib.crawl.pipeline.Crawler: crawl log, page store, fetcher, robots.txt
     cache, politeness). Returns the candidates proposed or confirmed as moved from the site.
     Raises the storage errors of MongoDB or Redis (the calling task retries)."""
     site = scan.site

@@ -6,13 +6,13 @@ times as "YYYY-MM-DD HH:MM:SS" that spreadsheets read as dates; XLSX with number
 cells; the headings of time columns name the time zone, ``zone_heading``) and by
 ``manage.py matches`` (column keys as headings, raw values). ``spreadsheet_csv`` writes the
 dashboard's CSV of any table (the case list's too, ``crawler.case_exports``). The chapter column
-and the passages come from ``tracker.core.chapters.attribute``, like everywhere else.
+and the passages come from ``core.chapters.attribute``, like everywhere else.
 
 Cells that a spreadsheet would run as a formula (starting with = + - @, a tab or a carriage
 return) get a leading apostrophe in CSV and XLSX, and control characters are shown as visible
-escapes (``tracker.core.spreadsheets.safe``): page titles and URLs come from crawled sites,
+escapes (``core.spreadsheets.safe``): page titles and URLs come from crawled sites,
 which anyone can write (OWASP, "CSV Injection"). JSON Lines is not for spreadsheets and keeps
-every value (control characters written as JSON escapes, ``tracker.text.untrusted.json_text``).
+every value (control characters written as JSON escapes, ``lib.text.untrusted.json_text``).
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from core.chapters import attribute, passages_from_json
+from core.spreadsheets import safe
 from crawler.provenance import found_by, way_names
-from tracker.core.chapters import attribute, passages_from_json
-from tracker.core.spreadsheets import safe
-from tracker.text.untrusted import json_text
+from lib.text.untrusted import json_text
 
 #: (key, heading, XLSX column width in characters), in row order.
 COLUMNS = [

@@ -1,6 +1,6 @@
 """The crawler's stored codes in words of the active language, for the pages people read: what
 started a scan (``ScanRun.trigger``), why URLs gave no page (``ScanRun.errors``, keyed by
-``crawler.lib.outcomes.Outcome`` values) and where a scan spent its time (``ScanRun.stage_seconds``).
+``lib.crawl.outcomes.Outcome`` values) and where a scan spent its time (``ScanRun.stage_seconds``).
 Codes stay codes in the database, exports and the API; unknown codes are shown as they are."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from tracker.core import notes
+from core import notes
 
 TRIGGERS = {
     "schedule": gettext_lazy("schedule"), "command": gettext_lazy("command line"),
@@ -84,7 +84,7 @@ def split_errors(errors: Mapping[str, int] | None) -> tuple[dict, dict]:
 
 
 def outcome_note(code: str) -> str:
-    """An outcome code (OUTCOMES) as a coded note (``tracker.core.notes``) of its English label,
+    """An outcome code (OUTCOMES) as a coded note (``core.notes``) of its English label,
     put into words of the reader's language when shown."""
     with translation.override("en"):
         return notes.coded("outcome", str(OUTCOMES.get(code, code)))

@@ -4,7 +4,7 @@
 copies (``record_matches`` takes what the engine found instead), drops those whose rights
 holder whitelisted the page's domain, and upserts one Match row per (page, work): a new row on first sight, else ``last_seen``, scores, passages and the cited
 version are updated. The passages are stored cut at the work's chapter boundaries and the row
-names the chapters copied (``tracker.core.chapters.attribute``) (first_seen and the review status stay). Works the page matched before but
+names the chapters copied (``core.chapters.attribute``) (first_seen and the review status stay). Works the page matched before but
 no longer does keep their row, marked ``still_matching = False``: the evidence stays. Each
 row belongs to the case of its work on the page's registered domain (``crawler.cases``).
 An unchanged page is not matched again (``seen_again`` moves its matches' ``last_seen``) unless
@@ -24,12 +24,12 @@ from django.db.models import Q
 from django.dispatch import Signal
 from django.utils import timezone
 
+from core.chapters import attribute
+from core.models import Work
 from crawler import cases
-from crawler.lib.domains import site_covering
-from crawler.lib.pagestore import Page, PageVersion
 from crawler.models import Match, ScanRun, SearchHit, TargetSite, WhitelistedDomain
-from tracker.core.chapters import attribute
-from tracker.core.models import Work
+from lib.crawl.domains import site_covering
+from lib.crawl.pagestore import Page, PageVersion
 
 # Sent after ``record_matches`` recorded matches of a page version: keyword arguments ``page``
 # (Page), ``version`` (PageVersion), ``matches`` (list of the Match rows recorded for it, as
@@ -197,7 +197,7 @@ def _tie_search_hits(url: str, rows: list[Match]) -> None:
 def page_site(page: Page) -> int | None:
     """The TargetSite id of ``page`` when no scan names it (a stored page searched for new
     works): the site that stored it when it is still registered, else the site whose allowed
-    domains cover its host (``crawler.lib.domains.site_covering``), else None."""
+    domains cover its host (``lib.crawl.domains.site_covering``), else None."""
     sites = dict(TargetSite.objects.values_list("pk", "allowed_domains"))
     if page.site_id in sites:
         return page.site_id

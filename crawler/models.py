@@ -32,13 +32,13 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from core import notes
+from core.models import RightsHolder, Work
 from crawler.labels import ADDRESS_KINDS
-from crawler.lib.canonical import InvalidURL, canonical_url, host_of
-from crawler.lib.config import CrawlConfig
-from crawler.lib.pipeline import SiteRules
-from crawler.lib.ssrf import RefusedAddress, check_literal, parse_allow_list
-from tracker.core import notes
-from tracker.core.models import RightsHolder, Work
+from lib.crawl.canonical import InvalidURL, canonical_url, host_of
+from lib.crawl.config import CrawlConfig
+from lib.crawl.pipeline import SiteRules
+from lib.crawl.ssrf import RefusedAddress, check_literal, parse_allow_list
 
 
 def _validate_start_urls(value):
@@ -92,7 +92,7 @@ class TargetSite(models.Model):
         delay_seconds: politeness delay between two fetches from one host, in seconds; a
             larger robots.txt Crawl-delay wins.
         enabled: scheduled scans run only for enabled sites.
-        needs_browser: its HTML pages are rendered in headless Chromium (crawler.lib.render), on
+        needs_browser: its HTML pages are rendered in headless Chromium (lib.crawl.render), on
             the Celery queue settings.QUEUE_RENDER, before their text is taken: for sites that
             deliver their text by JavaScript.
         periodic_task: its django-celery-beat schedule (managed by crawler.schedule).
@@ -142,7 +142,7 @@ class TargetSite(models.Model):
         super().save(*args, **kwargs)
 
     def rules(self):
-        """The crawl rules of this site: a ``crawler.lib.pipeline.SiteRules``."""
+        """The crawl rules of this site: a ``lib.crawl.pipeline.SiteRules``."""
         return SiteRules(site_id=self.pk, allowed_domains=tuple(self.allowed_domains),
                          path_patterns=tuple(self.path_patterns), delay_seconds=self.delay_seconds,
                          needs_browser=self.needs_browser,
@@ -168,7 +168,7 @@ class ScanRun(models.Model):
             and unchanged pages plus feeds and sitemaps, which add up to it; a page without
             text counts under errors); pages_new / pages_changed: pages whose text was new or
             changed (these are matched); pages_unchanged: 304 answers or the same content.
-        errors: {outcome: count} of the URLs that gave no page (crawler.lib.outcomes.Outcome values,
+        errors: {outcome: count} of the URLs that gave no page (lib.crawl.outcomes.Outcome values,
             e.g. {"timeout": 2, "robots_disallowed": 1}), plus "match_failed": pages that could
             not be matched (engine or storage failure; the worker log says why).
         matches_found: matches recorded or confirmed again in this scan; matches_new: of those,
@@ -225,7 +225,7 @@ class ScanRun(models.Model):
 
     @property
     def note_words(self) -> str:
-        """The note in words of the active language (``tracker.core.notes``); "" for none."""
+        """The note in words of the active language (``core.notes``); "" for none."""
         return notes.in_words(self.note)
 
 
@@ -317,7 +317,7 @@ class Match(models.Model):
         passages: ``[{"page_start", "page_end", "work_start", "work_end"}]``, character offsets
             (end exclusive) into the version's text and the work's text.
         section: titles of the work's chapters the passages cover, "; "-separated, in the
-            work's order (tracker.core.chapters.attribute), or ''.
+            work's order (core.chapters.attribute), or ''.
         first_seen / last_seen: first and latest time the page was found matching.
         still_matching: False once a later version of the page no longer matches.
         case: the case (work x registered domain) this page belongs to.
@@ -609,7 +609,7 @@ class Case(models.Model):
         domain: the registered domain, e.g. "example.com" for pages on news.example.com.
         state: a CaseState value.
         state_reason: why the case is in its state when a reason was given (a coded note,
-            ``tracker.core.notes``, or a person's text), e.g. the whitelist that dismissed it.
+            ``core.notes``, or a person's text), e.g. the whitelist that dismissed it.
         opened_at: when its first page was recorded; state_changed_at: its latest move.
         first_scan: the scan that found its first page, or None (stored-page search, import).
         notice_sent_at / removed_at: when a notice citing its pages was sent / when its pages
@@ -677,7 +677,7 @@ class SiteContact(models.Model):
         confirmed_by / confirmed_at: who set or confirmed the address, and when.
         search: the state of the search for addresses (ContactSearch), asked at
             ``search_asked_at``, ``search_attempts`` tries; ``search_note``: a coded note
-            (``tracker.core.notes``) of its result or failure.
+            (``core.notes``) of its result or failure.
         rdap, rdap_asked_at, rdap_attempts, rdap_note: the same for the RDAP lookup of its
             registrar's and hosting provider's abuse addresses (``crawler.rdap_contacts``).
         refused: the addresses found but refused, [{"address": the first 80 characters,

@@ -1,5 +1,5 @@
 """The platforms' registry of this installation (settings.PLATFORM_REGISTRY_PATH, read with
-``crawler.lib.platforms``): the platform a case lives on, and the system check that names the
+``lib.crawl.platforms``): the platform a case lives on, and the system check that names the
 line of an error in the file when Django starts (``manage.py check``, ``runserver``,
 ``migrate``, `make run`)."""
 
@@ -10,8 +10,8 @@ import functools
 from django.conf import settings
 from django.core import checks
 
-from crawler.lib import platforms
-from crawler.lib.platforms import Platform, RegistryError
+from lib.crawl import platforms
+from lib.crawl.platforms import Platform, RegistryError
 
 
 @functools.cache

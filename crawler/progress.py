@@ -16,10 +16,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
+from core.connections import storage_errors
+from core.scoping import scope, sees_all
 from crawler import labels, scans
 from crawler.models import Match, ScanRun, ScanStatus
-from tracker.core.connections import storage_errors
-from tracker.core.scoping import scope, sees_all
 
 
 def matches_url(scan_id: int) -> str:

@@ -7,17 +7,17 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from core.errors import ActionError
+from core.models import AuditEvent
 from crawler import scans
-from crawler.lib.canonical import InvalidURL, canonical_url, host_of
-from crawler.lib.ssrf import RefusedAddress, check_url, parse_allow_list
 from crawler.models import (
     ProposalStatus,
     SiteProposal,
     TargetSite,
 )
 from crawler.site_actions import do_save_site
-from tracker.core.errors import ActionError
-from tracker.core.models import AuditEvent
+from lib.crawl.canonical import InvalidURL, canonical_url, host_of
+from lib.crawl.ssrf import RefusedAddress, check_url, parse_allow_list
 
 
 def check_site_url(url: str) -> str:

@@ -11,11 +11,11 @@ from django.core.exceptions import ValidationError
 from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
+from core.admin import HolderScopedAdmin
+from core.errors import ActionError
+from core.scoping import sees_all
 from crawler import proposal_actions
 from crawler.models import ProposalStatus, SiteProposal
-from tracker.core.admin import HolderScopedAdmin
-from tracker.core.errors import ActionError
-from tracker.core.scoping import sees_all
 
 _PROPOSED = ["url", "holder", "proposed_by", "reason", "status", "created_at"]
 _DECIDED = ["decided_by", "decided_at", "decision_reason", "site"]

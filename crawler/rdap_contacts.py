@@ -2,7 +2,7 @@
 its hosting provider's (for the IP addresses of its hosts), stored as suggestions with their
 source, used only once staff confirm one (``crawler.contacts.do_set_contact``).
 
-``lookup`` asks (``crawler.lib.rdap``: IANA bootstrap, RFC 9083 answers); the task
+``lookup`` asks (``lib.crawl.rdap``: IANA bootstrap, RFC 9083 answers); the task
 ``crawler.find_rdap_contacts`` runs it and records the outcome with the actions, each atomic
 and audited with kind "site": ``do_record_rdap_lookup`` (done or failed, the addresses kept and
 refused) and ``do_note_rdap_retry`` (a timeout, 429, 5xx or malformed answer: retried with
@@ -19,10 +19,10 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext_noop
 
+from core import notes
 from crawler.contacts import Found, audit, store_found, sweep_searches
-from crawler.lib.rdap import RdapClient, RdapNotFound
 from crawler.models import ContactSearch, ContactSource, Match, SiteContact
-from tracker.core import notes
+from lib.crawl.rdap import RdapClient, RdapNotFound
 
 #: The sources the RDAP lookup gives (its refusals are replaced by each lookup's).
 RDAP_SOURCES = (ContactSource.RDAP_REGISTRAR, ContactSource.RDAP_HOST)

@@ -1,6 +1,6 @@
 """Stored pages searched for newly indexed works (retro-match), without crawling again.
 
-When a work's text is indexed (``tracker.core.ingestion.work_indexed``), its id joins a Redis set
+When a work's text is indexed (``core.ingestion.work_indexed``), its id joins a Redis set
 of pending works and one ``crawler.rematch_pending`` task (queue "match") is scheduled
 settings.REMATCH_COALESCE_SECONDS later, unless one is scheduled already: a 1,000-work import
 is one pass over the page library, not 1,000.
@@ -11,7 +11,7 @@ of each current page version of the library are looked up in it, after a vectori
 chunk of versions that drops pages sharing no key with the new works. With the engine's rewrite
 stage on, the texts of the other versions are cut into sentences and looked up in the new works'
 rewrite keys (``fingerprint.rewrite``), so that a rewritten copy (洗稿) is searched too. The keys are those kept
-with the version when it was matched (crawler.lib.pagekeys); a version without keys, or with keys
+with the version when it was matched (lib.crawl.pagekeys); a version without keys, or with keys
 of another fingerprint version or configuration, has its text fingerprinted again (and the
 keys stored). A page where the small index names a candidate among the new works is matched
 again with the platform's engine through ``crawler.matching.match_version`` (the same
@@ -32,16 +32,16 @@ from django.db import transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
+from core.connections import get_redis
+from core.models import Work, WorkStatus
+from core.queueing import queue_after_commit
 from crawler import matching
-from crawler.lib import pagekeys
-from crawler.lib.hanpairs import PairIndex, han_pairs
 from crawler.models import RematchJob
 from fingerprint import TextTooLargeError
 from fingerprint.index import MemoryIndex
 from fingerprint.rewrite.stage import RewriteStage
-from tracker.core.connections import get_redis
-from tracker.core.models import Work, WorkStatus
-from tracker.core.queueing import queue_after_commit
+from lib.crawl import pagekeys
+from lib.crawl.hanpairs import PairIndex, han_pairs
 
 log = logging.getLogger(__name__)
 PENDING_KEY = "crawl:rematch:pending"  # Redis set of Work ids waiting for a pass
@@ -80,7 +80,7 @@ def take_pending() -> list[int]:
 
 
 def run(work_ids: list[int], engine, pages) -> RematchJob | None:
-    """Search every current page version of ``pages`` (a crawler.lib.pagestore.PageStore) for the
+    """Search every current page version of ``pages`` (a lib.crawl.pagestore.PageStore) for the
     indexed works among ``work_ids`` and record their matches with ``engine`` (the platform's
     fingerprint.Engine). Returns the RematchJob (None when no such work is indexed).
 

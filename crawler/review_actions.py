@@ -4,7 +4,7 @@ revised later, again with a reason, and the trail keeps both. Whitelisting a dom
 its open cases (``crawler.cases.do_dismiss_whitelisted_cases``).
 
 Each action is atomic, records the acting person in the audit trail
-(``tracker.core.models.AuditEvent``) and queues its follow-ups only once its transaction
+(``core.models.AuditEvent``) and queues its follow-ups only once its transaction
 commits; the admin, tasks, commands and the dashboard call these, never the models' writers.
 """
 
@@ -13,14 +13,14 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from core.errors import ActionError
+from core.models import AuditEvent
 from crawler import cases
 from crawler.models import (
     Match,
     ReviewStatus,
     WhitelistedDomain,
 )
-from tracker.core.errors import ActionError
-from tracker.core.models import AuditEvent
 
 
 def review_choices() -> list[tuple[str, str]]:

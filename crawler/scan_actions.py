@@ -6,6 +6,8 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils.translation import gettext_noop
 
+from core import notes
+from core.models import AuditEvent
 from crawler import scans
 from crawler.models import (
     ScanRun,
@@ -13,8 +15,6 @@ from crawler.models import (
     TargetSite,
 )
 from crawler.tasks import launch
-from tracker.core import notes
-from tracker.core.models import AuditEvent
 
 
 def do_start_scan(site: TargetSite, *, acting_user=None, trigger: str = "command",

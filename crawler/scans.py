@@ -23,13 +23,13 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 from tqdm import tqdm
 
-from crawler.lib.config import CrawlConfig
-from crawler.lib.frontier import Frontier, FrontierState
-from crawler.lib.outcomes import Outcome
-from crawler.lib.pipeline import Crawler
+from core import notes
+from core.connections import get_mongo_db, get_redis
 from crawler.models import Match, ScanRun, ScanStatus, TargetSite
-from tracker.core import notes
-from tracker.core.connections import get_mongo_db, get_redis
+from lib.crawl.config import CrawlConfig
+from lib.crawl.frontier import Frontier, FrontierState
+from lib.crawl.outcomes import Outcome
+from lib.crawl.pipeline import Crawler
 
 log = logging.getLogger(__name__)
 _RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"

@@ -27,7 +27,7 @@ from django.utils.translation import gettext as _
 from django_celery_beat.models import CrontabSchedule, PeriodicTask
 
 from crawler.models import TargetSite
-from tracker.text.untrusted import ascii_int
+from lib.text.untrusted import ascii_int
 
 DAILY, WEEKLY, HOURLY = "daily", "weekly", "hourly"
 FREQUENCIES = [(DAILY, gettext_lazy("daily")), (WEEKLY, gettext_lazy("weekly")),

@@ -10,11 +10,11 @@ from django.shortcuts import get_object_or_404, redirect
 from django.urls import path, reverse
 from django.utils.translation import gettext_lazy as _
 
+from core import notes
+from core.admin import RecordAdminMixin
+from core.models import Work
 from crawler import search_discovery
 from crawler.models import SearchQuery, SearchRun
-from tracker.core import notes
-from tracker.core.admin import RecordAdminMixin
-from tracker.core.models import Work
 
 
 class SearchQueryInline(admin.TabularInline):

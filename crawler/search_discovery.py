@@ -5,7 +5,7 @@ A run (``SearchRun``, started by ``do_start_search_run``: beat daily, the ``disc
 staff on the work admin) goes over the indexed works, or one work, in its task
 (``crawler.search_web`` on settings.QUEUE_SEARCH; ``run``):
 
-1. Each work's phrases (``crawler.lib.search.phrases.choose``; rarity over the registered
+1. Each work's phrases (``lib.crawl.search.phrases.choose``; rarity over the registered
    works' text, the holder's other works' shared runs left out): settings.
    SEARCH_QUERIES_PER_SECTION a chapter, at most settings.SEARCH_MAX_QUERIES_PER_WORK. The
    daily run skips a phrase asked within settings.SEARCH_REPEAT_DAYS (new works and chapters
@@ -45,14 +45,13 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from core import notes
+from core.connections import get_redis
+from core.ingestion import work_text
+from core.models import AuditEvent, Work
+from core.models.works import WorkStatus
+from core.queueing import queue_after_commit
 from crawler import matching
-from crawler.lib import pagekeys
-from crawler.lib.canonical import InvalidURL, canonical_url, host_of, in_domains
-from crawler.lib.frontier import Frontier
-from crawler.lib.outcomes import Outcome
-from crawler.lib.pipeline import SiteRules, UrlTask
-from crawler.lib.search import phrases
-from crawler.lib.search.providers import Provider, SearchError, parse_providers, search_with_retries
 from crawler.models import (
     CandidateSite,
     CandidateStatus,
@@ -64,12 +63,13 @@ from crawler.models import (
     SearchRunStatus,
     TargetSite,
 )
-from tracker.core import notes
-from tracker.core.connections import get_redis
-from tracker.core.ingestion import work_text
-from tracker.core.models import AuditEvent, Work
-from tracker.core.models.works import WorkStatus
-from tracker.core.queueing import queue_after_commit
+from lib.crawl import pagekeys
+from lib.crawl.canonical import InvalidURL, canonical_url, host_of, in_domains
+from lib.crawl.frontier import Frontier
+from lib.crawl.outcomes import Outcome
+from lib.crawl.pipeline import SiteRules, UrlTask
+from lib.crawl.search import phrases
+from lib.crawl.search.providers import Provider, SearchError, parse_providers, search_with_retries
 
 log = logging.getLogger(__name__)
 FRONTIER_PREFIX = "crawl:search"  # Redis keys of a run's frontier (seen-set, counters)
@@ -136,7 +136,7 @@ def do_start_search_run(work: Work | None = None, *, trigger: str = "command",
 
 
 def run(run_id: int, crawler, engine) -> SearchRun:
-    """Do search run ``run_id`` (module docstring) with ``crawler`` (crawler.lib.pipeline.Crawler
+    """Do search run ``run_id`` (module docstring) with ``crawler`` (lib.crawl.pipeline.Crawler
     of the process) and ``engine`` (fingerprint.Engine). Returns the SearchRun, closed. A run
     no longer running (closed by the sweeper) is returned as it is. Raises the storage errors
     of MongoDB and Redis (the task retries; the run goes on where it is)."""

@@ -10,12 +10,12 @@ from celery.utils.log import get_task_logger
 from django.conf import settings
 from django.utils.translation import gettext_noop
 
+from core import notes
+from core.connections import storage_errors
+from core.engine import get_engine
 from crawler import scans, search_discovery
 from crawler.models import SearchRun, SearchRunStatus
-from tracker.core import notes
-from tracker.core.connections import storage_errors
-from tracker.core.engine import get_engine
-from tracker.runtime.backoff import backoff_delay
+from lib.runtime.backoff import backoff_delay
 
 log = get_task_logger(__name__)
 

@@ -9,17 +9,17 @@ from django.db.models import Q
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from core import notes
+from core.errors import ActionError
+from core.models import AuditEvent
+from core.models.audit import CHECK_REQUESTED
+from core.queueing import queue_after_commit
 from crawler import schedule
 from crawler.models import (
     Match,
     ReviewStatus,
     TargetSite,
 )
-from tracker.core import notes
-from tracker.core.errors import ActionError
-from tracker.core.models import AuditEvent
-from tracker.core.models.audit import CHECK_REQUESTED
-from tracker.core.queueing import queue_after_commit
 
 
 def do_save_site(site: TargetSite, acting_user, changed: list[str] | None = None,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 
-from crawler.lib.canonical import InvalidURL, canonical_url
-from crawler.lib.errors import CrawlerError
 from crawler.models import TargetSite
 from crawler.site_actions import do_save_site
-from tracker.text.untrusted import ascii_int
+from lib.crawl.canonical import InvalidURL, canonical_url
+from lib.crawl.errors import CrawlerError
+from lib.text.untrusted import ascii_int
 
 
 class SiteNotFound(CrawlerError, LookupError):

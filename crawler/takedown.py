@@ -1,8 +1,8 @@
 """Takedown verification: is a matched page still there?
 
 ``verify_match`` fetches a match's URL with the crawler's own machinery (the process's
-``crawler.lib.pipeline.Crawler``: robots.txt cache, politeness slots per host, the Fetcher and its
-SSRF guard), extracts the text the way a crawl does (``tracker.text``) and matches it with the
+``lib.crawl.pipeline.Crawler``: robots.txt cache, politeness slots per host, the Fetcher and its
+SSRF guard), extracts the text the way a crawl does (``lib.text``) and matches it with the
 engine again. ``record_check`` stores the outcome as a TakedownCheck (time, HTTP status, text
 hash) and applies it: a removed page's match stops "still matching", a removed page that comes
 back is reopened; both are written to the audit trail (kind "notice": takedown evidence) and
@@ -27,19 +27,19 @@ from django.dispatch import Signal
 from django.utils import timezone, translation
 from django.utils.translation import gettext_noop
 
+from core import notes
+from core.models import AuditEvent
 from crawler import cases, scans
-from crawler.lib.canonical import host_of
-from crawler.lib.outcomes import Outcome
 from crawler.models import CheckOutcome, Match, ScanRun, TakedownCheck
-from tracker.core import notes
-from tracker.core.models import AuditEvent
-from tracker.text import decode_bytes, extract_document
+from lib.crawl.canonical import host_of
+from lib.crawl.outcomes import Outcome
+from lib.text import decode_bytes, extract_document
 
 # Sent after a check changed a match: keyword arguments ``match`` (Match), ``check``
 # (TakedownCheck) and ``change`` ("removed": the copy is gone; "reopened": it came back).
 takedown_changed = Signal()
 # Sent after ``verify_match`` (or a scan, ``record_gone``) recorded a check that fetched the page: keyword arguments ``match``,
-# ``check`` (TakedownCheck) and ``exchange`` (crawler.lib.exchange.Exchange, the check's raw HTTP
+# ``check`` (TakedownCheck) and ``exchange`` (lib.crawl.exchange.Exchange, the check's raw HTTP
 # exchange). Receivers: crawler.evidence (proof of removal).
 takedown_checked = Signal()
 
@@ -68,7 +68,7 @@ def verify_match(match: Match, engine) -> TakedownCheck:
 
     Args:
         match: the Match to check.
-        engine: the platform's fingerprint.Engine (``tracker.core.engine.get_engine()``).
+        engine: the platform's fingerprint.Engine (``core.engine.get_engine()``).
 
     Returns:
         The TakedownCheck recorded.
@@ -162,7 +162,7 @@ def record_check(match: Match, outcome: str, http_status: int | None, digest: st
 
 
 def _check_reason(check: TakedownCheck) -> str:
-    """The audit reason (a coded note, ``tracker.core.notes``) of ``check`` changing its match:
+    """The audit reason (a coded note, ``core.notes``) of ``check`` changing its match:
     the check's id, time (shown in the reader's zone), outcome in words, HTTP status, text
     digest and its own note."""
     status = (f"HTTP {check.http_status}" if check.http_status
@@ -188,7 +188,7 @@ def outcome_note(outcome: str) -> str:
 def record_gone(scan_id: int, url: str, http_status: int | None, exchange=None) -> int:
     """A scan met canonical ``url`` answering ``http_status``: when it is 404 or 410, record a
     'removed' check of every match still standing at that URL and, with the scan's raw
-    ``exchange`` (crawler.lib.exchange.Exchange), send ``takedown_checked`` for each (proof of
+    ``exchange`` (lib.crawl.exchange.Exchange), send ``takedown_checked`` for each (proof of
     removal). Returns the checks recorded."""
     if http_status not in GONE_STATUSES:
         return 0

@@ -14,7 +14,7 @@ worker killed meanwhile gets the crawl task back, finds the page stored but not 
 matches it), else through one match_page task; the task that brings the scan's pending count
 to zero closes the scan run. MongoDB or Redis being unreachable makes a
 task retry with backoff (``settings.CRAWL_STORAGE_RETRIES`` times, delays from
-``tracker.runtime.backoff.backoff_delay``), after which the URL counts as failed. The per-page
+``lib.runtime.backoff.backoff_delay``), after which the URL counts as failed. The per-page
 tasks keep no result in the result backend (nobody reads it; the frontier's counters and the
 crawl log are the record): one Redis write and one key per page fewer.
 """
@@ -31,6 +31,9 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext_noop
 
+from core import import_jobs, notes, registration
+from core.connections import get_redis, storage_errors
+from core.engine import get_engine
 from crawler import (
     archives,
     contacts,
@@ -42,16 +45,13 @@ from crawler import (
     scans,
     takedown,
 )
-from crawler.lib import pagekeys
-from crawler.lib.frontier import microseconds
-from crawler.lib.outcomes import Outcome
-from crawler.lib.pipeline import SiteRules, UrlTask
-from crawler.lib.rdap import RdapRetryable
 from crawler.models import CandidateStatus, ContactSearch, Match, ScanRun, SiteContact, TargetSite
-from tracker.core import import_jobs, notes, registration
-from tracker.core.connections import get_redis, storage_errors
-from tracker.core.engine import get_engine
-from tracker.runtime.backoff import backoff_delay
+from lib.crawl import pagekeys
+from lib.crawl.frontier import microseconds
+from lib.crawl.outcomes import Outcome
+from lib.crawl.pipeline import SiteRules, UrlTask
+from lib.crawl.rdap import RdapRetryable
+from lib.runtime.backoff import backoff_delay
 
 log = get_task_logger(__name__)  # into the worker's log file (-f), with the task id
 
@@ -122,7 +122,7 @@ def start_scan(self, site_id: int, max_pages: int | None = None, trigger: str = 
              ignore_result=True)
 def crawl_url(self, scan_id: int, url: str, depth: int = 0, attempt: int = 0,
               reserved: bool = False, token: str = "") -> str:
-    """Crawl one admitted URL of scan ``scan_id`` (see crawler.lib.pipeline.Crawler.step); the
+    """Crawl one admitted URL of scan ``scan_id`` (see lib.crawl.pipeline.Crawler.step); the
     task of a URL sent again with a countdown (politeness slot, retry backoff).
 
     Returns the outcome value, 'deferred' when the URL was sent again with a countdown, or
@@ -148,7 +148,7 @@ def crawl_urls(self, scan_id: int, urls: list, token: str = "", start: int = 0) 
 def render_url(self, scan_id: int, url: str, depth: int = 0, attempt: int = 0,
                reserved: bool = False, token: str = "") -> str:
     """crawl_url for a site that needs a browser (its HTML pages are rendered in Chromium,
-    crawler.lib.render), on settings.QUEUE_RENDER. Returns what crawl_url returns."""
+    lib.crawl.render), on settings.QUEUE_RENDER. Returns what crawl_url returns."""
     return _crawl(self, scan_id, [[url, depth, attempt, reserved]], token)[0]
 
 
@@ -355,8 +355,8 @@ def _done(scan_id: int, task_id: str, url_finished: bool = True) -> None:
 def sweep_stuck() -> dict:
     """Resolve stuck states (beat, every settings.SWEEP_INTERVAL_SECONDS): close as failed the
     running scans that are stuck (crawler.scans.sweep_stuck), queue again the works left
-    pending (tracker.core.registration.requeue_pending) and resume or fail the dashboard imports
-    whose worker was lost (tracker.core.import_jobs.fail_stale).
+    pending (core.registration.requeue_pending) and resume or fail the dashboard imports
+    whose worker was lost (core.import_jobs.fail_stale).
 
     The contact searches and RDAP lookups whose task was lost are resumed or failed
     (crawler.contacts.sweep_searches, crawler.rdap_contacts.sweep_lookups); the archive scans without progress are sent again

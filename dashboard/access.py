@@ -1,15 +1,15 @@
-"""The overview's querysets, narrowed by ``tracker.core.scoping``: staff see every holder's
+"""The overview's querysets, narrowed by ``core.scoping``: staff see every holder's
 data, a holder's users only their own. The admin pages, exports and URLs scope the same way
-through ``tracker.core.admin.HolderScopedAdmin``, so another holder's id is not found (404).
+through ``core.admin.HolderScopedAdmin``, so another holder's id is not found (404).
 """
 
 from __future__ import annotations
 
 from django.db.models import QuerySet
 
+from core.scoping import scope
 from crawler.models import Match
 from dashboard.models import TakedownNotice
-from tracker.core.scoping import scope
 
 
 def matches_for(user) -> QuerySet:

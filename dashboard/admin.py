@@ -1,7 +1,7 @@
 """The dashboard's admin pages: match list, evidence view and review, takedown notices, audit
 trail, exports; the overview sits on the admin's index page (templates/admin/index.html).
 
-Every page is a ``HolderScopedAdmin`` (tracker/core/admin.py): staff see everything, a holder's
+Every page is a ``HolderScopedAdmin`` (core/admin.py): staff see everything, a holder's
 users only their holder's rows, and any other id answers 404, in lists, pages and exports.
 """
 
@@ -24,9 +24,15 @@ from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from core.admin import (  # also registers the core pages first
+    HolderScopedAdmin,
+    RecordAdminMixin,
+)
+from core.errors import ActionError
+from core.models import AuditEvent
+from core.scoping import sees_all
 from crawler import exports, provenance, review_actions
 from crawler.evidence.verdicts import verdict_words
-from crawler.lib.evidence.verify import FAIL, UNVERIFIED, VALID
 from crawler.models import Match, ReviewStatus
 from dashboard import (
     audit_links,
@@ -61,13 +67,7 @@ from dashboard.models import (
     TakedownNotice,
 )
 from dashboard.work_columns import WorkColumns
-from tracker.core.admin import (  # also registers the core pages first
-    HolderScopedAdmin,
-    RecordAdminMixin,
-)
-from tracker.core.errors import ActionError
-from tracker.core.models import AuditEvent
-from tracker.core.scoping import sees_all
+from lib.evidence.verify import FAIL, UNVERIFIED, VALID
 
 
 def _attachment(content: bytes, content_type: str, filename: str) -> HttpResponse:

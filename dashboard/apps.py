@@ -17,9 +17,9 @@ class DashboardConfig(AppConfig):
         # here, not at the top: the models may be imported only once the app registry is ready
         from django.core import checks
 
+        from core.models import AuditEvent, register_state_labels
         from dashboard import dkim_signing, signals
         from dashboard.models import NoticeEvent
-        from tracker.core.models import AuditEvent, register_state_labels
 
         register_state_labels(AuditEvent.Kind.NOTICE, NoticeEvent)
         signals.connect()

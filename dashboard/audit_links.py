@@ -1,7 +1,7 @@
 """Links from audit-trail rows to what they are about (a match, a notice, a work, a site, a scan)
 when the viewer may open it.
 
-The trail names its subject generically (content type + id, ``tracker.core`` knows no model
+The trail names its subject generically (content type + id, ``core`` knows no model
 above it); here, above every app, each subject's admin page decides: the link is given only
 when that page's ``has_view_permission`` allows the viewer and its (holder-scoped) queryset
 holds the object, so a holder's users never get a link to another holder's record.

@@ -32,9 +32,12 @@ from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from core.admin import HolderScopedAdmin
+from core.errors import ActionError
+from core.models import AuditEvent
+from core.scoping import sees_all
 from crawler import case_actions, case_exports, cases, contacts
 from crawler.evidence.models import Capture, CaptureState
-from crawler.lib.evidence.signing import SigningError
 from crawler.models import (
     Case,
     CaseState,
@@ -57,10 +60,7 @@ from dashboard.models import (
 )
 from dashboard.pdf import PdfUnavailableError
 from dashboard.work_columns import WorkColumns
-from tracker.core.admin import HolderScopedAdmin
-from tracker.core.errors import ActionError
-from tracker.core.models import AuditEvent
-from tracker.core.scoping import sees_all
+from lib.evidence.signing import SigningError
 
 #: (parameter value, label, youngest age in days, oldest age in days exclusive).
 AGES = [

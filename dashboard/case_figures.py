@@ -2,7 +2,7 @@
 had a notice sent, were escalated and were removed; the removal rate (removed / notice sent) and the median
 time from notice to removal; the same for the period before, beside it; and the cases whose
 copies are still up after their notice, oldest notice first. Scoped per user
-(``tracker.core.scoping``); each figure carries the link to the case list it counts."""
+(``core.scoping``); each figure carries the link to the case list it counts."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import urlencode
 
+from core.models import AuditEvent
+from core.models.audit import CASE_ESCALATED
+from core.scoping import scope
 from crawler.models import Case, CaseState
-from tracker.core.models import AuditEvent
-from tracker.core.models.audit import CASE_ESCALATED
-from tracker.core.scoping import scope
 
 #: (key, the cases that reached the step); the case list filters on it (``?reached=<key>``,
 #: ``dashboard.case_admin.ReachedFilter``), so each step lists the cases it counts.

@@ -23,14 +23,14 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from core import notes
+from core.errors import ActionError
+from core.models import AuditEvent
 from crawler.evidence.models import Capture
 from crawler.models import Case, ReviewStatus
 from crawler.platform_registry import platform_of_case
 from dashboard import evidence_reports, notices
 from dashboard.models import RightsDocument, TakedownNotice
-from tracker.core import notes
-from tracker.core.errors import ActionError
-from tracker.core.models import AuditEvent
 
 LANGUAGES = ("zh-hans", "en")
 

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from crawler.evidence.models import Capture, CaptureState
-from crawler.lib.domains import registered_domain
 from crawler.models import ContactSource, ContactSuggestion, TakedownCheck
 from crawler.platform_registry import platform_of_case
 from dashboard.models import MailStatus, RecipientRole, TakedownNotice
+from lib.crawl.domains import registered_domain
 
 #: The rungs, in the order a notice escalates.
 LADDER = (RecipientRole.SITE, RecipientRole.HOST, RecipientRole.REGISTRAR, RecipientRole.PLATFORM)

@@ -14,19 +14,19 @@ from django.conf import settings
 from django.http import FileResponse, Http404
 from django.utils.translation import gettext as _
 
+from core import notes
+from core.engine import get_engine
+from core.models import Work
 from crawler.evidence.models import Capture
 from crawler.evidence.trust import authority_label
 from crawler.evidence.verdicts import verify_file
-from crawler.lib.evidence.verify import Verdict
 from crawler.models import MatchKind
 from dashboard import comparison, sources, wording
 from dashboard.errors import DashboardError
 from dashboard.highlight import SpanError, highlight
 from fingerprint.rewrite.explain import explain
 from fingerprint.rewrite.stage import RewriteStage
-from tracker.core import notes
-from tracker.core.engine import get_engine
-from tracker.core.models import Work
+from lib.evidence.verify import Verdict
 
 
 def web_href(url: str) -> str:

@@ -14,10 +14,10 @@ import hashlib
 from django.db import IntegrityError, transaction
 from django.utils.translation import get_language
 
+from core.models import AuditEvent
 from crawler.evidence.models import Capture
 from dashboard import report
 from dashboard.models import EvidenceReport
-from tracker.core.models import AuditEvent
 
 
 def kept_report_pdf(match, user) -> bytes:

@@ -9,11 +9,11 @@ from django.contrib.admin.options import IncorrectLookupParameters
 from django.db.models import Count
 from django.utils.translation import gettext_lazy as _
 
+from core.models import AuditEvent
 from crawler.models import ScanRun
 from crawler.progress import scan_label
 from crawler.scans import scan_matches
-from tracker.core.models import AuditEvent
-from tracker.text.untrusted import ascii_int
+from lib.text.untrusted import ascii_int
 
 # (parameter value, label, lowest score, highest score exclusive): bands for reviewers, not
 # thresholds of the engine (those are in fingerprint.EngineConfig).

@@ -1,7 +1,7 @@
 """The dashboard's own records: takedown notices, their e-mails and reminders, and API tokens.
 
 Matches themselves (with their review status) are the crawler's (``crawler.models``); the audit
-trail is the core app's (``tracker.core.models.AuditEvent``).
+trail is the core app's (``core.models.AuditEvent``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop
 
-from tracker.core import notes
+from core import notes
 
 
 class NoticeStatus(models.TextChoices):
@@ -86,7 +86,7 @@ class TakedownNotice(models.Model):
         recipient_role: who ``recipient`` is (RecipientRole); ``escalation_of``: the notice
             this one escalates (its ``content["escalation"]`` cites it), None for a first one.
         escalation_note: why this notice was not escalated yet (a coded note,
-            ``tracker.core.notes``; "" when it was, or was never due).
+            ``core.notes``; "" when it was, or was never due).
     """
 
     holder = models.ForeignKey("core.RightsHolder", verbose_name=_("rights holder"),
@@ -133,7 +133,7 @@ class TakedownNotice(models.Model):
         return notes.in_words(self.escalation_note)
 
     def audit_subject(self) -> str:
-        """The notice's name for the audit trail: a coded note (``tracker.core.notes``), read in
+        """The notice's name for the audit trail: a coded note (``core.notes``), read in
         each reader's language rather than the acting person's."""
         return notes.coded("notice", gettext_noop("Notice #%(id)s to %(domain)s"), id=self.pk,
                            domain=self.domain)

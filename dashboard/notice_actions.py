@@ -24,8 +24,12 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from core import notes
+from core.errors import ActionError, require_email_address
+from core.models import AuditEvent
+from core.models.audit import CASE_ESCALATED, CHECK_REQUESTED
+from core.queueing import queue_after_commit
 from crawler import cases
-from crawler.lib.pagestore import sha256
 from crawler.models import Case, CaseState, ReviewStatus, SiteContact
 from dashboard import escalation, notices
 from dashboard.models import (
@@ -41,11 +45,7 @@ from dashboard.models import (
     RecipientRole,
     TakedownNotice,
 )
-from tracker.core import notes
-from tracker.core.errors import ActionError, require_email_address
-from tracker.core.models import AuditEvent
-from tracker.core.models.audit import CASE_ESCALATED, CHECK_REQUESTED
-from tracker.core.queueing import queue_after_commit
+from lib.crawl.pagestore import sha256
 
 #: The case states a notice may be sent from.
 SENDABLE = (CaseState.CONFIRMED, CaseState.REOPENED, CaseState.STILL_UP)

@@ -27,11 +27,11 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from core import notes
 from dashboard import evidence_reports, notices
 from dashboard.alerts.models import AlertPreference
 from dashboard.dkim_signing import DkimKeyError, dkim_signed
 from dashboard.recipient_links import notice_link
-from tracker.core import notes
 
 
 def _subject(notice) -> str:
@@ -125,7 +125,7 @@ def refusal(exc: smtplib.SMTPException) -> tuple[int, str] | None:
 
 
 def failure_note(exc: BaseException) -> str:
-    """Why sending failed, as a coded note (``tracker.core.notes``) that reads in the reader's
+    """Why sending failed, as a coded note (``core.notes``) that reads in the reader's
     language: the server refused the e-mail (an SMTP answer), did not answer or hung up (an
     OSError: refused connection, timeout, DNS), or the mail could not be made (its evidence
     report, a store down). The exception's own text is kept as the note's ``detail`` parameter,

@@ -12,11 +12,11 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from core.connections import storage_errors
+from core.scoping import sees_all
 from crawler.models import ReviewStatus, ScanRun
 from crawler.progress import poll_settings, progress
 from dashboard.access import matches_for, notices_for
-from tracker.core.connections import storage_errors
-from tracker.core.scoping import sees_all
 
 DAYS = 90  # matches per day are shown over this many days
 OPEN_NOTICES = ["drafted", "sent"]  # the notices still being worked

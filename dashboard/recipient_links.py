@@ -16,10 +16,10 @@ from django.conf import settings
 from django.core import signing
 from django.urls import reverse
 
+from core.models import RightsHolder
 from crawler.evidence.models import Capture
 from crawler.models import Case, Match
 from dashboard.models import TakedownNotice
-from tracker.core.models import RightsHolder
 
 SALT = "dashboard.notice-bundle"  # the salt of the links mailed before the page: they still open
 

@@ -19,7 +19,6 @@ from django.views.decorators.http import require_safe
 
 from crawler.evidence.capture import SCREENSHOT
 from crawler.evidence.trust import authority_label
-from crawler.lib.evidence.signing import SigningError
 from dashboard import evidence_reports, sources
 from dashboard.byte_ranges import ranged_file_response
 from dashboard.evidence import compared_passages, passage_pairs, web_href
@@ -27,6 +26,7 @@ from dashboard.models import EvidenceReport
 from dashboard.pdf import PdfUnavailableError
 from dashboard.recipient_links import NO_BUNDLE, LinkProblem, Opened, read_link
 from dashboard.replay_assets import REPLAY_BASE, UI_URL
+from lib.evidence.signing import SigningError
 
 REPORT_UNAVAILABLE = "report_unavailable"  # a problem page's kind beside LinkProblem's
 

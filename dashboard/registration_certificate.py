@@ -13,6 +13,8 @@ from django.shortcuts import get_object_or_404
 from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 
+from core.models import Work
+from core.scoping import scope
 from crawler.evidence.models import RegistrationProof, TimestampStatus
 from crawler.evidence.trust import (
     signing_identity,
@@ -20,10 +22,8 @@ from crawler.evidence.trust import (
     trusted_certs,
     tsa_config,
 )
-from crawler.lib.evidence.signing import sign_pdf
 from dashboard.pdf import html_pdf
-from tracker.core.models import Work
-from tracker.core.scoping import scope
+from lib.evidence.signing import sign_pdf
 
 
 def current_proof(work: Work) -> RegistrationProof | None:

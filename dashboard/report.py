@@ -10,14 +10,14 @@ from django.contrib.staticfiles import finders
 from django.template.loader import render_to_string
 from django.utils import timezone
 
+from core import notes
+from core.models import AuditEvent
 from crawler.evidence.models import Capture
 from crawler.evidence.trust import authority_label, signing_identity, trusted_certs, tsa_config
-from crawler.lib.evidence.signing import sign_pdf
 from dashboard import report_parts, wording
 from dashboard.evidence import evidence_context, passage_pairs
 from dashboard.pdf import html_pdf
-from tracker.core import notes
-from tracker.core.models import AuditEvent
+from lib.evidence.signing import sign_pdf
 
 
 def render(match, user) -> str:
@@ -55,7 +55,7 @@ def render(match, user) -> str:
 
 def render_pdf(match, user) -> bytes:
     """The report of ``match`` as PDF bytes (A4), laid out by WeasyPrint from ``render`` and
-    signed with the platform's key as PAdES B-LTA (``crawler.lib.evidence.signing``: the
+    signed with the platform's key as PAdES B-LTA (``lib.evidence.signing``: the
     signature timestamped by the first TSA of settings.TSA_URLS that answers; without one,
     signed without a timestamp), so that a PDF reader shows who signed it and when.
 

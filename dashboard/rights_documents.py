@@ -7,10 +7,10 @@ from django.contrib import admin
 from django.db import transaction
 from django.utils.translation import gettext_noop
 
+from core import notes
+from core.admin import HolderScopedAdmin
+from core.models import AuditEvent
 from dashboard.models import RightsDocument
-from tracker.core import notes
-from tracker.core.admin import HolderScopedAdmin
-from tracker.core.models import AuditEvent
 
 
 def do_upload_rights_document(document: RightsDocument, acting_user) -> RightsDocument:

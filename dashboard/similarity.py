@@ -21,14 +21,14 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 
-from crawler.lib.domains import registered_domain
+from core.chapters import passages_from_json
+from core.ingestion import work_text
+from core.models import Work
+from core.scoping import scope
 from crawler.models import Match, ReviewStatus
 from dashboard.highlight import highlight
 from dashboard.work_figures import chapter_rows
-from tracker.core.chapters import passages_from_json
-from tracker.core.ingestion import work_text
-from tracker.core.models import Work
-from tracker.core.scoping import scope
+from lib.crawl.domains import registered_domain
 
 
 @dataclass(frozen=True)
@@ -111,7 +111,7 @@ def build(work, user) -> SimilarityReport:
     """The similarity report of ``work`` (a core Work ``user`` may see) from the pages
     ``user`` may see. A work longer than settings.SIMILARITY_FULL_CHARS characters is cut to
     settings.SIMILARITY_CONTEXT_CHARS characters around each copied span. Raises
-    ``tracker.core.connections.storage_errors()`` when MongoDB does not answer."""
+    ``core.connections.storage_errors()`` when MongoDB does not answer."""
     text = work_text(work)
     report = SimilarityReport(chapters=len(work.sections or []))
     if text is None:

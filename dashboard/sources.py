@@ -1,16 +1,16 @@
 """Where a match's evidence comes from: the page version the crawler stored (MongoDB
-``page_versions``, via ``crawler.lib.pagestore.PageStore``) and the work's text in the engine's
-work store (``tracker.core.ingestion.work_text``). Nothing is fetched from the web again.
+``page_versions``, via ``lib.crawl.pagestore.PageStore``) and the work's text in the engine's
+work store (``core.ingestion.work_text``). Nothing is fetched from the web again.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from crawler.lib.pagestore import Page, PageStore, PageVersion, sha256
-from tracker.core.chapters import ChapterShare, attribute, passages_from_json
-from tracker.core.connections import get_mongo_db
-from tracker.core.ingestion import work_text
+from core.chapters import ChapterShare, attribute, passages_from_json
+from core.connections import get_mongo_db
+from core.ingestion import work_text
+from lib.crawl.pagestore import Page, PageStore, PageVersion, sha256
 
 
 @dataclass
@@ -18,7 +18,7 @@ class Evidence:
     """A match's stored evidence, with what could not be loaded said in ``problems``.
 
     Attributes:
-        page: the crawled page (crawler.lib.pagestore.Page) or None.
+        page: the crawled page (lib.crawl.pagestore.Page) or None.
         version: the PageVersion the match cites (``text``, ``fetched_at``, ``number``,
             ``text_hash``) or None.
         history: every PageVersion of the page, oldest first, without text.
@@ -26,7 +26,7 @@ class Evidence:
         work_text: the work's registered text ("" when missing).
         text_sha256: hex SHA-256 of ``page_text`` (to compare with the stored ``text_hash``).
         passages: ``[(page_start, page_end, work_start, work_end)]``, character offsets, cut
-            at the work's chapter boundaries (``tracker.core.chapters.attribute``).
+            at the work's chapter boundaries (``core.chapters.attribute``).
         chapters: the work's chapters the passages cover, in the work's order, each once.
         problems: human-readable reasons for anything missing (translated by the caller).
     """

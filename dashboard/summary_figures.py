@@ -15,10 +15,10 @@ from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 from django.db.models import Count, Min, Q
 
+from core.models import AuditEvent
+from core.models.audit import CASE_ESCALATED
 from crawler.models import Case, CaseState
 from dashboard.case_figures import STILL_UP
-from tracker.core.models import AuditEvent
-from tracker.core.models.audit import CASE_ESCALATED
 
 #: The audit events that count as one escalation of a case: the case's, with the state
 #: ``dashboard.notice_actions.do_escalate_notice`` records.

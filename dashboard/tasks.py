@@ -18,8 +18,12 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from core import notes
+from core.connections import storage_errors
+from core.engine import get_engine
+from core.errors import ActionError
+from core.scoping import sees_all
 from crawler import takedown
-from crawler.lib.evidence.signing import SigningError
 from crawler.models import CheckOutcome, ReviewStatus
 from dashboard import notice_actions, notice_mail
 from dashboard.alerts.tasks import MAIL_ERRORS
@@ -34,12 +38,8 @@ from dashboard.models import (
 )
 from dashboard.notice_actions import do_advance_notice
 from dashboard.pdf import PdfUnavailableError
-from tracker.core import notes
-from tracker.core.connections import storage_errors
-from tracker.core.engine import get_engine
-from tracker.core.errors import ActionError
-from tracker.core.scoping import sees_all
-from tracker.runtime.backoff import backoff_delay
+from lib.evidence.signing import SigningError
+from lib.runtime.backoff import backoff_delay
 
 log = get_task_logger(__name__)
 

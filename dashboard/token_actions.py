@@ -7,9 +7,9 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from core import notes
+from core.models import AccessState, AuditEvent
 from dashboard.models import ApiToken
-from tracker.core import notes
-from tracker.core.models import AccessState, AuditEvent
 
 
 def do_issue_api_token(token: ApiToken, acting_user) -> str:

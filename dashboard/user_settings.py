@@ -1,6 +1,6 @@
 """The "My settings" page (``/settings/``): a signed-in person chooses the time zone every page,
-report and mail shows times in (``tracker.core.timezones``), through
-``tracker.core.user_actions.do_update_user_settings``."""
+report and mail shows times in (``core.timezones``), through
+``core.user_actions.do_update_user_settings``."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from tracker.core import timezones
-from tracker.core.errors import ActionError
-from tracker.core.user_actions import do_update_user_settings
+from core import timezones
+from core.errors import ActionError
+from core.user_actions import do_update_user_settings
 
 
 class UserSettingsForm(forms.Form):

@@ -10,9 +10,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from crawler import schedule
-from crawler.lib.canonical import host_of
-from crawler.lib.domains import registered_domain
 from crawler.models import TargetSite
+from lib.crawl.canonical import host_of
+from lib.crawl.domains import registered_domain
 
 
 def watched_sites_view(request):

@@ -51,7 +51,7 @@ def describe(containment_page: float, containment_work: float, work_title: str,
         containment_work: share of the work's text found on the page, 0..1.
         work_title: the work's title.
         sections: titles of the chapters matched, in the work's order
-            (``tracker.core.chapters.attribute``), may be empty.
+            (``core.chapters.attribute``), may be empty.
 
     Returns:
         ``[page sentence, work sentence]``, in the active language.

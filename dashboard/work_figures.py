@@ -1,10 +1,10 @@
 """The findings of one work, shown on its page (the work's admin page): its cases by state and
 the cases themselves, its sites by pages, and its most-copied chapters. Scoped per user
-(``tracker.core.scoping``); every count beside a link counts the rows that link lists.
+(``core.scoping``); every count beside a link counts the rows that link lists.
 
 A chapter's figures come from the chapters found in the work's text (``Work.sections``, made by
-``tracker.text.chapters``) and the work offsets of the matched passages, cut at the chapter
-boundaries by the platform's one attribution (``tracker.core.chapters.attribute``). Pages
+``lib.text.chapters``) and the work offsets of the matched passages, cut at the chapter
+boundaries by the platform's one attribution (``core.chapters.attribute``). Pages
 reviewed as false positives or licensed are left out of the chapters.
 """
 
@@ -17,10 +17,10 @@ from django.db.models import Count
 from django.urls import reverse
 from django.utils.http import urlencode
 
+from core.chapters import attribute, passages_from_json
+from core.scoping import scope
 from crawler.cases import with_page_counts
 from crawler.models import Case, CaseState, Match, ReviewStatus
-from tracker.core.chapters import attribute, passages_from_json
-from tracker.core.scoping import scope
 
 
 @dataclass(frozen=True)

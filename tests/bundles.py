@@ -8,7 +8,7 @@ import io
 import json
 import zipfile
 
-from crawler.lib.evidence.bundle import DATAPACKAGE, DATAPACKAGE_DIGEST
+from lib.evidence.bundle import DATAPACKAGE, DATAPACKAGE_DIGEST
 
 
 def evidence_files(warc: bytes, files: dict[str, bytes] | None = None) -> dict[str, bytes]:

@@ -2,7 +2,7 @@
 
 Servers. PostgreSQL, MongoDB and Redis are started once per session, by the first test that
 needs one (the ``session_servers`` fixture, which the database, MongoDB and Redis fixtures request), on
-free loopback ports under a temporary folder (tracker.runtime.embedded), exported as
+free loopback ports under a temporary folder (lib.runtime.embedded), exported as
 DATABASE_URL / MONGO_URL / REDIS_URL, and stopped at the end; a run of tests that need none
 (``make test-fast``) starts none. Set TEST_DATABASE_URL / TEST_MONGO_URL / TEST_REDIS_URL to use
 servers of your own instead. pytest-django imports the Django settings *before* this file runs,
@@ -12,9 +12,9 @@ backend, TRACKER_VAR_DIR, MEDIA_ROOT) are pointed at the session's servers and f
 Markers (MARKERS): each test is marked ``services``, ``worker``, ``drill``, ``multihost`` or
 ``browser`` by its fixtures and folder in ``pytest_collection_modifyitems``; a test that takes
 seconds on its own is marked ``slow`` by hand, and ``make test-fast`` leaves it to ``make test``.
-Code reaches the services through ``tracker.core.connections`` (settings read at call time).
+Code reaches the services through ``core.connections`` (settings read at call time).
 
-The demo time-stamping authority (crawler.lib.evidence.demo_tsa) runs on loopback for the
+The demo time-stamping authority (lib.evidence.demo_tsa) runs on loopback for the
 session; the settings and the worker's environment name it (TRACKER_TSA_URLS), so evidence
 captures are timestamped as under `make run`.
 
@@ -61,7 +61,7 @@ from pathlib import Path
 
 import pytest
 
-from tracker.runtime import embedded
+from lib.runtime import embedded
 
 TESTS = Path(__file__).resolve().parent
 _started: list[embedded.Service] = []
@@ -191,7 +191,7 @@ def _start_demo_tsa(folder: Path) -> None:
     captures are timestamped by it (TRACKER_TSA_URLS, TRACKER_TSA_TRUSTED_CERTS)."""
     from django.conf import settings
 
-    from crawler.lib.evidence.demo_tsa import start_demo_tsa
+    from lib.evidence.demo_tsa import start_demo_tsa
 
     tsa = start_demo_tsa(folder)
     _stops.append(tsa.stop)
@@ -204,12 +204,12 @@ _rdap = []
 
 
 def _start_rdap() -> None:
-    """A loopback RDAP and bootstrap server (crawler.lib.rdap_server) for this process and the
+    """A loopback RDAP and bootstrap server (lib.crawl.rdap_server) for this process and the
     worker (TRACKER_RDAP_BOOTSTRAP_URL), with short retries; tests set its answers through the
     ``rdap`` fixture. No RDAP request leaves the machine."""
     from django.conf import settings
 
-    from crawler.lib import rdap_server
+    from lib.crawl import rdap_server
 
     server = rdap_server.serve()
     _rdap.append(server)
@@ -227,7 +227,7 @@ def rdap(session_servers):
     """The session's loopback RDAP server (seen by this process and the worker), its answers
     reset to bootstrap files sending the TLD "example" and 127.0.0.0/8 to it (every other path:
     404), its ``hits`` emptied. Yields the RdapServer."""
-    from crawler.lib import rdap_server
+    from lib.crawl import rdap_server
 
     server = _rdap[0]
     server.answers.clear()
@@ -406,14 +406,14 @@ def redis_client(redis_url):
 def _empty_platform_stores() -> None:
     from django.conf import settings
 
+    from core.connections import get_index_redis, get_mongo_db, get_redis
     from fingerprint.index import RedisIndex
-    from tracker.core.connections import get_index_redis, get_mongo_db, get_redis
 
     db = get_mongo_db()
     db.client.drop_database(db.name)
     # Remove works one by one rather than deleting the keys: the work-number sequence
     # survives, so numbers are never reused and no process's cached number -> id goes stale.
-    # The rewrite stage's keys too (tracker.core.engine: the index prefix + "-rw"): a work an
+    # The rewrite stage's keys too (core.engine: the index prefix + "-rw"): a work an
     # earlier test registered would otherwise still hold them, and a later test's work of the
     # same text would find its sentences shared, i.e. template text.
     prefix = settings.FINGERPRINT_INDEX_PREFIX
@@ -432,7 +432,7 @@ def _empty_platform_stores() -> None:
 def platform_stores(session_servers):
     """The platform's MongoDB database and Redis client, emptied (index, works, crawl state)
     before and after the test."""
-    from tracker.core.connections import get_mongo_db, get_redis
+    from core.connections import get_mongo_db, get_redis
 
     _empty_platform_stores()
     yield get_mongo_db(), get_redis()
@@ -450,7 +450,7 @@ def worker_env(django_db_setup):
     """
     from django.conf import settings
 
-    from tracker.runtime import supervisor
+    from lib.runtime import supervisor
 
     # The test database's name after django_db_setup (it renamed NAME to "test_...").
     test_db = settings.DATABASES["default"]["NAME"]
@@ -482,8 +482,8 @@ def celery_worker(worker_env, django_db_blocker):
     """
     from django.conf import settings
 
+    from lib.runtime import supervisor
     from tracker.celery import app
-    from tracker.runtime import supervisor
 
     name = f"test-{uuid.uuid4().hex[:6]}"
     env = worker_env()
@@ -555,9 +555,9 @@ def indexed_chapter(platform_stores):
     a finished ingestion leaves it; the stores are emptied around the test."""
     from django.utils import timezone
 
+    from core.engine import get_engine
+    from core.models import RightsHolder, Work
     from tests.chapter import CHAPTER
-    from tracker.core.engine import get_engine
-    from tracker.core.models import RightsHolder, Work
 
     def index(holder=None) -> Work:
         holder = holder or RightsHolder.objects.create(name="测试出版社")

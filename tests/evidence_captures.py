@@ -8,13 +8,13 @@ from datetime import UTC, datetime
 
 from django.db import transaction
 
+from core import notes
 from crawler.evidence import actions
 from crawler.evidence.models import Capture
-from crawler.lib.evidence.bundle import build_wacz
-from crawler.lib.evidence.warc import exchange_warc
-from crawler.lib.exchange import Exchange, Hop
+from lib.crawl.exchange import Exchange, Hop
+from lib.evidence.bundle import build_wacz
+from lib.evidence.warc import exchange_warc
 from tests.bundles import evidence_files
-from tracker.core import notes
 
 
 def page_wacz(match, files: dict | None = None, stamp=None, html: str | None = None):

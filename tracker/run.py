@@ -1,6 +1,6 @@
 """`make run`: the whole platform on one machine, data under TRACKER_VAR_DIR (default ./var).
 
-Starts PostgreSQL, MongoDB and Redis (tracker.runtime.embedded; each skipped when DATABASE_URL /
+Starts PostgreSQL, MongoDB and Redis (lib.runtime.embedded; each skipped when DATABASE_URL /
 MONGO_URL / REDIS_URL is set) and records their URLs in TRACKER_VAR_DIR/run.env, where the
 settings of every other process (a ``manage.py`` command in a second terminal) find them;
 then the demo time-stamping authority on loopback (not accredited; unless TRACKER_TSA_URLS is
@@ -33,12 +33,12 @@ from django.conf import settings
 from django.core.management import call_command
 
 from crawler import demo
-from crawler.lib import rdap_server
-from crawler.lib.evidence.demo_tsa import LABEL, DemoTsaError, start_demo_tsa
 from crawler.platform_registry import check_registry
+from lib.crawl import rdap_server
+from lib.evidence.demo_tsa import LABEL, DemoTsaError, start_demo_tsa
+from lib.runtime import embedded, supervisor
+from lib.text.untrusted import ascii_int
 from tracker.celery import app as celery_app
-from tracker.runtime import embedded, supervisor
-from tracker.text.untrusted import ascii_int
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 #: Seconds a process left behind by a killed run has to exit after SIGTERM before SIGKILL.
@@ -187,7 +187,7 @@ def _check_port(port: int) -> None:
 
 def _start_demo_tsa(var: Path):
     """Unless TRACKER_TSA_URLS names time-stamping authorities, start the demo one on loopback
-    (crawler.lib.evidence.demo_tsa: not accredited, labelled so in its certificate) and point
+    (lib.evidence.demo_tsa: not accredited, labelled so in its certificate) and point
     this process and its children at it. Returns its stop function, or None."""
     if os.environ.get("TRACKER_TSA_URLS"):
         return None
@@ -207,7 +207,7 @@ def _start_demo_tsa(var: Path):
 
 def _start_demo_rdap():
     """Unless TRACKER_RDAP_BOOTSTRAP_URL is set, serve the demo RDAP and bootstrap server on
-    127.0.0.1:DEMO_RDAP_PORT (crawler.lib.rdap_server: it answers for the demo sites, 127.0.0.1
+    127.0.0.1:DEMO_RDAP_PORT (lib.crawl.rdap_server: it answers for the demo sites, 127.0.0.1
     and localhost) and point this process and its children at it, with the demo platform of
     the platforms' registry on. Returns its stop function, or None."""
     if os.environ.get("TRACKER_RDAP_BOOTSTRAP_URL"):

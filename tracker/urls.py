@@ -5,6 +5,7 @@ answers 503 while a server is down."""
 from django.contrib import admin
 from django.urls import include, path
 
+from core import views
 from dashboard.recipient_page import (
     recipient_bundle_view,
     recipient_page_view,
@@ -16,7 +17,6 @@ from dashboard.replay_assets import replay_asset_view, replay_frame_view
 from dashboard.similarity import similarity_report_view
 from dashboard.user_settings import user_settings_view
 from dashboard.watched_sites import watched_sites_view
-from tracker.core import views
 
 urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
@@ -43,4 +43,4 @@ urlpatterns = [
     path("", admin.site.urls),
 ]
 
-handler500 = "tracker.core.views.server_error"
+handler500 = "core.views.server_error"

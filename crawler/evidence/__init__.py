@@ -5,6 +5,6 @@ provenance page), stored through Django's storage API and chained into the audit
 
 Told by the crawler through the signal ``crawler.matching.matches_recorded`` (a sub-app that
 the crawler never imports); captures run on the Celery queue ``settings.QUEUE_CAPTURE``.
-The Django-free parts are in ``crawler.lib.evidence``. docs/evidence.md says what a holder gets
+The Django-free parts are in ``lib.evidence``. docs/evidence.md says what a holder gets
 and how a third party verifies a bundle.
 """

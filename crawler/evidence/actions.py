@@ -17,10 +17,10 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from core import notes
+from core.models import AuditEvent
 from crawler.evidence.models import Capture, CaptureKind, CaptureState, TimestampStatus
 from crawler.models import Match, TakedownCheck
-from tracker.core import notes
-from tracker.core.models import AuditEvent
 
 CAPTURE_TASK = "evidence.capture_page"  # crawler.evidence.tasks.capture_page
 CAPTURES_TASK = "evidence.capture_pages"  # crawler.evidence.tasks.capture_pages

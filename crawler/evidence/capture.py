@@ -3,7 +3,7 @@ and response of the browser, a DOM snapshot, a screenshot and a PDF print), its 
 match's passages, metadata and a provenance page, packed as a WACZ bundle.
 
 The witnessed visit (``witness``, with CAPTURE_WITNESSED): Chromium loads the page from its URL
-through a recording proxy (``crawler.lib.evidence.recorder``: warcprox under the SSRF guard and
+through a recording proxy (``lib.evidence.recorder``: warcprox under the SSRF guard and
 the CAPTURE_MAX_BYTES budget), with a normal browser's user agent; the proxy's WARC records,
 the DOM snapshot (a ``resource`` record) and a ``metadata`` record of the visit follow the
 detection exchange in the bundle's WARC. The screenshot and the PDF come from that visit. A
@@ -11,7 +11,7 @@ proxy that fails is started again (CAPTURE_RECORDER_ATTEMPTS); then the attempt 
 reason. Without CAPTURE_WITNESSED, the screenshot is a rendering of the exchange's HTML, below.
 
 The WARC is the raw exchange of the fetch that found the page version (stashed by the crawl,
-``crawler.lib.exchange``), or, for a removal capture, the exchange of the takedown check that
+``lib.crawl.exchange``), or, for a removal capture, the exchange of the takedown check that
 found it gone or changed. Only when that exchange was not kept (stashed longer ago than its
 TTL, over the stash's byte limit, a version stored before captures existed) is the page
 fetched now, under robots.txt, the politeness slots and the SSRF guard. The screenshot and the
@@ -34,19 +34,19 @@ from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.translation import gettext_noop
 
+from core import notes
 from crawler import scans
 from crawler.evidence.models import Capture, CaptureKind
 from crawler.evidence.trust import Stamper, bundle_signature
-from crawler.lib.evidence.bundle import Bundle, build_wacz
-from crawler.lib.evidence.environment import capture_environment
-from crawler.lib.evidence.recorder import Recorder, RecorderFailed
-from crawler.lib.evidence.video import screen_recording
-from crawler.lib.evidence.warc import DOM_SNAPSHOT_URI, exchange_warc, witness_warc
-from crawler.lib.exchange import ContentDecoder, Exchange
-from crawler.lib.outcomes import Outcome
 from crawler.takedown import polite_slot
-from tracker.core import notes
-from tracker.text import decode_bytes
+from lib.crawl.exchange import ContentDecoder, Exchange
+from lib.crawl.outcomes import Outcome
+from lib.evidence.bundle import Bundle, build_wacz
+from lib.evidence.environment import capture_environment
+from lib.evidence.recorder import Recorder, RecorderFailed
+from lib.evidence.video import screen_recording
+from lib.evidence.warc import DOM_SNAPSHOT_URI, exchange_warc, witness_warc
+from lib.text import decode_bytes
 
 WARC = "archive/data.warc.gz"
 SCREENSHOT, PRINT = "evidence/screenshot.png", "evidence/page.pdf"

@@ -69,8 +69,8 @@ class Capture(models.Model):
             (removal captures).
         version_id: the page version captured (detection) or the match's version (removal).
         url: the URL fetched; exchange_key: the key of its raw exchange in the stash
-            (crawler.lib.exchange.ExchangeStash).
-        state: a CaptureState; outcome: a coded note (tracker.core.notes), e.g. "captured",
+            (lib.crawl.exchange.ExchangeStash).
+        state: a CaptureState; outcome: a coded note (core.notes), e.g. "captured",
             "captured without screenshot: render timeout"; attempts: tasks started.
         bundle: the WACZ file; bundle_sha256 (hex) and bundle_bytes; datapackage_sha256: hex
             SHA-256 of its datapackage.json (what a timestamp covers).

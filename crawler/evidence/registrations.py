@@ -11,17 +11,17 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils.translation import gettext_noop
 
+from core import notes
+from core.models import AuditEvent, Work
+from core.queueing import queue_after_commit
 from crawler.evidence.models import RegistrationProof, TimestampStatus
 from crawler.evidence.trust import stamp_digest
-from tracker.core import notes
-from tracker.core.models import AuditEvent, Work
-from tracker.core.queueing import queue_after_commit
 
 STAMP_TASK = "evidence.stamp_registration"  # crawler.evidence.tasks.stamp_registration
 
 
 def work_indexed(sender, work_id: int, **kwargs) -> None:
-    """Receiver of ``tracker.core.ingestion.work_indexed``: stamp the work's text."""
+    """Receiver of ``core.ingestion.work_indexed``: stamp the work's text."""
     queue_after_commit(STAMP_TASK, work_id)
 
 

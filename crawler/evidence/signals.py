@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from django.conf import settings
 
+from core.ingestion import work_indexed
 from crawler import matching, scans, takedown
 from crawler.evidence import registrations
 from crawler.evidence.actions import captures_sent_together, do_request_capture
 from crawler.evidence.models import Capture, CaptureKind
 from crawler.models import CheckOutcome
-from tracker.core.ingestion import work_indexed
 
 DISPATCH_UID = "evidence.capture_matched_versions"
 REMOVAL_DISPATCH_UID = "evidence.capture_removal"
@@ -50,7 +50,7 @@ def capture_removal(sender, match, check, exchange, **kwargs) -> None:
 
 def connect() -> None:
     """Connect the receivers to ``crawler.matching.matches_recorded``,
-    ``crawler.takedown.takedown_checked`` and ``tracker.core.ingestion.work_indexed``, and
+    ``crawler.takedown.takedown_checked`` and ``core.ingestion.work_indexed``, and
     send the captures of a crawl task's batch of pages together
     (``crawler.matching.around_batches``; once each)."""
     work_indexed.connect(registrations.work_indexed, dispatch_uid=REGISTRATION_DISPATCH_UID)

@@ -13,16 +13,16 @@ from django.conf import settings
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from core import notes
+from core.connections import storage_errors
 from crawler.evidence import actions, registrations
 from crawler.evidence.capture import capture
 from crawler.evidence.models import Capture, CaptureState, TimestampStatus
 from crawler.evidence.registrations import stamp_pending_registrations
 from crawler.evidence.trust import Stamper
-from crawler.lib.evidence.bundle import restamp
-from crawler.lib.evidence.recorder import RecorderFailed
-from tracker.core import notes
-from tracker.core.connections import storage_errors
-from tracker.runtime.backoff import backoff_delay
+from lib.evidence.bundle import restamp
+from lib.evidence.recorder import RecorderFailed
+from lib.runtime.backoff import backoff_delay
 
 log = get_task_logger(__name__)
 

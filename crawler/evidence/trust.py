@@ -1,4 +1,4 @@
-"""The trust library (crawler.lib.evidence.timestamp) configured from settings: the RFC 3161
+"""The trust library (lib.evidence.timestamp) configured from settings: the RFC 3161
 timestamp of a bundle's datapackage.json, and its verification.
 
 A bundle's timestamp travels in its ``datapackage-digest.json`` as ``"timestamp": {"tsr":
@@ -16,8 +16,9 @@ from pathlib import Path
 
 from django.conf import settings
 
-from crawler.lib.evidence.signing import CERT_FILE, SigningIdentity, load_or_create_identity
-from crawler.lib.evidence.timestamp import (
+from core.text_extraction import text_config
+from lib.evidence.signing import CERT_FILE, SigningIdentity, load_or_create_identity
+from lib.evidence.timestamp import (
     TimestampVerificationError,
     TsaConfig,
     TsaNotConfiguredError,
@@ -25,9 +26,8 @@ from crawler.lib.evidence.timestamp import (
     request_timestamp,
     verify_timestamp,
 )
-from crawler.lib.evidence.verify import TimestampUntrusted, VerifyLimits
-from crawler.lib.evidence.wacz_signing import check_signed_data, sign_hash
-from tracker.core.text_extraction import text_config
+from lib.evidence.verify import TimestampUntrusted, VerifyLimits
+from lib.evidence.wacz_signing import check_signed_data, sign_hash
 
 
 def verify_limits() -> VerifyLimits:
@@ -52,14 +52,14 @@ def _path(value: str) -> Path | None:
 def bundle_signature(datapackage: bytes, software: str) -> dict:
     """The ``signedData`` field of a bundle's datapackage-digest.json: the platform's signature
     over the SHA-256 of ``datapackage`` (datapackage.json's bytes), time-stamped by the TSAs
-    of settings when one answers (crawler.lib.evidence.wacz_signing). Raises SigningError."""
+    of settings when one answers (lib.evidence.wacz_signing). Raises SigningError."""
     digest_hash = "sha256:" + hashlib.sha256(datapackage).hexdigest()
     return {"signedData": sign_hash(digest_hash, signing_identity(), software, tsa_config())}
 
 
 def signature_check(extra_signers: list[str] | tuple[str, ...] = (),
                     extra_tsa_certs: list[str] | tuple[str, ...] = ()):
-    """The ``check_signature`` of ``crawler.lib.evidence.verify.verify_bundle``: the bundle's
+    """The ``check_signature`` of ``lib.evidence.verify.verify_bundle``: the bundle's
     signedData checked against its hash; the platform's own certificate and the PEM files
     ``extra_signers`` are the trusted signers, the TSA roots of ``trusted_certs`` those of its
     timeSignature. Returns a line saying who signed and whether that signer is trusted;
@@ -106,7 +106,7 @@ class Stamping:
 
 
 class Stamper:
-    """The ``stamp`` function of ``crawler.lib.evidence.bundle.build_wacz``: asks the TSAs of
+    """The ``stamp`` function of ``lib.evidence.bundle.build_wacz``: asks the TSAs of
     settings for a token over the SHA-256 of datapackage.json and keeps what happened in
     ``result`` (no TSA configured: "none"; all of them failing: "pending", with the reason)."""
 
@@ -172,7 +172,7 @@ def token_authority_label(token: bytes | None, sha256_hex: str, url: str) -> Aut
 
 
 def timestamp_check(extra_certs: list[str] | tuple[str, ...] = ()):
-    """The ``check_timestamp`` of ``crawler.lib.evidence.verify.verify_bundle``: verifies the
+    """The ``check_timestamp`` of ``lib.evidence.verify.verify_bundle``: verifies the
     token against the trusted certificates (``trusted_certs(extra_certs)``). A token that
     holds but chains to none of them (or none is configured) raises TimestampUntrusted (the
     bundle is UNVERIFIED); any other fault ValueError (FAIL). Raises OSError at once for a

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from crawler.evidence.trust import signature_check, timestamp_check, verify_limits
-from crawler.lib.evidence.verify import FAIL, UNVERIFIED, VALID, Verdict, verify_bundle
+from lib.evidence.verify import FAIL, UNVERIFIED, VALID, Verdict, verify_bundle
 
 EXIT_STATUS = {VALID: 0, FAIL: 1, UNVERIFIED: 3}
 

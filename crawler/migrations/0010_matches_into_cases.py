@@ -11,8 +11,8 @@ from collections import defaultdict
 
 from django.db import migrations
 
-from crawler.lib.domains import registered_domain
-from tracker.core import notes
+from lib.crawl.domains import registered_domain
+from core import notes
 
 BATCH = 1000
 

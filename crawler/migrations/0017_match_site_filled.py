@@ -1,10 +1,10 @@
 """Fill ``Match.site`` where it was left empty: matches recorded by the stored-page search
 (no scan) had none. A match takes its first or last scan's site, else the site whose allowed
-domains cover its host (``crawler.lib.domains.site_covering``)."""
+domains cover its host (``lib.crawl.domains.site_covering``)."""
 
 from django.db import migrations
 
-from crawler.lib.domains import site_covering
+from lib.crawl.domains import site_covering
 
 
 def fill_sites(apps, schema_editor):

@@ -25,6 +25,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from core.models import AuditEvent
+from core.queueing import queue_after_commit
+from core.scoping import holders_for, sees_all
+from core.timezones import zone_of
 from crawler import cases
 from crawler.models import CaseState, CheckOutcome, RematchJob, TakedownCheck
 from dashboard.alerts.models import (
@@ -35,10 +39,6 @@ from dashboard.alerts.models import (
     new_secret,
 )
 from dashboard.alerts.summary import last_period
-from tracker.core.models import AuditEvent
-from tracker.core.queueing import queue_after_commit
-from tracker.core.scoping import holders_for, sees_all
-from tracker.core.timezones import zone_of
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ log = logging.getLogger(__name__)
 def recipients(match) -> list[AlertPreference]:
     """The preferences of the users to alert at once of ``match``: active, with an e-mail
     address, immediate mails on, minimum score at most the match's score, and members of the
-    match's rights holder or platform staff (``tracker.core.scoping.sees_all``)."""
+    match's rights holder or platform staff (``core.scoping.sees_all``)."""
     members = set(match.work.holder.users.values_list("pk", flat=True))
     prefs = (AlertPreference.objects.select_related("user")
              .filter(email_enabled=True, min_score__lte=match.score, user__is_active=True)

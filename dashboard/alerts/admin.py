@@ -11,6 +11,9 @@ from django.http import HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils.translation import gettext_lazy as _
 
+from core.admin import HolderScopedAdmin, RecordAdminMixin
+from core.scoping import holders_for, sees_all
+from core.user_actions import do_change_email
 from dashboard.alerts.actions import (
     do_delete_webhook,
     do_rotate_webhook_secret,
@@ -19,9 +22,6 @@ from dashboard.alerts.actions import (
 )
 from dashboard.alerts.models import AlertPreference, Delivery, SummaryMail, WebhookEndpoint
 from dashboard.alerts.validators import check_webhook_url
-from tracker.core.admin import HolderScopedAdmin, RecordAdminMixin
-from tracker.core.scoping import holders_for, sees_all
-from tracker.core.user_actions import do_change_email
 
 
 class AlertPreferenceForm(forms.ModelForm):

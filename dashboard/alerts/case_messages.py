@@ -11,10 +11,10 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from core.timezones import zone_of
 from crawler import cases
 from crawler.models import Case
 from dashboard.alerts.messages import absolute, unsubscribe_url
-from tracker.core.timezones import zone_of
 
 
 def case_url(case) -> str:

@@ -9,9 +9,9 @@ import time
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
+from core.demo import HOLDER_USER
 from dashboard.alerts.actions import do_update_alert_preferences
 from dashboard.alerts.models import Delivery
-from tracker.core.demo import HOLDER_USER
 
 
 def _where() -> str:
@@ -22,7 +22,7 @@ def _where() -> str:
 
 def enable_demo_alerts(stdout) -> dict:
     """Turn immediate alert mails and the daily digest on for the demo holder's user
-    (tracker.core.demo.HOLDER_USER). Returns {"alerts for": username}."""
+    (core.demo.HOLDER_USER). Returns {"alerts for": username}."""
     user = get_user_model().objects.get(username=HOLDER_USER)
     do_update_alert_preferences(user, email_enabled=True, digest_enabled=True)
     stdout.write(f"Alerts on for {user.username} <{user.email}>: mails are {_where()}")

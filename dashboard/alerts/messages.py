@@ -12,8 +12,8 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from tracker.core.localtime import shown
-from tracker.core.timezones import zone_of
+from core.localtime import shown
+from core.timezones import zone_of
 
 UNSUBSCRIBE_SALT = "alerts.unsubscribe"
 CHANNELS = ("email", "digest")  # what an unsubscribe link turns off

@@ -11,7 +11,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from tracker.core.models import RightsHolder
+from core.models import RightsHolder
 
 
 class AlertPreference(models.Model):

@@ -16,13 +16,13 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from core.scoping import holders_for
+from core.timezones import zone_of
 from dashboard import wording
 from dashboard.alerts.messages import absolute
 from dashboard.alerts.models import AlertPreference
 from dashboard.pdf import html_pdf
 from dashboard.summary_figures import COUNTS, holder_summary
-from tracker.core.scoping import holders_for
-from tracker.core.timezones import zone_of
 
 
 def last_period(cadence: str, now: datetime, zone) -> tuple[date, date]:

@@ -1,5 +1,5 @@
 """Celery tasks of the alerts (queue settings.QUEUE_DEFAULT). Every retry waits
-``tracker.runtime.backoff.backoff_delay(retries, ALERT_RETRY_BASE_SECONDS, ALERT_RETRY_MAX_SECONDS)``
+``lib.runtime.backoff.backoff_delay(retries, ALERT_RETRY_BASE_SECONDS, ALERT_RETRY_MAX_SECONDS)``
 and gives up after ``ALERT_MAX_RETRIES`` retries, recording the reason in the delivery log."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from core.scoping import scope
 from crawler.models import Match, TakedownCheck
 from dashboard.alerts import actions, case_messages, messages, summary, webhooks
 from dashboard.alerts.models import AlertPreference, Delivery, SummaryMail, WebhookEndpoint
 from dashboard.pdf import PdfUnavailableError
-from tracker.core.scoping import scope
-from tracker.runtime.backoff import backoff_delay
+from lib.runtime.backoff import backoff_delay
 
 MAIL_ERRORS = (smtplib.SMTPException, OSError)  # SMTP refusals, connection refused, timeouts
 DONE = (Delivery.Status.SENT, Delivery.Status.FAILED, Delivery.Status.REFUSED)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from crawler.lib.ssrf import RefusedAddress, check_url, parse_allow_list
 from crawler.scans import crawl_config
+from lib.crawl.ssrf import RefusedAddress, check_url, parse_allow_list
 
 
 def check_webhook_url(url: str) -> str:

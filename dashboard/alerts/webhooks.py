@@ -18,10 +18,10 @@ from urllib.parse import urljoin
 
 import requests
 
-from crawler.lib.fetch import transport_outcome
-from crawler.lib.outcomes import Outcome
-from crawler.lib.ssrf import GuardedAdapter, RefusedAddress, check_url, parse_allow_list
 from crawler.scans import crawl_config
+from lib.crawl.fetch import transport_outcome
+from lib.crawl.outcomes import Outcome
+from lib.crawl.ssrf import GuardedAdapter, RefusedAddress, check_url, parse_allow_list
 
 SIGNATURE_HEADER = "X-Tracker-Signature"
 TIMESTAMP_HEADER = "X-Tracker-Timestamp"

@@ -7,9 +7,9 @@ from django.contrib import admin, messages
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from core.scoping import sees_all
 from dashboard.models import ApiToken
 from dashboard.token_actions import do_delete_api_tokens, do_issue_api_token, do_revoke_api_tokens
-from tracker.core.scoping import sees_all
 
 
 @admin.register(ApiToken)

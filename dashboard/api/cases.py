@@ -1,5 +1,5 @@
 """API of cases (/api/v1/cases/): one rights holder's work on one site, scoped per holder
-(``tracker.core.scoping.scope``); a case's pages are its matches, paginated; decisions go
+(``core.scoping.scope``); a case's pages are its matches, paginated; decisions go
 through ``crawler.case_actions``, sending its notice by e-mail through
 ``dashboard.notice_actions`` (audited)."""
 
@@ -11,11 +11,11 @@ from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from core.scoping import scope
 from crawler import case_actions, cases
 from crawler.models import Case, CaseState
 from dashboard import notice_actions
 from dashboard.models import NoticeLanguage, NoticeMail
-from tracker.core.scoping import scope
 
 from .filters import UtcIsoDateTimeFilter
 from .serializers import MatchSerializer

@@ -28,9 +28,9 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 from rest_framework.views import set_rollback
 
-from tracker.core.errors import ActionError, StorageUnavailable
-from tracker.core.text_extraction import UploadError
-from tracker.core.views import server_is_down
+from core.errors import ActionError, StorageUnavailable
+from core.text_extraction import UploadError
+from core.views import server_is_down
 
 logger = logging.getLogger("django.request")
 

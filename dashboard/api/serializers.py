@@ -9,16 +9,16 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from core import notes
+from core.connections import storage_errors
+from core.errors import StorageUnavailable
+from core.models import AuditEvent, ImportJob, Work, WorkKind, WorkLanguage
+from core.validators import no_control_characters
 from crawler import scans
 from crawler.models import Match, ReviewStatus, ScanRun, ScanStatus, TargetSite
 from dashboard.alerts.models import AlertPreference, WebhookEndpoint
 from dashboard.alerts.validators import check_webhook_url
 from dashboard.models import NoticeLanguage, NoticeStatus, TakedownNotice
-from tracker.core import notes
-from tracker.core.connections import storage_errors
-from tracker.core.errors import StorageUnavailable
-from tracker.core.models import AuditEvent, ImportJob, Work, WorkKind, WorkLanguage
-from tracker.core.validators import no_control_characters
 
 from .errors import ErrorSerializer
 

@@ -1,5 +1,5 @@
-"""API views: works, matches, notices, sites, scans and alerts. Every queryset is scoped (``tracker.core.scoping.scope``) and
-every change goes through an action (``tracker.core.*_actions``, ``crawler.*_actions``)."""
+"""API views: works, matches, notices, sites, scans and alerts. Every queryset is scoped (``core.scoping.scope``) and
+every change goes through an action (``core.*_actions``, ``crawler.*_actions``)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,11 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 
+from core import import_actions, import_jobs, text_extraction, work_actions
+from core.conflicts import DuplicateWork
+from core.ingestion import work_text
+from core.models import AuditEvent, ImportJob, RightsHolder, Work
+from core.scoping import holders_for, scope, sees_all
 from crawler import review_actions, scan_actions, site_actions
 from crawler.evidence.verdicts import verdict_words
 from crawler.models import Match, ReviewStatus, ScanRun, TargetSite
@@ -32,12 +37,7 @@ from dashboard.alerts import actions as alert_actions
 from dashboard.alerts.models import AlertPreference, WebhookEndpoint
 from dashboard.evidence import BundleTooLarge, bundle_response, verify_upload
 from dashboard.models import TakedownNotice
-from tracker.core import import_actions, import_jobs, text_extraction, work_actions
-from tracker.core.conflicts import DuplicateWork
-from tracker.core.ingestion import work_text
-from tracker.core.models import AuditEvent, ImportJob, RightsHolder, Work
-from tracker.core.scoping import holders_for, scope, sees_all
-from tracker.text.untrusted import ascii_int
+from lib.text.untrusted import ascii_int
 
 from . import serializers as s
 from .errors import ApiError, ErrorSerializer
@@ -454,7 +454,7 @@ class NoticeViewSet(viewsets.ReadOnlyModelViewSet):
 
 
 class IsPlatformStaff(permissions.BasePermission):
-    """Platform staff only (``tracker.core.scoping.sees_all``): sites and scans."""
+    """Platform staff only (``core.scoping.sees_all``): sites and scans."""
 
     message = gettext_lazy("Only platform staff may manage sites and scans.")
 

@@ -14,7 +14,7 @@ import django.db.models.deletion
 from django.db import migrations, models
 from django.db.models import F
 
-from tracker.core.migration_helpers import move_content_types
+from core.migration_helpers import move_content_types
 
 # (old link column, app label and model of its target)
 LINKS = (("match", "crawler", "match"), ("notice", "dashboard", "takedownnotice"))

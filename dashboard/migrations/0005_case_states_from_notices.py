@@ -11,7 +11,7 @@ from collections import defaultdict
 from django.db import migrations
 from django.utils.translation import gettext_noop
 
-from tracker.core import notes
+from core import notes
 
 SENT = ("sent", "removed", "counter_notice")  # notice statuses reached after sending
 MIGRATED = notes.coded("case_migrated", "opened from the matches recorded before cases")

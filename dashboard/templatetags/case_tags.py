@@ -8,7 +8,7 @@ from django.conf import settings
 
 from dashboard import case_figures, work_figures
 from dashboard.registration_certificate import current_proof
-from tracker.text.untrusted import ascii_int
+from lib.text.untrusted import ascii_int
 
 register = template.Library()
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from django import template
 
+from core.scoping import sees_all
 from dashboard import overview, wording
 from dashboard.navigation import split_system
-from tracker.core.scoping import sees_all
 
 register = template.Library()
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from crawler.lib.config import CrawlConfig
+from lib.crawl.config import CrawlConfig
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -158,7 +158,7 @@ def _no_crawl_state_left(request):
     and politeness state): site ids are reused by the next test's fresh database."""
     yield
     if "platform_stores" in request.fixturenames:
-        from tracker.core.connections import get_redis
+        from core.connections import get_redis
 
         redis = get_redis()
         for key in redis.scan_iter(match="crawl:*", count=1000):
@@ -183,7 +183,7 @@ def scan_driver():
 def run_scan(crawler, scan_id, rules, start_urls, max_pages=50, max_depth=3, max_steps=500):
     """Drive a whole scan synchronously, as the Celery tasks do: a queue of UrlTasks, deferred
     tasks re-queued after sleeping their countdown. Returns {canonical url: final StepResult}."""
-    from crawler.lib.pipeline import UrlTask
+    from lib.crawl.pipeline import UrlTask
 
     frontier = crawler.frontier(scan_id)
     frontier.open(max_pages, max_depth)

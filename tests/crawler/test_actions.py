@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 
+from core.models import AuditEvent, RightsHolder
 from crawler import review_actions, scan_actions
 from crawler.models import ScanRun, TargetSite
-from tracker.core.models import AuditEvent, RightsHolder
 
 pytestmark = pytest.mark.django_db
 

@@ -5,9 +5,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
+from core.models import RightsHolder
+from core.roles import HOLDER_GROUP, ensure_groups
 from crawler.models import ScanRun, TargetSite, WhitelistedDomain
-from tracker.core.models import RightsHolder
-from tracker.core.roles import HOLDER_GROUP, ensure_groups
 
 pytestmark = pytest.mark.django_db
 # The schedule fields of the target site's form, as a browser submits them unchanged (the
@@ -78,7 +78,7 @@ def site_form(site, **changes) -> dict:
 def test_schedule_on_the_sites_own_form(staff, platform_stores):
     from django_celery_beat.models import PeriodicTask
 
-    from tracker.core.models import AuditEvent
+    from core.models import AuditEvent
 
     site = TargetSite.objects.create(name="周更", start_urls=["http://127.0.0.1:9/"])
     url = f"/crawler/targetsite/{site.pk}/change/"

@@ -7,9 +7,9 @@ import tracemalloc
 
 import pytest
 
-from crawler.lib.archive.cdx import match_type
-from crawler.lib.archive.reader import ArchiveRecord, Fault, read_records
-from crawler.lib.archive.text import record_text
+from lib.crawl.archive.cdx import match_type
+from lib.crawl.archive.reader import ArchiveRecord, Fault, read_records
+from lib.crawl.archive.text import record_text
 from tests import archive_files
 from tests.archive_files import Page, html_page
 

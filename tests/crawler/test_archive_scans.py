@@ -206,8 +206,8 @@ def test_a_worker_killed_mid_file_resumes_where_its_progress_was_committed(idle_
 
 def test_records_matched_in_batches_are_each_recorded_and_progress_commits_between_them(
         work, tmp_path, settings):
+    from core.engine import get_engine
     from crawler import archives, scans
-    from tracker.core.engine import get_engine
 
     settings.ARCHIVE_BATCH_RECORDS, settings.ARCHIVE_PROGRESS_RECORDS = 2, 3
     pages = [COPY_A, COPY_B, other(1), other(2), COPY_B, other(3), other(4), COPY_A]
@@ -231,8 +231,8 @@ def test_a_duplicate_message_leaves_a_held_scan_alone_and_the_sweeper_resends_st
 
     from django.utils import timezone
 
+    from core.engine import get_engine
     from crawler import archives, scans
-    from tracker.core.engine import get_engine
 
     path = tmp_path / "a.warc.gz"
     archive_files.write(path, [other(1)])

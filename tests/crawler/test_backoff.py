@@ -1,8 +1,8 @@
-"""The one retry delay (tracker.runtime.backoff.backoff_delay): doubling, cap, jitter, bad arguments."""
+"""The one retry delay (lib.runtime.backoff.backoff_delay): doubling, cap, jitter, bad arguments."""
 
 import pytest
 
-from tracker.runtime.backoff import backoff_delay
+from lib.runtime.backoff import backoff_delay
 
 
 def test_delay_doubles_then_stops_at_the_cap():

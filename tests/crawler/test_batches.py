@@ -6,9 +6,9 @@ page once."""
 import pytest
 
 from crawler import scans
-from crawler.lib.pipeline import SiteRules, UrlTask
 from crawler.models import Match, ScanRun, ScanStatus, TargetSite
 from crawler.tasks import _crawl_one, crawl_urls
+from lib.crawl.pipeline import SiteRules, UrlTask
 from tests.chapter import CHAPTER
 
 pytestmark = pytest.mark.django_db(transaction=True)

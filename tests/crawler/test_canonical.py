@@ -1,10 +1,10 @@
-"""Canonical URLs and trap defence (crawler.lib.canonical)."""
+"""Canonical URLs and trap defence (lib.crawl.canonical)."""
 
 import datetime
 
 import pytest
 
-from crawler.lib.canonical import InvalidURL, canonical_url, in_domains, origin_of, trap_reason
+from lib.crawl.canonical import InvalidURL, canonical_url, in_domains, origin_of, trap_reason
 
 
 def test_canonical_drops_fragment_tracking_and_default_port_and_sorts_query():

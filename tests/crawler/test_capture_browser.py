@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from crawler.lib.outcomes import Outcome
-from crawler.lib.render import Renderer
+from lib.crawl.outcomes import Outcome
+from lib.crawl.render import Renderer
 from tests.browsers import needs_chromium
 
 BODY = "<h1>盗版书站</h1><p>{text}</p>"

@@ -8,10 +8,10 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from crawler.lib.domains import registered_domain
-from crawler.lib.pagestore import Page, PageVersion
 from fingerprint.engine import Match as EngineMatch
 from fingerprint.engine import Passage
+from lib.crawl.domains import registered_domain
+from lib.crawl.pagestore import Page, PageVersion
 
 
 def test_registered_domain_uses_the_public_suffix_list_offline():
@@ -24,7 +24,7 @@ def test_registered_domain_uses_the_public_suffix_list_offline():
 
 @pytest.fixture
 def holders(db):
-    from tracker.core.models import RightsHolder, Work
+    from core.models import RightsHolder, Work
 
     a = RightsHolder.objects.create(name="星河出版社")
     b = RightsHolder.objects.create(name="晨光文化传媒")
@@ -50,7 +50,7 @@ def _record(url: str, works, scan=None, n: int = 1):
 
 
 def _trail(case):
-    from tracker.core.models import AuditEvent
+    from core.models import AuditEvent
 
     return list(AuditEvent.objects.about(case).order_by("sequence")
                 .values_list("old_state", "new_state"))
@@ -78,8 +78,8 @@ def test_pages_of_one_work_on_one_site_are_one_case_across_hosts_and_scans(holde
 
 def test_two_holders_on_one_page_get_two_cases_each_seen_by_its_holder_only(holders,
                                                                           django_user_model):
+    from core.scoping import scope
     from crawler.models import Case
-    from tracker.core.scoping import scope
 
     a, b, work_a, work_b = holders
     _record("https://copy.example.com/both", [work_a, work_b])
@@ -115,11 +115,11 @@ def test_a_case_on_a_whitelisted_domain_is_dismissed_with_that_reason(holders, d
 
 def test_case_goes_from_new_to_removed_and_reopens_when_a_page_comes_back(holders,
                                                                          django_user_model):
+    from core.errors import ActionError
     from crawler import case_actions
     from crawler.models import Case, CheckOutcome, Match
     from crawler.takedown import record_check
     from dashboard.notice_actions import do_advance_notice, do_draft_notices
-    from tracker.core.errors import ActionError
 
     _a, _b, work_a, _ = holders
     for n in range(1, 4):

@@ -9,8 +9,8 @@ import sys
 import pytest
 from django.conf import settings
 
-from crawler.lib.config import CrawlConfig
 from crawler.scans import crawl_config
+from lib.crawl.config import CrawlConfig
 
 
 def test_values_from_a_mapping_are_converted_to_the_field_types():

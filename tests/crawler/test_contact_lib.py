@@ -1,9 +1,9 @@
-"""The takedown addresses a site publishes (crawler.lib.contacts): mailto: links, security.txt
+"""The takedown addresses a site publishes (lib.crawl.contacts): mailto: links, security.txt
 Contact lines (RFC 9116), addresses written on a contact page, and the links to such pages."""
 
 from __future__ import annotations
 
-from crawler.lib import contacts
+from lib.crawl import contacts
 
 HOME = """<html><body>
 <a href="/contact.html">联系我们</a> <a href="/about/">About us</a>

@@ -9,10 +9,10 @@ from django.utils import timezone
 
 
 def test_a_lost_search_is_asked_again_then_failed_with_its_reason(db, settings):
+    from core import notes
+    from core.models import AuditEvent
     from crawler.contacts import sweep_searches
     from crawler.models import SiteContact
-    from tracker.core import notes
-    from tracker.core.models import AuditEvent
 
     old = timezone.now() - timedelta(seconds=settings.CONTACT_SEARCH_STUCK_SECONDS + 1)
     young = SiteContact.objects.create(domain="young.example", search="searching",

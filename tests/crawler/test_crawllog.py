@@ -1,7 +1,7 @@
-"""The crawl log (crawler.lib.crawllog) expires: a TTL index on the date each record was written."""
+"""The crawl log (lib.crawl.crawllog) expires: a TTL index on the date each record was written."""
 
-from crawler.lib.config import CrawlConfig
-from crawler.lib.crawllog import CrawlLog
+from lib.crawl.config import CrawlConfig
+from lib.crawl.crawllog import CrawlLog
 
 
 def test_records_carry_a_date_that_a_ttl_index_expires_and_a_changed_ttl_is_applied(mongo_db):

@@ -14,14 +14,14 @@ import pytest
 from django.utils import timezone
 
 from crawler import demo
-from crawler.lib import rdap_server
+from lib.crawl import rdap_server
 
 WORKS = Path(__file__).resolve().parents[2] / "demo" / "works"
 
 
 def _work():
-    from tracker.core.engine import get_engine
-    from tracker.core.models import RightsHolder, Work
+    from core.engine import get_engine
+    from core.models import RightsHolder, Work
 
     text = (WORKS / "xiyouji-01-03.txt").read_text(encoding="utf-8")
     holder = RightsHolder.objects.create(name="示例出版社")

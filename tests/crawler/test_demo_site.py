@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from crawler.demo import PATH_PATTERNS, SITE_DIR, scan_demo_site, serve
-from crawler.lib.pipeline import Crawler, SiteRules
+from lib.crawl.pipeline import Crawler, SiteRules
 
 WORKS = Path(__file__).resolve().parents[2] / "demo" / "works"
 
@@ -56,9 +56,9 @@ def test_sitemap_and_feed_carry_the_servers_address(demo):
 def test_demo_step_finds_every_reprint(settled_worker, platform_stores, monkeypatch):
     from django.utils import timezone
 
+    from core.engine import get_engine
+    from core.models import RightsHolder, Work
     from crawler.models import Match
-    from tracker.core.engine import get_engine
-    from tracker.core.models import RightsHolder, Work
 
     engine, holder = get_engine(), RightsHolder.objects.create(name="示例出版社")
     texts = {"XYJ": (WORKS / "xiyouji-01-03.txt").read_text(encoding="utf-8"),

@@ -11,7 +11,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from crawler.lib.pipeline import Crawler
+from lib.crawl.pipeline import Crawler
 from tests.chapter import CHAPTER
 from tests.scanning import scan
 
@@ -40,13 +40,13 @@ def serve(site_on):
 @pytest.mark.django_db(transaction=True)
 def test_discovery_proposes_the_linked_mirror_only(idle_worker, site, serve, config,
                                                    platform_stores, indexed_chapter, client):
+    from core.connections import get_mongo_db, get_redis
+    from core.engine import get_engine
+    from core.models import RightsHolder
+    from core.roles import HOLDER_GROUP, ensure_groups
     from crawler.candidate_actions import do_dismiss_candidate, do_promote_candidate
     from crawler.discovery import discover
     from crawler.models import CandidateSite, Match, TargetSite
-    from tracker.core.connections import get_mongo_db, get_redis
-    from tracker.core.engine import get_engine
-    from tracker.core.models import RightsHolder
-    from tracker.core.roles import HOLDER_GROUP, ensure_groups
 
     holder, other = RightsHolder.objects.create(name="测试出版社"), RightsHolder.objects.create(name="别家")
     work = indexed_chapter(holder)
@@ -100,10 +100,10 @@ def test_discovery_proposes_the_linked_mirror_only(idle_worker, site, serve, con
 @pytest.mark.django_db
 def test_a_candidate_with_no_readable_page_is_sampled_again_then_marked_unreadable(
         config, platform_stores, settings):
+    from core.connections import get_mongo_db, get_redis
+    from core.engine import get_engine
     from crawler.discovery import sample
     from crawler.models import CandidateSite
-    from tracker.core.connections import get_mongo_db, get_redis
-    from tracker.core.engine import get_engine
 
     settings.DISCOVERY_SAMPLE_ATTEMPTS = 2
     crawler = Crawler(config, get_redis(), get_mongo_db())
@@ -115,7 +115,7 @@ def test_a_candidate_with_no_readable_page_is_sampled_again_then_marked_unreadab
     # the SSRF guard refused it: the note says so, not robots.txt, in the reader's language
     from django.utils import translation
 
-    from tracker.core import notes
+    from core import notes
 
     english = notes.in_english(candidate.note)
     assert english.startswith("pages not read: http://10.0.0.1/copy.html: private address "

@@ -21,7 +21,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.utils import translation
 
-from crawler.lib.pipeline import Crawler
+from lib.crawl.pipeline import Crawler
 from tests.chapter import CHAPTER
 from tests.scanning import scan
 
@@ -58,11 +58,11 @@ def wait_for_candidate(domain: str, seconds: float = 60.0):
 @pytest.mark.django_db(transaction=True)
 def test_a_site_moved_by_301_is_proposed_and_promoted_with_its_settings(
         settled_worker, site, site_on, platform_stores, indexed_chapter, client):
+    from core.models import AuditEvent, RightsHolder
     from crawler.models import Case, TargetSite, WhitelistedDomain
     from crawler.review_actions import do_whitelist_domain
     from crawler.schedule import WEEKLY, Timing, read
     from crawler.site_actions import do_save_site
-    from tracker.core.models import AuditEvent, RightsHolder
 
     work = indexed_chapter()
     partner = RightsHolder.objects.create(name="授权合作方")
@@ -143,11 +143,11 @@ def test_a_site_moved_by_301_is_proposed_and_promoted_with_its_settings(
 def test_a_site_that_stops_answering_is_found_again_on_a_candidate_serving_its_pages(
         settled_worker, site, site_on, config, platform_stores, indexed_chapter, client,
         settings):
+    from core.connections import get_mongo_db, get_redis
+    from core.engine import get_engine
     from crawler import domain_moves
     from crawler.discovery import discover
     from crawler.models import CandidateSite, ScanRun
-    from tracker.core.connections import get_mongo_db, get_redis
-    from tracker.core.engine import get_engine
 
     settings.MOVE_SILENT_SCANS = 2
     indexed_chapter()

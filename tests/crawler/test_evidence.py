@@ -39,8 +39,8 @@ def _chapter() -> str:
 
 
 def _registered_work(text: str):
-    from tracker.core.engine import get_engine
-    from tracker.core.models import RightsHolder, Work
+    from core.engine import get_engine
+    from core.models import RightsHolder, Work
 
     holder = RightsHolder.objects.create(name="取证出版社")
     work = Work.objects.create(holder=holder, reference="XYJ-E", title="西游记", author="吴承恩",
@@ -97,9 +97,9 @@ def _flip(body: bytes) -> bytes:
 @pytest.mark.django_db(transaction=True)
 def test_a_match_is_captured_as_a_verifiable_timestamped_wacz(idle_worker, site, platform_stores,
                                                               tmp_path):
+    from core.models import AuditEvent
     from crawler.evidence.models import CaptureState, TimestampStatus
     from crawler.models import Match
-    from tracker.core.models import AuditEvent
 
     text = _chapter()
     work = _registered_work(text)
@@ -238,9 +238,9 @@ def test_a_removal_capture_cites_the_detection_capture_it_closes(idle_worker, si
 def _found_then_removed(site):
     """A page found copying a registered work, captured, then removed (404) and found gone by
     a takedown check. Returns (match, detection capture, removal capture, the check)."""
+    from core.engine import get_engine
     from crawler.models import CheckOutcome, Match
     from crawler.takedown import verify_match
-    from tracker.core.engine import get_engine
 
     text = _chapter()
     work = _registered_work(text)
@@ -261,7 +261,7 @@ def _found_then_removed(site):
     # the witnessed visit met the page gone (its 404 recorded after the crawl's exchange); the
     # screenshot shows the page as the crawl received it, and the outcome says so
     assert site.hits("/book/1.html") == 2
-    from tracker.core import notes
+    from core import notes
 
     said = notes.in_english(detection.outcome)
     assert "HTTP 404" in said and "as the crawl received it" in said, said
@@ -286,8 +286,8 @@ def _found_then_removed(site):
 @pytest.mark.django_db(transaction=True)
 def test_a_page_that_does_not_render_is_captured_without_screenshot(idle_worker, site,
                                                                     platform_stores, tmp_path):
+    from core import notes
     from crawler.evidence.models import CaptureState
-    from tracker.core import notes
 
     text = _chapter()
     _registered_work(text)
@@ -311,9 +311,9 @@ def test_a_page_that_does_not_render_is_captured_without_screenshot(idle_worker,
 @pytest.mark.django_db(transaction=True)
 def test_a_capture_whose_worker_was_killed_is_retried_then_given_up(idle_worker, site,
                                                                     platform_stores, settings):
+    from core import notes
     from crawler.evidence.models import Capture, CaptureState
     from crawler.evidence.tasks import sweep_captures
-    from tracker.core import notes
 
     settings.CAPTURE_RETRY_BASE_SECONDS = 0.5  # the sweeper runs here: its countdown is ours
     text = _chapter()
@@ -356,10 +356,10 @@ def _bundled_while_the_tsa_was_down(settings, outcome: str):
     from crawler.evidence import actions
     from crawler.evidence.models import TimestampStatus
     from crawler.evidence.trust import Stamper
-    from crawler.lib.evidence.bundle import build_wacz
-    from crawler.lib.evidence.warc import exchange_warc
-    from crawler.lib.exchange import Exchange, Hop
     from crawler.models import Match
+    from lib.crawl.exchange import Exchange, Hop
+    from lib.evidence.bundle import build_wacz
+    from lib.evidence.warc import exchange_warc
 
     work = _registered_work(_chapter())
     match = Match.objects.create(work=work, page_id="0" * 24, version_id="1" * 24,
@@ -411,10 +411,10 @@ def test_the_tsa_down_then_back_timestamps_the_bundle_later(platform_stores, set
 
 @pytest.mark.django_db
 def test_a_capture_stamped_later_no_longer_says_timestamp_pending(platform_stores, settings):
+    from core import notes
+    from core.models import AuditEvent
     from crawler.evidence.models import TimestampStatus
     from crawler.evidence.tasks import sweep_captures
-    from tracker.core import notes
-    from tracker.core.models import AuditEvent
 
     pending = notes.coded("captured_tsa_pending", "%(outcome)s; timestamp pending: no "
                           "time-stamping authority answered",
@@ -437,7 +437,7 @@ def test_a_capture_stamped_later_no_longer_says_timestamp_pending(platform_store
 def test_an_endless_page_is_cut_at_the_height_cap(config, site):
     import struct
 
-    from crawler.lib.render import Renderer
+    from lib.crawl.render import Renderer
 
     renderer = Renderer(config)
     tall = "<html><body>" + "".join(f"<p style='height:200px'>第{i}段</p>" for i in range(400)) \
@@ -460,8 +460,8 @@ def test_the_exchange_names_the_server_of_an_http_1_0_answer(config):
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-    from crawler.lib.evidence.warc import exchange_warc
-    from crawler.lib.fetch import Fetcher
+    from lib.crawl.fetch import Fetcher
+    from lib.evidence.warc import exchange_warc
 
     received = []
 
@@ -525,11 +525,11 @@ def test_the_captures_of_a_crawl_batch_go_in_one_message_and_are_all_made(idle_w
     from bson import ObjectId
     from celery.signals import before_task_publish
 
+    from core.models import AuditEvent
     from crawler import matching
     from crawler.evidence.actions import do_request_capture
     from crawler.evidence.models import CaptureState
     from crawler.models import Match
-    from tracker.core.models import AuditEvent
 
     text = _chapter()
     _registered_work(text)

@@ -8,10 +8,10 @@ import json
 import pytest
 from django.utils import timezone, translation
 
+from core.models import RightsHolder, Work
+from core.spreadsheets import safe
 from crawler import exports
 from crawler.models import Match
-from tracker.core.models import RightsHolder, Work
-from tracker.core.spreadsheets import safe
 
 
 @pytest.mark.parametrize("value", ["=HYPERLINK(\"x\")", "+1", "-2", "@SUM(A1)", "\tx"])

@@ -1,4 +1,4 @@
-"""The page extractor (tracker.text.extract_document, resiliparse and lxml) on hostile markup:
+"""The page extractor (lib.text.extract_document, resiliparse and lxml) on hostile markup:
 the crawler's and the demo site's real pages cut at random points, hypothesis-generated tag
 soup, huge and deeply nested DOMs, and bytes in a wrong or broken encoding. It must return an
 Extracted (text, or a recorded error), never raise, and keep text that is there."""
@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from crawler.lib.links import html_links, next_part_links
+from lib.crawl.links import html_links, next_part_links
+from lib.text import decode_bytes, extract_document
+from lib.text.html import parse_html
 from tests.examples import examples
-from tracker.text import decode_bytes, extract_document
-from tracker.text.html import parse_html
 
 ROOT = Path(__file__).parents[2]
 PAGES = sorted((ROOT / "demo" / "site").rglob("*.html")) + \

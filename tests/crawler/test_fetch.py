@@ -1,13 +1,13 @@
-"""One fetch against a real loopback server (crawler.lib.fetch): every limit gives its named outcome."""
+"""One fetch against a real loopback server (lib.crawl.fetch): every limit gives its named outcome."""
 
 import dataclasses
 import socket
 
 import pytest
 
-from crawler.lib.config import CrawlConfig
-from crawler.lib.fetch import Fetcher, parse_retry_after, retry_delay
-from crawler.lib.outcomes import Outcome
+from lib.crawl.config import CrawlConfig
+from lib.crawl.fetch import Fetcher, parse_retry_after, retry_delay
+from lib.crawl.outcomes import Outcome
 
 
 @pytest.fixture

@@ -1,8 +1,8 @@
-"""Frontier of a scan in Redis (crawler.lib.frontier): seen-set, budget, depth, pending, cancel."""
+"""Frontier of a scan in Redis (lib.crawl.frontier): seen-set, budget, depth, pending, cancel."""
 
 import pytest
 
-from crawler.lib.frontier import Frontier
+from lib.crawl.frontier import Frontier
 
 
 def test_admit_once_within_depth_and_budget(redis_client):

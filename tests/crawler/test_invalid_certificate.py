@@ -14,9 +14,9 @@ import pytest
 from django.core.management import call_command
 from warcio.archiveiterator import ArchiveIterator
 
-from crawler.lib.fetch import INVALID_ACCEPTED, Fetcher
-from crawler.lib.outcomes import Outcome
-from crawler.lib.render import Renderer
+from lib.crawl.fetch import INVALID_ACCEPTED, Fetcher
+from lib.crawl.outcomes import Outcome
+from lib.crawl.render import Renderer
 from tests.crawler.test_evidence import _chapter, _registered_work, _wait_captures, needs_chromium
 from tests.crawler.test_tls import (
     pki,  # noqa: F401  (the fixture: the test's root and leaves)

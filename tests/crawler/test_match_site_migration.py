@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from crawler.lib.domains import site_covering
+from lib.crawl.domains import site_covering
 
 
 @pytest.mark.django_db(transaction=True)

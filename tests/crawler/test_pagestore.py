@@ -1,4 +1,4 @@
-"""Page store in MongoDB (crawler.lib.pagestore): unique canonical URL, versions kept as evidence."""
+"""Page store in MongoDB (lib.crawl.pagestore): unique canonical URL, versions kept as evidence."""
 
 import dataclasses
 
@@ -7,7 +7,7 @@ import pytest
 from bson import ObjectId
 from pymongo import monitoring
 
-from crawler.lib.pagestore import PageStore, sha256
+from lib.crawl.pagestore import PageStore, sha256
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from crawler.lib.links import chapter_of, chapter_part, next_part_links
+from lib.crawl.links import chapter_of, chapter_part, next_part_links
 from tests.chapter import CHAPTER
 from tests.scanning import scan
 
@@ -81,8 +81,8 @@ def test_parts_are_followed_matched_and_grouped(idle_worker, site, indexed_chapt
 @pytest.mark.django_db
 def test_chapter_head_is_its_first_part_whichever_was_recorded_first():
     """Two workers match a chapter's parts in any order: the row shown is the first part."""
+    from core.models import RightsHolder, Work
     from crawler.models import Match
-    from tracker.core.models import RightsHolder, Work
 
     work = Work.objects.create(holder=RightsHolder.objects.create(name="测试出版社"),
                                reference="XYJ-1", title="西游记", length=10, status="indexed")

@@ -22,13 +22,13 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fingerprint" / "fixtures" / "e
 
 def test_a_copied_chapter_is_recorded_against_the_chapter_and_its_novel(platform_stores, client,
                                                                         django_user_model):
-    from crawler.lib.pagestore import PageStore
+    from core.connections import get_mongo_db
+    from core.engine import get_engine
+    from core.models import RightsHolder, Work
     from crawler.matching import match_version
     from crawler.models import Match
+    from lib.crawl.pagestore import PageStore
     from tests.dashboard.conftest import store_page
-    from tracker.core.connections import get_mongo_db
-    from tracker.core.engine import get_engine
-    from tracker.core.models import RightsHolder, Work
 
     chapters = json.loads((FIXTURES / "hongloumeng_chapters.json").read_text(encoding="utf-8"))
     news = json.loads((FIXTURES / "peoples_daily.json").read_text(encoding="utf-8"))["news"][0]

@@ -1,4 +1,4 @@
-"""Whole scans of a loopback site through crawler.lib.pipeline (no Celery): each case ends in its
+"""Whole scans of a loopback site through lib.crawl.pipeline (no Celery): each case ends in its
 recorded outcome in the crawl log, pages land in the page store, a second scan uses 304s."""
 
 import dataclasses
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from crawler.lib.outcomes import Outcome
-from crawler.lib.pipeline import Crawler, SiteRules, UrlTask
+from lib.crawl.outcomes import Outcome
+from lib.crawl.pipeline import Crawler, SiteRules, UrlTask
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ARTICLE = "<html><head><title>{t}</title></head><body><article><h1>{t}</h1><p>{p}</p></article></body></html>"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.lib import platforms
+from lib.crawl import platforms
 
 
 def test_the_shipped_registry_covers_the_six_platforms(settings):

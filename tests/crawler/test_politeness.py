@@ -1,6 +1,6 @@
-"""Per-host politeness in Redis (crawler.lib.politeness): slots, reservations, horizon, push-back."""
+"""Per-host politeness in Redis (lib.crawl.politeness): slots, reservations, horizon, push-back."""
 
-from crawler.lib.politeness import Politeness
+from lib.crawl.politeness import Politeness
 
 
 def test_first_fetch_now_then_reserved_slots_spaced_by_the_delay(redis_client):

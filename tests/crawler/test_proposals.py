@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import Group
 
+from core.models import AuditEvent, RightsHolder
+from core.roles import HOLDER_GROUP, STAFF_GROUP, ensure_groups
 from crawler.models import ProposalStatus, SiteProposal, TargetSite
-from tracker.core.models import AuditEvent, RightsHolder
-from tracker.core.roles import HOLDER_GROUP, STAFF_GROUP, ensure_groups
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,8 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from crawler.lib import rdap_server
-from crawler.lib.rdap_server import Answer, json_answer
+from lib.crawl import rdap_server
+from lib.crawl.rdap_server import Answer, json_answer
 
 CRLF = "abuse@evil.example\r\nBcc: everyone@evil.example"
 LONG = "a" * 283 + "@evil.example"  # 296 characters
@@ -22,9 +22,9 @@ LONG = "a" * 283 + "@evil.example"  # 296 characters
 def _case(domain: str, host: str):
     """A case on ``domain`` with one page on ``host`` (an address literal: the tests have no
     DNS, so the page stands for one whose host resolved to it)."""
+    from core.models import RightsHolder, Work
     from crawler.cases import open_case
     from crawler.models import Match
-    from tracker.core.models import RightsHolder, Work
 
     holder = RightsHolder.objects.create(name="示例出版社")
     work = Work.objects.create(holder=holder, title="西游记")
@@ -47,10 +47,10 @@ def _wait_done(contact, seconds: float = 90):
 
 
 def test_faults_are_retried_and_every_address_keeps_its_source(rdap, settled_worker):
+    from core import notes
+    from core.models import AuditEvent
     from crawler import contacts
     from crawler.models import ContactSuggestion
-    from tracker.core import notes
-    from tracker.core.models import AuditEvent
 
     rdap.answers["/domain/pirate.example"] = [
         Answer(429, b'{"errorCode": 429}', {"Retry-After": "1"}),
@@ -85,9 +85,9 @@ def test_faults_are_retried_and_every_address_keeps_its_source(rdap, settled_wor
 def test_a_lookup_that_keeps_failing_ends_failed_with_the_reason(rdap, db, settings):
     """Eager run (the task's own code, its retries run at once): a server that answers 503
     every time -> asked RDAP_MAX_RETRIES + 1 times, then failed with the reason."""
+    from core import notes
     from crawler import contacts, tasks
     from crawler.models import ContactSuggestion
-    from tracker.core import notes
 
     rdap.answers["/domain/down.example"] = [Answer(503, b"maintenance")]
     rdap.answers["/ip/127.0.0.1"] = [Answer(404, b"{}")]
@@ -106,9 +106,9 @@ def test_a_lookup_that_keeps_failing_ends_failed_with_the_reason(rdap, db, setti
 
 
 def test_a_lost_lookup_is_asked_again_then_failed(db, settings):
+    from core import notes
     from crawler.models import SiteContact
     from crawler.rdap_contacts import sweep_lookups
-    from tracker.core import notes
 
     old = timezone.now() - timedelta(seconds=settings.CONTACT_SEARCH_STUCK_SECONDS + 1)
     retried = SiteContact.objects.create(domain="retried.example", rdap="searching",

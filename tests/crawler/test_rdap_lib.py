@@ -1,7 +1,7 @@
 """The RDAP client against a loopback RDAP and IANA-bootstrap server answering RFC 9083 JSON:
 the registrar's and the network's abuse addresses are read, and each fault (timeout, 404, 429
 with Retry-After, 5xx, malformed JSON, a bootstrap file of the wrong shape) is the exception
-that says whether to ask again (crawler.lib.rdap)."""
+that says whether to ask again (lib.crawl.rdap)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from crawler.lib import rdap_server
-from crawler.lib.rdap import Bootstrap, RdapClient, RdapNotFound, RdapRetryable, retry_after_seconds
-from crawler.lib.rdap_server import Answer, json_answer
+from lib.crawl import rdap_server
+from lib.crawl.rdap import Bootstrap, RdapClient, RdapNotFound, RdapRetryable, retry_after_seconds
+from lib.crawl.rdap_server import Answer, json_answer
 
 
 @pytest.fixture
@@ -83,7 +83,7 @@ def test_retry_after_reads_seconds_and_dates():
 
 
 def test_icp_numbers_and_refusals():
-    from crawler.lib.contacts import icp_numbers, refusal
+    from lib.crawl.contacts import icp_numbers, refusal
 
     page = ("<html><body><footer>© 示例 <a>京ICP备12345678号-1</a> 京公网安备11010502030143号"
             " 粤 ICP 证 030173 号</footer><script>'沪ICP备99999999号'</script></body></html>")

@@ -5,14 +5,14 @@ from pathlib import Path
 
 import pytest
 
+from core.connections import get_mongo_db
+from core.engine import get_engine
+from core.models import AuditEvent, RightsHolder, Work
 from crawler import scans
 from crawler.evidence.models import Capture
-from crawler.lib.pagestore import PageStore
 from crawler.models import Match, ScanRun, TargetSite
 from crawler.tasks import _match, scan_for_recording
-from tracker.core.connections import get_mongo_db
-from tracker.core.engine import get_engine
-from tracker.core.models import AuditEvent, RightsHolder, Work
+from lib.crawl.pagestore import PageStore
 
 pytestmark = pytest.mark.django_db(transaction=True)
 WORK = (Path(__file__).parent / "fixtures" / "xiyouji-ch1.txt").read_text(encoding="utf-8")

@@ -11,15 +11,15 @@ import pytest
 from bson import Binary, ObjectId
 from django.core.management import call_command
 
+from core import work_actions
+from core.engine import get_engine
+from core.models import RightsHolder, Work
 from crawler import scans
-from crawler.lib import pagekeys
 from crawler.models import Match, RematchJob
+from lib.crawl import pagekeys
+from lib.text import Extracted
 from tests.chapter import CHAPTER
 from tests.scanning import scan
-from tracker.core import work_actions
-from tracker.core.engine import get_engine
-from tracker.core.models import RightsHolder, Work
-from tracker.text import Extracted
 
 pytestmark = pytest.mark.django_db(transaction=True)
 COPY = "<html><head><title>西游记 第一回</title></head><body><article>{}</article></body></html>".format(
@@ -129,9 +129,9 @@ def test_versions_without_current_keys_are_fingerprinted_again(idle_worker, site
 def test_a_search_for_new_works_leaves_the_other_works_rows_alone(platform_stores):
     """``match_version(only_works=...)``: a new work's row that no longer matches is marked so;
     another work's row on the same page is not the search's business and stays as it was."""
-    from crawler.lib.pagestore import PageStore
+    from core.connections import get_mongo_db
     from crawler.matching import match_version
-    from tracker.core.connections import get_mongo_db
+    from lib.crawl.pagestore import PageStore
 
     holder = RightsHolder.objects.create(name="旁观出版社")
     old = Work.objects.create(holder=holder, reference="OLD", title="old", length=1,
@@ -164,9 +164,9 @@ def test_matches_found_by_the_search_keep_their_site_and_the_site_check_takes_th
     """A page matched by the stored-page search (no scan) is recorded for the site that stored
     it, and the site-wide takedown check of that site takes every confirmed match on its
     domains, one whose site was left empty included."""
+    from core.models import AuditEvent
     from crawler import site_actions
     from crawler.models import TargetSite
-    from tracker.core.models import AuditEvent
 
     _crawl_library(site)
     _register_and_wait()
@@ -193,10 +193,10 @@ def test_a_rewritten_copy_stored_earlier_is_found_rewritten_when_its_work_is_reg
     import random
     from pathlib import Path
 
+    from core.connections import get_mongo_db
     from crawler import rematch
-    from crawler.lib.pagestore import PageStore
+    from lib.crawl.pagestore import PageStore
     from tests.fingerprint.test_rewrite import rewrite
-    from tracker.core.connections import get_mongo_db
 
     fixtures = Path(__file__).resolve().parents[1] / "fingerprint" / "fixtures" / "engine"
     chapters = json.loads((fixtures / "hongloumeng_chapters.json").read_text(encoding="utf-8"))

@@ -1,4 +1,4 @@
-"""Sites that need a browser: pages rendered in headless Chromium (crawler.lib.render) on loopback.
+"""Sites that need a browser: pages rendered in headless Chromium (lib.crawl.render) on loopback.
 
 Text inserted by a script after load and text fetched by XHR reach the page store and the
 matches; a request of the page to an address outside CRAWLER_ALLOW_ADDRESSES (127.0.0.2 here,
@@ -17,9 +17,9 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from crawler.lib.outcomes import Outcome
-from crawler.lib.pipeline import Crawler, SiteRules
-from crawler.lib.render import Renderer
+from lib.crawl.outcomes import Outcome
+from lib.crawl.pipeline import Crawler, SiteRules
+from lib.crawl.render import Renderer
 from tests.browsers import needs_chromium
 from tests.scanning import scan
 
@@ -162,9 +162,9 @@ def test_without_chromium_each_page_says_browser_not_installed(config, site, red
 @pytest.mark.django_db(transaction=True)
 def test_site_that_needs_a_browser_is_matched_through_the_render_queue(idle_worker, site,
                                                                         platform_stores):
+    from core.engine import get_engine
+    from core.models import RightsHolder, Work
     from crawler.models import Match, TargetSite
-    from tracker.core.engine import get_engine
-    from tracker.core.models import RightsHolder, Work
 
     chapter = (FIXTURES / "xiyouji-ch1.txt").read_text(encoding="utf-8")
     holder = RightsHolder.objects.create(name="测试出版社")

@@ -1,12 +1,12 @@
-"""robots.txt (crawler.lib.robots): rules, Crawl-delay, shared Redis cache, RFC 9309 error handling."""
+"""robots.txt (lib.crawl.robots): rules, Crawl-delay, shared Redis cache, RFC 9309 error handling."""
 
 import dataclasses
 import time
 
 import pytest
 
-from crawler.lib.fetch import Fetcher
-from crawler.lib.robots import UNREACHABLE_TTL_SECONDS, RobotsCache
+from lib.crawl.fetch import Fetcher
+from lib.crawl.robots import UNREACHABLE_TTL_SECONDS, RobotsCache
 
 ROBOTS = b"""User-agent: *
 Disallow: /private/

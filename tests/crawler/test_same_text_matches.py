@@ -16,12 +16,12 @@ ARTICLE = Path(__file__).resolve().parents[1] / "dashboard" / "fixtures" / "renm
 
 
 def test_a_copy_of_a_text_registered_three_times_is_one_finding_of_three_works(platform_stores):
-    from crawler.lib.pagestore import Page, PageVersion
+    from core.engine import get_engine
+    from core.models import RightsHolder, Work
     from crawler.matching import record_matches
     from crawler.models import Match
     from dashboard.evidence import same_text_works
-    from tracker.core.engine import get_engine
-    from tracker.core.models import RightsHolder, Work
+    from lib.crawl.pagestore import Page, PageVersion
 
     text = json.loads(ARTICLE.read_text(encoding="utf-8"))["text"]
     a, b = RightsHolder.objects.create(name="甲社"), RightsHolder.objects.create(name="乙社")
@@ -50,9 +50,9 @@ def test_a_copy_of_a_text_registered_three_times_is_one_finding_of_three_works(p
 
 
 def test_the_evidence_view_says_so(platform_stores, client, django_user_model):
+    from core.models import RightsHolder, Work
     from crawler.models import Match
     from tests.dashboard.conftest import store_page
-    from tracker.core.models import RightsHolder, Work
 
     holder = RightsHolder.objects.create(name="甲社")
     first, second = (Work.objects.create(holder=holder, reference=r, title=t, kind="news",

@@ -21,7 +21,7 @@ from django.utils import timezone, translation
 
 from bench.search_discovery import demo_corpus
 from bench.simweb import SimulatedWeb, plan_web
-from crawler.lib.pipeline import Crawler
+from lib.crawl.pipeline import Crawler
 from tests.search_service import WORKER_SEARCH_PORT, free_port
 
 LOOPBACK = ("127.0.0.0/25",)  # the simulated web's hosts (127.0.0.2 ...)
@@ -30,8 +30,8 @@ LOOPBACK = ("127.0.0.0/25",)  # the simulated web's hosts (127.0.0.2 ...)
 
 def _register(works: dict[str, str]):
     """The demo works registered and indexed for one holder: {id: Work}."""
-    from tracker.core.engine import get_engine
-    from tracker.core.models import RightsHolder, Work
+    from core.engine import get_engine
+    from core.models import RightsHolder, Work
 
     holder = RightsHolder.objects.create(name="示例出版社")
     out = {}
@@ -54,15 +54,15 @@ def web():
 @pytest.fixture
 def crawler(config, platform_stores):
     """A crawler of this process that may reach the simulated web's loopback hosts."""
-    from tracker.core.connections import get_mongo_db, get_redis
+    from core.connections import get_mongo_db, get_redis
 
     return Crawler(dataclasses.replace(config, allow_addresses=LOOPBACK, read_timeout=2.0,
                                        max_body_bytes=512 * 1024), get_redis(), get_mongo_db())
 
 
 def _run(crawler, work=None):
+    from core.engine import get_engine
     from crawler import search_discovery
-    from tracker.core.engine import get_engine
 
     run = search_discovery.do_start_search_run(work, trigger="command")
     return search_discovery.run(run.pk, crawler, get_engine())
@@ -150,8 +150,8 @@ def test_a_provider_answering_429_then_200_is_retried(site, crawler, settings):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_provider_down_fails_the_run_with_the_reason(crawler, settings):
+    from core import notes
     from crawler.models import SearchQuery
-    from tracker.core import notes
 
     _register({"xyj": demo_corpus()[0]["xiyouji-1"]})
     settings.SEARCH_PROVIDERS = f"searxng=http://127.0.0.1:{free_port()}"  # nobody listens
@@ -168,8 +168,8 @@ def test_a_provider_down_fails_the_run_with_the_reason(crawler, settings):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_refused_key_disables_the_provider_with_the_reason(site, crawler, settings, client):
+    from core import notes
     from crawler import search_discovery
-    from tracker.core import notes
 
     _register({"xyj": demo_corpus()[0]["xiyouji-1"]})
     site.route("/res/v1/web/search", site.Reply(401, {"Content-Type": "application/json"},
@@ -214,9 +214,9 @@ def test_result_urls_refused_by_the_crawl_library_are_recorded(site, crawler, se
 
 @pytest.mark.django_db(transaction=True)
 def test_a_run_that_stops_moving_is_failed_by_the_sweeper(settings):
+    from core import notes
     from crawler import search_discovery
     from crawler.models import SearchRun
-    from tracker.core import notes
 
     stuck = SearchRun.objects.create(trigger="schedule")
     SearchRun.objects.filter(pk=stuck.pk).update(

@@ -1,4 +1,4 @@
-"""Query phrases of a work (crawler.lib.search.phrases): clauses of 12-30 characters of the
+"""Query phrases of a work (lib.crawl.search.phrases): clauses of 12-30 characters of the
 text as written, rare bigrams first, spread over the text; names of people, boilerplate,
 repeated lines and runs shared with the holder's other works left out; and, on a simulated web
 of the demo works, more copies found per query than the first sentences find."""
@@ -9,7 +9,7 @@ import pytest
 
 from bench.search_discovery import demo_corpus, run
 from bench.simweb import SimulatedWeb, plan_web
-from crawler.lib.search import phrases
+from lib.crawl.search import phrases
 from tests.chapter import CHAPTER
 
 NEWS = "本报北京一月一日电，首都各界群众在人民大会堂举行新年音乐会，气氛热烈，掌声经久不息。"

@@ -1,4 +1,4 @@
-"""The search providers (crawler.lib.search.providers) against loopback servers speaking each
+"""The search providers (lib.crawl.search.providers) against loopback servers speaking each
 provider's documented format: requests carry the key where the provider wants it, results come
 back in order; 429 with Retry-After is waited out and retried, a provider down is retried then
 reported, a refused key is reported at once, garbage is named; the configuration's parser."""
@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from crawler.lib.search.providers import Provider, SearchError, parse_providers, search_with_retries
+from lib.crawl.search.providers import Provider, SearchError, parse_providers, search_with_retries
 
 
 def _json(site, body, status=200, **headers):

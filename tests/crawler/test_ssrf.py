@@ -1,9 +1,9 @@
-"""SSRF guard (crawler.lib.ssrf): address categories, allow-list, pre-check and connect-time check."""
+"""SSRF guard (lib.crawl.ssrf): address categories, allow-list, pre-check and connect-time check."""
 
 import pytest
 import requests
 
-from crawler.lib.ssrf import (
+from lib.crawl.ssrf import (
     GuardedAdapter,
     RefusedAddress,
     check_url,

@@ -13,11 +13,11 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.utils import timezone
 
+from core import ingestion, notes, registration, work_actions
+from core.models import RightsHolder, Work, WorkStatus
 from crawler import scan_actions, scans, tasks
 from crawler.models import ScanRun, TargetSite
-from tracker.core import ingestion, notes, registration, work_actions
-from tracker.core.models import RightsHolder, Work, WorkStatus
-from tracker.text import Extracted
+from lib.text import Extracted
 
 pytestmark = pytest.mark.django_db(transaction=True)
 TEXT = "本市今日召开会议，部署下一阶段的交通治理工作，相关部门负责人出席会议并讲话。" * 20

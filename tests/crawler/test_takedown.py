@@ -11,14 +11,14 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.utils import timezone, translation
 
+from core import notes
+from core.models import AuditEvent, RightsHolder, Work
 from crawler import review_actions, takedown
 from crawler.models import CheckOutcome, Match, TakedownCheck
 from dashboard import tasks as dashboard_tasks
 from dashboard.notice_actions import do_advance_notice, do_draft_notices
 from tests.chapter import CHAPTER
 from tests.scanning import scan
-from tracker.core import notes
-from tracker.core.models import AuditEvent, RightsHolder, Work
 
 pytestmark = pytest.mark.django_db(transaction=True)
 COPY = "<html><head><title>西游记 第一回</title></head><body><article>{}</article></body></html>".format(

@@ -6,9 +6,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
+from core import roles
+from core.models import RightsHolder, Work
 from crawler.models import CheckOutcome, Match, TakedownCheck
-from tracker.core import roles
-from tracker.core.models import RightsHolder, Work
 
 pytestmark = pytest.mark.django_db
 

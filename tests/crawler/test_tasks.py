@@ -14,15 +14,15 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
+from core import notes
+from core.connections import get_redis
+from core.engine import get_engine
+from core.models import RightsHolder, Work
 from crawler import progress, scans
-from crawler.lib import pagekeys
 from crawler.models import Match, ScanRun, TargetSite, WhitelistedDomain
+from lib.crawl import pagekeys
 from tests.chapter import CHAPTER
 from tests.scanning import scan
-from tracker.core import notes
-from tracker.core.connections import get_redis
-from tracker.core.engine import get_engine
-from tracker.core.models import RightsHolder, Work
 
 pytestmark = pytest.mark.django_db(transaction=True)
 FIXTURES = Path(__file__).parent / "fixtures"

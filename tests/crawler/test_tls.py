@@ -21,9 +21,9 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from warcio.archiveiterator import ArchiveIterator
 
-from crawler.lib.evidence.warc import exchange_warc
-from crawler.lib.fetch import Fetcher, trust_store
-from crawler.lib.outcomes import Outcome
+from lib.crawl.fetch import Fetcher, trust_store
+from lib.crawl.outcomes import Outcome
+from lib.evidence.warc import exchange_warc
 
 NOW = dt.datetime.now(dt.UTC)
 

@@ -26,9 +26,9 @@ from django.conf import settings
 from django.utils import translation
 from warcio.archiveiterator import ArchiveIterator
 
-from crawler.lib.evidence.recorder import RecorderFailed
-from crawler.lib.outcomes import Outcome
-from crawler.lib.render import Renderer
+from lib.crawl.outcomes import Outcome
+from lib.crawl.render import Renderer
+from lib.evidence.recorder import RecorderFailed
 from tests.crawler.test_evidence import (
     WACZ_CLI,
     _chapter,
@@ -229,8 +229,8 @@ def test_huge_requisites_are_cut_at_the_capture_byte_limit(config, site, setting
 @needs_recorder
 def test_a_recording_proxy_that_dies_is_started_again_then_the_capture_fails_with_the_reason(
         config, site, settings):
+    from core import notes
     from crawler.evidence.tasks import recorder_failure
-    from tracker.core import notes
 
     # the recording proxy is killed while it fetches the page's image: the site finds the
     # process on the other end of the connection

@@ -137,7 +137,7 @@ def make_user(django_user_model) -> Callable:
     """
     from django.contrib.auth.models import Group
 
-    from tracker.core import roles
+    from core import roles
 
     def make(username: str, staff_role: bool = False, holders=()):
         user = django_user_model.objects.create_user(username, password=PASSWORD, is_staff=True)
@@ -187,8 +187,8 @@ def store_page(url: str, text: str, title: str, *, when=None) -> tuple[str, str]
     """Save a crawled page through the crawler's PageStore; returns (page_id, version_id)."""
     from urllib.parse import urlsplit
 
-    from crawler.lib.pagestore import PageStore
-    from tracker.core.connections import get_mongo_db
+    from core.connections import get_mongo_db
+    from lib.crawl.pagestore import PageStore
 
     store = PageStore(get_mongo_db())
     store.ensure_indexes()
@@ -213,9 +213,9 @@ def scenario(db, platform_stores, make_user):
 
     from django.utils import timezone
 
+    from core.engine import get_engine
+    from core.models import RightsHolder, Work
     from crawler.models import Match, ScanRun, TargetSite
-    from tracker.core.engine import get_engine
-    from tracker.core.models import RightsHolder, Work
 
     a = RightsHolder.objects.create(name="星河出版社", contact_person="李明",
                                     email="legal@xinghe.example", phone="+86 10 5555 0101",
@@ -301,8 +301,8 @@ DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
 def big5_demo_texts() -> tuple[str, str]:
     """(the text extracted from the demo site's Big5 page of 西遊記 第二回, the demo work
     西游记（第一回至第三回）'s text)."""
-    from tracker.text.encoding import decode_bytes
-    from tracker.text.html import extract_document
+    from lib.text.encoding import decode_bytes
+    from lib.text.html import extract_document
 
     raw = (DEMO_DIR / "site" / "reprint" / "xiyouji-02-big5.html").read_bytes()
     page = extract_document(decode_bytes(raw, "text/html").text).text
@@ -326,9 +326,9 @@ def big5_demo_match():
 def big5_reprint(scenario):
     """The demo site's Big5 page of 西遊記 第二回 as the engine matches it against the demo
     work 西游记（第一回至第三回）: the Match, with the engine's score and passages."""
+    from core.engine import get_engine
+    from core.models import Work
     from crawler.models import Match
-    from tracker.core.engine import get_engine
-    from tracker.core.models import Work
 
     text, work_text = big5_demo_texts()
     work = Work.objects.create(holder=scenario.a, reference="XYJ-001-003", title="西游记",

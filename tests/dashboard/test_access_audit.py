@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from core import notes
+from core.models import AuditEvent, RightsHolder
 from dashboard.models import ApiToken
-from tracker.core import notes
-from tracker.core.models import AuditEvent, RightsHolder
 
 pytestmark = pytest.mark.django_db
 

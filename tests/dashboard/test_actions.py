@@ -8,12 +8,12 @@ from django.db import connection
 from django.utils import translation
 from docx import Document
 
+from core.errors import ActionError
+from core.models import AuditEvent, AuditTrailError, verify_chain
 from crawler.review_actions import do_review_match
 from dashboard import notices
 from dashboard.models import NoticeStatus
 from dashboard.notice_actions import do_advance_notice, do_draft_notices
-from tracker.core.errors import ActionError
-from tracker.core.models import AuditEvent, AuditTrailError, verify_chain
 
 
 @pytest.fixture(autouse=True)
@@ -207,8 +207,8 @@ def test_a_match_in_a_sent_notice_is_not_noticed_again_without_saying_so(scenari
 
 
 def test_notice_text_is_editable_while_drafted_and_frozen_when_sent(scenario):
-    from crawler.lib.pagestore import sha256
     from dashboard.notice_actions import do_edit_notice
+    from lib.crawl.pagestore import sha256
 
     confirm_all(scenario)
     notice, = do_draft_notices(scenario.matches[:1], scenario.users.staff)

@@ -114,8 +114,8 @@ def test_alert_pages_show_their_content_and_fit_1366(scenario, open_page, browse
 def test_webhook_secret_is_shown_once_on_creation_and_on_rotation(scenario, client):
     """The dashboard never shows an endpoint's signing secret again: once in the message after
     creating it, once after rotating it (audited); the edit page has no secret field."""
+    from core.models import AuditEvent
     from dashboard.alerts.models import WebhookEndpoint
-    from tracker.core.models import AuditEvent
 
     client.force_login(scenario.users.holder_a)
     added = client.post("/alerts/webhookendpoint/add/", {

@@ -11,12 +11,12 @@ import pytest
 import requests
 from django.core.management import call_command
 
+from core import text_extraction
+from core.errors import ActionError
+from core.models import AuditEvent, Work
 from crawler.models import Match
 from dashboard.models import ApiToken
-from tracker.core import text_extraction
-from tracker.core.errors import ActionError
-from tracker.core.models import AuditEvent, Work
-from tracker.runtime import embedded
+from lib.runtime import embedded
 
 pytestmark = pytest.mark.django_db
 
@@ -176,7 +176,7 @@ def test_uploads_refused_without_reading_get_the_dashboards_errors(scenario, api
     (what needs reading: tests/dashboard/test_api_uploads.py)."""
     from django.utils import translation
 
-    from tracker.core.models import ImportJob
+    from core.models import ImportJob
 
     client = api(scenario.users.holder_a, language)
     bad = [("empty.txt", b""), ("old.doc", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 600)]

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from core.models import AuditEvent
 from dashboard.alerts.models import AlertPreference, WebhookEndpoint
-from tracker.core.models import AuditEvent
 
 from . import test_api
 

@@ -13,13 +13,13 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_copied_chapter_and_its_novel_are_two_matches_that_name_each_other(scenario, api):  # noqa: F811
+    from core.connections import get_mongo_db
+    from core.engine import get_engine
+    from core.models import Work
     from crawler.cases import open_case
-    from crawler.lib.pagestore import PageStore
     from crawler.matching import match_version
     from crawler.models import Match
-    from tracker.core.connections import get_mongo_db
-    from tracker.core.engine import get_engine
-    from tracker.core.models import Work
+    from lib.crawl.pagestore import PageStore
 
     from .conftest import store_page
 

@@ -10,12 +10,12 @@ import time
 import pytest
 import requests
 
-from crawler.lib.pagestore import PageStore
+from core.connections import get_mongo_db
+from core.engine import get_engine
+from core.models import RightsHolder
 from crawler.matching import match_version
 from dashboard.models import ApiToken
-from tracker.core.connections import get_mongo_db
-from tracker.core.engine import get_engine
-from tracker.core.models import RightsHolder
+from lib.crawl.pagestore import PageStore
 
 from .conftest import FIXTURES, store_page
 

@@ -11,7 +11,7 @@ import pytest
 import requests
 from django.conf import settings
 
-from tracker.runtime import embedded, supervisor
+from lib.runtime import embedded, supervisor
 
 from .test_api import token_for
 

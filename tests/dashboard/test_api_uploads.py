@@ -9,10 +9,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone, translation
 
+from core import text_extraction
+from core.models import ImportJob, ImportKind, Work
 from tests.dashboard.test_api import Api, token_for
 from tests.waiting import wait_for
-from tracker.core import text_extraction
-from tracker.core.models import ImportJob, ImportKind, Work
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 TEXT = ("第一章 山中\n" + "清晨的雾气笼罩着山谷，溪水绕过石桥向东流去。" * 20 +

@@ -152,7 +152,7 @@ def test_holder_uploads_a_work_that_only_it_sees(scenario, open_page, browser_lo
                                                  celery_worker):
     import time
 
-    from tracker.core.models import Work
+    from core.models import Work
 
     page = open_page("zh-hans")
     browser_login(page, "holder_b")

@@ -23,9 +23,9 @@ PAGE = "話說天下大事，分久必合，【广告】合久必分。周末八
 @pytest.fixture
 def edited_match(scenario):
     """A match of a page that copies WORK with the edits of PAGE, for 星河出版社's new work."""
+    from core.engine import get_engine
+    from core.models import Work
     from crawler.models import Match
-    from tracker.core.engine import get_engine
-    from tracker.core.models import Work
 
     template = scenario.matches[0]
     work_text = "第一回　三国\n\n" + WORK + "\n\n" + scenario.novel_text[:400]

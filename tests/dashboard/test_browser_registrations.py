@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tracker.core import ingestion, work_actions
-from tracker.core.models import RightsConflict, RightsHolder
-from tracker.core.text_extraction import extract_pasted
+from core import ingestion, work_actions
+from core.models import RightsConflict, RightsHolder
+from core.text_extraction import extract_pasted
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 NOVEL = (Path(__file__).resolve().parents[2] / "demo" / "works" / "xiyouji-01-03.txt"
@@ -91,7 +91,7 @@ def test_an_uploaded_file_goes_through_its_job_to_the_work_page(
     """The work form's file is read by a job: its page shows the progress; refused as a
     duplicate, it names the holder's work and offers "register anyway", whose job ends on the
     new work's page."""
-    from tracker.core.models import Work
+    from core.models import Work
 
     press, _ = holders
     _indexed(press, "xiyouji", NOVEL)

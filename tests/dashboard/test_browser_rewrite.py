@@ -24,9 +24,9 @@ CHAPTERS = Path(__file__).parents[1] / "fingerprint" / "fixtures" / "engine" / \
 def rewritten_match(scenario):
     """A page that rewrites 800 characters of a 红楼梦 chapter, matched by the platform's
     engine and recorded as the crawler records it (kind "rewritten")."""
+    from core.engine import get_engine
+    from core.models import Work
     from crawler.models import Match
-    from tracker.core.engine import get_engine
-    from tracker.core.models import Work
 
     chapter = json.loads(CHAPTERS.read_text(encoding="utf-8"))[0]["text"][:800]
     work_text = chapter[:chapter.rfind("。") + 1]

@@ -53,8 +53,8 @@ def test_candidate_list_ranked_with_evidence(scenario, open_page, browser_login,
 def test_candidate_page_lists_its_pages_as_links(scenario, open_page, browser_login, screenshot,
                                                  language):
     from crawler.discovery import _problems_note
-    from crawler.lib.outcomes import Outcome
     from crawler.models import CandidateSite
+    from lib.crawl.outcomes import Outcome
 
     candidate = CandidateSite.objects.create(
         domain="localhost", status="unreadable", link_count=2, sample_attempts=3,

@@ -56,7 +56,7 @@ def test_cases_api_is_scoped_per_holder(scenario_cases, scenario, api):
 
 def test_decide_through_the_api_is_audited_and_refuses_a_wrong_move(scenario_cases, scenario,
                                                                     api):
-    from tracker.core.models import AuditEvent
+    from core.models import AuditEvent
 
     a = api(scenario.users.holder_a)
     case = scenario_cases["novel"]

@@ -50,8 +50,8 @@ def test_cases_of_sent_and_removed_notices_start_notice_sent_and_removed():
 
     executor = MigrationExecutor(connection)
     executor.migrate(executor.loader.graph.leaf_nodes())
+    from core import notes
     from crawler.models import Case
-    from tracker.core import notes
 
     cases = {c.domain: c for c in Case.objects.all()}
     assert {domain: c.state for domain, c in cases.items()} == {

@@ -6,10 +6,10 @@ worker runs; the pages are shown in real Chromium in both languages at 1366 px."
 
 import pytest
 
+from core.models import AuditEvent
 from crawler.models import TakedownCheck
 from dashboard.notice_actions import do_advance_notice, do_draft_notices
 from tests.waiting import wait_for
-from tracker.core.models import AuditEvent
 
 pytestmark = pytest.mark.django_db(transaction=True)
 TIMEOUT_SECONDS = 60

@@ -72,8 +72,8 @@ def platform_case(scenario_cases, scenario):
 
 
 def test_the_package_holds_what_the_platform_asks_for(platform_case, scenario, client):
-    from tracker.core import notes
-    from tracker.core.models import AuditEvent
+    from core import notes
+    from core.models import AuditEvent
 
     assert platform_case.icp_filing == "京ICP备030173号-1"
     client.force_login(scenario.users.staff)

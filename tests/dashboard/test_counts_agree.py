@@ -22,11 +22,11 @@ pytestmark = pytest.mark.usefixtures("platform_stores")
 def data(db, make_user):
     from types import SimpleNamespace
 
+    from core.models import RightsHolder, Work
     from crawler import case_actions
     from crawler.cases import open_case
     from crawler.models import Match, ScanRun, TargetSite
     from dashboard.models import TakedownNotice
-    from tracker.core.models import RightsHolder, Work
 
     a = RightsHolder.objects.create(name="星河出版社")
     b = RightsHolder.objects.create(name="晨光文化传媒")

@@ -19,7 +19,7 @@ def _client(user, language):
 
 @pytest.mark.parametrize("language", ["zh-hans", "en"])
 def test_error_pages_speak_the_readers_language_in_the_dashboards_style(scenario, language):
-    from tracker.core.views import server_error
+    from core.views import server_error
 
     holder = _client(scenario.users.holder_a, language)
     pages = {403: holder.get("/crawler/targetsite/"),  # staff only

@@ -95,7 +95,7 @@ def test_the_pdf_report_is_signed_timestamped_and_shows_the_screenshot(scenario,
                                                                         settings, client):
     from PIL import Image, ImageDraw
 
-    from crawler.lib.evidence.signing import load_or_create_identity, validate_signed_pdf
+    from lib.evidence.signing import load_or_create_identity, validate_signed_pdf
 
     match = next(m for m in scenario.matches if m.work.holder == scenario.a)
     picture = Image.new("RGB", (640, 4000), "white")  # a tall page: more than one tile
@@ -132,7 +132,7 @@ def test_the_pdf_report_is_signed_timestamped_and_shows_the_screenshot(scenario,
 
 def test_the_report_is_made_once_per_capture_and_every_download_gives_its_audited_bytes(
         scenario, client):
-    from tracker.core.models import AuditEvent
+    from core.models import AuditEvent
 
     match = next(m for m in scenario.matches if m.work.holder == scenario.a)
     finished_capture(match)

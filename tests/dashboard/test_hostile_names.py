@@ -29,7 +29,7 @@ def _client(user, language="en") -> Client:
 def test_names_with_control_characters_are_refused_at_input(scenario, live_server, tmp_path):
     import requests
 
-    from tracker.core.models import RightsHolder, Work
+    from core.models import RightsHolder, Work
 
     api = requests.Session()
     api.headers.update({"Authorization": f"Bearer {token_for(scenario.users.holder_a)}",

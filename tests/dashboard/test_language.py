@@ -94,11 +94,11 @@ def admin_pages(scenario, notice) -> list[str]:
 
 
 def test_no_english_on_zh_hans_pages(scenario):
+    from core import roles
     from crawler.models import ScanRun
     from crawler.review_actions import do_review_match
     from crawler.scan_actions import do_cancel_scan
     from dashboard.notice_actions import do_draft_notices
-    from tracker.core import roles
 
     do_review_match(scenario.matches[0], "confirmed", "整章转载，未获授权", scenario.users.staff)
     notice = do_draft_notices(scenario.matches[:1], scenario.users.staff)[0]

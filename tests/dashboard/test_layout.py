@@ -136,8 +136,8 @@ LINES_JS = """(selector) => [...document.querySelectorAll(selector)].map(el => {
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_status_words_keep_to_one_line_beside_long_titles(scenario, open_page, browser_login,
                                                           screenshot, language):
+    from core.models import Work
     from crawler.models import Match
-    from tracker.core.models import Work
 
     _record(scenario)  # the first match is a confirmed infringement
     long_title = "西游记（节选）" * 8

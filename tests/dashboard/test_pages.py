@@ -7,9 +7,9 @@ import io
 import pytest
 from django.test import Client
 
+from core.models import AuditEvent
 from crawler.review_actions import do_review_match
 from dashboard.notice_actions import do_draft_notices
-from tracker.core.models import AuditEvent
 
 
 def client_for(user, language="en") -> Client:

@@ -60,7 +60,7 @@ def failed_mail(scenario_cases, scenario, settings):
     against an SMTP port where nothing listens (connection refused): recorded as failed."""
     from crawler import case_actions, contacts
     from dashboard import notice_actions, tasks
-    from tracker.runtime import embedded
+    from lib.runtime import embedded
 
     settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
     settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", embedded.free_port()

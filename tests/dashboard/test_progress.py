@@ -16,8 +16,8 @@ from django.conf import settings
 from django.test import Client
 from django.utils import translation
 
+from core.models import AuditEvent, RightsHolder, Work
 from crawler.models import Match, ScanRun, TargetSite
-from tracker.core.models import AuditEvent, RightsHolder, Work
 
 from .conftest import FIXTURES, chapter_sections
 
@@ -79,7 +79,7 @@ class SlowSite:
 def slow_scan_setup(platform_stores, make_user):
     """A holder's indexed novel, a target site on a slow loopback server (politeness delay
     1 s), a staff user. Returns (site, staff, work)."""
-    from tracker.core.engine import get_engine
+    from core.engine import get_engine
 
     text = NOVEL.read_text(encoding="utf-8")
     holder = RightsHolder.objects.create(name="星河出版社")

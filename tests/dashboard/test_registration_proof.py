@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 from django.db import transaction
 
+from core.ingestion import work_indexed
+from core.models import AuditEvent, Work
+from core.registration import text_sha256
 from crawler.evidence.models import RegistrationProof, TimestampStatus
 from crawler.evidence.registrations import do_stamp_registration, stamp_pending_registrations
-from crawler.lib.evidence.timestamp import verify_timestamp
+from lib.evidence.timestamp import verify_timestamp
 from tests.dashboard.conftest import ARTIFACTS
-from tracker.core.ingestion import work_indexed
-from tracker.core.models import AuditEvent, Work
-from tracker.core.registration import text_sha256
 
 
 def _with_text(work: Work, text: str) -> Work:
@@ -65,7 +65,7 @@ def test_a_tsa_down_leaves_the_proof_pending_until_the_sweeper_finds_one(scenari
 
 def test_the_holder_downloads_a_signed_certificate_and_another_holder_cannot(
         scenario, pdf_reader, settings, client):
-    from crawler.lib.evidence.signing import load_or_create_identity, validate_signed_pdf
+    from lib.evidence.signing import load_or_create_identity, validate_signed_pdf
 
     work = _with_text(scenario.novel, "西游记 第一回 灵根育孕源流出")
     proof = do_stamp_registration(work.pk)

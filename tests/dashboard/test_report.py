@@ -31,8 +31,8 @@ CHAPTER = FIXTURES / "xiyouji-chapter-02.txt"
 def chapter_copy(scenario):
     """A page copying the whole 4,293-character chapter in six passages (an advert between
     them), as a Match of a work holding that chapter; returns the Match."""
-    from tracker.core.engine import get_engine
-    from tracker.core.models import Work
+    from core.engine import get_engine
+    from core.models import Work
 
     text = CHAPTER.read_text(encoding="utf-8")
     work = Work.objects.create(holder=scenario.a, reference="XYJ-002", title="西游记第二回",
@@ -85,7 +85,7 @@ def test_report_cover_then_passages_then_trail(scenario, chapter_copy):
 
 
 def test_pdf_shows_each_audit_hash_whole(scenario, chapter_copy, pdf_reader):
-    from tracker.core.models import AuditEvent
+    from core.models import AuditEvent
 
     do_review_match(chapter_copy, "confirmed", "整章转载", scenario.users.staff)
     [event] = AuditEvent.objects.about(chapter_copy)

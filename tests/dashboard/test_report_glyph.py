@@ -1,6 +1,6 @@
 """The evidence report draws every character of a work registered through the one text path:
 西游记 chapter 2 carries U+E82F (a GBK-era private-use code point, no font has it), which the
-text path turns into 㳠 (tracker.text.gbk_pua), so the PDF shows the character, not a box."""
+text path turns into 㳠 (lib.text.gbk_pua), so the PDF shows the character, not a box."""
 
 import io
 
@@ -8,7 +8,7 @@ from django.test import Client
 from django.utils import timezone
 
 from crawler.models import Match
-from tracker.text import extract_file
+from lib.text import extract_file
 
 from .conftest import FIXTURES, chapter_sections, copy_page, store_page
 
@@ -16,8 +16,8 @@ CHAPTER = FIXTURES / "xiyouji-chapter-02.txt"
 
 
 def test_pdf_report_shows_la_not_a_private_use_box(scenario, pdf_reader):
-    from tracker.core.engine import get_engine
-    from tracker.core.models import Work
+    from core.engine import get_engine
+    from core.models import Work
 
     raw = CHAPTER.read_bytes()
     assert "\ue82f".encode() in raw

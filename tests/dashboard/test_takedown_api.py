@@ -29,8 +29,8 @@ def api(live_server):
 
 
 def test_contacts_are_for_staff_and_list_the_sites_needing_one(scenario_cases, scenario, api):
+    from core.models import AuditEvent
     from crawler.models import SiteContact
-    from tracker.core.models import AuditEvent
 
     staff, holder = api(scenario.users.staff), api(scenario.users.holder_a)
     assert holder.get(holder.url("contacts/"), timeout=30).status_code == 403
@@ -52,9 +52,9 @@ def test_contacts_are_for_staff_and_list_the_sites_needing_one(scenario_cases, s
 
 def test_send_notice_needs_a_confirmed_contact_then_queues_one_mail(scenario_cases, scenario,
                                                                     api):
+    from core import notes
     from crawler import case_actions, contacts
     from dashboard.models import MailStatus, NoticeMail
-    from tracker.core import notes
 
     case = scenario_cases["novel"]
     case_actions.do_confirm_case(case, scenario.users.staff, "copies chapter 2")

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 from django.test import Client
 
-from tracker.core.models import AuditEvent, UserSettings
+from core.models import AuditEvent, UserSettings
 
 NEW_YORK = ZoneInfo("America/New_York")
 
@@ -70,9 +70,9 @@ def test_unknown_time_zone_is_refused_in_the_users_language(scenario):
 
 
 def test_alert_mail_times_are_in_the_recipients_zone(scenario):
+    from core.user_actions import do_update_user_settings
     from dashboard.alerts.messages import delivery_mail
     from dashboard.alerts.models import Delivery
-    from tracker.core.user_actions import do_update_user_settings
 
     match, user = scenario.matches[0], scenario.users.holder_a
     user.email = "holder-a@example.org"
@@ -105,9 +105,9 @@ def test_settings_page_in_a_browser(scenario, open_page, browser_login, screensh
 
 
 def test_notice_trail_times_carry_the_users_offset(scenario):
+    from core.user_actions import do_update_user_settings
     from crawler.review_actions import do_review_match
     from dashboard.notice_actions import do_draft_notices
-    from tracker.core.user_actions import do_update_user_settings
 
     staff = scenario.users.staff
     do_review_match(scenario.matches[0], "confirmed", "整章转载，未获授权", staff)
@@ -122,7 +122,7 @@ def test_notice_trail_times_carry_the_users_offset(scenario):
 def test_rights_conflict_and_match_list_show_times_in_the_users_zone(scenario):
     from datetime import datetime, timedelta
 
-    from tracker.core.models import RightsConflict, Work
+    from core.models import RightsConflict, Work
 
     registered = datetime(2026, 3, 1, 2, 30, tzinfo=ZoneInfo("UTC"))  # 1 March in UTC only
     Work.objects.filter(pk=scenario.novel.pk).update(created_at=registered)

@@ -29,7 +29,7 @@ def sites():
 @pytest.mark.parametrize("language,width", [("en", 1366), ("zh-hans", 1366), ("zh-hans", 390)])
 def test_a_holder_sees_the_watched_sites(sites, make_user, open_page, browser_login, screenshot,
                                          language, width):
-    from tracker.core.models import RightsHolder
+    from core.models import RightsHolder
 
     make_user("reader", holders=[RightsHolder.objects.create(name="星河出版社")])
     page = open_page(language)

@@ -5,7 +5,7 @@ both languages at 1366 px); the status endpoint answers only the works the user 
 import pytest
 from django.test import Client
 
-from tracker.core.models import Work
+from core.models import Work
 
 INDEXED = {"zh-hans": "已入库", "en": "indexed"}
 PENDING = {"zh-hans": "排队中", "en": "pending"}

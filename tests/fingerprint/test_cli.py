@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tracker.runtime.embedded import free_port
+from lib.runtime.embedded import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures" / "cli"

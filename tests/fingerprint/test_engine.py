@@ -18,7 +18,7 @@ from fingerprint import (
 )
 from fingerprint.index import IndexUnavailableError, MemoryIndex, RedisIndex
 from fingerprint.store import MemoryWorkStore, MongoWorkStore
-from tracker.runtime.embedded import free_port
+from lib.runtime.embedded import free_port
 
 PORTAL = "首页 > 新闻 > 社会\n本站讯 编辑：小王 来源：网络 阅读次数：1024\n"
 

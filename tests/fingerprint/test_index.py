@@ -33,7 +33,7 @@ from fingerprint.index import (
 from fingerprint.index.directory import DIRECT_MIN_KEYS, KeyDirectory
 from fingerprint.index.packing import varint_decode
 from fingerprint.index.redis import BATCH
-from tracker.runtime.embedded import free_port, redis_server_path
+from lib.runtime.embedded import free_port, redis_server_path
 
 V = "test-v1"
 

@@ -12,7 +12,7 @@ import pytest
 
 from fingerprint.store import MemoryWorkStore, MongoWorkStore, StoreUnavailableError, WorkStore
 from fingerprint.store import mongo as mongo_module
-from tracker.runtime.embedded import free_port
+from lib.runtime.embedded import free_port
 
 TEXT = "滚滚长江东逝水，浪花淘尽英雄。是非成败转头空。"  # 三国演义 opening poem (public domain)
 

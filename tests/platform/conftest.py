@@ -33,8 +33,8 @@ def people(django_user_model):
     """
     from django.contrib.auth.models import Group
 
-    from tracker.core.models import RightsHolder
-    from tracker.core.roles import HOLDER_GROUP, STAFF_GROUP, ensure_groups
+    from core.models import RightsHolder
+    from core.roles import HOLDER_GROUP, STAFF_GROUP, ensure_groups
 
     ensure_groups()
     press = RightsHolder.objects.create(name="Press A", email="a@press.example")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tracker.core.models import AuditEvent, Work, verify_chain
+from core.models import AuditEvent, Work, verify_chain
 
 
 @pytest.mark.django_db

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from tracker.core import import_jobs, ingestion
-from tracker.core.models import ImportJob, ImportState, Work, WorkStatus
+from core import import_jobs, ingestion
+from core.models import ImportJob, ImportState, Work, WorkStatus
 
 
 def _form(people, **extra) -> dict:

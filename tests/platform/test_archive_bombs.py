@@ -13,7 +13,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 
-from tracker.core.models import ImportJob, Work
+from core.models import ImportJob, Work
 
 pytestmark = pytest.mark.django_db(transaction=True)
 BOMB_MB = 520  # over the 500 MB of settings.ARCHIVE_MAX_UNCOMPRESSED_BYTES

@@ -8,9 +8,9 @@ import threading
 import pytest
 from django.db import connection
 
-from tracker.core import work_actions
-from tracker.core.models import AuditEvent, Work, verify_chain
-from tracker.core.text_extraction import extract_pasted
+from core import work_actions
+from core.models import AuditEvent, Work, verify_chain
+from core.text_extraction import extract_pasted
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

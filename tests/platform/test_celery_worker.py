@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from tracker.core import notes
-from tracker.core.models import RightsHolder, Work, WorkStatus
-from tracker.core.tasks import ingest_work
+from core import notes
+from core.models import RightsHolder, Work, WorkStatus
+from core.tasks import ingest_work
 
 
 @pytest.mark.django_db(transaction=True)
@@ -43,7 +43,7 @@ def test_worker_and_beat_logs_are_in_the_documented_files(celery_worker, worker_
     the <log>.out file kept for what a process prints before its logging starts."""
     from django.conf import settings
 
-    from tracker.runtime import supervisor
+    from lib.runtime import supervisor
 
     result = ingest_work.delay(999_997)
     assert result.get(timeout=60) == "gone"

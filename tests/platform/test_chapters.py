@@ -1,4 +1,4 @@
-"""The one chapter attribution (tracker.core.chapters): passages cut at the work's chapter
+"""The one chapter attribution (core.chapters): passages cut at the work's chapter
 boundaries, slivers that spill over dropped, each chapter named once with its characters."""
 
 import re
@@ -6,8 +6,8 @@ import re
 import pytest
 from django.conf import settings
 
+from core.chapters import attribute, passages_from_json
 from fingerprint import Passage
-from tracker.core.chapters import attribute, passages_from_json
 
 
 @pytest.fixture(scope="module")

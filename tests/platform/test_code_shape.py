@@ -9,7 +9,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PRODUCT = ("crawler", "dashboard", "fingerprint", "tracker")
+PRODUCT = ("tracker", "dashboard", "crawler", "core", "lib", "fingerprint")
 MAX_FUNCTION_LINES = 60
 
 

@@ -10,9 +10,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from tracker.core import ingestion, registration, reindexing
-from tracker.core.models import RightsHolder
-from tracker.core.text_extraction import extract_pasted
+from core import ingestion, registration, reindexing
+from core.models import RightsHolder
+from core.text_extraction import extract_pasted
 
 pytestmark = pytest.mark.django_db
 

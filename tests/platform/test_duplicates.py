@@ -1,4 +1,4 @@
-"""Duplicate and conflicting registrations (tracker.core.conflicts): the same holder is warned
+"""Duplicate and conflicting registrations (core.conflicts): the same holder is warned
 and offered its work to update; another holder's copy is registered and flagged for staff."""
 
 from __future__ import annotations
@@ -10,15 +10,15 @@ import pytest
 import requests
 from django.core.management import call_command
 
-from tracker.core import work_actions
-from tracker.core.models import (
+from core import work_actions
+from core.models import (
     AuditEvent,
     ConflictStatus,
     RightsConflict,
     Work,
     WorkStatus,
 )
-from tracker.core.text_extraction import extract_pasted
+from core.text_extraction import extract_pasted
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -154,14 +154,14 @@ def test_two_registered_copies_do_not_hide_a_third(people, platform_stores, nove
     """Two identical registered works are one text for Engine.match (reported against both,
     each with its full score and the other in ``same_text``); the check judges each candidate
     alone and finds both too."""
-    from tracker.core import ingestion
-    from tracker.core.conflicts import overlaps, same_holder_duplicate
+    from core import ingestion
+    from core.conflicts import overlaps, same_holder_duplicate
 
     for holder, reference in ((people["press"], "a"), (people["agency"], "b")):
         work = work_actions.do_register_work(holder, reference, extract_pasted(novel_text),
                                         ingest=False).work
         ingestion.ingest(work.pk)
-    from tracker.core.engine import get_engine
+    from core.engine import get_engine
 
     matched = get_engine().match(novel_text)
     assert len(matched) == 2 and all(m.score >= 0.99 and len(m.same_text) == 2 for m in matched)
@@ -178,8 +178,8 @@ REPEATED_LINE = "\n".join(["天地玄黄宇宙洪荒日月盈昃辰宿列张寒�
 
 def test_a_text_of_one_repeated_line_is_warned_through_the_form_the_api_and_a_zip(
         client, people, platform_stores, tmp_path):
+    from core import ingestion
     from dashboard.models import ApiToken
-    from tracker.core import ingestion
 
     assert len(REPEATED_LINE.splitlines()[0]) == 64
     first = work_actions.do_register_work(people["press"], "line", extract_pasted(REPEATED_LINE),

@@ -5,18 +5,18 @@ from __future__ import annotations
 import pymongo.errors
 import redis.exceptions
 
-from crawler.lib.canonical import InvalidURL
-from crawler.lib.errors import CrawlerError
-from crawler.lib.ssrf import RefusedAddress
+from core.connections import storage_errors
+from core.errors import ActionError, CoreError, StorageUnavailable
+from core.models import AuditTrailError
 from crawler.sites import SiteNotFound
 from dashboard.errors import DashboardError
 from dashboard.highlight import SpanError
 from dashboard.pdf import PdfUnavailableError
 from fingerprint.index import IndexUnavailableError
 from fingerprint.store import StoreUnavailableError
-from tracker.core.connections import storage_errors
-from tracker.core.errors import ActionError, CoreError, StorageUnavailable
-from tracker.core.models import AuditTrailError
+from lib.crawl.canonical import InvalidURL
+from lib.crawl.errors import CrawlerError
+from lib.crawl.ssrf import RefusedAddress
 
 
 def test_a_refused_address_is_not_storage_down():
@@ -45,7 +45,7 @@ def _page_for(error: Exception, language: str):
     """What the dashboard's handler500 answers while ``error`` is being handled."""
     from django.test import RequestFactory
 
-    from tracker.core.views import server_error
+    from core.views import server_error
 
     request = RequestFactory().get("/", HTTP_ACCEPT_LANGUAGE=language)
     try:
@@ -89,8 +89,8 @@ def test_the_api_answers_a_server_down_as_json_503_in_the_callers_language():
 
 
 def test_an_unreachable_redis_cluster_index_is_storage_down(settings):
-    from tracker.core.connections import get_index_redis
-    from tracker.runtime.embedded import free_port
+    from core.connections import get_index_redis
+    from lib.runtime.embedded import free_port
 
     settings.FINGERPRINT_INDEX_REDIS_URL = f"redis://127.0.0.1:{free_port()}/0"
     settings.FINGERPRINT_INDEX_REDIS_CLUSTER = True
@@ -104,7 +104,7 @@ def test_an_unreachable_redis_cluster_index_is_storage_down(settings):
 
 
 def test_mongodb_writes_ask_for_the_configured_write_concern(settings):
-    from tracker.core.connections import get_mongo_db
+    from core.connections import get_mongo_db
 
     settings.MONGO_URL = "mongodb://127.0.0.1:1/?replicaSet=rs"  # no call is made
     settings.MONGO_WRITE_CONCERN, settings.MONGO_JOURNALED_WRITES = "majority", True

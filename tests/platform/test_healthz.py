@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tracker.runtime import embedded
+from lib.runtime import embedded
 
 pytestmark = pytest.mark.django_db
 

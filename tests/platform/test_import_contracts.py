@@ -13,21 +13,22 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("fingerprint", "crawler", "tracker", "dashboard")
+PACKAGES = ("tracker", "dashboard", "crawler", "core", "lib", "fingerprint")
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 # (module file to append a probe import to, the import, the contract it breaks)
 PROBES = [
-    ("tracker/text/__init__.py", "import fingerprint", "The apps import one way"),
-    ("fingerprint/engine.py", "import crawler.lib.pagekeys", "The apps import one way"),
-    ("tracker/core/work_actions.py", "import crawler.models", "The apps import one way"),
+    ("lib/text/__init__.py", "import fingerprint", "One way down"),
+    ("fingerprint/engine.py", "import lib.crawl.pagekeys", "One way down"),
+    ("lib/crawl/fetch.py", "import lib.evidence.warc", "One way down"),
+    ("core/work_actions.py", "import crawler.models", "One way down"),
     ("crawler/tasks.py", "import crawler.evidence.actions", "Inside the crawler"),
-    ("crawler/lib/fetch.py", "import crawler.models", "Inside the crawler"),
     ("dashboard/alerts/actions.py", "import dashboard.admin", "Inside the dashboard"),
-    ("tracker/runtime/backoff.py", "import django.conf", "The Django-free libraries"),
-    ("crawler/lib/evidence/verify.py", "import fingerprint.index", "The evidence library"),
+    ("lib/runtime/backoff.py", "import django.conf", "The Django-free libraries"),
+    ("lib/crawl/fetch.py", "import core.models", "The Django-free libraries"),
+    ("lib/evidence/verify.py", "import fingerprint.index", "The evidence library"),
     ("crawler/scans.py", "import tracker.urls", "Only the project glue"),
-    ("tracker/core/queueing.py", "import tracker.celery", "Only the project glue"),
+    ("core/queueing.py", "import tracker.celery", "Only the project glue"),
 ]
 
 

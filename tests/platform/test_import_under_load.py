@@ -24,11 +24,8 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from crawler.lib.pagestore import Page, PageVersion
-from fingerprint.engine import Match as EngineMatch
-from fingerprint.engine import Passage
-from tracker.core import bulk_import, import_jobs
-from tracker.core.models import (
+from core import bulk_import, import_jobs
+from core.models import (
     AuditEvent,
     ImportItem,
     ImportJob,
@@ -37,6 +34,9 @@ from tracker.core.models import (
     Work,
     verify_chain,
 )
+from fingerprint.engine import Match as EngineMatch
+from fingerprint.engine import Passage
+from lib.crawl.pagestore import Page, PageVersion
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -143,7 +143,7 @@ def test_an_import_killed_mid_way_is_resumed_by_the_sweeper_after_its_last_commi
 
     files = 150
     job = _archive_job(people["press"], people["alice"], files)
-    code = f"from tracker.core.bulk_import import run_job; run_job({job.pk})"
+    code = f"from core.bulk_import import run_job; run_job({job.pk})"
     process = subprocess.Popen([sys.executable, "manage.py", "shell", "-c", code], cwd=ROOT,
                                env=worker_env(), stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)

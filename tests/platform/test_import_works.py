@@ -9,8 +9,8 @@ import zipfile
 import pytest
 from django.core.management import CommandError, call_command
 
-from tracker.core import notes
-from tracker.core.models import AuditEvent, RightsHolder, Work, WorkStatus
+from core import notes
+from core.models import AuditEvent, RightsHolder, Work, WorkStatus
 
 pytestmark = pytest.mark.django_db
 
@@ -110,7 +110,7 @@ def test_missing_path_is_a_clear_error(tmp_path):
 
 @pytest.mark.django_db(transaction=True)
 def test_now_indexes_without_a_worker(platform_stores, folder):
-    from tracker.core.engine import get_engine
+    from core.engine import get_engine
 
     # gbk.txt is the novel's first 3,000 characters, a duplicate once the novel is indexed
     out = _run(folder / "novels", "--holder", "甲", "--now", "--allow-duplicates")
@@ -134,7 +134,7 @@ def test_reimport_queues_a_work_left_unqueued_and_exits_0(folder):
 
 
 def test_an_epub_with_empty_title_and_author_is_imported_with_the_rest(tmp_path, novel_text):
-    from tests.tracker.text.test_uploads import _epub
+    from tests.lib.text.test_uploads import _epub
 
     archive = tmp_path / "works.zip"
     with zipfile.ZipFile(archive, "w") as zipped:
@@ -148,7 +148,7 @@ def test_an_epub_with_empty_title_and_author_is_imported_with_the_rest(tmp_path,
 
 def test_a_broken_epub_in_a_zip_is_one_failed_line_and_the_rest_is_imported(tmp_path,
                                                                            novel_text):
-    from tests.tracker.text.test_uploads import broken_epub
+    from tests.lib.text.test_uploads import broken_epub
 
     archive = tmp_path / "works.zip"
     with zipfile.ZipFile(archive, "w") as zipped:

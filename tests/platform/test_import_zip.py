@@ -11,8 +11,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
-from tracker.core import import_jobs
-from tracker.core.models import AuditEvent, ImportJob, ImportState, Work, WorkStatus
+from core import import_jobs
+from core.models import AuditEvent, ImportJob, ImportState, Work, WorkStatus
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -9,14 +9,14 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from tracker.core import errors, ingestion, notes, registration
-from tracker.core.chapters import attribute
-from tracker.core.engine import get_engine, get_store
-from tracker.core.models import Work, WorkStatus
-from tracker.core.tasks import ingest_work
-from tracker.core.text_extraction import extract_pasted
-from tracker.runtime import embedded, supervisor
-from tracker.text import normalize
+from core import errors, ingestion, notes, registration
+from core.chapters import attribute
+from core.engine import get_engine, get_store
+from core.models import Work, WorkStatus
+from core.tasks import ingest_work
+from core.text_extraction import extract_pasted
+from lib.runtime import embedded, supervisor
+from lib.text import normalize
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -218,7 +218,7 @@ def test_a_retry_takes_over_its_own_lock_left_by_a_redis_crash(platform_stores, 
     """A work's ingestion lock that Redis kept through a crash (its append-only file) holds the
     id of the task that took it: that task's retry (same id) takes it over and indexes the
     work at once; another task still waits for it, then gives up to retry later."""
-    from tracker.core.connections import get_redis
+    from core.connections import get_redis
 
     settings.INGEST_LOCK_WAIT_SECONDS = 0.5
     reg = registration.register_work(people["press"], "xyj", extract_pasted(novel_text[:6000]),

@@ -100,9 +100,9 @@ def test_database_of_the_old_layout_upgrades_with_the_same_records():
 
     from django.contrib.auth.models import User
 
+    from core.models import AuditEvent, verify_chain
     from crawler.models import Match, ScanRun, TargetSite, WhitelistedDomain
     from dashboard.models import TakedownNotice
-    from tracker.core.models import AuditEvent, verify_chain
 
     match = Match.objects.select_related("work", "site", "first_scan", "last_scan").get(
         pk=ids["match"])

@@ -1,10 +1,10 @@
-"""Stored notes (tracker.core.notes): a coded note reads in the active language, its nested notes
+"""Stored notes (core.notes): a coded note reads in the active language, its nested notes
 too; plain text, and text that merely looks coded, reads as it was written."""
 
 from django.utils import translation
 from django.utils.translation import gettext_noop
 
-from tracker.core import notes
+from core import notes
 
 
 def test_coded_notes_read_in_the_active_language_and_plain_text_as_is():

@@ -3,7 +3,7 @@
 import pytest
 from django.contrib.auth.models import Group
 
-from tracker.core.roles import HOLDER_GROUP, STAFF_GROUP
+from core.roles import HOLDER_GROUP, STAFF_GROUP
 
 
 @pytest.mark.django_db

@@ -13,9 +13,9 @@ from datetime import UTC, datetime
 import pytest
 from django.conf import settings
 
+from core.models import Work, WorkStatus
+from lib.runtime import embedded
 from tests.bundles import evidence_files
-from tracker.core.models import Work, WorkStatus
-from tracker.runtime import embedded
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -85,9 +85,9 @@ def test_servers_gone_gives_one_line_and_no_work(tmp_path, worker_env, works_fil
 
 def test_a_bundle_stamped_by_the_runs_authority_verifies_in_a_second_terminal(tmp_path):
     from crawler.evidence.trust import Stamper
-    from crawler.lib.evidence.bundle import build_wacz
-    from crawler.lib.evidence.warc import exchange_warc
-    from crawler.lib.exchange import Exchange, Hop
+    from lib.crawl.exchange import Exchange, Hop
+    from lib.evidence.bundle import build_wacz
+    from lib.evidence.warc import exchange_warc
 
     hop = Hop(started=datetime.now(UTC), method="GET", url="http://copy.example/1.html",
               target="/1.html", request_headers=[["Host", "copy.example"]], status=200,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tracker.core.models import RightsHolder, Work, WorkStatus
+from core.models import RightsHolder, Work, WorkStatus
 
 pytestmark = pytest.mark.django_db
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from django.conf import settings
 
 ROOT = Path(__file__).resolve().parents[2]
-PRODUCT = ("crawler", "dashboard", "tracker")
+PRODUCT = ("tracker", "dashboard", "crawler", "core", "lib")
 #: Functions that queue a task by the name in this argument: (position, keyword).
 QUEUEING = {"queue_after_commit": (0, "task_name"), "send_task": (0, "name")}
 #: Methods that queue the task object they are called on.
@@ -213,7 +213,7 @@ def test_the_reader_follows_forwarders_and_task_objects():
     """The reader finds a name passed through a forwarding function and a dict of names (the
     import jobs' TASKS), and a task object chosen by a conditional (enqueue_url)."""
     found = _read()
-    assert found.names["tracker.core.tasks.import_archive"].startswith("tracker/core/")
-    assert found.names["tracker.core.tasks.read_upload"].startswith("tracker/core/")
+    assert found.names["tracker.core.tasks.import_archive"].startswith("core/")
+    assert found.names["tracker.core.tasks.read_upload"].startswith("core/")
     assert {"crawler.crawl_url", "crawler.render_url"} <= found.objects.keys()
     assert found.names["crawler.find_contacts"].startswith("crawler/")  # a default argument

@@ -1,4 +1,4 @@
-"""Upload jobs (tracker.core.single_upload) in a real worker: a hostile .docx leaves the web
+"""Upload jobs (core.single_upload) in a real worker: a hostile .docx leaves the web
 request at once and its job fails "too_large"; a duplicate fails with the holder's work and may
 be registered anyway; a job whose worker was lost is failed by the sweeper."""
 
@@ -11,8 +11,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from bench.docx_extract import hostile_docx
-from tracker.core import import_jobs, work_actions
-from tracker.core.models import (
+from core import import_jobs, work_actions
+from core.models import (
     AuditEvent,
     ImportJob,
     ImportKind,
@@ -21,7 +21,7 @@ from tracker.core.models import (
     Work,
     WorkStatus,
 )
-from tracker.core.text_extraction import extract_pasted
+from core.text_extraction import extract_pasted
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -136,7 +136,7 @@ def test_an_upload_job_whose_worker_was_lost_is_failed_by_the_sweeper(people, se
 def test_a_file_whose_reading_killed_the_worker_is_refused_at_its_next_start(people, settings):
     """A worker process killed while reading (out of memory) gives the task back
     (CELERY_TASK_ACKS_LATE): past UPLOAD_MAX_ATTEMPTS starts the job fails instead of looping."""
-    from tracker.core import single_upload
+    from core import single_upload
 
     job = ImportJob.objects.create(
         holder=people["press"], user=people["alice"], name="poison.txt", kind=ImportKind.FILE,

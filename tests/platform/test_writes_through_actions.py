@@ -8,7 +8,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = ("crawler", "dashboard", "tracker")
+APPS = ("crawler", "dashboard", "core")
 CALLERS = sorted(path for pattern in ("**/admin.py", "**/*_admin.py", "**/management/commands/*.py",
                                       "dashboard/api/*.py", "dashboard/**/views.py",
                                       "dashboard/user_settings.py")

@@ -3,7 +3,7 @@
 Every variable is optional; the defaults run everything on one machine with its data under
 ``TRACKER_VAR_DIR`` (default ``./var``). The README lists each variable. The service URLs
 (``MONGO_URL``, ``REDIS_URL``) are read here once, but code must reach the services through
-``tracker.core.connections`` (which reads these settings at call time), so that the test suite
+``core.connections`` (which reads these settings at call time), so that the test suite
 can point the settings at the servers it starts after Django is configured.
 """
 
@@ -53,7 +53,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_celery_beat",
-    "tracker.core",
+    "core",
     "crawler",  # crawler issue: Celery tasks, signals, management commands
     "crawler.evidence",  # evidence captures of matched pages (WARC, screenshot, WACZ bundle)
     "dashboard.alerts",  # e-mail and webhook alerts of new matches (between dashboard and crawler)
@@ -74,7 +74,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "tracker.core.timezones.UserTimeZoneMiddleware",  # the user's own time zone (UserSettings)
+    "core.timezones.UserTimeZoneMiddleware",  # the user's own time zone (UserSettings)
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes requires
@@ -150,7 +150,7 @@ def _server_list(name: str) -> list[str]:
     return [item.strip() for item in _server_url(name, "").split(",") if item.strip()]
 
 
-# Django's own database: PostgreSQL (`make run` and the tests start one, tracker.runtime.embedded).
+# Django's own database: PostgreSQL (`make run` and the tests start one, lib.runtime.embedded).
 # DATABASE_URL=sqlite:///PATH works for a single process only (no Celery workers beside it).
 DATABASE_URL = _server_url("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tracker")
 DATABASES = {"default": environ.Env.db_url_config(DATABASE_URL)}
@@ -176,7 +176,7 @@ AUTH_PASSWORD_VALIDATORS = [
 # the user (the language cookie set by django.views.i18n.set_language at /i18n/setlang/).
 LANGUAGE_CODE = env.str("LANGUAGE_CODE", default="zh-hans")
 LANGUAGES = [("zh-hans", "简体中文"), ("en", "English")]
-LOCALE_PATHS = [BASE_DIR / "tracker" / "locale"]
+LOCALE_PATHS = [BASE_DIR / "core" / "locale"]
 TIME_ZONE = env.str("TIME_ZONE", default="Asia/Shanghai")
 USE_I18N = True
 USE_TZ = True
@@ -202,7 +202,7 @@ STORAGES = {
 
 # Uploads: the largest file or pasted text accepted, in bytes (TRACKER_UPLOAD_MAX_MB megabytes).
 UPLOAD_MAX_BYTES = env.int("TRACKER_UPLOAD_MAX_MB", default=50) * 1024 * 1024
-# An uploaded file is staged and read by a job in the worker (tracker.core.single_upload, task on
+# An uploaded file is staged and read by a job in the worker (core.single_upload, task on
 # QUEUE_INGEST): its reading stops after UPLOAD_EXTRACT_SECONDS (the job fails "timeout"; the
 # task is killed UPLOAD_EXTRACT_KILL_GRACE_SECONDS later if it does not stop). A file refused as
 # a duplicate stays staged KEPT_UPLOAD_SECONDS for "register anyway".
@@ -300,7 +300,7 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = True
 # `python manage.py demo` runs these callables in order (dotted paths; each takes stdout and
 # returns a dict for the summary): the main job of `make run`: register and index the demo
 # works, then scan the bundled demo site for reprints of them.
-DEMO_STEPS = env.list("TRACKER_DEMO_STEPS", default=["tracker.core.demo.ingest_demo_works",
+DEMO_STEPS = env.list("TRACKER_DEMO_STEPS", default=["core.demo.ingest_demo_works",
                                                      "dashboard.alerts.demo.enable_demo_alerts",
                                                      "crawler.demo.scan_demo_site",
                                                      "crawler.demo.scan_demo_platform",
@@ -347,9 +347,9 @@ if not DEBUG and env.bool("TRACKER_HTTPS", default=False):
 
 # ---- Limits, timeouts, retries and lock lifetimes of the Django side, each named once here ----
 # (The Django-free libraries keep theirs in their config dataclasses: fingerprint.EngineConfig,
-# crawler.lib.config.CrawlConfig, the latter filled from CRAWLER below.)
+# lib.crawl.config.CrawlConfig, the latter filled from CRAWLER below.)
 #
-# Retries while MongoDB or Redis is unreachable, all through tracker.runtime.backoff.backoff_delay (the
+# Retries while MongoDB or Redis is unreachable, all through lib.runtime.backoff.backoff_delay (the
 # delay doubles per attempt from the base, stops at STORAGE_RETRY_MAX_SECONDS, and up to a
 # quarter of it is taken off at random). Ingesting or removing a work retries without limit
 # (the work shows "waiting for storage"); a crawl or match task CRAWL_STORAGE_RETRIES times,
@@ -473,7 +473,7 @@ CAPTURE_MAX_ATTEMPTS = env.int("TRACKER_CAPTURE_MAX_ATTEMPTS", default=5)
 EVIDENCE_RETENTION_DAYS = env.int("TRACKER_EVIDENCE_RETENTION_DAYS", default=0)
 CELERY_BEAT_SCHEDULE["sweep-captures"] = {"task": "evidence.sweep_captures",
                                           "schedule": CAPTURE_SWEEP_SECONDS}
-# Each capture records its environment (crawler.lib.evidence.environment): the clock's offset from
+# Each capture records its environment (lib.evidence.environment): the clock's offset from
 # NTP_SERVER ("host" or "host:port"; '' records "not checked"), asked for NTP_TIMEOUT_SECONDS.
 NTP_SERVER = env.str("TRACKER_NTP_SERVER", default="")
 NTP_TIMEOUT_SECONDS = env.float("TRACKER_NTP_TIMEOUT", default=2.0)
@@ -552,11 +552,11 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
-        "WorkKindEnum": "tracker.core.models.WorkKind",
-        "AuditKindEnum": "tracker.core.models.AuditEvent.Kind",
+        "WorkKindEnum": "core.models.WorkKind",
+        "AuditKindEnum": "core.models.AuditEvent.Kind",
         "ReviewStatusEnum": "crawler.models.ReviewStatus",
-        "WorkStatusEnum": "tracker.core.models.WorkStatus",
-        "WorkLanguageEnum": "tracker.core.models.WorkLanguage",
+        "WorkStatusEnum": "core.models.WorkStatus",
+        "WorkLanguageEnum": "core.models.WorkLanguage",
         "NoticeStatusEnum": "dashboard.models.NoticeStatus",
         "NoticeLanguageEnum": "dashboard.models.NoticeLanguage",
         "AlertLanguageEnum": "django.conf.settings.LANGUAGES",  # alert e-mails and webhooks
@@ -585,7 +585,7 @@ SITE_URL = env.str("SITE_URL", default=_RUN_ENV.get("SITE_URL")
                    or "http://127.0.0.1:8000").rstrip("/")
 # The alert tasks run on QUEUE_DEFAULT (CELERY_TASK_DEFAULT_QUEUE).
 # Retries of one delivery (SMTP down, webhook timeout, connection error or 5xx) through
-# tracker.runtime.backoff.backoff_delay from ALERT_RETRY_BASE_SECONDS up to ALERT_RETRY_MAX_SECONDS;
+# lib.runtime.backoff.backoff_delay from ALERT_RETRY_BASE_SECONDS up to ALERT_RETRY_MAX_SECONDS;
 # a webhook endpoint is disabled after ALERT_WEBHOOK_MAX_FAILURES failed deliveries in a row.
 ALERT_MAX_RETRIES = env.int("TRACKER_ALERT_MAX_RETRIES", default=8)
 ALERT_RETRY_BASE_SECONDS = env.float("TRACKER_ALERT_RETRY_BASE", default=30.0)
@@ -623,10 +623,10 @@ SCAN_PROGRESS_POLL_SECONDS = 2
 SCAN_PROGRESS_POLL_MAX_SECONDS = 60
 SCAN_PROGRESS_MAX_SCANS = 20
 # A work's ingestion status on the works list and its page is polled as often (seconds) while
-# it is pending or waiting for storage (tracker.core.work_status).
+# it is pending or waiting for storage (core.work_status).
 WORK_STATUS_POLL_SECONDS = 2
 
-# ---- Duplicate and conflicting registrations (tracker/core/conflicts.py) ----
+# ---- Duplicate and conflicting registrations (core/conflicts.py) ----
 # A new text and a registered work are "the same text" when the larger of the two containments
 # (Engine.verify's score: share of the new text found in the work, or of the work found in the
 # new text) is at least this (0..1). Same holder: the upload is refused unless confirmed;
@@ -634,7 +634,7 @@ WORK_STATUS_POLL_SECONDS = 2
 DUPLICATE_MIN_CONTAINMENT = 0.90
 # Characters of each shared passage quoted on the rights conflict page.
 CONFLICT_QUOTE_CHARS = 300
-# Import jobs (tracker/core/import_jobs.py, task on QUEUE_INGEST): a dashboard .zip import or
+# Import jobs (core/import_jobs.py, task on QUEUE_INGEST): a dashboard .zip import or
 # one uploaded file. A running job whose progress row did not move for this many seconds is
 # failed (worker lost; above UPLOAD_EXTRACT_SECONDS + UPLOAD_EXTRACT_KILL_GRACE_SECONDS); the
 # page polls its progress every IMPORT_POLL_MS milliseconds.
@@ -647,13 +647,13 @@ IMPORT_ITEM_ATTEMPTS = 5
 # sweeper before it is failed; each run goes on after the last file committed.
 IMPORT_RESUME_ATTEMPTS = 3
 
-# ---- Trusted time and signatures of evidence (crawler.lib.evidence) ----
+# ---- Trusted time and signatures of evidence (lib.evidence) ----
 # RFC 3161 time-stamping authorities (TSAs), tried in this order (comma-separated URLs). None by
 # default: evidence is then made without a trusted timestamp and says so. `make run` sets the
-# demo TSA on loopback (crawler.lib.evidence.demo_tsa, not accredited; its folder DEMO_TSA_DIR).
+# demo TSA on loopback (lib.evidence.demo_tsa, not accredited; its folder DEMO_TSA_DIR).
 # One attempt waits at most TSA_TIMEOUT_SECONDS for the whole answer; on a transient failure
 # (connection error, timeout, HTTP 5xx or 429, garbage) a TSA is asked TSA_RETRIES more times,
-# pausing (tracker.runtime.backoff.backoff_delay) from TSA_RETRY_BASE_SECONDS up to
+# pausing (lib.runtime.backoff.backoff_delay) from TSA_RETRY_BASE_SECONDS up to
 # TSA_RETRY_MAX_SECONDS, then the next TSA is asked. An answer longer than
 # TSA_MAX_RESPONSE_BYTES bytes is refused.
 TSA_URLS = _server_list("TRACKER_TSA_URLS")
@@ -700,7 +700,7 @@ CONTACT_SEARCH_MAX_ATTEMPTS = 3
 CELERY_TASK_ROUTES["crawler.find_contacts"] = {"queue": QUEUE_CRAWL}
 # Takedown notices sent by e-mail (dashboard.notice_mail, task dashboard.send_notice_mail on
 # QUEUE_DEFAULT): an SMTP server down or answering 4xx is retried after
-# tracker.runtime.backoff.backoff_delay from NOTICE_MAIL_RETRY_BASE_SECONDS up to
+# lib.runtime.backoff.backoff_delay from NOTICE_MAIL_RETRY_BASE_SECONDS up to
 # NOTICE_MAIL_RETRY_MAX_SECONDS, NOTICE_MAIL_MAX_RETRIES times, then recorded as failed; a 5xx
 # refusal is final at once. The sweeper (dashboard.sweep_notice_mails, every
 # SWEEP_INTERVAL_SECONDS) queues again a mail queued or retrying whose last attempt is older than
@@ -759,7 +759,7 @@ CELERY_TASK_ROUTES["crawler.check_site_moved"] = {"queue": QUEUE_CRAWL}
 
 # Search-engine discovery (crawler.search_discovery, docs/crawler.md). SEARCH_PROVIDERS: the
 # providers asked, in order, "kind=URL" comma-separated (kinds: searxng, brave, serpapi,
-# google_cse; crawler.lib.search.providers); their keys come from the environment variables of
+# google_cse; lib.crawl.search.providers); their keys come from the environment variables of
 # SEARCH_KEYS (a provider needing a key it lacks is shown disabled, with why). Each provider
 # answers at most SEARCH_DAILY_BUDGETS[name] queries a day (UTC; name: the kind, or
 # serpapi:<engine>), counted in Redis. A work gets SEARCH_QUERIES_PER_SECTION phrases a chapter
@@ -846,7 +846,7 @@ SUMMARY_REQUEUE_AFTER_SECONDS = 3600
 CELERY_BEAT_SCHEDULE["send-summaries"] = {"task": "alerts.send_summaries",
                                           "schedule": SUMMARY_CHECK_SECONDS}
 
-# Contacts beyond the site (crawler.rdap_contacts, crawler.lib.rdap, crawler.lib.platforms). The
+# Contacts beyond the site (crawler.rdap_contacts, lib.crawl.rdap, lib.crawl.platforms). The
 # RDAP lookup (task crawler.find_rdap_contacts, QUEUE_CRAWL) reads the IANA bootstrap files
 # (RFC 9224: dns.json, ipv4.json, ipv6.json) under RDAP_BOOTSTRAP_URL, asks the registrar's RDAP
 # server for the case's domain and the network's for each of at most RDAP_MAX_ADDRESSES IP

@@ -8,10 +8,10 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from core import notes
+from core.models import Work
 from crawler.models import SearchRun, SearchRunStatus
 from crawler.search_discovery import do_start_search_run, provider_states
-from tracker.core import notes
-from tracker.core.models import Work
 
 
 class Command(BaseCommand):

@@ -6,11 +6,11 @@ import sys
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from core import notes
 from crawler import scans
 from crawler.models import ScanStatus
 from crawler.scan_actions import do_start_scan
 from crawler.sites import SiteNotFound, find_site
-from tracker.core import notes
 
 
 class Command(BaseCommand):

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from crawler import archives
-from crawler.lib.archive.sources import SourceError, is_url
+from lib.crawl.archive.sources import SourceError, is_url
 
 
 class Command(BaseCommand):

@@ -212,10 +212,10 @@ def holder_with_user(transactional_db):
     from django.contrib.auth import get_user_model
     from django.utils import timezone
 
+    from core.models import RightsHolder, Work
     from crawler.cases import open_case
     from crawler.models import Match, RematchJob
     from crawler.rematch import search_closed
-    from tracker.core.models import RightsHolder, Work
 
     holder = RightsHolder.objects.create(name="星河出版社")
     user = get_user_model().objects.create_user("editor", "editor@holder.test", "x", is_staff=True)

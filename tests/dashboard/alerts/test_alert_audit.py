@@ -4,8 +4,8 @@ preferences."""
 
 from __future__ import annotations
 
+from core.models import AuditEvent
 from dashboard.alerts.models import AlertPreference, WebhookEndpoint
-from tracker.core.models import AuditEvent
 
 
 def _webhook_form(holder, **fields) -> dict:

@@ -10,14 +10,14 @@ from datetime import timedelta
 
 import pytest
 
+from core.connections import get_mongo_db
+from core.engine import get_engine
 from crawler import rematch
-from crawler.lib.pagestore import PageStore
 from crawler.models import Match
 from dashboard.alerts import webhooks
 from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint
+from lib.crawl.pagestore import PageStore
 from tests.chapter import CHAPTER
-from tracker.core.connections import get_mongo_db
-from tracker.core.engine import get_engine
 
 pytestmark = pytest.mark.django_db(transaction=True)
 TARGET_SECONDS = 60  # "within one minute of the match being recorded"

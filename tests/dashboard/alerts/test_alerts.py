@@ -178,7 +178,7 @@ def test_redirect_to_a_private_address_is_refused_and_repeated_failures_disable(
 
 def test_digest_groups_by_work_and_domain_in_the_users_language_and_survives_smtp_down(
         holder_with_user, smtp_server, idle_worker, wait_for):
-    from tracker.core.models import Work
+    from core.models import Work
 
     ns = holder_with_user
     AlertPreference.objects.create(user=ns.user, language="zh-hans", email_enabled=False)
@@ -236,8 +236,8 @@ def test_a_malformed_email_address_is_refused_in_the_preferences_form(holder_wit
 def test_webhook_admin_is_scoped_per_holder_and_refuses_private_urls(holder_with_user, client):
     from django.contrib.auth.models import Group
 
-    from tracker.core.models import RightsHolder
-    from tracker.core.roles import HOLDER_GROUP, ensure_groups
+    from core.models import RightsHolder
+    from core.roles import HOLDER_GROUP, ensure_groups
 
     ns = holder_with_user
     ensure_groups()

@@ -50,7 +50,7 @@ def test_a_too_long_mailto_is_skipped_and_the_search_ends(holder_with_user, host
 
 
 def test_the_library_refuses_addresses_longer_than_smtp_allows():
-    from crawler.lib.contacts import mailto_addresses, normal_address, written_addresses
+    from lib.crawl.contacts import mailto_addresses, normal_address, written_addresses
 
     assert normal_address("mailto:" + LONG) is None
     assert normal_address("b" * 65 + "@x.example") is None  # local part over 64

@@ -49,14 +49,14 @@ def test_the_weekly_summary_reports_the_holders_figures_once_as_html_and_pdf(
     from django.contrib.auth import get_user_model
     from django.utils import timezone
 
+    from core.models import AuditEvent
+    from core.timezones import zone_of
     from crawler.case_actions import do_confirm_case
     from crawler.cases import open_case
     from crawler.models import Case
     from dashboard.alerts.actions import do_queue_summaries, do_update_alert_preferences
     from dashboard.alerts.summary import bounds
     from dashboard.alerts.tasks import send_summaries
-    from tracker.core.models import AuditEvent
-    from tracker.core.timezones import zone_of
 
     ns = holder_with_user
     english = get_user_model().objects.create_user("manager", "manager@holder.test", "x")

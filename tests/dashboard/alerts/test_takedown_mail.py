@@ -16,9 +16,9 @@ from django.conf import settings
 from django.test import override_settings
 from django.utils import timezone, translation
 
+from core.errors import ActionError
 from tests.chapter import CHAPTER
 from tests.scanning import scan
-from tracker.core.errors import ActionError
 
 PART = 650  # characters of the chapter per copying page
 SECURITY_TXT = "Contact: mailto:security@haoshu.example\nContact: https://haoshu.example/report\n"
@@ -66,11 +66,11 @@ def _confirmed_case(ns, staff, domain="copy.example.com", pages=1):
 def test_addresses_found_on_the_site_confirmed_then_the_notice_mailed_with_its_reports(
         holder_with_user, indexed_chapter, takedown_site, smtp_server, staff, idle_worker,
         wait_for):
+    from core.models import AuditEvent
     from crawler import case_actions, contacts
     from crawler.models import Case, CaseState, SiteContact, TargetSite
     from dashboard import evidence_reports, notice_actions, notice_mail
     from dashboard.models import NoticeMail
-    from tracker.core.models import AuditEvent
 
     ns = holder_with_user
     indexed_chapter(ns.holder)
@@ -140,11 +140,11 @@ def test_addresses_found_on_the_site_confirmed_then_the_notice_mailed_with_its_r
 
 def test_smtp_down_is_retried_until_it_is_up_and_a_refused_recipient_is_recorded(
         holder_with_user, smtp_server, staff, idle_worker, wait_for):
+    from core.models import AuditEvent
     from crawler import contacts
     from crawler.models import CaseState
     from dashboard import notice_actions
     from dashboard.models import NoticeMail
-    from tracker.core.models import AuditEvent
 
     ns = holder_with_user
     smtp_server.stop()  # the port answers nothing
@@ -186,10 +186,10 @@ def test_smtp_down_is_retried_until_it_is_up_and_a_refused_recipient_is_recorded
 
 def test_sweeper_fails_a_lost_mail_and_sends_again_a_forgotten_one(
         holder_with_user, smtp_server, staff, idle_worker, wait_for, settings):
+    from core import notes
     from dashboard import tasks
     from dashboard.models import NoticeMail
     from dashboard.notice_actions import do_draft_notices
-    from tracker.core import notes
 
     ns = holder_with_user
     old = timezone.now() - timedelta(seconds=settings.NOTICE_MAIL_STUCK_SECONDS + 60)
@@ -215,11 +215,11 @@ def test_sweeper_fails_a_lost_mail_and_sends_again_a_forgotten_one(
 
 def test_a_page_still_up_reminds_staff_once_per_period(
         holder_with_user, smtp_server, staff, idle_worker, wait_for, settings):
+    from core.models import AuditEvent
     from dashboard import tasks
     from dashboard.alerts.actions import do_update_alert_preferences
     from dashboard.models import NoticeReminder, TakedownNotice
     from dashboard.notice_actions import do_advance_notice, do_draft_notices
-    from tracker.core.models import AuditEvent
 
     do_update_alert_preferences(staff, language="en")  # the editor keeps the default, zh-hans
     case = _confirmed_case(holder_with_user, staff, pages=2)
@@ -262,12 +262,12 @@ def _mailed(notice, staff, wait_for):
 
 def test_an_ignored_notice_climbs_to_the_host_then_the_registrar_citing_the_one_before(
         holder_with_user, smtp_server, staff, idle_worker, wait_for, settings):
+    from core.models import AuditEvent
     from crawler import contacts, rdap_contacts, takedown
     from crawler.models import ContactSource, SiteContact
     from dashboard import case_figures, notices, summary_figures, tasks
     from dashboard.models import TakedownNotice
     from dashboard.notice_actions import do_draft_notices
-    from tracker.core.models import AuditEvent
 
     ns = holder_with_user
     case = _confirmed_case(ns, staff)

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from tracker.runtime import embedded, supervisor
+from lib.runtime import embedded, supervisor
 
 #: Seconds a drill waits at most for one event (a scan finished, works indexed).
 DRILL_TIMEOUT = 180.0
@@ -49,7 +49,7 @@ class Stack:
 
     Attributes:
         folder: the drill's folder (server data, worker logs).
-        mongo, redis: the private servers (tracker.runtime.embedded.Service).
+        mongo, redis: the private servers (lib.runtime.embedded.Service).
         env: the environment of the drill's worker subprocesses.
         procs: the worker processes started by ``start_worker`` (stopped at the end).
     """
@@ -196,9 +196,9 @@ def check_platform():
     index equal to a rebuild from MongoDB (it raises CommandError otherwise)."""
     from django.core.management import call_command
 
+    from core.engine import get_engine
+    from core.models import Work, WorkStatus
     from crawler.models import ScanRun, ScanStatus
-    from tracker.core.engine import get_engine
-    from tracker.core.models import Work, WorkStatus
 
     def check() -> None:
         assert not ScanRun.objects.filter(status=ScanStatus.RUNNING).exists()
@@ -279,7 +279,7 @@ def drill_site():
 
 
 class PrivatePostgres:
-    """A drill's PRIVATE PostgreSQL (tracker.runtime.embedded), not the session's test database server.
+    """A drill's PRIVATE PostgreSQL (lib.runtime.embedded), not the session's test database server.
 
     Attributes:
         datadir: its folder (cluster, log, password, port).

@@ -29,7 +29,7 @@ from pathlib import Path
 import requests
 from django.conf import settings
 
-from tracker.runtime import embedded
+from lib.runtime import embedded
 
 USER, PASSWORD = "drill-user", "drill-pw-9182"
 #: Kind of process -> a function of (command line, parent's command line) recognising it.
@@ -121,7 +121,7 @@ class Run:
 def _crash(var: Path) -> int:
     """Kill every process of the data folder ``var`` as a machine crash would: all are stopped
     (SIGSTOP) before any is killed, so that none reacts to another's death (a child of `make
-    run` gets SIGTERM when it dies, ``tracker.runtime.supervisor.die_with_parent``, and beat would then
+    run` gets SIGTERM when it dies, ``lib.runtime.supervisor.die_with_parent``, and beat would then
     remove its pid file). Returns how many processes it found (0: none was left)."""
     pids = list(_folder_processes(var))
     for sig in (signal.SIGSTOP, signal.SIGKILL):

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from core import ingestion, registration
+from core.text_extraction import extract_pasted
 from crawler import scans
 from crawler.models import Match, ScanRun, ScanStatus, TargetSite
 from crawler.scan_actions import do_start_scan
-from tracker.core import ingestion, registration
-from tracker.core.text_extraction import extract_pasted
 
 pytestmark = pytest.mark.django_db(transaction=True)
 PAGES = 40

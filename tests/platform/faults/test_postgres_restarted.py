@@ -17,7 +17,7 @@ import pytest
 import requests
 from django.conf import settings
 
-from tracker.runtime import embedded, supervisor
+from lib.runtime import embedded, supervisor
 
 PAGES = ("/", "/crawler/match/")
 USER, PASSWORD = "drill-admin", "drill-pw-4731"

@@ -20,12 +20,12 @@ from django.db import connection
 from kombu.exceptions import OperationalError
 from redis.exceptions import RedisError
 
+from core import notes, registration
+from core.models import Work, WorkStatus
+from core.text_extraction import extract_pasted
 from crawler.models import TargetSite
 from crawler.scan_actions import do_start_scan
 from crawler.tasks import sweep_stuck
-from tracker.core import notes, registration
-from tracker.core.models import Work, WorkStatus
-from tracker.core.text_extraction import extract_pasted
 
 pytestmark = pytest.mark.django_db(transaction=True)
 WORKS = 200

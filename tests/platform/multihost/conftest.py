@@ -103,8 +103,8 @@ def _seed() -> tuple[str, str]:
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
+    from core.roles import STAFF_GROUP
     from dashboard.models import ApiToken
-    from tracker.core.roles import STAFF_GROUP
 
     novel = deploy.index_work()
     staff = get_user_model().objects.create_user("staff", password="pw-staff", is_staff=True)

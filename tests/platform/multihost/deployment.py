@@ -25,7 +25,7 @@ from pathlib import Path
 import pymongo
 import redis
 
-from tracker.runtime import supervisor
+from lib.runtime import supervisor
 
 from .network import Host, Network
 
@@ -362,10 +362,10 @@ def _forget_cached_clients() -> None:
 def index_work() -> str:
     """Register the demo novel (西游记 chapters 1-3) for a new rights holder and index it in
     this process (MongoDB replica set, Redis Cluster); returns its text."""
-    from tracker.core import ingestion, registration
-    from tracker.core.models import RightsHolder
-    from tracker.core.roles import ensure_groups
-    from tracker.core.text_extraction import extract_pasted
+    from core import ingestion, registration
+    from core.models import RightsHolder
+    from core.roles import ensure_groups
+    from core.text_extraction import extract_pasted
 
     ensure_groups()
     holder = RightsHolder.objects.create(name="Press A", email="a@press.example")

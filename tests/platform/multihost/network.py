@@ -134,9 +134,9 @@ class Host:
         return result.stdout
 
     def start_server(self, function: str, **kwargs) -> dict:
-        """Call ``tracker.runtime.embedded.<function>(**kwargs)`` in this host, listening on
+        """Call ``lib.runtime.embedded.<function>(**kwargs)`` in this host, listening on
         its address too; returns the started Service's ``url``, ``pid`` and ``port``."""
-        code = ("import json, sys; from tracker.runtime import embedded; "
+        code = ("import json, sys; from lib.runtime import embedded; "
                 f"s = embedded.{function}(**json.loads(sys.argv[1])); "
                 "print(json.dumps({'url': s.url, 'pid': s.pid}))")
         kwargs = {**kwargs, "addresses": [self.address]}

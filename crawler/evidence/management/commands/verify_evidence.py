@@ -10,7 +10,7 @@ import sys
 from django.core.management.base import BaseCommand
 
 from crawler.evidence.verdicts import EXIT_STATUS, verify_file
-from crawler.lib.evidence.verify import FAIL, UNVERIFIED
+from lib.evidence.verify import FAIL, UNVERIFIED
 
 
 class Command(BaseCommand):
