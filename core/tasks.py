@@ -1,4 +1,7 @@
-"""Celery tasks of the core app (queue settings.QUEUE_INGEST, routed by settings.CELERY_TASK_ROUTES)."""
+"""Celery tasks of the core app (queue settings.QUEUE_INGEST, routed by settings.CELERY_TASK_ROUTES).
+
+Each task's name is what queued messages carry, so it keeps the module path under which it was
+first queued (``tracker.core.tasks.*``): a message queued before an upgrade still finds its task."""
 
 from __future__ import annotations
 
