@@ -57,10 +57,10 @@ def test_the_readme_is_short():
 
 def test_the_architecture_map_names_existing_packages():
     text = (ROOT / "docs" / "architecture.md").read_text()
-    folders = set(re.findall(r"`((?:fingerprint|tracker|crawler|dashboard)(?:/[\w]+)*)/`", text))
+    folders = set(re.findall(r"`((?:fingerprint|tracker|crawler|dashboard|core|lib)(?:/[\w]+)*)/`", text))
     assert folders, "the map names no package folder"
     assert sorted(f for f in folders if not (ROOT / f).is_dir()) == []
-    modules = set(re.findall(r"`((?:fingerprint|tracker|crawler|dashboard)(?:\.\w+)+)", text))
+    modules = set(re.findall(r"`((?:fingerprint|tracker|crawler|dashboard|core|lib)(?:\.\w+)+)", text))
     assert sorted(m for m in modules if not _importable(m) and m not in _task_names()) == []
 
 
