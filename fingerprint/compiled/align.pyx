@@ -364,32 +364,18 @@ def align_many(const uint8_t[::1] page, const int64_t[:] page_grams, list works,
     return out
 
 
-cdef object _align(const uint8_t[::1] page, const int64_t[:] page_grams, SeedIndex seeds,
-                   int max_gap, int max_shift, int min_passage, int max_repeats,
-                   int seed_stride):
-    cdef const int64_t *entries = seeds._seeds  # (code, position) pairs
-    cdef const uint8_t *work = seeds._letters
-    cdef int k = seeds.k
-    cdef Py_ssize_t n_page = page.shape[0], n_work = seeds._n_letters
-    cdef Py_ssize_t n_codes = seeds._n_codes, n_grams = page_grams.shape[0]
-    cdef Py_ssize_t t, lo, hi, mid, c, n_pairs = 0, cap
-    cdef int64_t g, i, d, s, e, reach = seed_stride - 1, min_len = k + k // 2, x, cov
-    cdef int64_t ws, we
-    cdef int shift = _log2(n_page) + 1  # bits of a page position: seeds pack (diagonal, i)
-    cdef int64_t low = (<int64_t>1 << shift) - 1
-    if n_codes == 0 or n_grams == 0:
-        return None
-    # 1. seeds: (diagonal, page position) packed in one int64 so one sort orders them
-    cap = 0
-    # per page k-gram: its first seed's index (-1: none or too repeated), then the seed count
-    cdef int64_t *lows = <int64_t *>malloc(2 * n_grams * sizeof(int64_t))
-    if lows == NULL:
-        raise MemoryError()
-    cdef int64_t *repeats = lows + n_grams
+cdef Py_ssize_t _find_seeds(const int64_t *entries, Py_ssize_t n_codes,
+                            const int64_t[:] page_grams, int max_repeats, int64_t *lows,
+                            int64_t *repeats) noexcept nogil:
+    """Stage 1: for each page k-gram, its first seed in the work's sorted (code, position)
+    ``entries`` (``lows``, -1: none, or more than ``max_repeats``) and how many there are
+    (``repeats``). Returns the seeds in all."""
+    cdef Py_ssize_t n_grams = page_grams.shape[0], t0, t, b, lanes, lo, hi, mid, c, cap = 0
     cdef const int64_t *at[LANES]
     cdef int64_t want[LANES]
-    cdef Py_ssize_t t0, b, lanes
-    for t0 in range(0, n_grams, LANES):
+    cdef int64_t g
+    t0 = 0
+    while t0 < n_grams:
         # the first code >= each k-gram (lower bound), searched without branches (a
         # conditional move), LANES k-grams in lockstep so that their memory loads overlap
         # (every search halves the same lengths: they depend on n_codes only)
@@ -415,6 +401,191 @@ cdef object _align(const uint8_t[::1] page, const int64_t[:] page_grams, SeedInd
                 lows[t] = lo
                 repeats[t] = c
                 cap += c
+        t0 += LANES
+    return cap
+
+
+cdef Py_ssize_t _seed_pairs(const int64_t *entries, const int64_t *lows, const int64_t *repeats,
+                            Py_ssize_t n_grams, int seed_stride, Py_ssize_t n_page, int shift,
+                            int64_t *pairs) noexcept nogil:
+    """Stage 2: every seed as (diagonal, page position) packed in one int64, so that one sort
+    orders them by diagonal, then position. Returns their number (sorted in ``pairs``)."""
+    cdef Py_ssize_t t, c, n_pairs = 0
+    cdef int64_t i, d, lo
+    for t in range(n_grams):
+        lo = lows[t]
+        if lo < 0:
+            continue
+        i = t * seed_stride
+        for c in range(repeats[t]):
+            d = entries[2 * (lo + c) + 1] - i
+            pairs[n_pairs] = ((d + n_page) << shift) | i
+            n_pairs += 1
+    _sort_i64(pairs, n_pairs, 2 * _log2(n_pairs))
+    return n_pairs
+
+
+cdef Py_ssize_t _runs(const int64_t *pairs, Py_ssize_t n_pairs, int shift,
+                      const uint8_t *page, Py_ssize_t n_page, const uint8_t *work,
+                      Py_ssize_t n_work, int k, int max_gap, int seed_stride,
+                      int64_t *runs) noexcept nogil:
+    """Stage 3: runs, the seeds of one diagonal at most ``max_gap`` apart, extended letter by
+    letter (up to a stride), kept when at least 1.5 k-grams long: (start, end, diagonal,
+    matched letters) each, sorted. Returns their number."""
+    cdef int64_t low = (<int64_t>1 << shift) - 1, reach = seed_stride - 1, min_len = k + k // 2
+    cdef int64_t d, s, e, x, cov
+    cdef Py_ssize_t t, c, first = 0, last, n_runs = 0
+    for t in range(1, n_pairs + 1):
+        if t < n_pairs and pairs[t] >> shift == pairs[t - 1] >> shift \
+                and (pairs[t] & low) - (pairs[t - 1] & low) <= max_gap:
+            continue
+        last = t - 1
+        d = (pairs[first] >> shift) - n_page
+        s = pairs[first] & low
+        e = (pairs[last] & low) + k
+        first = t
+        for c in range(reach):
+            x = s - 1
+            if x < 0 or x + d < 0 or page[x] != work[x + d]:
+                break
+            s = x
+        for c in range(reach):
+            if e >= n_page or e + d >= n_work or page[e] != work[e + d]:
+                break
+            e += 1
+        if e - s < min_len:
+            continue
+        cov = 0
+        for x in range(s, e):
+            cov += page[x] == work[x + d]
+        runs[4 * n_runs] = s
+        runs[4 * n_runs + 1] = e
+        runs[4 * n_runs + 2] = d
+        runs[4 * n_runs + 3] = cov
+        n_runs += 1
+    _sort_records(runs, n_runs, 4 * sizeof(int64_t), _cmp_run)
+    return n_runs
+
+
+cdef Py_ssize_t _chains(const int64_t *runs, Py_ssize_t n_runs, int max_gap, int max_shift,
+                        Chain *chains, int64_t *run_next) noexcept nogil:
+    """Stage 4: chains of runs, a run joining one of the ``MAX_LOOKBACK`` newest chains when
+    it follows it on both sides within ``max_gap`` letters (insertions and deletions) or
+    overlaps it by at most ``max_shift``. Returns their number."""
+    cdef Py_ssize_t r, q, n_chains = 0
+    cdef int64_t s, e, d, cov, ws, we
+    cdef Chain *ch
+    cdef bint ok
+    for r in range(n_runs):
+        s, e, d, cov = runs[4 * r], runs[4 * r + 1], runs[4 * r + 2], runs[4 * r + 3]
+        ws, we = s + d, e + d
+        run_next[r] = -1
+        ok = False
+        q = n_chains - 1
+        while q >= 0 and q >= n_chains - MAX_LOOKBACK:
+            ch = &chains[q]
+            if -max_shift <= s - ch.pe <= max_gap and -max_shift <= ws - ch.we <= max_gap:
+                # letters already matched on either side count once
+                cov = max(0, min(cov, min(e - max(s, ch.pe), we - max(ws, ch.we))))
+                ch.pe = max(ch.pe, e)
+                ch.we = max(ch.we, we)
+                ch.cov += cov
+                run_next[ch.last_run] = r
+                ch.last_run = r
+                ch.n_runs += 1
+                ok = True
+                break
+            q -= 1
+        if not ok:
+            ch = &chains[n_chains]
+            ch.ps, ch.pe, ch.ws, ch.we, ch.cov = s, e, ws, we, cov
+            ch.first_run, ch.last_run, ch.n_runs, ch.order = r, r, 1, n_chains
+            n_chains += 1
+    return n_chains
+
+
+cdef Py_ssize_t _passages(Chain *chains, Py_ssize_t n_chains, int min_passage) noexcept nogil:
+    """Stage 5: the passages, chains of at least ``min_passage`` matched letters, the longest
+    first, none half inside a longer one; moved to the front of ``chains`` in page order.
+    Returns their number."""
+    cdef Py_ssize_t q, f, r = 0, n_kept = 0
+    cdef bint ok
+    for q in range(n_chains):
+        if chains[q].cov >= min_passage:
+            chains[n_kept] = chains[q]
+            n_kept += 1
+    _sort_records(chains, n_kept, sizeof(Chain), _cmp_chain_longest)
+    for q in range(n_kept):
+        ok = True
+        for f in range(r):
+            if 2 * (min(chains[q].pe, chains[f].pe) - max(chains[q].ps, chains[f].ps)) \
+                    >= chains[q].pe - chains[q].ps:
+                ok = False
+                break
+        if ok:
+            chains[r] = chains[q]
+            r += 1
+    _sort_records(chains, r, sizeof(Chain), _cmp_chain_page)
+    return r
+
+
+cdef Alignment _alignment(const Chain *chains, Py_ssize_t n_kept, const int64_t *runs,
+                          const int64_t *run_next, Py_ssize_t n_work, Py_ssize_t cap,
+                          int64_t *pairs, int64_t *us):
+    """Stage 6: the Alignment of the kept chains: passages, matched letters, their runs, and
+    the letters covered on each side (``pairs`` and ``us``: scratch space of ``cap``
+    and ``2 * cap``)."""
+    cdef Py_ssize_t q, f = 0, n_runs = 0
+    cdef int64_t r, cov = 0
+    cdef const Chain *ch
+    for q in range(n_kept):
+        n_runs += chains[q].n_runs
+    cdef Alignment found = Alignment.__new__(Alignment)
+    found._allocate(n_kept, n_runs)
+    for q in range(n_kept):
+        ch = &chains[q]
+        found._passages[4 * q] = ch.ps
+        found._passages[4 * q + 1] = ch.pe
+        found._passages[4 * q + 2] = ch.ws
+        found._passages[4 * q + 3] = ch.we
+        found._matched[q] = ch.cov
+        cov += ch.cov
+        r = ch.first_run
+        while r >= 0:
+            found._runs[3 * f] = runs[4 * r]
+            found._runs[3 * f + 1] = runs[4 * r + 1]
+            found._runs[3 * f + 2] = runs[4 * r + 2]
+            f += 1
+            r = run_next[r]
+        us[q] = ch.ps
+        us[cap + q] = ch.pe
+    found.page_covered = min(cov, _union(us, us + cap, n_kept))
+    # work spans sorted by start for the union
+    for q in range(n_kept):
+        pairs[q] = chains[q].ws * (n_work + 1) + chains[q].we
+    _sort_i64(pairs, n_kept, 2 * _log2(n_kept))
+    for q in range(n_kept):
+        us[q] = pairs[q] // (n_work + 1)
+        us[cap + q] = pairs[q] % (n_work + 1)
+    found.work_covered = min(cov, _union(us, us + cap, n_kept))
+    return found
+
+
+cdef object _align(const uint8_t[::1] page, const int64_t[:] page_grams, SeedIndex seeds,
+                   int max_gap, int max_shift, int min_passage, int max_repeats,
+                   int seed_stride):
+    """The stages above, in order, over buffers sized for the seeds found (``cap``)."""
+    cdef Py_ssize_t n_page = page.shape[0], n_grams = page_grams.shape[0], cap
+    cdef Py_ssize_t n_pairs, n_runs, n_chains, n_kept
+    cdef int shift = _log2(n_page) + 1  # bits of a page position: seeds pack (diagonal, i)
+    if seeds._n_codes == 0 or n_grams == 0:
+        return None
+    # per page k-gram: its first seed's index (-1: none or too repeated), then the seed count
+    cdef int64_t *lows = <int64_t *>malloc(2 * n_grams * sizeof(int64_t))
+    if lows == NULL:
+        raise MemoryError()
+    cap = _find_seeds(seeds._seeds, seeds._n_codes, page_grams, max_repeats, lows,
+                      lows + n_grams)
     if cap == 0:
         free(lows)
         return None
@@ -426,133 +597,16 @@ cdef object _align(const uint8_t[::1] page, const int64_t[:] page_grams, SeedInd
     if pairs == NULL or runs == NULL or chains == NULL or run_next == NULL or us == NULL:
         free(lows); free(pairs); free(runs); free(chains); free(run_next); free(us)
         raise MemoryError()
-    cdef Py_ssize_t n_runs = 0, n_chains = 0, n_kept = 0, r, q, f, first, last
-    cdef Alignment found
-    cdef Chain *ch
-    cdef bint ok
     try:
         with nogil:
-            for t in range(n_grams):
-                lo = lows[t]
-                if lo < 0:
-                    continue
-                i = t * seed_stride
-                for c in range(repeats[t]):
-                    d = entries[2 * (lo + c) + 1] - i
-                    pairs[n_pairs] = ((d + n_page) << shift) | i
-                    n_pairs += 1
-            _sort_i64(pairs, n_pairs, 2 * _log2(n_pairs))
-            # 2. runs: seeds of one diagonal at most max_gap apart, extended letter by letter
-            first = 0
-            for t in range(1, n_pairs + 1):
-                if t < n_pairs and pairs[t] >> shift == pairs[t - 1] >> shift \
-                        and (pairs[t] & low) - (pairs[t - 1] & low) <= max_gap:
-                    continue
-                last = t - 1
-                d = (pairs[first] >> shift) - n_page
-                s = pairs[first] & low
-                e = (pairs[last] & low) + k
-                first = t
-                for c in range(reach):
-                    x = s - 1
-                    if x < 0 or x + d < 0 or page[x] != work[x + d]:
-                        break
-                    s = x
-                for c in range(reach):
-                    if e >= n_page or e + d >= n_work or page[e] != work[e + d]:
-                        break
-                    e += 1
-                if e - s < min_len:
-                    continue
-                cov = 0
-                for x in range(s, e):
-                    cov += page[x] == work[x + d]
-                runs[4 * n_runs] = s
-                runs[4 * n_runs + 1] = e
-                runs[4 * n_runs + 2] = d
-                runs[4 * n_runs + 3] = cov
-                n_runs += 1
-            _sort_records(runs, n_runs, 4 * sizeof(int64_t), _cmp_run)
-            # 3. chains of runs (insertions and deletions up to max_gap letters)
-            for r in range(n_runs):
-                s, e, d, cov = runs[4 * r], runs[4 * r + 1], runs[4 * r + 2], runs[4 * r + 3]
-                ws, we = s + d, e + d
-                run_next[r] = -1
-                ok = False
-                q = n_chains - 1
-                while q >= 0 and q >= n_chains - MAX_LOOKBACK:
-                    ch = &chains[q]
-                    if -max_shift <= s - ch.pe <= max_gap and -max_shift <= ws - ch.we <= max_gap:
-                        # letters already matched on either side count once
-                        cov = max(0, min(cov, min(e - max(s, ch.pe), we - max(ws, ch.we))))
-                        ch.pe = max(ch.pe, e)
-                        ch.we = max(ch.we, we)
-                        ch.cov += cov
-                        run_next[ch.last_run] = r
-                        ch.last_run = r
-                        ch.n_runs += 1
-                        ok = True
-                        break
-                    q -= 1
-                if not ok:
-                    ch = &chains[n_chains]
-                    ch.ps, ch.pe, ch.ws, ch.we, ch.cov = s, e, ws, we, cov
-                    ch.first_run, ch.last_run, ch.n_runs, ch.order = r, r, 1, n_chains
-                    n_chains += 1
-            # 4. passages: long enough chains, the longest first, none half inside another
-            for q in range(n_chains):
-                if chains[q].cov >= min_passage:
-                    chains[n_kept] = chains[q]
-                    n_kept += 1
-            _sort_records(chains, n_kept, sizeof(Chain), _cmp_chain_longest)
-            r = 0
-            for q in range(n_kept):
-                ok = True
-                for f in range(r):
-                    if 2 * (min(chains[q].pe, chains[f].pe) - max(chains[q].ps, chains[f].ps)) \
-                            >= chains[q].pe - chains[q].ps:
-                        ok = False
-                        break
-                if ok:
-                    chains[r] = chains[q]
-                    r += 1
-            n_kept = r
-            _sort_records(chains, n_kept, sizeof(Chain), _cmp_chain_page)
+            n_pairs = _seed_pairs(seeds._seeds, lows, lows + n_grams, n_grams, seed_stride,
+                                  n_page, shift, pairs)
+            n_runs = _runs(pairs, n_pairs, shift, &page[0], n_page, seeds._letters,
+                           seeds._n_letters, seeds.k, max_gap, seed_stride, runs)
+            n_chains = _chains(runs, n_runs, max_gap, max_shift, chains, run_next)
+            n_kept = _passages(chains, n_chains, min_passage)
         if n_kept == 0:
             return None
-        n_runs = 0
-        for q in range(n_kept):
-            n_runs += chains[q].n_runs
-        found = Alignment.__new__(Alignment)
-        found._allocate(n_kept, n_runs)
-        cov = 0
-        f = 0
-        for q in range(n_kept):
-            ch = &chains[q]
-            found._passages[4 * q] = ch.ps
-            found._passages[4 * q + 1] = ch.pe
-            found._passages[4 * q + 2] = ch.ws
-            found._passages[4 * q + 3] = ch.we
-            found._matched[q] = ch.cov
-            cov += ch.cov
-            r = ch.first_run
-            while r >= 0:
-                found._runs[3 * f] = runs[4 * r]
-                found._runs[3 * f + 1] = runs[4 * r + 1]
-                found._runs[3 * f + 2] = runs[4 * r + 2]
-                f += 1
-                r = run_next[r]
-            us[q] = ch.ps
-            us[cap + q] = ch.pe
-        found.page_covered = min(cov, _union(us, us + cap, n_kept))
-        # work spans sorted by start for the union
-        for q in range(n_kept):
-            pairs[q] = chains[q].ws * (n_work + 1) + chains[q].we
-        _sort_i64(pairs, n_kept, 2 * _log2(n_kept))
-        for q in range(n_kept):
-            us[q] = pairs[q] // (n_work + 1)
-            us[cap + q] = pairs[q] % (n_work + 1)
-        found.work_covered = min(cov, _union(us, us + cap, n_kept))
-        return found
+        return _alignment(chains, n_kept, runs, run_next, seeds._n_letters, cap, pairs, us)
     finally:
         free(lows); free(pairs); free(runs); free(chains); free(run_next); free(us)
