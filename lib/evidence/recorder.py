@@ -27,7 +27,7 @@ from pathlib import Path
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 
-_ROOT = Path(__file__).resolve().parents[3]  # the repository: lib.crawl.ssrf for the proxy
+_ROOT = Path(__file__).resolve().parents[2]  # the repository: lib.crawl.ssrf for the proxy
 _STOP_SECONDS = 15.0  # for the proxy to write its last records and close its WARC
 
 
