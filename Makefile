@@ -41,13 +41,15 @@ run: install
 
 # Two test processes (pytest-xdist), each with its own servers and worker; a module's tests stay
 # in one process (its module fixtures are made once). TEST_PROCESSES=0: all in this process.
+# The tests keep their bytecode (__pycache__, and pytest's rewritten asserts) even where the
+# environment sets PYTHONDONTWRITEBYTECODE: each process would compile every module again.
 TEST_PROCESSES ?= 2
 test: install
-	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile $(PYTEST_ARGS)
 
 # The tests that need no server, worker or browser (markers set in tests/conftest.py).
 test-fast: install
-	TRACKER_TEST_FAST=1 $(PY) -m pytest -q -n $(TEST_PROCESSES) -m "not services and not worker and not drill and not browser and not slow" $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= TRACKER_TEST_FAST=1 $(PY) -m pytest -q -n $(TEST_PROCESSES) -m "not services and not worker and not drill and not browser and not slow" $(PYTEST_ARGS)
 
 lint: install
 	$(VENV)/bin/ruff check .

@@ -136,5 +136,5 @@ def serve(servers: Servers) -> ThreadingHTTPServer:
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     httpd.daemon_threads = True
     servers.base = f"http://127.0.0.1:{httpd.server_address[1]}"
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()  # quick stop
     return httpd

@@ -53,6 +53,7 @@ Fixtures:
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import tempfile
@@ -235,6 +236,12 @@ def rdap(session_servers):
     server.hits.clear()
     yield server
     server.answers.clear()
+
+
+def pytest_collection_finish(session):
+    """Move what collection made (imported modules, test items) out of the garbage collector's
+    reach: it lives to the end, and every full collection would walk it again (gc.freeze)."""
+    gc.freeze()
 
 
 def pytest_collection_modifyitems(config, items):

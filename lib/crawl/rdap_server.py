@@ -17,6 +17,9 @@ import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+#: How often the serving thread looks for a shutdown (seconds): the longest a stop waits.
+STOP_POLL_SECONDS = 0.05
+
 RDAP_TYPE = "application/rdap+json"
 
 
@@ -144,5 +147,6 @@ def serve(port: int = 0, host: str = "127.0.0.1", demo: bool = False) -> RdapSer
     url = f"http://{host}:{server.server_address[1]}"
     if demo:
         server.answers.update(demo_answers(url))
-    threading.Thread(target=server.serve_forever, args=(0.2,), daemon=True, name="rdap").start()
+    threading.Thread(target=server.serve_forever, args=(STOP_POLL_SECONDS,), daemon=True,
+                     name="rdap").start()
     return RdapServer(url, server)

@@ -479,7 +479,7 @@ def test_the_exchange_names_the_server_of_an_http_1_0_answer(config):
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), OldServer)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     try:
         result = Fetcher(config).fetch(f"http://127.0.0.1:{server.server_address[1]}/a.html")
     finally:

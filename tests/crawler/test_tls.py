@@ -85,7 +85,7 @@ def serve_https(chain_file, pages: dict[str, bytes]):
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(chain_file)
     server.socket = context.wrap_socket(server.socket, server_side=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     return f"https://localhost:{server.server_address[1]}", server.shutdown
 
 

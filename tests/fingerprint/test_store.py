@@ -33,7 +33,7 @@ def sample_record(text: str = TEXT) -> dict:
     }
 
 
-@pytest.fixture(params=["memory", "mongo"])
+@pytest.fixture(params=["memory", pytest.param("mongo", marks=pytest.mark.services)])
 def store(request):
     if request.param == "memory":
         return MemoryWorkStore()
