@@ -64,6 +64,9 @@ import pytest
 
 from lib.runtime import embedded
 
+#: The loopback test site and crawl fixtures of tests/crawler/ and tests/lib/crawl/.
+pytest_plugins = ["tests.loopback_site"]
+
 TESTS = Path(__file__).resolve().parent
 _started: list[embedded.Service] = []
 _stops: list = []  # other things started for the session: their stop functions

@@ -18,11 +18,11 @@ from lib.crawl.fetch import INVALID_ACCEPTED, Fetcher
 from lib.crawl.outcomes import Outcome
 from lib.crawl.render import Renderer
 from tests.crawler.test_evidence import _chapter, _registered_work, _wait_captures, needs_chromium
-from tests.crawler.test_tls import (
+from tests.crawler.test_witnessed_capture import needs_recorder
+from tests.lib.crawl.test_tls import (
     pki,  # noqa: F401  (the fixture: the test's root and leaves)
     serve_https,
 )
-from tests.crawler.test_witnessed_capture import needs_recorder
 from tests.scanning import scan
 
 

@@ -1,5 +1,6 @@
-"""Shared fixtures of the crawler tests: a real HTTP server on 127.0.0.1 with one handler per case,
-a crawler configuration that allows loopback, and a synchronous driver for whole scans.
+"""Fixtures of the crawler's and the crawl library's tests (a pytest plugin, loaded by
+tests/conftest.py): a real HTTP server on 127.0.0.1 with one handler per case, a crawler
+configuration that allows loopback, and a synchronous driver for whole scans.
 
 The server runs in a thread (http.server.ThreadingHTTPServer). A test registers routes:
 ``site.route("/path", reply)`` with a Reply (status, headers, body, delay before answering,
@@ -15,14 +16,11 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 from django.conf import settings
 
 from lib.crawl.config import CrawlConfig
-
-FIXTURES = Path(__file__).parent / "fixtures"
 
 # Seen by every crawler built in this session: in this process through settings.CRAWLER (read
 # from the environment before this file is loaded), in the Celery worker subprocess of

@@ -9,7 +9,7 @@ import pytest
 from lib.crawl.outcomes import Outcome
 from lib.crawl.pipeline import Crawler, SiteRules, UrlTask
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[2] / "crawler" / "fixtures"
 ARTICLE = "<html><head><title>{t}</title></head><body><article><h1>{t}</h1><p>{p}</p></article></body></html>"
 PARA = "这是一篇用于测试的新闻正文，记者从有关部门获悉，相关工作正在有序推进之中。" * 3
 GBK_TEXT = "朱镕基总理昨日在北京会见了来访的客人，王堃先生介绍了当地的经济发展情况。" * 4
