@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import json
 import re
-import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,6 +15,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
+
+from lib.runtime.serving import serve_in_thread
 
 
 @dataclass(frozen=True)
@@ -136,5 +137,5 @@ def serve(servers: Servers) -> ThreadingHTTPServer:
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     httpd.daemon_threads = True
     servers.base = f"http://127.0.0.1:{httpd.server_address[1]}"
-    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()  # quick stop
+    serve_in_thread(httpd)
     return httpd

@@ -21,6 +21,7 @@ import pytest
 from django.conf import settings
 
 from lib.crawl.config import CrawlConfig
+from lib.runtime.serving import serve_in_thread
 
 # Seen by every crawler built in this session: in this process through settings.CRAWLER (read
 # from the environment before this file is loaded), in the Celery worker subprocess of
@@ -134,7 +135,7 @@ def site_on():
         server = ThreadingHTTPServer((host, 0), _handler_class(s))
         server.daemon_threads = True
         s.base = f"http://{host}:{server.server_address[1]}"
-        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+        serve_in_thread(server)
         servers.append(server)
         return s
 

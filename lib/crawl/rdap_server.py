@@ -12,13 +12,11 @@ sites (127.0.0.1 and localhost).
 from __future__ import annotations
 
 import json
-import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-#: How often the serving thread looks for a shutdown (seconds): the longest a stop waits.
-STOP_POLL_SECONDS = 0.05
+from lib.runtime.serving import serve_in_thread
 
 RDAP_TYPE = "application/rdap+json"
 
@@ -147,6 +145,5 @@ def serve(port: int = 0, host: str = "127.0.0.1", demo: bool = False) -> RdapSer
     url = f"http://{host}:{server.server_address[1]}"
     if demo:
         server.answers.update(demo_answers(url))
-    threading.Thread(target=server.serve_forever, args=(STOP_POLL_SECONDS,), daemon=True,
-                     name="rdap").start()
+    serve_in_thread(server, "rdap")
     return RdapServer(url, server)

@@ -32,9 +32,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from lib.evidence.keyfiles import write_private_file
 from lib.evidence.timestamp import QUERY_TYPE, REPLY_TYPE
-
-#: How often the serving thread looks for ``stop()`` (seconds): the longest a stop waits.
-STOP_POLL_SECONDS = 0.05
+from lib.runtime.serving import serve_in_thread
 
 LABEL = "DEMO Time-Stamping Authority — not accredited / 演示时间戳机构（非认证）"
 # X.520 bounds a common name to 64 characters and the library counts UTF-8 bytes: the English
@@ -221,9 +219,7 @@ def start_demo_tsa(folder: Path, port: int = 0, host: str = "127.0.0.1") -> Demo
     """Start a demo TSA in a daemon thread of this process (see ``make_server``). Returns
     DemoTsa(url, ca_cert_path, stop); call ``stop()`` to shut it down and free the port."""
     server = make_server(folder, port, host)
-    thread = threading.Thread(target=server.serve_forever, args=(STOP_POLL_SECONDS,),
-                              name="demo-tsa", daemon=True)
-    thread.start()
+    thread = serve_in_thread(server, "demo-tsa")
 
     def stop() -> None:
         server.shutdown()

@@ -1,2 +1,3 @@
 """Django-free runtime plumbing: the embedded servers (``embedded``), the process supervisor of
-the Celery worker and beat (``supervisor``) and the retry backoff (``backoff``)."""
+the Celery worker and beat (``supervisor``), the retry backoff (``backoff``) and HTTP servers
+served from a thread (``serving``)."""

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from bench.dashboard_load import NotLoopback, Plan, require_loopback, run_load
+from lib.runtime.serving import serve_in_thread
 
 
 @pytest.mark.parametrize("url", [
@@ -62,7 +62,7 @@ class _Dashboard(BaseHTTPRequestHandler):
 
 def test_the_load_stops_at_its_request_budget_and_never_follows_a_redirect():
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Dashboard)
-    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    serve_in_thread(server)
     _Dashboard.requests_seen = []
     try:
         report = run_load(f"http://127.0.0.1:{server.server_address[1]}", PLAN, clients=3,

@@ -22,6 +22,7 @@ from django.core.management import call_command
 from django.utils import timezone, translation
 from warcio.archiveiterator import ArchiveIterator
 
+from lib.runtime.serving import serve_in_thread
 from tests.browsers import needs_chromium
 from tests.bundles import evidence_files
 from tests.scanning import scan
@@ -457,7 +458,6 @@ def test_the_exchange_names_the_server_of_an_http_1_0_answer(config):
     """An HTTP/1.0 server closes the connection after its answer: the peer is still recorded,
     and the WARC's request record says the request line the server received (HTTP/1.1), its
     response record the answer's version."""
-    import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     from lib.crawl.fetch import Fetcher
@@ -479,7 +479,7 @@ def test_the_exchange_names_the_server_of_an_http_1_0_answer(config):
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), OldServer)
-    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    serve_in_thread(server)
     try:
         result = Fetcher(config).fetch(f"http://127.0.0.1:{server.server_address[1]}/a.html")
     finally:

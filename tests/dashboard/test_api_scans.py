@@ -5,7 +5,6 @@ a holder's token is refused and starts nothing."""
 from __future__ import annotations
 
 import os
-import threading
 import time
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -14,6 +13,7 @@ import pytest
 from django.conf import settings
 
 from crawler.models import ScanRun, TargetSite
+from lib.runtime.serving import serve_in_thread
 
 from . import test_api
 
@@ -45,7 +45,7 @@ def loopback_site(tmp_path):
             f"<html><body><p>第{i}章 " + "山高水长，" * 80 + "</p></body></html>", "utf-8")
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(tmp_path)))
     server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    serve_in_thread(server)
     yield f"http://127.0.0.1:{server.server_address[1]}/"
     server.shutdown()
     server.server_close()

@@ -6,7 +6,6 @@ filter of the match list, and the audit trail's links to what each row is about.
 from __future__ import annotations
 
 import os
-import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -18,6 +17,7 @@ from django.utils import translation
 
 from core.models import AuditEvent, RightsHolder, Work
 from crawler.models import Match, ScanRun, TargetSite
+from lib.runtime.serving import serve_in_thread
 
 from .conftest import FIXTURES, chapter_sections
 
@@ -63,7 +63,7 @@ class SlowSite:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+        serve_in_thread(self.server)
 
     @staticmethod
     def _html(title: str, body: str) -> str:

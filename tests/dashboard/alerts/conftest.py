@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from django.conf import settings
 
+from lib.runtime.serving import serve_in_thread
 from tests.waiting import wait_for
 
 
@@ -129,8 +129,7 @@ def receiver() -> Iterator[Receiver]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     state.url = f"http://127.0.0.1:{server.server_address[1]}/hook"
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
+    serve_in_thread(server)
     try:
         yield state
     finally:
@@ -186,7 +185,7 @@ def copying_site() -> Iterator[CopyingSite]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     site.url = f"http://127.0.0.1:{server.server_address[1]}"
-    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    serve_in_thread(server)
     try:
         yield site
     finally:

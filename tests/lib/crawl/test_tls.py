@@ -11,7 +11,6 @@ import datetime as dt
 import io
 import json
 import ssl
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -24,6 +23,7 @@ from warcio.archiveiterator import ArchiveIterator
 from lib.crawl.fetch import Fetcher, trust_store
 from lib.crawl.outcomes import Outcome
 from lib.evidence.warc import exchange_warc
+from lib.runtime.serving import serve_in_thread
 
 NOW = dt.datetime.now(dt.UTC)
 
@@ -85,7 +85,7 @@ def serve_https(chain_file, pages: dict[str, bytes]):
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(chain_file)
     server.socket = context.wrap_socket(server.socket, server_side=True)
-    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    serve_in_thread(server)
     return f"https://localhost:{server.server_address[1]}", server.shutdown
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,6 +24,7 @@ import requests
 
 from lib.evidence.demo_tsa import DemoTsa, start_demo_tsa
 from lib.evidence.timestamp import QUERY_TYPE, REPLY_TYPE, TsaConfig, build_query
+from lib.runtime.serving import serve_in_thread
 
 SLOW_TSA_SECONDS = 3.0
 
@@ -58,8 +58,7 @@ def quick_config():
 def _serve(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
+    serve_in_thread(server)
     yield f"http://127.0.0.1:{server.server_address[1]}/"
     server.shutdown()
     server.server_close()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import os
 import signal
-import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ import pytest
 from django.conf import settings
 
 from lib.runtime import embedded, supervisor
+from lib.runtime.serving import serve_in_thread
 
 #: Seconds a drill waits at most for one event (a scan finished, works indexed).
 DRILL_TIMEOUT = 180.0
@@ -257,7 +257,7 @@ class DrillSite:
         self.server = ThreadingHTTPServer((address, 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://{address}:{self.server.server_address[1]}/"
-        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+        serve_in_thread(self.server)
 
     def close(self) -> None:
         self.server.shutdown()
