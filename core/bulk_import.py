@@ -282,9 +282,9 @@ def _import_item(position: int, item: Item, holder: RightsHolder, seen: dict[str
             if kind:
                 meta["kind"] = kind
             result = work_actions.do_register_work(holder, reference, extracted, ingest=not now,
-                                              check_duplicate=check_duplicate,
-                                              acting_user=acting_user,
-                                              source_name=item.source, **meta)
+                                                   check_duplicate=check_duplicate,
+                                                   acting_user=acting_user,
+                                                   source_name=item.source, **meta)
         except DuplicateWork as exc:
             outcome = Outcome("duplicate", reference, item.source,
                               f"{exc.overlap.work.reference} ({exc.overlap.containment:.0%})")

@@ -51,7 +51,7 @@ def start(admin_site, request):
         try:
             check_size(archive.size)
             job = import_actions.do_start_import(form.cleaned_data["holder"], request.user,
-                                          archive.name, archive.read(), get_language())
+                                                 archive.name, archive.read(), get_language())
         except UploadError as exc:
             form.add_error("archive", str(exc))
         else:
@@ -80,7 +80,7 @@ def page(admin_site, request, job_id: int):
         "poll_ms": settings.IMPORT_POLL_MS,
         "labels": {"registered": str(_("registered")), "updated": str(_("updated")),
                    "skipped": str(_("skipped")), "duplicates": str(_("duplicates (not "
-                                                                    "registered)")),
+                                                                     "registered)")),
                    "failed": str(_("failed")),
                    "works": str(_("works") if archive else _("steps")),
                    "steps": [str(_("reading the file")), str(_("checking for duplicates")),

@@ -52,7 +52,7 @@ def do_register_work(holder: RightsHolder, reference: str, extracted: Extracted,
     with transaction.atomic():
         # registration.register_work stages the text and queues its ingestion on commit.
         result = registration.register_work(holder, reference, extracted, ingest=ingest,
-                                              **metadata)
+                                            **metadata)
         work = result.work
         if result.outcome != "skipped":
             AuditEvent.record(

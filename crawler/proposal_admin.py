@@ -99,12 +99,12 @@ class SiteProposalAdmin(HolderScopedAdmin):
                 obj.pk = saved.pk
             elif form.cleaned_data["decision"] == ProposalStatus.APPROVED:
                 done = proposal_actions.do_approve_site_proposal(obj, request.user,
-                                                        form.cleaned_data["decision_reason"])
+                                                                 form.cleaned_data["decision_reason"])
                 self.message_user(request, _("Target site “%(name)s” created; it is scanned "
                                              "daily.") % {"name": done.site.name},
                                   messages.SUCCESS)
             else:
                 proposal_actions.do_reject_site_proposal(obj, request.user,
-                                                form.cleaned_data["decision_reason"])
+                                                         form.cleaned_data["decision_reason"])
         except ActionError as exc:
             self.message_user(request, str(exc), messages.ERROR)

@@ -231,7 +231,7 @@ class MatchAdmin(WorkColumns, HolderScopedAdmin):
                 raise PermissionDenied
             try:
                 review_actions.do_review_match(match, request.POST.get("decision", ""),
-                                request.POST.get("reason", ""), request.user)
+                                               request.POST.get("reason", ""), request.user)
             except ActionError as exc:
                 self.message_user(request, str(exc), messages.ERROR)
             else:
@@ -364,7 +364,7 @@ class MatchAdmin(WorkColumns, HolderScopedAdmin):
         form = ReasonForm(request.POST)
         try:
             drafted = notice_actions.do_draft_notices(queryset, request.user, form.language,
-                                             form.recipient, resend=form.resend)
+                                                      form.recipient, resend=form.resend)
         except ActionError as exc:
             self.message_user(request, str(exc), messages.ERROR)
             return None
@@ -432,7 +432,7 @@ class TakedownNoticeAdmin(HolderScopedAdmin):
     def save_model(self, request, obj, form, change):
         try:
             notice_actions.do_edit_notice(obj, request.user, body=form.cleaned_data.get("body"),
-                                   recipient=form.cleaned_data.get("recipient"))
+                                          recipient=form.cleaned_data.get("recipient"))
         except ActionError as exc:
             self.message_user(request, str(exc), messages.ERROR)
 
@@ -494,7 +494,7 @@ class TakedownNoticeAdmin(HolderScopedAdmin):
             raise PermissionDenied
         try:
             notice_actions.do_advance_notice(notice, request.POST.get("status", ""), request.user,
-                                    request.POST.get("note", ""))
+                                             request.POST.get("note", ""))
         except ActionError as exc:
             self.message_user(request, str(exc), messages.ERROR)
         else:

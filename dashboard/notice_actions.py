@@ -82,7 +82,7 @@ def _check_printable(text: str, field: str, lines: bool = False) -> None:
 
 
 def do_draft_notices(matches, acting_user, language: str = NoticeLanguage.ZH_HANS,
-                  recipient: str = "", resend: bool = False) -> list[TakedownNotice]:
+                     recipient: str = "", resend: bool = False) -> list[TakedownNotice]:
     """Draft one takedown notice per (rights holder, infringing domain) of confirmed matches.
 
     Args:
@@ -109,7 +109,7 @@ def do_draft_notices(matches, acting_user, language: str = NoticeLanguage.ZH_HAN
     unconfirmed = [m.pk for m in matches if m.review_status != ReviewStatus.CONFIRMED]
     if unconfirmed:
         raise ActionError(_("Only confirmed infringements can go into a takedown notice; "
-                              "not confirmed: %(ids)s") % {
+                            "not confirmed: %(ids)s") % {
             "ids": ", ".join(f"#{pk}" for pk in unconfirmed)})
     if not resend:
         repeated = already_sent(matches)
@@ -354,7 +354,7 @@ def do_send_case_notice(case: Case, acting_user, language: str) -> list[NoticeMa
             if not pages:
                 raise ActionError(_("The case has no confirmed page still up to cite."))
             drafted = do_draft_notices(pages, acting_user, language, recipient,
-                                               resend=case.state != CaseState.CONFIRMED)
+                                       resend=case.state != CaseState.CONFIRMED)
         return [do_send_notice(notice, acting_user, recipient) for notice in drafted]
 
 
@@ -391,7 +391,7 @@ def do_escalate_notice(notice: TakedownNotice, acting_user) -> TakedownNotice | 
             locked.save(update_fields=["escalation_note"])
             return None
         (drafted,) = do_draft_notices(pages, acting_user, locked.language,
-                                              target.address, resend=True)
+                                      target.address, resend=True)
         drafted.recipient_role, drafted.escalation_of = target.role, locked
         drafted.content = {**drafted.content, "escalation": escalation.citation(locked)}
         drafted.save(update_fields=["recipient_role", "escalation_of", "content"])

@@ -359,7 +359,7 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
         form = s.ReviewSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         review_actions.do_review_match(match, form.validated_data["decision"],
-                                        form.validated_data["reason"], request.user)
+                                       form.validated_data["reason"], request.user)
         return Response(s.MatchSerializer(match).data)
 
     @extend_schema(summary="The match's evidence bundle (WACZ)",
@@ -506,7 +506,7 @@ class SiteViewSet(mixins.CreateModelMixin, mixins.UpdateModelMixin, mixins.ListM
         form = s.StartScanSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         run = scan_actions.do_start_scan(site, acting_user=request.user, trigger="api",
-                                            max_pages=form.validated_data.get("max_pages"))
+                                         max_pages=form.validated_data.get("max_pages"))
         return Response(s.ScanSerializer(run).data, status=status.HTTP_201_CREATED)
 
 

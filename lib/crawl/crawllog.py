@@ -38,7 +38,7 @@ class CrawlLog:
         and ``location`` (str: the target of the redirect the fetch stopped at, whose status is
         ``status``) when given; a second record for the same pair replaces the first."""
         fields: dict[str, object] = {"outcome": outcome, "reason": reason, "status": status, "attempts": attempts,
-                  "depth": depth, "at": datetime.now(UTC)}
+                                     "depth": depth, "at": datetime.now(UTC)}
         if refused:
             fields["refused"] = refused
         if location:

@@ -49,5 +49,5 @@ class PairIndex:
         if not len(found):
             return 0.0
         at = np.repeat(low, found) + np.arange(found.sum()) - np.repeat(np.cumsum(found) - found,
-                                                                         found)
+                                                                        found)
         return float(np.bincount(self._owner[at], minlength=self._texts).max()) / len(pairs)

@@ -158,8 +158,8 @@ def _make_identity(folder: Path, key_path: Path, cert_path: Path, subject: str) 
                            critical=False)
             .sign(key, hashes.SHA256()))
     write_private_file(key_path, key.private_bytes(serialization.Encoding.PEM,
-                                               serialization.PrivateFormat.PKCS8,
-                                               serialization.NoEncryption()))
+                                                   serialization.PrivateFormat.PKCS8,
+                                                   serialization.NoEncryption()))
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
 
 

@@ -77,7 +77,7 @@ def test_pages_of_one_work_on_one_site_are_one_case_across_hosts_and_scans(holde
 
 
 def test_two_holders_on_one_page_get_two_cases_each_seen_by_its_holder_only(holders,
-                                                                          django_user_model):
+                                                                            django_user_model):
     from core.scoping import scope
     from crawler.models import Case
 
@@ -114,7 +114,7 @@ def test_a_case_on_a_whitelisted_domain_is_dismissed_with_that_reason(holders, d
 
 
 def test_case_goes_from_new_to_removed_and_reopens_when_a_page_comes_back(holders,
-                                                                         django_user_model):
+                                                                          django_user_model):
     from core.errors import ActionError
     from crawler import case_actions
     from crawler.models import Case, CheckOutcome, Match

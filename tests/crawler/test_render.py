@@ -161,7 +161,7 @@ def test_without_chromium_each_page_says_browser_not_installed(config, site, red
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_site_that_needs_a_browser_is_matched_through_the_render_queue(idle_worker, site,
-                                                                        platform_stores):
+                                                                       platform_stores):
     from core.engine import get_engine
     from core.models import RightsHolder, Work
     from crawler.models import Match, TargetSite

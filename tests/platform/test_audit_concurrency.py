@@ -28,7 +28,7 @@ def test_fifty_concurrent_registrations_all_succeed_with_a_gapless_chain(people)
             text = extract_pasted(f"第{number}篇 新华社北京电 今天发布了一条新闻。" * 20)
             barrier.wait(timeout=60)  # every thread ready: all of them race for the trail
             work_actions.do_register_work(holder, f"news-{number}", text, acting_user=alice,
-                                     ingest=False)
+                                          ingest=False)
         except Exception as exc:  # noqa: BLE001 - the test reports every failure below
             failures.append(f"{number}: {type(exc).__name__}: {exc}")
         finally:

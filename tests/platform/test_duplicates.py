@@ -36,7 +36,7 @@ def _form(holder, reference: str, **extra) -> dict:
 def registered(people, celery_worker, platform_stores, novel_text, wait_for) -> Work:
     """Press A's 西游记 chapters 1-3, indexed by the worker."""
     work = work_actions.do_register_work(people["press"], "xiyouji", extract_pasted(novel_text),
-                                    acting_user=people["alice"]).work
+                                         acting_user=people["alice"]).work
     return _indexed(wait_for, work)
 
 
@@ -144,7 +144,7 @@ def test_another_holders_copy_is_registered_and_flagged_for_staff_only(
 
     # ingesting the copy again flags nothing new
     work_actions.do_register_work(people["agency"], copy.reference,
-                             extract_pasted(novel_text + "\n后记。"))
+                                  extract_pasted(novel_text + "\n后记。"))
     _indexed(wait_for, copy)
     assert RightsConflict.objects.count() == 1
 
@@ -159,7 +159,7 @@ def test_two_registered_copies_do_not_hide_a_third(people, platform_stores, nove
 
     for holder, reference in ((people["press"], "a"), (people["agency"], "b")):
         work = work_actions.do_register_work(holder, reference, extract_pasted(novel_text),
-                                        ingest=False).work
+                                             ingest=False).work
         ingestion.ingest(work.pk)
     from core.engine import get_engine
 
@@ -183,7 +183,7 @@ def test_a_text_of_one_repeated_line_is_warned_through_the_form_the_api_and_a_zi
 
     assert len(REPEATED_LINE.splitlines()[0]) == 64
     first = work_actions.do_register_work(people["press"], "line", extract_pasted(REPEATED_LINE),
-                                     ingest=False).work
+                                          ingest=False).work
     ingestion.ingest(first.pk)
 
     client.force_login(people["alice"])

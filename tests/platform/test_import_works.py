@@ -147,7 +147,7 @@ def test_an_epub_with_empty_title_and_author_is_imported_with_the_rest(tmp_path,
 
 
 def test_a_broken_epub_in_a_zip_is_one_failed_line_and_the_rest_is_imported(tmp_path,
-                                                                           novel_text):
+                                                                            novel_text):
     from tests.lib.text.test_uploads import broken_epub
 
     archive = tmp_path / "works.zip"

@@ -59,7 +59,7 @@ def test_a_docx_of_100_mb_of_paragraphs_fails_too_large_in_the_worker(
 def test_a_duplicate_file_fails_and_can_be_registered_anyway(
         client, people, idle_worker, platform_stores, novel_text, wait_for):
     work = work_actions.do_register_work(people["press"], "xiyouji", extract_pasted(novel_text),
-                                    acting_user=people["alice"]).work
+                                         acting_user=people["alice"]).work
     wait_for(lambda: Work.objects.filter(pk=work.pk, status=WorkStatus.INDEXED).exists())
     chapter_two = novel_text[novel_text.index("\n第二回"):novel_text.index("\n第三回")]
     client.force_login(people["alice"])

@@ -52,7 +52,7 @@ def test_a_copy_found_by_a_search_is_mailed_once_per_case_with_links_and_unsubsc
     assert "“星河往事” on example.com: 1 pages, 1 found by this search" in body
     delivery = _delivery(wait_for, "the delivery row", search=match.search, status="sent")
     assert (delivery.channel, delivery.attempts, delivery.recipient) == ("email", 1,
-                                                                        "editor@holder.test")
+                                                                         "editor@holder.test")
     assert list(delivery.cases.all()) == [match.case]
 
     # the search's alert task delivered twice: nothing new is sent
@@ -220,14 +220,14 @@ def test_a_malformed_email_address_is_refused_in_the_preferences_form(holder_wit
     mine = client.get("/alerts/alertpreference/mine/")
     assert mine.status_code == 302
     response = client.post(mine.url, {"email": "editor@@holder", "email_enabled": "on",
-                                       "min_score": "0.5", "language": "en"},
+                                      "min_score": "0.5", "language": "en"},
                            headers={"Accept-Language": "en"})
     assert response.status_code == 200
     assert "Enter a valid email address." in response.content.decode()
     ns.user.refresh_from_db()
     assert ns.user.email == "editor@holder.test"
     response = client.post(mine.url, {"email": "new@holder.test", "min_score": "0.7",
-                                       "language": "en"})
+                                      "language": "en"})
     assert response.status_code == 302
     pref = AlertPreference.objects.get(user=ns.user)
     assert (pref.email_enabled, pref.min_score, pref.user.email) == (False, 0.7, "new@holder.test")

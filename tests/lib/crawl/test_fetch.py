@@ -77,7 +77,7 @@ def test_body_larger_than_limit_declared_or_streamed(site, fetcher, config):
     result = fetcher.fetch(site.url("/big"))
     assert result.outcome is Outcome.TOO_LARGE and "Content-Length" in result.reason
     site.route("/big2", site.Reply(200, {"Content-Type": "text/html", "Content-Length": None,
-                                        "Connection": "close"}, big, chunk=8192))
+                                         "Connection": "close"}, big, chunk=8192))
     result = fetcher.fetch(site.url("/big2"))
     assert result.outcome is Outcome.TOO_LARGE and result.reason.startswith("body over")
     assert result.body == b""

@@ -130,7 +130,7 @@ def test_pages_fetched_add_up_to_new_changed_unchanged_and_feeds(site, crawler, 
 
 def test_crawl_delay_defers_the_second_fetch_to_a_reserved_slot(site, crawler):
     site.route("/robots.txt", site.Reply(200, {"Content-Type": "text/plain"},
-                                          b"User-agent: *\nCrawl-delay: 30\n"))
+                                         b"User-agent: *\nCrawl-delay: 30\n"))
     site.route("/a.html", site.html(article("甲")))
     site.route("/b.html", site.html(article("乙")))
     rules = rules_for(site, delay_seconds=0)
@@ -269,8 +269,8 @@ def test_conditional_get_after_a_redirect(site, crawler, scan_driver):
 
 
 def test_a_site_on_a_refused_address_counts_ssrf_refusals_not_robots_txt(site, config,
-                                                                        redis_client, mongo_db,
-                                                                        scan_driver):
+                                                                         redis_client, mongo_db,
+                                                                         scan_driver):
     """No address allowed: robots.txt and the pages are refused by our SSRF guard, without a
     request; the scan says so, not "forbidden by robots.txt"."""
     build_site(site)

@@ -54,7 +54,7 @@ def test_names_boilerplate_repeats_and_shared_runs_are_left_out():
 
 def test_a_long_sentence_is_cut_at_its_commas_and_nothing_for_no_budget():
     sentence = "，".join(["花果山上有一块仙石", "其石有三丈六尺五寸高", "有二丈四尺围圆",
-                          "按政历二十四气"]) + "。"
+                         "按政历二十四气"]) + "。"
     cut = [c for _, c in phrases.clauses(sentence)]
     assert all(len(c) <= phrases.MAX_CHARS for c in cut) and cut
     assert "".join(cut).replace("，", "") in sentence.replace("，", "")

@@ -30,7 +30,7 @@ def _digest(data: bytes = DATAPACKAGE) -> bytes:
 
 
 def test_token_is_granted_and_verifies_with_the_time_and_name_of_the_tsa(demo_tsa, demo_root,
-                                                                          quick_config):
+                                                                         quick_config):
     before = dt.datetime.now(dt.UTC).replace(microsecond=0)
     token = request_timestamp(_digest(), quick_config(demo_tsa.url))
     after = dt.datetime.now(dt.UTC)
@@ -77,7 +77,7 @@ def test_a_tsa_that_is_down_is_retried_then_the_next_one_answers(demo_tsa, down_
 
 
 def test_every_tsa_failing_says_which_failed_and_why(down_tsa_url, garbage_tsa_url,
-                                                      slow_tsa_url, quick_config):
+                                                     slow_tsa_url, quick_config):
     config = quick_config(down_tsa_url, garbage_tsa_url, slow_tsa_url, timeout=0.5, retries=1)
 
     with pytest.raises(TsaUnavailableError) as raised:
@@ -106,7 +106,7 @@ def test_a_slow_tsa_times_out_and_the_next_one_answers(slow_tsa_url, demo_tsa, q
 
 
 def test_a_tsa_rejecting_the_request_is_not_retried_and_its_reason_is_kept(rejecting_tsa_url,
-                                                                          quick_config):
+                                                                           quick_config):
     with pytest.raises(TsaUnavailableError) as raised:
         request_timestamp(_digest(), quick_config(rejecting_tsa_url, retries=2))
 
@@ -116,7 +116,7 @@ def test_a_tsa_rejecting_the_request_is_not_retried_and_its_reason_is_kept(rejec
 
 
 def test_a_token_for_another_digest_is_refused_and_the_next_tsa_answers(replaying_tsa_url,
-                                                                       demo_tsa, quick_config):
+                                                                        demo_tsa, quick_config):
     token = request_timestamp(_digest(), quick_config(replaying_tsa_url, demo_tsa.url))
     with pytest.raises(TsaUnavailableError) as raised:
         request_timestamp(_digest(), quick_config(replaying_tsa_url, retries=2))

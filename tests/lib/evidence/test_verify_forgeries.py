@@ -138,7 +138,7 @@ def test_names_leading_out_of_the_bundle_fail(name):
 
 def test_a_bundle_without_the_evidence_layout_fails(stamped):
     no_warc = zipped([(DATAPACKAGE, b'{"resources": []}'),
-                    (DATAPACKAGE_DIGEST, json.dumps({"hash": "sha256:" + hashlib.sha256(
+                      (DATAPACKAGE_DIGEST, json.dumps({"hash": "sha256:" + hashlib.sha256(
                         b'{"resources": []}').hexdigest()}).encode())])
     verdict = verify_bundle(io.BytesIO(no_warc), None)
     assert verdict.status == FAIL and verdict.failure.code == "no_warc"
