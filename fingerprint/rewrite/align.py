@@ -21,6 +21,8 @@ import bisect
 from collections import defaultdict
 from dataclasses import dataclass
 
+import numpy as np
+
 from fingerprint.rewrite.classes import Sentence
 
 
@@ -50,71 +52,90 @@ class AlignLimits:
     max_token_sentences: int = 8
 
 
-def _postings(items: list[frozenset[str]], limit: int) -> tuple[dict[str, list[int]], set[str]]:
-    """(item -> numbers of the page sentences holding it, items in more than ``limit``)."""
-    held: dict[str, list[int]] = defaultdict(list)
-    for i, sentence in enumerate(items):
-        for item in sentence:
-            held[item].append(i)
-    dropped = {item for item, at in held.items() if len(at) > limit}
-    return {item: at for item, at in held.items() if item not in dropped}, dropped
+def _codes(sentences: list[Sentence], attr: str) -> tuple[np.ndarray, np.ndarray]:
+    """(the ``attr`` codes of every sentence, one array; the number of the sentence of each)."""
+    arrays = [getattr(s, attr) for s in sentences]
+    sizes = [len(a) for a in arrays]
+    return np.concatenate(arrays), np.repeat(np.arange(len(arrays)), sizes)
 
 
-def _counts(items: frozenset[str], postings: dict) -> dict[int, int]:
-    counts: dict[int, int] = defaultdict(int)
-    for item in items:
-        for i in postings.get(item, ()):
-            counts[i] += 1
-    return counts
+def _shared(work: list[Sentence], page: list[Sentence], attr: str, limit: int
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """((work sentences x page sentences) counts of the ``attr`` codes each pair shares, the
+    codes of each work sentence the page can show: those in at most ``limit`` page
+    sentences, or in none). A code in more than ``limit`` page sentences counts for no pair."""
+    work_codes, work_owner = _codes(work, attr)
+    page_codes, page_owner = _codes(page, attr)
+    order = np.argsort(page_codes, kind="stable")
+    codes, owners = page_codes[order], page_owner[order]
+    lo = np.searchsorted(codes, work_codes, "left")
+    df = np.searchsorted(codes, work_codes, "right") - lo
+    shown = np.bincount(work_owner[df <= limit], minlength=len(work))
+    use = (df > 0) & (df <= limit)
+    lo, df = lo[use], df[use]
+    at = np.arange(int(df.sum())) + np.repeat(lo - np.cumsum(df) + df, df)
+    rows = np.repeat(work_owner[use], df)
+    flat = np.bincount(rows * len(page) + owners[at], minlength=len(work) * len(page))
+    return flat.reshape(len(work), len(page)), shown
 
 
 def align_sentences(work: list[Sentence], page: list[Sentence],
                     limits: AlignLimits = AlignLimits()) -> list[SentencePair]:
     """The pairs of ``work``'s sentences with ``page``'s (lists of ``Sentence``), in work
     order, each with at least ``limits.pair_score``; work sentences without a pair are left
-    out. Time: the work's tokens times at most ``max_token_sentences`` page sentences each."""
-    tok_post, tok_dropped = _postings([s.tokens for s in page], limits.max_token_sentences)
-    chr_post, chr_dropped = _postings([s.chars for s in page], limits.max_token_sentences)
-    lengths = [len(s.chars) for s in page]
-    options = []
-    scale = len(page) / max(1, len(work))
-    for j, sentence in enumerate(work):
-        tok, chars = _counts(sentence.tokens, tok_post), _counts(sentence.chars, chr_post)
-        # shares of what the page can show: its too frequent tokens and characters left out
-        n_tok = len(sentence.tokens - tok_dropped)
-        n_chr = max(1, len(sentence.chars - chr_dropped))
-        most = limits.max_unit_ratio * len(sentence.chars) + 4
-        for i in tok:
-            units: list[tuple[int, ...]] = [(i,)]
-            if i + 1 < len(page):
-                units.append((i, i + 1))
-            if i > 0:
-                units.append((i - 1, i))
-            for unit in units:
-                shared = sum(tok.get(k, 0) for k in unit)
-                if shared < limits.min_shared or sum(lengths[k] for k in unit) > most:
-                    continue
-                held = frozenset().union(*(page[k].numbers for k in unit))
-                if 4 * len(sentence.numbers & held) < 3 * len(sentence.numbers):
-                    continue
-                score = (min(1.0, shared / n_tok)
-                         + min(1.0, sum(chars.get(k, 0) for k in unit) / n_chr)) / 2
-                if score >= limits.pair_score:
-                    # ties: one sentence before two, then the unit nearest the work's place
-                    options.append((score, -len(unit), -abs(unit[0] - j * scale), j, unit))
-    options.sort(reverse=True)
+    out. The shared tokens and characters of every (work sentence, page sentence) are counted
+    at once in two (work x page) arrays; a unit of two page sentences sums two columns. Time:
+    the work's tokens times at most ``max_token_sentences`` page sentences each, plus the
+    pairs that reach ``pair_score``."""
+    if not work or not page:
+        return []
+    m = len(page)
+    tok, tok_shown = _shared(work, page, "token_codes", limits.max_token_sentences)
+    chars, chr_shown = _shared(work, page, "char_codes", limits.max_token_sentences)
+    # shares of what the page can show: its too frequent tokens and characters left out
+    n_tok = np.maximum(1, tok_shown).astype(np.float64)
+    n_chr = np.maximum(1, chr_shown).astype(np.float64)
+    most = limits.max_unit_ratio * np.array([len(s.chars) for s in work], dtype=np.float64) + 4
+    lengths = np.array([len(s.chars) for s in page], dtype=np.int64)
+    # units: each page sentence alone, then each two adjacent ones (a work sentence split)
+    shared = np.concatenate([tok, tok[:, :-1] + tok[:, 1:]], axis=1)
+    held = np.concatenate([chars, chars[:, :-1] + chars[:, 1:]], axis=1)
+    length = np.concatenate([lengths, lengths[:-1] + lengths[1:]])
+    score = (np.minimum(1.0, shared / n_tok[:, None]) + np.minimum(1.0, held / n_chr[:, None])) / 2
+    ok = (shared >= limits.min_shared) & (length[None, :] <= most[:, None]) & \
+        (score >= limits.pair_score)
+    j, u = np.nonzero(ok)
+    first = np.where(u < m, u, u - m)
+    size = np.where(u < m, 1, 2)
+    kept = [n for n, (jj, i, k) in enumerate(zip(j.tolist(), first.tolist(), size.tolist(),
+                                                 strict=True))
+            if _numbers_held(work[jj], page[i:i + k])]
+    j, first, size, score = j[kept], first[kept], size[kept], score[ok][kept]
+    # best first; ties: one sentence before two, then the unit nearest the work's place
+    distance = np.abs(first - j * (m / len(work)))
+    order = np.lexsort((-first, -j, distance, size, -score))
     taken: dict[int, SentencePair] = {}
     used: dict[int, int] = defaultdict(int)
-    for score, _, _, j, unit in options:
-        if j in taken or any(used[k] >= 2 for k in unit):
+    for n in order.tolist():
+        jj, unit = int(j[n]), tuple(range(int(first[n]), int(first[n] + size[n])))
+        if jj in taken or any(used[k] >= 2 for k in unit):
             continue
-        taken[j] = SentencePair(j, unit, round(score, 4))
+        taken[jj] = SentencePair(jj, unit, round(float(score[n]), 4))
         for k in unit:
             used[k] += 1
-    pairs = [taken[j] for j in sorted(taken)]
-    kept = _in_order(pairs)
-    return [p if i in kept else SentencePair(p.work, p.page, p.score, True)
+    pairs = [taken[jj] for jj in sorted(taken)]
+    in_order = _in_order(pairs)
+    return [p if i in in_order else SentencePair(p.work, p.page, p.score, True)
             for i, p in enumerate(pairs)]
+
+
+def _numbers_held(sentence: Sentence, unit: list[Sentence]) -> bool:
+    """Whether the page sentences of ``unit`` hold at least three quarters of the numbers of
+    the work's ``sentence`` (always, for a sentence without numbers)."""
+    if not sentence.numbers:
+        return True
+    held = frozenset().union(*(s.numbers for s in unit))
+    return 4 * len(sentence.numbers & held) >= 3 * len(sentence.numbers)
 
 
 def _in_order(pairs: list[SentencePair]) -> set[int]:

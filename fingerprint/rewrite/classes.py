@@ -17,6 +17,8 @@ from functools import cache, cached_property
 from itertools import accumulate
 from pathlib import Path
 
+import numpy as np
+
 CLASSES_FILE = Path(__file__).resolve().parents[1] / "data" / "synonym_classes.json.gz"
 _ENDS = frozenset("。！？!?；;…\n")
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -48,6 +50,16 @@ class Sentence:
     @cached_property
     def chars(self) -> frozenset[str]:
         return frozenset(c for _, k in self.found for c in k[2])
+
+    @cached_property
+    def token_codes(self) -> np.ndarray:
+        """``hashes`` as an int64 array (what the alignment counts)."""
+        return np.fromiter(self.hashes, dtype=np.int64, count=len(self.hashes))
+
+    @cached_property
+    def char_codes(self) -> np.ndarray:
+        """The code points of ``chars``, an int64 array."""
+        return np.fromiter(map(ord, self.chars), dtype=np.int64, count=len(self.chars))
 
     @cached_property
     def words(self) -> tuple[tuple[str, str], ...]:

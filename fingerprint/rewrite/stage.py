@@ -10,7 +10,6 @@ to the rest, keeps that window's key.
 
 from __future__ import annotations
 
-import heapq
 from collections import OrderedDict
 from dataclasses import dataclass
 from itertools import combinations
@@ -24,17 +23,25 @@ KEY_TOKENS = 3
 def window_keys(hashes: frozenset[int]) -> list[int]:
     """The keys of one sentence window's token hashes (``Sentence.hashes``): each pair of the
     ``KEY_TOKENS`` smallest, as ints below 2**64."""
-    low = heapq.nsmallest(KEY_TOKENS, hashes)
+    return _pair_keys(sorted(hashes)[:KEY_TOKENS])
+
+
+def _pair_keys(low: list[int]) -> list[int]:
     return [(a << 32) | b for a, b in combinations(low, 2)]
 
 
 def sentence_keys(sentences: list[Sentence], min_tokens: int) -> list[int]:
     """The rewrite keys (duplicates possible) of a text's sentences: ``window_keys`` of each
-    sentence window (one sentence, or two adjacent) that has at least ``min_tokens`` tokens."""
-    windows = [s.hashes for s in sentences]
-    windows += [a.hashes | b.hashes for a, b in zip(sentences, sentences[1:], strict=False)]
-    return [key for hashes in windows if len(hashes) >= min_tokens
-            for key in window_keys(hashes)]
+    sentence window (one sentence, or two adjacent) that has at least ``min_tokens`` tokens.
+    The smallest hashes of two sentences together are the smallest of their own smallest."""
+    lows = [sorted(s.hashes)[:KEY_TOKENS] for s in sentences]
+    keys = [key for s, low in zip(sentences, lows, strict=True) if len(s.hashes) >= min_tokens
+            for key in _pair_keys(low)]
+    for a, b, low_a, low_b in zip(sentences, sentences[1:], lows, lows[1:], strict=False):
+        if len(a.hashes) >= min_tokens or len(b.hashes) >= min_tokens \
+                or len(a.hashes | b.hashes) >= min_tokens:
+            keys += _pair_keys(sorted(set(low_a + low_b))[:KEY_TOKENS])
+    return keys
 
 
 @dataclass(frozen=True)
