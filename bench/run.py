@@ -46,13 +46,15 @@ from bench.corpus import (
 )
 from bench.edits import EDITS, ENGLISH_EDITS, EditKit, header_footer
 from bench.peers import Detector, factories
+from bench.revisions import REVISION_COLUMNS, REVISION_EDITS
 from bench.rewrites import REWRITE_COLUMNS, REWRITE_EDITS
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 COLUMNS = {"header_footer": "header", "substitute_1": "sub 1%", "substitute_3": "sub 3%",
            "homophones_5": "homoph 5%", "traditional": "trad", "reorder": "reorder",
            "delete_10": "del 10%", "excerpt": "excerpt", "combination": "combo",
-           "light_cuts": "cuts (en)", "reword_20": "reword (en)", **REWRITE_COLUMNS}
+           "light_cuts": "cuts (en)", "reword_20": "reword (en)", **REVISION_COLUMNS,
+           **REWRITE_COLUMNS}
 MISTAKES = 10  # wrong pages listed per kind and detector in the JSON, for diagnosis
 REFERENCE = {"minhash-redis": "engine-redis", "engine-redis": "engine-redis"}  # else "engine"
 
@@ -94,7 +96,7 @@ def build_queries(corpus: Corpus, count: int, seed: int, data_dir: Path) -> list
                         data_dir)
     sources = random.Random(seed).sample(corpus.works, min(count, len(corpus.works)))
     queries = [Query(name, doc.id, edit(doc.text, random.Random(f"{seed}:{name}:{doc.id}"), kit))
-               for name, edit in (ENGLISH_EDITS if corpus.english
+               for name, edit in (ENGLISH_EDITS | REVISION_EDITS if corpus.english
                                   else EDITS | REWRITE_EDITS).items()
                for doc in sources]
     for kind, docs in corpus.negatives.items():

@@ -2,8 +2,9 @@
 
 A page or a work is cut into sentences; each sentence's words become
 tokens: ``#<n>`` for a word of synonym class n (``fingerprint/data/synonym_classes.json.gz``,
-built by ``fingerprint.rewrite.build_classes``), the word itself otherwise; tokens of no Han
-character (digits, Latin, punctuation) and stop tokens (very frequent ones) are dropped.
+built by ``fingerprint.rewrite.build_classes``), the word itself otherwise; an English word
+is its stem (``fingerprint.rewrite.english``); digits, punctuation, English function words
+and stop tokens (very frequent ones) are dropped.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
+from fingerprint.rewrite.english import english_token
+
 CLASSES_FILE = Path(__file__).resolve().parents[1] / "data" / "synonym_classes.json.gz"
 _ENDS = frozenset("。！？!?；;…\n")
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -32,9 +35,10 @@ class Sentence:
     """One sentence: ``start``, ``end`` (character offsets in its text, end exclusive),
     ``hashes`` (the CRC-32 of each distinct token, what the rewrite keys are made of),
     ``numbers`` (its runs of digits, full-width folded to ASCII, leading zeros dropped) and
-    ``found`` ((word, (token, hash, Han characters)) of each kept word, in order). Derived on
+    ``found`` ((word, (token, hash, characters)) of each kept word, in order). Derived on
     first use, so that a page without candidates pays for its keys only: ``tokens`` (distinct
-    tokens), ``chars`` (distinct Han characters of its words) and ``words`` ((word, token) of
+    tokens), ``chars`` (distinct Han characters of its words; an English word's stem token
+    counts as one character) and ``words`` ((word, token) of
     each kept word: what the evidence view marks)."""
 
     start: int
@@ -58,8 +62,10 @@ class Sentence:
 
     @cached_property
     def char_codes(self) -> np.ndarray:
-        """The code points of ``chars``, an int64 array."""
-        return np.fromiter(map(ord, self.chars), dtype=np.int64, count=len(self.chars))
+        """``chars`` as an int64 array: a Han character's code point, an English stem's CRC-32
+        above 2**32."""
+        return np.fromiter((ord(c) if len(c) == 1 else zlib.crc32(c.encode()) | 1 << 32
+                            for c in self.chars), dtype=np.int64, count=len(self.chars))
 
     @cached_property
     def words(self) -> tuple[tuple[str, str], ...]:
@@ -77,7 +83,7 @@ class _Seen(dict):
     def __missing__(self, word: str) -> tuple[str, int, tuple[str, ...]] | None:
         token = self._token(word)
         known = None if token is None else (token, zlib.crc32(token.encode("utf-8")),
-                                            tuple(_HAN.findall(word)))
+                                            tuple(_HAN.findall(word)) or (token,))
         self[word] = known
         return known
 
@@ -100,16 +106,18 @@ class SynonymClasses:
         self._seen = _Seen(self.token)
 
     def token(self, word: str) -> str | None:
-        """The token of a word: its class, else itself; None for a word without a Han
-        character or whose token is a stop token."""
+        """The token of a word: its class, else itself; None for a word whose token is a stop
+        token. A word without a Han character: its ``english_token`` (None for digits,
+        punctuation and English function words)."""
         if not _HAN.search(word):
-            return None
+            return english_token(word)
         token = self.word_class.get(word, word)
         return None if token in self.stop else token
 
     def sentences(self, text: str) -> list[Sentence]:
         """The sentences of ``text`` (str) that keep at least one token, in order: cut after
-        a word ending in 。！？!?；;… or a line end. Words by rjieba (jieba-rs: jieba's
+        a word ending in 。！？!?；;… or a line end, and after a full stop followed by a space
+        or the end. Words by rjieba (jieba-rs: jieba's
         algorithm and dictionary in Rust, the same words as ``jieba.lcut`` and ten times as
         fast) in dictionary mode (no HMM: new words are not guessed, so both texts of a pair
         are cut alike)."""
@@ -121,7 +129,8 @@ class SynonymClasses:
         words = rjieba.cut(text, False)
         known = list(map(seen.__getitem__, words))  # C speed for the words seen before
         ends = list(accumulate(map(len, words)))
-        last = [n + 1 for n, word in enumerate(words) if word[-1] in _ENDS]
+        last = [n + 1 for n, word in enumerate(words) if word[-1] in _ENDS
+                or word == "." and (n + 1 == len(words) or words[n + 1][:1].isspace())]
         if words and (not last or last[-1] != len(words)):
             last.append(len(words))
         out: list[Sentence] = []
