@@ -53,7 +53,9 @@ class Sentence:
 
     @cached_property
     def chars(self) -> frozenset[str]:
-        return frozenset(c for _, k in self.found for c in k[2])
+        stems = [k[0] for _, k in self.found if not k[2]]  # English words
+        return frozenset([c for _, k in self.found for c in k[2]]
+                         + [a + b for a, b in zip(stems, stems[1:], strict=False)])
 
     @cached_property
     def token_codes(self) -> np.ndarray:
@@ -64,8 +66,11 @@ class Sentence:
     def char_codes(self) -> np.ndarray:
         """``chars`` as an int64 array: a Han character's code point, an English stem's CRC-32
         above 2**32."""
-        return np.fromiter((ord(c) if len(c) == 1 else zlib.crc32(c.encode()) | 1 << 32
-                            for c in self.chars), dtype=np.int64, count=len(self.chars))
+        try:
+            return np.fromiter(map(ord, self.chars), dtype=np.int64, count=len(self.chars))
+        except TypeError:  # an English stem: more than one character
+            return np.fromiter((ord(c) if len(c) == 1 else zlib.crc32(c.encode()) | 1 << 32
+                                for c in self.chars), dtype=np.int64, count=len(self.chars))
 
     @cached_property
     def words(self) -> tuple[tuple[str, str], ...]:
@@ -83,7 +88,7 @@ class _Seen(dict):
     def __missing__(self, word: str) -> tuple[str, int, tuple[str, ...]] | None:
         token = self._token(word)
         known = None if token is None else (token, zlib.crc32(token.encode("utf-8")),
-                                            tuple(_HAN.findall(word)) or (token,))
+                                            tuple(_HAN.findall(word)))
         self[word] = known
         return known
 

@@ -13,16 +13,21 @@ from __future__ import annotations
 
 from functools import cache
 
-FUNCTION_WORDS = frozenset("""
-a about above after again against all also am an and any are as at be been before being below
-between both but by can could did do does doing down during each either else ever every few for
-from further had has have having he her here hers herself him himself his how i if in into is it
-its itself just may me might more most must my myself neither no nor not now of off on once only
-or other ought our ours ourselves out over own per same shall she should so some such than that
-the their theirs them themselves then there these they this those through thus to too under until
-up upon very via was we were what when where whether which while who whom whose why will with
-within without would yet you your yours yourself yourselves
-""".split())
+FUNCTION_WORDS = frozenset({
+    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
+    "are", "as", "at", "be", "been", "before", "being", "below", "between", "both", "but", "by",
+    "can", "could", "did", "do", "does", "doing", "down", "during", "each", "either", "else",
+    "ever", "every", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her",
+    "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is",
+    "it", "its", "itself", "just", "may", "me", "might", "more", "most", "must", "my", "myself",
+    "neither", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other",
+    "ought", "our", "ours", "ourselves", "out", "over", "own", "per", "same", "shall", "she",
+    "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them",
+    "themselves", "then", "there", "these", "they", "this", "those", "through", "thus", "to",
+    "too", "under", "until", "up", "upon", "very", "via", "was", "we", "were", "what", "when",
+    "where", "whether", "which", "while", "who", "whom", "whose", "why", "will", "with", "within",
+    "without", "would", "yet", "you", "your", "yours", "yourself", "yourselves",
+})
 
 
 @cache
