@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from functools import cache
 
+import snowballstemmer
+
 FUNCTION_WORDS = frozenset({
     "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
     "are", "as", "at", "be", "been", "before", "being", "below", "between", "both", "but", "by",
@@ -32,8 +34,6 @@ FUNCTION_WORDS = frozenset({
 
 @cache
 def _stemmer():
-    import snowballstemmer
-
     return snowballstemmer.stemmer("english")
 
 
