@@ -10,8 +10,9 @@ FILE holds one JSON object per line, ``{"id": str, "text": str}`` (other fields 
 an integer id is taken as its decimal string), UTF-8, optionally gzip-compressed (detected by
 its magic bytes, whatever the file name). ``-`` reads standard input.
 
-Backends: ``--db DIR`` keeps a MemoryIndex in ``DIR/index`` and a MemoryWorkStore in
-``DIR/works`` (created if missing, saved after indexing; a lock file serializes writers).
+Backends: ``--db DIR`` keeps a MemoryIndex in ``DIR/index``, the rewrite stage's keys in a
+second one in ``DIR/rewrite`` and a MemoryWorkStore in ``DIR/works`` (created if missing, saved
+after indexing; a lock file serializes writers).
 ``--redis URL`` (RedisIndex, key prefix ``--prefix``) and ``--mongo URL`` (MongoWorkStore,
 the URL's database or ``fingerprint``, collection ``--collection``) go together: an index
 without its work store cannot verify matches, and a store without its index finds nothing.
@@ -20,8 +21,7 @@ Output: ``index`` prints one summary line to standard output; ``query`` prints o
 (page, work) match: ``{"page_id", "work_id", "score", "containment_page", "containment_work",
 "passages": [{"page_start", "page_end", "work_start", "work_end"}], "same_text", "kind"}`` with
 offsets in characters (Python str indices, end exclusive) of the texts as given, ``kind`` "copy"
-or "rewritten" (``Match.kind``; the command line keeps no rewrite index, so its rewrite stage
-verifies the works the first stage's keys hit) and ``same_text`` the
+or "rewritten" (``Match.kind``) and ``same_text`` the
 ids of the works matched in the page whose text is the same (``Match.same_text``; for each such
 group of two or more, one line "page ID: the same text is registered as N works: IDS" goes to
 standard error), and its summary to standard error. ``query --per-page`` prints instead one
@@ -218,9 +218,11 @@ def _parse(line: bytes, number: int, report: Report) -> Record | None:
 
 @contextmanager
 def open_backends(args: argparse.Namespace, writing: bool):
-    """Yield ``(index, store, save, stale)`` for the chosen backend: ``save()`` persists a
-    --db; ``stale`` is True when a --db index of another FINGERPRINT_VERSION was dropped and
-    must be rebuilt from the work store.
+    """Yield ``(index, rewrite_index, store, save, stale)`` for the chosen backend:
+    ``rewrite_index`` holds the rewrite stage's keys (``DIR/rewrite``, or the prefix + "-rw"
+    in Redis, as on the platform); ``save()`` persists a --db; ``stale`` is True when a --db
+    index of another FINGERPRINT_VERSION, or a --db without rewrite keys, was dropped and must
+    be rebuilt from the work store.
 
     Raises:
         BackendError: a server is unreachable, --db holds no index (query), or the index
@@ -251,9 +253,11 @@ def open_backends(args: argparse.Namespace, writing: bool):
         raise BackendError(f"cannot reach MongoDB at {args.mongo}: {exc}") from exc
     try:
         index = RedisIndex(client, prefix=args.prefix, max_df=args.max_df)
-        index.lookup([])  # checks the index's FINGERPRINT_VERSION now (IndexVersionError)
+        rewrite_index = RedisIndex(client, prefix=f"{args.prefix}-rw", max_df=args.max_df)
+        for each in (index, rewrite_index):
+            each.lookup([])  # checks the index's FINGERPRINT_VERSION now (IndexVersionError)
         store = MongoWorkStore(mongo.get_default_database("fingerprint"), args.collection)
-        yield index, store, lambda: None, False
+        yield index, rewrite_index, store, lambda: None, False
     finally:
         client.close()
         mongo.close()
@@ -269,18 +273,25 @@ def _open_db(path: Path, max_df: int, writing: bool):
         store = MemoryWorkStore.load(path / "works") if (path / "works").is_dir() \
             else MemoryWorkStore()
         try:
-            index = MemoryIndex.load(path / "index", max_df=max_df) \
-                if (path / "index").is_dir() else MemoryIndex(max_df)
-            stale = False
+            index, rewrite_index = (MemoryIndex.load(path / name, max_df=max_df)
+                                    if (path / name).is_dir() else MemoryIndex(max_df)
+                                    for name in ("index", "rewrite"))
+            stale = (path / "index").is_dir() and not (path / "rewrite").is_dir()
+            if stale:
+                print(f"{path} holds no rewrite keys (indexed by an older version): rebuilding "
+                      f"the index from {store.count()} stored works"
+                      + ("" if writing else " for this run (`index --db` keeps them)"),
+                      file=sys.stderr)
         except IndexVersionError as exc:
             print(f"{exc}; rebuilding it from {store.count()} stored works", file=sys.stderr)
-            index, stale = MemoryIndex(max_df), True
+            index, rewrite_index, stale = MemoryIndex(max_df), MemoryIndex(max_df), True
 
         def save():
             store.save(path / "works")
             index.save(path / "index")
+            rewrite_index.save(path / "rewrite")
 
-        yield index, store, save, stale
+        yield index, rewrite_index, store, save, stale
 
 
 # --- commands -------------------------------------------------------------------------------
@@ -422,8 +433,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     summary, done, code = "", 0, EXIT_OK
     try:
-        with open_backends(args, writing) as (index, store, save, stale):
-            engine = Engine(index, store, config=EngineConfig())
+        with open_backends(args, writing) as (index, rewrite_index, store, save, stale):
+            engine = Engine(index, store, config=EngineConfig(), rewrite_index=rewrite_index)
             if stale:
                 engine.rebuild_index()
             records = read_records(args.file, report, progress=not args.no_progress)

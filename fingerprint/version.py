@@ -12,7 +12,8 @@ import json
 from fingerprint.config import EngineConfig
 from fingerprint.letters import default_table
 
-SCHEME_VERSION = "fp2"  # bump when the key computation changes in code
+SCHEME_VERSION = "fp3"  # bump when the key computation changes in code (fp3: English words
+# in the rewrite keys)
 
 
 def _scheme_digest(config: EngineConfig) -> str:
@@ -21,5 +22,5 @@ def _scheme_digest(config: EngineConfig) -> str:
 
 
 #: Letter-table version, scheme version and a digest of the default key parameters, e.g.
-#: "lt1-fp2-3fa2c1": any change to the table, the code or the defaults changes it.
+#: "lt1-fp3-3fa2c1": any change to the table, the code or the defaults changes it.
 FINGERPRINT_VERSION = f"{default_table().version}-{SCHEME_VERSION}-{_scheme_digest(EngineConfig())}"

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import random
 import re
 import select
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from lib.runtime.embedded import free_port
+from tests.fingerprint.test_rewrite import rewrite
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures" / "cli"
@@ -312,3 +315,21 @@ def test_query_per_page_answers_each_page_as_it_arrives_on_stdin(db):
         assert "queried 3 pages, 2 with matches" in proc.stderr.read().decode()
     finally:
         proc.kill()
+
+
+def test_a_rewritten_copy_is_found_through_the_db(tmp_path):
+    text = json.loads((FIXTURES.parent / "engine" / "hongloumeng_chapters.json")
+                      .read_text(encoding="utf-8"))[1]["text"]
+    works = write_lines(tmp_path / "works.jsonl", [work_line("ch", text)])
+    page = rewrite(text, random.Random(2), 0.8, 0.5, True)  # the letters no longer align
+    pages = write_lines(tmp_path / "pages.jsonl", [work_line("p", page)])
+    db = tmp_path / "db"
+    assert run("index", "--db", db, works).returncode == 0
+    assert (db / "rewrite" / "manifest.json").is_file()
+    found = matches(run("query", "--db", db, pages))
+    assert [(m["work_id"], m["kind"]) for m in found] == [("ch", "rewritten")]
+    # a db indexed before the rewrite keys were kept: rebuilt for the run, and found
+    shutil.rmtree(db / "rewrite")
+    proc = run("query", "--db", db, pages)
+    assert "holds no rewrite keys" in proc.stderr
+    assert [(m["work_id"], m["kind"]) for m in matches(proc)] == [("ch", "rewritten")]

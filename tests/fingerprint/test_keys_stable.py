@@ -24,11 +24,11 @@ from .conftest import FIXTURES
 # sha256 of the postings, query keys, postings indexed and stored record (text left out) of
 # every text of a fixture file, and of what the index returns for all their query keys
 DIGESTS = {
-    'judgments': '44fa8983bd8db7a427f209fc86f00fd448b47a789f65cd7bf27b87234f669abc',
-    'peoples_daily': 'a101d14a1eca24abe83b32741f8b281ceca408006d5f2f824582cdaf975298ee',
-    'peoples_daily_formula': 'd85977ee4e555280ff3a3d7ed3232ecafaa409d3dc6af6e0d104c257889d1148',
-    'english_answers': 'baa2bbb80eb484aeb8fdb13256b0d820ecc691e47d2ecbd4b55c8b632547521f',
-    'hongloumeng_chapters': '41bf8d26803f3e54c96163fc96265ec30547e4363fdcc1bdd2721dff2e65c6fc',
+    'judgments': '6b4c09b07b35565a3a7c207ba95f5c61226ccfc7313d678aa4b13721176131fc',
+    'peoples_daily': '98684e23d8c42ccc46b096bca044394fce42466f24d9f44fda761dc8ffd0d446',
+    'peoples_daily_formula': '2059200ac6cd1f0cd1896ea3c5187b407e8acbbdfb5744922f19bfe4943d2de9',
+    'english_answers': 'b63d549b1dd280b4d829e5d6e2348daf83528378ac50b85cc6b350c506dca9d6',
+    'hongloumeng_chapters': '8d2c0589f972ba69ea706fe3558c5116a1f52ec9f5eee722d330060599363607',
 }
 
 
