@@ -77,15 +77,26 @@ class Sentence:
         return tuple((w, k[0]) for w, k in self.found)
 
 
+_END = ("end",)  # a word that ends a sentence (``_ENDS``)
+_STOP = ("full stop",)  # a full stop: it ends a sentence before a space or at the end
+
+
 class _Seen(dict):
-    """word -> (token, its CRC-32, its Han characters), or None for a word without token;
-    each word's entry made once, on its first lookup."""
+    """word -> (token, its CRC-32, its Han characters), None for a word without token, or
+    ``_END`` / ``_STOP`` (compared by identity); each word's entry made once, on its first
+    lookup."""
 
     def __init__(self, token):
         super().__init__()
         self._token = token
 
-    def __missing__(self, word: str) -> tuple[str, int, tuple[str, ...]] | None:
+    def __missing__(self, word: str):
+        if word[-1] in _ENDS:
+            self[word] = _END
+            return _END
+        if word == ".":
+            self[word] = _STOP
+            return _STOP
         token = self._token(word)
         known = None if token is None else (token, zlib.crc32(token.encode("utf-8")),
                                             tuple(_HAN.findall(word)))
@@ -134,19 +145,22 @@ class SynonymClasses:
         words = rjieba.cut(text, False)
         known = list(map(seen.__getitem__, words))  # C speed for the words seen before
         ends = list(accumulate(map(len, words)))
-        last = [n + 1 for n, word in enumerate(words) if word[-1] in _ENDS
-                or word == "." and (n + 1 == len(words) or words[n + 1][:1].isspace())]
-        if words and (not last or last[-1] != len(words)):
-            last.append(len(words))
         out: list[Sentence] = []
-        first = 0
-        for stop in last:
-            kept = [(w, k) for w, k in zip(words[first:stop], known[first:stop], strict=True)
-                    if k is not None]
-            if kept:
-                out.append(self._sentence(text, ends[first] - len(words[first]), ends[stop - 1],
-                                          kept))
-            first = stop
+        kept: list[tuple[str, tuple[str, int, tuple[str, ...]]]] = []
+        first, last = 0, len(words) - 1
+        for n, k in enumerate(known):
+            if k is None:
+                continue
+            if k is _END or k is _STOP and (n == last or words[n + 1][:1].isspace()):
+                if kept:
+                    out.append(self._sentence(text, ends[first] - len(words[first]), ends[n],
+                                              kept))
+                    kept = []
+                first = n + 1
+            elif k is not _STOP:
+                kept.append((words[n], k))
+        if kept:
+            out.append(self._sentence(text, ends[first] - len(words[first]), ends[last], kept))
         return out
 
     @staticmethod
