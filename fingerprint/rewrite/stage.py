@@ -14,8 +14,6 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from itertools import combinations
 
-import numpy as np
-
 from fingerprint.rewrite.align import AlignLimits, SentencePair, align_sentences
 from fingerprint.rewrite.classes import Sentence, default_classes
 
@@ -123,7 +121,9 @@ class RewriteStage:
     def candidates(self, page: list[Sentence], first: dict[str, int]) -> list[str]:
         """Work ids to verify, at most ``rewrite_max_candidates``, most hits first, ties by id:
         with an index, the works that hold at least ``rewrite_min_key_hits`` and at least
-        ``rewrite_min_key_share`` of the page's distinct rewrite keys; without one, the first
+        ``rewrite_min_key_share`` of the page's distinct rewrite keys, a key held by more than
+        ``rewrite_template_works`` works counting for none (template, as in ``_template``);
+        without one, the first
         stage's works (``first``: work id -> window-key hits) with at least
         ``rewrite_min_key_hits`` window-key hits."""
         c = self.config
@@ -132,26 +132,19 @@ class RewriteStage:
             least = c.rewrite_min_key_hits
         else:
             keys = list(dict.fromkeys(sentence_keys(page, c.rewrite_min_tokens)))
-            counts = self._key_hits(keys)
-            least = max(c.rewrite_min_key_hits, c.rewrite_min_key_share * len(keys))
+            counts = {}
+            template = 0  # keys held by more than rewrite_template_works works: no evidence
+            for held in self.index.lookup(keys).values():
+                works = {w for w, _ in held}
+                if len(works) > c.rewrite_template_works:
+                    template += 1
+                    continue
+                for work_id in works:
+                    counts[work_id] = counts.get(work_id, 0) + 1
+            least = max(c.rewrite_min_key_hits,
+                        c.rewrite_min_key_share * (len(keys) - template))
         ranked = sorted((w for w, n in counts.items() if n >= least), key=lambda w: (-counts[w], w))
         return ranked[:c.rewrite_max_candidates]
-
-    def _key_hits(self, keys: list[int]) -> dict[str, int]:
-        """Work id -> how many of the distinct ``keys`` it holds in the rewrite index (a work
-        holds each of its keys once: ``postings``); by arrays when the index gives them."""
-        assert self.index is not None
-        lookup_hits = getattr(self.index, "lookup_hits", None)
-        if lookup_hits is None:
-            counts: dict[str, int] = {}
-            for held in self.index.lookup(keys).values():
-                for work_id in {w for w, _ in held}:
-                    counts[work_id] = counts.get(work_id, 0) + 1
-            return counts
-        hits = lookup_hits(np.array(keys, dtype=np.uint64))
-        found = np.bincount(hits.work, minlength=len(hits.works))
-        return {work_id: int(n) for work_id, n in zip(hits.works, found.tolist(), strict=True)
-                if n}
 
     def judge(self, text: str, first: dict[str, int], store
               ) -> list[tuple[str, RewriteVerdict, list[Sentence], list[Sentence]]]:

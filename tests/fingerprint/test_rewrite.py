@@ -116,6 +116,18 @@ def test_a_heavy_rewrite_is_reported_rewritten(rewrite_engine, chapters):
     assert match.to_dict()["kind"] == "rewritten"
 
 
+def test_text_that_three_works_share_makes_no_candidate(chapters, daily):
+    engine = Engine(MemoryIndex(), MemoryWorkStore(), EngineConfig(), rewrite_index=MemoryIndex())
+    shared = daily["news"][0]  # a clause three registered works hold: template, no evidence
+    for n, chapter in enumerate(chapters):
+        engine.add_work(f"w{n}", chapter["text"][:3000] + "\n" + shared)
+    stage = engine.rewrite
+    assert stage.candidates(stage.sentences(rewrite(shared, random.Random(4), 0.5, 0.5, True)),
+                            {}) == []
+    own = rewrite(chapters[1]["text"][:3000], random.Random(4), 0.5, 0.5, True)
+    assert stage.candidates(stage.sentences(own), {})[0] == "w1"
+
+
 def test_a_copy_stays_a_copy(rewrite_engine, chapters):
     matches = rewrite_engine.match(chapters[0]["text"])
     assert [(m.work_id, m.kind) for m in matches] == [(chapters[0]["id"], "copy")]
