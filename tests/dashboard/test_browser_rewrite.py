@@ -1,7 +1,8 @@
 """A rewritten copy (洗稿) found by the engine's rewrite stage: the case row and the evidence
 view name the kind, and the evidence view and the report show the work's sentences beside the
 page's, the words replaced by a synonym marked and the moved sentences numbered, in both
-languages at 1366 px (screenshots rewrite-{en,zh-hans}-1366.png)."""
+languages at 1366 px (screenshots rewrite-{en,zh-hans}-1366.png); a revised English answer
+the same way, its sentences paired without synonym marks (rewrite-english-{en,zh-hans}-1366.png)."""
 
 from __future__ import annotations
 
@@ -13,41 +14,59 @@ import pytest
 
 from tests.dashboard.conftest import store_page
 from tests.fingerprint.test_rewrite import rewrite
+from tests.fingerprint.test_rewrite_english import revise
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-CHAPTERS = Path(__file__).parents[1] / "fingerprint" / "fixtures" / "engine" / \
-    "hongloumeng_chapters.json"
+FIXTURES = Path(__file__).parents[1] / "fingerprint" / "fixtures" / "engine"
+CHAPTERS = FIXTURES / "hongloumeng_chapters.json"
 
 
-@pytest.fixture
-def rewritten_match(scenario):
-    """A page that rewrites 800 characters of a 红楼梦 chapter, matched by the platform's
-    engine and recorded as the crawler records it (kind "rewritten")."""
+def record_rewritten(scenario, reference: str, title: str, work_text: str, page_text: str,
+                     url: str):
+    """Register ``work_text``, match ``page_text`` with the platform's engine and record the
+    match as the crawler records it (kind "rewritten"); yields the Match."""
     from core.engine import get_engine
     from core.models import Work
     from crawler.models import Match
 
-    chapter = json.loads(CHAPTERS.read_text(encoding="utf-8"))[0]["text"][:800]
-    work_text = chapter[:chapter.rfind("。") + 1]
-    work = Work.objects.create(holder=scenario.a, reference="HLM-008", title="红楼梦（第八回节选）",
+    work = Work.objects.create(holder=scenario.a, reference=reference, title=title,
                                kind="novel", length=len(work_text), status="indexed")
     engine = get_engine()
     engine.add_work(work.engine_id, work_text)
-    page_text = rewrite(work_text, random.Random(0), 0.9, 0.6, True)
     (found,) = [m for m in engine.match(page_text) if m.work_id == work.engine_id]
     assert found.kind == "rewritten"
-    page_id, version_id = store_page("https://wash.example.com/1.html", page_text, "洗稿")
+    page_id, version_id = store_page(url, page_text, "洗稿")
     template = scenario.matches[0]
     yield Match.objects.create(
         work=work, page_id=page_id, version_id=version_id, kind=found.kind,
-        url="https://wash.example.com/1.html", domain="wash.example.com", title="洗稿",
+        url=url, domain="wash.example.com", title="洗稿",
         score=found.score, containment_page=found.containment_page,
         containment_work=found.containment_work,
         passages=[p.to_dict() for p in found.passages], first_seen=template.first_seen,
         last_seen=template.last_seen, site=template.site, first_scan=template.first_scan,
         last_scan=template.last_scan)
     engine.remove_work(work.engine_id)  # the index outlives the test's database
+
+
+@pytest.fixture
+def rewritten_match(scenario):
+    """A page that rewrites 800 characters of a 红楼梦 chapter."""
+    chapter = json.loads(CHAPTERS.read_text(encoding="utf-8"))[0]["text"][:800]
+    work_text = chapter[:chapter.rfind("。") + 1]
+    yield from record_rewritten(scenario, "HLM-008", "红楼梦（第八回节选）", work_text,
+                                rewrite(work_text, random.Random(0), 0.9, 0.6, True),
+                                "https://wash.example.com/1.html")
+
+
+@pytest.fixture
+def revised_english_match(scenario):
+    """A page that revises an English answer (words moved inside its sentences, some dropped,
+    sentences swapped)."""
+    answer = json.loads((FIXTURES / "english_answers.json").read_text(encoding="utf-8"))[2]
+    yield from record_rewritten(scenario, "EN-002", answer["topic"], answer["text"],
+                                revise(answer["text"], random.Random(7), 0.2, 1.0),
+                                "https://wash.example.com/en.html")
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
@@ -60,6 +79,7 @@ def test_the_evidence_view_pairs_the_rewritten_sentences(rewritten_match, open_p
     section = page.locator("#dash-rewrite")
     rows = section.locator("tr.dash-rewrite-pair")
     assert rows.count() >= 5
+    assert rows.first.locator("td.side").first.get_attribute("lang") == "zh"
     synonym = section.locator("mark.dash-synonym").first
     title = synonym.get_attribute("title")
     moved = section.locator(".dash-moved-tag").first
@@ -73,6 +93,24 @@ def test_the_evidence_view_pairs_the_rewritten_sentences(rewritten_match, open_p
         assert moved.inner_text().startswith("移位：")
     section.scroll_into_view_if_needed()
     screenshot(page, f"rewrite-{language}-1366")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1366
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_the_evidence_view_pairs_a_revised_english_answer(revised_english_match, open_page,
+                                                          browser_login, screenshot, language):
+    page = open_page(language)
+    page.set_viewport_size({"width": 1366, "height": 900})
+    browser_login(page, "staff")
+    page.goto(f"/crawler/match/{revised_english_match.pk}/change/")
+    section = page.locator("#dash-rewrite")
+    rows = section.locator("tr.dash-rewrite-pair")
+    assert rows.count() >= 5
+    assert section.locator("mark.dash-synonym").count() == 0  # no English synonym classes
+    assert rows.first.locator("td.side").first.get_attribute("lang") == "en"
+    assert page.locator("#work-text").get_attribute("lang") == "en"
+    section.scroll_into_view_if_needed()
+    screenshot(page, f"rewrite-english-{language}-1366")
     assert page.evaluate("document.documentElement.scrollWidth") <= 1366
 
 
