@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,9 +53,13 @@ def _path(value: str) -> Path | None:
 def bundle_signature(datapackage: bytes, software: str) -> dict:
     """The ``signedData`` field of a bundle's datapackage-digest.json: the platform's signature
     over the SHA-256 of ``datapackage`` (datapackage.json's bytes), time-stamped by the TSAs
-    of settings when one answers (lib.evidence.wacz_signing). Raises SigningError."""
+    of settings when one answers (lib.evidence.wacz_signing), with the datapackage's own
+    ``created`` (a signature made a second later, after the TSA answered, would otherwise say
+    another time and fail ``wacz validate``). Raises SigningError."""
     digest_hash = "sha256:" + hashlib.sha256(datapackage).hexdigest()
-    return {"signedData": sign_hash(digest_hash, signing_identity(), software, tsa_config())}
+    created = json.loads(datapackage).get("created")
+    return {"signedData": sign_hash(digest_hash, signing_identity(), software, tsa_config(),
+                                    created)}
 
 
 def signature_check(extra_signers: list[str] | tuple[str, ...] = (),

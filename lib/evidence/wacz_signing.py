@@ -54,17 +54,20 @@ class CheckedSignature:
 
 
 def sign_hash(digest_hash: str, identity: SigningIdentity, software: str,
-              tsa: TsaConfig | None = None) -> dict:
+              tsa: TsaConfig | None = None, created: str | None = None) -> dict:
     """The ``signedData`` of a WACZ whose datapackage-digest.json ``hash`` is ``digest_hash``
     ("sha256:<hex>"), signed with ``identity`` (an ECDSA key) and, when ``tsa`` names
-    authorities and one answers, time-stamped. Raises ValueError for a key that is not ECDSA."""
+    authorities and one answers, time-stamped. ``created``: the datapackage's own ``created``
+    (``wacz validate`` refuses a signedData whose ``created`` differs from it); now, to the
+    second, when None. Raises ValueError for a key that is not ECDSA."""
     key = serialization.load_pem_private_key(identity.key_path.read_bytes(), password=None)
     if not isinstance(key, ec.EllipticCurvePrivateKey):
         raise ValueError("WACZ signing needs an ECDSA key (the recommendation's algorithm)")
     cert_pem = identity.cert_path.read_text()
     signature = base64.b64encode(key.sign(digest_hash.encode("ascii"),
                                           ec.ECDSA(hashes.SHA256()))).decode("ascii")
-    signed = {"hash": digest_hash, "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    signed = {"hash": digest_hash,
+              "created": created or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
               "software": software, "signature": signature,
               "domain": _common_name(x509.load_pem_x509_certificate(cert_pem.encode())),
               "domainCert": cert_pem + "".join(p.read_text() for p in identity.chain_paths)}

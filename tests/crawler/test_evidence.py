@@ -558,3 +558,14 @@ def test_the_captures_of_a_crawl_batch_go_in_one_message_and_are_all_made(idle_w
         assert sent[1:] == [("evidence.capture_page", [alone])]
     finally:
         before_task_publish.disconnect(published)
+
+
+def test_the_signature_says_the_datapackages_creation_time(settings):
+    """``wacz validate`` wants the signedData's ``created`` to be the datapackage's: a bundle
+    signed after the TSA answered, a second later, failed it."""
+    from crawler.evidence.trust import bundle_signature
+
+    settings.TSA_URLS = []  # the signature alone
+    datapackage = json.dumps({"profile": "data-package", "created": "2020-01-02T03:04:05Z"})
+    signed = bundle_signature(datapackage.encode(), "tests")["signedData"]
+    assert signed["created"] == "2020-01-02T03:04:05Z"
