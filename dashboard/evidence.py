@@ -9,7 +9,6 @@ registered novel may run to a million characters.
 from __future__ import annotations
 
 import dataclasses
-import re
 
 from django.conf import settings
 from django.http import FileResponse, Http404
@@ -28,8 +27,6 @@ from dashboard.highlight import SpanError, highlight
 from fingerprint.rewrite.explain import explain
 from fingerprint.rewrite.stage import RewriteStage
 from lib.evidence.verify import Verdict
-
-_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
 def web_href(url: str) -> str:
@@ -50,7 +47,7 @@ def evidence_context(match) -> dict:
         capture; None when unknown), ``comparisons`` (per passage: ``n``, ``similarity``
         (0..1; None when not compared), ``summary`` (its edits counted, in words) and ``edits``
         (comparison.Edit runs), in passage order), ``rewrite_pairs`` (``rewrite_pairs``),
-        ``text_lang`` (the texts' language tag, ``text_language``), ``problems`` (translated
+        ``text_lang`` (the work's language tag, ``Work.lang_tag``), ``problems`` (translated
         messages).
     """
     evidence = sources.load(match)
@@ -95,15 +92,9 @@ def evidence_context(match) -> dict:
         "part_of_works": works_named(match, match.part_of_works),
         "part_works": works_named(match, match.part_works),
         "rewrite_pairs": rewrite_pairs(match, evidence),
-        "text_lang": text_language(evidence.work_text or evidence.page_text or ""),
+        "text_lang": match.work.lang_tag,
         "problems": problems,
     }
-
-
-def text_language(text: str) -> str:
-    """The language tag of a registered text for the page's ``lang`` attribute: "zh" when it
-    holds a Han character, else "en" (the works are Chinese or English)."""
-    return "zh" if _HAN.search(text) else "en"
 
 
 def rewrite_pairs(match, evidence) -> list:

@@ -35,6 +35,10 @@ class WorkLanguage(models.TextChoices):
     OTHER = "other", _("other")
 
 
+_LANG_TAGS = {WorkLanguage.ZH_HANS: "zh-Hans", WorkLanguage.ZH_HANT: "zh-Hant",
+              WorkLanguage.EN: "en"}
+
+
 class WorkStatus(models.TextChoices):
     """Where a work is in ingestion (extract -> fingerprint -> MongoDB -> Redis index).
 
@@ -89,6 +93,12 @@ class Work(models.Model):
     indexed_at = models.DateTimeField(_("indexed"), null=True, blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    @property
+    def lang_tag(self) -> str:
+        """The BCP 47 tag of the text's language for a page's ``lang`` attribute ("zh-Hans",
+        "zh-Hant", "en"; "" for another language: unknown to the browser)."""
+        return _LANG_TAGS.get(self.language, "")
 
     @property
     def error_words(self) -> str:

@@ -22,16 +22,18 @@ FIXTURES = Path(__file__).parents[1] / "fingerprint" / "fixtures" / "engine"
 CHAPTERS = FIXTURES / "hongloumeng_chapters.json"
 
 
-def record_rewritten(scenario, reference: str, title: str, work_text: str, page_text: str,
-                     url: str):
-    """Register ``work_text``, match ``page_text`` with the platform's engine and record the
-    match as the crawler records it (kind "rewritten"); yields the Match."""
+def record_rewritten(scenario, reference: str, title: str, language: str, work_text: str,
+                     page_text: str, url: str):
+    """Register ``work_text`` (a WorkLanguage ``language``), match ``page_text`` with the
+    platform's engine and record the match as the crawler records it (kind "rewritten");
+    yields the Match."""
     from core.engine import get_engine
     from core.models import Work
     from crawler.models import Match
 
     work = Work.objects.create(holder=scenario.a, reference=reference, title=title,
-                               kind="novel", length=len(work_text), status="indexed")
+                               kind="novel", language=language, length=len(work_text),
+                               status="indexed")
     engine = get_engine()
     engine.add_work(work.engine_id, work_text)
     (found,) = [m for m in engine.match(page_text) if m.work_id == work.engine_id]
@@ -54,7 +56,7 @@ def rewritten_match(scenario):
     """A page that rewrites 800 characters of a 红楼梦 chapter."""
     chapter = json.loads(CHAPTERS.read_text(encoding="utf-8"))[0]["text"][:800]
     work_text = chapter[:chapter.rfind("。") + 1]
-    yield from record_rewritten(scenario, "HLM-008", "红楼梦（第八回节选）", work_text,
+    yield from record_rewritten(scenario, "HLM-008", "红楼梦（第八回节选）", "zh-hans", work_text,
                                 rewrite(work_text, random.Random(0), 0.9, 0.6, True),
                                 "https://wash.example.com/1.html")
 
@@ -64,22 +66,30 @@ def revised_english_match(scenario):
     """A page that revises an English answer (words moved inside its sentences, some dropped,
     sentences swapped)."""
     answer = json.loads((FIXTURES / "english_answers.json").read_text(encoding="utf-8"))[2]
-    yield from record_rewritten(scenario, "EN-002", answer["topic"], answer["text"],
+    yield from record_rewritten(scenario, "EN-002", answer["topic"], "en", answer["text"],
                                 revise(answer["text"], random.Random(7), 0.2, 1.0),
                                 "https://wash.example.com/en.html")
+
+
+def open_rewrite_pairs(open_page, browser_login, language: str, match):
+    """The evidence view of ``match`` for staff in ``language`` at 1366 px: (page, its
+    rewritten-pairs section, the section's pair rows), with at least five pairs shown."""
+    page = open_page(language)
+    page.set_viewport_size({"width": 1366, "height": 900})
+    browser_login(page, "staff")
+    page.goto(f"/crawler/match/{match.pk}/change/")
+    section = page.locator("#dash-rewrite")
+    rows = section.locator("tr.dash-rewrite-pair")
+    assert rows.count() >= 5
+    return page, section, rows
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
 def test_the_evidence_view_pairs_the_rewritten_sentences(rewritten_match, open_page,
                                                         browser_login, screenshot, language):
-    page = open_page(language)
-    page.set_viewport_size({"width": 1366, "height": 900})
-    browser_login(page, "staff")
-    page.goto(f"/crawler/match/{rewritten_match.pk}/change/")
-    section = page.locator("#dash-rewrite")
-    rows = section.locator("tr.dash-rewrite-pair")
-    assert rows.count() >= 5
-    assert rows.first.locator("td.side").first.get_attribute("lang") == "zh"
+    page, section, rows = open_rewrite_pairs(open_page, browser_login, language,
+                                             rewritten_match)
+    assert rows.first.locator("td.side").first.get_attribute("lang") == "zh-Hans"
     synonym = section.locator("mark.dash-synonym").first
     title = synonym.get_attribute("title")
     moved = section.locator(".dash-moved-tag").first
@@ -99,13 +109,8 @@ def test_the_evidence_view_pairs_the_rewritten_sentences(rewritten_match, open_p
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
 def test_the_evidence_view_pairs_a_revised_english_answer(revised_english_match, open_page,
                                                           browser_login, screenshot, language):
-    page = open_page(language)
-    page.set_viewport_size({"width": 1366, "height": 900})
-    browser_login(page, "staff")
-    page.goto(f"/crawler/match/{revised_english_match.pk}/change/")
-    section = page.locator("#dash-rewrite")
-    rows = section.locator("tr.dash-rewrite-pair")
-    assert rows.count() >= 5
+    page, section, rows = open_rewrite_pairs(open_page, browser_login, language,
+                                             revised_english_match)
     assert section.locator("mark.dash-synonym").count() == 0  # no English synonym classes
     assert rows.first.locator("td.side").first.get_attribute("lang") == "en"
     assert page.locator("#work-text").get_attribute("lang") == "en"
