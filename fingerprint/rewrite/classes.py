@@ -37,8 +37,8 @@ class Sentence:
     ``numbers`` (its runs of digits, full-width folded to ASCII, leading zeros dropped) and
     ``found`` ((word, (token, hash, characters)) of each kept word, in order). Derived on
     first use, so that a page without candidates pays for its keys only: ``tokens`` (distinct
-    tokens), ``chars`` (distinct Han characters of its words; an English word's stem token
-    counts as one character) and ``words`` ((word, token) of
+    tokens), ``chars`` (distinct Han characters of its words, and the pairs of adjacent stems
+    of its English words) and ``words`` ((word, token) of
     each kept word: what the evidence view marks)."""
 
     start: int
