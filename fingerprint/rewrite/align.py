@@ -95,8 +95,8 @@ def align_sentences(work: list[Sentence], page: list[Sentence],
     # shares of what the page can show: its too frequent tokens and characters left out
     n_tok = np.maximum(1, tok_shown).astype(np.float64)
     n_chr = np.maximum(1, chr_shown).astype(np.float64)
-    most = limits.max_unit_ratio * np.array([len(s.chars) for s in work], dtype=np.float64) + 4
-    lengths = np.array([len(s.chars) for s in page], dtype=np.int64)
+    most = limits.max_unit_ratio * np.array([len(s.char_codes) for s in work], dtype=np.float64) + 4
+    lengths = np.array([len(s.char_codes) for s in page], dtype=np.int64)
     # units: each page sentence alone, then each two adjacent ones (a work sentence split)
     shared = np.concatenate([tok, tok[:, :-1] + tok[:, 1:]], axis=1)
     held = np.concatenate([chars, chars[:, :-1] + chars[:, 1:]], axis=1)
@@ -107,9 +107,10 @@ def align_sentences(work: list[Sentence], page: list[Sentence],
     j, u = np.nonzero(ok)
     first = np.where(u < m, u, u - m)
     size = np.where(u < m, 1, 2)
+    work_numbers, page_numbers = _Numbers(work), _Numbers(page)
     kept = [n for n, (jj, i, k) in enumerate(zip(j.tolist(), first.tolist(), size.tolist(),
                                                  strict=True))
-            if _numbers_held(work[jj], page[i:i + k])]
+            if _numbers_held(work_numbers[jj], [page_numbers[x] for x in range(i, i + k)])]
     j, first, size, score = j[kept], first[kept], size[kept], score[ok][kept]
     # best first; ties: one sentence before two, then the unit nearest the work's place
     distance = np.abs(first - j * (m / len(work)))
@@ -129,13 +130,25 @@ def align_sentences(work: list[Sentence], page: list[Sentence],
             for i, p in enumerate(pairs)]
 
 
-def _numbers_held(sentence: Sentence, unit: list[Sentence]) -> bool:
-    """Whether the page sentences of ``unit`` hold at least three quarters of the numbers of
-    the work's ``sentence`` (always, for a sentence without numbers)."""
-    if not sentence.numbers:
+class _Numbers(dict):
+    """Sentence number -> that sentence's ``numbers``, each derived once, when first asked."""
+
+    def __init__(self, sentences: list[Sentence]):
+        super().__init__()
+        self._sentences = sentences
+
+    def __missing__(self, n: int) -> frozenset[str]:
+        found = self[n] = self._sentences[n].numbers
+        return found
+
+
+def _numbers_held(needed: frozenset[str], unit: list[frozenset[str]]) -> bool:
+    """Whether the numbers of a unit's page sentences (``unit``) hold at least three quarters
+    of the ``needed`` numbers of a work sentence (always, when it needs none)."""
+    if not needed:
         return True
-    held = frozenset().union(*(s.numbers for s in unit))
-    return 4 * len(sentence.numbers & held) >= 3 * len(sentence.numbers)
+    held = frozenset().union(*unit)
+    return 4 * len(needed & held) >= 3 * len(needed)
 
 
 def _in_order(pairs: list[SentencePair]) -> set[int]:

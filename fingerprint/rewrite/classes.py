@@ -13,10 +13,10 @@ import gzip
 import json
 import re
 import zlib
-from dataclasses import dataclass
-from functools import cache, cached_property
-from itertools import accumulate
+from collections.abc import Callable
+from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -26,82 +26,88 @@ CLASSES_FILE = Path(__file__).resolve().parents[1] / "data" / "synonym_classes.j
 _ENDS = frozenset("。！？!?；;…\n")
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _DIGITS = re.compile(r"[0-9０-９]+")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 _FOLD = str.maketrans("０１２３４５６７８９", "0123456789")
 _MAX_SEEN = 500_000  # words whose token is remembered (a dictionary's worth)
+_NONE, _END, _STOP = -1, -2, -3  # word codes of no token: a word without one, a sentence end, "."
+_HAN_RANGES = ((0x3400, 0x9FFF), (0xF900, 0xFAFF))  # the code points of ``_HAN``
+_SENTENCE_SHIFT = 34  # (sentence << _SENTENCE_SHIFT) | code: codes stay below 2**33
 
 
-@dataclass(frozen=True)
-class Sentence:
+class Sentence(NamedTuple):
     """One sentence: ``start``, ``end`` (character offsets in its text, end exclusive),
-    ``hashes`` (the CRC-32 of each distinct token, what the rewrite keys are made of),
-    ``numbers`` (its runs of digits, full-width folded to ASCII, leading zeros dropped) and
-    ``found`` ((word, (token, hash, characters)) of each kept word, in order). Derived on
-    first use, so that a page without candidates pays for its keys only: ``tokens`` (distinct
-    tokens), ``chars`` (distinct Han characters of its words, and the pairs of adjacent stems
-    of its English words) and ``words`` ((word, token) of
-    each kept word: what the evidence view marks)."""
+    ``token_codes`` (the CRC-32 of each distinct token, ascending, an int64 array: what the
+    rewrite keys are made of and what the alignment counts; its length is the sentence's
+    token count) and ``char_codes`` (an int64 array of its distinct characters: a Han
+    character of its words as its code point, a pair of adjacent English stems as the pair's
+    CRC-32 plus 2**32). Derived when asked (a tuple: made fast, as every page's sentences
+    are): ``numbers`` (its runs of digits, full-width folded to ASCII, leading zeros
+    dropped), ``words`` ((word, token) of each kept word, in order: what the evidence view
+    marks) and ``tokens`` (distinct tokens)."""
 
     start: int
     end: int
-    hashes: frozenset[int]
-    numbers: frozenset[str]
-    found: tuple[tuple[str, tuple[str, int, tuple[str, ...]]], ...]
+    token_codes: np.ndarray
+    char_codes: np.ndarray
+    text: str  # the whole text it is cut from
+    page_words: list[str]  # the whole text's words
+    kept: np.ndarray  # numbers of its kept words in ``page_words``
+    entries: dict[str, str]  # word -> token
 
-    @cached_property
-    def tokens(self) -> frozenset[str]:
-        return frozenset(k[0] for _, k in self.found)
+    def __repr__(self) -> str:
+        return f"Sentence({self.start}, {self.end}, {len(self.token_codes)} tokens)"
 
-    @cached_property
-    def chars(self) -> frozenset[str]:
-        stems = [k[0] for _, k in self.found if not k[2]]  # English words
-        return frozenset([c for _, k in self.found for c in k[2]]
-                         + [a + b for a, b in zip(stems, stems[1:], strict=False)])
+    @property
+    def numbers(self) -> frozenset[str]:
+        return frozenset(n.translate(_FOLD).lstrip("0") or "0"
+                         for n in _DIGITS.findall(self.text, self.start, self.end))
 
-    @cached_property
-    def token_codes(self) -> np.ndarray:
-        """``hashes`` as an int64 array (what the alignment counts)."""
-        return np.fromiter(self.hashes, dtype=np.int64, count=len(self.hashes))
-
-    @cached_property
-    def char_codes(self) -> np.ndarray:
-        """``chars`` as an int64 array: a Han character's code point, an English stem's CRC-32
-        above 2**32."""
-        try:
-            return np.fromiter(map(ord, self.chars), dtype=np.int64, count=len(self.chars))
-        except TypeError:  # an English stem: more than one character
-            return np.fromiter((ord(c) if len(c) == 1 else zlib.crc32(c.encode()) | 1 << 32
-                                for c in self.chars), dtype=np.int64, count=len(self.chars))
-
-    @cached_property
+    @property
     def words(self) -> tuple[tuple[str, str], ...]:
-        return tuple((w, k[0]) for w, k in self.found)
+        return tuple((self.page_words[n], self.entries[self.page_words[n]])
+                     for n in self.kept.tolist())
 
-
-_END = ("end",)  # a word that ends a sentence (``_ENDS``)
-_STOP = ("full stop",)  # a full stop: it ends a sentence before a space or at the end
+    @property
+    def tokens(self) -> frozenset[str]:
+        return frozenset(token for _, token in self.words)
 
 
 class _Seen(dict):
-    """word -> (token, its CRC-32, its Han characters), None for a word without token, or
-    ``_END`` / ``_STOP`` (compared by identity); each word's entry made once, on its first
-    lookup."""
+    """word -> its code: the CRC-32 of its token, or ``_NONE`` (no token), ``_END`` (it ends a
+    sentence) or ``_STOP`` (a full stop); ``entries``: word -> token of each word with one.
+    Each word's made once, on its first lookup."""
 
-    def __init__(self, token):
+    def __init__(self, token: Callable[[str], str | None]) -> None:
         super().__init__()
         self._token = token
+        self.entries: dict[str, str] = {}
 
-    def __missing__(self, word: str):
+    def __missing__(self, word: str) -> int:
         if word[-1] in _ENDS:
-            self[word] = _END
-            return _END
-        if word == ".":
-            self[word] = _STOP
-            return _STOP
-        token = self._token(word)
-        known = None if token is None else (token, zlib.crc32(token.encode("utf-8")),
-                                            tuple(_HAN.findall(word)))
-        self[word] = known
-        return known
+            code = _END
+        elif word == ".":
+            code = _STOP
+        else:
+            token = self._token(word)
+            code = _NONE if token is None else zlib.crc32(token.encode("utf-8"))
+            if token is not None:
+                self.entries[word] = token
+        self[word] = code
+        return code
+
+    def forget(self) -> None:
+        """Forget every word (sentences already cut keep the entries they were cut with)."""
+        self.clear()
+        self.entries = {}
+
+
+def _distinct(owner: np.ndarray, codes: np.ndarray, count: int
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct ``codes`` of each owner, ascending, owner by owner; the offsets of each
+    owner's run in them, ``count`` + 1 of them)."""
+    both = np.unique((owner << _SENTENCE_SHIFT) | codes)
+    bounds = np.searchsorted(both >> _SENTENCE_SHIFT, np.arange(count + 1))
+    return both & ((1 << _SENTENCE_SHIFT) - 1), bounds
 
 
 class SynonymClasses:
@@ -118,7 +124,7 @@ class SynonymClasses:
                 self.word_class.setdefault(word, f"#{n}")
         self.classes = classes
         self.stop = stop
-        # word -> (token, its hash, its Han characters), or None: each word looked up once
+        # word -> its token's hash, or a code of no token: each word looked up once
         self._seen = _Seen(self.token)
 
     def token(self, word: str) -> str | None:
@@ -136,39 +142,67 @@ class SynonymClasses:
         or the end. Words by rjieba (jieba-rs: jieba's
         algorithm and dictionary in Rust, the same words as ``jieba.lcut`` and ten times as
         fast) in dictionary mode (no HMM: new words are not guessed, so both texts of a pair
-        are cut alike)."""
+        are cut alike). A lone surrogate (text decoded with ``surrogateescape``) is cut as
+        U+FFFD, which keeps no token."""
         import rjieba  # late: its dictionary takes 0.13 s to load, which only the second stage needs
 
         seen = self._seen
         if len(seen) > _MAX_SEEN:
-            seen.clear()
-        words = rjieba.cut(text, False)
-        known = list(map(seen.__getitem__, words))  # C speed for the words seen before
-        ends = list(accumulate(map(len, words)))
-        out: list[Sentence] = []
-        kept: list[tuple[str, tuple[str, int, tuple[str, ...]]]] = []
-        first, last = 0, len(words) - 1
-        for n, k in enumerate(known):
-            if k is None:
-                continue
-            if k is _END or k is _STOP and (n == last or words[n + 1][:1].isspace()):
-                if kept:
-                    out.append(self._sentence(text, ends[first] - len(words[first]), ends[n],
-                                              kept))
-                    kept = []
-                first = n + 1
-            elif k is not _STOP:
-                kept.append((words[n], k))
-        if kept:
-            out.append(self._sentence(text, ends[first] - len(words[first]), ends[last], kept))
-        return out
+            seen.forget()
+        try:
+            words = rjieba.cut(text, False)
+        except UnicodeEncodeError:  # a lone surrogate: cut as U+FFFD, the offsets unchanged
+            words = rjieba.cut(_SURROGATE.sub("\ufffd", text), False)
+        count = len(words)
+        codes = np.fromiter(map(seen.__getitem__, words), np.int64, count)  # C speed
+        kept = np.flatnonzero(codes >= 0)
+        if not len(kept):
+            return []
+        lengths = np.fromiter(map(len, words), np.int64, count)
+        ends = np.cumsum(lengths)
+        closes = codes == _END
+        for n in np.flatnonzero(codes == _STOP).tolist():
+            closes[n] = n == count - 1 or words[n + 1][:1].isspace()
+        raw = np.cumsum(closes) - closes  # the stretch (a sentence, or none) of each word
+        held = np.unique(raw[kept])  # stretches that keep a word: the sentences
+        first = np.searchsorted(raw, held)
+        last = np.searchsorted(raw, held, "right") - 1
+        starts, stops = (ends[first] - lengths[first]).tolist(), ends[last].tolist()
+        number = np.zeros(int(raw[-1]) + 1, np.int64)
+        number[held] = np.arange(len(held))
+        owner = number[raw[kept]]  # the sentence of each kept word
+        tokens, token_at = _distinct(owner, codes[kept], len(held))
+        chars, char_at = _distinct(*self._chars(text, words, codes, lengths, raw, number, kept,
+                                                owner), len(held))
+        word_at = np.searchsorted(owner, np.arange(len(held) + 1)).tolist()
+        entries = seen.entries
+        return [Sentence(starts[i], stops[i], tokens[token_at[i]:token_at[i + 1]],
+                         chars[char_at[i]:char_at[i + 1]], text, words,
+                         kept[word_at[i]:word_at[i + 1]], entries)
+                for i in range(len(held))]
 
-    @staticmethod
-    def _sentence(text: str, start: int, end: int,
-                  words: list[tuple[str, tuple[str, int, tuple[str, ...]]]]) -> Sentence:
-        numbers = frozenset(n.translate(_FOLD).lstrip("0") or "0"
-                            for n in _DIGITS.findall(text, start, end))
-        return Sentence(start, end, frozenset(k[1] for _, k in words), numbers, tuple(words))
+    def _chars(self, text: str, words: list[str], codes: np.ndarray, lengths: np.ndarray,
+               raw: np.ndarray, number: np.ndarray, kept: np.ndarray, owner: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """(sentence, code) of each character code of the kept words (see ``Sentence``): Han
+        characters of the words, and the pairs of adjacent English words in a sentence."""
+        points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32).astype(np.int64)
+        word = np.repeat(np.arange(len(words)), lengths)
+        han = np.zeros(len(points), bool)
+        for low, high in _HAN_RANGES:
+            han |= (points >= low) & (points <= high)
+        han &= codes[word] >= 0
+        owners, found = [number[raw[word[han]]]], [points[han]]
+        english = np.bincount(word[han], minlength=len(words))[kept] == 0
+        if english.any():
+            stems = [self._seen.entries[words[n]] for n in kept[english].tolist()]
+            at = owner[english]
+            pairs = np.flatnonzero(at[1:] == at[:-1])
+            owners.append(at[pairs])
+            found.append(np.fromiter(
+                (zlib.crc32((stems[n] + stems[n + 1]).encode()) | 1 << 32
+                 for n in pairs.tolist()), np.int64, len(pairs)))
+        return np.concatenate(owners), np.concatenate(found)
 
 
 @cache

@@ -14,16 +14,20 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from itertools import combinations
 
+import numpy as np
+
 from fingerprint.rewrite.align import AlignLimits, SentencePair, align_sentences
 from fingerprint.rewrite.classes import Sentence, default_classes
 
 KEY_TOKENS = 3
+_NO_CODE = np.uint64(1 << 32)  # pads a sentence's smallest hashes: above every CRC-32
+_FIRST, _SECOND = map(list, zip(*combinations(range(KEY_TOKENS), 2), strict=True))
 
 
-def window_keys(hashes: frozenset[int]) -> list[int]:
-    """The keys of one sentence window's token hashes (``Sentence.hashes``): each pair of the
-    ``KEY_TOKENS`` smallest, as ints below 2**64."""
-    return _pair_keys(sorted(hashes)[:KEY_TOKENS])
+def window_keys(codes: np.ndarray) -> list[int]:
+    """The keys of one sentence's token hashes (``Sentence.token_codes``, ascending): each
+    pair of the ``KEY_TOKENS`` smallest, as ints below 2**64."""
+    return _pair_keys(codes[:KEY_TOKENS].tolist())
 
 
 def _pair_keys(low: list[int]) -> list[int]:
@@ -32,16 +36,33 @@ def _pair_keys(low: list[int]) -> list[int]:
 
 def sentence_keys(sentences: list[Sentence], min_tokens: int) -> list[int]:
     """The rewrite keys (duplicates possible) of a text's sentences: ``window_keys`` of each
-    sentence window (one sentence, or two adjacent) that has at least ``min_tokens`` tokens.
-    The smallest hashes of two sentences together are the smallest of their own smallest."""
-    lows = [sorted(s.hashes)[:KEY_TOKENS] for s in sentences]
-    keys = [key for s, low in zip(sentences, lows, strict=True) if len(s.hashes) >= min_tokens
-            for key in _pair_keys(low)]
-    for a, b, low_a, low_b in zip(sentences, sentences[1:], lows, lows[1:], strict=False):
-        if len(a.hashes) >= min_tokens or len(b.hashes) >= min_tokens \
-                or len(a.hashes | b.hashes) >= min_tokens:
-            keys += _pair_keys(sorted(set(low_a + low_b))[:KEY_TOKENS])
-    return keys
+    sentence (in order) that has at least ``min_tokens`` tokens, then of each two adjacent
+    sentences together that have. The smallest hashes of two sentences together are the
+    smallest of their own smallest; a sentence with fewer than ``min_tokens`` has all its
+    hashes among them."""
+    if not sentences:
+        return []
+    width = max(KEY_TOKENS, min_tokens - 1)
+    sizes = np.array([len(s.token_codes) for s in sentences])
+    codes = np.concatenate([s.token_codes for s in sentences]).astype(np.uint64)
+    owner = np.repeat(np.arange(len(sentences)), sizes)
+    rank = np.arange(len(codes)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    low = np.full((len(sentences), width), _NO_CODE, np.uint64)  # each one's smallest
+    low[owner[rank < width], rank[rank < width]] = codes[rank < width]
+    both = np.sort(np.concatenate([low[:-1], low[1:]], axis=1), axis=1)
+    both[:, 1:][both[:, 1:] == both[:, :-1]] = _NO_CODE  # a hash in both counts once
+    both.sort(axis=1)
+    joined = (sizes[:-1] >= min_tokens) | (sizes[1:] >= min_tokens) | \
+        ((both < _NO_CODE).sum(axis=1) >= min_tokens)
+    return _pairs(low[sizes >= min_tokens]) + _pairs(both[joined])
+
+
+def _pairs(low: np.ndarray) -> list[int]:
+    """``_pair_keys`` of each row of ``low`` (ascending hashes, ``_NO_CODE`` after the last),
+    row after row."""
+    first, second = low[:, _FIRST], low[:, _SECOND]
+    keys = (first << np.uint64(32)) | second
+    return keys[second < _NO_CODE].tolist()
 
 
 @dataclass(frozen=True)
@@ -62,7 +83,7 @@ def judge_rewrite(work: list[Sentence], page: list[Sentence], limits: AlignLimit
     """A verdict when enough of the work's sentences pair with the page's: at least
     ``min_pairs`` pairs and ``min_share`` of the work's eligible sentences (those with at
     least ``min_tokens`` tokens and whose number is not in ``template``); else None."""
-    numbers = [j for j, s in enumerate(work) if len(s.tokens) >= min_tokens
+    numbers = [j for j, s in enumerate(work) if len(s.token_codes) >= min_tokens
                and j not in template]
     eligible = [work[j] for j in numbers]
     if len(eligible) < min_pairs:
@@ -200,8 +221,8 @@ class RewriteStage:
         c = self.config
         if self.index is None:
             return frozenset()
-        keyed = {j: window_keys(s.hashes) for j, s in enumerate(sentences)
-                 if len(s.tokens) >= c.rewrite_min_tokens}
+        keyed = {j: window_keys(s.token_codes) for j, s in enumerate(sentences)
+                 if len(s.token_codes) >= c.rewrite_min_tokens}
         found = self.index.lookup(list({k for keys in keyed.values() for k in keys}))
         works = {key: len({w for w, _ in held}) for key, held in found.items()}
         return frozenset(j for j, keys in keyed.items()

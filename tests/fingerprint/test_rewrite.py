@@ -159,6 +159,15 @@ def test_a_page_of_function_words_only(rewrite_engine):
     assert rewrite_engine.match(page) == []
 
 
+def test_a_page_with_lone_surrogates_is_judged(rewrite_engine, chapters):
+    # text decoded with surrogateescape: rjieba refuses it; the stage cuts U+FFFD instead
+    page = rewrite(chapters[1]["text"], random.Random(2), 0.8, 0.5, True).replace("，", "\udcff，")
+    assert [(m.work_id, m.kind) for m in rewrite_engine.match(page)] == [
+        (chapters[1]["id"], "rewritten")]
+    sentence = default_classes().sentences("我们今天去北京\udcff看长城。")[0]
+    assert [w for w, _ in sentence.words] == ["北京", "长城"] and sentence.end == 12
+
+
 def test_a_work_without_han_words(chapters):
     engine = Engine(MemoryIndex(), MemoryWorkStore(), EngineConfig(), rewrite_index=MemoryIndex())
     work = " ".join(f"{n} abc-{n * 7} xyz." for n in range(400))
