@@ -18,7 +18,6 @@ other dates, amounts and case numbers is not a rewrite of it).
 from __future__ import annotations
 
 import bisect
-from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,31 +51,41 @@ class AlignLimits:
     max_token_sentences: int = 8
 
 
-def _codes(sentences: list[Sentence], attr: str) -> tuple[np.ndarray, np.ndarray]:
-    """(the ``attr`` codes of every sentence, one array; the number of the sentence of each)."""
-    arrays = [getattr(s, attr) for s in sentences]
-    sizes = [len(a) for a in arrays]
-    return np.concatenate(arrays), np.repeat(np.arange(len(arrays)), sizes)
+_CHAR_SPACE = 1 << 34  # added to character codes (below 2**33): apart from token codes (2**32)
 
 
-def _shared(work: list[Sentence], page: list[Sentence], attr: str, limit: int
-            ) -> tuple[np.ndarray, np.ndarray]:
-    """((work sentences x page sentences) counts of the ``attr`` codes each pair shares, the
-    codes of each work sentence the page can show: those in at most ``limit`` page
-    sentences, or in none). A code in more than ``limit`` page sentences counts for no pair."""
-    work_codes, work_owner = _codes(work, attr)
-    page_codes, page_owner = _codes(page, attr)
+def _codes(sentences: list[Sentence]) -> tuple[np.ndarray, np.ndarray]:
+    """(the token codes of every sentence, then their character codes plus ``_CHAR_SPACE``,
+    one array; the number of the sentence of each code)."""
+    arrays = [s.token_codes for s in sentences]
+    tokens = sum(map(len, arrays))
+    arrays += [s.char_codes for s in sentences]
+    codes = np.concatenate(arrays)
+    codes[tokens:] += _CHAR_SPACE
+    return codes, np.repeat(np.tile(np.arange(len(sentences)), 2), list(map(len, arrays)))
+
+
+def _shared(work: list[Sentence], page: list[Sentence], limit: int
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """((work sentences x page sentences) counts of the tokens each pair shares, the same of
+    the characters; the tokens, and the characters, of each work sentence that the page can
+    show: those in at most ``limit`` page sentences, or in none). A token or character in
+    more than ``limit`` page sentences counts for no pair."""
+    n, m = len(work), len(page)
+    work_codes, work_owner = _codes(work)
+    work_owner[int(sum(len(s.token_codes) for s in work)):] += n  # a character's row: n + j
+    page_codes, page_owner = _codes(page)
     order = np.argsort(page_codes, kind="stable")
     codes, owners = page_codes[order], page_owner[order]
     lo = np.searchsorted(codes, work_codes, "left")
     df = np.searchsorted(codes, work_codes, "right") - lo
-    shown = np.bincount(work_owner[df <= limit], minlength=len(work))
+    shown = np.bincount(work_owner[df <= limit], minlength=2 * n)
     use = (df > 0) & (df <= limit)
     lo, df = lo[use], df[use]
     at = np.arange(int(df.sum())) + np.repeat(lo - np.cumsum(df) + df, df)
     rows = np.repeat(work_owner[use], df)
-    flat = np.bincount(rows * len(page) + owners[at], minlength=len(work) * len(page))
-    return flat.reshape(len(work), len(page)), shown
+    flat = np.bincount(rows * m + owners[at], minlength=2 * n * m).reshape(2 * n, m)
+    return flat[:n], flat[n:], shown[:n], shown[n:]
 
 
 def align_sentences(work: list[Sentence], page: list[Sentence],
@@ -90,8 +99,7 @@ def align_sentences(work: list[Sentence], page: list[Sentence],
     if not work or not page:
         return []
     m = len(page)
-    tok, tok_shown = _shared(work, page, "token_codes", limits.max_token_sentences)
-    chars, chr_shown = _shared(work, page, "char_codes", limits.max_token_sentences)
+    tok, chars, tok_shown, chr_shown = _shared(work, page, limits.max_token_sentences)
     # shares of what the page can show: its too frequent tokens and characters left out
     n_tok = np.maximum(1, tok_shown).astype(np.float64)
     n_chr = np.maximum(1, chr_shown).astype(np.float64)
@@ -107,23 +115,29 @@ def align_sentences(work: list[Sentence], page: list[Sentence],
     j, u = np.nonzero(ok)
     first = np.where(u < m, u, u - m)
     size = np.where(u < m, 1, 2)
+    score = score[ok]
     work_numbers, page_numbers = _Numbers(work), _Numbers(page)
-    kept = [n for n, (jj, i, k) in enumerate(zip(j.tolist(), first.tolist(), size.tolist(),
-                                                 strict=True))
-            if _numbers_held(work_numbers[jj], [page_numbers[x] for x in range(i, i + k)])]
-    j, first, size, score = j[kept], first[kept], size[kept], score[ok][kept]
+    rows = j.tolist()
+    unheld = [n for n, (jj, i, k) in enumerate(zip(rows, first.tolist(), size.tolist(),
+                                                   strict=True))
+              if work_numbers[jj] and not _numbers_held(
+                  work_numbers[jj], [page_numbers[x] for x in range(i, i + k)])]
+    if unheld:
+        kept = np.ones(len(rows), bool)
+        kept[unheld] = False
+        j, first, size, score = j[kept], first[kept], size[kept], score[kept]
     # best first; ties: one sentence before two, then the unit nearest the work's place
     distance = np.abs(first - j * (m / len(work)))
     order = np.lexsort((-first, -j, distance, size, -score))
     taken: dict[int, SentencePair] = {}
-    used: dict[int, int] = defaultdict(int)
-    for n in order.tolist():
-        jj, unit = int(j[n]), tuple(range(int(first[n]), int(first[n] + size[n])))
-        if jj in taken or any(used[k] >= 2 for k in unit):
+    used = [0] * (m + 1)  # pairs each page sentence serves
+    for jj, i, k, value in zip(j[order].tolist(), first[order].tolist(), size[order].tolist(),
+                               score[order].tolist(), strict=True):
+        if jj in taken or used[i] >= 2 or used[i + k - 1] >= 2:
             continue
-        taken[jj] = SentencePair(jj, unit, round(float(score[n]), 4))
-        for k in unit:
-            used[k] += 1
+        taken[jj] = SentencePair(jj, (i,) if k == 1 else (i, i + 1), round(value, 4))
+        used[i] += 1
+        used[i + 1] += k - 1
     pairs = [taken[jj] for jj in sorted(taken)]
     in_order = _in_order(pairs)
     return [p if i in in_order else SentencePair(p.work, p.page, p.score, True)
@@ -144,9 +158,7 @@ class _Numbers(dict):
 
 def _numbers_held(needed: frozenset[str], unit: list[frozenset[str]]) -> bool:
     """Whether the numbers of a unit's page sentences (``unit``) hold at least three quarters
-    of the ``needed`` numbers of a work sentence (always, when it needs none)."""
-    if not needed:
-        return True
+    of the ``needed`` numbers of a work sentence."""
     held = frozenset().union(*unit)
     return 4 * len(needed & held) >= 3 * len(needed)
 
