@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from fingerprint.compiled.sentences import FULL_STOP, NO_TOKEN, SENTENCE_END, cut_sentences
 from fingerprint.rewrite.english import english_token
 
 CLASSES_FILE = Path(__file__).resolve().parents[1] / "data" / "synonym_classes.json.gz"
@@ -29,9 +30,6 @@ _DIGITS = re.compile(r"[0-9０-９]+")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _FOLD = str.maketrans("０１２３４５６７８９", "0123456789")
 _MAX_SEEN = 500_000  # words whose token is remembered (a dictionary's worth)
-_NONE, _END, _STOP = -1, -2, -3  # word codes of no token: a word without one, a sentence end, "."
-_HAN_RANGES = ((0x3400, 0x9FFF), (0xF900, 0xFAFF))  # the code points of ``_HAN``
-_SENTENCE_SHIFT = 34  # (sentence << _SENTENCE_SHIFT) | code: codes stay below 2**33
 
 
 class Sentence(NamedTuple):
@@ -73,9 +71,10 @@ class Sentence(NamedTuple):
 
 
 class _Seen(dict):
-    """word -> its code: the CRC-32 of its token, or ``_NONE`` (no token), ``_END`` (it ends a
-    sentence) or ``_STOP`` (a full stop); ``entries``: word -> token of each word with one.
-    Each word's made once, on its first lookup."""
+    """word -> its code: the CRC-32 of its token, or ``NO_TOKEN``, ``SENTENCE_END`` (a word
+    ending in ``_ENDS``) or ``FULL_STOP`` (see ``fingerprint.compiled.sentences``);
+    ``entries``: word -> token of each word with one. Each word's made once, on its first
+    lookup."""
 
     def __init__(self, token: Callable[[str], str | None]) -> None:
         super().__init__()
@@ -84,12 +83,12 @@ class _Seen(dict):
 
     def __missing__(self, word: str) -> int:
         if word[-1] in _ENDS:
-            code = _END
+            code = SENTENCE_END
         elif word == ".":
-            code = _STOP
+            code = FULL_STOP
         else:
             token = self._token(word)
-            code = _NONE if token is None else zlib.crc32(token.encode("utf-8"))
+            code = NO_TOKEN if token is None else zlib.crc32(token.encode("utf-8"))
             if token is not None:
                 self.entries[word] = token
         self[word] = code
@@ -99,15 +98,6 @@ class _Seen(dict):
         """Forget every word (sentences already cut keep the entries they were cut with)."""
         self.clear()
         self.entries = {}
-
-
-def _distinct(owner: np.ndarray, codes: np.ndarray, count: int
-              ) -> tuple[np.ndarray, np.ndarray]:
-    """(the distinct ``codes`` of each owner, ascending, owner by owner; the offsets of each
-    owner's run in them, ``count`` + 1 of them)."""
-    both = np.unique((owner << _SENTENCE_SHIFT) | codes)
-    bounds = np.searchsorted(both >> _SENTENCE_SHIFT, np.arange(count + 1))
-    return both & ((1 << _SENTENCE_SHIFT) - 1), bounds
 
 
 class SynonymClasses:
@@ -153,56 +143,13 @@ class SynonymClasses:
             words = rjieba.cut(text, False)
         except UnicodeEncodeError:  # a lone surrogate: cut as U+FFFD, the offsets unchanged
             words = rjieba.cut(_SURROGATE.sub("\ufffd", text), False)
-        count = len(words)
-        codes = np.fromiter(map(seen.__getitem__, words), np.int64, count)  # C speed
-        kept = np.flatnonzero(codes >= 0)
-        if not len(kept):
-            return []
-        lengths = np.fromiter(map(len, words), np.int64, count)
-        ends = np.cumsum(lengths)
-        closes = codes == _END
-        for n in np.flatnonzero(codes == _STOP).tolist():
-            closes[n] = n == count - 1 or words[n + 1][:1].isspace()
-        raw = np.cumsum(closes) - closes  # the stretch (a sentence, or none) of each word
-        held = np.unique(raw[kept])  # stretches that keep a word: the sentences
-        first = np.searchsorted(raw, held)
-        last = np.searchsorted(raw, held, "right") - 1
-        starts, stops = (ends[first] - lengths[first]).tolist(), ends[last].tolist()
-        number = np.zeros(int(raw[-1]) + 1, np.int64)
-        number[held] = np.arange(len(held))
-        owner = number[raw[kept]]  # the sentence of each kept word
-        tokens, token_at = _distinct(owner, codes[kept], len(held))
-        chars, char_at = _distinct(*self._chars(text, words, codes, lengths, raw, number, kept,
-                                                owner), len(held))
-        word_at = np.searchsorted(owner, np.arange(len(held) + 1)).tolist()
+        starts, ends, tokens, token_at, chars, char_at, kept, kept_at = cut_sentences(
+            words, seen, seen.entries)
         entries = seen.entries
-        return [Sentence(starts[i], stops[i], tokens[token_at[i]:token_at[i + 1]],
+        return [Sentence(starts[i], ends[i], tokens[token_at[i]:token_at[i + 1]],
                          chars[char_at[i]:char_at[i + 1]], text, words,
-                         kept[word_at[i]:word_at[i + 1]], entries)
-                for i in range(len(held))]
-
-    def _chars(self, text: str, words: list[str], codes: np.ndarray, lengths: np.ndarray,
-               raw: np.ndarray, number: np.ndarray, kept: np.ndarray, owner: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray]:
-        """(sentence, code) of each character code of the kept words (see ``Sentence``): Han
-        characters of the words, and the pairs of adjacent English words in a sentence."""
-        points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32).astype(np.int64)
-        word = np.repeat(np.arange(len(words)), lengths)
-        han = np.zeros(len(points), bool)
-        for low, high in _HAN_RANGES:
-            han |= (points >= low) & (points <= high)
-        han &= codes[word] >= 0
-        owners, found = [number[raw[word[han]]]], [points[han]]
-        english = np.bincount(word[han], minlength=len(words))[kept] == 0
-        if english.any():
-            stems = [self._seen.entries[words[n]] for n in kept[english].tolist()]
-            at = owner[english]
-            pairs = np.flatnonzero(at[1:] == at[:-1])
-            owners.append(at[pairs])
-            found.append(np.fromiter(
-                (zlib.crc32((stems[n] + stems[n + 1]).encode()) | 1 << 32
-                 for n in pairs.tolist()), np.int64, len(pairs)))
-        return np.concatenate(owners), np.concatenate(found)
+                         kept[kept_at[i]:kept_at[i + 1]], entries)
+                for i in range(len(starts))]
 
 
 @cache

@@ -12,57 +12,30 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from itertools import combinations
 
 import numpy as np
 
+from fingerprint.compiled.sentences import window_keys as compiled_window_keys
 from fingerprint.rewrite.align import AlignLimits, SentencePair, align_sentences
 from fingerprint.rewrite.classes import Sentence, default_classes
 
 KEY_TOKENS = 3
-_NO_CODE = np.uint64(1 << 32)  # pads a sentence's smallest hashes: above every CRC-32
-_FIRST, _SECOND = map(list, zip(*combinations(range(KEY_TOKENS), 2), strict=True))
 
 
 def window_keys(codes: np.ndarray) -> list[int]:
     """The keys of one sentence's token hashes (``Sentence.token_codes``, ascending): each
     pair of the ``KEY_TOKENS`` smallest, as ints below 2**64."""
-    return _pair_keys(codes[:KEY_TOKENS].tolist())
-
-
-def _pair_keys(low: list[int]) -> list[int]:
-    return [(a << 32) | b for a, b in combinations(low, 2)]
+    return compiled_window_keys(codes, [len(codes)], 0, KEY_TOKENS)
 
 
 def sentence_keys(sentences: list[Sentence], min_tokens: int) -> list[int]:
     """The rewrite keys (duplicates possible) of a text's sentences: ``window_keys`` of each
     sentence (in order) that has at least ``min_tokens`` tokens, then of each two adjacent
-    sentences together that have. The smallest hashes of two sentences together are the
-    smallest of their own smallest; a sentence with fewer than ``min_tokens`` has all its
-    hashes among them."""
+    sentences together that have (compiled: ``fingerprint.compiled.sentences.window_keys``)."""
     if not sentences:
         return []
-    width = max(KEY_TOKENS, min_tokens - 1)
-    sizes = np.array([len(s.token_codes) for s in sentences])
-    codes = np.concatenate([s.token_codes for s in sentences]).astype(np.uint64)
-    owner = np.repeat(np.arange(len(sentences)), sizes)
-    rank = np.arange(len(codes)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    low = np.full((len(sentences), width), _NO_CODE, np.uint64)  # each one's smallest
-    low[owner[rank < width], rank[rank < width]] = codes[rank < width]
-    both = np.sort(np.concatenate([low[:-1], low[1:]], axis=1), axis=1)
-    both[:, 1:][both[:, 1:] == both[:, :-1]] = _NO_CODE  # a hash in both counts once
-    both.sort(axis=1)
-    joined = (sizes[:-1] >= min_tokens) | (sizes[1:] >= min_tokens) | \
-        ((both < _NO_CODE).sum(axis=1) >= min_tokens)
-    return _pairs(low[sizes >= min_tokens]) + _pairs(both[joined])
-
-
-def _pairs(low: np.ndarray) -> list[int]:
-    """``_pair_keys`` of each row of ``low`` (ascending hashes, ``_NO_CODE`` after the last),
-    row after row."""
-    first, second = low[:, _FIRST], low[:, _SECOND]
-    keys = (first << np.uint64(32)) | second
-    return keys[second < _NO_CODE].tolist()
+    return compiled_window_keys(np.concatenate([s.token_codes for s in sentences]),
+                                [len(s.token_codes) for s in sentences], min_tokens, KEY_TOKENS)
 
 
 @dataclass(frozen=True)

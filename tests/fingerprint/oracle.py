@@ -574,3 +574,60 @@ def shared_codes_reference(a: SeedIndex, b: SeedIndex) -> tuple[int, int]:
         return int(np.count_nonzero(y.take(np.searchsorted(y, x), mode="clip") == x))
 
     return found(a.codes, b.codes), found(b.codes, a.codes)
+
+
+def sentences_reference(classes, text: str) -> list[tuple[int, int, list[int], list[int],
+                                                          list[str]]]:
+    """(start, end, distinct token codes ascending, distinct character codes ascending, kept
+    words) of each sentence of ``text`` that ``classes.sentences`` (a SynonymClasses) cuts,
+    word by word in Python: a sentence ends after a word ending in 。！？!?；;… or a line end,
+    after a "." before a space or at the end, and at the end of the text."""
+    import re
+    import zlib
+
+    import rjieba
+
+    words = rjieba.cut(re.sub(r"[\ud800-\udfff]", "\ufffd", text), False)
+    out = []
+    start = at = 0
+    tokens: list[int] = []
+    chars: list[int] = []
+    kept: list[str] = []
+    english = None
+    for n, word in enumerate(words):
+        ends = word[-1] in "。！？!?；;…\n" or word == "." and (
+            n == len(words) - 1 or words[n + 1][:1].isspace())
+        token = None if ends or word == "." else classes.token(word)
+        if token is not None:
+            tokens.append(zlib.crc32(token.encode()))
+            kept.append(word)
+            han = [ord(c) for c in word if re.match(r"[\u3400-\u9fff\uf900-\ufaff]", c)]
+            chars += han
+            if not han:
+                if english is not None:
+                    chars.append(zlib.crc32((english + token).encode()) | 1 << 32)
+                english = token
+        at += len(word)
+        if ends or n == len(words) - 1:
+            if kept:
+                out.append((start, at, sorted(set(tokens)), sorted(set(chars)), kept))
+            start, english, tokens, chars, kept = at, None, [], [], []
+    return out
+
+
+def sentence_keys_reference(token_codes: list[list[int]], min_tokens: int, key_tokens: int
+                            ) -> list[int]:
+    """The rewrite keys of sentences given by their distinct token codes (ascending): each
+    pair (a << 32) | b of the ``key_tokens`` smallest codes of every sentence with at least
+    ``min_tokens``, then of every two adjacent sentences whose codes together are that
+    many."""
+    from itertools import combinations
+
+    def pairs(codes):
+        return [(a << 32) | b for a, b in combinations(sorted(codes)[:key_tokens], 2)]
+
+    keys = [k for codes in token_codes if len(codes) >= min_tokens for k in pairs(codes)]
+    for a, b in zip(token_codes, token_codes[1:], strict=False):
+        if len(set(a) | set(b)) >= min_tokens:
+            keys += pairs(set(a) | set(b))
+    return keys

@@ -23,12 +23,14 @@ from fingerprint.compiled.judge import (
     same_text_pairs,
 )
 from fingerprint.compiled.lookup import name_works
+from fingerprint.compiled.sentences import window_keys
 from fingerprint.config import EngineConfig
 from fingerprint.engine import exact_codes
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index import MemoryIndex, memory
 from fingerprint.index.hits import hits_from_lookup
 from fingerprint.letters import DIGIT_LETTER, Letters, default_table, to_letters
+from fingerprint.rewrite import default_classes
 from fingerprint.shortdoc import short_keys
 from fingerprint.store import MemoryWorkStore
 from fingerprint.verify import SeedIndex, align, align_each
@@ -53,6 +55,8 @@ from tests.fingerprint.oracle import (
     rank_hits_reference,
     rank_reference,
     same_text_pairs_reference,
+    sentence_keys_reference,
+    sentences_reference,
     sequence_keys_reference,
     shared_codes_reference,
     short_keys_reference,
@@ -528,3 +532,29 @@ def test_a_window_shorter_than_its_anchor_k_gram_is_refused():
     # a window's key hashes its first anchor_k letters: they must lie inside the window
     with pytest.raises(ValueError, match="window_letters"):
         EngineConfig(window_letters=8, anchor_k=9)
+
+
+# words of every kind the rewrite stage meets: synonyms, function words, English words and
+# function words, sentence ends (a "." before a space, inside "e.g.", at the end), digits
+PIECES = st.sampled_from(["北京", "长城", "我们", "今天", "法院", "判决", "的", "了", "國際", "value",
+                          "returned", "calls", "the", " ", ".", ". ", "。", "！", "\n", "，",
+                          "2024", "３", "e.g.", "x.y", "😀", "\ud800"])
+WORDS = st.lists(st.one_of(PIECES, TEXT), max_size=60).map("".join)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(WORDS)
+def test_compiled_sentences_are_the_reference_sentences(text):
+    got = default_classes().sentences(text)
+    assert [(s.start, s.end, s.token_codes.tolist(), s.char_codes.tolist(),
+             [w for w, _ in s.words]) for s in got] == sentences_reference(default_classes(), text)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.lists(st.integers(0, 2**32 - 1), max_size=8), max_size=12),
+       st.integers(0, 6), st.integers(2, 5))
+def test_compiled_rewrite_keys_are_the_reference_keys(sentences, min_tokens, key_tokens):
+    codes = [sorted(set(s)) for s in sentences]
+    flat = np.array([c for s in codes for c in s], np.int64)
+    assert window_keys(flat, [len(s) for s in codes], min_tokens, key_tokens) == \
+        sentence_keys_reference(codes, min_tokens, key_tokens)

@@ -1,0 +1,158 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The rewrite stage's sentences and keys, compiled: a text's words (jieba's, in order) cut into
+sentences with their token and character codes, and the rewrite keys of sentence windows (see
+``fingerprint.rewrite.classes`` and ``fingerprint.rewrite.stage`` for what each is)."""
+
+import zlib
+
+import numpy as np
+
+from libc.stdint cimport int64_t, uint64_t
+from libc.stdlib cimport qsort
+
+# word codes that are no token (a token's code is its CRC-32, 0 or more)
+cdef int64_t _NO_TOKEN = -1
+cdef int64_t _SENTENCE_END = -2  # a word ending in 。！？!?；;… or a line end
+cdef int64_t _FULL_STOP = -3  # ".": a sentence end before a space or at the end of the text
+NO_TOKEN, SENTENCE_END, FULL_STOP = _NO_TOKEN, _SENTENCE_END, _FULL_STOP
+
+cdef int64_t ENGLISH_PAIR = (<int64_t>1) << 32
+cdef enum:
+    MOST_LOW = 64  # window_keys: the most codes of a window it looks at
+
+
+cdef int _compare(const void *a, const void *b) noexcept nogil:
+    cdef int64_t x = (<const int64_t *>a)[0], y = (<const int64_t *>b)[0]
+    return (x > y) - (x < y)
+
+
+cdef Py_ssize_t _distinct(int64_t *values, Py_ssize_t n) noexcept nogil:
+    """Sort values[:n] and keep each value once at the front; returns how many."""
+    cdef Py_ssize_t t, found = 0
+    if n == 0:
+        return 0
+    qsort(values, n, sizeof(int64_t), _compare)
+    for t in range(1, n):
+        if values[t] != values[found]:
+            found += 1
+            values[found] = values[t]
+    return found + 1
+
+
+cdef inline bint _han(Py_UCS4 c) noexcept nogil:
+    return 0x3400 <= c <= 0x9FFF or 0xF900 <= c <= 0xFAFF
+
+
+def cut_sentences(list words, seen, dict entries):
+    """The sentences of a text from its ``words`` (str, in order, together the whole text):
+    (starts, ends: lists of character offsets, end exclusive; tokens, token_at, chars,
+    char_at, kept, kept_at: int64 arrays, sentence i's part of each array running from
+    ``x_at[i]`` to ``x_at[i + 1]``). ``tokens``: each sentence's distinct token codes,
+    ascending; ``chars``: its distinct character codes, ascending (a Han character of a kept
+    word: its code point; two adjacent English words: the CRC-32 of their tokens joined, plus
+    2**32); ``kept``: the numbers of its kept words. ``seen``: word -> its code (a mapping that
+    makes a missing word's code: a token's CRC-32, ``NO_TOKEN``, ``SENTENCE_END`` or
+    ``FULL_STOP``); ``entries``: word -> token of each kept word. A stretch of words ending a
+    sentence that keeps no word is no sentence."""
+    cdef Py_ssize_t n = len(words), i, size, text_length = 0
+    cdef Py_ssize_t sentences = 0, token_n = 0, char_n = 0, kept_n = 0, han, english = -1
+    cdef Py_ssize_t token_0 = 0, char_0 = 0, kept_0 = 0, start = 0, at = 0
+    cdef int64_t code
+    cdef Py_UCS4 c
+    cdef str word, after
+    cdef int64_t[::1] codes = np.empty(n, np.int64)
+    for i in range(n):
+        word = words[i]
+        codes[i] = seen[word]
+        text_length += len(word)
+    token_array = np.empty(n, np.int64)
+    char_array = np.empty(text_length + n, np.int64)
+    kept_array = np.empty(n, np.int64)
+    cdef int64_t[::1] tokens = token_array, chars = char_array, kept = kept_array
+    token_at, char_at, kept_at = [0], [0], [0]
+    starts, ends = [], []
+    for i in range(n):
+        word = words[i]
+        code = codes[i]
+        if code >= 0:
+            tokens[token_n] = code
+            token_n += 1
+            kept[kept_n] = i
+            kept_n += 1
+            han = 0
+            for c in word:
+                if _han(c):
+                    chars[char_n] = c
+                    char_n += 1
+                    han += 1
+            if han == 0:  # an English word: paired with the one before in its sentence
+                if english >= 0:
+                    chars[char_n] = zlib.crc32(
+                        (entries[words[english]] + entries[word]).encode()) | ENGLISH_PAIR
+                    char_n += 1
+                english = i
+        at += len(word)
+        if code == _FULL_STOP and i < n - 1:
+            after = words[i + 1]
+            code = _SENTENCE_END if len(after) and after[0].isspace() else _NO_TOKEN
+        if i == n - 1 or code == _SENTENCE_END or code == _FULL_STOP:
+            if kept_n > kept_0:
+                token_n = token_0 + _distinct(&tokens[token_0], token_n - token_0)
+                char_n = char_0 + _distinct(&chars[char_0], char_n - char_0)
+                starts.append(start)
+                ends.append(at)
+                token_at.append(token_n)
+                char_at.append(char_n)
+                kept_at.append(kept_n)
+            start, english = at, -1
+            token_0, char_0, kept_0 = token_n, char_n, kept_n
+    return (starts, ends, token_array[:token_n], token_at, char_array[:char_n], char_at,
+            kept_array[:kept_n], kept_at)
+
+
+def window_keys(const int64_t[::1] codes, sizes, int min_tokens, int key_tokens):
+    """The rewrite keys (Python ints below 2**64, duplicates possible) of sentences given as
+    ``codes`` (each sentence's distinct token codes, ascending, one after the other) and
+    ``sizes`` (how many each has): for each sentence with at least ``min_tokens`` codes, then
+    each two adjacent sentences whose codes together are at least ``min_tokens``, every pair
+    (a, b), a < b, of the window's ``key_tokens`` smallest codes, as (a << 32) | b, pairs in
+    ``itertools.combinations`` order."""
+    cdef Py_ssize_t count = len(sizes), s, a, b, p, q, got
+    cdef Py_ssize_t most = max(key_tokens, min_tokens)
+    cdef Py_ssize_t[::1] at = np.zeros(count + 1, np.intp)
+    cdef int64_t low[MOST_LOW]
+    cdef int64_t x
+    keys = []
+    if most > MOST_LOW:
+        raise ValueError(f"key_tokens and min_tokens must be at most {MOST_LOW}")
+    for s in range(count):
+        at[s + 1] = at[s] + sizes[s]
+    for s in range(count):
+        if at[s + 1] - at[s] >= min_tokens:
+            got = min(key_tokens, at[s + 1] - at[s])
+            for a in range(got):
+                for b in range(a + 1, got):
+                    keys.append((<uint64_t>codes[at[s] + a] << 32) | <uint64_t>codes[at[s] + b])
+    for s in range(count - 1):
+        # the window's smallest distinct codes: a merge of the two sentences' sorted codes
+        p, q, got = at[s], at[s + 1], 0
+        while got < most and (p < at[s + 1] or q < at[s + 2]):
+            if q >= at[s + 2] or p < at[s + 1] and codes[p] < codes[q]:
+                x = codes[p]
+                p += 1
+            elif p >= at[s + 1] or codes[q] < codes[p]:
+                x = codes[q]
+                q += 1
+            else:  # in both
+                x = codes[p]
+                p += 1
+                q += 1
+            low[got] = x
+            got += 1
+        if got < min_tokens:
+            continue
+        got = min(got, key_tokens)
+        for a in range(got):
+            for b in range(a + 1, got):
+                keys.append((<uint64_t>low[a] << 32) | <uint64_t>low[b])
+    return keys
