@@ -19,6 +19,7 @@ NO_TOKEN, SENTENCE_END, FULL_STOP = _NO_TOKEN, _SENTENCE_END, _FULL_STOP
 cdef int64_t ENGLISH_PAIR = (<int64_t>1) << 32
 cdef enum:
     MOST_LOW = 64  # window_keys: the most codes of a window it looks at
+    SHORT_SORT = 32
 
 
 cdef int _compare(const void *a, const void *b) noexcept nogil:
@@ -27,11 +28,23 @@ cdef int _compare(const void *a, const void *b) noexcept nogil:
 
 
 cdef Py_ssize_t _distinct(int64_t *values, Py_ssize_t n) noexcept nogil:
-    """Sort values[:n] and keep each value once at the front; returns how many."""
-    cdef Py_ssize_t t, found = 0
+    """Sort values[:n] (insertion sort up to ``SHORT_SORT`` values: a sentence's tokens and
+    characters are mostly fewer, and qsort's calls cost more there) and keep each value once
+    at the front; returns how many."""
+    cdef Py_ssize_t t, u, found = 0
+    cdef int64_t x
     if n == 0:
         return 0
-    qsort(values, n, sizeof(int64_t), _compare)
+    if n > SHORT_SORT:
+        qsort(values, n, sizeof(int64_t), _compare)
+    else:
+        for t in range(1, n):
+            x = values[t]
+            u = t - 1
+            while u >= 0 and values[u] > x:
+                values[u + 1] = values[u]
+                u -= 1
+            values[u + 1] = x
     for t in range(1, n):
         if values[t] != values[found]:
             found += 1
