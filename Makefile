@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml setup.py $(wildcard fingerprint/compiled/*.pyx fingerpr
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q -U pip
 	$(PY) -m pip install -q -e ".[dev]"
-	$(PY) -c "import fingerprint.compiled.align, fingerprint.compiled.judge, fingerprint.compiled.keys, fingerprint.compiled.letters, fingerprint.compiled.lookup, fingerprint.compiled.sentences"
+	$(PY) -c "import fingerprint.compiled.align, fingerprint.compiled.judge, fingerprint.compiled.keys, fingerprint.compiled.letters, fingerprint.compiled.lookup, fingerprint.compiled.rewrite"
 	touch $(STAMP)
 
 $(RECORDER_STAMP): requirements-recorder.txt

@@ -8,7 +8,7 @@ from setuptools import Extension, setup
 EXTENSIONS = [
     Extension(f"fingerprint.compiled.{name}", [f"fingerprint/compiled/{name}.pyx"],
               extra_compile_args=["-O3"])
-    for name in ("align", "judge", "keys", "letters", "lookup", "sentences")
+    for name in ("align", "judge", "keys", "letters", "lookup", "rewrite")
 ]
 
 setup(ext_modules=cythonize(EXTENSIONS, compiler_directives={"language_level": "3"}))

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fingerprint.compiled.rewrite import unit_pairs
 from fingerprint.rewrite.classes import Sentence
 
 
@@ -51,71 +52,29 @@ class AlignLimits:
     max_token_sentences: int = 8
 
 
-_CHAR_SPACE = 1 << 34  # added to character codes (below 2**33): apart from token codes (2**32)
-
-
-def _codes(sentences: list[Sentence]) -> tuple[np.ndarray, np.ndarray]:
-    """(the token codes of every sentence, then their character codes plus ``_CHAR_SPACE``,
-    one array; the number of the sentence of each code)."""
-    arrays = [s.token_codes for s in sentences]
-    tokens = sum(map(len, arrays))
-    arrays += [s.char_codes for s in sentences]
-    codes = np.concatenate(arrays)
-    codes[tokens:] += _CHAR_SPACE
-    return codes, np.repeat(np.tile(np.arange(len(sentences)), 2), list(map(len, arrays)))
-
-
-def _shared(work: list[Sentence], page: list[Sentence], limit: int
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """((work sentences x page sentences) counts of the tokens each pair shares, the same of
-    the characters; the tokens, and the characters, of each work sentence that the page can
-    show: those in at most ``limit`` page sentences, or in none). A token or character in
-    more than ``limit`` page sentences counts for no pair."""
-    n, m = len(work), len(page)
-    work_codes, work_owner = _codes(work)
-    work_owner[int(sum(len(s.token_codes) for s in work)):] += n  # a character's row: n + j
-    page_codes, page_owner = _codes(page)
-    order = np.argsort(page_codes, kind="stable")
-    codes, owners = page_codes[order], page_owner[order]
-    lo = np.searchsorted(codes, work_codes, "left")
-    df = np.searchsorted(codes, work_codes, "right") - lo
-    shown = np.bincount(work_owner[df <= limit], minlength=2 * n)
-    use = (df > 0) & (df <= limit)
-    lo, df = lo[use], df[use]
-    at = np.arange(int(df.sum())) + np.repeat(lo - np.cumsum(df) + df, df)
-    rows = np.repeat(work_owner[use], df)
-    flat = np.bincount(rows * m + owners[at], minlength=2 * n * m).reshape(2 * n, m)
-    return flat[:n], flat[n:], shown[:n], shown[n:]
+def _flat(sentences: list[Sentence]) -> tuple[np.ndarray, list[int], np.ndarray, list[int]]:
+    """(the token codes of ``sentences``, one after the other; how many each has; the same of
+    their character codes)."""
+    tokens = [s.token_codes for s in sentences]
+    chars = [s.char_codes for s in sentences]
+    return (np.concatenate(tokens), list(map(len, tokens)), np.concatenate(chars),
+            list(map(len, chars)))
 
 
 def align_sentences(work: list[Sentence], page: list[Sentence],
                     limits: AlignLimits = AlignLimits()) -> list[SentencePair]:
     """The pairs of ``work``'s sentences with ``page``'s (lists of ``Sentence``), in work
     order, each with at least ``limits.pair_score``; work sentences without a pair are left
-    out. The shared tokens and characters of every (work sentence, page sentence) are counted
-    at once in two (work x page) arrays; a unit of two page sentences sums two columns. Time:
-    the work's tokens times at most ``max_token_sentences`` page sentences each, plus the
-    pairs that reach ``pair_score``."""
+    out. The units that reach ``pair_score`` come from ``fingerprint.compiled.rewrite.
+    unit_pairs`` (the page's codes in a hash table, one row of counts per work sentence).
+    Time: the work's tokens and characters times at most ``max_token_sentences`` page
+    sentences each, plus the pairs that reach ``pair_score``; memory: the page's codes."""
     if not work or not page:
         return []
     m = len(page)
-    tok, chars, tok_shown, chr_shown = _shared(work, page, limits.max_token_sentences)
-    # shares of what the page can show: its too frequent tokens and characters left out
-    n_tok = np.maximum(1, tok_shown).astype(np.float64)
-    n_chr = np.maximum(1, chr_shown).astype(np.float64)
-    most = limits.max_unit_ratio * np.array([len(s.char_codes) for s in work], dtype=np.float64) + 4
-    lengths = np.array([len(s.char_codes) for s in page], dtype=np.int64)
-    # units: each page sentence alone, then each two adjacent ones (a work sentence split)
-    shared = np.concatenate([tok, tok[:, :-1] + tok[:, 1:]], axis=1)
-    held = np.concatenate([chars, chars[:, :-1] + chars[:, 1:]], axis=1)
-    length = np.concatenate([lengths, lengths[:-1] + lengths[1:]])
-    score = (np.minimum(1.0, shared / n_tok[:, None]) + np.minimum(1.0, held / n_chr[:, None])) / 2
-    ok = (shared >= limits.min_shared) & (length[None, :] <= most[:, None]) & \
-        (score >= limits.pair_score)
-    j, u = np.nonzero(ok)
-    first = np.where(u < m, u, u - m)
-    size = np.where(u < m, 1, 2)
-    score = score[ok]
+    j, first, size, score = unit_pairs(*_flat(work), *_flat(page), limits.max_token_sentences,
+                                       limits.min_shared, limits.max_unit_ratio,
+                                       limits.pair_score)
     work_numbers, page_numbers = _Numbers(work), _Numbers(page)
     rows = j.tolist()
     unheld = [n for n, (jj, i, k) in enumerate(zip(rows, first.tolist(), size.tolist(),

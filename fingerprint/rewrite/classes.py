@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from fingerprint.compiled.sentences import FULL_STOP, NO_TOKEN, SENTENCE_END, cut_sentences
+from fingerprint.compiled.rewrite import FULL_STOP, NO_TOKEN, SENTENCE_END, cut_sentences
 from fingerprint.rewrite.english import english_token
 
 CLASSES_FILE = Path(__file__).resolve().parents[1] / "data" / "synonym_classes.json.gz"
@@ -72,7 +72,7 @@ class Sentence(NamedTuple):
 
 class _Seen(dict):
     """word -> its code: the CRC-32 of its token, or ``NO_TOKEN``, ``SENTENCE_END`` (a word
-    ending in ``_ENDS``) or ``FULL_STOP`` (see ``fingerprint.compiled.sentences``);
+    ending in ``_ENDS``) or ``FULL_STOP`` (see ``fingerprint.compiled.rewrite``);
     ``entries``: word -> token of each word with one. Each word's made once, on its first
     lookup."""
 

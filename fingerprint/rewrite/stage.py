@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fingerprint.compiled.sentences import window_keys as compiled_window_keys
+from fingerprint.compiled.rewrite import window_keys as compiled_window_keys
 from fingerprint.rewrite.align import AlignLimits, SentencePair, align_sentences
 from fingerprint.rewrite.classes import Sentence, default_classes
 
@@ -31,7 +31,7 @@ def window_keys(codes: np.ndarray) -> list[int]:
 def sentence_keys(sentences: list[Sentence], min_tokens: int) -> list[int]:
     """The rewrite keys (duplicates possible) of a text's sentences: ``window_keys`` of each
     sentence (in order) that has at least ``min_tokens`` tokens, then of each two adjacent
-    sentences together that have (compiled: ``fingerprint.compiled.sentences.window_keys``)."""
+    sentences together that have (compiled: ``fingerprint.compiled.rewrite.window_keys``)."""
     if not sentences:
         return []
     return compiled_window_keys(np.concatenate([s.token_codes for s in sentences]),

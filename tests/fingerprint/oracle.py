@@ -631,3 +631,38 @@ def sentence_keys_reference(token_codes: list[list[int]], min_tokens: int, key_t
         if len(set(a) | set(b)) >= min_tokens:
             keys += pairs(set(a) | set(b))
     return keys
+
+
+def unit_pairs_reference(work: list, page: list, limit: int, min_shared: int,
+                         max_unit_ratio: float, pair_score: float
+                         ) -> list[tuple[int, int, int, float]]:
+    """(work sentence, first page sentence, unit size, score) of every pair that
+    ``fingerprint.compiled.rewrite.unit_pairs`` finds, sorted, from (work x page) arrays of
+    shared tokens and characters (``Sentence`` lists)."""
+    def shared(attr):
+        work_codes = np.concatenate([getattr(s, attr) for s in work])
+        work_owner = np.repeat(np.arange(len(work)), [len(getattr(s, attr)) for s in work])
+        page_codes = np.concatenate([getattr(s, attr) for s in page])
+        page_owner = np.repeat(np.arange(len(page)), [len(getattr(s, attr)) for s in page])
+        counts = np.zeros((len(work), len(page)), np.int64)
+        df = np.array([np.count_nonzero(page_codes == c) for c in work_codes], np.int64)
+        shown = np.bincount(work_owner[df <= limit], minlength=len(work))
+        for code, row, n in zip(work_codes, work_owner, df, strict=True):
+            if 0 < n <= limit:
+                np.add.at(counts[row], page_owner[page_codes == code], 1)
+        return counts, np.maximum(1, shown).astype(np.float64)
+
+    tok, n_tok = shared("token_codes")
+    chars, n_chr = shared("char_codes")
+    m = len(page)
+    most = max_unit_ratio * np.array([len(s.char_codes) for s in work], np.float64) + 4
+    lengths = np.array([len(s.char_codes) for s in page], np.int64)
+    shared_tok = np.concatenate([tok, tok[:, :-1] + tok[:, 1:]], axis=1)
+    held = np.concatenate([chars, chars[:, :-1] + chars[:, 1:]], axis=1)
+    length = np.concatenate([lengths, lengths[:-1] + lengths[1:]])
+    score = (np.minimum(1.0, shared_tok / n_tok[:, None])
+             + np.minimum(1.0, held / n_chr[:, None])) / 2
+    ok = (shared_tok >= min_shared) & (length[None, :] <= most[:, None]) & (score >= pair_score)
+    j, u = np.nonzero(ok)
+    return sorted((int(a), int(b if b < m else b - m), 1 if b < m else 2, float(s))
+                  for a, b, s in zip(j, u, score[ok], strict=True))

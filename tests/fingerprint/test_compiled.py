@@ -23,14 +23,14 @@ from fingerprint.compiled.judge import (
     same_text_pairs,
 )
 from fingerprint.compiled.lookup import name_works
-from fingerprint.compiled.sentences import window_keys
+from fingerprint.compiled.rewrite import unit_pairs, window_keys
 from fingerprint.config import EngineConfig
 from fingerprint.engine import exact_codes
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index import MemoryIndex, memory
 from fingerprint.index.hits import hits_from_lookup
 from fingerprint.letters import DIGIT_LETTER, Letters, default_table, to_letters
-from fingerprint.rewrite import default_classes
+from fingerprint.rewrite import Sentence, default_classes
 from fingerprint.shortdoc import short_keys
 from fingerprint.store import MemoryWorkStore
 from fingerprint.verify import SeedIndex, align, align_each
@@ -60,6 +60,7 @@ from tests.fingerprint.oracle import (
     sequence_keys_reference,
     shared_codes_reference,
     short_keys_reference,
+    unit_pairs_reference,
     window_digits_reference,
     winnow_reference,
 )
@@ -558,3 +559,31 @@ def test_compiled_rewrite_keys_are_the_reference_keys(sentences, min_tokens, key
     flat = np.array([c for s in codes for c in s], np.int64)
     assert window_keys(flat, [len(s) for s in codes], min_tokens, key_tokens) == \
         sentence_keys_reference(codes, min_tokens, key_tokens)
+
+
+def _sentences(drawn: list[tuple[list[int], list[int]]]) -> list[Sentence]:
+    return [Sentence(0, 0, np.array(sorted(set(t)), np.int64), np.array(sorted(set(c)), np.int64),
+                     "", [], np.array([], np.int64), {}) for t, c in drawn]
+
+
+# few distinct codes, so that sentences share many and some are in more page sentences than
+# the limit; characters include English pairs (above 2**32)
+SENTENCES = st.lists(st.tuples(st.lists(st.integers(0, 24), max_size=10),
+                               st.lists(st.one_of(st.integers(0, 40),
+                                                  st.integers(2**32, 2**32 + 3)), max_size=16)),
+                     max_size=14)
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(SENTENCES, SENTENCES, st.integers(1, 8), st.integers(0, 3), st.sampled_from([0.5, 1.0, 2.5]),
+       st.sampled_from([0.1, 0.5, 0.75, 1.0]))
+def test_compiled_unit_pairs_are_the_reference_pairs(work, page, limit, min_shared, ratio, least):
+    work, page = _sentences(work), _sentences(page)
+    if not work or not page:
+        return
+    flat = [part for side in (work, page) for part in (
+        np.concatenate([s.token_codes for s in side]), [len(s.token_codes) for s in side],
+        np.concatenate([s.char_codes for s in side]), [len(s.char_codes) for s in side])]
+    got = unit_pairs(*flat, limit, min_shared, ratio, least)
+    assert sorted(zip(*(a.tolist() for a in got), strict=True)) == \
+        unit_pairs_reference(work, page, limit, min_shared, ratio, least)

@@ -1,13 +1,15 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""The rewrite stage's sentences and keys, compiled: a text's words (jieba's, in order) cut into
-sentences with their token and character codes, and the rewrite keys of sentence windows (see
-``fingerprint.rewrite.classes`` and ``fingerprint.rewrite.stage`` for what each is)."""
+"""The rewrite stage, compiled: a text's words (jieba's, in order) cut into sentences with their
+token and character codes, the rewrite keys of sentence windows, and the units of a page that
+pair with a work's sentences (see ``fingerprint.rewrite.classes``, ``fingerprint.rewrite.stage``
+and ``fingerprint.rewrite.align`` for what each is)."""
 
 import zlib
 
 import numpy as np
 
 from libc.stdint cimport int64_t, uint64_t
+from libc.math cimport fmin
 from libc.stdlib cimport qsort
 
 # word codes that are no token (a token's code is its CRC-32, 0 or more)
@@ -169,3 +171,137 @@ def window_keys(const int64_t[::1] codes, sizes, int min_tokens, int key_tokens)
             for b in range(a + 1, got):
                 keys.append((<uint64_t>low[a] << 32) | <uint64_t>low[b])
     return keys
+
+
+cdef int64_t CHAR_SPACE = (<int64_t>1) << 34  # added to character codes: apart from tokens
+cdef uint64_t FIBONACCI = 0x9E3779B97F4A7C15ULL  # 2**64 / golden ratio: a multiplicative hash
+
+
+cdef class _PageCodes:
+    """A page's token and character codes (characters plus ``CHAR_SPACE``) in an open-addressing
+    hash table: for each distinct code, how many page sentences hold it and a chain of them."""
+    cdef int64_t[::1] code, count, head, owner, after
+    cdef int shift
+    cdef uint64_t mask
+
+    def __init__(self, const int64_t[::1] tokens, token_sizes, const int64_t[::1] chars,
+                 char_sizes):
+        cdef Py_ssize_t total = len(tokens) + len(chars), size = 2, p = 0, s, t, n
+        cdef int half
+        cdef int64_t c
+        cdef uint64_t slot
+        self.shift = 63
+        while size < 2 * total:
+            size *= 2
+            self.shift -= 1
+        self.mask = size - 1
+        self.code = np.full(size, -1, np.int64)
+        self.count = np.zeros(size, np.int64)
+        self.head = np.full(size, -1, np.int64)
+        self.owner = np.empty(max(total, 1), np.int64)
+        self.after = np.empty(max(total, 1), np.int64)
+        for half in range(2):
+            sizes = token_sizes if half == 0 else char_sizes
+            t = 0
+            for s in range(len(sizes)):
+                for n in range(sizes[s]):
+                    c = tokens[t] if half == 0 else chars[t] + CHAR_SPACE
+                    t += 1
+                    slot = self._slot(c)
+                    self.code[slot] = c
+                    self.count[slot] += 1
+                    self.owner[p] = s
+                    self.after[p] = self.head[slot]
+                    self.head[slot] = p
+                    p += 1
+
+    cdef inline uint64_t _slot(self, int64_t c) noexcept nogil:
+        """The slot of code c: its own, or the empty one where it would go."""
+        cdef uint64_t slot = (<uint64_t>c * FIBONACCI) >> self.shift
+        while self.code[slot] != -1 and self.code[slot] != c:
+            slot = (slot + 1) & self.mask
+        return slot
+
+
+def unit_pairs(const int64_t[::1] work_tokens, work_token_sizes, const int64_t[::1] work_chars,
+               work_char_sizes, const int64_t[::1] page_tokens, page_token_sizes,
+               const int64_t[::1] page_chars, page_char_sizes, int limit, int min_shared,
+               double max_unit_ratio, double pair_score):
+    """The (work sentence, page unit) pairs that reach ``pair_score``, as four arrays: the work
+    sentence j, the unit's first page sentence, its size (1, or 2: two adjacent page
+    sentences) and the pair's score, in no particular order. Sentences are given by their
+    distinct token and character codes, one sentence after the other (``*_tokens``,
+    ``*_chars``) and how many each has (``*_sizes``). A code held by more than ``limit`` page
+    sentences counts for no pair; the score is the mean of the shares of the work sentence's
+    tokens and characters (those the page can show: in at most ``limit`` page sentences, or
+    none) found in the unit; a pair needs ``min_shared`` shared tokens and a unit of at most
+    ``max_unit_ratio`` times the work sentence's characters, plus 4. Memory: the page's codes
+    and one row of counts per page sentence, whatever the work's length."""
+    cdef _PageCodes page = _PageCodes(page_tokens, page_token_sizes, page_chars,
+                                      page_char_sizes)
+    cdef Py_ssize_t m = len(page_token_sizes), n = len(work_token_sizes), j, i, k, e, t = 0, h = 0
+    cdef Py_ssize_t touched_n, shown_tokens, shown_chars, shared, held, length, first
+    cdef int half, u
+    cdef int64_t c, df, p
+    cdef uint64_t slot
+    cdef double most, score
+    cdef int64_t[::1] tokens = np.zeros(m + 1, np.int64), chars = np.zeros(m + 1, np.int64)
+    cdef int64_t[::1] lengths = np.zeros(m + 1, np.int64), touched = np.empty(m, np.int64)
+    cdef unsigned char[::1] seen = np.zeros(m + 1, np.uint8)
+    rows, firsts, sizes, scores = [], [], [], []
+    for i in range(m):
+        lengths[i] = page_char_sizes[i]
+    for j in range(n):
+        touched_n = shown_tokens = shown_chars = 0
+        for half in range(2):
+            for e in range(work_token_sizes[j] if half == 0 else work_char_sizes[j]):
+                if half == 0:
+                    c = work_tokens[t]
+                    t += 1
+                else:
+                    c = work_chars[h] + CHAR_SPACE
+                    h += 1
+                slot = page._slot(c)
+                df = page.count[slot]
+                if df > limit:
+                    continue
+                if half == 0:
+                    shown_tokens += 1
+                else:
+                    shown_chars += 1
+                p = page.head[slot]
+                while p != -1:
+                    i = page.owner[p]
+                    if half == 0:
+                        tokens[i] += 1
+                    else:
+                        chars[i] += 1
+                    if not seen[i]:
+                        seen[i] = 1
+                        touched[touched_n] = i
+                        touched_n += 1
+                    p = page.after[p]
+        most = max_unit_ratio * work_char_sizes[j] + 4
+        for e in range(touched_n):
+            i = touched[e]
+            # the units holding page sentence i: i alone, (i, i + 1), and (i - 1, i) unless
+            # i - 1 was touched too (then it was reached from there)
+            for u in range(3):
+                first, k = (i, 1) if u == 0 else (i, 2) if u == 1 else (i - 1, 2)
+                if first < 0 or first + k > m or u == 2 and seen[i - 1]:
+                    continue
+                shared = tokens[first] + (tokens[first + 1] if k == 2 else 0)
+                held = chars[first] + (chars[first + 1] if k == 2 else 0)
+                length = lengths[first] + (lengths[first + 1] if k == 2 else 0)
+                score = (fmin(1.0, shared / <double>max(1, shown_tokens))
+                         + fmin(1.0, held / <double>max(1, shown_chars))) / 2
+                if shared >= min_shared and length <= most and score >= pair_score:
+                    rows.append(j)
+                    firsts.append(first)
+                    sizes.append(k)
+                    scores.append(score)
+        for e in range(touched_n):
+            i = touched[e]
+            tokens[i] = chars[i] = seen[i] = 0
+    return (np.array(rows, np.int64), np.array(firsts, np.int64), np.array(sizes, np.int64),
+            np.array(scores, np.float64))
