@@ -10,11 +10,13 @@ FULL_STOP: int
 
 def cut_sentences(words: list[str], seen: Mapping[str, int], entries: dict[str, str]
                   ) -> tuple[list[int], list[int], np.ndarray, list[int], np.ndarray, list[int],
-                             np.ndarray, list[int]]: ...
+                             np.ndarray, list[int], np.ndarray, list[int]]: ...
 def window_keys(codes: np.ndarray, sizes: list[int], min_tokens: int,
                 key_tokens: int) -> list[int]: ...
 def unit_pairs(work_tokens: np.ndarray, work_token_sizes: list[int], work_chars: np.ndarray,
-               work_char_sizes: list[int], page_tokens: np.ndarray, page_token_sizes: list[int],
-               page_chars: np.ndarray, page_char_sizes: list[int], limit: int, min_shared: int,
-               max_unit_ratio: float, pair_score: float
+               work_char_sizes: list[int], work_numbers: np.ndarray,
+               work_number_sizes: list[int], page_tokens: np.ndarray,
+               page_token_sizes: list[int], page_chars: np.ndarray, page_char_sizes: list[int],
+               page_numbers: np.ndarray, page_number_sizes: list[int], limit: int,
+               min_shared: int, max_unit_ratio: float, pair_score: float
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...

@@ -58,21 +58,34 @@ cdef inline bint _han(Py_UCS4 c) noexcept nogil:
     return 0x3400 <= c <= 0x9FFF or 0xF900 <= c <= 0xFAFF
 
 
+cdef inline int _digit(Py_UCS4 c) noexcept nogil:
+    """The value of an ASCII or full-width digit, else -1."""
+    if 0x30 <= c <= 0x39:
+        return <int>c - 0x30
+    if 0xFF10 <= c <= 0xFF19:
+        return <int>c - 0xFF10
+    return -1
+
+
 def cut_sentences(list words, seen, dict entries):
     """The sentences of a text from its ``words`` (str, in order, together the whole text):
     (starts, ends: lists of character offsets, end exclusive; tokens, token_at, chars,
-    char_at, kept, kept_at: int64 arrays, sentence i's part of each array running from
-    ``x_at[i]`` to ``x_at[i + 1]``). ``tokens``: each sentence's distinct token codes,
-    ascending; ``chars``: its distinct character codes, ascending (a Han character of a kept
-    word: its code point; two adjacent English words: the CRC-32 of their tokens joined, plus
-    2**32); ``kept``: the numbers of its kept words. ``seen``: word -> its code (a mapping that
-    makes a missing word's code: a token's CRC-32, ``NO_TOKEN``, ``SENTENCE_END`` or
-    ``FULL_STOP``); ``entries``: word -> token of each kept word. A stretch of words ending a
-    sentence that keeps no word is no sentence."""
-    cdef Py_ssize_t n = len(words), i, size, text_length = 0
-    cdef Py_ssize_t sentences = 0, token_n = 0, char_n = 0, kept_n = 0, han, english = -1
-    cdef Py_ssize_t token_0 = 0, char_0 = 0, kept_0 = 0, start = 0, at = 0
+    char_at, numbers, number_at, kept, kept_at: int64 arrays, sentence i's part of each
+    running from ``x_at[i]`` to ``x_at[i + 1]``). ``tokens``: each sentence's distinct token
+    codes, ascending; ``chars``: its distinct character codes, ascending (a Han character of
+    a kept word: its code point; two adjacent English words: the CRC-32 of their tokens
+    joined, plus 2**32); ``numbers``: the distinct values of its runs of ASCII and full-width
+    digits, modulo 2**64 (as int64), ascending; ``kept``: the numbers of its kept words.
+    ``seen``: word -> its code (a mapping that makes a missing word's code: a token's CRC-32,
+    ``NO_TOKEN``, ``SENTENCE_END`` or ``FULL_STOP``); ``entries``: word -> token of each kept
+    word. A stretch of words ending a sentence that keeps no word is no sentence."""
+    cdef Py_ssize_t n = len(words), i, text_length = 0
+    cdef Py_ssize_t token_n = 0, char_n = 0, number_n = 0, kept_n = 0, han, english = -1
+    cdef Py_ssize_t token_0 = 0, char_0 = 0, number_0 = 0, kept_0 = 0, start = 0, at = 0
     cdef int64_t code
+    cdef int d
+    cdef bint in_run = False
+    cdef uint64_t run = 0
     cdef Py_UCS4 c
     cdef str word, after
     cdef int64_t[::1] codes = np.empty(n, np.int64)
@@ -82,9 +95,11 @@ def cut_sentences(list words, seen, dict entries):
         text_length += len(word)
     token_array = np.empty(n, np.int64)
     char_array = np.empty(text_length + n, np.int64)
+    number_array = np.empty(text_length, np.int64)
     kept_array = np.empty(n, np.int64)
-    cdef int64_t[::1] tokens = token_array, chars = char_array, kept = kept_array
-    token_at, char_at, kept_at = [0], [0], [0]
+    cdef int64_t[::1] tokens = token_array, chars = char_array, numbers = number_array
+    cdef int64_t[::1] kept = kept_array
+    token_at, char_at, number_at, kept_at = [0], [0], [0], [0]
     starts, ends = [], []
     for i in range(n):
         word = words[i]
@@ -94,35 +109,52 @@ def cut_sentences(list words, seen, dict entries):
             token_n += 1
             kept[kept_n] = i
             kept_n += 1
-            han = 0
-            for c in word:
-                if _han(c):
-                    chars[char_n] = c
-                    char_n += 1
-                    han += 1
-            if han == 0:  # an English word: paired with the one before in its sentence
-                if english >= 0:
-                    chars[char_n] = zlib.crc32(
-                        (entries[words[english]] + entries[word]).encode()) | ENGLISH_PAIR
-                    char_n += 1
-                english = i
+        han = 0
+        for c in word:
+            d = _digit(c)
+            if d >= 0:
+                run = run * 10 + d if in_run else d
+                in_run = True
+                continue
+            if in_run:
+                numbers[number_n] = <int64_t>run
+                number_n += 1
+                in_run = False
+            if code >= 0 and _han(c):
+                chars[char_n] = c
+                char_n += 1
+                han += 1
+        if code >= 0 and han == 0:  # an English word: paired with the one before in its sentence
+            if english >= 0:
+                chars[char_n] = zlib.crc32(
+                    (entries[words[english]] + entries[word]).encode()) | ENGLISH_PAIR
+                char_n += 1
+            english = i
         at += len(word)
         if code == _FULL_STOP and i < n - 1:
             after = words[i + 1]
             code = _SENTENCE_END if len(after) and after[0].isspace() else _NO_TOKEN
         if i == n - 1 or code == _SENTENCE_END or code == _FULL_STOP:
+            if in_run:
+                numbers[number_n] = <int64_t>run
+                number_n += 1
+                in_run = False
             if kept_n > kept_0:
                 token_n = token_0 + _distinct(&tokens[token_0], token_n - token_0)
                 char_n = char_0 + _distinct(&chars[char_0], char_n - char_0)
+                number_n = number_0 + _distinct(&numbers[number_0], number_n - number_0)
                 starts.append(start)
                 ends.append(at)
                 token_at.append(token_n)
                 char_at.append(char_n)
+                number_at.append(number_n)
                 kept_at.append(kept_n)
+            else:
+                number_n = number_0
             start, english = at, -1
-            token_0, char_0, kept_0 = token_n, char_n, kept_n
+            token_0, char_0, number_0, kept_0 = token_n, char_n, number_n, kept_n
     return (starts, ends, token_array[:token_n], token_at, char_array[:char_n], char_at,
-            kept_array[:kept_n], kept_at)
+            number_array[:number_n], number_at, kept_array[:kept_n], kept_at)
 
 
 def window_keys(const int64_t[::1] codes, sizes, int min_tokens, int key_tokens):
@@ -223,20 +255,36 @@ cdef class _PageCodes:
         return slot
 
 
+cdef bint _numbers_held(const int64_t[::1] work, Py_ssize_t w0, Py_ssize_t w1,
+                        const int64_t[::1] page, const Py_ssize_t[::1] at, Py_ssize_t first,
+                        Py_ssize_t size) noexcept nogil:
+    """Whether page sentences first .. first + size - 1 (numbers page[at[s]:at[s + 1]]) hold
+    at least three quarters of a work sentence's numbers work[w0:w1] (each distinct)."""
+    cdef Py_ssize_t x, q, held = 0
+    for x in range(w0, w1):
+        for q in range(at[first], at[first + size]):
+            if page[q] == work[x]:
+                held += 1
+                break
+    return 4 * held >= 3 * (w1 - w0)
+
+
 def unit_pairs(const int64_t[::1] work_tokens, work_token_sizes, const int64_t[::1] work_chars,
-               work_char_sizes, const int64_t[::1] page_tokens, page_token_sizes,
-               const int64_t[::1] page_chars, page_char_sizes, int limit, int min_shared,
-               double max_unit_ratio, double pair_score):
+               work_char_sizes, const int64_t[::1] work_numbers, work_number_sizes,
+               const int64_t[::1] page_tokens, page_token_sizes, const int64_t[::1] page_chars,
+               page_char_sizes, const int64_t[::1] page_numbers, page_number_sizes,
+               int limit, int min_shared, double max_unit_ratio, double pair_score):
     """The (work sentence, page unit) pairs that reach ``pair_score``, as four arrays: the work
     sentence j, the unit's first page sentence, its size (1, or 2: two adjacent page
     sentences) and the pair's score, in no particular order. Sentences are given by their
-    distinct token and character codes, one sentence after the other (``*_tokens``,
-    ``*_chars``) and how many each has (``*_sizes``). A code held by more than ``limit`` page
-    sentences counts for no pair; the score is the mean of the shares of the work sentence's
-    tokens and characters (those the page can show: in at most ``limit`` page sentences, or
-    none) found in the unit; a pair needs ``min_shared`` shared tokens and a unit of at most
-    ``max_unit_ratio`` times the work sentence's characters, plus 4. Memory: the page's codes
-    and one row of counts per page sentence, whatever the work's length."""
+    distinct token, character and number codes, one sentence after the other (``*_tokens``,
+    ``*_chars``, ``*_numbers``) and how many each has (``*_sizes``). A code held by more than
+    ``limit`` page sentences counts for no pair; the score is the mean of the shares of the
+    work sentence's tokens and characters (those the page can show: in at most ``limit`` page
+    sentences, or none) found in the unit; a pair needs ``min_shared`` shared tokens, a unit
+    of at most ``max_unit_ratio`` times the work sentence's characters, plus 4, and, when the
+    work sentence has numbers, a unit holding three quarters of them. Memory: the page's
+    codes and one row of counts per page sentence, whatever the work's length."""
     cdef _PageCodes page = _PageCodes(page_tokens, page_token_sizes, page_chars,
                                       page_char_sizes)
     cdef Py_ssize_t m = len(page_token_sizes), n = len(work_token_sizes), j, i, k, e, t = 0, h = 0
@@ -248,9 +296,13 @@ def unit_pairs(const int64_t[::1] work_tokens, work_token_sizes, const int64_t[:
     cdef int64_t[::1] tokens = np.zeros(m + 1, np.int64), chars = np.zeros(m + 1, np.int64)
     cdef int64_t[::1] lengths = np.zeros(m + 1, np.int64), touched = np.empty(m, np.int64)
     cdef unsigned char[::1] seen = np.zeros(m + 1, np.uint8)
+    cdef Py_ssize_t[::1] work_at = np.zeros(n + 1, np.intp), page_at = np.zeros(m + 1, np.intp)
     rows, firsts, sizes, scores = [], [], [], []
     for i in range(m):
         lengths[i] = page_char_sizes[i]
+        page_at[i + 1] = page_at[i] + page_number_sizes[i]
+    for j in range(n):
+        work_at[j + 1] = work_at[j] + work_number_sizes[j]
     for j in range(n):
         touched_n = shown_tokens = shown_chars = 0
         for half in range(2):
@@ -295,7 +347,10 @@ def unit_pairs(const int64_t[::1] work_tokens, work_token_sizes, const int64_t[:
                 length = lengths[first] + (lengths[first + 1] if k == 2 else 0)
                 score = (fmin(1.0, shared / <double>max(1, shown_tokens))
                          + fmin(1.0, held / <double>max(1, shown_chars))) / 2
-                if shared >= min_shared and length <= most and score >= pair_score:
+                if shared >= min_shared and length <= most and score >= pair_score and (
+                        work_at[j] == work_at[j + 1] or _numbers_held(
+                            work_numbers, work_at[j], work_at[j + 1], page_numbers, page_at,
+                            first, k)):
                     rows.append(j)
                     firsts.append(first)
                     sizes.append(k)

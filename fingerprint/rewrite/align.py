@@ -52,13 +52,15 @@ class AlignLimits:
     max_token_sentences: int = 8
 
 
-def _flat(sentences: list[Sentence]) -> tuple[np.ndarray, list[int], np.ndarray, list[int]]:
-    """(the token codes of ``sentences``, one after the other; how many each has; the same of
-    their character codes)."""
+def _flat(sentences: list[Sentence]
+          ) -> tuple[np.ndarray, list[int], np.ndarray, list[int], np.ndarray, list[int]]:
+    """The token codes of ``sentences``, one after the other, and how many each has; the same
+    of their character codes and of their number codes (what ``unit_pairs`` takes)."""
     tokens = [s.token_codes for s in sentences]
     chars = [s.char_codes for s in sentences]
+    numbers = [s.number_codes for s in sentences]
     return (np.concatenate(tokens), list(map(len, tokens)), np.concatenate(chars),
-            list(map(len, chars)))
+            list(map(len, chars)), np.concatenate(numbers), list(map(len, numbers)))
 
 
 def align_sentences(work: list[Sentence], page: list[Sentence],
@@ -75,16 +77,6 @@ def align_sentences(work: list[Sentence], page: list[Sentence],
     j, first, size, score = unit_pairs(*_flat(work), *_flat(page), limits.max_token_sentences,
                                        limits.min_shared, limits.max_unit_ratio,
                                        limits.pair_score)
-    work_numbers, page_numbers = _Numbers(work), _Numbers(page)
-    rows = j.tolist()
-    unheld = [n for n, (jj, i, k) in enumerate(zip(rows, first.tolist(), size.tolist(),
-                                                   strict=True))
-              if work_numbers[jj] and not _numbers_held(
-                  work_numbers[jj], [page_numbers[x] for x in range(i, i + k)])]
-    if unheld:
-        kept = np.ones(len(rows), bool)
-        kept[unheld] = False
-        j, first, size, score = j[kept], first[kept], size[kept], score[kept]
     # best first; ties: one sentence before two, then the unit nearest the work's place
     distance = np.abs(first - j * (m / len(work)))
     order = np.lexsort((-first, -j, distance, size, -score))
@@ -101,25 +93,6 @@ def align_sentences(work: list[Sentence], page: list[Sentence],
     in_order = _in_order(pairs)
     return [p if i in in_order else SentencePair(p.work, p.page, p.score, True)
             for i, p in enumerate(pairs)]
-
-
-class _Numbers(dict):
-    """Sentence number -> that sentence's ``numbers``, each derived once, when first asked."""
-
-    def __init__(self, sentences: list[Sentence]):
-        super().__init__()
-        self._sentences = sentences
-
-    def __missing__(self, n: int) -> frozenset[str]:
-        found = self[n] = self._sentences[n].numbers
-        return found
-
-
-def _numbers_held(needed: frozenset[str], unit: list[frozenset[str]]) -> bool:
-    """Whether the numbers of a unit's page sentences (``unit``) hold at least three quarters
-    of the ``needed`` numbers of a work sentence."""
-    held = frozenset().union(*unit)
-    return 4 * len(needed & held) >= 3 * len(needed)
 
 
 def _in_order(pairs: list[SentencePair]) -> set[int]:

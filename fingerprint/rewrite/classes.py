@@ -26,9 +26,7 @@ from fingerprint.rewrite.english import english_token
 CLASSES_FILE = Path(__file__).resolve().parents[1] / "data" / "synonym_classes.json.gz"
 _ENDS = frozenset("。！？!?；;…\n")
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_DIGITS = re.compile(r"[0-9０-９]+")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
-_FOLD = str.maketrans("０１２３４５６７８９", "0123456789")
 _MAX_SEEN = 500_000  # words whose token is remembered (a dictionary's worth)
 
 
@@ -36,29 +34,24 @@ class Sentence(NamedTuple):
     """One sentence: ``start``, ``end`` (character offsets in its text, end exclusive),
     ``token_codes`` (the CRC-32 of each distinct token, ascending, an int64 array: what the
     rewrite keys are made of and what the alignment counts; its length is the sentence's
-    token count) and ``char_codes`` (an int64 array of its distinct characters: a Han
-    character of its words as its code point, a pair of adjacent English stems as the pair's
-    CRC-32 plus 2**32). Derived when asked (a tuple: made fast, as every page's sentences
-    are): ``numbers`` (its runs of digits, full-width folded to ASCII, leading zeros
-    dropped), ``words`` ((word, token) of each kept word, in order: what the evidence view
-    marks) and ``tokens`` (distinct tokens)."""
+    token count), ``char_codes`` (an int64 array of its distinct characters: a Han character
+    of its words as its code point, a pair of adjacent English stems as the pair's CRC-32
+    plus 2**32) and ``number_codes`` (the distinct values of its runs of digits, ASCII or
+    full-width, modulo 2**64, as int64). Derived when asked (a tuple: made fast, as every
+    page's sentences are): ``words`` ((word, token) of each kept word, in order: what the
+    evidence view marks) and ``tokens`` (distinct tokens)."""
 
     start: int
     end: int
     token_codes: np.ndarray
     char_codes: np.ndarray
-    text: str  # the whole text it is cut from
+    number_codes: np.ndarray
     page_words: list[str]  # the whole text's words
     kept: np.ndarray  # numbers of its kept words in ``page_words``
     entries: dict[str, str]  # word -> token
 
     def __repr__(self) -> str:
         return f"Sentence({self.start}, {self.end}, {len(self.token_codes)} tokens)"
-
-    @property
-    def numbers(self) -> frozenset[str]:
-        return frozenset(n.translate(_FOLD).lstrip("0") or "0"
-                         for n in _DIGITS.findall(self.text, self.start, self.end))
 
     @property
     def words(self) -> tuple[tuple[str, str], ...]:
@@ -143,12 +136,12 @@ class SynonymClasses:
             words = rjieba.cut(text, False)
         except UnicodeEncodeError:  # a lone surrogate: cut as U+FFFD, the offsets unchanged
             words = rjieba.cut(_SURROGATE.sub("\ufffd", text), False)
-        starts, ends, tokens, token_at, chars, char_at, kept, kept_at = cut_sentences(
-            words, seen, seen.entries)
+        starts, ends, tokens, token_at, chars, char_at, numbers, number_at, kept, kept_at = \
+            cut_sentences(words, seen, seen.entries)
         entries = seen.entries
         return [Sentence(starts[i], ends[i], tokens[token_at[i]:token_at[i + 1]],
-                         chars[char_at[i]:char_at[i + 1]], text, words,
-                         kept[kept_at[i]:kept_at[i + 1]], entries)
+                         chars[char_at[i]:char_at[i + 1]], numbers[number_at[i]:number_at[i + 1]],
+                         words, kept[kept_at[i]:kept_at[i + 1]], entries)
                 for i in range(len(starts))]
 
 

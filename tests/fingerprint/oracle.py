@@ -577,11 +577,13 @@ def shared_codes_reference(a: SeedIndex, b: SeedIndex) -> tuple[int, int]:
 
 
 def sentences_reference(classes, text: str) -> list[tuple[int, int, list[int], list[int],
-                                                          list[str]]]:
-    """(start, end, distinct token codes ascending, distinct character codes ascending, kept
-    words) of each sentence of ``text`` that ``classes.sentences`` (a SynonymClasses) cuts,
-    word by word in Python: a sentence ends after a word ending in 。！？!?；;… or a line end,
-    after a "." before a space or at the end, and at the end of the text."""
+                                                          list[int], list[str]]]:
+    """(start, end, distinct token codes ascending, distinct character codes ascending,
+    distinct number codes ascending, kept words) of each sentence of ``text`` that
+    ``classes.sentences`` (a SynonymClasses) cuts, word by word in Python: a sentence ends
+    after a word ending in 。！？!?；;… or a line end, after a "." before a space or at the
+    end, and at the end of the text; a number code is a run of digits' value modulo 2**64,
+    as int64."""
     import re
     import zlib
 
@@ -610,9 +612,14 @@ def sentences_reference(classes, text: str) -> list[tuple[int, int, list[int], l
         at += len(word)
         if ends or n == len(words) - 1:
             if kept:
-                out.append((start, at, sorted(set(tokens)), sorted(set(chars)), kept))
+                runs = re.findall(r"[0-9０-９]+", text[start:at].translate(_FULL_WIDTH))
+                out.append((start, at, sorted(set(tokens)), sorted(set(chars)),
+                            sorted({(int(r) + 2**63) % 2**64 - 2**63 for r in runs}), kept))
             start, english, tokens, chars, kept = at, None, [], [], []
     return out
+
+
+_FULL_WIDTH = str.maketrans("０１２３４５６７８９", "0123456789")
 
 
 def sentence_keys_reference(token_codes: list[list[int]], min_tokens: int, key_tokens: int
@@ -664,5 +671,10 @@ def unit_pairs_reference(work: list, page: list, limit: int, min_shared: int,
              + np.minimum(1.0, held / n_chr[:, None])) / 2
     ok = (shared_tok >= min_shared) & (length[None, :] <= most[:, None]) & (score >= pair_score)
     j, u = np.nonzero(ok)
-    return sorted((int(a), int(b if b < m else b - m), 1 if b < m else 2, float(s))
-                  for a, b, s in zip(j, u, score[ok], strict=True))
+    found = [(int(a), int(b if b < m else b - m), 1 if b < m else 2, float(s))
+             for a, b, s in zip(j, u, score[ok], strict=True)]
+    # a work sentence with numbers pairs only with a unit holding three quarters of them
+    return sorted((a, first, size, s) for a, first, size, s in found
+                  if 4 * len(set(work[a].number_codes.tolist()) & {
+                      x for q in page[first:first + size] for x in q.number_codes.tolist()})
+                  >= 3 * len(work[a].number_codes))

@@ -548,7 +548,8 @@ WORDS = st.lists(st.one_of(PIECES, TEXT), max_size=60).map("".join)
 def test_compiled_sentences_are_the_reference_sentences(text):
     got = default_classes().sentences(text)
     assert [(s.start, s.end, s.token_codes.tolist(), s.char_codes.tolist(),
-             [w for w, _ in s.words]) for s in got] == sentences_reference(default_classes(), text)
+             s.number_codes.tolist(), [w for w, _ in s.words]) for s in got] == \
+        sentences_reference(default_classes(), text)
 
 
 @settings(max_examples=examples(300), deadline=None)
@@ -561,16 +562,17 @@ def test_compiled_rewrite_keys_are_the_reference_keys(sentences, min_tokens, key
         sentence_keys_reference(codes, min_tokens, key_tokens)
 
 
-def _sentences(drawn: list[tuple[list[int], list[int]]]) -> list[Sentence]:
-    return [Sentence(0, 0, np.array(sorted(set(t)), np.int64), np.array(sorted(set(c)), np.int64),
-                     "", [], np.array([], np.int64), {}) for t, c in drawn]
+def _sentences(drawn: list[tuple[list[int], ...]]) -> list[Sentence]:
+    return [Sentence(0, 0, *(np.array(sorted(set(codes)), np.int64) for codes in parts), [],
+                     np.array([], np.int64), {}) for parts in drawn]
 
 
 # few distinct codes, so that sentences share many and some are in more page sentences than
-# the limit; characters include English pairs (above 2**32)
+# the limit; characters include English pairs (above 2**32); numbers, few and often none
 SENTENCES = st.lists(st.tuples(st.lists(st.integers(0, 24), max_size=10),
                                st.lists(st.one_of(st.integers(0, 40),
-                                                  st.integers(2**32, 2**32 + 3)), max_size=16)),
+                                                  st.integers(2**32, 2**32 + 3)), max_size=16),
+                               st.lists(st.integers(-2, 3), max_size=3)),
                      max_size=14)
 
 
@@ -581,9 +583,9 @@ def test_compiled_unit_pairs_are_the_reference_pairs(work, page, limit, min_shar
     work, page = _sentences(work), _sentences(page)
     if not work or not page:
         return
-    flat = [part for side in (work, page) for part in (
-        np.concatenate([s.token_codes for s in side]), [len(s.token_codes) for s in side],
-        np.concatenate([s.char_codes for s in side]), [len(s.char_codes) for s in side])]
+    flat = [part for side in (work, page) for attr in ("token_codes", "char_codes", "number_codes")
+            for part in (np.concatenate([getattr(s, attr) for s in side]),
+                         [len(getattr(s, attr)) for s in side])]
     got = unit_pairs(*flat, limit, min_shared, ratio, least)
     assert sorted(zip(*(a.tolist() for a in got), strict=True)) == \
         unit_pairs_reference(work, page, limit, min_shared, ratio, least)
