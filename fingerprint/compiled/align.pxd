@@ -1,4 +1,5 @@
-# Declarations shared with judge.pyx (which reads alignments and seed indexes in C).
+# Declarations shared with judge.pyx (which reads alignments and seed indexes in C) and
+# rewrite.pyx (which sorts with the alignment's sort).
 from libc.stdint cimport int64_t, uint8_t
 
 
@@ -21,3 +22,7 @@ cdef class Alignment:
 
 
 cdef bint _grams_shared(SeedIndex a, SeedIndex b, double share, double frame) noexcept nogil
+
+
+cdef void _sort_i64(int64_t *a, Py_ssize_t n, int depth) noexcept nogil
+cdef int _log2(Py_ssize_t n) noexcept nogil

@@ -10,7 +10,8 @@ import numpy as np
 
 from libc.stdint cimport int64_t, uint64_t
 from libc.math cimport fmin
-from libc.stdlib cimport qsort
+
+from fingerprint.compiled.align cimport _log2, _sort_i64
 
 # word codes that are no token (a token's code is its CRC-32, 0 or more)
 cdef int64_t _NO_TOKEN = -1
@@ -21,32 +22,15 @@ NO_TOKEN, SENTENCE_END, FULL_STOP = _NO_TOKEN, _SENTENCE_END, _FULL_STOP
 cdef int64_t ENGLISH_PAIR = (<int64_t>1) << 32
 cdef enum:
     MOST_LOW = 64  # window_keys: the most codes of a window it looks at
-    SHORT_SORT = 32
-
-
-cdef int _compare(const void *a, const void *b) noexcept nogil:
-    cdef int64_t x = (<const int64_t *>a)[0], y = (<const int64_t *>b)[0]
-    return (x > y) - (x < y)
 
 
 cdef Py_ssize_t _distinct(int64_t *values, Py_ssize_t n) noexcept nogil:
-    """Sort values[:n] (insertion sort up to ``SHORT_SORT`` values: a sentence's tokens and
-    characters are mostly fewer, and qsort's calls cost more there) and keep each value once
-    at the front; returns how many."""
-    cdef Py_ssize_t t, u, found = 0
-    cdef int64_t x
+    """Sort values[:n] (the alignment's introsort) and keep each value once at the front;
+    returns how many."""
+    cdef Py_ssize_t t, found = 0
     if n == 0:
         return 0
-    if n > SHORT_SORT:
-        qsort(values, n, sizeof(int64_t), _compare)
-    else:
-        for t in range(1, n):
-            x = values[t]
-            u = t - 1
-            while u >= 0 and values[u] > x:
-                values[u + 1] = values[u]
-                u -= 1
-            values[u + 1] = x
+    _sort_i64(values, n, 2 * _log2(n))
     for t in range(1, n):
         if values[t] != values[found]:
             found += 1
