@@ -14,7 +14,13 @@ from hypothesis import strategies as st
 
 from fingerprint import Engine, EngineConfig
 from fingerprint.index import MemoryIndex
-from fingerprint.rewrite import AlignLimits, SynonymClasses, default_classes, judge_rewrite
+from fingerprint.rewrite import (
+    AlignLimits,
+    SynonymClasses,
+    align_sentences,
+    default_classes,
+    judge_rewrite,
+)
 from fingerprint.rewrite.build_classes import MAX_CLASS_WORDS, read_cilin
 from fingerprint.store import MemoryWorkStore
 from tests.examples import examples
@@ -203,6 +209,25 @@ def test_a_page_of_ten_thousand_sentences(rewrite_engine, chapters, daily):
     noise = "。".join(f"第{n}号文件已经收到" for n in range(10_000)) + "。"
     assert rewrite_engine.match(noise) == []
     assert len(rewrite_engine.rewrite.sentences(noise)) == CONFIG.rewrite_max_page_sentences
+
+
+def test_a_long_work_and_a_long_page_align_in_bounded_memory(chapters):
+    import tracemalloc
+
+    lines = [s for c in chapters for s in c["text"].split("。") if s.strip()]
+    rng = random.Random(7)
+    work = default_classes().sentences("。".join(rng.choice(lines) for _ in range(20_000)) + "。")
+    page = default_classes().sentences("。".join(rng.choice(lines) for _ in range(5_000)) + "。")
+    assert len(work) > 15_000 and len(page) > 4_000
+    tracemalloc.start()
+    try:
+        align_sentences(work, page, LIMITS)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # the page's codes and one row of counts (27 MB); the (work x page) count arrays the
+    # alignment once built took 18.6 GB here
+    assert peak < 64 << 20
 
 
 def test_explain_marks_the_synonyms_and_the_moved_sentences(texts):
