@@ -433,7 +433,7 @@ def combination(text: str, rng: random.Random, kit: EditKit) -> str:
     return traditional(header_footer(text, rng, kit), rng, kit)
 
 
-_EN_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+EN_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 EN_SENTENCE_CUT = 0.10  # share of an English text's sentences deleted by light_cuts
 EN_WORD_CUT = 0.03  # share of the remaining words deleted by light_cuts
 
@@ -451,7 +451,7 @@ def light_cuts(text: str, rng: random.Random, kit: EditKit) -> str:
         and then ``EN_WORD_CUT`` of the remaining words (rounded) deleted, wrapped by
         ``header_footer``.
     """
-    pieces = _EN_SENTENCE.split(text.strip())
+    pieces = EN_SENTENCE.split(text.strip())
     if len(pieces) > 1:
         drop = set(rng.sample(range(len(pieces)), max(1, round(EN_SENTENCE_CUT * len(pieces)))))
         pieces = [piece for i, piece in enumerate(pieces) if i not in drop]
@@ -517,7 +517,7 @@ def reword(text: str, rng: random.Random, kit: EditKit) -> str:
     place). The rest is kept; wrapped by ``header_footer``.
     """
     out = []
-    for sentence in _EN_SENTENCE.split(text.strip()):
+    for sentence in EN_SENTENCE.split(text.strip()):
         words = sentence.split(" ")
         budget = round(EN_REWORD * len(words))
         for i in rng.sample(range(len(words)), len(words)):

@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 import re
 
-from bench.edits import _EN_SENTENCE, EditKit, header_footer
+from bench.edits import EN_SENTENCE, EditKit, header_footer
 
 LIGHT, HEAVY = 0.2, 0.5
 HEAVY_SWAP = 0.2  # share of adjacent sentence pairs swapped by the heavy revision
@@ -182,7 +182,7 @@ def cuts(sentences: list[str], rate: float, rng: random.Random) -> list[str]:
 
 def revise(text: str, rng: random.Random, kit: EditKit, rate: float, swap: float) -> str:
     """All four generators at ``rate``, then ``swap`` of the adjacent sentence pairs swapped."""
-    pieces = _EN_SENTENCE.split(text.strip())
+    pieces = EN_SENTENCE.split(text.strip())
     for generator in (cuts, paraphrase, voice, clauses):
         pieces = generator(pieces, rate, rng)
     for i in range(len(pieces) - 1):
