@@ -94,6 +94,7 @@ def _page(token: str, match, capture, language: str, can_make_report: bool) -> d
         "fetched_at": evidence.version.fetched_at if evidence.version else None,
         "chapters": [chapter.title for chapter in evidence.chapters],
         "pairs": passage_pairs(evidence, compared_passages(evidence)),
+        "text_lang": match.work.lang_tag,
         "text_sha256": evidence.text_sha256, "problems": evidence.problems,
         "authority": authority_label(capture) if capture else None,
         "report": kept,

@@ -87,6 +87,7 @@ def test_the_notice_link_opens_the_evidence_page_logged_out(sent_notice, scenari
     first = scenario.passages[match.pk][0]
     copied = scenario.novel_text[first["work_start"]:first["work_end"]]
     assert html.count(copied[:40]) >= 1 and "作品中" in html  # the work's side of passage 1
+    assert '<div class="rcp-scroll" lang="zh-Hans">' in html  # the work's language
     assert capture.bundle_sha256 in html and capture.datapackage_sha256 in html
     assert "DEMO, not accredited / 演示，非认证" in html  # the session's demo authority
     assert 'src="/replay/ui.js"' in html and 'data-replay-base="/replay/"' in html

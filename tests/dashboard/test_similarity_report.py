@@ -38,6 +38,7 @@ def test_two_sites_copying_different_chapters(scenario, scenario_cases, client):
     assert f'id="sim-share">{round(100 * (copy + mirror) / length)}%<' in html
     marks = re.findall(r'<mark class="sim-c(\d)" data-sites="([^"]+)"[^>]*>(.*?)</mark>', html,
                        re.S)
+    assert 'id="sim-text" lang="zh-Hans"' in html  # the work's language, not the interface's
     first = scenario.passages[scenario.matches[0].pk][0]
     ch2 = scenario.novel_text[first["work_start"]:first["work_end"]]
     assert ("1", "example.com") in {(c, s) for c, s, _t in marks}
