@@ -268,7 +268,8 @@ def unit_pairs(const int64_t[::1] work_tokens, work_token_sizes, const int64_t[:
     sentences, or none) found in the unit; a pair needs ``min_shared`` shared tokens, a unit
     of at most ``max_unit_ratio`` times the work sentence's characters, plus 4, and, when the
     work sentence has numbers, a unit holding three quarters of them. Memory: the page's
-    codes and one row of counts per page sentence, whatever the work's length."""
+    codes and one row of counts (one per page sentence, reused for each work sentence),
+    whatever the work's length."""
     cdef _PageCodes page = _PageCodes(page_tokens, page_token_sizes, page_chars,
                                       page_char_sizes)
     cdef Py_ssize_t m = len(page_token_sizes), n = len(work_token_sizes), j, i, k, e, t = 0, h = 0
