@@ -170,8 +170,9 @@ class Engine:
     A non-default fingerprinting configuration (``EngineConfig.scheme()``) makes other keys:
     give it its own index (the scheme is recorded with each work).
     rewrite_index: the index of the rewrite stage's keys (``fingerprint.rewrite``; another
-    prefix or instance than ``index``); None: the stage, when ``config.rewrite_stage`` is on,
-    verifies only the works the first stage's keys hit.
+    prefix or instance than ``index``). The stage runs when ``config.rewrite_stage`` is on and
+    this index is given; None: no rewrite stage (``self.rewrite`` is None), because the stage's
+    template rule needs to know how many works hold a key (docs/decisions/rewrite-stage.md).
     """
 
     def __init__(self, index, store, config: EngineConfig | None = None, cache_size: int = 4096,
@@ -188,7 +189,7 @@ class Engine:
                                          c.same_text_frame, 8 * cache_size)
         self._prepared_count = 0  # numbers given to prepared works (_Prepared.number)
         self.rewrite = RewriteStage(c, rewrite_index, cache_size=cache_size // 4) \
-            if c.rewrite_stage else None
+            if c.rewrite_stage and rewrite_index is not None else None
         self._judge_limits = JudgeLimits.of(c, DIGIT_LETTER)
 
     # -- fingerprinting -------------------------------------------------------------------
@@ -541,9 +542,8 @@ class Engine:
         counts = np.bincount(hits.work, minlength=len(hits.works))
         if int(counts.max(initial=0)) < self.config.rewrite_min_first_hits:
             return []
-        first = {hits.works[w]: int(n) for w, n in enumerate(counts) if n}
         out = []
-        for work_id, verdict, page, work in self.rewrite.judge(text, first, self.store):
+        for work_id, verdict, page, work in self.rewrite.judge(text, self.store):
             paired = {k for p in verdict.pairs for k in p.page}
             passages = sorted((Passage(page[min(p.page)].start, page[max(p.page)].end,
                                        work[p.work].start, work[p.work].end)

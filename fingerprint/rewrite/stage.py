@@ -74,8 +74,8 @@ class RewriteStage:
     that the first stage leaves undecided judged by sentence alignment.
 
     ``config``: the engine's EngineConfig (its ``rewrite_*`` fields); ``index``: an index for
-    the rewrite keys (a ``fingerprint.index`` Index; None: candidates come from the first
-    stage's hits alone); ``classes``: SynonymClasses (default: the shipped ones);
+    the rewrite keys (a ``fingerprint.index`` Index; None: a stage that cuts sentences and
+    aligns them, e.g. for ``explain``, but neither keeps keys nor judges pages); ``classes``: SynonymClasses (default: the shipped ones);
     ``cache_size``: works whose sentences are kept (LRU, each labelled with its store
     revision).
     """
@@ -112,45 +112,40 @@ class RewriteStage:
         if self.index is not None:
             self.index.remove(work_id)
 
-    def candidates(self, page: list[Sentence], first: dict[str, int]) -> list[str]:
+    def candidates(self, page: list[Sentence]) -> list[str]:
         """Work ids to verify, at most ``rewrite_max_candidates``, most hits first, ties by id:
-        with an index, the works that hold at least ``rewrite_min_key_hits`` and at least
-        ``rewrite_min_key_share`` of the page's distinct rewrite keys, a key held by more than
-        ``rewrite_template_works`` works counting for none (template, as in ``_template``);
-        without one, the first
-        stage's works (``first``: work id -> window-key hits) with at least
-        ``rewrite_min_key_hits`` window-key hits."""
+        the works that hold at least ``rewrite_min_key_hits`` and at least
+        ``rewrite_min_key_share`` of the page's (``page``'s sentences') distinct rewrite keys, a
+        key held by more than ``rewrite_template_works`` works counting for none (template, as
+        in ``_template``). Needs the stage's index."""
         c = self.config
-        if self.index is None:
-            counts = first
-            least = c.rewrite_min_key_hits
-        else:
-            keys = list(dict.fromkeys(sentence_keys(page, c.rewrite_min_tokens)))
-            counts = {}
-            template = 0  # keys held by more than rewrite_template_works works: no evidence
-            for held in self.index.lookup(keys).values():
-                works = {w for w, _ in held}
-                if len(works) > c.rewrite_template_works:
-                    template += 1
-                    continue
-                for work_id in works:
-                    counts[work_id] = counts.get(work_id, 0) + 1
-            least = max(c.rewrite_min_key_hits,
-                        c.rewrite_min_key_share * (len(keys) - template))
+        keys = list(dict.fromkeys(sentence_keys(page, c.rewrite_min_tokens)))
+        counts: dict[str, int] = {}
+        template = 0  # keys held by more than rewrite_template_works works: no evidence
+        for held in self.index.lookup(keys).values():
+            works = {w for w, _ in held}
+            if len(works) > c.rewrite_template_works:
+                template += 1
+                continue
+            for work_id in works:
+                counts[work_id] = counts.get(work_id, 0) + 1
+        least = max(c.rewrite_min_key_hits, c.rewrite_min_key_share * (len(keys) - template))
         ranked = sorted((w for w, n in counts.items() if n >= least), key=lambda w: (-counts[w], w))
         return ranked[:c.rewrite_max_candidates]
 
-    def judge(self, text: str, first: dict[str, int], store
+    def judge(self, text: str, store
               ) -> list[tuple[str, RewriteVerdict, list[Sentence], list[Sentence]]]:
         """(work id, verdict, page sentences, work sentences) of each candidate work (see
         ``candidates``) stored in ``store`` (a WorkStore) and found rewritten in ``text``,
-        best score first, ties by id."""
+        best score first, ties by id. Raises ValueError on a stage without an index."""
         c = self.config
+        if self.index is None:
+            raise ValueError("the rewrite stage judges pages only with its index of rewrite keys")
         page = self.sentences(text)
         if len(page) < c.rewrite_min_pairs:
             return []
         found = []
-        ids = self.candidates(page, first)
+        ids = self.candidates(page)
         revisions = store.revisions(ids) if ids else {}
         for work_id in ids:
             held = self._work(work_id, revisions.get(work_id), store)
@@ -189,11 +184,8 @@ class RewriteStage:
         """Numbers of a work's *template* sentences: every key of the sentence alone is held by
         more than ``rewrite_template_works`` works in the rewrite index, or stop-listed there
         (a clause that registered works share: a judgment's boilerplate, a formula). Such a
-        sentence pairing with a page is no evidence that the page rewrites this work. Empty
-        without an index."""
+        sentence pairing with a page is no evidence that the page rewrites this work."""
         c = self.config
-        if self.index is None:
-            return frozenset()
         keyed = {j: window_keys(s.token_codes) for j, s in enumerate(sentences)
                  if len(s.token_codes) >= c.rewrite_min_tokens}
         found = self.index.lookup(list({k for keys in keyed.values() for k in keys}))

@@ -172,6 +172,26 @@ def test_a_short_judgment_found_by_its_dates_among_many_siblings():
         assert [m.work_id for m in engine.match(_page(sibling))] == [work_id]
 
 
+@pytest.mark.parametrize("rewrite_index", [True, False], ids=["rewrite index", "none"])
+def test_judgments_of_one_template_are_not_reported_rewritten_of_each_other(judgments,
+                                                                           rewrite_index):
+    # every other judgment registered, the rest asked as pages: their template clauses pair
+    # sentence for sentence, which is no rewrite. The stage tells template sentences by the
+    # works that hold their rewrite keys; an engine without a rewrite index has no stage (it
+    # used to align the first stage's candidates without that rule, and reported some of these
+    # pages rewritten)
+    crowd = json.loads((FIXTURES / "judgments_crowd.json").read_text(encoding="utf-8"))
+    texts = [j["text"] for j in judgments["hearing"] + judgments["batch"] + crowd]
+    engine = Engine(MemoryIndex(), MemoryWorkStore(),
+                    rewrite_index=MemoryIndex() if rewrite_index else None)
+    assert (engine.rewrite is not None) == rewrite_index
+    for i, text in enumerate(texts[::2]):
+        engine.add_work(f"w{i}", text)
+    reported = {(i, m.work_id) for i, text in enumerate(texts[1::2])
+                for m in engine.match(_page(text)) if m.kind == "rewritten"}
+    assert reported == set()
+
+
 @pytest.fixture(scope="module")
 def dailies() -> dict[str, list[dict]]:
     """{"meetings": 20 meeting reports of one wire formula, "law": 10 Price Law articles}."""
