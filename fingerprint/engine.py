@@ -545,10 +545,10 @@ class Engine:
         out = []
         for work_id, verdict, page, work in self.rewrite.judge(text, self.store):
             paired = {k for p in verdict.pairs for k in p.page}
-            passages = sorted((Passage(page[min(p.page)].start, page[max(p.page)].end,
-                                       work[p.work].start, work[p.work].end)
+            passages = sorted((Passage(page.starts[p.page[0]], page.ends[p.page[-1]],
+                                       work.starts[p.work], work.ends[p.work])
                                for p in verdict.pairs), key=lambda q: (q.page_start, q.work_start))
-            out.append(Match(work_id, verdict.score, round(len(paired) / len(page), 4),
+            out.append(Match(work_id, verdict.score, round(len(paired) / page.size, 4),
                              verdict.score, passages, [work_id], "rewritten"))
         return out
 

@@ -19,15 +19,15 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from fingerprint.compiled.rewrite import unit_pairs
-from fingerprint.rewrite.classes import Sentence
+from fingerprint.rewrite.classes import Codes, Sentence, codes_of
 
 
-@dataclass(frozen=True)
-class SentencePair:
+class SentencePair(NamedTuple):
     """A work sentence paired with one or two page sentences: ``work`` (its number among the
     work's sentences), ``page`` (numbers of the page sentences, one or two), ``score``
     (containment, 0..1) and ``moved`` (True when the pair is out of the work's order on the
@@ -52,64 +52,64 @@ class AlignLimits:
     max_token_sentences: int = 8
 
 
-def _flat(sentences: list[Sentence]
-          ) -> tuple[np.ndarray, list[int], np.ndarray, list[int], np.ndarray, list[int]]:
-    """The token codes of ``sentences``, one after the other, and how many each has; the same
-    of their character codes and of their number codes (what ``unit_pairs`` takes)."""
-    tokens = [s.token_codes for s in sentences]
-    chars = [s.char_codes for s in sentences]
-    numbers = [s.number_codes for s in sentences]
-    return (np.concatenate(tokens), list(map(len, tokens)), np.concatenate(chars),
-            list(map(len, chars)), np.concatenate(numbers), list(map(len, numbers)))
-
-
 def align_sentences(work: list[Sentence], page: list[Sentence],
                     limits: AlignLimits = AlignLimits()) -> list[SentencePair]:
     """The pairs of ``work``'s sentences with ``page``'s (lists of ``Sentence``), in work
     order, each with at least ``limits.pair_score``; work sentences without a pair are left
-    out. The units that reach ``pair_score`` come from ``fingerprint.compiled.rewrite.
-    unit_pairs`` (the page's codes in a hash table, one row of counts per work sentence).
-    Time: the work's tokens and characters times at most ``max_token_sentences`` page
-    sentences each, plus the pairs that reach ``pair_score``; memory: the page's codes."""
+    out (``align_codes`` of their Codes)."""
     if not work or not page:
         return []
-    m = len(page)
-    j, first, size, score = unit_pairs(*_flat(work), *_flat(page), limits.max_token_sentences,
+    return align_codes(codes_of(work), codes_of(page), limits)
+
+
+def align_codes(work: Codes, page: Codes, limits: AlignLimits = AlignLimits(),
+                work_numbers: list[int] | None = None) -> list[SentencePair]:
+    """``align_sentences`` of the sentences whose Codes are ``work`` and ``page`` (each at
+    least one sentence); a pair's ``work`` is its sentence's place in ``work``, or that place's
+    entry in ``work_numbers`` when given. The units that reach ``pair_score`` come from
+    ``fingerprint.compiled.rewrite.unit_pairs`` (the page's codes in a hash table, one row of
+    counts per work sentence). Time: the work's tokens and characters times at most
+    ``max_token_sentences`` page sentences each, plus the pairs that reach ``pair_score``;
+    memory: the page's codes."""
+    n, m = len(work.token_sizes), len(page.token_sizes)
+    j, first, size, score = unit_pairs(*work, *page, limits.max_token_sentences,
                                        limits.min_shared, limits.max_unit_ratio,
                                        limits.pair_score)
     # best first; ties: one sentence before two, then the unit nearest the work's place
-    distance = np.abs(first - j * (m / len(work)))
+    distance = np.abs(first - j * (m / n))
     order = np.lexsort((-first, -j, distance, size, -score))
-    taken: dict[int, SentencePair] = {}
+    taken: dict[int, tuple[int, int, float]] = {}
     used = [0] * (m + 1)  # pairs each page sentence serves
     for jj, i, k, value in zip(j[order].tolist(), first[order].tolist(), size[order].tolist(),
                                score[order].tolist(), strict=True):
         if jj in taken or used[i] >= 2 or used[i + k - 1] >= 2:
             continue
-        taken[jj] = SentencePair(jj, (i,) if k == 1 else (i, i + 1), round(value, 4))
+        taken[jj] = (i, k, value)
         used[i] += 1
         used[i + 1] += k - 1
-    pairs = [taken[jj] for jj in sorted(taken)]
-    in_order = _in_order(pairs)
-    return [p if i in in_order else SentencePair(p.work, p.page, p.score, True)
-            for i, p in enumerate(pairs)]
+    works = sorted(taken)
+    in_order = _in_order([taken[jj][0] for jj in works])
+    return [SentencePair(jj if work_numbers is None else work_numbers[jj],
+                         (i,) if k == 1 else (i, i + 1), round(value, 4), x not in in_order)
+            for x, (jj, (i, k, value)) in enumerate((jj, taken[jj]) for jj in works)]
 
 
-def _in_order(pairs: list[SentencePair]) -> set[int]:
-    """Indexes of the longest run of ``pairs`` (in work order) whose first page sentences
-    do not decrease: the pairs not moved (O(n log n) longest non-decreasing subsequence)."""
+def _in_order(firsts: list[int]) -> set[int]:
+    """Indexes of the longest run of ``firsts`` (the first page sentence of each pair, in work
+    order) that does not decrease: the pairs not moved (O(n log n) longest non-decreasing
+    subsequence)."""
     tails: list[int] = []  # page number ending the best run of each length
     ends: list[int] = []  # index of that pair
-    parent = [-1] * len(pairs)
-    for idx, pair in enumerate(pairs):
-        at = bisect.bisect_right(tails, pair.page[0])
+    parent = [-1] * len(firsts)
+    for idx, first in enumerate(firsts):
+        at = bisect.bisect_right(tails, first)
         if at:
             parent[idx] = ends[at - 1]
         if at == len(tails):
-            tails.append(pair.page[0])
+            tails.append(first)
             ends.append(idx)
         else:
-            tails[at], ends[at] = pair.page[0], idx
+            tails[at], ends[at] = first, idx
     kept, idx = set(), ends[-1] if ends else -1
     while idx >= 0:
         kept.add(idx)

@@ -15,6 +15,7 @@ import re
 import zlib
 from collections.abc import Callable
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 from typing import NamedTuple
 
@@ -61,6 +62,76 @@ class Sentence(NamedTuple):
     @property
     def tokens(self) -> frozenset[str]:
         return frozenset(token for _, token in self.words)
+
+
+class Codes(NamedTuple):
+    """The codes of a run of sentences, one sentence after the other (what the alignment and
+    the keys take): ``tokens``, ``chars`` and ``numbers`` (int64 arrays: each sentence's
+    ``token_codes``, ``char_codes`` and ``number_codes`` concatenated) and how many each
+    sentence has of each (``token_sizes``, ``char_sizes``, ``number_sizes``: lists of int, one
+    per sentence)."""
+
+    tokens: np.ndarray
+    token_sizes: list[int]
+    chars: np.ndarray
+    char_sizes: list[int]
+    numbers: np.ndarray
+    number_sizes: list[int]
+
+
+def codes_of(sentences: list[Sentence]) -> Codes:
+    """The Codes of ``sentences`` (in their order; empty arrays for none)."""
+    if not sentences:
+        empty = np.zeros(0, dtype=np.int64)
+        return Codes(empty, [], empty, [], empty, [])
+    tokens = [s.token_codes for s in sentences]
+    chars = [s.char_codes for s in sentences]
+    numbers = [s.number_codes for s in sentences]
+    return Codes(np.concatenate(tokens), list(map(len, tokens)), np.concatenate(chars),
+                 list(map(len, chars)), np.concatenate(numbers), list(map(len, numbers)))
+
+
+class Cut:
+    """A text cut into sentences, kept as the cutter's flat arrays: ``size`` (sentences),
+    ``starts`` and ``ends`` (each sentence's character offsets in the text, end exclusive),
+    ``codes`` (their Codes); ``sentences()`` builds the ``Sentence`` tuples only when asked
+    (a page that matches nothing never needs them)."""
+
+    __slots__ = ("starts", "ends", "codes", "size", "_parts")
+
+    def __init__(self, starts: list[int], ends: list[int], tokens: np.ndarray,
+                 token_at: list[int], chars: np.ndarray, char_at: list[int],
+                 numbers: np.ndarray, number_at: list[int], kept: np.ndarray,
+                 kept_at: list[int], words: list[str], entries: dict[str, str]):
+        self.starts, self.ends, self.size = starts, ends, len(starts)
+        self.codes = Codes(tokens, _sizes(token_at), chars, _sizes(char_at), numbers,
+                           _sizes(number_at))
+        self._parts = (token_at, char_at, number_at, kept, kept_at, words, entries)
+
+    def sentences(self) -> list[Sentence]:
+        """The sentences, in order."""
+        token_at, char_at, number_at, kept, kept_at, words, entries = self._parts
+        tokens, _, chars, _, numbers, _ = self.codes
+        starts, ends = self.starts, self.ends
+        return [Sentence(starts[i], ends[i], tokens[token_at[i]:token_at[i + 1]],
+                         chars[char_at[i]:char_at[i + 1]], numbers[number_at[i]:number_at[i + 1]],
+                         words, kept[kept_at[i]:kept_at[i + 1]], entries)
+                for i in range(self.size)]
+
+    def head(self, n: int) -> Cut:
+        """The first ``n`` sentences (this Cut when it has no more)."""
+        if n >= self.size:
+            return self
+        token_at, char_at, number_at, kept, kept_at, words, entries = self._parts
+        tokens, _, chars, _, numbers, _ = self.codes
+        return Cut(self.starts[:n], self.ends[:n], tokens[:token_at[n]], token_at[:n + 1],
+                   chars[:char_at[n]], char_at[:n + 1], numbers[:number_at[n]],
+                   number_at[:n + 1], kept[:kept_at[n]], kept_at[:n + 1], words, entries)
+
+
+def _sizes(at: list[int]) -> list[int]:
+    """How many codes each sentence has, from the offsets ``at`` (one more than sentences)."""
+    return [b - a for a, b in pairwise(at)]
 
 
 class _Seen(dict):
@@ -120,9 +191,13 @@ class SynonymClasses:
         return None if token in self.stop else token
 
     def sentences(self, text: str) -> list[Sentence]:
-        """The sentences of ``text`` (str) that keep at least one token, in order: cut after
-        a word ending in 。！？!?；;… or a line end, and after a full stop followed by a space
-        or the end. Words by rjieba (jieba-rs: jieba's
+        """The sentences of ``text`` (str): ``cut(text).sentences()``."""
+        return self.cut(text).sentences()
+
+    def cut(self, text: str) -> Cut:
+        """``text`` (str) cut into the sentences that keep at least one token, in order: cut
+        after a word ending in 。！？!?；;… or a line end, and after a full stop followed by a
+        space or the end. Words by rjieba (jieba-rs: jieba's
         algorithm and dictionary in Rust, the same words as ``jieba.lcut`` and ten times as
         fast) in dictionary mode (no HMM: new words are not guessed, so both texts of a pair
         are cut alike). A lone surrogate (text decoded with ``surrogateescape``) is cut as
@@ -136,13 +211,7 @@ class SynonymClasses:
             words = rjieba.cut(text, False)
         except UnicodeEncodeError:  # a lone surrogate: cut as U+FFFD, the offsets unchanged
             words = rjieba.cut(_SURROGATE.sub("\ufffd", text), False)
-        starts, ends, tokens, token_at, chars, char_at, numbers, number_at, kept, kept_at = \
-            cut_sentences(words, seen, seen.entries)
-        entries = seen.entries
-        return [Sentence(starts[i], ends[i], tokens[token_at[i]:token_at[i + 1]],
-                         chars[char_at[i]:char_at[i + 1]], numbers[number_at[i]:number_at[i + 1]],
-                         words, kept[kept_at[i]:kept_at[i + 1]], entries)
-                for i in range(len(starts))]
+        return Cut(*cut_sentences(words, seen, seen.entries), words, seen.entries)
 
 
 @cache

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from fingerprint.compiled.rewrite import window_keys as compiled_window_keys
-from fingerprint.rewrite.align import AlignLimits, SentencePair, align_sentences
-from fingerprint.rewrite.classes import Sentence, default_classes
+from fingerprint.rewrite.align import AlignLimits, SentencePair, align_codes
+from fingerprint.rewrite.classes import Codes, Cut, Sentence, codes_of, default_classes
 
 KEY_TOKENS = 3
 
@@ -29,13 +30,17 @@ def window_keys(codes: np.ndarray) -> list[int]:
 
 
 def sentence_keys(sentences: list[Sentence], min_tokens: int) -> list[int]:
-    """The rewrite keys (duplicates possible) of a text's sentences: ``window_keys`` of each
-    sentence (in order) that has at least ``min_tokens`` tokens, then of each two adjacent
-    sentences together that have (compiled: ``fingerprint.compiled.rewrite.window_keys``)."""
-    if not sentences:
-        return []
-    return compiled_window_keys(np.concatenate([s.token_codes for s in sentences]),
-                                [len(s.token_codes) for s in sentences], min_tokens, KEY_TOKENS)
+    """The rewrite keys (duplicates possible) of a text's sentences: ``codes_keys`` of their
+    Codes."""
+    return codes_keys(codes_of(sentences), min_tokens)
+
+
+def codes_keys(codes: Codes, min_tokens: int) -> list[int]:
+    """The rewrite keys (duplicates possible) of sentences given as ``codes``: ``window_keys``
+    of each sentence (in order) that has at least ``min_tokens`` tokens, then of each two
+    adjacent sentences together that have (compiled:
+    ``fingerprint.compiled.rewrite.window_keys``)."""
+    return compiled_window_keys(codes.tokens, codes.token_sizes, min_tokens, KEY_TOKENS)
 
 
 @dataclass(frozen=True)
@@ -56,17 +61,35 @@ def judge_rewrite(work: list[Sentence], page: list[Sentence], limits: AlignLimit
     """A verdict when enough of the work's sentences pair with the page's: at least
     ``min_pairs`` pairs and ``min_share`` of the work's eligible sentences (those with at
     least ``min_tokens`` tokens and whose number is not in ``template``); else None."""
-    numbers = [j for j, s in enumerate(work) if len(s.token_codes) >= min_tokens
-               and j not in template]
-    eligible = [work[j] for j in numbers]
-    if len(eligible) < min_pairs:
+    held = _Eligible.of(work, min_tokens, template)
+    if not page:
         return None
-    pairs = align_sentences(eligible, page, limits)
-    pairs = [SentencePair(numbers[p.work], p.page, p.score, p.moved) for p in pairs]
-    share = len(pairs) / len(eligible)
-    if len(pairs) < min_pairs or share < min_share:
-        return None
-    return RewriteVerdict(round(share, 4), len(pairs), len(eligible), pairs)
+    return held.verdict(codes_of(page), limits, min_share, min_pairs)
+
+
+class _Eligible(NamedTuple):
+    """A work's eligible sentences (``judge_rewrite``): their ``numbers`` among the work's
+    sentences and their ``codes``."""
+
+    numbers: list[int]
+    codes: Codes
+
+    @classmethod
+    def of(cls, work: list[Sentence], min_tokens: int, template: frozenset[int]) -> _Eligible:
+        numbers = [j for j, s in enumerate(work) if len(s.token_codes) >= min_tokens
+                   and j not in template]
+        return cls(numbers, codes_of([work[j] for j in numbers]))
+
+    def verdict(self, page: Codes, limits: AlignLimits, min_share: float, min_pairs: int
+                ) -> RewriteVerdict | None:
+        """``judge_rewrite``'s verdict against a page of at least one sentence (``page``)."""
+        if not self.numbers or len(self.numbers) < min_pairs:
+            return None
+        pairs = align_codes(self.codes, page, limits, self.numbers)
+        share = len(pairs) / len(self.numbers)
+        if len(pairs) < min_pairs or share < min_share:
+            return None
+        return RewriteVerdict(round(share, 4), len(pairs), len(self.numbers), pairs)
 
 
 class RewriteStage:
@@ -75,9 +98,9 @@ class RewriteStage:
 
     ``config``: the engine's EngineConfig (its ``rewrite_*`` fields); ``index``: an index for
     the rewrite keys (a ``fingerprint.index`` Index; None: a stage that cuts sentences and
-    aligns them, e.g. for ``explain``, but neither keeps keys nor judges pages); ``classes``: SynonymClasses (default: the shipped ones);
-    ``cache_size``: works whose sentences are kept (LRU, each labelled with its store
-    revision).
+    aligns them, e.g. for ``explain``, but neither keeps keys nor judges pages);
+    ``classes``: SynonymClasses (default: the shipped ones); ``cache_size``: works whose
+    sentences are kept (LRU, each labelled with its store revision).
     """
 
     def __init__(self, config, index=None, classes=None, cache_size: int = 1024):
@@ -87,17 +110,20 @@ class RewriteStage:
         self.limits = AlignLimits(config.rewrite_pair_score, config.rewrite_min_shared,
                                   config.rewrite_max_unit_ratio,
                                   config.rewrite_max_token_sentences)
-        self._cache: OrderedDict[str, tuple[str, list[Sentence], frozenset[int]]] = \
-            OrderedDict()
+        self._cache: OrderedDict[str, tuple[str, Cut, _Eligible]] = OrderedDict()
         self._cache_size = cache_size
 
+    def cut(self, text: str) -> Cut:
+        """``SynonymClasses.cut`` of ``text``, the first ``rewrite_max_page_sentences``."""
+        return self.classes.cut(text).head(self.config.rewrite_max_page_sentences)
+
     def sentences(self, text: str) -> list[Sentence]:
-        """``SynonymClasses.sentences`` of ``text``, the first ``rewrite_max_page_sentences``."""
-        return self.classes.sentences(text)[:self.config.rewrite_max_page_sentences]
+        """The sentences of ``cut(text)``."""
+        return self.cut(text).sentences()
 
     def postings(self, text: str) -> list[tuple[int, int]]:
         """(key, number) postings of a work's rewrite keys, each key once."""
-        keys = dict.fromkeys(sentence_keys(self.sentences(text), self.config.rewrite_min_tokens))
+        keys = dict.fromkeys(codes_keys(self.cut(text).codes, self.config.rewrite_min_tokens))
         return [(key, n) for n, key in enumerate(keys)]
 
     def add(self, work_id: str, text: str) -> None:
@@ -112,14 +138,14 @@ class RewriteStage:
         if self.index is not None:
             self.index.remove(work_id)
 
-    def candidates(self, page: list[Sentence]) -> list[str]:
+    def candidates(self, page: Codes) -> list[str]:
         """Work ids to verify, at most ``rewrite_max_candidates``, most hits first, ties by id:
         the works that hold at least ``rewrite_min_key_hits`` and at least
-        ``rewrite_min_key_share`` of the page's (``page``'s sentences') distinct rewrite keys, a
+        ``rewrite_min_key_share`` of the page's (``page``: its sentences' Codes) distinct rewrite keys, a
         key held by more than ``rewrite_template_works`` works counting for none (template, as
         in ``_template``). Needs the stage's index."""
         c = self.config
-        keys = list(dict.fromkeys(sentence_keys(page, c.rewrite_min_tokens)))
+        keys = list(dict.fromkeys(codes_keys(page, c.rewrite_min_tokens)))
         counts: dict[str, int] = {}
         template = 0  # keys held by more than rewrite_template_works works: no evidence
         for held in self.index.lookup(keys).values():
@@ -133,36 +159,35 @@ class RewriteStage:
         ranked = sorted((w for w, n in counts.items() if n >= least), key=lambda w: (-counts[w], w))
         return ranked[:c.rewrite_max_candidates]
 
-    def judge(self, text: str, store
-              ) -> list[tuple[str, RewriteVerdict, list[Sentence], list[Sentence]]]:
-        """(work id, verdict, page sentences, work sentences) of each candidate work (see
-        ``candidates``) stored in ``store`` (a WorkStore) and found rewritten in ``text``,
-        best score first, ties by id. Raises ValueError on a stage without an index."""
+    def judge(self, text: str, store) -> list[tuple[str, RewriteVerdict, Cut, Cut]]:
+        """(work id, verdict, page cut, work cut) of each candidate work (see ``candidates``)
+        stored in ``store`` (a WorkStore) and found rewritten in ``text``, best score first,
+        ties by id. Raises ValueError on a stage without an index."""
         c = self.config
         if self.index is None:
             raise ValueError("the rewrite stage judges pages only with its index of rewrite keys")
-        page = self.sentences(text)
-        if len(page) < c.rewrite_min_pairs:
+        page = self.cut(text)
+        if page.size < c.rewrite_min_pairs:
             return []
         found = []
-        ids = self.candidates(page)
+        ids = self.candidates(page.codes)
         revisions = store.revisions(ids) if ids else {}
         for work_id in ids:
             held = self._work(work_id, revisions.get(work_id), store)
             if held is None:
                 continue
-            work, template = held
-            verdict = judge_rewrite(work, page, self.limits, c.rewrite_min_tokens,
-                                    c.rewrite_min_share, c.rewrite_min_pairs, template)
+            work, eligible = held
+            verdict = eligible.verdict(page.codes, self.limits, c.rewrite_min_share,
+                                       c.rewrite_min_pairs)
             if verdict is not None:
                 found.append((work_id, verdict, page, work))
         found.sort(key=lambda f: (-f[1].score, f[0]))
         return found
 
-    def _work(self, work_id: str, revision: str | None, store
-              ) -> tuple[list[Sentence], frozenset[int]] | None:
-        """A stored work's sentences and its template sentences (``_template``), from the
-        cache while its revision is unchanged; None when the work is not stored."""
+    def _work(self, work_id: str, revision: str | None, store) -> tuple[Cut, _Eligible] | None:
+        """A stored work's cut and its eligible sentences (``judge_rewrite``; template ones,
+        ``_template``, left out), from the cache while its revision is unchanged; None when
+        the work is not stored."""
         if revision is None:
             self._cache.pop(work_id, None)
             return None
@@ -173,12 +198,14 @@ class RewriteStage:
         record = store.get(work_id)
         if record is None:
             return None
-        sentences = self.sentences(record["text"])
-        template = self._template(sentences)
-        self._cache[work_id] = (revision, sentences, template)
+        cut = self.cut(record["text"])
+        sentences = cut.sentences()
+        eligible = _Eligible.of(sentences, self.config.rewrite_min_tokens,
+                                self._template(sentences))
+        self._cache[work_id] = (revision, cut, eligible)
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
-        return sentences, template
+        return cut, eligible
 
     def _template(self, sentences: list[Sentence]) -> frozenset[int]:
         """Numbers of a work's *template* sentences: every key of the sentence alone is held by
