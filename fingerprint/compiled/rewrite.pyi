@@ -1,6 +1,6 @@
 """Types of the compiled rewrite stage: sentences, rewrite keys, unit pairs (rewrite.pyx)."""
 
-from collections.abc import Mapping
+from collections.abc import Callable
 
 import numpy as np
 
@@ -8,7 +8,13 @@ NO_TOKEN: int
 SENTENCE_END: int
 FULL_STOP: int
 
-def cut_sentences(words: list[str], seen: Mapping[str, int], entries: dict[str, str]
+class WordCodes:
+    def __init__(self, make: Callable[[str], int], capacity: int = ...) -> None: ...
+    def __len__(self) -> int: ...
+    def clear(self) -> None: ...
+    def code(self, word: str) -> int: ...
+
+def cut_sentences(words: list[str], seen: WordCodes, entries: dict[str, str]
                   ) -> tuple[list[int], list[int], np.ndarray, list[int], np.ndarray, list[int],
                              np.ndarray, list[int], np.ndarray, list[int]]: ...
 def window_keys(codes: np.ndarray, sizes: list[int], min_tokens: int,

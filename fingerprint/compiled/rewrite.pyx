@@ -12,6 +12,7 @@ from libc.stdint cimport int64_t, uint64_t
 from libc.math cimport fmin
 
 from fingerprint.compiled.align cimport _log2, _sort_i64
+from fingerprint.compiled.mixing cimport splitmix64
 
 # word codes that are no token (a token's code is its CRC-32, 0 or more)
 cdef int64_t _NO_TOKEN = -1
@@ -51,7 +52,79 @@ cdef inline int _digit(Py_UCS4 c) noexcept nogil:
     return -1
 
 
-def cut_sentences(list words, seen, dict entries):
+cdef uint64_t _FNV_PRIME = 0x100000001B3ULL
+
+
+cdef class WordCodes:
+    """word -> code, each word's code made once by ``make`` (a callable: str -> int64) on its
+    first lookup and kept in an open-addressing table keyed by a 64-bit hash of the word's
+    code points (FNV-1a, then splitmix64's finaliser): a lookup neither hashes a Python str
+    nor compares one, which a dict does for every fresh word that rjieba makes. Two words of
+    one 64-bit hash would share a code; among 500,000 words the odds of any such pair are
+    about 7 in 10**9. ``len()``: words held; ``clear()`` forgets them."""
+
+    cdef object make
+    cdef uint64_t[::1] hashes  # 0: an empty slot
+    cdef int64_t[::1] codes
+    cdef Py_ssize_t count
+
+    def __init__(self, make, Py_ssize_t capacity=1 << 16):
+        self.make = make
+        self._allocate(max(16, 1 << _log2(max(capacity, 1))))
+
+    def _allocate(self, Py_ssize_t capacity):
+        self.hashes = np.zeros(capacity, np.uint64)
+        self.codes = np.zeros(capacity, np.int64)
+        self.count = 0
+
+    def __len__(self):
+        return self.count
+
+    def clear(self):
+        """Forget every word."""
+        self._allocate(self.hashes.shape[0])
+
+    def code(self, str word):
+        """The code of ``word`` (made now when it is new)."""
+        return self.get(word)
+
+    cdef int64_t get(self, str word) except? -9:
+        cdef uint64_t h = 0xCBF29CE484222325ULL
+        cdef Py_UCS4 c
+        cdef Py_ssize_t mask = self.hashes.shape[0] - 1, slot
+        cdef int64_t code
+        for c in word:
+            h = (h ^ <uint64_t>c) * _FNV_PRIME
+        h = splitmix64(h ^ <uint64_t>len(word)) | 1  # never 0, the empty slot
+        slot = <Py_ssize_t>(h & mask)
+        while self.hashes[slot] != 0:
+            if self.hashes[slot] == h:
+                return self.codes[slot]
+            slot = (slot + 1) & mask
+        code = self.make(word)
+        self.hashes[slot] = h
+        self.codes[slot] = code
+        self.count += 1
+        if 2 * self.count > mask:
+            self._grow()
+        return code
+
+    cdef void _grow(self):
+        cdef uint64_t[::1] hashes = self.hashes
+        cdef int64_t[::1] codes = self.codes
+        cdef Py_ssize_t i, slot, mask = 2 * hashes.shape[0] - 1, count = self.count
+        self._allocate(mask + 1)
+        for i in range(hashes.shape[0]):
+            if hashes[i] != 0:
+                slot = <Py_ssize_t>(hashes[i] & mask)
+                while self.hashes[slot] != 0:
+                    slot = (slot + 1) & mask
+                self.hashes[slot] = hashes[i]
+                self.codes[slot] = codes[i]
+        self.count = count
+
+
+def cut_sentences(list words, WordCodes seen, dict entries):
     """The sentences of a text from its ``words`` (str, in order, together the whole text):
     (starts, ends: lists of character offsets, end exclusive; tokens, token_at, chars,
     char_at, numbers, number_at, kept, kept_at: int64 arrays, sentence i's part of each
@@ -60,7 +133,7 @@ def cut_sentences(list words, seen, dict entries):
     a kept word: its code point; two adjacent English words: the CRC-32 of their tokens
     joined, plus 2**32); ``numbers``: the distinct values of its runs of ASCII and full-width
     digits, modulo 2**64 (as int64), ascending; ``kept``: the numbers of its kept words.
-    ``seen``: word -> its code (a mapping that makes a missing word's code: a token's CRC-32,
+    ``seen``: word -> its code (a WordCodes, whose ``make`` gives a token's CRC-32,
     ``NO_TOKEN``, ``SENTENCE_END`` or ``FULL_STOP``); ``entries``: word -> token of each kept
     word. A stretch of words ending a sentence that keeps no word is no sentence."""
     cdef Py_ssize_t n = len(words), i, text_length = 0
@@ -75,7 +148,7 @@ def cut_sentences(list words, seen, dict entries):
     cdef int64_t[::1] codes = np.empty(n, np.int64)
     for i in range(n):
         word = words[i]
-        codes[i] = seen[word]
+        codes[i] = seen.get(word)
         text_length += len(word)
     token_array = np.empty(n, np.int64)
     char_array = np.empty(text_length + n, np.int64)

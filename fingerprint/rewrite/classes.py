@@ -21,7 +21,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from fingerprint.compiled.rewrite import FULL_STOP, NO_TOKEN, SENTENCE_END, cut_sentences
+from fingerprint.compiled.rewrite import (
+    FULL_STOP,
+    NO_TOKEN,
+    SENTENCE_END,
+    WordCodes,
+    cut_sentences,
+)
 from fingerprint.rewrite.english import english_token
 
 CLASSES_FILE = Path(__file__).resolve().parents[1] / "data" / "synonym_classes.json.gz"
@@ -134,33 +140,34 @@ def _sizes(at: list[int]) -> list[int]:
     return [b - a for a, b in pairwise(at)]
 
 
-class _Seen(dict):
-    """word -> its code: the CRC-32 of its token, or ``NO_TOKEN``, ``SENTENCE_END`` (a word
-    ending in ``_ENDS``) or ``FULL_STOP`` (see ``fingerprint.compiled.rewrite``);
-    ``entries``: word -> token of each word with one. Each word's made once, on its first
-    lookup."""
+class _Seen:
+    """The words seen: ``codes`` (a WordCodes: word -> the CRC-32 of its token, or
+    ``NO_TOKEN``, ``SENTENCE_END`` (a word ending in ``_ENDS``) or ``FULL_STOP``, see
+    ``fingerprint.compiled.rewrite``) and ``entries`` (word -> token of each word with one).
+    Each word's are made once, on its first lookup."""
 
     def __init__(self, token: Callable[[str], str | None]) -> None:
-        super().__init__()
         self._token = token
         self.entries: dict[str, str] = {}
+        self.codes = WordCodes(self._code)
 
-    def __missing__(self, word: str) -> int:
+    def _code(self, word: str) -> int:
         if word[-1] in _ENDS:
-            code = SENTENCE_END
-        elif word == ".":
-            code = FULL_STOP
-        else:
-            token = self._token(word)
-            code = NO_TOKEN if token is None else zlib.crc32(token.encode("utf-8"))
-            if token is not None:
-                self.entries[word] = token
-        self[word] = code
-        return code
+            return SENTENCE_END
+        if word == ".":
+            return FULL_STOP
+        token = self._token(word)
+        if token is None:
+            return NO_TOKEN
+        self.entries[word] = token
+        return zlib.crc32(token.encode("utf-8"))
+
+    def __len__(self) -> int:
+        return len(self.codes)
 
     def forget(self) -> None:
         """Forget every word (sentences already cut keep the entries they were cut with)."""
-        self.clear()
+        self.codes.clear()
         self.entries = {}
 
 
@@ -211,7 +218,7 @@ class SynonymClasses:
             words = rjieba.cut(text, False)
         except UnicodeEncodeError:  # a lone surrogate: cut as U+FFFD, the offsets unchanged
             words = rjieba.cut(_SURROGATE.sub("\ufffd", text), False)
-        return Cut(*cut_sentences(words, seen, seen.entries), words, seen.entries)
+        return Cut(*cut_sentences(words, seen.codes, seen.entries), words, seen.entries)
 
 
 @cache

@@ -4,6 +4,7 @@ edits."""
 
 from __future__ import annotations
 
+import zlib
 from unittest.mock import patch
 
 import numpy as np
@@ -23,7 +24,7 @@ from fingerprint.compiled.judge import (
     same_text_pairs,
 )
 from fingerprint.compiled.lookup import name_works
-from fingerprint.compiled.rewrite import unit_pairs, window_keys
+from fingerprint.compiled.rewrite import WordCodes, unit_pairs, window_keys
 from fingerprint.config import EngineConfig
 from fingerprint.engine import exact_codes
 from fingerprint.fingerprints import Quantizer
@@ -550,6 +551,27 @@ def test_compiled_sentences_are_the_reference_sentences(text):
     assert [(s.start, s.end, s.token_codes.tolist(), s.char_codes.tolist(),
              s.number_codes.tolist(), [w for w, _ in s.words]) for s in got] == \
         sentences_reference(default_classes(), text)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=4), max_size=200), st.integers(1, 64))
+def test_word_codes_make_each_word_once_and_keep_it(words, capacity):
+    def code_of(word: str) -> int:
+        return zlib.crc32(word.encode("utf-8", "surrogatepass")) - 3
+
+    made: list[str] = []
+
+    def make(word: str) -> int:
+        made.append(word)
+        return code_of(word)
+
+    table = WordCodes(make, capacity)  # a small table grows many times
+    for _ in range(2):
+        assert [table.code(w) for w in words] == [code_of(w) for w in words]
+        assert made == list(dict.fromkeys(words)) and len(table) == len(made)
+    table.clear()
+    assert len(table) == 0
+    assert table.code("新词") == code_of("新词") and made[-1] == "新词" and len(table) == 1
 
 
 @settings(max_examples=examples(300), deadline=None)

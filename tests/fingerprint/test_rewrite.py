@@ -165,6 +165,21 @@ def test_a_page_of_function_words_only(rewrite_engine):
     assert rewrite_engine.match(page) == []
 
 
+def test_words_forgotten_past_the_limit_are_cut_alike(chapters, monkeypatch):
+    # a long-running worker forgets the words it has seen once it holds _MAX_SEEN of them
+    texts = [chapter["text"][:2000] for chapter in chapters]
+    fresh = SynonymClasses(default_classes().classes, default_classes().stop)
+    expected = [[(s.start, s.end, s.token_codes.tolist(), s.words) for s in fresh.sentences(t)]
+                for t in texts]
+    monkeypatch.setattr("fingerprint.rewrite.classes._MAX_SEEN", 50)
+    small = SynonymClasses(default_classes().classes, default_classes().stop)
+    for _ in range(2):
+        got = [[(s.start, s.end, s.token_codes.tolist(), s.words) for s in small.sentences(t)]
+               for t in texts]
+        assert got == expected
+        assert len(small._seen) < len(fresh._seen)  # forgotten before the last text
+
+
 def test_a_page_with_lone_surrogates_is_judged(rewrite_engine, chapters):
     # text decoded with surrogateescape: rjieba refuses it; the stage cuts U+FFFD instead
     page = rewrite(chapters[1]["text"], random.Random(2), 0.8, 0.5, True).replace("，", "\udcff，")
