@@ -26,9 +26,9 @@ def find_sorted(const uint64_t[::1] keys, const uint64_t[::1] query):
     array), by binary search without branches (a conditional move per halving: a query key's
     place among the index keys is unpredictable)."""
     cdef Py_ssize_t n = keys.shape[0], m = query.shape[0], t, lo, size, half
-    out = np.full(m, -1, dtype=np.int64)
     if n == 0:
-        return out
+        return np.full(m, -1, dtype=np.int64)
+    out = np.empty(m, dtype=np.int64)  # not np.full: a Python call's cost on every page
     cdef int64_t[::1] position = out
     cdef const uint64_t *at
     cdef uint64_t q
@@ -42,8 +42,7 @@ def find_sorted(const uint64_t[::1] keys, const uint64_t[::1] query):
                 at = at + half if at[half] < q else at
                 size -= half
             lo = (at - &keys[0]) + (at[0] < q)
-            if lo < n and keys[lo] == q:
-                position[t] = lo
+            position[t] = lo if lo < n and keys[lo] == q else -1
     return out
 
 
