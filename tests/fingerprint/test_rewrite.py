@@ -223,7 +223,14 @@ def test_a_page_of_ten_thousand_sentences(rewrite_engine, chapters, daily):
     assert all(m.kind == "copy" for m in matches)  # its sentences are copied, not rewritten
     noise = "。".join(f"第{n}号文件已经收到" for n in range(10_000)) + "。"
     assert rewrite_engine.match(noise) == []
-    assert len(rewrite_engine.rewrite.sentences(noise)) == CONFIG.rewrite_max_page_sentences
+    kept = rewrite_engine.rewrite.sentences(noise)  # the page's first sentences, unchanged
+    assert len(kept) == CONFIG.rewrite_max_page_sentences
+
+    def shown(sentence):
+        return (sentence.start, sentence.end, sentence.token_codes.tolist(),
+                sentence.char_codes.tolist(), sentence.number_codes.tolist(), sentence.words)
+
+    assert list(map(shown, kept)) == list(map(shown, default_classes().sentences(noise)[:len(kept)]))
 
 
 def test_a_long_work_and_a_long_page_align_in_bounded_memory(chapters):
