@@ -72,7 +72,7 @@ cdef class WordCodes:
         self.make = make
         self._allocate(max(16, 1 << _log2(max(capacity, 1))))
 
-    def _allocate(self, Py_ssize_t capacity):
+    cdef void _allocate(self, Py_ssize_t capacity):
         self.hashes = np.zeros(capacity, np.uint64)
         self.codes = np.zeros(capacity, np.int64)
         self.count = 0

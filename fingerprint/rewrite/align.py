@@ -87,11 +87,11 @@ def align_codes(work: Codes, page: Codes, limits: AlignLimits = AlignLimits(),
         taken[jj] = (i, k, value)
         used[i] += 1
         used[i + 1] += k - 1
-    works = sorted(taken)
-    in_order = _in_order([taken[jj][0] for jj in works])
+    chosen = [(jj, *taken[jj]) for jj in sorted(taken)]  # (work sentence, i, k, score)
+    in_order = _in_order([i for _, i, _, _ in chosen])
     return [SentencePair(jj if work_numbers is None else work_numbers[jj],
                          (i,) if k == 1 else (i, i + 1), round(value, 4), x not in in_order)
-            for x, (jj, (i, k, value)) in enumerate((jj, taken[jj]) for jj in works)]
+            for x, (jj, i, k, value) in enumerate(chosen)]
 
 
 def _in_order(firsts: list[int]) -> set[int]:

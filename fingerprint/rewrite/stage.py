@@ -29,12 +29,6 @@ def window_keys(codes: np.ndarray) -> list[int]:
     return compiled_window_keys(codes, [len(codes)], 0, KEY_TOKENS)
 
 
-def sentence_keys(sentences: list[Sentence], min_tokens: int) -> list[int]:
-    """The rewrite keys (duplicates possible) of a text's sentences: ``codes_keys`` of their
-    Codes."""
-    return codes_keys(codes_of(sentences), min_tokens)
-
-
 def codes_keys(codes: Codes, min_tokens: int) -> list[int]:
     """The rewrite keys (duplicates possible) of sentences given as ``codes``: ``window_keys``
     of each sentence (in order) that has at least ``min_tokens`` tokens, then of each two
@@ -61,10 +55,10 @@ def judge_rewrite(work: list[Sentence], page: list[Sentence], limits: AlignLimit
     """A verdict when enough of the work's sentences pair with the page's: at least
     ``min_pairs`` pairs and ``min_share`` of the work's eligible sentences (those with at
     least ``min_tokens`` tokens and whose number is not in ``template``); else None."""
-    held = _Eligible.of(work, min_tokens, template)
     if not page:
         return None
-    return held.verdict(codes_of(page), limits, min_share, min_pairs)
+    return _Eligible.of(work, min_tokens, template).verdict(codes_of(page), limits, min_share,
+                                                            min_pairs)
 
 
 class _Eligible(NamedTuple):
@@ -141,9 +135,9 @@ class RewriteStage:
     def candidates(self, page: Codes) -> list[str]:
         """Work ids to verify, at most ``rewrite_max_candidates``, most hits first, ties by id:
         the works that hold at least ``rewrite_min_key_hits`` and at least
-        ``rewrite_min_key_share`` of the page's (``page``: its sentences' Codes) distinct rewrite keys, a
-        key held by more than ``rewrite_template_works`` works counting for none (template, as
-        in ``_template``). Needs the stage's index."""
+        ``rewrite_min_key_share`` of the distinct rewrite keys of ``page`` (its sentences'
+        Codes), a key held by more than ``rewrite_template_works`` works counting for none
+        (template, as in ``_template``). Needs the stage's index."""
         c = self.config
         keys = list(dict.fromkeys(codes_keys(page, c.rewrite_min_tokens)))
         counts: dict[str, int] = {}
