@@ -41,26 +41,34 @@ def matched_masks(const uint8_t[::1] page, list works, list runs):
     return out
 
 
-cdef uint64_t *_pack(const uint8_t[:, ::1] masks, int64_t *counts, Py_ssize_t words) except NULL:
-    """The rows of 0/1 ``masks`` as bit rows of ``words`` uint64 each (malloc'ed: the caller
-    frees it); ``counts``: filled with each row's set bits."""
-    cdef Py_ssize_t m = masks.shape[0], n = masks.shape[1], i, p, w
+cdef void _pack(const uint8_t *masks, Py_ssize_t m, Py_ssize_t n, Py_ssize_t words,
+                uint64_t *bits, int64_t *counts) noexcept nogil:
+    """The m rows of n 0/1 bytes ``masks`` as bit rows of ``words`` uint64 each, into ``bits``
+    (m x words); ``counts``: filled with each row's set bits."""
+    cdef Py_ssize_t i, p, w, first, size
+    cdef uint64_t word
+    for i in range(m):
+        counts[i] = 0
+        for w in range(words):
+            first = 64 * w
+            size = min(64, n - first)
+            word = 0
+            for p in range(size):  # no branch: a mask is 0 or 1
+                word |= (<uint64_t>masks[i * n + first + p]) << p
+            bits[i * words + w] = word
+            counts[i] += __builtin_popcountll(word)
+
+
+cdef uint64_t *_packed(const uint8_t[:, ::1] masks, int64_t *counts) except NULL:
+    """``_pack`` of a 2-D mask into a malloc'ed block (the caller frees it)."""
+    cdef Py_ssize_t m = masks.shape[0], n = masks.shape[1], words = (n + 63) // 64
     cdef uint64_t *bits = <uint64_t *>malloc(m * words * sizeof(uint64_t) + 1)
     if bits == NULL:
         raise MemoryError()
-    cdef uint64_t word
-    cdef Py_ssize_t first, size
-    with nogil:
-        for i in range(m):
-            counts[i] = 0
-            for w in range(words):
-                first = 64 * w
-                size = min(64, n - first)
-                word = 0
-                for p in range(size):  # no branch: a mask is 0 or 1
-                    word |= (<uint64_t>masks[i, first + p]) << p
-                bits[i * words + w] = word
-                counts[i] += __builtin_popcountll(word)
+    if m and n:
+        _pack(&masks[0, 0], m, n, words, bits, counts)
+    else:
+        memset(counts, 0, m * sizeof(int64_t))
     return bits
 
 
@@ -77,7 +85,7 @@ def same_text_pairs(const uint8_t[:, ::1] masks, const int64_t[::1] sizes, doubl
         raise MemoryError()
     cdef uint64_t *bits = NULL
     try:
-        bits = _pack(masks, counts, words)
+        bits = _packed(masks, counts)
         return _same_text_pairs(bits, counts, words, m, &sizes[0], least)
     finally:
         free(bits); free(counts)
@@ -116,7 +124,7 @@ def dominated(const uint8_t[:, ::1] masks, const int64_t[::1] group, int64_t min
         raise MemoryError()
     cdef uint64_t *bits = NULL
     try:
-        bits = _pack(masks, counts, words)
+        bits = _packed(masks, counts)
         _dominated(bits, counts, words, m, &group[0], min_own, &flag[0])
         return out
     finally:
@@ -259,30 +267,37 @@ def letter_groups(const uint8_t[:, ::1] masks, const int64_t[::1] group):
     """Int64 array (n_page_letters,): for each page letter, the number of distinct ``group``
     labels (each in [0, n_candidates)) among the candidates whose row of ``masks``
     ((n_candidates, n_page_letters) 0/1 bytes) sets it."""
-    cdef Py_ssize_t m = masks.shape[0], n = masks.shape[1], c, d, p
+    cdef Py_ssize_t m = masks.shape[0], n = masks.shape[1]
     out = np.zeros(n, dtype=np.int64)
     cdef int64_t[::1] count = out
-    if m == 0:
+    if m == 0 or n == 0:
         return out
-    cdef uint8_t *union = <uint8_t *>malloc(n + 1)
+    cdef uint8_t *union = <uint8_t *>malloc(n)
     if union == NULL:
         raise MemoryError()
-    with nogil:
-        for c in range(m):
-            for d in range(c):
-                if group[d] == group[c]:
-                    break
-            else:  # the first member of its group: the union of its group's rows, counted once
-                for p in range(n):
-                    union[p] = masks[c, p]
-                for d in range(c + 1, m):
-                    if group[d] == group[c]:
-                        for p in range(n):
-                            union[p] |= masks[d, p]
-                for p in range(n):
-                    count[p] += union[p]
+    _letter_groups(&masks[0, 0], m, n, &group[0], &count[0], union)
     free(union)
     return out
+
+
+cdef void _letter_groups(const uint8_t *masks, Py_ssize_t m, Py_ssize_t n, const int64_t *group,
+                         int64_t *count, uint8_t *union) noexcept nogil:
+    """``letter_groups`` of the m rows of n bytes ``masks``, added into ``count`` (n);
+    ``union``: n bytes of scratch."""
+    cdef Py_ssize_t c, d, p
+    for c in range(m):
+        for d in range(c):
+            if group[d] == group[c]:
+                break
+        else:  # the first member of its group: the union of its group's rows, counted once
+            for p in range(n):
+                union[p] = masks[c * n + p]
+            for d in range(c + 1, m):
+                if group[d] == group[c]:
+                    for p in range(n):
+                        union[p] |= masks[d * n + p]
+            for p in range(n):
+                count[p] += union[p]
 
 
 cdef void _join(int64_t *group, Py_ssize_t m, list pairs):
@@ -386,7 +401,13 @@ def known_groups(list pairs, const int64_t[::1] ids, PairCache known, dict more=
     the connected components (each labelled by its smallest candidate) of the pairs that
     ``known`` (or else ``more``, {key: bool}) holds as the same; unknown, the pairs neither
     holds, in order. The key of candidates a and b is ``min(ids) << 32 | max(ids)``."""
-    cdef Py_ssize_t m = ids.shape[0], i, j, a, b
+    return _known_groups(pairs, &ids[0] if ids.shape[0] else NULL, ids.shape[0], known, more)
+
+
+cdef tuple _known_groups(list pairs, const int64_t *ids, Py_ssize_t m, PairCache known,
+                         dict more):
+    """``known_groups`` of the m candidate numbers ``ids``."""
+    cdef Py_ssize_t i, j, a, b
     cdef int64_t lo, hi
     cdef int same
     unknown = []
@@ -487,150 +508,170 @@ def judge_page(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[
     kept: (i, score, containment_page, containment_work) of each candidate that passes, in
     order (unrounded).
     """
-    masks, sizes, ids, seeds_of, same_numbers, other_numbers = _matched(
-        page, codes, offsets, boundaries, aligned, exact, limits.digit_letter)
-    labels, group, shadowed = _groups(masks, sizes, ids, seeds_of, known, same,
-                                      limits.same_text_least, limits.same_text_share,
-                                      limits.same_text_frame, limits.min_own_letters, joined)
-    return labels, _kept(masks, group, shadowed, sizes, same_numbers, other_numbers,
-                         limits.max_number_mismatch, limits.number_evidence_letters,
-                         limits.min_distinct_letters, limits.min_score)
+    cdef Py_ssize_t m = len(aligned)
+    cdef _Page pg
+    _open_page(&pg, m, page.shape[0])
+    try:
+        seeds_of = _matched(&pg, page, codes, offsets, boundaries, aligned, exact,
+                            limits.digit_letter)
+        labels = _groups(&pg, seeds_of, known, same, limits.same_text_least,
+                         limits.same_text_share, limits.same_text_frame, limits.min_own_letters,
+                         joined)
+        return labels, _kept(&pg, limits.max_number_mismatch, limits.number_evidence_letters,
+                             limits.min_distinct_letters, limits.min_score)
+    finally:
+        free(pg.block)
 
 
-cdef tuple _matched(const uint8_t[::1] page, const uint8_t[::1] codes, const int64_t[::1] offsets,
-                    const int64_t[::1] boundaries, list aligned, bint exact, int digit_letter):
-    """Stage 1 of ``judge_page``: the page letters each candidate matched and the comparison
-    of the page's numbers inside its passages (``_compare_numbers``). Returns (masks
-    (n_candidates, n_page_letters) 0/1 bytes, sizes (each work's letters), ids (each prepared
-    work's number), seeds (each candidate's SeedIndex), same_numbers, other_numbers (int64
-    counts of the numbers equal to the work's and not))."""
-    cdef Py_ssize_t m = len(aligned), n = page.shape[0], c
-    sizes_out = np.empty(m, dtype=np.int64)
-    ids_out = np.empty(m, dtype=np.int64)
-    masks = np.zeros((m, n), dtype=np.uint8)
-    same_out = np.zeros(m, dtype=np.int64)
-    other_out = np.zeros(m, dtype=np.int64)
-    cdef int64_t[::1] sizes = sizes_out, ids = ids_out
-    cdef int64_t[::1] same_numbers = same_out, other_numbers = other_out
-    cdef uint8_t[:, ::1] mask = masks
+cdef struct _Page:
+    # The scratch of one judge_page call, carved out of one calloc'ed block: m candidates,
+    # n page letters, words = ceil(n / 64).
+    Py_ssize_t m, n, words
+    void *block
+    int64_t *sizes  # m: each work's letters
+    int64_t *ids  # m: each prepared work's number
+    int64_t *same_numbers  # m: the page's numbers equal to the work's
+    int64_t *other_numbers  # m: and those that differ
+    int64_t *group  # m: same-text group labels, joined pairs merged
+    int64_t *counts  # m: each candidate's matched page letters
+    uint64_t *bits  # m x words: matched page letters as bit rows
+    int64_t *letter_groups  # n: groups matching each page letter
+    double *weight  # n
+    double *picked  # n
+    const int64_t **spans  # m: each alignment's passages
+    Py_ssize_t *n_spans  # m
+    uint8_t *mask  # m x n: matched page letters as 0/1 bytes
+    uint8_t *shadowed  # m: dominated by a candidate of another group
+    uint8_t *union  # n
+
+
+cdef int _open_page(_Page *pg, Py_ssize_t m, Py_ssize_t n) except -1:
+    """Fill ``pg`` with zeroed scratch for m candidates and n page letters (``free(pg.block)``
+    releases it)."""
+    cdef Py_ssize_t words = (n + 63) // 64
+    cdef Py_ssize_t eights = 6 * m + m * words + 3 * n + 2 * m  # 8-byte slots
+    cdef char *at = <char *>calloc(1, eights * 8 + m * n + m + n + 1)
+    if at == NULL:
+        raise MemoryError()
+    pg.m, pg.n, pg.words, pg.block = m, n, words, at
+    pg.sizes = <int64_t *>at
+    pg.ids = pg.sizes + m
+    pg.same_numbers = pg.ids + m
+    pg.other_numbers = pg.same_numbers + m
+    pg.group = pg.other_numbers + m
+    pg.counts = pg.group + m
+    pg.bits = <uint64_t *>(pg.counts + m)
+    pg.letter_groups = <int64_t *>(pg.bits + m * words)
+    pg.weight = <double *>(pg.letter_groups + n)
+    pg.picked = pg.weight + n
+    pg.spans = <const int64_t **>(pg.picked + n)
+    pg.n_spans = <Py_ssize_t *>(pg.spans + m)
+    pg.mask = <uint8_t *>(pg.n_spans + m)
+    pg.shadowed = pg.mask + m * n
+    pg.union = pg.shadowed + m
+    return 0
+
+
+cdef list _matched(_Page *pg, const uint8_t[::1] page, const uint8_t[::1] codes,
+                   const int64_t[::1] offsets, const int64_t[::1] boundaries, list aligned,
+                   bint exact, int digit_letter):
+    """Stage 1 of ``judge_page``: the page letters each candidate matched (``pg.mask``), the
+    works' sizes and numbers, and the comparison of the page's numbers inside its passages
+    (``_compare_numbers``). Returns each candidate's SeedIndex."""
+    cdef Py_ssize_t m = pg.m, n = pg.n, c
     cdef const uint8_t[::1] exact_view
     cdef const uint8_t *work
     cdef SeedIndex seeds
     cdef Alignment aln
     cdef list seeds_of = []
-    cdef const int64_t **spans = <const int64_t **>malloc(m * sizeof(int64_t *) + 1)
-    cdef Py_ssize_t *n_spans = <Py_ssize_t *>malloc(m * sizeof(Py_ssize_t) + 1)
-    try:
-        if spans == NULL or n_spans == NULL:
-            raise MemoryError()
-        for c in range(m):
-            _, prep, found = aligned[c]
-            seeds, aln = prep.seeds, found
-            seeds_of.append(seeds)
-            if exact:
-                exact_view = prep.exact
-                work = &exact_view[0]
-            else:
-                work = seeds._letters
-            if aln.n_runs:
-                _mask_row(&mask[c, 0], &page[0], work, aln._runs, aln.n_runs)
-            spans[c], n_spans[c] = aln._passages, aln.n_passages
-            sizes[c] = seeds._n_letters
-            ids[c] = prep.number
-        if m and n:
-            _compare_numbers(&codes[0], &offsets[0], n, &mask[0, 0], m, spans, 4, n_spans,
-                             &boundaries[0] if boundaries.shape[0] else NULL,
-                             boundaries.shape[0], digit_letter, &same_numbers[0],
-                             &other_numbers[0])
-    finally:
-        free(spans); free(n_spans)
-    return masks, sizes_out, ids_out, seeds_of, same_out, other_out
+    for c in range(m):
+        _, prep, found = aligned[c]
+        seeds, aln = prep.seeds, found
+        seeds_of.append(seeds)
+        if exact:
+            exact_view = prep.exact
+            work = &exact_view[0]
+        else:
+            work = seeds._letters
+        if aln.n_runs:
+            _mask_row(pg.mask + c * n, &page[0], work, aln._runs, aln.n_runs)
+        pg.spans[c], pg.n_spans[c] = aln._passages, aln.n_passages
+        pg.sizes[c] = seeds._n_letters
+        pg.ids[c] = prep.number
+    if m and n:
+        _compare_numbers(&codes[0], &offsets[0], n, pg.mask, m, pg.spans, 4, pg.n_spans,
+                         &boundaries[0] if boundaries.shape[0] else NULL,
+                         boundaries.shape[0], digit_letter, pg.same_numbers, pg.other_numbers)
+    return seeds_of
 
 
-cdef tuple _groups(const uint8_t[:, ::1] mask, const int64_t[::1] sizes, const int64_t[::1] ids,
-                   list seeds_of, PairCache known, same, double least, double share,
-                   double frame, int64_t min_own, list joined):
+cdef list _groups(_Page *pg, list seeds_of, PairCache known, same, double least, double share,
+                  double frame, int64_t min_own, list joined):
     """Stage 2 of ``judge_page``: the same-text groups of the candidates (pairs from
     ``_same_text_pairs``, answered from ``known`` or by ``_grams_shared`` and ``same``, and
-    remembered), those of ``joined`` pairs merged (``_join``), and the candidates dominated by
-    one of another group (``_dominated``). Returns (labels: list of int, ``joined`` left out;
-    group: int64 labels; shadowed: uint8 0/1)."""
-    cdef Py_ssize_t m = mask.shape[0], words = (mask.shape[1] + 63) // 64, c
+    remembered), those of ``joined`` pairs merged (``_join``) into ``pg.group``, and the
+    candidates dominated by one of another group (``_dominated``) in ``pg.shadowed``. Returns
+    the labels (list of int, ``joined`` left out)."""
+    cdef Py_ssize_t m = pg.m, c
     cdef int64_t lo, hi
+    cdef const int64_t *ids = pg.ids
     labels = list(range(m))
-    group_out = np.zeros(m, dtype=np.int64)
-    shadowed_out = np.zeros(m, dtype=np.uint8)
-    cdef int64_t[::1] group = group_out
-    cdef uint8_t[::1] shadowed = shadowed_out
-    cdef int64_t *counts = <int64_t *>malloc(m * sizeof(int64_t) + 1)
-    cdef uint64_t *bits = NULL
-    try:
-        if counts == NULL:
-            raise MemoryError()
-        bits = _pack(mask, counts, words)
-        if m >= 2:
-            pairs = _same_text_pairs(bits, counts, words, m, &sizes[0], least)
-            if pairs:
-                if known.count + len(pairs) > known.capacity:
-                    known.clear()
-                labels, unknown = known_groups(pairs, ids, known)
-                if unknown:  # answered, and remembered while the cache has room
-                    answers = {}
-                    for i, j in unknown:
-                        lo, hi = min(ids[i], ids[j]), max(ids[i], ids[j])
-                        answer = answers[(lo << 32) | hi] = bool(
-                            _grams_shared(seeds_of[i], seeds_of[j], share, frame)
-                            and same(i, j))
-                        known.put((lo << 32) | hi, answer)
-                    labels, _ = known_groups(pairs, ids, known, answers)
-            for c in range(m):
-                group[c] = labels[c]
-            if joined:
-                _join(&group[0], m, joined)
-            _dominated(bits, counts, words, m, &group[0], min_own, &shadowed[0])
-    finally:
-        free(bits); free(counts)
-    return labels, group_out, shadowed_out
+    _pack(pg.mask, m, pg.n, pg.words, pg.bits, pg.counts)
+    if m >= 2:
+        pairs = _same_text_pairs(pg.bits, pg.counts, pg.words, m, pg.sizes, least)
+        if pairs:
+            if known.count + len(pairs) > known.capacity:
+                known.clear()
+            labels, unknown = _known_groups(pairs, ids, m, known, None)
+            if unknown:  # answered, and remembered while the cache has room
+                answers = {}
+                for i, j in unknown:
+                    lo, hi = min(ids[i], ids[j]), max(ids[i], ids[j])
+                    answer = answers[(lo << 32) | hi] = bool(
+                        _grams_shared(seeds_of[i], seeds_of[j], share, frame)
+                        and same(i, j))
+                    known.put((lo << 32) | hi, answer)
+                labels, _ = _known_groups(pairs, ids, m, known, answers)
+    for c in range(m):
+        pg.group[c] = labels[c]
+    if m >= 2:
+        if joined:
+            _join(pg.group, m, joined)
+        _dominated(pg.bits, pg.counts, pg.words, m, pg.group, min_own, pg.shadowed)
+    return labels
 
 
-cdef list _kept(const uint8_t[:, ::1] mask, const int64_t[::1] group,
-                const uint8_t[::1] shadowed, const int64_t[::1] sizes,
-                const int64_t[::1] same_numbers, const int64_t[::1] other_numbers,
-                double max_mismatch, double evidence, double min_distinct, double min_score):
+cdef list _kept(_Page *pg, double max_mismatch, double evidence, double min_distinct,
+                double min_score):
     """Stage 3 of ``judge_page``: the candidates that pass the numbers, dominance and
     distinctive-letter rules, each page letter weighing 1 / the groups matching it (summed in
     NumPy's pairwise order). Returns [(i, score, containment_page, containment_work)]."""
-    cdef Py_ssize_t m = mask.shape[0], n = mask.shape[1], c, p, k
-    cdef int64_t[::1] groups_of_letter = letter_groups(mask, group)
-    cdef double *weight = <double *>malloc(n * sizeof(double) + 1)
-    cdef double *picked = <double *>malloc(n * sizeof(double) + 1)
+    cdef Py_ssize_t m = pg.m, n = pg.n, c, p, k
+    cdef const uint8_t *row
     cdef double distinct, cp, cw, score
     cdef list kept = []
-    if weight == NULL or picked == NULL:
-        free(weight); free(picked)
-        raise MemoryError()
-    try:
+    _letter_groups(pg.mask, m, n, pg.group, pg.letter_groups, pg.union)
+    for p in range(n):
+        pg.weight[p] = 1.0 / <double>max(pg.letter_groups[p], 1)
+    for c in range(m):
+        if pg.other_numbers[c] > max_mismatch * <double>(pg.same_numbers[c]
+                                                         + pg.other_numbers[c]):
+            continue
+        if pg.shadowed[c]:
+            continue
+        row = pg.mask + c * n
+        k = 0
         for p in range(n):
-            weight[p] = 1.0 / <double>max(groups_of_letter[p], 1)
-        for c in range(m):
-            if other_numbers[c] > max_mismatch * <double>(same_numbers[c] + other_numbers[c]):
-                continue
-            if shadowed[c]:
-                continue
-            k = 0
-            for p in range(n):
-                if mask[c, p]:
-                    picked[k] = weight[p]
-                    k += 1
-            distinct = 0.0 + _pairwise_sum(picked, k)
-            if distinct + evidence * <double>same_numbers[c] < min_distinct:
-                continue
-            cp = distinct / <double>n
-            cw = min(1.0, distinct / <double>sizes[c])
-            score = max(cp, cw)
-            if score < min_score:
-                continue
-            kept.append((c, score, cp, cw))
-        return kept
-    finally:
-        free(weight); free(picked)
+            if row[p]:
+                pg.picked[k] = pg.weight[p]
+                k += 1
+        distinct = 0.0 + _pairwise_sum(pg.picked, k)
+        if distinct + evidence * <double>pg.same_numbers[c] < min_distinct:
+            continue
+        cp = distinct / <double>n
+        cw = min(1.0, distinct / <double>pg.sizes[c])
+        score = max(cp, cw)
+        if score < min_score:
+            continue
+        kept.append((c, score, cp, cw))
+    return kept
