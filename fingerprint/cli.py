@@ -184,15 +184,11 @@ def _parse(line: bytes, number: int, report: Report) -> Record | None:
     if not line.strip():
         return None
     try:
-        text = line.decode("utf-8-sig" if number == 1 else "utf-8")
-    except UnicodeDecodeError as exc:
-        report.skip(number, "not UTF-8", f"byte 0x{line[exc.start]:02x} at byte {exc.start}")
-        return None
-    try:
-        obj = json.loads(text)
-    except ValueError as exc:
-        report.skip(number, "malformed JSON", str(exc))
-        return None
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        obj = _parse_strictly(line, number, report)
+        if obj is _SKIPPED:
+            return None
     if not isinstance(obj, dict):
         report.skip(number, "not a JSON object", f"got {type(obj).__name__}")
         return None
@@ -213,6 +209,25 @@ def _parse(line: bytes, number: int, report: Report) -> Record | None:
         report.skip(number, "empty text", f"record {work_id!r}")
         return None
     return Record(number, work_id, body)
+
+
+_SKIPPED = object()
+
+
+def _parse_strictly(line: bytes, number: int, report: Report):
+    """The JSON value of a line that orjson refused, as the json module reads it (a BOM on the
+    first line, a lone surrogate escape, NaN, integers past 64 bits), or ``_SKIPPED`` after
+    reporting why the line is unusable (not UTF-8, malformed JSON)."""
+    try:
+        text = line.decode("utf-8-sig" if number == 1 else "utf-8")
+    except UnicodeDecodeError as exc:
+        report.skip(number, "not UTF-8", f"byte 0x{line[exc.start]:02x} at byte {exc.start}")
+        return _SKIPPED
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        report.skip(number, "malformed JSON", str(exc))
+        return _SKIPPED
 
 
 # --- backends -------------------------------------------------------------------------------

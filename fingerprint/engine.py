@@ -25,6 +25,7 @@ from fingerprint.index.base import check_work_id
 from fingerprint.index.hits import Hits, hits_from_lookup, hits_of_each
 from fingerprint.letters import (
     DIGIT_LETTER,
+    LONE_SURROGATE,
     EmptyTextError,
     Letters,
     TextTooLargeError,
@@ -250,7 +251,8 @@ class Engine:
         Raises ValueError on an empty work_id, TypeError when text is not a str,
         EmptyTextError (a ValueError) when the text has no letters or fewer than
         ``min_text_letters`` (such a work could never be matched), TextTooLargeError (a
-        ValueError) when it is longer than ``max_text_chars``; nothing is stored then.
+        ValueError) when it is longer than ``max_text_chars``, ValueError when it holds a lone
+        surrogate (no store can encode it); nothing is stored then.
         """
         letters = self._work_letters(work_id, text)
         return self._store_and_index(work_id, text, letters, self.postings(letters))
@@ -285,6 +287,10 @@ class Engine:
         """Letters of a work's text, after the checks of ``add_work`` (raises as it does)."""
         check_work_id(work_id)
         letters = self.letters(text)
+        if (surrogate := LONE_SURROGATE.search(text)) is not None:
+            raise ValueError(f"work {work_id!r}: text has a lone surrogate "
+                             f"(U+{ord(surrogate[0]):04X}) at character {surrogate.start()}: "
+                             "not valid Unicode, so it cannot be stored")
         if len(letters) == 0:
             raise EmptyTextError(f"work {work_id!r}: text has no letters (no Han or Latin text)")
         if len(letters) < self.config.min_text_letters:

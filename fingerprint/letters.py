@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from functools import cached_property, lru_cache
 from pathlib import Path
 
@@ -53,6 +54,11 @@ _NO_BOUNDARIES.setflags(write=False)
 
 class EmptyTextError(ValueError):
     """Raised when a text yields no letters at all (empty, digits or punctuation only)."""
+
+
+#: a lone surrogate code point (text decoded with ``surrogateescape``): not valid Unicode, so
+#: it cannot be encoded as UTF-8 or stored
+LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 class TextTooLargeError(ValueError):

@@ -28,12 +28,12 @@ from fingerprint.compiled.rewrite import (
     WordCodes,
     cut_sentences,
 )
+from fingerprint.letters import LONE_SURROGATE
 from fingerprint.rewrite.english import english_token
 
 CLASSES_FILE = Path(__file__).resolve().parents[1] / "data" / "synonym_classes.json.gz"
 _ENDS = frozenset("。！？!?；;…\n")
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
 _MAX_SEEN = 500_000  # words whose token is remembered (a dictionary's worth)
 
 
@@ -217,7 +217,7 @@ class SynonymClasses:
         try:
             words = rjieba.cut(text, False)
         except UnicodeEncodeError:  # a lone surrogate: cut as U+FFFD, the offsets unchanged
-            words = rjieba.cut(_SURROGATE.sub("\ufffd", text), False)
+            words = rjieba.cut(LONE_SURROGATE.sub("\ufffd", text), False)
         return Cut(*cut_sentences(words, seen.codes, seen.entries), words, seen.entries)
 
 

@@ -154,6 +154,33 @@ def test_bad_lines_are_reported_and_skipped(tmp_path):
     assert "page.jsonl:1: malformed JSON" in queried.stderr
 
 
+def test_lines_that_only_the_lenient_json_reader_accepts_are_kept(tmp_path):
+    """Lines are read by orjson, and by the json module where orjson refuses them: a BOM on
+    the first line, NaN and an integer past 64 bits are read as before. A lone surrogate
+    escape is read too: a page holding one is matched, a work holding one is refused alone
+    (no store can encode it) and the other works of the file are indexed."""
+    text = records(WORKS)["bameitu-02"]["text"]
+    q = len(text) // 4
+    lenient = write_lines(tmp_path / "lenient.jsonl", [
+        b"\xef\xbb\xbf" + work_line("bom", text[:q]),
+        work_line("nan", text[q:2 * q])[:-1] + b', "weight": NaN}',
+        work_line("big", text[2 * q:3 * q])[:-1] + b', "serial": 123456789012345678901234567890}',
+        work_line("surrogate", text[3 * q:])[:-2] + b'\\ud800"}',
+    ])
+    proc = run("index", "--db", tmp_path / "db", lenient)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("indexed 3 works (0 replaced), skipped 1 (1 rejected text),")
+    assert "lenient.jsonl:4: rejected text: record 'surrogate': work 'surrogate': text has a " \
+           f"lone surrogate (U+D800) at character {len(text) - 3 * q}" in proc.stderr
+    page = write_lines(tmp_path / "page.jsonl", [
+        work_line("page", text[2 * q:3 * q])[:-2] + b'\\ud800"}',
+        work_line("page-2", text[q:2 * q])])
+    queried = run("query", "--db", tmp_path / "db", page)
+    assert queried.returncode == 0, queried.stderr
+    assert {(m["page_id"], m["work_id"]) for m in matches(queried)} == {("page", "big"),
+                                                                        ("page-2", "nan")}
+
+
 def test_a_text_registered_as_several_works_is_one_finding(tmp_path):
     text = records(WORKS)["bameitu-02"]["text"]
     again = write_lines(tmp_path / "again.jsonl", [work_line("bameitu-reissue", text),
