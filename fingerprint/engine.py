@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from fingerprint.arrays import sorted_distinct
 from fingerprint.compiled.judge import exact_codes as compiled_exact_codes
 from fingerprint.compiled.judge import judge_page
 from fingerprint.compiled.lookup import rank
@@ -471,7 +472,7 @@ class Engine:
         index with ``lookup_hits`` (in this process) is asked page by page."""
         if len(pages) < 2 or getattr(self.index, "lookup_hits", None) is not None:
             return [self._hits(keys) for keys in pages]
-        union = np.unique(np.concatenate(pages)).tolist()
+        union = sorted_distinct(np.concatenate(pages)).tolist()
         lookup_revisions = getattr(self.index, "lookup_revisions", None)
         if lookup_revisions is None:
             return hits_of_each(self.index.lookup(union), None, pages)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fingerprint.arrays import sorted_distinct
 from fingerprint.verify import Alignment, SeedIndex
 
 
@@ -94,7 +95,7 @@ def find_relations(work_id: str, codes: np.ndarray, keys: np.ndarray, lookup: Ca
     ``key_share`` of its distinct keys; W may be part of it when the keys hit cover at least
     ``key_share`` of W's windows up to the last one hit. Raises the index's and store's errors.
     """
-    distinct = np.unique(keys)
+    distinct = sorted_distinct(keys)
     if not len(distinct):
         return [], []
     found = lookup(distinct.tolist())

@@ -10,6 +10,7 @@ import numpy as np
 
 from libc.stdint cimport int64_t, uint64_t
 from libc.math cimport fmin
+from libc.stdlib cimport calloc, free, malloc
 
 from fingerprint.compiled.align cimport _log2, _sort_i64
 from fingerprint.compiled.mixing cimport splitmix64
@@ -264,6 +265,47 @@ def window_keys(const int64_t[::1] codes, sizes, int min_tokens, int key_tokens)
 
 cdef int64_t CHAR_SPACE = (<int64_t>1) << 34  # added to character codes: apart from tokens
 cdef uint64_t FIBONACCI = 0x9E3779B97F4A7C15ULL  # 2**64 / golden ratio: a multiplicative hash
+
+
+def key_evidence(const int64_t[::1] places, const int64_t[::1] work, Py_ssize_t n_keys,
+                 Py_ssize_t n_works, int64_t template_works):
+    """(counts, template) of a lookup of ``n_keys`` distinct rewrite keys whose postings are
+    given as each one's key (its place among the keys, int64 (n,)) and work (its place among
+    the ``n_works`` works of the postings, int64 (n,)): ``template``, the keys held by more
+    than ``template_works`` distinct works (template text); ``counts`` (list of n_works ints),
+    for each work the other keys it holds (``RewriteStage.candidates``). Each (key, work)
+    counts once, found in a hash table of the pairs (Fibonacci hashing, linear probing)."""
+    cdef Py_ssize_t n = places.shape[0], size = 2, distinct = 0, t, slot
+    cdef int shift = 63
+    cdef int64_t template = 0, pair
+    while size < 2 * n:
+        size *= 2
+        shift -= 1
+    cdef int64_t *table = <int64_t *>calloc(size, sizeof(int64_t))  # pair + 1; 0: empty
+    cdef Py_ssize_t *first = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t) + 1)
+    cdef int64_t *held = <int64_t *>calloc(n_keys + 1, sizeof(int64_t))
+    cdef int64_t *counts = <int64_t *>calloc(n_works + 1, sizeof(int64_t))
+    try:
+        if table == NULL or first == NULL or held == NULL or counts == NULL:
+            raise MemoryError()
+        for t in range(n):
+            pair = places[t] * n_works + work[t] + 1
+            slot = <Py_ssize_t>((<uint64_t>pair * FIBONACCI) >> shift)
+            while table[slot] != 0 and table[slot] != pair:
+                slot = (slot + 1) & (size - 1)
+            if table[slot] == 0:  # the first posting of this (key, work)
+                table[slot] = pair
+                held[places[t]] += 1
+                first[distinct] = t
+                distinct += 1
+        for t in range(n_keys):
+            template += held[t] > template_works
+        for t in range(distinct):
+            if held[places[first[t]]] <= template_works:
+                counts[work[first[t]]] += 1
+        return [counts[t] for t in range(n_works)], template
+    finally:
+        free(table); free(first); free(held); free(counts)
 
 
 cdef class _PageCodes:

@@ -4,7 +4,8 @@
 templated page hits hundreds of postings, and building those tuples cost more than ranking
 them. A MemoryIndex gives its postings as arrays directly (``MemoryIndex.lookup_hits``); any
 other index (RedisIndex) is adapted at its edge by ``hits_from_lookup``; ``hits_of_each`` splits
-one lookup of several pages' keys together (one round trip for many pages) into each page's.
+one lookup of several pages' keys together (one round trip for many pages) into each page's;
+``key_hits`` gives each posting's key too.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
+
+from fingerprint.arrays import sorted_distinct
 
 
 class Hits(NamedTuple):
@@ -55,6 +58,20 @@ def hits_of_each(found: dict[int, list[tuple[str, int]]], revisions: dict[str, s
     key), so each page's Hits are those its own lookup would give, up to their order."""
     out = []
     for keys in pages:
-        wanted = np.unique(keys).tolist()
+        wanted = sorted_distinct(keys).tolist()
         out.append(hits_from_lookup({k: found[k] for k in wanted if k in found}, revisions))
     return out
+
+
+def key_hits(index, keys: list[int]) -> tuple[np.ndarray, Hits]:
+    """(places, hits) of a lookup of distinct ``keys`` in ``index`` (any ``Index``): the
+    postings as Hits (revisions None unless the index is a MemoryIndex) and each posting's key
+    as its place in ``keys`` (int64 (n_postings,)). A MemoryIndex answers with arrays
+    (``lookup_places``); any other index through ``lookup``, adapted."""
+    lookup_places = getattr(index, "lookup_places", None)
+    if lookup_places is not None:
+        return lookup_places(keys)
+    found = index.lookup(keys)
+    place = {key: i for i, key in enumerate(keys)}
+    places = [place[key] for key, held in found.items() for _ in held]
+    return np.array(places, dtype=np.int64), hits_from_lookup(found, None)

@@ -46,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fingerprint.arrays import sorted_distinct
 from fingerprint.compiled.lookup import gather_held, gather_postings, name_works
 from fingerprint.index.base import (
     DEFAULT_MAX_DF,
@@ -194,6 +195,14 @@ class MemoryIndex:
             out.setdefault(key, []).append((works[work], window))
         return out
 
+    def lookup_places(self, keys: Sequence[int]) -> tuple[np.ndarray, Hits]:
+        """(places, hits): ``lookup_hits(keys)`` with each posting's key as its first place in
+        ``keys`` (int64 (n_postings,)), so that a caller counts postings per key without a
+        tuple per posting (``fingerprint.index.hits.key_hits``)."""
+        _, at, hits = self._found(keys, places=True)
+        assert at is not None  # asked for
+        return at, hits
+
     def lookup_hits(self, keys: Sequence[int] | np.ndarray) -> Hits:
         """``lookup_revisions(keys)`` as arrays (``fingerprint.index.hits.Hits``, with
         revisions): the same postings, without a tuple per posting. ``keys``: ints, or a
@@ -294,7 +303,7 @@ class MemoryIndex:
             return 0, 0
         starts = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1])))
         key_no = np.cumsum(np.concatenate(([False], sorted_keys[1:] != sorted_keys[:-1])))
-        pairs = np.unique(key_no * (len(self._ids) + 1) + works)
+        pairs = sorted_distinct(key_no * (len(self._ids) + 1) + works)
         df = np.bincount(pairs // (len(self._ids) + 1), minlength=len(starts))
         return len(starts), int((df > self.max_df).sum())
 
@@ -421,7 +430,7 @@ class MemoryIndex:
         }
         # distinct (key, work) pairs give the document frequencies and each work's keys
         key_of_posting = np.repeat(np.arange(distinct), np.diff(bounds))
-        pairs = np.unique(works * max(distinct, 1) + key_of_posting)
+        pairs = sorted_distinct(works * max(distinct, 1) + key_of_posting)
         pair_work, pair_key = np.divmod(pairs, max(distinct, 1))
         df = np.bincount(pair_key, minlength=distinct)
         self._df = {key_list[i]: int(df[i]) for i in np.flatnonzero(df > 1).tolist()}

@@ -25,6 +25,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from fingerprint.arrays import sorted_distinct
 from fingerprint.index.base import (
     DEFAULT_MAX_DF,
     IndexLayoutError,
@@ -609,7 +610,7 @@ class RedisIndex:
         """(postings as ``lookup`` returns them, the work numbers in the postings read); the
         numbers not in ``self._names`` afterwards were removed while we looked."""
         self._check_version()
-        u = np.unique(np.asarray(keys, dtype=np.uint64))
+        u = sorted_distinct(np.asarray(keys, dtype=np.uint64))
         if not len(u):
             return {}, set()
         group, x = self._address(u)
@@ -685,7 +686,7 @@ class RedisIndex:
         the stop-list."""
         if not len(hit_key):
             return hit_key, hit_work, hit_window
-        pairs = np.unique(hit_key.astype(np.uint64) << np.uint64(24) | hit_work)
+        pairs = sorted_distinct(hit_key.astype(np.uint64) << np.uint64(24) | hit_work)
         df = np.bincount((pairs >> np.uint64(24)).astype(np.int64), minlength=n_keys)
         allowed = df[hit_key] <= self.max_df
         if allowed.all():

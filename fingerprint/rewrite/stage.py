@@ -16,7 +16,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from fingerprint.compiled.rewrite import key_evidence
 from fingerprint.compiled.rewrite import window_keys as compiled_window_keys
+from fingerprint.index.hits import key_hits
 from fingerprint.rewrite.align import AlignLimits, SentencePair, align_codes
 from fingerprint.rewrite.classes import Codes, Cut, Sentence, codes_of, default_classes
 
@@ -140,18 +142,12 @@ class RewriteStage:
         (template, as in ``_template``). Needs the stage's index."""
         c = self.config
         keys = list(dict.fromkeys(codes_keys(page, c.rewrite_min_tokens)))
-        counts: dict[str, int] = {}
-        template = 0  # keys held by more than rewrite_template_works works: no evidence
-        for held in self.index.lookup(keys).values():
-            works = {w for w, _ in held}
-            if len(works) > c.rewrite_template_works:
-                template += 1
-                continue
-            for work_id in works:
-                counts[work_id] = counts.get(work_id, 0) + 1
+        places, hits = key_hits(self.index, keys)
+        counts, template = key_evidence(places, hits.work, len(keys), len(hits.works),
+                                        c.rewrite_template_works)
         least = max(c.rewrite_min_key_hits, c.rewrite_min_key_share * (len(keys) - template))
-        ranked = sorted((w for w, n in counts.items() if n >= least), key=lambda w: (-counts[w], w))
-        return ranked[:c.rewrite_max_candidates]
+        ranked = sorted((-n, hits.works[w]) for w, n in enumerate(counts) if n and n >= least)
+        return [work_id for _, work_id in ranked[:c.rewrite_max_candidates]]
 
     def judge(self, text: str, store) -> list[tuple[str, RewriteVerdict, Cut, Cut]]:
         """(work id, verdict, page cut, work cut) of each candidate work (see ``candidates``)

@@ -24,12 +24,12 @@ from fingerprint.compiled.judge import (
     same_text_pairs,
 )
 from fingerprint.compiled.lookup import name_works
-from fingerprint.compiled.rewrite import WordCodes, unit_pairs, window_keys
+from fingerprint.compiled.rewrite import WordCodes, key_evidence, unit_pairs, window_keys
 from fingerprint.config import EngineConfig
 from fingerprint.engine import exact_codes
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index import MemoryIndex, memory
-from fingerprint.index.hits import hits_from_lookup
+from fingerprint.index.hits import hits_from_lookup, key_hits
 from fingerprint.letters import DIGIT_LETTER, Letters, default_table, to_letters
 from fingerprint.rewrite import Sentence, default_classes
 from fingerprint.shortdoc import short_keys
@@ -365,6 +365,34 @@ def test_a_loaded_index_looks_up_what_the_live_one_does(tmp_path_factory, seed, 
     assert postings(loaded) == postings(live)
     assert hits(loaded) == hits(live) == sorted(
         (w, window) for held in live.lookup(query).values() for w, window in held)
+    distinct = list(dict.fromkeys(query))
+
+    def placed(index):  # key_hits: each posting under its key, by its place among the keys
+        places, found = key_hits(index, distinct)
+        return sorted(zip([distinct[p] for p in places.tolist()],
+                          [found.works[w] for w in found.work.tolist()], found.window.tolist(),
+                          strict=True))
+
+    class LookupOnly:  # an index with only ``lookup`` (a RedisIndex's form), adapted
+        lookup = live.lookup
+
+    assert placed(loaded) == placed(live) == placed(LookupOnly()) == sorted(
+        (k, w, window) for k, held in live.lookup(distinct).items() for w, window in held)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 7)), max_size=200),
+       st.integers(0, 4))
+def test_key_evidence_counts_each_key_of_a_work_once(postings, template_works):
+    # postings as (key place, work place), repeated pairs included: a key held by more than
+    # template_works distinct works is template; every other key counts once for each work
+    places = np.array([k for k, _ in postings], dtype=np.int64)
+    work = np.array([w for _, w in postings], dtype=np.int64)
+    holders = {k: {w for kk, w in postings if kk == k} for k, _ in postings}
+    template = sum(len(held) > template_works for held in holders.values())
+    counts = [sum(w in held for held in holders.values() if len(held) <= template_works)
+              for w in range(8)]
+    assert key_evidence(places, work, 10, 8, template_works) == (counts, template)
 
 
 @settings(max_examples=examples(300), deadline=None)
