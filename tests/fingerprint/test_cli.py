@@ -360,3 +360,13 @@ def test_a_rewritten_copy_is_found_through_the_db(tmp_path):
     proc = run("query", "--db", db, pages)
     assert "holds no rewrite keys" in proc.stderr
     assert [(m["work_id"], m["kind"]) for m in matches(proc)] == [("ch", "rewritten")]
+
+
+def test_the_command_sets_up_numpy_before_importing_it():
+    # ``python -m fingerprint`` imports the package, then runs __main__, which starts NumPy's
+    # OpenBLAS with one thread (the engine makes no BLAS call): that holds only while importing
+    # the package does not import NumPy
+    probe = "import sys, fingerprint; print('numpy' in sys.modules, fingerprint.Engine.__name__)"
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=ROOT, check=True)
+    assert proc.stdout.split() == ["False", "Engine"]
