@@ -32,9 +32,10 @@ input one at a time. Progress and messages go to standard error (a progress bar 
 1 MiB or more, unless ``--no-progress``).
 
 Bad input never stops the run: a line that is not UTF-8 or not JSON, a record without a str
-``id`` or ``text``, an empty text or a text without letters is skipped with a message naming
-its line (at most :data:`MAX_MESSAGES` messages, then a count). A corrupt gzip stream stops the
-reading at that point; what was read before is kept.
+``id`` or ``text``, an empty text, a text without letters or (``index``) a work text with a lone
+surrogate escape, which no store can encode, is skipped with a message naming its line (at
+most :data:`MAX_MESSAGES` messages, then a count). A corrupt gzip stream stops the reading at
+that point; what was read before is kept.
 
 Exit status: 0 when at least one record was processed (indexed, or queried whether it matched
 or not), even if others were skipped; 1 when none was (missing or unreadable file, empty input,
