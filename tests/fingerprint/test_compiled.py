@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fingerprint import Engine
+from fingerprint.arrays import sorted_distinct
 from fingerprint.compiled.align import shared_codes, sort_int64
 from fingerprint.compiled.judge import (
     PairCache,
@@ -639,3 +640,12 @@ def test_compiled_unit_pairs_are_the_reference_pairs(work, page, limit, min_shar
     got = unit_pairs(*flat, limit, min_shared, ratio, least)
     assert sorted(zip(*(a.tolist() for a in got), strict=True)) == \
         unit_pairs_reference(work, page, limit, min_shared, ratio, least)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(st.integers(0, 2**64 - 1), max_size=60), st.sampled_from([np.uint64, np.int64]))
+def test_sorted_distinct_gives_what_numpy_unique_gives(values, dtype):
+    array = np.array(values, dtype=np.uint64).astype(dtype)
+    expected = np.unique(array)
+    found = sorted_distinct(array)
+    assert found.dtype == expected.dtype and found.tolist() == expected.tolist()
