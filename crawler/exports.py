@@ -25,7 +25,7 @@ from datetime import datetime
 
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from core.chapters import attribute, passages_from_json
 from core.spreadsheets import safe
@@ -44,6 +44,9 @@ COLUMNS = [
     ("chapter", gettext_lazy("chapter"), 30),
     ("score", gettext_lazy("score"), 8),
     ("kind", gettext_lazy("kind of match"), 14),
+    ("same_text", gettext_lazy("same text as"), 20),
+    ("part_of_works", gettext_lazy("part of works"), 20),
+    ("part_works", gettext_lazy("works inside it"), 20),
     ("containment_page", gettext_lazy("share of the page from the work"), 10),
     ("containment_work", gettext_lazy("share of the work on the page"), 10),
     ("passage_count", gettext_lazy("passages"), 8),
@@ -59,6 +62,8 @@ COLUMNS = [
 ]
 KEYS = [key for key, _heading, _width in COLUMNS]
 SCORES = ("score", "containment_page", "containment_work")
+#: the registered works a match's page copies too, as ``crawler.models.Match`` holds them
+RELATED = ("same_text", "part_of_works", "part_works")
 TIMES = ("first_seen", "last_seen")
 
 
@@ -107,7 +112,8 @@ def record(match, translated: bool = False) -> dict:
     chapter boundaries, ``chapter`` the titles they cover ("; "-separated); ``review_status``
     and ``kind`` (copy, rewritten) their codes, or their labels in the active language when
     ``translated``; ``found_by`` each way the page was found (scan, web search, web archive:
-    ``crawler.provenance.found_by``).
+    ``crawler.provenance.found_by``); ``same_text``, ``part_of_works`` and ``part_works`` the
+    other registered works the page copies too (``related_works``).
 
     Raises:
         ValueError: the match's stored passages are malformed.
@@ -127,7 +133,28 @@ def record(match, translated: bool = False) -> dict:
                           else match.review_status),
         "work_id": work.pk, "page_id": match.page_id, "version_id": match.version_id,
         "passages": [p.to_dict() for p in found.passages], "found_by": found_by(match),
+        **{key: related_works(match, getattr(match, key)) for key in RELATED},
     }
+
+
+def related_works(match, work_pks: list[int]) -> dict:
+    """The registered works ``work_pks`` (the match's ``same_text``, ``part_of_works`` or
+    ``part_works``) as an export names them, as the evidence view does
+    (``Match.related_works``): ``works``, the references (else titles) of those of the match's
+    rights holder, sorted; ``other_holders``, how many belong to other holders."""
+    own, others = match.related_works(work_pks)
+    return {"works": sorted(w.reference or w.title for w in own), "other_holders": others}
+
+
+def related_cell(related: dict) -> str:
+    """``related_works`` as one cell in the active language: "XYJ-2, XYJ-3", then how many
+    works of other rights holders, "" when none."""
+    parts = [", ".join(related["works"])] if related["works"] else []
+    if related["other_holders"]:
+        n = related["other_holders"]
+        parts.append(ngettext("%(n)s of another rights holder (a rights conflict)",
+                              "%(n)s of other rights holders (a rights conflict)", n) % {"n": n})
+    return "; ".join(parts)
 
 
 def _cells(match, translated: bool) -> list:
@@ -138,6 +165,8 @@ def _cells(match, translated: bool) -> list:
     row["passages"] = json.dumps(row["passages"])
     row["found_by"] = (", ".join(way_names(row["found_by"])) if translated
                        else json.dumps(row["found_by"], ensure_ascii=False))
+    row.update({key: related_cell(row[key]) if translated
+                else json.dumps(row[key], ensure_ascii=False) for key in RELATED})
     if translated:
         row["still_matching"] = _("Yes") if row["still_matching"] else _("No")
         row.update({key: f"{row[key]:.0%}" for key in SCORES})
@@ -151,6 +180,7 @@ def _typed_cells(match) -> list:
     row = record(match, translated=True)
     row["passages"] = json.dumps(row["passages"])
     row["found_by"] = ", ".join(way_names(row["found_by"]))
+    row.update({key: related_cell(row[key]) for key in RELATED})
     row["still_matching"] = _("Yes") if row["still_matching"] else _("No")
     for key in TIMES:  # a spreadsheet's date cell has no zone: the local time, as on screen
         row[key] = sheet_time(getattr(match, key))

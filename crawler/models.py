@@ -380,6 +380,17 @@ class Match(models.Model):
     def __str__(self) -> str:
         return f"{self.url} ~ {self.work}"
 
+    def related_works(self, work_pks: list[int]) -> tuple[list[Work], int]:
+        """The registered works ``work_pks`` (Work pks: this match's ``same_text``,
+        ``part_of_works`` or ``part_works``) as staff and holders may see them: (those of this
+        match's rights holder, Work rows by pk; how many belong to other holders, a rights
+        conflict named to no holder). Works deleted since are left out; no query for []."""
+        if not work_pks:
+            return [], 0
+        works = list(Work.objects.filter(pk__in=work_pks).order_by("pk"))
+        own = [w for w in works if w.holder_id == self.work.holder_id]
+        return own, len(works) - len(own)
+
 
 class CheckOutcome(models.TextChoices):
     """What a takedown check found at a matched URL."""

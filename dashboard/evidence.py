@@ -16,7 +16,6 @@ from django.utils.translation import gettext as _
 
 from core import notes
 from core.engine import get_engine
-from core.models import Work
 from crawler.evidence.models import Capture
 from crawler.evidence.trust import authority_label
 from crawler.evidence.verdicts import verify_file
@@ -167,9 +166,8 @@ def works_named(match, work_pks: list[int]) -> dict | None:
     many belong to other holders: a rights conflict, named to no holder). None for no pks."""
     if not work_pks:
         return None
-    works = list(Work.objects.filter(pk__in=work_pks).order_by("pk"))
-    own = [w for w in works if w.holder_id == match.work.holder_id]
-    return {"count": len(works), "own": own, "others": len(works) - len(own)}
+    own, others = match.related_works(work_pks)
+    return {"count": len(own) + others, "own": own, "others": others}
 
 
 def compared_passages(evidence) -> list[dict]:

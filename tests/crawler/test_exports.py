@@ -99,3 +99,36 @@ def test_a_rewritten_match_says_its_kind_in_every_format(spilled_match):
     values = [[c.value for c in r] for r in sheet.iter_rows()]
     assert values[0][exports.KEYS.index("kind")] == "kind of match"
     assert values[1][exports.KEYS.index("kind")] == "rewritten (洗稿)"
+
+
+def test_a_match_names_the_other_works_its_page_copies_in_every_format(spilled_match):
+    # the same text registered twice by the holder and once by another holder, and a whole
+    # novel holding the copied work: the holder's works by reference, the other holder's
+    # counted as a rights conflict and never named
+    holder = spilled_match.work.holder
+    twin = Work.objects.create(holder=holder, reference="XYJ-2", title="西游记（重印）")
+    novel = Work.objects.create(holder=holder, reference="", title="西游记全集")
+    rival = Work.objects.create(holder=RightsHolder.objects.create(name="另一家"),
+                                reference="RIVAL-9", title="别家西游")
+    Match.objects.filter(pk=spilled_match.pk).update(same_text=[rival.pk, twin.pk],
+                                                     part_of_works=[novel.pk])
+    rows = Match.objects.select_related("work__holder")
+    (line,) = list(exports.jsonl_lines(rows))
+    record = json.loads(line)
+    assert record["same_text"] == {"works": ["XYJ-2"], "other_holders": 1}
+    assert record["part_of_works"] == {"works": ["西游记全集"], "other_holders": 0}
+    assert record["part_works"] == {"works": [], "other_holders": 0}
+    with translation.override("zh-hans"):
+        body = b"".join(exports.csv_chunks(rows)).decode("utf-8-sig")
+    (row,) = list(csv.DictReader(io.StringIO(body)))
+    assert row["文本相同的作品"] == "XYJ-2; 另有 1 部属于其他权利人（权利冲突）"
+    assert (row["所属的作品（是其一部分）"], row["包含的作品"]) == ("西游记全集", "")
+    from openpyxl import load_workbook
+
+    with translation.override("en"):
+        sheet = load_workbook(io.BytesIO(exports.to_xlsx(rows))).active
+    cells = {heading.value: cell.value for heading, cell in zip(sheet[1], sheet[2], strict=True)}
+    assert cells["same text as"] == "XYJ-2; 1 of another rights holder (a rights conflict)"
+    assert cells["part of works"] == "西游记全集" and cells["works inside it"] in ("", None)
+    plain = "".join(exports.csv_lines(rows, translated=False))
+    assert all("RIVAL" not in text and "别家" not in text for text in (line, body, plain))
