@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from tests.browsers import CHROMIUM
 
@@ -121,7 +122,15 @@ def screenshot() -> Callable:
     def take(page, name: str) -> Path:
         ARTIFACTS.mkdir(exist_ok=True)
         path = ARTIFACTS / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        try:
+            page.screenshot(path=str(path), full_page=True)
+        except PlaywrightError as exc:
+            # Chromium now and then refuses a capture just after a navigation, under load
+            # ("Unable to capture screenshot"); the page is there, so it is taken once more
+            if "Unable to capture screenshot" not in str(exc):
+                raise
+            page.wait_for_load_state("load")
+            page.screenshot(path=str(path), full_page=True)
         return path
 
     return take
