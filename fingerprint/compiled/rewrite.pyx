@@ -269,12 +269,15 @@ cdef uint64_t FIBONACCI = 0x9E3779B97F4A7C15ULL  # 2**64 / golden ratio: a multi
 
 def key_evidence(const int64_t[::1] places, const int64_t[::1] work, Py_ssize_t n_keys,
                  Py_ssize_t n_works, int64_t template_works):
-    """(counts, template) of a lookup of ``n_keys`` distinct rewrite keys whose postings are
-    given as each one's key (its place among the keys, int64 (n,)) and work (its place among
-    the ``n_works`` works of the postings, int64 (n,)): ``template``, the keys held by more
-    than ``template_works`` distinct works (template text); ``counts`` (list of n_works ints),
-    for each work the other keys it holds (``RewriteStage.candidates``). Each (key, work)
-    counts once, found in a hash table of the pairs (Fibonacci hashing, linear probing)."""
+    """(counts, holders, template) of a lookup of ``n_keys`` distinct rewrite keys whose
+    postings are given as each one's key (its place among the keys, int64 (n,)) and work (its
+    place among the ``n_works`` works of the postings, int64 (n,)): ``holders`` (list of n_keys
+    ints), the distinct works that hold each key (0: a key the lookup did not find);
+    ``template``, how many keys more than ``template_works`` works hold (template text);
+    ``counts`` (list of n_works ints), for each work the other keys it holds
+    (``RewriteStage.candidates``; ``holders`` serves ``RewriteStage._template``). Each
+    (key, work) counts once, found in a hash table of the pairs (Fibonacci hashing, linear
+    probing)."""
     cdef Py_ssize_t n = places.shape[0], size = 2, distinct = 0, t, slot
     cdef int shift = 63
     cdef int64_t template = 0, pair
@@ -303,7 +306,8 @@ def key_evidence(const int64_t[::1] places, const int64_t[::1] work, Py_ssize_t 
         for t in range(distinct):
             if held[places[first[t]]] <= template_works:
                 counts[work[first[t]]] += 1
-        return [counts[t] for t in range(n_works)], template
+        return ([counts[t] for t in range(n_works)], [held[t] for t in range(n_keys)],
+                template)
     finally:
         free(table); free(first); free(held); free(counts)
 

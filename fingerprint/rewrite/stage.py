@@ -143,8 +143,8 @@ class RewriteStage:
         c = self.config
         keys = list(dict.fromkeys(codes_keys(page, c.rewrite_min_tokens)))
         places, hits = key_hits(self.index, keys)
-        counts, template = key_evidence(places, hits.work, len(keys), len(hits.works),
-                                        c.rewrite_template_works)
+        counts, _, template = key_evidence(places, hits.work, len(keys), len(hits.works),
+                                           c.rewrite_template_works)
         least = max(c.rewrite_min_key_hits, c.rewrite_min_key_share * (len(keys) - template))
         ranked = sorted((-n, hits.works[w]) for w, n in enumerate(counts) if n and n >= least)
         return [work_id for _, work_id in ranked[:c.rewrite_max_candidates]]
@@ -205,8 +205,10 @@ class RewriteStage:
         c = self.config
         keyed = {j: window_keys(s.token_codes) for j, s in enumerate(sentences)
                  if len(s.token_codes) >= c.rewrite_min_tokens}
-        found = self.index.lookup(list({k for keys in keyed.values() for k in keys}))
-        works = {key: len({w for w, _ in held}) for key, held in found.items()}
-        return frozenset(j for j, keys in keyed.items()
-                         if all(works.get(k, c.rewrite_template_works + 1)
-                                > c.rewrite_template_works for k in keys))
+        keys = list({k for keys in keyed.values() for k in keys})
+        places, hits = key_hits(self.index, keys)
+        _, holders, _ = key_evidence(places, hits.work, len(keys), len(hits.works),
+                                     c.rewrite_template_works)
+        common = {key for key, n in zip(keys, holders, strict=True)
+                  if n == 0 or n > c.rewrite_template_works}
+        return frozenset(j for j, own in keyed.items() if common.issuperset(own))

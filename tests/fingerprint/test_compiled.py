@@ -386,14 +386,16 @@ def test_a_loaded_index_looks_up_what_the_live_one_does(tmp_path_factory, seed, 
        st.integers(0, 4))
 def test_key_evidence_counts_each_key_of_a_work_once(postings, template_works):
     # postings as (key place, work place), repeated pairs included: a key held by more than
-    # template_works distinct works is template; every other key counts once for each work
+    # template_works distinct works is template; every other key counts once for each work;
+    # each key's distinct holders are given, 0 for a key no posting names
     places = np.array([k for k, _ in postings], dtype=np.int64)
     work = np.array([w for _, w in postings], dtype=np.int64)
     holders = {k: {w for kk, w in postings if kk == k} for k, _ in postings}
     template = sum(len(held) > template_works for held in holders.values())
     counts = [sum(w in held for held in holders.values() if len(held) <= template_works)
               for w in range(8)]
-    assert key_evidence(places, work, 10, 8, template_works) == (counts, template)
+    assert key_evidence(places, work, 10, 8, template_works) == (
+        counts, [len(holders.get(k, ())) for k in range(10)], template)
 
 
 @settings(max_examples=examples(300), deadline=None)
