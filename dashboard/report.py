@@ -27,7 +27,8 @@ def render(match, user) -> str:
         The whole HTML document as a str, sized for A4 (``edits.css`` and ``report.css``,
         inlined): a cover block (work, holder, chapters, page URL, capture time with its UTC
         offset, HTTP status, SHA-256 of the stored text and whether it still equals the hash
-        taken at capture, scores in words and percent), each passage side by side, the audit
+        taken at capture, kind of match, scores in words and percent, the other registered
+        works the page copies too: ``_related_works.html``), each passage side by side, the audit
         trail of the decision, then the page's versions. The captured text is quoted passage
         by passage, not whole: the SHA-256 identifies the full capture kept in the page store.
     """

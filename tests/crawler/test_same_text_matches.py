@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from django.urls import reverse
 from django.utils import translation
 
 pytestmark = pytest.mark.django_db
@@ -70,3 +71,4 @@ def test_the_evidence_view_says_so(platform_stores, client, django_user_model):
     html = page.content.decode()
     assert page.status_code == 200
     assert "The same text is registered as 2 works." in html and "再版" in html
+    assert f'<a href="{reverse("admin:core_work_change", args=[second.pk])}">再版</a>' in html

@@ -121,3 +121,47 @@ def test_the_report_of_the_big5_reprint_states_the_passages_similarity(big5_repr
         assert response.content.startswith(b"%PDF")
         ARTIFACTS.mkdir(exist_ok=True)
         (ARTIFACTS / f"comparison-big5-{language}.pdf").write_bytes(response.content)
+
+
+def test_the_report_names_the_other_works_the_page_copies_and_the_kind(scenario, chapter_copy,
+                                                                     pdf_reader):
+    """The same text registered again by the holder and by another holder, and the whole
+    novel holding the copied chapter: the report's cover names the holder's works by title and
+    reference, counts the other holder's as a rights conflict without naming it, and says the
+    kind of match; the PDF (kept in test-artifacts/ to look at) names the same works."""
+    from core.models import RightsHolder, Work
+    from crawler.models import MatchKind
+
+    holder = chapter_copy.work.holder
+    reprint = Work.objects.create(holder=holder, reference="XYJ-002B", title="西游记第二回（重印）")
+    rival = Work.objects.create(holder=RightsHolder.objects.create(name="别家出版社"),
+                                reference="RIVAL-9", title="别家西游")
+    Match.objects.filter(pk=chapter_copy.pk).update(
+        same_text=[rival.pk, reprint.pk], part_of_works=[scenario.novel.pk],
+        kind=MatchKind.REWRITTEN)
+    said = {
+        "en": ("Kind of match", "rewritten (洗稿)", "The same text is registered as 3 works.",
+               "西游记第二回（重印） (XYJ-002B)",
+               "1 of them belongs to another rights holder: a rights conflict.",
+               "This work is part of another registered work, which the page copies too:",
+               "西游记（节选） (XYJ-001)"),
+        "zh-hans": ("匹配类型", "洗稿（改写）", "西游记第二回（重印） (XYJ-002B)",
+                    "本作品是另一部已登记作品的一部分，本页也抄袭了该作品：",
+                    "西游记（节选） (XYJ-001)"),
+    }
+    for language, facts in said.items():
+        client = staff_client(scenario, language)
+        html = client.get(f"/crawler/match/{chapter_copy.pk}/report/").content.decode()
+        cover = html[html.index('class="cover"'):html.index("</section>")]
+        for fact in facts:
+            assert fact in cover, (language, fact)
+        assert "RIVAL-9" not in html and "别家" not in html
+        assert "href=" not in cover  # a file read away from the dashboard: no links
+    response = staff_client(scenario, "zh-hans").get(
+        f"/crawler/match/{chapter_copy.pk}/report/pdf/")
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "report-related-works-zh-hans.pdf").write_bytes(response.content)
+    # pypdf reads back the Latin text of the Chinese PDF's cover (each letter followed by a
+    # NUL), not its Chinese text: the references, then the words in the PNG of the PDF
+    text = pdf_reader.PdfReader(io.BytesIO(response.content)).pages[0].extract_text()
+    assert "(XYJ-002B)" in text.replace("\x00", "") and "(XYJ-001)" in text.replace("\x00", "")
