@@ -202,7 +202,7 @@ def wait_for_fixture() -> Callable:
 @pytest.fixture
 def holder_with_user(transactional_db):
     """A rights holder "星河出版社" with one user ``editor`` (editor@holder.test), one indexed
-    work, and a ``new_match(score=0.9, domain=...)`` factory recording a Match as a stored-page
+    work, and a ``new_match(score=0.9, domain=..., kind="copy")`` factory recording a Match as a stored-page
     search does (committed, in the case of its work and site): a search (RematchJob, set as
     ``match.search``) runs around it and closes, which sends the search's case alerts. Returns
     a namespace (holder, user, work, new_match)."""
@@ -223,7 +223,8 @@ def holder_with_user(transactional_db):
                                length=1000, status="indexed")
     counter = iter(range(1, 10_000))
 
-    def new_match(score: float = 0.9, domain: str = "copy.example.com", work=work) -> Match:
+    def new_match(score: float = 0.9, domain: str = "copy.example.com", work=work,
+                  kind: str = "copy") -> Match:
         n = next(counter)
         search = RematchJob.objects.create(pages_total=1)
         search.works.set([work])
@@ -231,7 +232,7 @@ def holder_with_user(transactional_db):
         match = Match.objects.create(
             work=work, page_id=f"{n:024x}", version_id=f"{n:024x}",
             url=f"https://{domain}/book/{n}.html", domain=domain, title=f"第{n}章",
-            score=score, containment_page=0.8, containment_work=0.1, case=case,
+            score=score, containment_page=0.8, containment_work=0.1, case=case, kind=kind,
             passages=[{"page_start": 0, "page_end": 50, "work_start": 0, "work_end": 50}],
             first_seen=timezone.now(), last_seen=timezone.now())
         RematchJob.objects.filter(pk=search.pk).update(state="finished",

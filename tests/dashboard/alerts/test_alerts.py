@@ -13,6 +13,7 @@ import pytest
 from dashboard.alerts import webhooks
 from dashboard.alerts.models import AlertPreference, Delivery, WebhookEndpoint
 from dashboard.alerts.tasks import send_digest, send_search_case_alerts
+from tests.dashboard.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -49,7 +50,8 @@ def test_a_copy_found_by_a_search_is_mailed_once_per_case_with_links_and_unsubsc
                               "new pages: 0")
     body = _text(mail)
     assert f"https://tracker.test/crawler/case/{match.case_id}/change/" in body
-    assert "“星河往事” on example.com: 1 pages, 1 found by this search" in body
+    assert "“星河往事” on example.com: 1 pages, 1 found by this search (new)" in body  # state in en
+    assert "rewritten" not in body and "洗稿" not in body  # a plain copy
     delivery = _delivery(wait_for, "the delivery row", search=match.search, status="sent")
     assert (delivery.channel, delivery.attempts, delivery.recipient) == ("email", 1,
                                                                          "editor@holder.test")
@@ -118,6 +120,7 @@ def test_webhooks_are_signed_json_and_wecom_markdown(holder_with_user, receiver,
     event = bodies["json"]
     assert (event["event"], event["search"], event["scan"]) == ("case.new", match.search.pk, None)
     assert (event["case"]["id"], event["case"]["pages"]) == (match.case_id, 1)
+    assert event["case"]["new_pages_rewritten"] == 0
     case_url = f"https://tracker.test/crawler/case/{match.case_id}/change/"
     assert event["case"]["url"] == case_url
     content = bodies["markdown"]["markdown"]["content"]
@@ -130,6 +133,32 @@ def test_webhooks_are_signed_json_and_wecom_markdown(holder_with_user, receiver,
     assert json.loads(receiver.requests[2][1])["event"] == "case.grown"
     assert list(Delivery.objects.filter(search=low.search).values_list(
         "endpoint__format", flat=True)) == ["json"]
+
+
+def test_a_case_of_rewritten_copies_says_so_in_the_mail_and_the_webhooks(
+        holder_with_user, smtp_server, receiver, idle_worker, wait_for):
+    # staff tell a rewrite (洗稿) from a copy before opening the case: the mail's line and
+    # table, the JSON event and the WeCom message count the new pages that are rewritten
+    ns = holder_with_user
+    AlertPreference.objects.create(user=ns.user, language="zh-hans")
+    _endpoint(ns, receiver)
+    _endpoint(ns, receiver, format="wecom", language="en")
+    match = ns.new_match(kind="rewritten")
+    wait_for(lambda: smtp_server.messages and len(receiver.requests) >= 2,
+             what="the mail and both webhook POSTs")
+    case_url = f"https://tracker.test/crawler/case/{match.case_id}/change/"
+    text = _text(smtp_server.messages[0])
+    assert f"本次检索发现 1 个（新）；其中 1 个新网页为洗稿（改写） {case_url}" in text, text
+    html = _body(next(p for p in smtp_server.messages[0].walk()
+                      if p.get_content_type() == "text/html"))
+    assert "其中洗稿" in html
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "alert-rewritten-case-zh-hans.html").write_text(html, encoding="utf-8")  # to look at
+    bodies = {json.loads(body).get("msgtype", "json"): json.loads(body)
+              for _, body in receiver.requests}
+    assert bodies["json"]["case"]["new_pages_rewritten"] == 1
+    assert (f"1 found by this search (new); 1 of the new pages is a rewritten copy (洗稿) "
+            f"{case_url}") in bodies["markdown"]["markdown"]["content"]
 
 
 def test_webhook_500_is_retried_until_it_succeeds(holder_with_user, receiver, idle_worker,
