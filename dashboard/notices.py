@@ -46,7 +46,8 @@ def snapshot(holder, domain: str, matches) -> dict:
     Returns:
         A JSON-ready dict: ``holder`` (name, contact_person, email, phone, address, website),
         ``domain``, and ``works``: ``[{title, author, reference, copies: [{url, title,
-        captured_at (ISO), share_of_page (0..1), passages: [{page, work}]}]}]``; the passages
+        captured_at (ISO), share_of_page (0..1), kind ("copy", or "rewritten": 洗稿, worded
+        as such), passages: [{page, work}]}]}]``; the passages
         are quoted from the stored page version and the work's text (at most
         PASSAGES_PER_URL per URL, EXCERPT_CHARS characters each).
     """
@@ -68,6 +69,7 @@ def snapshot(holder, domain: str, matches) -> dict:
             "title": (version.title if version else "") or "",
             "captured_at": _iso(version.fetched_at if version else None) or _iso(match.first_seen),
             "share_of_page": match.containment_page,
+            "kind": match.kind,
             "passages": quoted,
         })
     works = [{**by_work[pk], "copies": copies[pk]} for pk in by_work]

@@ -148,6 +148,30 @@ def test_english_notice_and_docx(scenario):
     assert any(scenario.matches[2].url in p for p in paragraphs)
 
 
+def test_a_notice_words_a_rewritten_copy_as_such(scenario):
+    # a 洗稿 is not a copy of the work's text: the notice says what the comparison found
+    from crawler.models import Match, MatchKind
+
+    confirm_all(scenario)
+    Match.objects.filter(pk=scenario.matches[0].pk).update(kind=MatchKind.REWRITTEN)
+    said = {"zh-hans": ("比对结果：该网页是对上述作品的洗稿：网页文字的", "来自上述作品"),
+            "en": ("Comparison: the page is a rewritten copy (洗稿) of the work above:",
+                   "comes from the work above")}
+    for language, (rewritten, copied) in said.items():
+        notice, = do_draft_notices(Match.objects.filter(pk=scenario.matches[0].pk),
+                                   scenario.users.staff, language)
+        text = notices.render_text(notice)
+        assert rewritten in text and copied not in text, text
+        notice.delete()
+    copy, = do_draft_notices(scenario.matches[2:], scenario.users.staff, "zh-hans")
+    assert "比对结果：该网页文字的" in notices.render_text(copy)
+    # a notice drafted before matches had kinds: worded as drafted, a copy
+    for work in copy.content["works"]:
+        for page in work["copies"]:
+            del page["kind"]
+    assert "来自上述作品" in notices.render_text(copy)
+
+
 def test_notice_snapshot_is_frozen_when_drafted(scenario):
     confirm_all(scenario)
     notice, = do_draft_notices(scenario.matches[:1], scenario.users.staff)
