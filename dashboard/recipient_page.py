@@ -21,7 +21,7 @@ from crawler.evidence.capture import SCREENSHOT
 from crawler.evidence.trust import authority_label
 from dashboard import evidence_reports, sources
 from dashboard.byte_ranges import ranged_file_response
-from dashboard.evidence import compared_passages, passage_pairs, web_href
+from dashboard.evidence import compared_passages, passage_pairs, rewrite_pairs, web_href
 from dashboard.models import EvidenceReport
 from dashboard.pdf import PdfUnavailableError
 from dashboard.recipient_links import NO_BUNDLE, LinkProblem, Opened, read_link
@@ -94,6 +94,7 @@ def _page(token: str, match, capture, language: str, can_make_report: bool) -> d
         "fetched_at": evidence.version.fetched_at if evidence.version else None,
         "chapters": [chapter.title for chapter in evidence.chapters],
         "pairs": passage_pairs(evidence, compared_passages(evidence)),
+        "rewrite_pairs": rewrite_pairs(match, evidence),
         "text_lang": match.work.lang_tag,
         "text_sha256": evidence.text_sha256, "problems": evidence.problems,
         "authority": authority_label(capture) if capture else None,

@@ -130,3 +130,45 @@ def test_the_report_pairs_the_rewritten_sentences(rewritten_match, scenario, lan
         html = render(rewritten_match, scenario.users.staff)
     assert html.count('<tr class="dash-rewrite-pair') >= 5
     assert 'class="dash-synonym"' in html and moved in html
+
+
+@pytest.mark.parametrize("language", ["zh-hans", "en"])
+@pytest.mark.parametrize("width", [1366, 390])
+def test_the_notice_recipient_sees_the_rewritten_sentences_paired(
+        rewritten_match, scenario, open_page, screenshot, language, width):
+    # the host's abuse team opens the notice's link, logged out: for a 洗稿 it is shown the
+    # work's sentences beside the page's, not "copied passages" of a text it does not copy
+    from dashboard.notice_actions import do_draft_notices
+    from dashboard.recipient_links import notice_link
+    from tests.dashboard.test_recipient_page import archived_html, screenshot_png
+    from tests.evidence_captures import finished_capture
+
+    rewritten_match.review_status = "confirmed"
+    rewritten_match.save(update_fields=["review_status"])
+    page_text = store_text(rewritten_match)
+    finished_capture(rewritten_match, {"evidence/screenshot.png": screenshot_png()},
+                     html=archived_html(page_text))
+    [notice] = do_draft_notices([rewritten_match], scenario.users.staff, language)
+    page = open_page(language)
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto("/" + notice_link(notice).split("://", 1)[1].split("/", 1)[1])
+    heading = page.locator("#rcp-rewrite-1")
+    assert "洗稿" in heading.inner_text()
+    assert page.get_by_text("Copied passages, the page beside the work").count() == 0
+    assert page.get_by_text("复制段落：网页与作品并排对照").count() == 0
+    rows = page.locator("tr.dash-rewrite-pair")
+    assert rows.count() >= 5 and page.locator("mark.dash-synonym").count() >= 1
+    moved = page.locator(".dash-moved-tag").first
+    assert moved.inner_text().startswith("moved: sentence " if language == "en" else "移位：")
+    assert rows.first.locator("td.side").first.get_attribute("lang") == "zh-Hans"
+    heading.scroll_into_view_if_needed()
+    screenshot(page, f"recipient-rewrite-{language}-{width}")
+    assert page.evaluate("() => document.scrollingElement.scrollWidth"
+                         " <= document.scrollingElement.clientWidth + 1")
+
+
+def store_text(match) -> str:
+    """The stored text of ``match``'s page version (what the capture archives)."""
+    from dashboard import sources
+
+    return sources.load(match).page_text
