@@ -2,7 +2,8 @@
 view name the kind, and the evidence view and the report show the work's sentences beside the
 page's, the words replaced by a synonym marked and the moved sentences numbered, in both
 languages at 1366 px (screenshots rewrite-{en,zh-hans}-1366.png); a revised English answer
-the same way, its sentences paired without synonym marks (rewrite-english-{en,zh-hans}-1366.png)."""
+the same way, its sentences paired without synonym marks (rewrite-english-{en,zh-hans}-1366.png);
+the notice recipient's page pairs them too, at 1366 and 390 px (recipient-rewrite-*.png)."""
 
 from __future__ import annotations
 
