@@ -33,7 +33,7 @@ from core.models import AuditEvent
 from core.scoping import sees_all
 from crawler import exports, provenance, review_actions
 from crawler.evidence.verdicts import verdict_words
-from crawler.models import Match, ReviewStatus
+from crawler.models import Match, MatchKind, ReviewStatus
 from dashboard import (
     audit_links,
     evidence_reports,
@@ -121,7 +121,7 @@ class MatchAdmin(WorkColumns, HolderScopedAdmin):
     list_display = ["evidence_link", "page", "work_link", "chapter", "holder_name", "score_pct",
                     "status_badge", "first_seen_at", "last_seen_at"]
     list_display_links = ["evidence_link"]
-    list_filter = ["review_status", FirstSeenRangeFilter, ScoreFilter, DomainFilter,
+    list_filter = ["review_status", "kind", FirstSeenRangeFilter, ScoreFilter, DomainFilter,
                    "still_matching",
                    ("work__holder", admin.RelatedOnlyFieldListFilter),
                    WorkFilter, ScanFilter]
@@ -167,7 +167,10 @@ class MatchAdmin(WorkColumns, HolderScopedAdmin):
 
     @admin.display(description=gettext_lazy("score"), ordering="score")
     def score_pct(self, obj):
-        return f"{round(obj.score * 100)}%"
+        if obj.kind == MatchKind.COPY:
+            return f"{round(obj.score * 100)}%"
+        return format_html("{}%<br>{}", round(obj.score * 100),
+                           _badge(obj.kind, obj.get_kind_display()))
 
     @admin.display(description=gettext_lazy("review status"), ordering="review_status")
     def status_badge(self, obj):

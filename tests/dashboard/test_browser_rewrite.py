@@ -120,6 +120,29 @@ def test_the_evidence_view_pairs_a_revised_english_answer(revised_english_match,
     assert page.evaluate("document.documentElement.scrollWidth") <= 1366
 
 
+@pytest.mark.parametrize(("language", "kind", "label"), [("en", "kind of match", "rewritten (洗稿)"),
+                                                   ("zh-hans", "匹配类型", "洗稿（改写）")])
+def test_the_match_list_tells_a_rewrite_from_a_copy(rewritten_match, scenario, open_page,
+                                                   browser_login, screenshot, language, kind,
+                                                   label):
+    # staff pick the 洗稿 out of the reports: a badge beside the score, and a filter
+    page = open_page(language)
+    page.set_viewport_size({"width": 1366, "height": 900})
+    browser_login(page, "staff")
+    page.goto("/crawler/match/")
+    rows = page.locator("#result_list tbody tr")
+    assert rows.count() == len(scenario.matches) + 1
+    badges = page.locator("#result_list td.field-score_pct .dash-badge.rewritten")
+    assert badges.count() == 1 and badges.first.inner_text() == label
+    assert rewritten_match.url in badges.first.locator("xpath=ancestor::tr").inner_text()
+    page.locator("#changelist-filter details", has_text=kind).locator(
+        "a", has_text=label).click()
+    page.wait_for_load_state()
+    assert rows.count() == 1 and rewritten_match.url in rows.first.inner_text()
+    screenshot(page, f"match-list-rewritten-{language}-1366")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1366
+
+
 @pytest.mark.parametrize(("language", "moved"), [("en", "moved: sentence "),
                                                  ("zh-hans", "移位：网页第 ")])
 def test_the_report_pairs_the_rewritten_sentences(rewritten_match, scenario, language, moved):
