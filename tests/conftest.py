@@ -53,6 +53,7 @@ Fixtures:
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import shutil
@@ -320,25 +321,51 @@ def _servers_of_marked_tests(request) -> None:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_teardown(item, nextitem):
-    """Before a transactional test's fixtures are torn down (its tables flushed), wait until
-    this process's Celery worker runs no task: a follow-up the test set off (a crawl, an
-    alert, an evidence capture) holding a table lock deadlocks the flush. Best effort: 60 s at
-    most (a drill may leave a long task), nothing raised."""
+    """Before a transactional test's fixtures are torn down (its tables flushed), settle this
+    process's Celery worker (``settle_worker``: the follow-ups the test set off, a crawl, an
+    alert, an evidence capture, indexing, dropped or finished): one holding a table lock
+    deadlocks the flush. Best effort: 60 s at most (a drill may leave a long task), nothing
+    raised."""
     transactional = {"transactional_db", "live_server"} & set(item.fixturenames) or any(
         marker.kwargs.get("transaction") for marker in item.iter_markers("django_db"))
     if _worker_nodes and transactional:
-        import time
-
-        from tracker.celery import app
-
-        inspect = app.control.inspect(destination=list(_worker_nodes), timeout=2.0)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            active = inspect.active()
-            if active is not None and not any(active.values()):
-                break
-            time.sleep(0.3)
+        with contextlib.suppress(RuntimeError):  # best effort: the next idle_worker says so
+            settle_worker(list(_worker_nodes))
     yield
+
+
+def settle_worker(nodes: list[str], seconds: float = 60.0) -> None:
+    """Leave the Celery workers ``nodes`` with nothing to do: queued messages purged, reserved
+    and scheduled (countdown/retry) tasks revoked (a worker drops them when they fall due),
+    running tasks finished. Checking the running tasks alone is not enough: between two
+    prefetched follow-ups (a bulk import queues one indexing task per work) none runs.
+
+    Raises:
+        RuntimeError: tasks were still running, or a worker did not answer, after ``seconds``.
+    """
+    import time
+
+    from tracker.celery import app
+
+    inspect = app.control.inspect(destination=nodes, timeout=2.0)
+    deadline = time.monotonic() + seconds
+
+    def ask(method: str) -> list:
+        """The workers' answer to ``inspect.METHOD()``: asked again until they answer (a busy
+        machine can delay a reply past the timeout; no reply is not "nothing")."""
+        while (reply := getattr(inspect, method)()) is None:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the Celery worker did not answer inspect {method}")
+        return [task for tasks in reply.values() for task in tasks]
+
+    app.control.purge()
+    for task in ask("reserved") + ask("scheduled"):
+        app.control.revoke(task.get("id") or task["request"]["id"])
+    while ask("active"):
+        if time.monotonic() > deadline:
+            raise RuntimeError("the Celery worker still runs tasks of earlier tests")
+        time.sleep(0.2)
+    app.control.purge()
 
 
 def pytest_report_header(config):
@@ -524,29 +551,7 @@ def idle_worker(celery_worker):
     Raises:
         RuntimeError: tasks were still running, or the worker did not answer, after 60 s.
     """
-    import time
-
-    from tracker.celery import app
-
-    inspect = app.control.inspect(destination=[celery_worker], timeout=2.0)
-    deadline = time.monotonic() + 60
-
-    def ask(method: str) -> list:
-        """The worker's answer to ``inspect.METHOD()``: asked again until it answers (a busy
-        machine can delay a reply past the timeout; no reply is not "nothing")."""
-        while (reply := getattr(inspect, method)()) is None:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the Celery worker did not answer inspect {method}")
-        return [task for tasks in reply.values() for task in tasks]
-
-    app.control.purge()
-    for task in ask("reserved") + ask("scheduled"):
-        app.control.revoke(task.get("id") or task["request"]["id"])
-    while ask("active"):
-        if time.monotonic() > deadline:
-            raise RuntimeError("the Celery worker still runs tasks of earlier tests")
-        time.sleep(0.2)
-    app.control.purge()
+    settle_worker([celery_worker])
     yield celery_worker
 
 
