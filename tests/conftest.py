@@ -325,13 +325,33 @@ def pytest_runtest_teardown(item, nextitem):
     process's Celery worker (``settle_worker``: the follow-ups the test set off, a crawl, an
     alert, an evidence capture, indexing, dropped or finished): one holding a table lock
     deadlocks the flush. Best effort: 60 s at most (a drill may leave a long task), nothing
-    raised."""
+    raised. Then the flush's connection waits ``FLUSH_DEADLOCK_TIMEOUT`` before it looks for a
+    deadlock: what still runs (a request the live server was answering as the browser closed)
+    meets a deadlock first and is the transaction PostgreSQL aborts, not the flush (the
+    waiter that checks first is the victim; ``deadlock_timeout`` is 1 s elsewhere)."""
     transactional = {"transactional_db", "live_server"} & set(item.fixturenames) or any(
         marker.kwargs.get("transaction") for marker in item.iter_markers("django_db"))
     if _worker_nodes and transactional:
         with contextlib.suppress(RuntimeError):  # best effort: the next idle_worker says so
             settle_worker(list(_worker_nodes))
+    if transactional:
+        _patient_flush()
     yield
+
+
+FLUSH_DEADLOCK_TIMEOUT = "10s"
+
+
+def _patient_flush() -> None:
+    """Give this thread's PostgreSQL connection (the one pytest-django flushes with) a
+    ``deadlock_timeout`` of ``FLUSH_DEADLOCK_TIMEOUT`` (a superuser setting: the embedded
+    server's role is one; another server's role may not be, and then nothing changes)."""
+    from django.db import DatabaseError, connection
+
+    if connection.vendor != "postgresql":
+        return
+    with contextlib.suppress(DatabaseError), connection.cursor() as cursor:
+        cursor.execute(f"SET deadlock_timeout = '{FLUSH_DEADLOCK_TIMEOUT}'")
 
 
 def settle_worker(nodes: list[str], seconds: float = 60.0) -> None:

@@ -20,6 +20,7 @@ import importlib.metadata
 import importlib.util
 import os
 import pwd
+import random
 import secrets
 import shutil
 import signal
@@ -44,6 +45,10 @@ POSTGRES_SHARED_ROOT = Path("/var/tmp")
 # A Redis Cluster node (start_redis(cluster=True)) unreachable this long, in milliseconds, is
 # marked failed by the others (redis.conf's cluster-node-timeout; Redis's default is 15000).
 REDIS_CLUSTER_NODE_TIMEOUT_MS = 5000
+# Linux's range of ephemeral ports, the local ports its outgoing connections take: free_port
+# chooses below it, also below it plus a Redis Cluster bus's offset (10000).
+EPHEMERAL_PORTS = Path("/proc/sys/net/ipv4/ip_local_port_range")
+CLUSTER_BUS_OFFSET = 10000
 
 
 class EmbeddedServerError(RuntimeError):
@@ -106,7 +111,29 @@ def _alive(pid: int) -> bool:
 
 
 def free_port() -> int:
-    """Return a TCP port on 127.0.0.1 that was free a moment ago (int)."""
+    """Return a TCP port on 127.0.0.1 that was free a moment ago (int), for a server.
+
+    Chosen at random below the kernel's ephemeral ports (``EPHEMERAL_PORTS``), so that its
+    bus port too (+``CLUSTER_BUS_OFFSET``) stays below them: a client that reconnects in a loop
+    to a stopped server on an ephemeral port can be given that very port as its own local port
+    and connect to itself (TCP simultaneous open), and the server restarted there finds its
+    port taken ("Address already in use"). Where the range cannot be read, or leaves no room,
+    or 100 tries find the ports taken: a port the kernel picks (an ephemeral one).
+    """
+    try:
+        low = int(EPHEMERAL_PORTS.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 0
+    first, last = max(1024, low // 2), low - CLUSTER_BUS_OFFSET - 1
+    rng = random.SystemRandom()
+    for _ in range(100 if last > first else 0):
+        port = rng.randint(first, last)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import os
-import socket
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -20,17 +19,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from django.conf import settings
 
+from lib.runtime.embedded import free_port
 from lib.runtime.serving import serve_in_thread
 from tests.waiting import wait_for
 
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-SMTP_PORT = _free_port()
+SMTP_PORT = free_port()  # the SMTP server is stopped and started again on it
 _ENV = {"EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
         "EMAIL_HOST": "127.0.0.1", "EMAIL_PORT": str(SMTP_PORT), "EMAIL_TIMEOUT": "2",
         "TRACKER_ALERT_RETRY_BASE": "0.3", "TRACKER_ALERT_RETRY_MAX": "1",

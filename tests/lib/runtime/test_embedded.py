@@ -35,6 +35,17 @@ def test_urls_are_loopback(mongo_url, redis_url):
     assert redis.Redis.from_url(redis_url).ping()
 
 
+def test_a_server_port_is_never_one_a_client_could_take_as_its_own():
+    # a client reconnecting to a stopped server on an ephemeral port may be given that port
+    # as its own and connect to itself; the server restarted there then cannot listen
+    if not embedded.EPHEMERAL_PORTS.exists():
+        pytest.skip("no ip_local_port_range on this system")
+    low = int(embedded.EPHEMERAL_PORTS.read_text().split()[0])
+    ports = [embedded.free_port() for _ in range(40)]
+    assert all(1024 <= port and port + embedded.CLUSTER_BUS_OFFSET < low for port in ports)
+    assert len(set(ports)) > 30  # chosen at random: parallel test processes rarely meet
+
+
 def test_a_server_killed_but_not_yet_reaped_is_started_again(tmp_path):
     # a pidfile naming a zombie: the server was SIGKILLed and its parent has not reaped it yet
     # the parent keeps its Popen: a discarded one reaps its finished child when collected
