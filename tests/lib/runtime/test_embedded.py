@@ -42,7 +42,7 @@ def test_a_server_port_is_never_one_a_client_could_take_as_its_own():
         pytest.skip("no ip_local_port_range on this system")
     low = int(embedded.EPHEMERAL_PORTS.read_text().split()[0])
     ports = [embedded.free_port() for _ in range(40)]
-    assert all(1024 <= port and port + embedded.CLUSTER_BUS_OFFSET < low for port in ports)
+    assert all(port >= 1024 and port + embedded.CLUSTER_BUS_OFFSET < low for port in ports)
     assert len(set(ports)) > 30  # chosen at random: parallel test processes rarely meet
 
 
