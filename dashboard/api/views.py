@@ -30,7 +30,7 @@ from core.models import AuditEvent, ImportJob, RightsHolder, Work
 from core.scoping import holders_for, scope, sees_all
 from crawler import review_actions, scan_actions, site_actions
 from crawler.evidence.verdicts import verdict_words
-from crawler.models import Match, ReviewStatus, ScanRun, TargetSite
+from crawler.models import Match, MatchKind, ReviewStatus, ScanRun, TargetSite
 from dashboard import notice_actions as dashboard_actions
 from dashboard import notices, sources
 from dashboard.alerts import actions as alert_actions
@@ -299,11 +299,13 @@ class MatchFilter(django_filters.FilterSet):
                                                             "the page still matches.")
     part_of = django_filters.CharFilter(help_text="The parts of one chapter split over several "
                                                   "pages: its first part's canonical URL.")
+    kind = django_filters.ChoiceFilter(choices=MatchKind.choices,
+                                       help_text="Kind of match: copy, or rewritten (洗稿).")
 
     class Meta:
         model = Match
         fields = ["status", "first_seen_after", "first_seen_before", "score_min", "score_max",
-                  "domain", "work", "still_matching", "part_of"]
+                  "domain", "work", "still_matching", "part_of", "kind"]
 
 
 def _detail(match: Match) -> dict:

@@ -61,3 +61,11 @@ def test_a_rewritten_copy_says_so(scenario, api):  # noqa: F811
     assert kinds == {m.pk: "rewritten" if m == rewritten else "copy" for m in scenario.matches}
     detail = client.get(f"matches/{rewritten.pk}/").json()
     assert (detail["kind"], detail["part_of_works"], detail["part_works"]) == ("rewritten", [], [])
+    # a client picks the 洗稿 out, as the match list's filter does
+    only = client.get("matches/", params={"kind": "rewritten"}).json()["results"]
+    assert [r["id"] for r in only] == [rewritten.pk]
+    copies = client.get("matches/", params={"kind": "copy"}).json()["results"]
+    assert sorted(r["id"] for r in copies) == sorted(m.pk for m in scenario.matches
+                                                     if m != rewritten)
+    wrong = client.get("matches/", params={"kind": "washed"})
+    assert wrong.status_code == 400 and "kind" in wrong.json()["fields"], wrong.text
