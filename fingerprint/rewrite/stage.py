@@ -205,7 +205,7 @@ class RewriteStage:
         c = self.config
         keyed = {j: window_keys(s.token_codes) for j, s in enumerate(sentences)
                  if len(s.token_codes) >= c.rewrite_min_tokens}
-        keys = list({k for keys in keyed.values() for k in keys})
+        keys = list({key for own in keyed.values() for key in own})
         places, hits = key_hits(self.index, keys)
         _, holders, _ = key_evidence(places, hits.work, len(keys), len(hits.works),
                                      c.rewrite_template_works)

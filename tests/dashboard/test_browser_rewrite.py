@@ -125,7 +125,7 @@ def test_the_evidence_view_pairs_a_revised_english_answer(revised_english_match,
 def test_the_match_list_tells_a_rewrite_from_a_copy(rewritten_match, scenario, open_page,
                                                    browser_login, screenshot, language, kind,
                                                    label):
-    # staff pick the 洗稿 out of the reports: a badge beside the score, and a filter
+    # staff pick the 洗稿 out of the reports: a badge under the score, and a filter
     page = open_page(language)
     page.set_viewport_size({"width": 1366, "height": 900})
     browser_login(page, "staff")
@@ -162,20 +162,19 @@ def test_the_notice_recipient_sees_the_rewritten_sentences_paired(
         rewritten_match, scenario, open_page, screenshot, language, width):
     # the host's abuse team opens the notice's link, logged out: for a 洗稿 it is shown the
     # work's sentences beside the page's, not "copied passages" of a text it does not copy
+    from dashboard import sources
     from dashboard.notice_actions import do_draft_notices
-    from dashboard.recipient_links import notice_link
-    from tests.dashboard.test_recipient_page import archived_html, screenshot_png
+    from tests.dashboard.test_recipient_page import archived_html, link_path, screenshot_png
     from tests.evidence_captures import finished_capture
 
     rewritten_match.review_status = "confirmed"
     rewritten_match.save(update_fields=["review_status"])
-    page_text = store_text(rewritten_match)
     finished_capture(rewritten_match, {"evidence/screenshot.png": screenshot_png()},
-                     html=archived_html(page_text))
+                     html=archived_html(sources.load(rewritten_match).page_text))
     [notice] = do_draft_notices([rewritten_match], scenario.users.staff, language)
     page = open_page(language)
     page.set_viewport_size({"width": width, "height": 900})
-    page.goto("/" + notice_link(notice).split("://", 1)[1].split("/", 1)[1])
+    page.goto("/" + link_path(notice))
     heading = page.locator("#rcp-rewrite-1")
     assert "洗稿" in heading.inner_text()
     assert page.get_by_text("Copied passages, the page beside the work").count() == 0
@@ -189,10 +188,3 @@ def test_the_notice_recipient_sees_the_rewritten_sentences_paired(
     screenshot(page, f"recipient-rewrite-{language}-{width}")
     assert page.evaluate("() => document.scrollingElement.scrollWidth"
                          " <= document.scrollingElement.clientWidth + 1")
-
-
-def store_text(match) -> str:
-    """The stored text of ``match``'s page version (what the capture archives)."""
-    from dashboard import sources
-
-    return sources.load(match).page_text

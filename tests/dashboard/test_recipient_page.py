@@ -41,7 +41,6 @@ def sent_notice(scenario, scenario_cases):
     copy.example.com confirmed, captured (screenshot, demo timestamp) and cited by a notice."""
     from crawler.models import Match
     from dashboard.notice_actions import do_draft_notices
-    from dashboard.recipient_links import notice_link
 
     def make(language: str = "zh-hans"):
         match = scenario.matches[0]
@@ -50,9 +49,16 @@ def sent_notice(scenario, scenario_cases):
         capture = finished_capture(match, {"evidence/screenshot.png": screenshot_png()},
                                    stamper=Stamper(), html=archived_html(scenario.texts[match.pk]))
         [notice] = do_draft_notices([match], scenario.users.staff, language)
-        return notice, capture, notice_link(notice).split("://", 1)[1].split("/", 1)[1]
+        return notice, capture, link_path(notice)
 
     return make
+
+
+def link_path(notice) -> str:
+    """The path of ``notice``'s recipient link (what its mail carries), without the site."""
+    from dashboard.recipient_links import notice_link
+
+    return notice_link(notice).split("://", 1)[1].split("/", 1)[1]
 
 
 def aged(link: str, days: int) -> str:
