@@ -6,7 +6,7 @@ One pass (``discover``, the beat task ``crawler.discover_sites``):
 
 1. Count, over the source pages' stored outlinks, the links to each domain that is not a target
    site's (nor the source page's own domain): ``CandidateSite.link_count``, ``linked_from`` (up to
-   ``LINKED_FROM_KEPT`` source pages) and the linked pages there (``sample_urls``). Domains
+   ``DISCOVERY_LINKED_FROM_KEPT`` source pages) and the linked pages there (``sample_urls``). Domains
    linked fewer than ``settings.DISCOVERY_MIN_LINKS`` times are left out.
 2. Sample the candidates not sampled yet, most linked first, at most
    ``settings.DISCOVERY_MAX_SAMPLED`` per pass: up to ``settings.DISCOVERY_SAMPLE_PAGES`` of
@@ -42,7 +42,6 @@ from lib.crawl.canonical import host_of, in_domains
 from lib.crawl.outcomes import Outcome
 from lib.text import Extracted, decode_bytes, extract_document
 
-LINKED_FROM_KEPT = 10  # source pages kept as evidence per candidate
 _SETTLED = (CandidateStatus.PROMOTED, CandidateStatus.DISMISSED)
 
 
@@ -100,7 +99,7 @@ def discover(crawler, engine) -> list[CandidateSite]:
         if seen.count < settings.DISCOVERY_MIN_LINKS or domain in settled:
             continue
         CandidateSite.objects.update_or_create(domain=domain, defaults={
-            "link_count": seen.count, "linked_from": list(seen.sources)[:LINKED_FROM_KEPT],
+            "link_count": seen.count, "linked_from": list(seen.sources)[:settings.DISCOVERY_LINKED_FROM_KEPT],
             "sample_urls": list(seen.targets)[:settings.DISCOVERY_SAMPLE_PAGES * 3]})
     sampled = []
     for candidate in CandidateSite.objects.filter(status=CandidateStatus.NEW).order_by(

@@ -56,7 +56,6 @@ from lib.crawl.domains import registered_domain
 from lib.crawl.outcomes import Outcome
 
 PERMANENT = (301, 308)
-EVIDENCE_KEPT = 10  # redirects or pages kept as the evidence of one proposal
 SHINGLE_CHARS = 5
 _SETTLED = (CandidateStatus.PROMOTED, CandidateStatus.DISMISSED)
 # TargetSite fields a moved site gets its own values of; every other field is carried over
@@ -82,7 +81,7 @@ def check_scan(scan: ScanRun, crawler) -> list[CandidateSite]:
         if roots or len(hops) >= settings.MOVE_MIN_REDIRECTS:
             evidence = {"kind": "redirect", "site": site.name, "origin": origin_of(hops[0]["to"]),
                         "scan": scan.pk, "redirects": len(hops),
-                        "pages": (roots + [h for h in hops if h not in roots])[:EVIDENCE_KEPT]}
+                        "pages": (roots + [h for h in hops if h not in roots])[:settings.MOVE_EVIDENCE_KEPT]}
             found = do_propose_move(site, host, evidence, [h["to"] for h in hops])
             proposed += [found] if found else []
     silent = silent_scans(site)

@@ -16,14 +16,12 @@ from django.utils.translation import gettext_lazy
 #: The ways, in the order ``found_by`` lists them, with their names in the reader's language.
 WAYS = {"scan": gettext_lazy("scan"), "search": gettext_lazy("web search"),
         "archive": gettext_lazy("web archive")}
-#: Rows read in chunks of this many matches when a list is loaded (``loaded``).
-CHUNK = 500
 
 
 def loaded(matches):
     """``matches`` (a QuerySet of Match) loading what an export row reads with them: works,
     holders, scans and their sites joined, search hits and archive finds fetched per chunk of
-    rows (iterate with ``.iterator(chunk_size=CHUNK)``)."""
+    rows (iterate with ``.iterator(chunk_size=settings.EXPORT_CHUNK_ROWS)``)."""
     return matches.select_related(
         "work__holder", "first_scan__site", "last_scan__site").prefetch_related(
         "search_hits__query", "archive_finds")

@@ -74,7 +74,6 @@ from lib.crawl.search.providers import Provider, SearchError, parse_providers, s
 log = logging.getLogger(__name__)
 FRONTIER_PREFIX = "crawl:search"  # Redis keys of a run's frontier (seen-set, counters)
 _REFUSED_KEY = "search:refused"  # hash: provider name + key digest -> why it was refused
-_REFERENCE_WORKS = 500  # works whose text makes the rarity reference of a run
 
 
 @dataclass(frozen=True)
@@ -151,7 +150,7 @@ def run(run_id: int, crawler, engine) -> SearchRun:
     works = _works(search)
     SearchRun.objects.filter(pk=run_id).update(works_total=len(works), updated_at=timezone.now())
     reference = phrases.Rarity.from_texts(
-        _texts(Work.objects.filter(status=WorkStatus.INDEXED).order_by("-pk")[:_REFERENCE_WORKS]))
+        _texts(Work.objects.filter(status=WorkStatus.INDEXED).order_by("-pk")[:settings.SEARCH_REFERENCE_WORKS]))
     frontier = Frontier(crawler.redis, run_id, prefix=FRONTIER_PREFIX)
     if not frontier.context():
         frontier.open(1_000_000, 0, {"run": run_id})

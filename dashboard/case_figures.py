@@ -9,6 +9,7 @@ from __future__ import annotations
 import statistics
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 from django.db.models import Exists, OuterRef, Q
 from django.urls import reverse
@@ -30,9 +31,8 @@ STEPS = [
     ("removed", Q(removed_at__isnull=False)),
 ]
 
-#: The cases noticed and not yet removed, listed oldest notice first (at most STILL_UP_LISTED).
+#: The cases noticed and not yet removed (listed oldest notice first).
 STILL_UP = [CaseState.NOTICE_SENT, CaseState.STILL_UP]
-STILL_UP_LISTED = 8
 
 
 def with_steps(cases):
@@ -80,7 +80,7 @@ def funnel(user, days: int, now=None) -> dict:
     steps = [{"key": key, "count": current["counts"][key], "previous": previous["counts"][key],
               "url": f"{base}?{urlencode({**since, 'reached': key})}"} for key, _step in STEPS]
     waiting = (cases.filter(state__in=STILL_UP).select_related("work")
-               .order_by("notice_sent_at", "opened_at")[:STILL_UP_LISTED])
+               .order_by("notice_sent_at", "opened_at")[:settings.CASES_STILL_UP_LISTED])
     return {"days": days, "steps": steps, "rate": current["rate"],
             "still_up": list(waiting),
             "still_up_url": f"{base}?{urlencode({'state__in': ','.join(STILL_UP)})}",

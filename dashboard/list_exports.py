@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
+from django.conf import settings
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
 from django.utils import timezone
 from django.utils.translation import gettext as _
-
-from crawler.provenance import CHUNK  # rows read per round trip, prefetches included
 
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 FORMATS = ("csv", "xlsx")
@@ -41,7 +40,7 @@ def export_response(model_admin, request, fmt: str, name: str,
         changelist = model_admin.get_changelist_instance(request)
     except IncorrectLookupParameters:
         return HttpResponseBadRequest(_("These filters are not valid."))
-    rows = prepare(changelist.get_queryset(request)).iterator(chunk_size=CHUNK)
+    rows = prepare(changelist.get_queryset(request)).iterator(chunk_size=settings.EXPORT_CHUNK_ROWS)
     filename = f"{name}-{timezone.localtime().strftime('%Y%m%d-%H%M')}.{fmt}"
     if fmt == "csv":
         response = StreamingHttpResponse(csv_chunks(rows), content_type="text/csv; charset=utf-8")

@@ -16,19 +16,18 @@ import unicodedata
 from collections import defaultdict
 from datetime import datetime
 
+from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
 
 from dashboard import sources
 from dashboard.models import RecipientRole
 
-EXCERPT_CHARS = 160  # characters of each passage quoted in a notice
-PASSAGES_PER_URL = 3  # passages quoted per infringing URL
-
 
 def _excerpt(text: str, start: int, end: int) -> str:
     piece = " ".join(text[start:end].split())
-    return piece if len(piece) <= EXCERPT_CHARS else piece[:EXCERPT_CHARS] + "…"
+    most = settings.NOTICE_EXCERPT_CHARS
+    return piece if len(piece) <= most else piece[:most] + "…"
 
 
 def _iso(value) -> str | None:
@@ -49,7 +48,8 @@ def snapshot(holder, domain: str, matches) -> dict:
         captured_at (ISO), share_of_page (0..1), kind ("copy", or "rewritten": 洗稿, worded
         as such), passages: [{page, work}]}]}]``; the passages
         are quoted from the stored page version and the work's text (at most
-        PASSAGES_PER_URL per URL, EXCERPT_CHARS characters each).
+        settings.NOTICE_PASSAGES_PER_URL per URL, settings.NOTICE_EXCERPT_CHARS characters
+        each).
     """
     by_work: dict[int, dict] = {}
     copies = defaultdict(list)
@@ -60,7 +60,7 @@ def snapshot(holder, domain: str, matches) -> dict:
         evidence = sources.load(match)
         quoted = []
         if evidence.page_text and evidence.work_text:
-            for ps, pe, ws, we in evidence.passages[:PASSAGES_PER_URL]:
+            for ps, pe, ws, we in evidence.passages[:settings.NOTICE_PASSAGES_PER_URL]:
                 quoted.append({"page": _excerpt(evidence.page_text, ps, pe),
                                "work": _excerpt(evidence.work_text, ws, we)})
         version = evidence.version

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+from django.conf import settings
 from django.db.models import Count, Q
 from django.db.models.functions import TruncDate
 from django.utils import timezone
@@ -18,13 +19,10 @@ from crawler.models import ReviewStatus, ScanRun
 from crawler.progress import poll_settings, progress
 from dashboard.access import matches_for, notices_for
 
-DAYS = 90  # matches per day are shown over this many days
 OPEN_NOTICES = ["drafted", "sent"]  # the notices still being worked
-TOP = 10  # rows in the top domains / most copied works
-SCAN_DAYS = 7  # scans of this many last days are listed
 
 
-def per_day(matches, days: int = DAYS, today: date | None = None) -> tuple[list[date], list[int]]:
+def per_day(matches, days: int, today: date | None = None) -> tuple[list[date], list[int]]:
     """Count matches by the local date they were first seen.
 
     Args:
@@ -46,7 +44,7 @@ def per_day(matches, days: int = DAYS, today: date | None = None) -> tuple[list[
     return dates, [counts.get(day, 0) for day in dates]
 
 
-def top_domains(matches, limit: int = TOP) -> list[dict]:
+def top_domains(matches, limit: int) -> list[dict]:
     """``[{"domain": str, "n": matches, "confirmed": confirmed matches}]``, most matches first;
     matches counted as the match list shows them (the parts of a chapter once)."""
     return list(matches.chapter_heads().values("domain")
@@ -55,7 +53,7 @@ def top_domains(matches, limit: int = TOP) -> list[dict]:
                 .order_by("-n", "domain")[:limit])
 
 
-def top_works(matches, limit: int = TOP) -> list[dict]:
+def top_works(matches, limit: int) -> list[dict]:
     """``[{"work": id, "work__title": str, "work__reference": str, "n": matches,
     "domains": distinct domains}]``, most matches first; matches counted as the match list
     shows them (the parts of a chapter once)."""
@@ -68,7 +66,7 @@ def _status(value):
     return Q(review_status=value)
 
 
-def recent_scans(user, days: int = SCAN_DAYS, limit: int = 20) -> list:
+def recent_scans(user, days: int, limit: int) -> list:
     """Scan runs started in the last ``days`` days, newest first (ScanRun objects).
 
     Target sites are the platform's, not a holder's, so every user sees the runs; each run gets
@@ -96,25 +94,26 @@ def build(user) -> dict:
     Returns:
         dict with ``per_day`` ({last_30: matches of the last 30 days}), ``chart_per_day``,
         ``chart_domains``, ``chart_works`` ({labels, values, label} for Chart.js), ``awaiting`` (count of
-        new matches), ``latest`` (up to 8 newest unreviewed Match), ``totals`` ({"new", "confirmed": matches of
+        new matches), ``latest`` (the OVERVIEW_LATEST_ROWS newest unreviewed Match), ``totals`` ({"new", "confirmed": matches of
         that review status, "open_notices": notices drafted or sent}), ``open_notices_query`` (the notice list's
         query string of those),
         ``domains`` and ``works`` (see top_domains / top_works), ``scans`` (ScanRun list),
         ``progress_poll`` (crawler.progress.poll_settings), ``show_errors`` (bool: staff only).
     """
     matches = matches_for(user)
-    dates, values = per_day(matches)
+    dates, values = per_day(matches, settings.OVERVIEW_DAYS)
     new = matches.filter(review_status=ReviewStatus.NEW)
     counts = {status: matches.filter(review_status=status).chapter_heads().count()
               for status in (ReviewStatus.NEW, ReviewStatus.CONFIRMED)}  # the ones shown
     counts["open_notices"] = notices_for(user).filter(status__in=OPEN_NOTICES).count()
-    domains, works = top_domains(matches), top_works(matches)
+    rows = settings.OVERVIEW_TOP_ROWS
+    domains, works = top_domains(matches, rows), top_works(matches, rows)
     label = _("matches")
     return {
         "per_day": {"last_30": sum(values[-30:])},
         "awaiting": counts[ReviewStatus.NEW],
         "open_notices_query": "status__in=" + ",".join(OPEN_NOTICES),
-        "latest": list(new.order_by("-first_seen")[:8]),
+        "latest": list(new.order_by("-first_seen")[:settings.OVERVIEW_LATEST_ROWS]),
         "totals": counts,
         "domains": domains,
         "works": works,
@@ -124,7 +123,7 @@ def build(user) -> dict:
                           "values": [d["n"] for d in domains], "label": label},
         "chart_works": {"labels": [w["work__title"] for w in works],
                         "values": [w["n"] for w in works], "label": label},
-        "scans": recent_scans(user),
+        "scans": recent_scans(user, settings.OVERVIEW_SCAN_DAYS, settings.SCAN_PROGRESS_MAX_SCANS),
         "progress_poll": poll_settings(),
         "show_errors": sees_all(user),
     }

@@ -180,6 +180,25 @@ def test_notice_snapshot_is_frozen_when_drafted(scenario):
     assert "北京市朝阳区建国路 88 号" in notices.render_text(notice)
 
 
+def test_a_notice_quotes_as_many_passages_and_characters_as_the_settings_say(scenario, settings):
+    # the first page copies two passages of the novel, of 480 and 300 characters
+    confirm_all(scenario)
+
+    def quoted():
+        notice, = do_draft_notices(scenario.matches[:1], scenario.users.staff)
+        (work,) = notice.content["works"]
+        (page,) = work["copies"]
+        notice.delete()
+        return [passage["work"] for passage in page["passages"]]
+
+    first, second = quoted()
+    assert len(first) == len(second) == settings.NOTICE_EXCERPT_CHARS + 1
+    start = scenario.passages[scenario.matches[0].pk][0]["work_start"]
+    assert first == scenario.novel_text[start:start + len(first) - 1] + "…"
+    settings.NOTICE_PASSAGES_PER_URL, settings.NOTICE_EXCERPT_CHARS = 1, 40
+    assert quoted() == [first[:40] + "…"]
+
+
 def test_notice_status_moves_are_dated_and_recorded(scenario):
     confirm_all(scenario)
     notice, = do_draft_notices(scenario.matches[:1], scenario.users.staff)

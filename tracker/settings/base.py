@@ -444,6 +444,8 @@ DISCOVERY_SAMPLE_PAGES = env.int("TRACKER_DISCOVERY_SAMPLE_PAGES", default=3)
 # A candidate none of whose sample pages could be read is sampled again in the next passes, up
 # to DISCOVERY_SAMPLE_ATTEMPTS passes in all, then marked "no page could be read".
 DISCOVERY_SAMPLE_ATTEMPTS = env.int("TRACKER_DISCOVERY_SAMPLE_ATTEMPTS", default=3)
+# A candidate keeps at most DISCOVERY_LINKED_FROM_KEPT of the pages linking to it as evidence.
+DISCOVERY_LINKED_FROM_KEPT = 10
 CELERY_BEAT_SCHEDULE["discover-sites"] = {"task": "crawler.discover_sites",
                                           "schedule": DISCOVERY_INTERVAL_SECONDS}
 CELERY_TASK_ROUTES["crawler.discover_sites"] = {"queue": QUEUE_CRAWL}
@@ -521,6 +523,9 @@ API_TOKEN_BYTES = 32
 API_TOKEN_PREFIX_CHARS = 8
 # Bulk registration (JSON Lines): at most this many lines (works) per request.
 API_BULK_MAX_LINES = 1000
+# Match lists and exports (crawler.provenance, dashboard.list_exports, manage.py matches) read
+# their rows EXPORT_CHUNK_ROWS matches per query, prefetches included.
+EXPORT_CHUNK_ROWS = 500
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "dashboard.api.auth.BearerTokenAuthentication",
@@ -618,7 +623,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": BROKER_VISIBILITY_TIMEO
 # ---- Live scan progress: the scan run page and the overview poll the scans'
 # figures (crawler.progress) every SCAN_PROGRESS_POLL_SECONDS while a scan runs; after a failed
 # poll the wait doubles up to SCAN_PROGRESS_POLL_MAX_SECONDS. One poll asks for at most
-# SCAN_PROGRESS_MAX_SCANS scans (the overview lists up to 20).
+# SCAN_PROGRESS_MAX_SCANS scans (the overview lists as many).
 SCAN_PROGRESS_POLL_SECONDS = 2
 SCAN_PROGRESS_POLL_MAX_SECONDS = 60
 SCAN_PROGRESS_MAX_SCANS = 20
@@ -686,6 +691,17 @@ CASE_PAGES_PER_PAGE = 50
 # (days).
 CASE_FUNNEL_DAYS = 30
 CASE_FUNNEL_PERIODS = (7, 30, 90)
+# The overview lists at most CASES_STILL_UP_LISTED cases noticed and not yet removed (rows,
+# oldest notice first).
+CASES_STILL_UP_LISTED = 8
+# The overview charts the matches of the last OVERVIEW_DAYS days (days), lists OVERVIEW_TOP_ROWS
+# rows of the top domains and most copied works, the OVERVIEW_LATEST_ROWS newest unreviewed
+# matches, and the scans started in the last OVERVIEW_SCAN_DAYS days (days; at most
+# SCAN_PROGRESS_MAX_SCANS of them, the most one progress poll asks for).
+OVERVIEW_DAYS = 90
+OVERVIEW_TOP_ROWS = 10
+OVERVIEW_LATEST_ROWS = 8
+OVERVIEW_SCAN_DAYS = 7
 # Takedown contacts (crawler.contacts): the search for a site's addresses (task
 # crawler.find_contacts, queue "crawl") fetches at most CONTACT_SEARCH_MAX_PAGES pages of one
 # registered domain (its /.well-known/security.txt, home page, contact pages, up to
@@ -719,6 +735,10 @@ NOTICE_MAIL_MAX_REPORTS = env.int("TRACKER_NOTICE_MAIL_MAX_REPORTS", default=3)
 NOTICE_MAIL_MAX_ATTACHMENT_BYTES = env.int("TRACKER_NOTICE_MAIL_MAX_ATTACHMENT_MB",
                                            default=10) * 1024 * 1024
 NOTICE_BUNDLE_LINK_DAYS = 180
+# A takedown notice (dashboard.notices) quotes at most NOTICE_PASSAGES_PER_URL passages of each
+# infringing URL, NOTICE_EXCERPT_CHARS characters of each passage (then "…").
+NOTICE_PASSAGES_PER_URL = 3
+NOTICE_EXCERPT_CHARS = 160
 CELERY_BEAT_SCHEDULE["sweep-notice-mails"] = {"task": "dashboard.sweep_notice_mails",
                                               "schedule": SWEEP_INTERVAL_SECONDS}
 # Reminders (dashboard.remind_notices, beat every NOTICE_REMINDER_CHECK_SECONDS): a sent notice
@@ -755,6 +775,8 @@ MOVE_SAMPLE_PAGES = env.int("TRACKER_MOVE_SAMPLE_PAGES", default=5)
 MOVE_SAME_PAGES = env.int("TRACKER_MOVE_SAME_PAGES", default=2)
 MOVE_MAX_CANDIDATES = env.int("TRACKER_MOVE_MAX_CANDIDATES", default=10)
 MOVE_SAME_TEXT = env.float("TRACKER_MOVE_SAME_TEXT", default=0.8)
+# A proposal keeps at most MOVE_EVIDENCE_KEPT redirects or pages as its evidence.
+MOVE_EVIDENCE_KEPT = 10
 CELERY_TASK_ROUTES["crawler.check_site_moved"] = {"queue": QUEUE_CRAWL}
 
 # Search-engine discovery (crawler.search_discovery, docs/crawler.md). SEARCH_PROVIDERS: the
@@ -791,6 +813,9 @@ SEARCH_FETCH_WAIT_SECONDS = env.float("TRACKER_SEARCH_FETCH_WAIT", default=30.0)
 SEARCH_PAGE_PARTS = 4
 SEARCH_INTERVAL_SECONDS = env.float("TRACKER_SEARCH_INTERVAL", default=24 * 3600.0)
 SEARCH_RUN_STUCK_SECONDS = env.int("TRACKER_SEARCH_RUN_STUCK", default=3600)
+# A run's phrases are chosen rare against the text of the SEARCH_REFERENCE_WORKS newest indexed
+# works (count).
+SEARCH_REFERENCE_WORKS = 500
 QUEUE_SEARCH = "search"
 WORKER_QUEUES.append(QUEUE_SEARCH)
 CELERY_TASK_ROUTES["crawler.search_web"] = {"queue": QUEUE_SEARCH}

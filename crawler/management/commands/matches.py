@@ -1,6 +1,7 @@
 """manage.py matches [--scan ID] [--since DATE] --format jsonl|csv (crawler.exports: the columns
 and chapters of the dashboard's exports, column keys as CSV headings)"""
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
@@ -41,7 +42,7 @@ class Command(BaseCommand):
             matches = scan_matches(matches, opts["scan"])
         if opts["since"]:
             matches = matches.filter(last_seen__gte=parse_since(opts["since"]))
-        rows = provenance.loaded(matches).iterator(chunk_size=provenance.CHUNK)
+        rows = provenance.loaded(matches).iterator(chunk_size=settings.EXPORT_CHUNK_ROWS)
         if opts["format"] == "jsonl":
             lines = exports.jsonl_lines(rows)
         else:
