@@ -146,9 +146,7 @@ def matches_of(kept: list, page_offsets: np.ndarray) -> list[Match]:
     the work; ``same_text`` lists the works of its group. Sorted by score, then work id."""
     out = []
     for label, work_id, prep, aln, score, cp, cw in kept:
-        wo = prep.offsets
-        passages = [Passage(int(page_offsets[a]), int(page_offsets[b - 1]) + 1, int(wo[s]),
-                            int(wo[e - 1]) + 1) for a, b, s, e in aln.passages]
+        passages = [Passage(*span) for span in aln.characters(page_offsets, prep.offsets)]
         out.append((label, Match(work_id, round(score, 4), round(cp, 4), round(cw, 4), passages)))
     for label, match in out:
         match.same_text = sorted(m.work_id for g, m in out if g == label)

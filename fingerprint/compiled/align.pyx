@@ -2,6 +2,7 @@
 """Seed-and-extend alignment of a page's letters with one work, compiled (see
 ``fingerprint.verify`` for the method and its parameters)."""
 
+cimport cython
 from libc.stdint cimport int64_t, uint8_t
 from libc.stdlib cimport free, malloc, qsort
 from libc.string cimport memcpy
@@ -264,6 +265,17 @@ cdef class Alignment:
         """Matched letters of each passage (list of int)."""
         return [self._matched[i] for i in range(self.n_passages)]
 
+    @cython.boundscheck(True)  # the offsets come from the caller: an index past them raises
+    def characters(self, const int64_t[:] page_offsets, const int64_t[:] work_offsets):
+        """The passages in characters: [(page_start, page_end, work_start, work_end)], end
+        exclusive, from each letter's character (``page_offsets``, ``work_offsets``: int64, a
+        letter's index into its text, as ``Letters.offsets``). Raises IndexError when a passage
+        lies past them."""
+        cdef const int64_t *p = self._passages
+        return [(page_offsets[p[4 * i]], page_offsets[p[4 * i + 1] - 1] + 1,
+                 work_offsets[p[4 * i + 2]], work_offsets[p[4 * i + 3] - 1] + 1)
+                for i in range(self.n_passages)]
+
     @property
     def runs(self):
         """[(page_start, page_end, diagonal)] in letters."""
@@ -338,6 +350,51 @@ cdef inline double _least_shared(SeedIndex work, double share, double frame) noe
     return (1 - frame) * (1 - work.k * (1 - share)) * work._n_letters - work.k
 
 
+cdef struct _Scratch:
+    # The buffers of ``_align``, kept across the works of one page and grown when a work needs
+    # more: per page k-gram its first seed and seed count (``lows``, 2 x grams), and per seed
+    # (``cap``) its packed pair, run, chain, next run and covered spans (``us``, 2 x cap).
+    int64_t *lows
+    int64_t *pairs
+    int64_t *runs
+    Chain *chains
+    int64_t *run_next
+    int64_t *us
+    Py_ssize_t grams, cap
+
+
+cdef int _fit_scratch(_Scratch *s, Py_ssize_t grams, Py_ssize_t cap) except -1:
+    """Make ``s`` hold at least ``grams`` k-grams' and ``cap`` seeds' buffers (contents not
+    kept when they grow)."""
+    cdef void *block
+    if grams > s.grams:
+        free(s.lows)
+        s.lows = <int64_t *>malloc(2 * grams * sizeof(int64_t))
+        s.grams = grams if s.lows != NULL else 0
+        if s.lows == NULL:
+            raise MemoryError()
+    if cap > s.cap:
+        cap = max(cap, 2 * s.cap)
+        free(s.pairs)
+        block = malloc(cap * (8 * sizeof(int64_t) + sizeof(Chain)))
+        s.pairs = <int64_t *>block
+        s.cap = cap if block != NULL else 0
+        if block == NULL:
+            raise MemoryError()
+        s.runs = s.pairs + cap
+        s.run_next = s.runs + 4 * cap
+        s.us = s.run_next + cap
+        s.chains = <Chain *>(s.us + 2 * cap)
+    return 0
+
+
+cdef void _free_scratch(_Scratch *s) noexcept:
+    free(s.lows)
+    free(s.pairs)
+    s.lows = s.pairs = NULL
+    s.grams = s.cap = 0
+
+
 def align_core(const uint8_t[::1] page, const int64_t[:] page_grams, SeedIndex work,
                int max_gap, int max_shift, int min_passage, int max_repeats, int seed_stride):
     """Alignment of ``page`` (letter codes, uint8 (n,)) with a prepared work (SeedIndex).
@@ -346,8 +403,12 @@ def align_core(const uint8_t[::1] page, const int64_t[:] page_grams, SeedIndex w
     parameters as ``fingerprint.verify.align``.
     Returns an Alignment, or None when nothing is shared.
     """
-    return _align(page, page_grams, work, max_gap, max_shift, min_passage, max_repeats,
-                  seed_stride)
+    cdef _Scratch scratch = _Scratch(NULL, NULL, NULL, NULL, NULL, NULL, 0, 0)
+    try:
+        return _align(page, page_grams, work, max_gap, max_shift, min_passage, max_repeats,
+                      seed_stride, &scratch)
+    finally:
+        _free_scratch(&scratch)
 
 
 def align_many(const uint8_t[::1] page, const int64_t[:] page_grams, list works, list least,
@@ -356,11 +417,15 @@ def align_many(const uint8_t[::1] page, const int64_t[:] page_grams, list works,
     ``works[i]`` (SeedIndex) whose alignment (an Alignment) covers at least ``least[i]``
     (>= 1) page letters, in order."""
     out = []
-    for i in range(len(works)):
-        found = _align(page, page_grams, <SeedIndex?>works[i], max_gap, max_shift, min_passage,
-                       max_repeats, seed_stride)
-        if found is not None and (<Alignment>found).page_covered >= least[i]:
-            out.append((i, found))
+    cdef _Scratch scratch = _Scratch(NULL, NULL, NULL, NULL, NULL, NULL, 0, 0)
+    try:
+        for i in range(len(works)):
+            found = _align(page, page_grams, <SeedIndex?>works[i], max_gap, max_shift,
+                           min_passage, max_repeats, seed_stride, &scratch)
+            if found is not None and (<Alignment>found).page_covered >= least[i]:
+                out.append((i, found))
+    finally:
+        _free_scratch(&scratch)
     return out
 
 
@@ -573,40 +638,28 @@ cdef Alignment _alignment(const Chain *chains, Py_ssize_t n_kept, const int64_t 
 
 cdef object _align(const uint8_t[::1] page, const int64_t[:] page_grams, SeedIndex seeds,
                    int max_gap, int max_shift, int min_passage, int max_repeats,
-                   int seed_stride):
-    """The stages above, in order, over buffers sized for the seeds found (``cap``)."""
+                   int seed_stride, _Scratch *s):
+    """The stages above, in order, over the buffers of ``s``, grown to the seeds found."""
     cdef Py_ssize_t n_page = page.shape[0], n_grams = page_grams.shape[0], cap
     cdef Py_ssize_t n_pairs, n_runs, n_chains, n_kept
     cdef int shift = _log2(n_page) + 1  # bits of a page position: seeds pack (diagonal, i)
     if seeds._n_codes == 0 or n_grams == 0:
         return None
     # per page k-gram: its first seed's index (-1: none or too repeated), then the seed count
-    cdef int64_t *lows = <int64_t *>malloc(2 * n_grams * sizeof(int64_t))
-    if lows == NULL:
-        raise MemoryError()
-    cap = _find_seeds(seeds._seeds, seeds._n_codes, page_grams, max_repeats, lows,
-                      lows + n_grams)
+    _fit_scratch(s, n_grams, 0)
+    cap = _find_seeds(seeds._seeds, seeds._n_codes, page_grams, max_repeats, s.lows,
+                      s.lows + n_grams)
     if cap == 0:
-        free(lows)
         return None
-    cdef int64_t *pairs = <int64_t *>malloc(cap * sizeof(int64_t))
-    cdef int64_t *runs = <int64_t *>malloc(4 * cap * sizeof(int64_t))
-    cdef Chain *chains = <Chain *>malloc(cap * sizeof(Chain))
-    cdef int64_t *run_next = <int64_t *>malloc(cap * sizeof(int64_t))
-    cdef int64_t *us = <int64_t *>malloc(2 * cap * sizeof(int64_t))
-    if pairs == NULL or runs == NULL or chains == NULL or run_next == NULL or us == NULL:
-        free(lows); free(pairs); free(runs); free(chains); free(run_next); free(us)
-        raise MemoryError()
-    try:
-        with nogil:
-            n_pairs = _seed_pairs(seeds._seeds, lows, lows + n_grams, n_grams, seed_stride,
-                                  n_page, shift, pairs)
-            n_runs = _runs(pairs, n_pairs, shift, &page[0], n_page, seeds._letters,
-                           seeds._n_letters, seeds.k, max_gap, seed_stride, runs)
-            n_chains = _chains(runs, n_runs, max_gap, max_shift, chains, run_next)
-            n_kept = _passages(chains, n_chains, min_passage)
-        if n_kept == 0:
-            return None
-        return _alignment(chains, n_kept, runs, run_next, seeds._n_letters, cap, pairs, us)
-    finally:
-        free(lows); free(pairs); free(runs); free(chains); free(run_next); free(us)
+    _fit_scratch(s, n_grams, cap)
+    with nogil:
+        n_pairs = _seed_pairs(seeds._seeds, s.lows, s.lows + n_grams, n_grams, seed_stride,
+                              n_page, shift, s.pairs)
+        n_runs = _runs(s.pairs, n_pairs, shift, &page[0], n_page, seeds._letters,
+                       seeds._n_letters, seeds.k, max_gap, seed_stride, s.runs)
+        n_chains = _chains(s.runs, n_runs, max_gap, max_shift, s.chains, s.run_next)
+        n_kept = _passages(s.chains, n_chains, min_passage)
+    if n_kept == 0:
+        return None
+    return _alignment(s.chains, n_kept, s.runs, s.run_next, seeds._n_letters, cap, s.pairs,
+                      s.us)

@@ -109,6 +109,22 @@ def test_compiled_alignment_gives_the_reference_passages(texts, params):
     assert align(page, seeds, *args) == align_reference(page, seeds, *args)
 
 
+@settings(max_examples=examples(200), deadline=None)
+@given(page_and_work(), st.integers(0, 2**32))
+def test_an_alignments_passages_in_characters_are_its_letters_characters(texts, seed):
+    # a letter's character: any increasing offsets (a character may make no letter)
+    rng = np.random.default_rng(seed)
+    page, work = texts
+    found = align(page, SeedIndex.build(work, 4), 24, 12, 8, 16, 1)
+    po, wo = (np.cumsum(rng.integers(1, 4, len(codes))) for codes in (page, work))
+    assert found.characters(po, wo) == [
+        (int(po[a]), int(po[b - 1]) + 1, int(wo[s]), int(wo[e - 1]) + 1)
+        for a, b, s, e in found.passages]
+    if found.passages:
+        with pytest.raises(IndexError):
+            found.characters(po[:found.passages[-1][1] - 1], wo)
+
+
 @settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.integers(-2**62, 2**62), max_size=300), st.sampled_from([-1, 0, 1, 3]),
        st.integers(1, 2**20))
