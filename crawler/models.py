@@ -475,7 +475,9 @@ class RematchJob(models.Model):
         ordering = ["-started_at", "-id"]
 
     def __str__(self) -> str:
-        return f"#{self.pk} {self.state} {self.pages_searched}/{self.pages_total}"
+        return gettext("#%(id)s (%(status)s): %(searched)s of %(total)s pages searched") % {
+            "id": self.pk, "status": self.get_state_display(), "searched": self.pages_searched,
+            "total": self.pages_total}
 
 
 class ProposalStatus(models.TextChoices):

@@ -9,6 +9,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from core.models import RightsHolder
@@ -200,10 +201,18 @@ class Delivery(models.Model):
         ]
 
     def __str__(self) -> str:
-        about = f"case #{self.case_id}" if self.case_id else (
-            f"scan #{self.scan_id}" if self.scan_id else
-            f"search #{self.search_id}" if self.search_id else f"#{self.match_id}")
-        return f"{self.get_channel_display()} {self.recipient} {about}"
+        values = {"channel": self.get_channel_display(), "recipient": self.recipient}
+        if self.case_id:
+            return gettext("%(channel)s to %(recipient)s: case #%(id)s") % {
+                **values, "id": self.case_id}
+        if self.scan_id:
+            return gettext("%(channel)s to %(recipient)s: scan #%(id)s") % {
+                **values, "id": self.scan_id}
+        if self.search_id:
+            return gettext("%(channel)s to %(recipient)s: stored-page search #%(id)s") % {
+                **values, "id": self.search_id}
+        return gettext("%(channel)s to %(recipient)s: match #%(id)s") % {
+            **values, "id": self.match_id}
 
 
 class SummaryMail(models.Model):
@@ -240,4 +249,7 @@ class SummaryMail(models.Model):
                                                name="summary_once_per_user_period")]
 
     def __str__(self) -> str:
-        return f"{self.user} {self.cadence} {self.period_start}"
+        values = {"user": self.user, "start": self.period_start}
+        if self.cadence == AlertPreference.Summary.MONTHLY:
+            return gettext("%(user)s: monthly takedown summary from %(start)s") % values
+        return gettext("%(user)s: weekly takedown summary from %(start)s") % values

@@ -2,6 +2,7 @@
 audit trail's notice names and count, the sidebar's order; the API docs are linked from every
 dashboard page. Plus the English audit trail in real Chromium at 1366 px."""
 
+import html
 import re
 
 import pytest
@@ -48,6 +49,36 @@ def test_sidebar_keeps_one_order_in_both_languages_and_links_the_api_docs(scenar
         orders[language] = re.findall(r'<a href="(/[a-z_]+/[a-z_]+/)"', sidebar)
         assert 'id="dash-api-docs" href' in html or 'href="/api/v1/docs/" id="dash-api-docs"' in html
     assert orders["zh-hans"] == orders["en"] and len(orders["en"]) >= 8
+
+
+def test_an_alert_a_stored_page_search_and_a_summary_mail_are_named_in_the_readers_language(
+        scenario):
+    # their names head their pages and the audit trail: no English word in a Chinese one
+    from datetime import date
+
+    from crawler.models import RematchJob
+    from dashboard.alerts.models import Delivery, SummaryMail
+
+    staff = scenario.users.staff
+    search = RematchJob.objects.create(state="finished", pages_total=16, pages_searched=16)
+    alert = Delivery.objects.create(kind="cases", channel="email", search=search, user=staff,
+                                    recipient="staff@example.com")
+    summary = SummaryMail.objects.create(user=staff, cadence="monthly", recipient="s@example.com",
+                                         period_start=date(2026, 10, 1),
+                                         period_end=date(2026, 11, 1))
+    pages = [f"/crawler/rematchjob/{search.pk}/change/", f"/alerts/delivery/{alert.pk}/change/",
+             f"/alerts/summarymail/{summary.pk}/change/"]
+    names = {"en": [f"#{search.pk} (finished): 16 of 16 pages searched",
+                    f"e-mail to staff@example.com: stored-page search #{search.pk}",
+                    "staff: monthly takedown summary from 2026-10-01"],
+             "zh-hans": [f"#{search.pk}（已完成）：已检索 16 / 16 个网页",
+                         f"电子邮件 发往 staff@example.com：已存网页检索 #{search.pk}",
+                         "staff：2026-10-01 起的每月维权摘要"]}
+    for language, expected in names.items():
+        client = _client(staff, language)
+        titles = [html.unescape(re.search(r"<title>(.*?) \|", client.get(path).content.decode())[1])
+                  for path in pages]
+        assert titles == expected
 
 
 @pytest.mark.browser
