@@ -71,9 +71,17 @@ class TaskNameFilter(admin.AllValuesFieldListFilter):
         self.title = _("task")
 
 
+def _tab_words(tab) -> str:
+    return f"{crontab_words(tab)} ({tab.timezone})"
+
+
 class ScheduleInWordsMixin:
-    """The periodic tasks' list: the schedule in words of the reader's language ("daily at
-    03:00 (Asia/Shanghai)") instead of the crontab's text, the task filter titled in words."""
+    """The periodic tasks' list and page: the schedule in words of the reader's language
+    ("daily at 03:00 (Asia/Shanghai)") instead of the crontab's text, in the list, the task's
+    name, the crontab choices and beside them (``crontab_words``, also as a crontab is chosen:
+    dashboard/crontab_words.js); the task filter titled in that language."""
+
+    change_form_template = "admin/django_celery_beat/periodictask/change_form.html"
 
     def get_list_display(self, request):
         return [("schedule_words" if name == "scheduler" else name)
@@ -83,11 +91,41 @@ class ScheduleInWordsMixin:
         return [((name, TaskNameFilter) if name == "task" else name)
                 for name in super().get_list_filter(request)]
 
+    def get_fieldsets(self, request, obj=None):
+        return [(title, {**options, "fields": [("crontab_words" if name == "crontab_translation"
+                                                else name) for name in options["fields"]]})
+                for title, options in super().get_fieldsets(request, obj)]
+
+    def get_readonly_fields(self, request, obj=None):
+        return [("crontab_words" if name == "crontab_translation" else name)
+                for name in super().get_readonly_fields(request, obj)]
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        field = super().formfield_for_foreignkey(db_field, request, **kwargs)
+        if db_field.name == "crontab":
+            field.label_from_instance = _tab_words
+        return field
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        from django_celery_beat.models import CrontabSchedule
+
+        task = self.get_object(request, object_id) if object_id else None
+        extra_context = {**(extra_context or {}),
+                         "crontab_words": {tab.pk: _tab_words(tab)
+                                           for tab in CrontabSchedule.objects.all()}}
+        if task is not None:
+            extra_context["subtitle"] = f"{task.name}: {self.schedule_words(task)}"
+        return super().changeform_view(request, object_id, form_url, extra_context)
+
     @admin.display(description=_("schedule"))
     def schedule_words(self, task) -> str:
         if task.crontab is None:
             return str(task.scheduler)  # an interval, a clock time or a solar event
-        return f"{crontab_words(task.crontab)} ({task.crontab.timezone})"
+        return _tab_words(task.crontab)
+
+    @admin.display(description=_("in words"))
+    def crontab_words(self, task) -> str:
+        return _tab_words(task.crontab) if task.crontab_id else "-"
 
 
 class CrontabInWordsMixin:

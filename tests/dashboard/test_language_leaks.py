@@ -122,3 +122,20 @@ def test_scheduler_pages_say_the_schedule_in_words(scenario, open_page, browser_
     assert words[language].split(" (")[0] in text and monthly[language] in text, text
     assert "(m/h/dM/MY/d)" not in text and "Human" not in page.inner_text("#content")
     screenshot(page, f"scheduler-crontabs-{language}-1366")
+
+    # a task's page: named, offered and said in words, with no script the policy blocks
+    blocked = []
+    page.on("console", lambda message: blocked.append(message.text)
+            if "Content Security Policy" in message.text else None)
+    page.goto("/django_celery_beat/periodictask/")
+    page.click("#result_list tbody tr a")
+    page.wait_for_load_state("networkidle")
+    assert words[language] in page.inner_text(".breadcrumbs") and not blocked, blocked
+    text = page.inner_text("#content")
+    assert "(m/h/dM/MY/d)" not in text and "Crontab translation" not in text
+    assert "AM" not in page.inner_text(".field-crontab_words .readonly")
+    assert ("Schedule" in text) == (language == "en") and ("调度计划" in text) == (language != "en")
+    page.select_option("#id_crontab", label=f"{monthly[language]} (Asia/Shanghai)")
+    assert page.inner_text(".field-crontab_words .readonly") == \
+        f"{monthly[language]} (Asia/Shanghai)"
+    screenshot(page, f"scheduler-task-{language}-1366")
