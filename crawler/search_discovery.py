@@ -211,7 +211,7 @@ def _search_work(search: SearchRun, work: Work, reference, usable: list[Provider
     notes."""
     text = work_text(work) or ""
     others = _texts(Work.objects.filter(holder_id=work.holder_id, status=WorkStatus.INDEXED)
-                    .exclude(pk=work.pk)[:50])
+                    .exclude(pk=work.pk).order_by("-pk")[:settings.SEARCH_HOLDER_WORKS_AVOIDED])
     chosen = _phrases(work, text, reference, others)
     if search.work_id is None:
         since = timezone.now() - datetime.timedelta(days=settings.SEARCH_REPEAT_DAYS)

@@ -814,8 +814,10 @@ SEARCH_PAGE_PARTS = 4
 SEARCH_INTERVAL_SECONDS = env.float("TRACKER_SEARCH_INTERVAL", default=24 * 3600.0)
 SEARCH_RUN_STUCK_SECONDS = env.int("TRACKER_SEARCH_RUN_STUCK", default=3600)
 # A run's phrases are chosen rare against the text of the SEARCH_REFERENCE_WORKS newest indexed
-# works (count).
+# works (count); a work's phrases avoid text of its holder's SEARCH_HOLDER_WORKS_AVOIDED newest
+# other indexed works (count: a series' shared preface would find the other works' copies).
 SEARCH_REFERENCE_WORKS = 500
+SEARCH_HOLDER_WORKS_AVOIDED = 50
 QUEUE_SEARCH = "search"
 WORKER_QUEUES.append(QUEUE_SEARCH)
 CELERY_TASK_ROUTES["crawler.search_web"] = {"queue": QUEUE_SEARCH}
