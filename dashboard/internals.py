@@ -10,6 +10,7 @@ from django.apps import apps
 from django.contrib import admin
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.utils.translation import gettext_lazy as _
+from django_celery_beat.models import CrontabSchedule
 
 from crawler.schedule import crontab_words
 
@@ -107,8 +108,6 @@ class ScheduleInWordsMixin:
         return field
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
-        from django_celery_beat.models import CrontabSchedule
-
         task = self.get_object(request, object_id) if object_id else None
         extra_context = {**(extra_context or {}),
                          "crontab_words": {tab.pk: _tab_words(tab)
