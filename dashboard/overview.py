@@ -92,12 +92,13 @@ def build(user) -> dict:
     groups them (``MatchQuerySet.chapter_heads``), notices by the statuses it filters on.
 
     Returns:
-        dict with ``per_day`` ({last_30: matches of the last 30 days}), ``chart_per_day``,
+        dict with ``per_day`` ({last_30: matches of the last 30 days}), ``chart_per_day`` (of the
+        last ``chart_days`` days),
         ``chart_domains``, ``chart_works`` ({labels, values, label} for Chart.js), ``awaiting`` (count of
         new matches), ``latest`` (the OVERVIEW_LATEST_ROWS newest unreviewed Match), ``totals`` ({"new", "confirmed": matches of
         that review status, "open_notices": notices drafted or sent}), ``open_notices_query`` (the notice list's
         query string of those),
-        ``domains`` and ``works`` (see top_domains / top_works), ``scans`` (ScanRun list),
+        ``domains`` and ``works`` (see top_domains / top_works), ``scans`` (ScanRun list, of the last ``scan_days`` days),
         ``progress_poll`` (crawler.progress.poll_settings), ``show_errors`` (bool: staff only).
     """
     matches = matches_for(user)
@@ -123,7 +124,9 @@ def build(user) -> dict:
                           "values": [d["n"] for d in domains], "label": label},
         "chart_works": {"labels": [w["work__title"] for w in works],
                         "values": [w["n"] for w in works], "label": label},
+        "chart_days": settings.OVERVIEW_DAYS,
         "scans": recent_scans(user, settings.OVERVIEW_SCAN_DAYS, settings.SCAN_PROGRESS_MAX_SCANS),
+        "scan_days": settings.OVERVIEW_SCAN_DAYS,
         "progress_poll": poll_settings(),
         "show_errors": sees_all(user),
     }

@@ -43,6 +43,30 @@ def test_overview_counts_for_staff_and_holder(scenario):
     assert sorted(scan.progress["matches"] for scan in overview["scans"]) == [0, 1]  # not 3
 
 
+def test_the_overview_covers_the_days_its_settings_say_and_its_headings_say_them(scenario,
+                                                                                 settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from crawler.models import ScanRun
+
+    old = ScanRun.objects.create(site=ScanRun.objects.first().site, status="finished",
+                                 started_at=timezone.now() - timedelta(days=5))
+    settings.OVERVIEW_DAYS, settings.OVERVIEW_SCAN_DAYS = 45, 3
+    said = {"en": ("Matches per day, last 45 days", "Scans of the last 3 days"),
+            "zh-hans": ("近 45 天每日匹配数", "近 3 天的扫描")}
+    for language, headings in said.items():
+        page = client_for(scenario.users.staff, language).get("/")
+        overview = page.context["o"]
+        assert len(overview["chart_per_day"]["values"]) == 45
+        assert len(overview["scans"]) == 2 and old not in overview["scans"]
+        assert all(heading in page.content.decode() for heading in headings)
+    settings.OVERVIEW_SCAN_DAYS = 7
+    page = client_for(scenario.users.staff).get("/")
+    assert old in page.context["o"]["scans"] and "Scans of the last 7 days" in page.content.decode()
+
+
 def listed(response) -> list[int]:
     return sorted(m.pk for m in response.context["cl"].result_list)
 

@@ -694,10 +694,11 @@ CASE_FUNNEL_PERIODS = (7, 30, 90)
 # The overview lists at most CASES_STILL_UP_LISTED cases noticed and not yet removed (rows,
 # oldest notice first).
 CASES_STILL_UP_LISTED = 8
-# The overview charts the matches of the last OVERVIEW_DAYS days (days), lists OVERVIEW_TOP_ROWS
-# rows of the top domains and most copied works, the OVERVIEW_LATEST_ROWS newest unreviewed
-# matches, and the scans started in the last OVERVIEW_SCAN_DAYS days (days; at most
-# SCAN_PROGRESS_MAX_SCANS of them, the most one progress poll asks for).
+# The overview charts the matches of the last OVERVIEW_DAYS days (days, at least 30: its figure
+# of the last 30 days is counted from the chart's), lists OVERVIEW_TOP_ROWS rows of the top
+# domains and most copied works, the OVERVIEW_LATEST_ROWS newest unreviewed matches, and the
+# scans started in the last OVERVIEW_SCAN_DAYS days (days; at most SCAN_PROGRESS_MAX_SCANS of
+# them, the most one progress poll asks for). The headings say the days.
 OVERVIEW_DAYS = 90
 OVERVIEW_TOP_ROWS = 10
 OVERVIEW_LATEST_ROWS = 8
