@@ -107,14 +107,13 @@ class ScheduleInWordsMixin:
             field.label_from_instance = _tab_words
         return field
 
-    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
-        task = self.get_object(request, object_id) if object_id else None
-        extra_context = {**(extra_context or {}),
-                         "crontab_words": {tab.pk: _tab_words(tab)
-                                           for tab in CrontabSchedule.objects.all()}}
-        if task is not None:
-            extra_context["subtitle"] = f"{task.name}: {self.schedule_words(task)}"
-        return super().changeform_view(request, object_id, form_url, extra_context)
+    def render_change_form(self, request, context, add=False, change=False, form_url="",
+                           obj=None):
+        context["crontab_words"] = {tab.pk: _tab_words(tab)
+                                    for tab in CrontabSchedule.objects.all()}
+        if obj is not None:
+            context["subtitle"] = f"{obj.name}: {self.schedule_words(obj)}"
+        return super().render_change_form(request, context, add, change, form_url, obj)
 
     @admin.display(description=_("schedule"))
     def schedule_words(self, task) -> str:
