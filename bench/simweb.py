@@ -6,25 +6,22 @@ own domain to the crawler): of the works given, some sites copy one verbatim ins
 page, some copy one edited (person names swapped, one character in ``EDIT_EVERY`` changed,
 ads between paragraphs), some copy one split over three pages linked by "下一页", and most
 carry unrelated text only. ``SimulatedWeb`` serves every site from threads of this process
-(one ThreadingHTTPServer per address, port chosen by the system) and answers the search
-service on 127.0.0.1: ``/search?q=...&format=json`` in SearXNG's JSON format, from a SQLite
-FTS5 index (``trigram`` tokenizer: a quoted phrase matches where its characters appear in that
-order, as an exact-phrase search does) of every page's text, best ``bm25`` first, at most
-``RESULTS`` a query. ``SimulatedWeb.queries`` counts the queries answered.
+(one ThreadingHTTPServer per address, port chosen by the system) and a search service over
+every page on 127.0.0.1 (``lib.crawl.search.service``: SearXNG's JSON format, exact phrases).
+``SimulatedWeb.queries`` counts the queries answered.
 """
 
 from __future__ import annotations
 
 import html
-import json
 import random
-import sqlite3
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
-RESULTS = 10  # results per query, as a first page of results
+from lib.crawl.search.service import SearchService
+
 EDIT_EVERY = 40  # an edited copy changes one character in this many
 _NEAR = "的了是在有和也就都而及与着或之于其"  # what an edited character becomes
 _AD = "【广告】点击领取新人礼包，注册即送会员，最新章节抢先看。"
@@ -145,11 +142,10 @@ class SimulatedWeb:
     """
 
     def __init__(self, sites: list[Site], search_port: int = 0):
-        self.sites, self.queries, self.search_url = sites, 0, ""
+        self.sites, self.search_url = sites, ""
         self.search_port = search_port  # 0: a free port
         self._servers: list[ThreadingHTTPServer] = []
-        self._db = sqlite3.connect(":memory:", check_same_thread=False)
-        self._lock = threading.Lock()
+        self._service: SearchService | None = None
 
     def __enter__(self) -> SimulatedWeb:
         self.start()
@@ -158,20 +154,23 @@ class SimulatedWeb:
     def __exit__(self, *exc) -> None:
         self.stop()
 
+    @property
+    def queries(self) -> int:
+        """Queries the search service answered so far."""
+        return self._service.queries if self._service else 0
+
     def start(self) -> None:
-        """Serve every site and the search service; index every page."""
+        """Serve every site, then index every page and serve the search service."""
         for site in self.sites:
             site.base = self._serve(site.host, _site_handler(site))
-        self.search_url = self._serve("127.0.0.1", _search_handler(self), self.search_port)
-        self._db.execute("CREATE VIRTUAL TABLE pages USING fts5(url UNINDEXED, title, body, "
-                         "tokenize='trigram')")
-        self._db.executemany("INSERT INTO pages VALUES (?, ?, ?)", [
-            (site.base + p.path, p.title, "\n".join(p.paragraphs))
-            for site in self.sites for p in site.pages])
-        self._db.commit()
+        self._service = SearchService((site.base + p.path, p.title, "\n".join(p.paragraphs))
+                                      for site in self.sites for p in site.pages)
+        self.search_url = self._service.serve(self.search_port)
 
     def stop(self) -> None:
         """Stop every server."""
+        if self._service is not None:
+            self._service.stop()
         for server in self._servers:
             server.shutdown()
             server.server_close()
@@ -182,18 +181,8 @@ class SimulatedWeb:
         return {s.base: [s.base + p for p in s.copy_paths] for s in self.sites if s.work}
 
     def search(self, query: str) -> list[dict]:
-        """The results of ``query`` (an exact phrase in double quotes, or words), SearXNG's
-        result dicts (url, title, content), best first."""
-        phrase = query.strip().strip('"')
-        if len(phrase) < 3:  # the trigram index needs three characters
-            return []
-        with self._lock:
-            self.queries += 1
-            rows = self._db.execute(
-                "SELECT url, title, snippet(pages, 2, '', '', '…', 16) FROM pages "
-                "WHERE pages MATCH ? ORDER BY bm25(pages) LIMIT ?",
-                ('"' + phrase.replace('"', '""') + '"', RESULTS)).fetchall()
-        return [{"url": u, "title": t, "content": c, "engine": "fts5"} for u, t, c in rows]
+        """The search service's results of ``query`` (``SearchService.search``)."""
+        return self._service.search(query) if self._service else []
 
     def _serve(self, host: str, handler, port: int = 0) -> str:
         server = ThreadingHTTPServer((host, port), handler)
@@ -229,19 +218,5 @@ def _site_handler(site: Site):
             if page is None:
                 return self.reply(404, "text/html", b"<html><body>not found</body></html>")
             return self.reply(200, "text/html; charset=utf-8", render(site, page))
-
-    return Handler
-
-
-def _search_handler(web: SimulatedWeb):
-    class Handler(_Quiet):
-        def do_GET(self):
-            parts = urlsplit(self.path)
-            args = parse_qs(parts.query)
-            if parts.path != "/search" or args.get("format") != ["json"]:
-                return self.reply(404, "text/plain", b"not found")
-            query = args.get("q", [""])[0]
-            body = json.dumps({"query": query, "results": web.search(query)}, ensure_ascii=False)
-            return self.reply(200, "application/json", body.encode())
 
     return Handler

@@ -1,5 +1,6 @@
 """The crawler's stored codes in words of the active language, for the pages people read: what
-started a scan (``ScanRun.trigger``), why URLs gave no page (``ScanRun.errors``, keyed by
+started a scan or a web search (``ScanRun.trigger``, ``SearchRun.trigger``), what became of a
+web search's queries and result URLs, why URLs gave no page (``ScanRun.errors``, keyed by
 ``lib.crawl.outcomes.Outcome`` values) and where a scan spent its time (``ScanRun.stage_seconds``).
 Codes stay codes in the database, exports and the API; unknown codes are shown as they are."""
 
@@ -49,6 +50,16 @@ OUTCOMES = {
     "match_failed": gettext_lazy("matching failed"), "robots": gettext_lazy("robots.txt"),
 }
 
+# What became of a web search's result URL (``SearchHit.outcome``) besides the crawl outcomes.
+SEARCH_OUTCOMES = {
+    "seen": gettext_lazy("already read in this run"),
+    "target_site": gettext_lazy("on a target site: read by its scans"),
+    "deferred": gettext_lazy("not read: its host's politeness delay ran past the wait"),
+}
+
+# Whether a provider answered a web search query (``SearchQuery.status``).
+QUERY_STATUSES = {"ok": gettext_lazy("answered"), "failed": gettext_lazy("failed")}
+
 STAGES = {
     "fetch": gettext_lazy("download"), "decode": gettext_lazy("decoding"),
     "render": gettext_lazy("rendering in a browser"),
@@ -60,6 +71,17 @@ STAGES = {
 def trigger_label(code: str) -> str:
     """What started a scan, in words ("schedule" -> "定时"); an unknown code as it is."""
     return str(TRIGGERS.get(code, code))
+
+
+def search_outcome_label(code: str) -> str:
+    """What became of a web search's result URL, in words ("target_site" -> "在目标站点：由其扫描
+    读取"); a crawl outcome as ``OUTCOMES`` words it; an unknown code as it is."""
+    return str(SEARCH_OUTCOMES.get(code) or OUTCOMES.get(code, code))
+
+
+def query_status_label(code: str) -> str:
+    """Whether a web search query was answered, in words; an unknown code as it is."""
+    return str(QUERY_STATUSES.get(code, code))
 
 
 def counts_in_words(counts: Mapping[str, int] | None, labels: Mapping[str, object]) -> str:

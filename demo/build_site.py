@@ -17,6 +17,9 @@ Pages:
 - ../platform_site/: the second demo site, on the demo "platform" of crawler/data/platforms.toml
   (served as http://localhost:8932): an article reprinting chapter 1 of 西游记 and the
   platform's complaint page. `build_contact_pages()` writes these without the news tarball.
+- ../unlisted_site/: the third demo site, which no target site lists (served on 127.0.0.2 by
+  `make run`, where the demo search engine finds it): chapter 2 of 红楼梦 with ads.
+  `build_unlisted_site()` writes it without the news tarball.
 - assets/: what a real piracy site's pages load, so that evidence captures record it: a
   stylesheet, a logo (SVG), an advert image (PNG, drawn with Pillow) and a web font (WOFF2: the
   Latin letters and digits of DejaVu Sans Bold, subset with fontTools).
@@ -42,6 +45,7 @@ NEWS_PAGES = ["tests/baijiahao/1.html", "tests/cjddsb/1.html", "tests/stcn/1.htm
               "tests/csdn/1.html", "tests/xds/1.html", "tests/zyyfy/1.html", "tests/thepaper/3.html"]
 ICP_NUMBER = "京ICP备00000001号-1"  # a made-up filing number, shown as piracy sites show theirs
 PLATFORM_SITE = DEMO / "platform_site"
+UNLISTED_SITE, UNLISTED_NAME = DEMO / "unlisted_site", "笔趣书阁"
 CHANGED_CHARACTERS = {"猴": "候", "石": "实", "仙": "先"}  # homophones, as reposts do
 ADS = ["【广告】手游新服开启，登录即送VIP礼包", "【推广】本地装修公司限时五折优惠，点击咨询",
        "【广告】新用户注册领取百元话费"]
@@ -59,12 +63,16 @@ def paragraphs(text: str) -> list[str]:
     return [p.strip() for p in text.split("\n") if p.strip()]
 
 
-def portal(title: str, body_html: str, site_name: str, charset: str | None = "utf-8") -> str:
-    """A page in the layout of a portal: navigation, the article, related links, footer."""
+def portal(title: str, body_html: str, site_name: str, charset: str | None = "utf-8",
+           assets: bool = True) -> str:
+    """A page in the layout of a portal: navigation, the article, related links, footer; with
+    ``assets``, the demo site's stylesheet and logo (a site without assets/ leaves them out)."""
     meta = f'<meta charset="{charset}">' if charset else ""
+    style = '<link rel="stylesheet" href="/assets/site.css">' if assets else ""
+    logo = '<img class="logo" src="/assets/logo.svg" alt="logo">' if assets else ""
     return (f"<!DOCTYPE html>\n<html><head>{meta}<title>{html.escape(title)}_{site_name}</title>"
-            f"<link rel=\"stylesheet\" href=\"/assets/site.css\"></head>\n"
-            f"<body><div class=\"top\"><img class=\"logo\" src=\"/assets/logo.svg\" alt=\"logo\">"
+            f"{style}</head>\n"
+            f"<body><div class=\"top\">{logo}"
             f"<a href=\"/\">{site_name}首页</a> | <a href=\"/\">新闻</a> | "
             f"<a href=\"/\">小说</a> | <a href=\"/\">排行榜</a> | <a href=\"/\">登录</a></div>\n"
             f"<div class=\"main\"><article><h1>{html.escape(title)}</h1>\n{body_html}\n</article></div>\n"
@@ -73,14 +81,15 @@ def portal(title: str, body_html: str, site_name: str, charset: str | None = "ut
             f"<div class=\"footer\">版权所有 © {site_name} | 联系我们 | 网站地图</div></body></html>\n")
 
 
-def with_ads(paras: list[str], every: int = 4) -> str:
-    """HTML paragraphs of ``paras`` with an advertisement block after every ``every`` of them."""
+def with_ads(paras: list[str], every: int = 4, assets: bool = True) -> str:
+    """HTML paragraphs of ``paras`` with an advertisement block after every ``every`` of them
+    (with ``assets``, each with the demo site's advert image)."""
     out = []
+    image = '<img src="/assets/ad.png" alt="AD">' if assets else ""
     for i, p in enumerate(paras):
         out.append(f"<p>{html.escape(p)}</p>")
         if i % every == every - 1:
-            out.append(f'<div class="ad"><img src="/assets/ad.png" alt="AD">'
-                       f'{ADS[(i // every) % len(ADS)]}</div>')
+            out.append(f'<div class="ad">{image}{ADS[(i // every) % len(ADS)]}</div>')
     return "\n".join(out)
 
 
@@ -228,6 +237,29 @@ def build_contact_pages() -> None:
     (PLATFORM_SITE / "robots.txt").write_text("User-agent: *\nAllow: /\n", encoding="utf-8")
 
 
+def build_unlisted_site() -> None:
+    """Write the third demo site, which no target site lists (served on 127.0.0.2 by `make
+    run`; the demo search engine finds it): chapter 2 of 红楼梦, whole, with ads and
+    homophones, and an index page."""
+    heading, body = chapters(WORKS / "hongloumeng-01-02.txt", "gb18030")[1]
+    paras = paragraphs(change_characters(body)) + ["（本章完）", "本章由书友“潇湘过客”上传"]
+    (UNLISTED_SITE / "book").mkdir(parents=True, exist_ok=True)
+    (UNLISTED_SITE / "book" / "hongloumeng-02.html").write_text(portal(
+        f"红楼梦 {heading}", with_ads(paras, 5, assets=False), UNLISTED_NAME, assets=False),
+        encoding="utf-8")
+    links = f'<ul><li><a href="/book/hongloumeng-02.html">红楼梦 {html.escape(heading)}</a></li></ul>'
+    (UNLISTED_SITE / "index.html").write_text(portal(f"{UNLISTED_NAME} 免费阅读", links,
+                                                     UNLISTED_NAME, assets=False),
+                                              encoding="utf-8")
+    (UNLISTED_SITE / "robots.txt").write_text("User-agent: *\nAllow: /\n", encoding="utf-8")
+    (UNLISTED_SITE / "SOURCES.md").write_text(
+        "# The unlisted demo site (built by demo/build_site.py; served by `make run` on "
+        "127.0.0.2)\n\n`book/hongloumeng-02.html` reprints chapter 2 of the demo work "
+        "hongloumeng-01-02 (demo/works/SOURCES.md: public domain) whole, with ads, three "
+        "homophones and an uploader's line; no target site lists this site, only the demo "
+        "search engine finds it (crawler/demo_search.py).\n", encoding="utf-8")
+
+
 def build_index(pages: list[dict]) -> None:
     """Write the site's index page, sitemap and feed linking ``pages`` ({path, title, what})."""
     links = "\n".join(f'<li><a href="{p["path"]}?utm_source=index&amp;spm=demo.1">{html.escape(p["title"])}</a></li>'
@@ -271,7 +303,9 @@ def main(argv: list[str]) -> int:
     pages = build_news(Path(argv[1])) + build_reprints()
     build_index(pages)
     build_contact_pages()
-    print(f"{len(pages)} pages written under {SITE}, the demo platform's under {PLATFORM_SITE}")
+    build_unlisted_site()
+    print(f"{len(pages)} pages written under {SITE}, the demo platform's under {PLATFORM_SITE}, "
+          f"the unlisted site's under {UNLISTED_SITE}")
     return 0
 
 

@@ -5,9 +5,11 @@ MONGO_URL / REDIS_URL is set) and records their URLs in TRACKER_VAR_DIR/run.env,
 settings of every other process (a ``manage.py`` command in a second terminal) find them;
 then the demo time-stamping authority on loopback (not accredited; unless TRACKER_TSA_URLS is
 set), the demo RDAP server on http://127.0.0.1:8933 (DEMO_RDAP_PORT; unless
-TRACKER_RDAP_BOOTSTRAP_URL is set), a Celery worker (all queues) and beat, the bundled demo site
-on http://127.0.0.1:8931 (DEMO_SITE_PORT) and the demo platform's site on
-http://localhost:8932 (DEMO_PLATFORM_PORT), applies migrations, runs ``manage.py demo`` (demo accounts, demo works, the
+TRACKER_RDAP_BOOTSTRAP_URL is set), the demo search engine on http://127.0.0.1:8935
+(DEMO_SEARCH_PORT; unless TRACKER_SEARCH_PROVIDERS is set), a Celery worker (all queues) and
+beat, the bundled demo site on http://127.0.0.1:8931 (DEMO_SITE_PORT), the demo platform's site
+on http://localhost:8932 (DEMO_PLATFORM_PORT) and the unlisted demo site on
+http://127.0.0.2:8934 (DEMO_UNLISTED_PORT, found by web search only), applies migrations, runs ``manage.py demo`` (demo accounts, demo works, the
 main job: a scan of the demo site, a summary), then serves the dashboard on
 http://127.0.0.1:8000 (TRACKER_PORT) until Ctrl-C, and stops everything it started. A second
 run continues with the same data. After a run was killed (SIGKILL, a crash), the next one
@@ -32,7 +34,7 @@ import django
 from django.conf import settings
 from django.core.management import call_command
 
-from crawler import demo
+from crawler import demo, demo_search
 from crawler.platform_registry import check_registry
 from lib.crawl import rdap_server
 from lib.evidence.demo_tsa import LABEL, DemoTsaError, start_demo_tsa
@@ -46,7 +48,7 @@ LEFTOVER_STOP_SECONDS = 20.0
 #: What VAR/run.env records for commands in a second terminal (tracker.settings reads it).
 #: SITE_URL: the dashboard's address with the run's port, for the links commands build.
 RUN_ENV_VARIABLES = ("DATABASE_URL", "MONGO_URL", "REDIS_URL", "TRACKER_TSA_URLS",
-                     "TRACKER_TSA_TRUSTED_CERTS", "SITE_URL")
+                     "TRACKER_TSA_TRUSTED_CERTS", "TRACKER_SEARCH_PROVIDERS", "SITE_URL")
 
 
 class RunError(RuntimeError):
@@ -227,6 +229,37 @@ def _start_demo_rdap():
     return server.stop
 
 
+def _start_demo_search():
+    """Unless TRACKER_SEARCH_PROVIDERS is set, serve the demo search engine on
+    127.0.0.1:DEMO_SEARCH_PORT (crawler.demo_search: the pages of the demo site, the demo
+    platform's site and the unlisted demo site, on their DEMO_*_PORT) and point this process
+    and its children at it. Returns its stop function, or None."""
+    if os.environ.get("TRACKER_SEARCH_PROVIDERS"):
+        return None
+    port = int(os.environ.setdefault("DEMO_SEARCH_PORT", str(demo_search.SEARCH_PORT)))
+    sites = [(f"http://127.0.0.1:{_demo_port('DEMO_SITE_PORT', demo.DEFAULT_PORT)}", demo.SITE_DIR),
+             (f"http://localhost:{_demo_port('DEMO_PLATFORM_PORT', demo.PLATFORM_PORT)}",
+              demo.PLATFORM_DIR),
+             (f"http://{demo_search.UNLISTED_HOST}:"
+              f"{_demo_port('DEMO_UNLISTED_PORT', demo_search.UNLISTED_PORT)}",
+              demo_search.UNLISTED_DIR)]
+    try:
+        service, url = demo_search.serve_search(port, sites)
+    except OSError as exc:
+        print(f"make run: no demo search engine on port {port} ({exc.strerror}): "
+              "`manage.py discover --search` will have no provider", file=sys.stderr, flush=True)
+        return None
+    os.environ["TRACKER_SEARCH_PROVIDERS"] = f"searxng={url}"
+    print(f"Demo search engine (the demo sites' pages, for `manage.py discover --search`): {url}/",
+          flush=True)
+    return service.stop
+
+
+def _demo_port(variable: str, default: int) -> str:
+    """The port in ``variable`` (set to ``default`` when unset), as the demo sites use it."""
+    return os.environ.setdefault(variable, str(default))
+
+
 def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
@@ -305,6 +338,7 @@ def _start_servers(var: Path, started: _Started) -> None:
             os.environ[variable] = started.services[-1].url
     started.stops.append(_start_demo_tsa(var))
     started.stops.append(_start_demo_rdap())
+    started.stops.append(_start_demo_search())
 
 
 def _announce_servers(var: Path) -> None:
@@ -325,7 +359,7 @@ def _setup_django() -> bool:
     wrong, else applies the migrations and returns True."""
     # The demo site is served on loopback, which the crawler's SSRF guard refuses unless told
     # (settings.CRAWLER reads it when Django starts, the workers inherit it).
-    os.environ.setdefault("CRAWLER_ALLOW_ADDRESSES", "127.0.0.1")
+    os.environ.setdefault("CRAWLER_ALLOW_ADDRESSES", f"127.0.0.1,{demo_search.UNLISTED_HOST}")
     # Alert mails go to files under VAR_DIR/mail (settings.EMAIL_FILE_PATH), links to here.
     os.environ.setdefault("EMAIL_BACKEND", "django.core.mail.backends.filebased.EmailBackend")
     django.setup()
@@ -346,15 +380,20 @@ def _manage(*args: str, env: dict[str, str], **popen) -> subprocess.Popen:
 
 
 def _start_demo_sites(var: Path, env: dict[str, str], started: _Started) -> None:
-    """Serve the demo site (DEMO_SITE_PORT) and the demo platform's site (DEMO_PLATFORM_PORT)."""
+    """Serve the demo site (DEMO_SITE_PORT), the demo platform's site (DEMO_PLATFORM_PORT) and
+    the unlisted demo site (on its own address, DEMO_UNLISTED_PORT)."""
     quiet = {"stdout": subprocess.DEVNULL, "stdin": subprocess.DEVNULL}
-    site_port = os.environ.setdefault("DEMO_SITE_PORT", str(demo.DEFAULT_PORT))
+    site_port = _demo_port("DEMO_SITE_PORT", demo.DEFAULT_PORT)
     started.add_proc(var, "demo-site", _manage("demo_site", "--port", site_port, env=env,
                                                **quiet))
-    platform_port = os.environ.setdefault("DEMO_PLATFORM_PORT", str(demo.PLATFORM_PORT))
+    platform_port = _demo_port("DEMO_PLATFORM_PORT", demo.PLATFORM_PORT)
     started.add_proc(var, "demo-platform", _manage(
         "demo_site", "--port", platform_port, "--directory", str(demo.PLATFORM_DIR), env=env,
         **quiet))
+    unlisted_port = _demo_port("DEMO_UNLISTED_PORT", demo_search.UNLISTED_PORT)
+    started.add_proc(var, "demo-unlisted", _manage(
+        "demo_site", "--host", demo_search.UNLISTED_HOST, "--port", unlisted_port,
+        "--directory", str(demo_search.UNLISTED_DIR), env=env, **quiet))
 
 
 def _start_celery(var: Path, env: dict[str, str], started: _Started

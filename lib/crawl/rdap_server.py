@@ -6,7 +6,7 @@ malformed JSON, then a good answer. ``bootstrap`` builds the RFC 9224 files poin
 server itself, ``domain_record`` and ``network_record`` the RFC 9083 objects of a domain (its
 registrar and the registrar's abuse contact, as ICANN's RDAP profile places it) and of an IP
 network (its abuse contact). ``demo_answers`` is what the demo server says about the demo
-sites (127.0.0.1 and localhost).
+sites (127.0.0.1, 127.0.0.2 and localhost).
 """
 
 from __future__ import annotations
@@ -76,12 +76,14 @@ def bootstrap(base: str, tlds: list[str], networks: list[str]) -> dict[str, list
 
 def demo_answers(base: str) -> dict[str, list[Answer]]:
     """What the demo RDAP server at ``base`` answers: bootstrap files for the TLD "localhost"
-    and 127.0.0.0/8, the registrar of localhost and the hosting network of 127.0.0.1."""
+    and 127.0.0.0/8, the registrar of localhost and the hosting network of 127.0.0.1 and
+    127.0.0.2 (the unlisted demo site's address)."""
+    network = json_answer(network_record("127.0.0.0/8", "示例主机 Demo Hosting",
+                                         "abuse@hosting.example"))
     return {**bootstrap(base, ["localhost"], ["127.0.0.0/8"]),
             "/domain/localhost": [json_answer(domain_record(
                 "localhost", "示例注册商 Demo Registrar", "abuse@registrar.example"))],
-            "/ip/127.0.0.1": [json_answer(network_record(
-                "127.0.0.0/8", "示例主机 Demo Hosting", "abuse@hosting.example"))]}
+            "/ip/127.0.0.1": [network], "/ip/127.0.0.2": [network]}
 
 
 class _Handler(BaseHTTPRequestHandler):

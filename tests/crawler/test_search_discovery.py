@@ -115,8 +115,12 @@ def test_search_finds_the_planted_copies_with_their_provenance(web, crawler, set
     # the run's page lists its queries; the providers' state is above the list
     listing = client.get("/crawler/searchrun/").content.decode()
     assert "searxng" in listing and f"{running.queries} / 5000" in listing
-    detail = client.get(f"/crawler/searchrun/{run.pk}/change/").content.decode()
+    detail = client.get(f"/crawler/searchrun/{run.pk}/change/",
+                        HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert hit.query.phrase in detail
+    # its result pages say what became of each: the target site's left to its scans
+    assert f'<a href="{scanned.base}/book/1.html"' in detail
+    assert "on a target site: read by its scans" in detail
     # the daily run does not ask the same phrases again within SEARCH_REPEAT_DAYS
     again = _run(crawler)
     assert again.status == "finished" and again.queries == 0

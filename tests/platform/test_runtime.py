@@ -1,6 +1,6 @@
-"""manage.py commands in a second terminal: they find the servers and the time-stamping
-authority `make run` recorded in the data folder's run.env, say which servers they use, and stop
-with one line when a server is gone."""
+"""manage.py commands in a second terminal: they find the servers, the time-stamping authority
+and the demo search engine `make run` recorded in the data folder's run.env, say which servers
+they use, and stop with one line when a server is gone."""
 
 from __future__ import annotations
 
@@ -21,12 +21,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 SERVER_VARIABLES = ("DATABASE_URL", "MONGO_URL", "REDIS_URL")
 TSA_VARIABLES = ("TRACKER_TSA_URLS", "TRACKER_TSA_TRUSTED_CERTS")
+SEARCH_VARIABLE = "TRACKER_SEARCH_PROVIDERS"
 
 
 def _manage(var, *args: str) -> subprocess.CompletedProcess:
     """Run ``manage.py ARGS`` as a user would: no server variable set, data folder ``var``."""
     env = {name: value for name, value in os.environ.items()
-           if name not in SERVER_VARIABLES + TSA_VARIABLES + ("SITE_URL",)}
+           if name not in SERVER_VARIABLES + TSA_VARIABLES + ("SITE_URL", SEARCH_VARIABLE)}
     # The staging folder shared with the session's worker, as `make run` shares VAR_DIR/media.
     env.update(TRACKER_VAR_DIR=str(var), MEDIA_ROOT=str(settings.MEDIA_ROOT),
                DJANGO_SETTINGS_MODULE="tracker.settings")
@@ -130,3 +131,27 @@ def test_commands_beside_make_run_link_to_its_port(tmp_path, worker_env, monkeyp
                      "from django.conf import settings; print(settings.SITE_URL)")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1] == f"http://127.0.0.1:{port}"
+
+
+def test_discover_beside_make_run_asks_its_demo_search_engine(tmp_path, worker_env, monkeypatch):
+    """`make run` serves its demo search engine and records it in run.env: a command in a second
+    terminal asks it, and it answers a phrase of 红楼梦 第二回 with the unlisted demo site's
+    page (the site no target site lists)."""
+    from tracker.run import _start_demo_search, record_run
+
+    env = worker_env()
+    var = tmp_path / "var"
+    var.mkdir()
+    run_environ = {name: value for name, value in os.environ.items()
+                   if name not in ("SITE_URL", SEARCH_VARIABLE)}
+    monkeypatch.setattr(os, "environ", {**run_environ, **{n: env[n] for n in SERVER_VARIABLES},
+                                        "DEMO_SEARCH_PORT": str(embedded.free_port())})
+    stop = _start_demo_search()
+    try:
+        record_run(var, embedded.free_port())
+        result = _manage(var, "shell", "-c", "from crawler.search_discovery import providers; "
+                         "print([r.url for r in providers()[0].search('冷子兴演说荣国府', 5)])")
+    finally:
+        stop()
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "['http://127.0.0.2:8934/book/hongloumeng-02.html']"

@@ -794,8 +794,9 @@ CELERY_TASK_ROUTES["crawler.check_site_moved"] = {"queue": QUEUE_CRAWL}
 # A result page is read like a scan's, waiting at most SEARCH_FETCH_WAIT_SECONDS for its host's
 # politeness slot, with up to SEARCH_PAGE_PARTS next parts of a chapter split over pages.
 # Beat starts a run every SEARCH_INTERVAL_SECONDS on QUEUE_SEARCH; the sweeper fails a run
-# without progress for SEARCH_RUN_STUCK_SECONDS.
-SEARCH_PROVIDERS = env.str("TRACKER_SEARCH_PROVIDERS", default="")
+# without progress for SEARCH_RUN_STUCK_SECONDS. `make run` records its demo search engine in
+# RUN_ENV_FILE, read here when the environment sets none (a command in a second terminal).
+SEARCH_PROVIDERS = _server_url("TRACKER_SEARCH_PROVIDERS", "")
 SEARCH_KEYS = {name: env.str(name, default="") for name in (
     "TRACKER_SEARCH_SEARXNG_KEY", "TRACKER_SEARCH_BRAVE_KEY", "TRACKER_SEARCH_SERPAPI_KEY",
     "TRACKER_SEARCH_GOOGLE_CSE_KEY", "TRACKER_SEARCH_GOOGLE_CSE_CX")}
@@ -819,6 +820,9 @@ SEARCH_RUN_STUCK_SECONDS = env.int("TRACKER_SEARCH_RUN_STUCK", default=3600)
 # other indexed works (count: a series' shared preface would find the other works' copies).
 SEARCH_REFERENCE_WORKS = 500
 SEARCH_HOLDER_WORKS_AVOIDED = 50
+# A web search run's page lists its first SEARCH_RUN_PAGES_LISTED result pages (count), those
+# copying a work first.
+SEARCH_RUN_PAGES_LISTED = 200
 QUEUE_SEARCH = "search"
 WORKER_QUEUES.append(QUEUE_SEARCH)
 CELERY_TASK_ROUTES["crawler.search_web"] = {"queue": QUEUE_SEARCH}

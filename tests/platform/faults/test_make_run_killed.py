@@ -41,8 +41,9 @@ KINDS = {
     "Celery worker": lambda cmd, parent: " worker " in cmd and " worker " not in parent,
     "Celery beat": lambda cmd, parent: "celery -A tracker beat" in cmd,
     "web server": lambda cmd, parent: "runserver" in cmd,
-    "demo site": lambda cmd, parent: "demo_site" in cmd and "platform_site" not in cmd,
+    "demo site": lambda cmd, parent: "demo_site" in cmd and "--directory" not in cmd,
     "demo platform site": lambda cmd, parent: "demo_site" in cmd and "platform_site" in cmd,
+    "unlisted demo site": lambda cmd, parent: "demo_site" in cmd and "unlisted_site" in cmd,
 }
 
 
@@ -150,6 +151,8 @@ def test_make_run_comes_back_after_sigkill(tmp_path, server_tmp_path, server_env
     env = server_env(var, TRACKER_PORT=str(port), DEMO_SITE_PORT=str(embedded.free_port()),
                      DEMO_PLATFORM_PORT=str(embedded.free_port()),
                      DEMO_RDAP_PORT=str(embedded.free_port()),
+                     DEMO_UNLISTED_PORT=str(embedded.free_port()),
+                     DEMO_SEARCH_PORT=str(embedded.free_port()),
                      TRACKER_DEMO_STEPS="")  # no demo scan: demo accounts only
     one_each = dict.fromkeys(KINDS, 1)
     run = reuse = None
