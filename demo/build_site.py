@@ -20,6 +20,9 @@ Pages:
 - ../unlisted_site/: the third demo site, which no target site lists (served on 127.0.0.2 by
   `make run`, where the demo search engine finds it): chapter 2 of 红楼梦 with ads.
   `build_unlisted_site()` writes it without the news tarball.
+- ../archive/demo-crawl.warc.gz: the demo's web archive (WARC, written with warcio), for
+  `manage.py scan_archive`: three of the news pages and chapter 3 of 西游记 from a site that is
+  gone. `build_demo_archive()` writes it from the news pages already in news/.
 - assets/: what a real piracy site's pages load, so that evidence captures record it: a
   stylesheet, a logo (SVG), an advert image (PNG, drawn with Pillow) and a web font (WOFF2: the
   Latin letters and digits of DejaVu Sans Bold, subset with fontTools).
@@ -29,6 +32,7 @@ Traditional characters come from opencc-python-reimplemented (s2t).
 from __future__ import annotations
 
 import html
+import io
 import json
 import re
 import sys
@@ -38,6 +42,8 @@ from email.utils import format_datetime
 from pathlib import Path
 
 import opencc
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
 
 DEMO = Path(__file__).resolve().parent
 WORKS, SITE = DEMO / "works", DEMO / "site"
@@ -46,6 +52,9 @@ NEWS_PAGES = ["tests/baijiahao/1.html", "tests/cjddsb/1.html", "tests/stcn/1.htm
 ICP_NUMBER = "京ICP备00000001号-1"  # a made-up filing number, shown as piracy sites show theirs
 PLATFORM_SITE = DEMO / "platform_site"
 UNLISTED_SITE, UNLISTED_NAME = DEMO / "unlisted_site", "笔趣书阁"
+ARCHIVE = DEMO / "archive" / "demo-crawl.warc.gz"
+GONE_URL = "http://www.xiaoshuo-gone.example/xiyouji/3.html"  # the archived copy's site, gone
+ARCHIVED_NEWS = ["baijiahao-1.html", "stcn-1.html", "xds-1.html"]
 CHANGED_CHARACTERS = {"猴": "候", "石": "实", "仙": "先"}  # homophones, as reposts do
 ADS = ["【广告】手游新服开启，登录即送VIP礼包", "【推广】本地装修公司限时五折优惠，点击咨询",
        "【广告】新用户注册领取百元话费"]
@@ -260,6 +269,28 @@ def build_unlisted_site() -> None:
         "search engine finds it (crawler/demo_search.py).\n", encoding="utf-8")
 
 
+def build_demo_archive() -> None:
+    """Write the demo's web archive (a WARC file, with warcio): three of the real news pages
+    and, from a site that is gone, a reprint of chapter 3 of 西游记, which no live demo site
+    shows (the demo site's copy is under its robots.txt-forbidden /private/)."""
+    heading, body = chapters(WORKS / "xiyouji-01-03.txt", "utf-8")[2]
+    gone = portal(f"西游记 {heading}", with_ads(paragraphs(body), 5, assets=False), "旧书小站",
+                  assets=False).encode()
+    pages = [(f"https://news.example.cn/{name}", (SITE / "news" / name).read_bytes())
+             for name in ARCHIVED_NEWS] + [(GONE_URL, gone)]
+    buffer = io.BytesIO()
+    writer = WARCWriter(buffer, gzip=True)
+    writer.write_record(writer.create_warcinfo_record(ARCHIVE.name, {
+        "software": "demo/build_site.py (warcio)", "description": "the demo's web archive"}))
+    for url, payload in pages:
+        headers = StatusAndHeaders("200 OK", [("Content-Type", "text/html; charset=utf-8")],
+                                   protocol="HTTP/1.1")
+        writer.write_record(writer.create_warc_record(url, "response", payload=io.BytesIO(payload),
+                                                      http_headers=headers))
+    ARCHIVE.parent.mkdir(exist_ok=True)
+    ARCHIVE.write_bytes(buffer.getvalue())
+
+
 def build_index(pages: list[dict]) -> None:
     """Write the site's index page, sitemap and feed linking ``pages`` ({path, title, what})."""
     links = "\n".join(f'<li><a href="{p["path"]}?utm_source=index&amp;spm=demo.1">{html.escape(p["title"])}</a></li>'
@@ -304,6 +335,7 @@ def main(argv: list[str]) -> int:
     build_index(pages)
     build_contact_pages()
     build_unlisted_site()
+    build_demo_archive()
     print(f"{len(pages)} pages written under {SITE}, the demo platform's under {PLATFORM_SITE}, "
           f"the unlisted site's under {UNLISTED_SITE}")
     return 0

@@ -256,3 +256,29 @@ def test_a_duplicate_message_leaves_a_held_scan_alone_and_the_sweeper_resends_st
                                        heartbeat_at=now - timedelta(hours=1))
     settings.ARCHIVE_QUEUED_RESEND_SECONDS = 0
     assert sorted(archives.sweep_stuck()) == [waiting.pk, stale.pk]
+
+
+def test_the_demo_archive_holds_chapter_3_of_the_demo_novel_and_nothing_else(idle_worker,
+                                                                            platform_stores):
+    """`manage.py scan_archive demo/archive/demo-crawl.warc.gz --wait`, as the README shows it
+    beside `make run`: the demo's web archive holds a reprint of 西游记 第三回 from a site that
+    is gone, which no live demo site shows, and three news pages that copy nothing."""
+    from django.conf import settings
+    from django.utils import timezone
+
+    from core.engine import get_engine
+    from core.models import RightsHolder, Work
+    from lib.text import find_sections
+
+    demo = settings.BASE_DIR / "demo"
+    text = (demo / "works" / "xiyouji-01-03.txt").read_text(encoding="utf-8")
+    work = Work.objects.create(holder=RightsHolder.objects.create(name="示例出版社"),
+                               reference="XYJ", title="西游记", length=len(text),
+                               status="indexed", indexed_at=timezone.now(),
+                               sections=find_sections(text))
+    get_engine().add_work(work.engine_id, text)
+    summary = scan_archive(str(demo / "archive" / "demo-crawl.warc.gz"))
+    assert (summary["status"], summary["records"], summary["matches"]) == ("finished", 5, 1)
+    (match,) = Match.objects.all()
+    assert match.url == "http://www.xiaoshuo-gone.example/xiyouji/3.html"
+    assert match.work_id == work.pk and match.section.startswith("第三回")
