@@ -74,8 +74,8 @@ def trigger_label(code: str) -> str:
 
 
 def search_outcome_label(code: str) -> str:
-    """What became of a web search's result URL, in words ("target_site" -> "在目标站点：由其扫描
-    读取"); a crawl outcome as ``OUTCOMES`` words it; an unknown code as it is."""
+    """What became of a web search's result URL, in words ("seen" -> "本次搜索已读取"); a crawl
+    outcome as ``OUTCOMES`` words it; an unknown code as it is."""
     return str(SEARCH_OUTCOMES.get(code) or OUTCOMES.get(code, code))
 
 

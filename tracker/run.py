@@ -9,8 +9,9 @@ TRACKER_RDAP_BOOTSTRAP_URL is set), the demo search engine on http://127.0.0.1:8
 (DEMO_SEARCH_PORT; unless TRACKER_SEARCH_PROVIDERS is set), a Celery worker (all queues) and
 beat, the bundled demo site on http://127.0.0.1:8931 (DEMO_SITE_PORT), the demo platform's site
 on http://localhost:8932 (DEMO_PLATFORM_PORT) and the unlisted demo site on
-http://127.0.0.2:8934 (DEMO_UNLISTED_PORT, found by web search only), applies migrations, runs ``manage.py demo`` (demo accounts, demo works, the
-main job: a scan of the demo site, a summary), then serves the dashboard on
+http://127.0.0.2:8934 (DEMO_UNLISTED_PORT, found by web search only), applies migrations,
+runs ``manage.py demo`` (demo accounts, demo works, the main job: a scan of the demo site, a
+summary), then serves the dashboard on
 http://127.0.0.1:8000 (TRACKER_PORT) until Ctrl-C, and stops everything it started. A second
 run continues with the same data. After a run was killed (SIGKILL, a crash), the next one
 reuses the servers it left running, stops the worker, beat and web server it left behind
