@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import html
 import random
-import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from urllib.parse import urlsplit
 
 from lib.crawl.search.service import SearchService
+from lib.runtime.serving import QuietHandler, serve_in_thread
 
 EDIT_EVERY = 40  # an edited copy changes one character in this many
 _NEAR = "的了是在有和也就都而及与着或之于其"  # what an edited character becomes
@@ -187,29 +187,15 @@ class SimulatedWeb:
     def _serve(self, host: str, handler, port: int = 0) -> str:
         server = ThreadingHTTPServer((host, port), handler)
         server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+        serve_in_thread(server, f"simweb {host}")
         self._servers.append(server)
         return f"http://{host}:{server.server_address[1]}"
-
-
-class _Quiet(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def reply(self, status: int, ctype: str, body: bytes) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
 
 
 def _site_handler(site: Site):
     pages = {p.path: p for p in site.pages}
 
-    class Handler(_Quiet):
+    class Handler(QuietHandler):
         def do_GET(self):
             path = urlsplit(self.path).path
             if path == "/robots.txt":

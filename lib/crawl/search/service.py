@@ -1,5 +1,5 @@
 """A web search service on loopback that answers in SearXNG's JSON format (Django-free): the
-search engine of `make run`'s demo (``crawler.demo``) and of the simulated web of the tests
+search engine of `make run`'s demo (``crawler.demo_search``) and of the simulated web of the tests
 and benchmarks (``bench.simweb``), so that search discovery runs against a real HTTP server.
 
 ``SearchService(pages)`` indexes pages given as (url, title, text) in an in-memory SQLite FTS5
@@ -15,10 +15,10 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-from lib.runtime.serving import serve_in_thread
+from lib.runtime.serving import QuietHandler, serve_in_thread
 
 RESULTS = 10  # results per query, as a first page of results
 SNIPPET_TOKENS = 16  # the snippet's length, in FTS5 tokens (trigrams)
@@ -75,27 +75,15 @@ class SearchService:
 
 
 def _handler(service: SearchService):
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args):
-            pass
-
+    class Handler(QuietHandler):
         def do_GET(self):
             parts = urlsplit(self.path)
             args = parse_qs(parts.query)
             if parts.path != "/search" or args.get("format") != ["json"]:
-                return self._reply(404, "text/plain", b"not found")
+                return self.reply(404, "text/plain", b"not found")
             query = args.get("q", [""])[0]
             body = json.dumps({"query": query, "results": service.search(query)},
                               ensure_ascii=False)
-            return self._reply(200, "application/json", body.encode())
-
-        def _reply(self, status: int, ctype: str, body: bytes) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            return self.reply(200, "application/json", body.encode())
 
     return Handler
