@@ -479,10 +479,12 @@ def _empty_platform_stores() -> None:
         for work_id in list(index.work_ids()):
             index.remove(work_id)
     # Crawl state (frontiers, robots.txt, politeness, the stored-page search's "pass scheduled"
-    # flag, which an earlier test's revoked task would leave set until its TTL).
+    # flag, which an earlier test's revoked task would leave set until its TTL), and web search
+    # state (each provider's queries today and refused keys: crawler.search_discovery).
     redis = get_redis()
-    for key in redis.scan_iter(match="crawl:*", count=1000):
-        redis.delete(key)
+    for pattern in ("crawl:*", "search:*"):
+        for key in redis.scan_iter(match=pattern, count=1000):
+            redis.delete(key)
 
 
 @pytest.fixture
