@@ -340,8 +340,11 @@ def _match_or_hand_over(crawler, frontier, scan_id: int, page: tuple[str, str], 
             log.exception("matching %s of scan %s failed", page[0], scan_id)
             frontier.count(match_errors=1)
             return
-    frontier.add_pending()
-    match_page.apply_async((scan_id, *page, token))
+    # counted before it is sent, once under an id of its own: a crawl task delivered again
+    # after its worker died between the two sends it again, and it is counted finished once
+    task_id = f"match-{scan_id}-{page[1]}"
+    frontier.add_pending(task_id)
+    match_page.apply_async((scan_id, *page, token), task_id=task_id)
 
 
 def _done(scan_id: int, task_id: str, url_finished: bool = True) -> None:

@@ -43,6 +43,16 @@ end
 return out
 """
 
+# KEYS: meta hash, set of the task ids counted pending. ARGV: task id, KEY_TTL_SECONDS.
+_ADD_PENDING = """
+if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then
+  return 0
+end
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+redis.call('HINCRBY', KEYS[1], 'pending', 1)
+return 1
+"""
+
 # KEYS: meta hash, alive key, set of finished task ids. ARGV: task id ('' = not recorded), now
 # (s), stale_seconds, KEY_TTL_SECONDS, '1' when a URL is finished. A task id seen before (the
 # broker delivered the task again after its worker died past this point) changes nothing.
@@ -92,7 +102,9 @@ class Frontier:
         base = f"{prefix}:{scan_id}"
         self.seen_key, self.meta_key, self.stats_key = f"{base}:seen", f"{base}:meta", f"{base}:stats"
         self.alive_key, self.finished_key = f"{base}:alive", f"{base}:finished"
+        self.counted_key = f"{base}:counted"
         self._admit = redis.register_script(_ADMIT)
+        self._add_pending = redis.register_script(_ADD_PENDING)
         self._task_done = redis.register_script(_TASK_DONE)
         self._batch: collections.Counter | None = None
 
@@ -163,9 +175,14 @@ class Frontier:
         """True when canonical ``url`` (str) is in the scan's seen-set (admitted or marked seen)."""
         return bool(self.redis.sismember(self.seen_key, url))
 
-    def add_pending(self, n: int = 1) -> None:
-        """Count ``n`` more pending tasks that are not URL admissions (e.g. a match task)."""
-        self.redis.hincrby(self.meta_key, "pending", n)
+    def add_pending(self, task_id: str) -> bool:
+        """Count task ``task_id`` (str: the id it is sent with; not a URL admission, e.g. a
+        match task) pending, once: the caller counts it before sending it, and a caller
+        delivered again after its worker died between the two counts it again and sends it
+        again under the same id, which ``task_done`` counts finished once. Returns True the
+        first time, False when the id was counted before."""
+        return bool(self._add_pending(keys=[self.meta_key, self.counted_key],
+                                      args=[task_id, KEY_TTL_SECONDS]))
 
     def task_done(self, url_finished: bool = True, task_id: str = "") -> int:
         """Mark one pending task finished; ``url_finished`` also counts a URL as done. With a
@@ -232,7 +249,7 @@ class Frontier:
     def close(self, keep_seconds: int = 24 * 3600) -> None:
         """Free the seen-set now and keep the counters ``keep_seconds`` longer for reports."""
         pipe = self.redis.pipeline()
-        pipe.delete(self.seen_key, self.alive_key, self.finished_key)
+        pipe.delete(self.seen_key, self.alive_key, self.finished_key, self.counted_key)
         pipe.hset(self.meta_key, "token", "")  # tasks still queued for this run are dropped
         pipe.expire(self.meta_key, keep_seconds)
         pipe.expire(self.stats_key, keep_seconds)

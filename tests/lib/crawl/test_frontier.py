@@ -28,7 +28,7 @@ def test_pending_counts_down_to_zero_and_counters(redis_client):
     f = Frontier(redis_client, 7)
     f.open(10, 2)
     f.admit(["a", "b"], 0)
-    f.add_pending()
+    assert f.add_pending("m-1")
     assert f.task_done() == 2
     assert f.task_done(url_finished=False) == 1
     assert f.task_done() == 0
@@ -50,6 +50,19 @@ def test_a_task_delivered_twice_is_counted_once(redis_client):
     assert f.task_done(task_id="t-a") == 1  # the same task again: b still pending
     assert f.state().done == 1
     assert f.task_done(task_id="t-b") == 0
+
+
+def test_a_task_counted_pending_twice_is_pending_once(redis_client):
+    """A crawl task delivered again after its worker died between counting a match task and
+    sending it counts the same task again: the scan must still reach zero pending."""
+    f = Frontier(redis_client, 9)
+    f.open(10, 2)
+    f.admit(["a"], 0)
+    assert f.add_pending("match-a")
+    assert not f.add_pending("match-a")
+    assert f.state().pending == 2
+    assert f.task_done(url_finished=False, task_id="match-a") == 1
+    assert f.task_done(task_id="crawl-a") == 0
 
 
 def test_cancel_and_bad_limits(redis_client):
