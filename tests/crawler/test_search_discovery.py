@@ -61,10 +61,14 @@ def crawler(config, platform_stores):
 
 
 def _run(crawler, work=None):
+    """A search run done in this process. Its row is made as ``do_start_search_run`` makes it,
+    without the task that action queues: the session's worker would do the same run beside
+    this one."""
     from core.engine import get_engine
     from crawler import search_discovery
+    from crawler.models import SearchRun
 
-    run = search_discovery.do_start_search_run(work, trigger="command")
+    run = SearchRun.objects.create(work=work, trigger="command")
     return search_discovery.run(run.pk, crawler, get_engine())
 
 
