@@ -11,8 +11,9 @@ page by page, the stages in the order ``Engine.match_with_keys`` runs them:
 
 - ``letters``: ``Engine.letters`` (text -> letters);
 - ``keys``: the page's query keys (windows, fingerprints, short-text k-grams);
-- ``lookup``: the index lookup and the ranking of candidates;
-- ``align``: the alignment of the page with every candidate (works prepared beforehand);
+- ``lookup``: the index lookup, the ranking of candidates and the finding of template siblings;
+- ``align``: the alignment of the page with every candidate but the template siblings (works
+  prepared beforehand);
 - ``judge``: the judgement of the alignments (numbers, same-text groups, document frequency).
 
 Per stage: CPU microseconds per page (``time.process_time``: the machine is shared, and the
@@ -60,9 +61,12 @@ def time_pass(engine, texts: list[str]) -> dict[str, float]:
             total["letters"] += t1 - t0
             total["keys"] += t2 - t1
             continue
-        candidates = engine._revised(engine._hits(keys))
+        hits = engine._hits(keys)
+        ranked = engine._rank(hits)
+        candidates = engine._revised(hits, ranked)
+        siblings = engine._siblings(hits, ranked, len(keys))
         t3 = clock()
-        aligned = engine._align_candidates(letters, candidates)
+        aligned = engine._align_candidates(letters, candidates, siblings=siblings)
         t4 = clock()
         engine._judge(letters, exact_codes(letters, text) if aligned else None, aligned)
         t5 = clock()

@@ -23,7 +23,10 @@ class EngineConfig:
     k-gram hash mixed into the key).
     Candidate search: ``probe`` (0, 1 or 2 quantization-boundary moves tried per key);
     ``min_window_hits`` (key hits a work needs to be verified); ``max_candidates`` (works
-    verified per query, most hits first; works hit by the very same postings take one place).
+    verified per query, most hits first; works hit by the very same postings take one place);
+    ``sibling_own_keys`` (a candidate whose every key hit is also a hit of a better candidate
+    with at least this many keys of its own is a template sibling of it, not aligned; 0: every
+    candidate is aligned; docs/decisions/template-siblings.md).
     Verification: ``seed_k``, ``seed_stride``, ``max_gap``, ``max_shift`` (alignment seeds and
     extension); ``min_passage_letters``; ``min_matched_letters``; ``min_score`` (0..1);
     ``max_seed_repeats``; ``verify_seed_pairs`` (``Engine.verify``, one work alone: a k-gram
@@ -71,6 +74,7 @@ class EngineConfig:
     probe: int = 0
     min_window_hits: int = 2
     max_candidates: int = 20
+    sibling_own_keys: int = 4
     seed_k: int = 8
     seed_stride: int = 4
     max_gap: int = 24
@@ -133,8 +137,8 @@ class EngineConfig:
             raise ValueError("query_sparsity and short_radius must be at least 1")
         if not 0.5 <= self.same_text_share <= 1.0 or not 0.0 <= self.same_text_frame < 0.5:
             raise ValueError("same_text_share must be in [0.5, 1] and same_text_frame in [0, 0.5)")
-        if self.verify_seed_pairs < 0:
-            raise ValueError("verify_seed_pairs must be at least 0")
+        if self.verify_seed_pairs < 0 or self.sibling_own_keys < 0:
+            raise ValueError("verify_seed_pairs and sibling_own_keys must be at least 0")
         if self.probe not in (0, 1, 2):
             raise ValueError("probe must be 0, 1 or 2")
         if not 0.0 < self.rewrite_pair_score <= 1.0 or not 0.0 < self.rewrite_min_share <= 1.0 \

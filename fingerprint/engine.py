@@ -19,7 +19,7 @@ import numpy as np
 from fingerprint.arrays import sorted_distinct
 from fingerprint.compiled.judge import exact_codes as compiled_exact_codes
 from fingerprint.compiled.judge import judge_page
-from fingerprint.compiled.lookup import rank
+from fingerprint.compiled.lookup import rank, template_siblings
 from fingerprint.config import EngineConfig, JudgeLimits
 from fingerprint.fingerprints import Quantizer
 from fingerprint.index.base import check_work_id
@@ -72,7 +72,8 @@ class Match:
     page is entirely from the work or the work is entirely in the page; it grows with the
     amount of the work's distinctive text on the page (see ``Engine._judge``).
     containment_page: the work's distinctive matched letters (each page letter weighted
-    1 / number of candidate works matching it) per page letter (0..1).
+    1 / number of aligned candidate works matching it; template siblings are not aligned, see
+    ``Engine._siblings``) per page letter (0..1).
     containment_work: the same per work letter (0..1).
     passages: matched passages, in page order.
     same_text: ids of the works found in the same page whose text is the same as this work's
@@ -127,6 +128,7 @@ class _Prepared:
     number: int  # names the work and its revision in the same-text pair cache (< 2**31)
     digest: str  # of its letters (fingerprint.parts.letters_digest)
     relations: Relations  # the works it is part of or holds, from its record
+    related: bool  # bool(relations), read for every candidate of every page
 
 
 def exact_codes(letters: Letters, text: str) -> np.ndarray:
@@ -438,7 +440,7 @@ class Engine:
         prep = _Prepared(SeedIndex.build(letters.codes, self.config.seed_k), exact,
                          letters.offsets, letters.text_length, revision,
                          self._need(len(letters)), self._prepared_count, record_digest(record),
-                         Relations.of(record))
+                         relations := Relations.of(record), bool(relations))
         self._cache[work_id] = prep
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
@@ -485,12 +487,28 @@ class Engine:
         c = self.config
         return rank(hits.work, hits.window, hits.works, c.min_window_hits, c.max_candidates)
 
-    def _revised(self, hits: Hits) -> list[tuple[str, tuple[str, str] | None]]:
-        """(work_id, revision) of each ``candidates`` work of a lookup's ``hits``, in rank
-        order: the index's revision when the lookup reported one, else the store's (one call),
-        None for a work the store lacks (see ``_prepared``)."""
+    def _siblings(self, hits: Hits, ranked: list[tuple[int, int]], n_keys: int) -> set[str]:
+        """The ids of the ``ranked`` candidates (``_rank`` of ``hits``) that are template
+        siblings of a better one (``fingerprint.compiled.lookup.template_siblings`` with
+        ``sibling_own_keys`` and the same-text least ratio of ``JudgeLimits``; ``n_keys``: the
+        number of keys looked up); none when the index
+        does not say which key each posting is of."""
+        if hits.place is None or len(ranked) < 2:
+            return set()
+        places = template_siblings(hits.work, hits.place, len(hits.works), n_keys, ranked,
+                                   self.config.sibling_own_keys,
+                                   self._judge_limits.same_text_least)
+        return {hits.works[ranked[i][0]] for i in places}
+
+    def _revised(self, hits: Hits, ranked: list[tuple[int, int]] | None = None
+                 ) -> list[tuple[str, tuple[str, str] | None]]:
+        """(work_id, revision) of each ``candidates`` work of a lookup's ``hits`` (``ranked``:
+        their ``_rank``, computed when None), in rank order: the index's revision when the
+        lookup reported one, else the store's (one call), None for a work the store lacks (see
+        ``_prepared``)."""
         works, revisions = hits.works, hits.revisions
-        ranked = self._rank(hits)
+        if ranked is None:
+            ranked = self._rank(hits)
         if revisions is not None:
             return [(works[w], ("index", revisions[w])) for w, _ in ranked]
         stored = self.store.revisions([works[w] for w, _ in ranked]) if ranked else {}
@@ -502,9 +520,10 @@ class Engine:
         fewer than ``min_text_letters`` letters. Raises TypeError when text is not a str,
         TextTooLargeError when it is longer than ``max_text_chars``.
 
-        Every candidate is aligned first; then each page letter gets a weight of 1 / (number
-        of candidates whose passages cover it), so that template text shared by many
-        registered works counts little for each of them (see ``_judge``)."""
+        Every candidate but the template siblings of a better one (``_siblings``) is aligned
+        first; then each page letter gets a weight of 1 / (number of candidates whose passages
+        cover it), so that template text shared by many registered works counts little for
+        each of them (see ``_judge``)."""
         return self.match_with_keys(text).matches
 
     def match_with_keys(self, text: str) -> PageMatches:
@@ -515,7 +534,7 @@ class Engine:
         keys = self._query_key_array(letters)
         if len(letters) < self.config.min_text_letters:
             return PageMatches([], keys)
-        return PageMatches(self._matches(text, letters, self._hits(keys)), keys)
+        return PageMatches(self._matches(text, letters, self._hits(keys), len(keys)), keys)
 
     def match_many(self, texts: Sequence[str]) -> list[list[Match]]:
         """``[match(text) for text in texts]``, with one index lookup for all the texts' keys
@@ -524,16 +543,20 @@ class Engine:
         that fails, before anything is looked up)."""
         letters = [self.letters(text) for text in texts]
         asked = [i for i, page in enumerate(letters) if len(page) >= self.config.min_text_letters]
-        hits = self._hits_of_each([self._query_key_array(letters[i]) for i in asked])
+        keys = [self._query_key_array(letters[i]) for i in asked]
+        hits = self._hits_of_each(keys)
         out: list[list[Match]] = [[] for _ in texts]
-        for i, page_hits in zip(asked, hits, strict=True):
-            out[i] = self._matches(texts[i], letters[i], page_hits)
+        for i, page_keys, page_hits in zip(asked, keys, hits, strict=True):
+            out[i] = self._matches(texts[i], letters[i], page_hits, len(page_keys))
         return out
 
-    def _matches(self, text: str, letters: Letters, hits: Hits) -> list[Match]:
+    def _matches(self, text: str, letters: Letters, hits: Hits, n_keys: int) -> list[Match]:
         """The matches of a page (``text`` and its ``letters``) from the postings of its
-        query keys (``hits``): candidates aligned, then judged (see ``match``)."""
-        aligned = self._align_candidates(letters, self._revised(hits))
+        ``n_keys`` query keys (``hits``): candidates aligned, but for template siblings
+        (``_siblings``), then judged (see ``match``)."""
+        ranked = self._rank(hits)
+        aligned = self._align_candidates(letters, self._revised(hits, ranked),
+                                         siblings=self._siblings(hits, ranked, n_keys))
         matches = self._judge(letters, exact_codes(letters, text) if aligned else None, aligned)
         if not matches and self.rewrite is not None:
             matches = self._rewritten(text, hits)
@@ -577,14 +600,19 @@ class Engine:
 
     def _align_candidates(self, letters: Letters,
                           candidates: list[tuple[str, tuple[str, str] | None]],
-                          max_repeats: int | None = None
+                          max_repeats: int | None = None, siblings: frozenset | set = frozenset()
                           ) -> list[tuple[str, _Prepared, Alignment]]:
         """(work_id, prepared work, alignment) of each of the (work_id, revision)
         ``candidates`` (see ``_prepared``) that is stored and shares at least ``_need`` matched
         letters with the page, in order; every alignment in one compiled call. A work's k-gram
-        repeated more than ``max_repeats`` times (default ``max_seed_repeats``) is no seed."""
+        repeated more than ``max_repeats`` times (default ``max_seed_repeats``) is no seed. The
+        ``siblings`` (work ids) are left out, unless a candidate holds or is part of another
+        (``fingerprint.parts``, known from either's record: a chapter shares every key of its
+        novel's copy)."""
         self._make_room(len(candidates))
         prepared = self._prepared(candidates)
+        if siblings and not any(prep.related for _, prep in prepared):
+            prepared = [(w, prep) for w, prep in prepared if w not in siblings]
         if not prepared:
             return []
         c = self.config
@@ -658,7 +686,8 @@ class Engine:
         def same(i: int, j: int) -> bool:  # judge_page has checked grams_shared
             return same_text.aligned(aligned[i][1].seeds, aligned[j][1].seeds)
 
-        joined = joined_pairs([(w, prep.digest, prep.relations) for w, prep, _ in aligned])
+        joined = joined_pairs([(w, prep.digest, prep.relations) for w, prep, _ in aligned]) \
+            if any(prep.related for _, prep, _ in aligned) else []
         labels, kept = judge_page(
             letters.codes if exact is None else exact, letters.codes, letters.offsets,
             letters.boundaries, aligned, exact is not None, same_text.pairs, same,

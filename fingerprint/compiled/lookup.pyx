@@ -9,9 +9,9 @@ from cpython.dict cimport PyDict_GetItemWithError
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.long cimport PyLong_FromUnsignedLongLong
 from cpython.object cimport PyObject
-from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort, realloc
-from libc.string cimport memcpy, memset
+from libc.string cimport memcmp, memcpy, memset
 
 from fingerprint.compiled.mixing cimport splitmix64
 
@@ -217,10 +217,10 @@ cdef int _append(Packed *out, int64_t value) except -1:
 
 def gather_held(const uint64_t[::1] keys, const uint8_t[::1] presence, int presence_shift,
                 dict post, dict df, int64_t max_df, int64_t[::1] scratch, list ids,
-                int64_t epoch, bint places):
+                int64_t epoch):
     """The lookup of ``keys`` (uint64) in a MemoryIndex's dicts -> (works, revisions, work,
     window, at), as ``name_works`` gives the first three; per posting (int64 arrays): its
-    window and, when ``places`` (else None), its key's first place in ``keys``. Postings come
+    window and its key's first place in ``keys``. Postings come
     key by key, each distinct key at its first place, each key's as ``post`` holds them (one
     packed ``number << 32 | window`` int, or a list of them); skipped: keys absent from ``post``, held by more than
     ``max_df`` works (``df``, absent: 1), or absent from ``presence`` when it is not None: a
@@ -274,16 +274,14 @@ def gather_held(const uint64_t[::1] keys, const uint8_t[::1] presence, int prese
                     continue
                 for i in range(PyList_GET_SIZE(<object>held)):
                     _append(&packed, <int64_t><object>PyList_GET_ITEM(<object>held, i))
-                    if places:
-                        _append(&at, t)
+                    _append(&at, t)
             else:
                 _append(&packed, <int64_t><object>held)
-                if places:
-                    _append(&at, t)
+                _append(&at, t)
         n = packed.size
         work_out = np.empty(n, dtype=np.int64)
         window_out = np.empty(n, dtype=np.int64)
-        at_out = np.empty(n, dtype=np.int64) if places else None
+        at_out = np.empty(n, dtype=np.int64)
         distinct = <int64_t *>malloc((n + 1) * sizeof(int64_t))
         if distinct == NULL:
             raise MemoryError()
@@ -293,9 +291,8 @@ def gather_held(const uint64_t[::1] keys, const uint8_t[::1] presence, int prese
                 value = packed.data[i]
                 work_view[i] = value >> 32
                 window_view[i] = value & window_mask
-            if places:
-                at_view = at_out
-                memcpy(&at_view[0], at.data, n * sizeof(int64_t))
+            at_view = at_out
+            memcpy(&at_view[0], at.data, n * sizeof(int64_t))
             k = _renumber(&work_view[0], n, scratch, distinct)
         return (*_name_works(distinct, k, ids, epoch), work_out, window_out, at_out)
     finally:
@@ -398,3 +395,120 @@ def rank(const int64_t[::1] work, const int64_t[::1] window, list works, int64_t
         return best
     finally:
         free(count)
+
+
+cdef int _cmp_int64(const void *a, const void *b) noexcept nogil:
+    cdef int64_t x = (<const int64_t *>a)[0], y = (<const int64_t *>b)[0]
+    return (x > y) - (x < y)
+
+
+def template_siblings(const int64_t[::1] work, const int64_t[::1] place, Py_ssize_t n_works,
+                      Py_ssize_t n_places, list ranked, Py_ssize_t min_own_keys,
+                      double same_text_least):
+    """The candidates that only share keys of better candidates -> list of their places in
+    ``ranked`` (ascending).
+
+    work, place: int64 (n_postings,), each posting's work (a position among the lookup's
+    ``n_works`` works) and its key (a number below ``n_places``, one per distinct page key);
+    ranked: the candidates in rank order, as ``rank`` gives them ((work position, hits)
+    tuples). A candidate's *keys* are the distinct keys of its postings; candidates with the
+    very same keys (one text registered as several works) count as one, and a candidate's
+    *own keys* are those no other counts.
+    Going down the ranks, a candidate is a sibling when every key of it is a key of a better
+    candidate that is not a sibling and has at least ``min_own_keys`` own keys (a *holder*),
+    unless its keys are exactly those of a better non-sibling, or they number at least
+    ``same_text_least`` times the keys of the holder with the fewest (it may be the same text
+    as that one, but for a name or a header: ``fingerprint.same_text`` decides). The first
+    candidate is never one; none is when no candidate has ``min_own_keys`` own keys (a page of
+    template text alone)."""
+    cdef Py_ssize_t m = len(ranked), n = work.shape[0], i, c, j, t, size
+    cdef list out = []
+    if m < 2 or min_own_keys < 1:
+        return out
+    cdef int64_t *cand_of = <int64_t *>malloc((n_works + 3 * (m + 1) + n) * sizeof(int64_t))
+    cdef uint8_t *covered = <uint8_t *>malloc(n_places + 1)
+    cdef int32_t *holders = <int32_t *>malloc((n_places + 1) * sizeof(int32_t))
+    cdef uint8_t *kept = <uint8_t *>malloc(m)
+    if cand_of == NULL or covered == NULL or holders == NULL or kept == NULL:
+        free(cand_of)
+        free(covered)
+        free(holders)
+        free(kept)
+        raise MemoryError()
+    cdef int64_t *start = cand_of + n_works  # each candidate's keys in ``keys``
+    cdef int64_t *length = start + m + 1
+    cdef int64_t *same_as = length + m + 1  # the first candidate with the very same keys
+    cdef int64_t *keys = same_as + m + 1
+    cdef int64_t own, p, fewest = -1
+    cdef bint inside
+    try:
+        for i in range(n_works):
+            cand_of[i] = -1
+        for c in range(m):
+            cand_of[<int64_t>ranked[c][0]] = c
+            length[c] = 0
+        for i in range(n):
+            c = cand_of[work[i]]
+            if c >= 0:
+                length[c] += 1
+        t = 0
+        for c in range(m):
+            start[c] = t
+            t += length[c]
+            length[c] = 0
+        for i in range(n):
+            c = cand_of[work[i]]
+            if c >= 0:
+                keys[start[c] + length[c]] = place[i]
+                length[c] += 1
+        memset(holders, 0, (n_places + 1) * sizeof(int32_t))
+        memset(covered, 0, n_places)
+        for c in range(m):  # each candidate's keys sorted, each once
+            qsort(keys + start[c], length[c], sizeof(int64_t), _cmp_int64)
+            size = 0
+            for t in range(length[c]):
+                p = keys[start[c] + t]
+                if size == 0 or keys[start[c] + size - 1] != p:
+                    keys[start[c] + size] = p
+                    size += 1
+            length[c] = size
+            same_as[c] = c
+            for j in range(c):
+                if same_as[j] == j and length[j] == size and memcmp(
+                        keys + start[j], keys + start[c], size * sizeof(int64_t)) == 0:
+                    same_as[c] = j
+                    break
+            if same_as[c] == c:  # how many distinct key sets hold each key
+                for t in range(size):
+                    holders[keys[start[c] + t]] += 1
+        for c in range(m):
+            if same_as[c] != c:
+                kept[c] = kept[same_as[c]]
+                if not kept[c]:
+                    out.append(c)
+                continue
+            inside = fewest > 0 and length[c] < same_text_least * fewest
+            for t in range(length[c]):
+                if not covered[keys[start[c] + t]]:
+                    inside = False
+                    break
+            if inside:
+                kept[c] = 0
+                out.append(c)
+                continue
+            kept[c] = 1
+            own = 0
+            for t in range(length[c]):
+                if holders[keys[start[c] + t]] == 1:
+                    own += 1
+            if own >= min_own_keys:
+                if fewest < 0 or length[c] < fewest:
+                    fewest = length[c]
+                for t in range(length[c]):
+                    covered[keys[start[c] + t]] = 1
+        return out
+    finally:
+        free(cand_of)
+        free(covered)
+        free(holders)
+        free(kept)

@@ -25,13 +25,16 @@ class Hits(NamedTuple):
     revision (a sequence of str, as ``RevisedIndex.lookup_revisions`` gives them; a
     MemoryIndex's is ``fingerprint.compiled.lookup.Revisions``) or None when the index reports
     none; work: each posting's work, as a position in ``works`` (int64 (n,)); window: each
-    posting's window number (int64 (n,)).
+    posting's window number (int64 (n,)); place: each posting's key as a number (int64 (n,):
+    the same number for the same key, below the number of keys asked), or None when the index
+    does not say.
     """
 
     works: list[str]
     revisions: Sequence[str] | None
     work: np.ndarray
     window: np.ndarray
+    place: np.ndarray | None = None
 
 
 def hits_from_lookup(found: dict[int, list[tuple[str, int]]],
@@ -39,14 +42,16 @@ def hits_from_lookup(found: dict[int, list[tuple[str, int]]],
     """Hits of an ``Index.lookup`` result ``found`` and, when the index reports them, its
     ``lookup_revisions`` revisions ({work_id: revision})."""
     number: dict[str, int] = {}
-    work, window = [], []
-    for held in found.values():
+    work, window, place = [], [], []
+    for key_number, held in enumerate(found.values()):
         for work_id, at in held:
             work.append(number.setdefault(work_id, len(number)))
             window.append(at)
+            place.append(key_number)
     works = list(number)
     return Hits(works, None if revisions is None else [revisions[w] for w in works],
-                np.array(work, dtype=np.int64), np.array(window, dtype=np.int64))
+                np.array(work, dtype=np.int64), np.array(window, dtype=np.int64),
+                np.array(place, dtype=np.int64))
 
 
 def hits_of_each(found: dict[int, list[tuple[str, int]]], revisions: dict[str, str] | None,

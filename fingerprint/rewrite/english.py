@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from functools import cache
 
-import snowballstemmer
-
 FUNCTION_WORDS = frozenset({
     "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
     "are", "as", "at", "be", "been", "before", "being", "below", "between", "both", "but", "by",
@@ -34,6 +32,8 @@ FUNCTION_WORDS = frozenset({
 
 @cache
 def _stemmer():
+    import snowballstemmer  # late: 9 ms of every start, for pages with English words only
+
     return snowballstemmer.stemmer("english")
 
 

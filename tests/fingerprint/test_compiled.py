@@ -24,7 +24,7 @@ from fingerprint.compiled.judge import (
     matched_masks,
     same_text_pairs,
 )
-from fingerprint.compiled.lookup import name_works
+from fingerprint.compiled.lookup import name_works, template_siblings
 from fingerprint.compiled.rewrite import WordCodes, key_evidence, unit_pairs, window_keys
 from fingerprint.config import EngineConfig
 from fingerprint.engine import exact_codes
@@ -667,3 +667,27 @@ def test_sorted_distinct_gives_what_numpy_unique_gives(values, dtype):
     expected = np.unique(array)
     found = sorted_distinct(array)
     assert found.dtype == expected.dtype and found.tolist() == expected.tolist()
+
+
+def _siblings(keys_of: dict[int, list[int]], min_own: int = 2, least: float = 0.7) -> list[int]:
+    """template_siblings of candidates 0..n-1 ranked in order, each with the keys given."""
+    work = [w for w, keys in keys_of.items() for _ in keys]
+    place = [k for keys in keys_of.values() for k in keys]
+    return template_siblings(np.array(work, dtype=np.int64), np.array(place, dtype=np.int64),
+                             len(keys_of), 1 + max(place),
+                             [(w, len(keys)) for w, keys in keys_of.items()], min_own, least)
+
+
+def test_template_siblings_are_the_candidates_inside_a_better_one_with_keys_of_its_own():
+    # the copied work: template keys 0-5 and its own facts 10-13; two siblings of its template
+    copy, template = [0, 1, 2, 3, 4, 5, 10, 11, 12, 13], [0, 1, 2, 3]
+    assert _siblings({0: copy, 1: template, 2: [1, 2, 3, 4, 5, 5]}) == [1, 2]
+    # a second copied work on the page has a key of its own: aligned
+    assert _siblings({0: copy, 1: template, 2: [4, 5, 20]}) == [1]
+    # the same text registered twice (the very same keys) and a text nearly the same
+    assert _siblings({0: copy, 1: copy, 2: copy[:-2], 3: template}) == [3]
+    # no candidate has two keys of its own: a page of template text alone, nothing left out
+    assert _siblings({0: [0, 1, 2, 3, 10], 1: template, 2: [0, 1]}) == []
+    assert _siblings({0: copy, 1: template}, min_own=0) == []
+    # keys held only by a sibling's better sibling do not make a holder
+    assert _siblings({0: [0, 1, 2, 3, 4], 1: [0, 1, 2, 3], 2: [0, 1]}) == []

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from fingerprint import Engine
+from fingerprint import Engine, EngineConfig
 from fingerprint.index import MemoryIndex
 from fingerprint.store import MemoryWorkStore
 
@@ -36,8 +36,8 @@ def answers() -> list[dict]:
     return json.loads((FIXTURES / "english_answers.json").read_text(encoding="utf-8"))
 
 
-def _engine(texts: dict[str, str]) -> Engine:
-    engine = Engine(MemoryIndex(), MemoryWorkStore())
+def _engine(texts: dict[str, str], config: EngineConfig | None = None) -> Engine:
+    engine = Engine(MemoryIndex(), MemoryWorkStore(), config)
     for work_id, text in texts.items():
         engine.add_work(work_id, text)
     return engine
@@ -105,14 +105,20 @@ def test_template_discount_with_few_works_and_with_many(judgments):
     many = _engine({f"w{i}": t for i, t in enumerate(hearing[1:])}).match(page)
     assert len(many) == 0
     assert len(alone) <= 1
-    # a true reprint keeps its match, with a lower score than without siblings (its template
-    # clauses count less), and its siblings are not reported
+    # a true reprint keeps its match and its siblings are not reported; every key they share
+    # with the page is one of the reprint's, which has keys of its own: they are template
+    # siblings, not aligned, and the reprint scores as it does alone
     target = hearing[5]
+    siblings = {f"w{i}": t for i, t in enumerate(hearing) if t != target}
     solo = _engine({"target": target}).match(_page(target))
-    crowd = _engine({"target": target, **{f"w{i}": t for i, t in enumerate(hearing)
-                                          if t != target}}).match(_page(target))
+    crowd = _engine({"target": target, **siblings}).match(_page(target))
     assert [m.work_id for m in solo] == ["target"] and [m.work_id for m in crowd] == ["target"]
-    assert crowd[0].score < solo[0].score
+    assert crowd[0].score == solo[0].score
+    # siblings aligned too, its template clauses count less
+    aligned = _engine({"target": target, **siblings}, EngineConfig(sibling_own_keys=0))
+    discounted = aligned.match(_page(target))
+    assert [m.work_id for m in discounted] == ["target"]
+    assert discounted[0].score < solo[0].score
 
 
 def test_two_editions_of_one_text_are_both_reported(judgments):
@@ -237,3 +243,21 @@ def test_a_licence_number_between_two_copied_paragraphs_is_no_template_number(da
     middle = first.index("会见")
     changed = first[:middle] + "20181004" + first[middle:]
     assert engine.match(_page(changed + "\n" + second)) == []
+
+
+def test_template_siblings_are_left_out_through_a_redis_index_as_in_memory(redis_client,
+                                                                           mongo_db, judgments):
+    # the platform's engine: a RedisIndex (postings adapted at its edge) and a MongoWorkStore
+    from fingerprint.index import RedisIndex
+    from fingerprint.store import MongoWorkStore
+
+    texts = {f"j{j['line']}": j["text"] for j in judgments["hearing"]}
+    redis_engine = Engine(RedisIndex(redis_client, prefix="siblings"), MongoWorkStore(mongo_db))
+    redis_engine.add_works(texts.items())
+    memory_engine = _engine(texts)
+    for work_id in list(texts)[:6]:
+        page = _page(texts[work_id])
+        found = redis_engine.match(page)
+        assert [m.to_dict() for m in found] == [m.to_dict() for m in memory_engine.match(page)]
+        # the reprint's template clauses are not discounted by siblings that only share them
+        assert [(m.work_id, m.score) for m in found] == [(work_id, 1.0)]
