@@ -26,7 +26,6 @@ Results go to standard output as a Markdown table, with the load average before 
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import resource
@@ -35,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 if __package__ in (None, ""):
@@ -42,7 +42,7 @@ if __package__ in (None, ""):
 
 import contextlib
 
-from bench.corpus import DATA_DIR, CorpusError
+from bench.corpus import CorpusError, speed_options
 from bench.peers import MinHashDetector
 from bench.run import build_queries, parse_builders
 
@@ -79,6 +79,39 @@ def _timed(call, texts: list[str]) -> tuple[float, float]:
     return time.perf_counter() - started, time.process_time() - cpu
 
 
+@dataclass
+class SpeedSetup:
+    """A corpus ready to be queried: its ``corpus`` (bench.corpus), the distinct benchmark
+    ``queries`` (texts), the ``texts`` queried (the queries repeated in order), the ``engine``
+    (MemoryIndex, MemoryWorkStore, the rewrite stage's keys in a second MemoryIndex, as the
+    command line keeps them) and ``minhash`` (bench.peers.MinHashDetector), both indexed."""
+
+    corpus: object
+    queries: list[str]
+    texts: list[str]
+    engine: object
+    minhash: MinHashDetector
+
+
+def speed_setup(name: str, works: int, pages: int, seed: int, data: Path) -> SpeedSetup:
+    """The SpeedSetup of corpus ``name`` (``bench.run`` builders) with ``works`` works and at
+    least ``pages`` pages queried. Raises CorpusError when the data is missing or too small."""
+    from fingerprint import Engine
+    from fingerprint.index import MemoryIndex
+    from fingerprint.store import MemoryWorkStore
+
+    corpus = parse_builders()[name](works, 100, 100, seed, data)
+    queries = [q.text for q in build_queries(corpus, 100, seed, data)]
+    texts = (queries * (pages // len(queries) + 1))[:max(pages, len(queries))]
+    engine = Engine(MemoryIndex(), MemoryWorkStore(), rewrite_index=MemoryIndex())
+    minhash = MinHashDetector()
+    for doc in corpus.works:
+        with contextlib.suppress(ValueError):
+            engine.add_work(doc.id, doc.text)
+        minhash.index(doc.id, doc.text)
+    return SpeedSetup(corpus, queries, texts, engine, minhash)
+
+
 def measure(name: str, works: int, pages: int, repeat: int, seed: int, data: Path) -> dict:
     """Throughput of the three ways on one corpus.
 
@@ -97,13 +130,8 @@ def measure(name: str, works: int, pages: int, repeat: int, seed: int, data: Pat
     Raises:
         CorpusError: the data is missing or too small.
     """
-    from fingerprint import Engine
-    from fingerprint.index import MemoryIndex
-    from fingerprint.store import MemoryWorkStore
-
-    corpus = parse_builders()[name](works, 100, 100, seed, data)
-    queries = [q.text for q in build_queries(corpus, 100, seed, data)]
-    texts = (queries * (pages // len(queries) + 1))[:max(pages, len(queries))]
+    setup = speed_setup(name, works, pages, seed, data)
+    corpus, texts, engine, minhash = setup.corpus, setup.texts, setup.engine, setup.minhash
     result: dict = {"pages": len(texts), "works": len(corpus.works)}
     for way in WAYS:
         result[way], result[f"{way}_cpu"] = [], []
@@ -114,12 +142,6 @@ def measure(name: str, works: int, pages: int, repeat: int, seed: int, data: Pat
         subprocess.run([sys.executable, "-m", "fingerprint", "index", "--db", str(tmp / "db"),
                         "--no-progress", str(tmp / "works.jsonl")], cwd=ROOT, check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        engine = Engine(MemoryIndex(), MemoryWorkStore(), rewrite_index=MemoryIndex())
-        minhash = MinHashDetector()
-        for doc in corpus.works:
-            with contextlib.suppress(ValueError):
-                engine.add_work(doc.id, doc.text)
-            minhash.index(doc.id, doc.text)
         for _ in range(repeat):
             for way, (wall, cpu) in (("cli", _cli(tmp / "db", tmp / "pages.jsonl")),
                                      ("engine", _timed(engine.match, texts)),
@@ -131,14 +153,8 @@ def measure(name: str, works: int, pages: int, repeat: int, seed: int, data: Pat
 
 def main(argv: list[str] | None = None) -> int:
     """Run the measurement and print the table; returns 0 (2 when the data is missing)."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpora", default="novels,news,judgments,english,dailies")
-    parser.add_argument("--works", type=int, default=300)
-    parser.add_argument("--pages", type=int, default=2000)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--data", type=Path, default=DATA_DIR)
-    args = parser.parse_args(argv)
+    args = speed_options(__doc__.split("\n\n")[0], "novels,news,judgments,english,dailies",
+                         2000).parse_args(argv)
     print(f"load average before: {os.getloadavg()}", flush=True)
     print("| corpus | works | pages | clock | CLI end to end, pages/s | engine in process, pages/s "
           "| MinHashLSH in process, pages/s | CLI × minhash | in process × minhash |")

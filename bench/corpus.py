@@ -23,6 +23,7 @@ phrases, so a stricter rule leaves too few).
 
 from __future__ import annotations
 
+import argparse
 import gzip
 import json
 import math
@@ -92,6 +93,23 @@ class Corpus:
     negatives: dict[str, list[Doc]] = field(default_factory=dict)
     hosts: list[Doc] = field(default_factory=list)
     english: bool = False
+
+
+def speed_options(description: str, corpora: str, pages: int | None = None,
+                  repeat: str = "repeat") -> argparse.ArgumentParser:
+    """The command line of a speed benchmark over the corpora: ``--corpora`` (comma-separated
+    names, default ``corpora``), ``--works`` (300), ``--pages`` (least pages queried; only
+    when ``pages`` is given, the default), ``--<repeat>`` (3 interleaved runs or passes),
+    ``--seed`` (0) and ``--data`` (DATA_DIR). Returns the parser."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--corpora", default=corpora)
+    parser.add_argument("--works", type=int, default=300)
+    if pages is not None:
+        parser.add_argument("--pages", type=int, default=pages)
+    parser.add_argument(f"--{repeat}", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--data", type=Path, default=DATA_DIR)
+    return parser
 
 
 def _shingles(text: str, size: int) -> set[int]:

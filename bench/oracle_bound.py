@@ -25,8 +25,6 @@ command line's own costs (start, reading and writing lines) come on top of both 
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import os
 import statistics
 import sys
@@ -36,9 +34,8 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.corpus import DATA_DIR
-from bench.peers import MinHashDetector
-from bench.run import build_queries, parse_builders
+from bench.cli_speed import speed_setup
+from bench.corpus import speed_options
 
 WAYS = ("engine", "oracle", "minhash")
 
@@ -68,26 +65,15 @@ def oracle_match(engine, reported: dict[str, set[str]]):
 def measure(name: str, works: int, pages: int, repeat: int, seed: int, data: Path) -> dict:
     """Median CPU seconds per page of each way on one corpus, and ``pages`` (distinct pages),
     ``same`` (pages the oracle answers with the same works as the engine)."""
-    from fingerprint import Engine
-    from fingerprint.index import MemoryIndex
-    from fingerprint.store import MemoryWorkStore
-
-    corpus = parse_builders()[name](works, 100, 100, seed, data)
-    queries = [q.text for q in build_queries(corpus, 100, seed, data)]
-    texts = (queries * (pages // len(queries) + 1))[:max(pages, len(queries))]
-    engine = Engine(MemoryIndex(), MemoryWorkStore(), rewrite_index=MemoryIndex())
-    minhash = MinHashDetector()
-    for doc in corpus.works:
-        with contextlib.suppress(ValueError):
-            engine.add_work(doc.id, doc.text)
-        minhash.index(doc.id, doc.text)
-    reported = {t: {m.work_id for m in engine.match(t)} for t in set(queries)}
+    setup = speed_setup(name, works, pages, seed, data)
+    engine, texts = setup.engine, setup.texts
+    reported = {t: {m.work_id for m in engine.match(t)} for t in set(setup.queries)}
     oracle = oracle_match(engine, reported)
     same = sum({m.work_id for m in oracle(t)} == reported[t] for t in reported)
     runs: dict[str, list[float]] = {way: [] for way in WAYS}
     for _ in range(repeat):
         for way, call in (("engine", engine.match), ("oracle", oracle),
-                          ("minhash", minhash.query)):
+                          ("minhash", setup.minhash.query)):
             runs[way].append(_cpu_seconds(call, texts))
     out = {way: statistics.median(runs[way]) / len(texts) for way in WAYS}
     out.update(pages=len(reported), same=same)
@@ -96,14 +82,7 @@ def measure(name: str, works: int, pages: int, repeat: int, seed: int, data: Pat
 
 def main(argv: list[str] | None = None) -> int:
     """Print the table; returns 0."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpora", default="judgments,dailies")
-    parser.add_argument("--works", type=int, default=300)
-    parser.add_argument("--pages", type=int, default=20000)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--data", type=Path, default=DATA_DIR)
-    args = parser.parse_args(argv)
+    args = speed_options(__doc__.split("\n\n")[0], "judgments,dailies", 20000).parse_args(argv)
     print(f"load average before: {os.getloadavg()}", flush=True)
     print("| corpus | distinct pages | same answers | engine µs/page | oracle µs/page "
           "| MinHashLSH µs/page | engine × minhash | oracle × minhash |")

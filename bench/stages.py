@@ -26,7 +26,6 @@ printed with the table.
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
@@ -38,7 +37,7 @@ if __package__ in (None, ""):
 
 import contextlib
 
-from bench.corpus import DATA_DIR
+from bench.corpus import speed_options
 from bench.run import build_queries, parse_builders
 
 STAGES = ("letters", "keys", "lookup", "align", "judge")
@@ -111,13 +110,8 @@ def measure(name: str, works: int, passes: int, seed: int, data: Path) -> dict[s
 
 def main(argv: list[str] | None = None) -> int:
     """Print the per-stage table (CPU µs per page); returns 0."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpora", default="novels,news,judgments,english,dailies")
-    parser.add_argument("--works", type=int, default=300)
-    parser.add_argument("--passes", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--data", type=Path, default=DATA_DIR)
-    args = parser.parse_args(argv)
+    args = speed_options(__doc__.split("\n\n")[0], "novels,news,judgments,english,dailies",
+                         repeat="passes").parse_args(argv)
     print(f"load average before: {os.getloadavg()}", flush=True)
     print("| corpus | pages | " + " | ".join(STAGES) + " | match (wall) | match (CPU) "
           "| page fingerprinting M chars/s | indexing M chars/s |")
