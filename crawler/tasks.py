@@ -154,8 +154,9 @@ def render_url(self, scan_id: int, url: str, depth: int = 0, attempt: int = 0,
 
 def _crawl(task, scan_id: int, urls: list, token: str, start: int = 0) -> list[str]:
     """The body of crawl_url, crawl_urls and render_url (``task``: the bound Celery task, for
-    retries): the URLs ``urls[start:]`` in turn. URL ``i`` counts as finished under the id
-    '<task id>:<i>', the same on a retry or a redelivery of the task, so it is counted once."""
+    retries): the URLs ``urls[start:]`` in turn. A URL counts as finished under its
+    ``url_done_id``: a URL is admitted once a scan, so however many tasks crawl it (a retry, a
+    redelivery, its deferral sent again, a parent page that sent it again) it is counted once."""
     crawler = scans.get_crawler()
     if not crawler.frontier(scan_id).accepts(token):
         log.info("dropping %d URL(s) from %s: scan %s is not open for this run", len(urls),
@@ -165,10 +166,16 @@ def _crawl(task, scan_id: int, urls: list, token: str, start: int = 0) -> list[s
         return _crawl_batch(task, crawler, scan_id, urls, token, start)
 
 
+def url_done_id(url: str) -> str:
+    """The id an admitted URL (canonical, str) counts as finished under in its scan's frontier
+    (``Frontier.task_done``), whatever task crawls it."""
+    return f"url:{url}"
+
+
 def _crawl_batch(task, crawler, scan_id: int, urls: list, token: str, start: int) -> list[str]:
     outcomes, rules = [], None
     for i in range(start, len(urls)):
-        done_id = f"{task.request.id}:{i}" if task.request.id else ""
+        done_id = url_done_id(urls[i][0])
         try:
             rules = rules or _rules(scan_id)
             outcomes.append(_crawl_one(crawler, scan_id, UrlTask(*urls[i]), rules, token, done_id))

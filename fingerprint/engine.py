@@ -491,8 +491,8 @@ class Engine:
         """The ids of the ``ranked`` candidates (``_rank`` of ``hits``) that are template
         siblings of a better one (``fingerprint.compiled.lookup.template_siblings`` with
         ``sibling_own_keys`` and the same-text least ratio of ``JudgeLimits``; ``n_keys``: the
-        number of keys looked up); none when the index
-        does not say which key each posting is of."""
+        number of keys looked up); none when the index does not say which key each posting is
+        of."""
         if hits.place is None or len(ranked) < 2:
             return set()
         places = template_siblings(hits.work, hits.place, len(hits.works), n_keys, ranked,
@@ -600,7 +600,8 @@ class Engine:
 
     def _align_candidates(self, letters: Letters,
                           candidates: list[tuple[str, tuple[str, str] | None]],
-                          max_repeats: int | None = None, siblings: frozenset | set = frozenset()
+                          max_repeats: int | None = None,
+                          siblings: set[str] | frozenset[str] = frozenset()
                           ) -> list[tuple[str, _Prepared, Alignment]]:
         """(work_id, prepared work, alignment) of each of the (work_id, revision)
         ``candidates`` (see ``_prepared``) that is stored and shares at least ``_need`` matched

@@ -19,12 +19,16 @@ from dataclasses import dataclass
 
 KEY_TTL_SECONDS = 7 * 24 * 3600  # a scan's keys outlive any scan; expire if a run is abandoned
 
+# KEYS: seen-set, meta hash, hash of the page that admitted each URL. ARGV: depth, that page
+# ('' = none), KEY_TTL_SECONDS, the URLs. A URL seen before comes back 'admitted' to the page
+# that admitted it.
 _ADMIT = """
 local max_pages = tonumber(redis.call('HGET', KEYS[2], 'max_pages') or '0')
 local max_depth = tonumber(redis.call('HGET', KEYS[2], 'max_depth') or '0')
 local depth = tonumber(ARGV[1])
+local parent = ARGV[2]
 local out = {}
-for i = 2, #ARGV do
+for i = 4, #ARGV do
   local verdict = 'seen'
   if depth > max_depth then
     verdict = 'depth'
@@ -35,8 +39,14 @@ for i = 2, #ARGV do
       redis.call('SADD', KEYS[1], ARGV[i])
       redis.call('HINCRBY', KEYS[2], 'admitted', 1)
       redis.call('HINCRBY', KEYS[2], 'pending', 1)
+      if parent ~= '' then
+        redis.call('HSET', KEYS[3], ARGV[i], parent)
+        redis.call('EXPIRE', KEYS[3], ARGV[3])
+      end
       verdict = 'admitted'
     end
+  elseif parent ~= '' and redis.call('HGET', KEYS[3], ARGV[i]) == parent then
+    verdict = 'admitted'
   end
   out[#out + 1] = verdict
 end
@@ -102,7 +112,7 @@ class Frontier:
         base = f"{prefix}:{scan_id}"
         self.seen_key, self.meta_key, self.stats_key = f"{base}:seen", f"{base}:meta", f"{base}:stats"
         self.alive_key, self.finished_key = f"{base}:alive", f"{base}:finished"
-        self.counted_key = f"{base}:counted"
+        self.counted_key, self.parents_key = f"{base}:counted", f"{base}:parents"
         self._admit = redis.register_script(_ADMIT)
         self._add_pending = redis.register_script(_ADD_PENDING)
         self._task_done = redis.register_script(_TASK_DONE)
@@ -152,18 +162,21 @@ class Frontier:
         pipe.execute()
         return token
 
-    def admit(self, urls: list[str], depth: int) -> dict[str, str]:
-        """Offer canonical ``urls`` (list of str) found at link ``depth`` (int).
+    def admit(self, urls: list[str], depth: int, parent: str = "") -> dict[str, str]:
+        """Offer canonical ``urls`` (list of str) found at link ``depth`` (int) on page
+        ``parent`` (its canonical URL; '' when none: start URLs).
 
-        Returns {url: verdict} with verdict 'admitted' (new: the caller must enqueue exactly one
-        task for it; it is counted as pending), 'seen' (already admitted in this scan), 'depth'
-        (beyond max_depth) or 'budget' (max_pages reached). Duplicates within ``urls`` are
-        offered once.
+        Returns {url: verdict} with verdict 'admitted' (the caller must enqueue a task for it:
+        new, and counted as pending; or admitted before by the same ``parent``, whose task
+        was delivered again after its worker died, maybe before it sent the URL: sent again,
+        not counted again), 'seen' (already admitted in this scan), 'depth' (beyond max_depth)
+        or 'budget' (max_pages reached). Duplicates within ``urls`` are offered once.
         """
         unique = list(dict.fromkeys(urls))
         if not unique:
             return {}
-        verdicts = self._admit(keys=[self.seen_key, self.meta_key], args=[depth, *unique])
+        verdicts = self._admit(keys=[self.seen_key, self.meta_key, self.parents_key],
+                               args=[depth, parent, KEY_TTL_SECONDS, *unique])
         return {u: (v.decode() if isinstance(v, bytes) else v) for u, v in zip(unique, verdicts, strict=True)}
 
     def mark_seen(self, url: str) -> bool:
@@ -249,7 +262,8 @@ class Frontier:
     def close(self, keep_seconds: int = 24 * 3600) -> None:
         """Free the seen-set now and keep the counters ``keep_seconds`` longer for reports."""
         pipe = self.redis.pipeline()
-        pipe.delete(self.seen_key, self.alive_key, self.finished_key, self.counted_key)
+        pipe.delete(self.seen_key, self.alive_key, self.finished_key, self.counted_key,
+                    self.parents_key)
         pipe.hset(self.meta_key, "token", "")  # tasks still queued for this run are dropped
         pipe.expire(self.meta_key, keep_seconds)
         pipe.expire(self.stats_key, keep_seconds)

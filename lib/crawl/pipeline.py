@@ -457,8 +457,8 @@ class Crawler:
     def _admit_links(self, frontier, scan_id, rules, task, links: list[str],
                      depth: int | None = None) -> list[str]:
         """Admit in-scope ``links`` (canonical URLs) at ``depth`` (default the task's depth + 1);
-        links into URL traps are recorded once as 'trap'. Returns the canonical URLs newly
-        admitted."""
+        links into URL traps are recorded once as 'trap'. Returns the canonical URLs admitted
+        (``Frontier.admit``: new, or admitted by this page before)."""
         depth = task.depth + 1 if depth is None else depth
         in_scope = [u for u in links if rules.in_scope(u)]
         safe: list[str] = []
@@ -474,7 +474,7 @@ class Crawler:
                 self.log.record(scan_id, url, Outcome.TRAP.value, reason=reason, attempts=0,
                                 depth=depth)
                 frontier.count_outcome(Outcome.TRAP.value)
-        verdicts = frontier.admit(safe, depth)
+        verdicts = frontier.admit(safe, depth, parent=task.url)
         return [u for u, v in verdicts.items() if v == "admitted"]
 
     def _robots_check(self, url: str) -> str | None:

@@ -65,6 +65,20 @@ def test_a_task_counted_pending_twice_is_pending_once(redis_client):
     assert f.task_done(task_id="crawl-a") == 0
 
 
+def test_a_page_crawled_again_gets_back_the_urls_it_admitted(redis_client):
+    """A crawl task delivered again after its worker died between admitting a page's links and
+    sending them: the page's links come back admitted to it (it sends them again), counted
+    once; links another page admitted stay seen."""
+    f = Frontier(redis_client, 10)
+    f.open(10, 3)
+    assert f.admit(["a", "b"], 1, parent="p") == {"a": "admitted", "b": "admitted"}
+    assert f.admit(["b", "c"], 1, parent="q") == {"b": "seen", "c": "admitted"}
+    assert f.admit(["a", "b", "c"], 1, parent="p") == {"a": "admitted", "b": "admitted",
+                                                        "c": "seen"}
+    assert f.admit(["a"], 1) == {"a": "seen"}
+    assert f.state().admitted == 3 and f.state().pending == 3
+
+
 def test_cancel_and_bad_limits(redis_client):
     f = Frontier(redis_client, 3)
     f.open(5, 0)
