@@ -3,8 +3,9 @@ render_url on settings.QUEUE_RENDER, match_page on settings.QUEUE_MATCH
 (settings.CELERY_TASK_ROUTES).
 
 The URLs a page admits go out settings.CRAWL_BATCH_URLS to a crawl_urls task, crawled one
-after the other, each finished and counted on its own (a task delivered again after its worker
-died finds the pages it stored unchanged and counts nothing twice); render_url, one per URL,
+after the other, each finished and counted on its own, once whatever task crawls it (a task
+delivered again after its worker died finds the pages it stored unchanged, counts nothing
+twice and sends again the links they admitted); render_url, one per URL,
 for a site that needs a browser (the same work, on the workers that have Chromium). A URL that
 must wait (politeness slot, retry backoff) is sent again alone, as crawl_url, with a countdown
 instead of sleeping in the worker. Each finished URL enqueues the

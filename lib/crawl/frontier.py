@@ -1,10 +1,12 @@
 """The crawl frontier of one scan run, in Redis, shared by every worker on every machine.
 
-Per scan run: a seen-set of canonical URLs (a URL is admitted once per scan), the page budget
-and depth limit, the count of admitted URLs, the count of pending tasks (crawl and match: the
-scan is finished when it drops to zero), a cancellation flag, and counters of outcomes. The
-queue of admitted URLs itself is the Celery "crawl" queue in the Redis broker: admitting a URL
-and enqueueing its task are one step for the caller. All updates are single Redis commands or
+Per scan run: a seen-set of canonical URLs (a URL is admitted once per scan) and the page
+that admitted each, the page budget and depth limit, the count of admitted URLs, the count of
+pending tasks (crawl and match: the scan is finished when it drops to zero; the ids of the tasks
+counted pending and finished, each counted once), a cancellation flag, and counters of
+outcomes. The queue of admitted URLs itself is the Celery "crawl" queue in the Redis broker:
+admitting a URL and enqueueing its task are one step for the caller, taken again by a caller
+delivered again after its worker died between them. All updates are single Redis commands or
 Lua scripts, hence atomic across workers.
 """
 
