@@ -409,8 +409,12 @@ class CandidateSiteAdmin(RecordAdminMixin, HolderScopedAdmin):
 
     @admin.display(description=_("linked from"))
     def evidence(self, candidate):
-        # the first source page, shortened; all of them in the tooltip and on the change page
+        # the first source page, shortened; all of them in the tooltip and on the change page;
+        # a site a web search found is linked from no page: the search, with its page
         if not candidate.linked_from:
+            if notes.code_of(candidate.note) == "found_by_search":
+                return format_html('<span title="{}">{}</span>', notes.in_words(candidate.note),
+                                   _("web search"))
             return "-"
         first = candidate.linked_from[0].split("://", 1)[-1]
         more = len(candidate.linked_from) - 1

@@ -4,6 +4,8 @@ site from the list; a rights holder sees only the candidates copying its works."
 
 import pytest
 
+from core import notes
+
 pytestmark = pytest.mark.browser
 PROMOTE = {"zh-hans": "设为目标站点", "en": "Make target site"}
 
@@ -21,13 +23,21 @@ def test_candidate_list_ranked_with_evidence(scenario, open_page, browser_login,
     CandidateSite.objects.create(domain="news-portal.example.org", status="no_match",
                                  link_count=9, pages_sampled=3, matches_found=0,
                                  linked_from=[scenario.matches[2].url])
+    found = "https://search-found.example.com/xyj/2.html"  # linked from no page: a web search's
+    CandidateSite.objects.create(
+        domain="search-found.example.com", status="proposed", pages_sampled=1, matches_found=1,
+        sample_urls=[found], note=notes.coded("found_by_search", "found by web search: %(url)s",
+                                              url=found))
     page = open_page(language)
     page.set_viewport_size({"width": 1366, "height": 768})
     browser_login(page, "staff")
     page.goto("/crawler/candidatesite/")
     rows = page.locator("#result_list tbody tr")
-    assert rows.count() == 2
+    assert rows.count() == 3
     assert rows.nth(0).locator(".field-domain").inner_text() == "mirror-copy.example.net"  # ranked first
+    searched = rows.nth(1).locator(".field-evidence")
+    assert searched.inner_text() == {"en": "web search", "zh-hans": "全网搜索"}[language]
+    assert found in searched.locator("span").get_attribute("title")
     assert scenario.novel.title in rows.nth(0).inner_text()
     evidence = rows.nth(0).locator(".field-evidence")
     assert evidence.inner_text().endswith("(+1)")  # two source pages, the first one shown
