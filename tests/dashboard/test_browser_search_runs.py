@@ -60,5 +60,7 @@ def test_a_web_search_run_says_what_became_of_each_result_page(
     outcomes = [rows.nth(i).locator("td").nth(3).inner_text() for i in (1, 2)]
     assert outcomes == [words["target"], words["robots"]]
     assert words["answered"] in page.inner_text(".field-status_words")
+    query = page.locator(".inline-group tbody tr").nth(0)  # its phrase once, in its column
+    assert query.inner_text().count("花果山福地") == 1
     screenshot(page, f"search-run-{language}-1366")
     assert page.evaluate("document.documentElement.scrollWidth") <= 1366
