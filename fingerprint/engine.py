@@ -462,9 +462,11 @@ class Engine:
         if lookup_hits is not None:
             return lookup_hits(keys)
         lookup_revisions = getattr(self.index, "lookup_revisions", None)
+        asked = keys.tolist()
         if lookup_revisions is None:
-            return hits_from_lookup(self.index.lookup(keys.tolist()), None)
-        return hits_from_lookup(*lookup_revisions(keys.tolist()))
+            return hits_from_lookup(self.index.lookup(asked), None, asked)
+        found, revisions = lookup_revisions(asked)
+        return hits_from_lookup(found, revisions, asked)
 
     def _hits_of_each(self, pages: list[np.ndarray]) -> list[Hits]:
         """``[_hits(keys) for keys in pages]``, the index asked once for all pages' keys when
@@ -491,9 +493,8 @@ class Engine:
         """The ids of the ``ranked`` candidates (``_rank`` of ``hits``) that are template
         siblings of a better one (``fingerprint.compiled.lookup.template_siblings`` with
         ``sibling_own_keys`` and the same-text least ratio of ``JudgeLimits``; ``n_keys``: the
-        number of keys looked up); none when the index does not say which key each posting is
-        of."""
-        if hits.place is None or len(ranked) < 2:
+        number of keys looked up)."""
+        if len(ranked) < 2:
             return set()
         places = template_siblings(hits.work, hits.place, len(hits.works), n_keys, ranked,
                                    self.config.sibling_own_keys,
@@ -687,8 +688,7 @@ class Engine:
         def same(i: int, j: int) -> bool:  # judge_page has checked grams_shared
             return same_text.aligned(aligned[i][1].seeds, aligned[j][1].seeds)
 
-        joined = joined_pairs([(w, prep.digest, prep.relations) for w, prep, _ in aligned]) \
-            if any(prep.related for _, prep, _ in aligned) else []
+        joined = joined_pairs([(w, prep.digest, prep.relations) for w, prep, _ in aligned])
         labels, kept = judge_page(
             letters.codes if exact is None else exact, letters.codes, letters.offsets,
             letters.boundaries, aligned, exact is not None, same_text.pairs, same,

@@ -186,30 +186,23 @@ class MemoryIndex:
 
     def lookup(self, keys: Sequence[int]) -> dict[int, list[tuple[str, int]]]:
         """Postings ``(work_id, window)`` per indexed, non-stop-listed key; see Index.lookup."""
-        query, at, hits = self._found(keys)
+        query, hits = self._found(keys)
         out: dict[int, list[tuple[str, int]]] = {}
         works = hits.works
-        for key, work, window in zip(query[at].tolist(), hits.work.tolist(),
+        for key, work, window in zip(query[hits.place].tolist(), hits.work.tolist(),
                                      hits.window.tolist(), strict=True):
             out.setdefault(key, []).append((works[work], window))
         return out
 
-    def lookup_places(self, keys: Sequence[int]) -> tuple[np.ndarray, Hits]:
-        """(places, hits): ``lookup_hits(keys)`` with each posting's key as its first place in
-        ``keys`` (int64 (n_postings,)), so that a caller counts postings per key without a
-        tuple per posting (``fingerprint.index.hits.key_hits``)."""
-        _, at, hits = self._found(keys)
-        return at, hits
-
     def lookup_hits(self, keys: Sequence[int] | np.ndarray) -> Hits:
         """``lookup_revisions(keys)`` as arrays (``fingerprint.index.hits.Hits``, with
-        revisions): the same postings, without a tuple per posting. ``keys``: ints, or a
-        uint64 array."""
-        return self._found(keys)[2]
+        revisions and each posting's key as its first place in ``keys``): the same postings,
+        without a tuple per posting. ``keys``: ints, or a uint64 array."""
+        return self._found(keys)[1]
 
-    def _found(self, keys: Sequence[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray, Hits]:
-        """(query keys (uint64), each posting's key as its first place among them (int64), the
-        postings as Hits, with those places) of the
+    def _found(self, keys: Sequence[int] | np.ndarray) -> tuple[np.ndarray, Hits]:
+        """(query keys (uint64), the postings as Hits, each posting's key as its first place
+        among them) of the
         distinct, indexed, non-stop-listed keys of ``keys``: in the dicts' form, key by key in
         their order of first appearance (each key's postings in the order added); loaded, in
         key order (a KeyDirectory finds each key)."""
@@ -222,14 +215,14 @@ class MemoryIndex:
             works, revisions, work, window, at = gather_held(
                 query, bits, shift, self._post, self._df, self.max_df, self._scratch, self._ids,
                 self._epoch)
-            return query, at, Hits(works, revisions, work, window, at)
+            return query, Hits(works, revisions, work, window, at)
         assert self._directory is not None  # set by load, with the arrays
         directory, bounds = self._directory
         _, postings, window_bits = self._arrays
         at, numbers, window = gather_postings(directory.find(query), bounds, postings,
                                               window_bits, self.max_df)
         works, revisions, work = name_works(numbers, self._scratch, self._ids, self._epoch)
-        return query, at, Hits(works, revisions, work, window, at)
+        return query, Hits(works, revisions, work, window, at)
 
     def _presence_filter(self) -> PresenceFilter | None:
         """The dicts' PresenceFilter (built now when missing), or None below PRESENCE_MIN_KEYS

@@ -428,7 +428,7 @@ def test_ranking_the_hit_arrays_gives_the_reference_candidates(seed, n_works, sp
             for key, window in enumerate(windows):
                 found.setdefault(int(rng.integers(0, 30)) if copy else key, []).append(
                     (f"w{w:02d}-{copy}", window))
-    hits = hits_from_lookup(found, None)
+    hits = hits_from_lookup(found, None, list(found))
     ranked = engine._rank(hits)
     assert ranked == rank_hits_reference(engine.config, hits)
     assert [(hits.works[w], n) for w, n in ranked] == rank_reference(engine.config, found)
