@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import NamedTuple
 
@@ -32,7 +32,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from lib.evidence.keyfiles import write_private_file
 from lib.evidence.timestamp import QUERY_TYPE, REPLY_TYPE
-from lib.runtime.serving import serve_in_thread
+from lib.runtime.serving import QuietHandler, serve_in_thread
 
 LABEL = "DEMO Time-Stamping Authority — not accredited / 演示时间戳机构（非认证）"
 # X.520 bounds a common name to 64 characters and the library counts UTF-8 bytes: the English
@@ -151,29 +151,31 @@ ess_cert_id_alg = sha256
 """
 
 
-def _handler(pki: DemoPki, openssl: str) -> type[BaseHTTPRequestHandler]:
+def _handler(pki: DemoPki, openssl: str) -> type[QuietHandler]:
     lock = threading.Lock()  # openssl ts -reply reads and rewrites the serial file
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         server_version = "DEMO-TSA-not-accredited"
+        # a refused query's body is not read: the connection closes after each answer
+        protocol_version = "HTTP/1.0"
 
         def do_POST(self):  # noqa: N802 (http.server's naming)
             if self.headers.get("Content-Type", "").split(";")[0].strip() != QUERY_TYPE:
-                return self._send(415, "text/plain; charset=utf-8",
+                return self.reply(415, "text/plain; charset=utf-8",
                                   f"send {QUERY_TYPE}\n".encode())
             length = int(self.headers.get("Content-Length") or 0)
             if not 0 < length <= MAX_QUERY_BYTES:
-                return self._send(413, "text/plain; charset=utf-8", b"bad query length\n")
-            reply = self._reply(self.rfile.read(length))
+                return self.reply(413, "text/plain; charset=utf-8", b"bad query length\n")
+            reply = self._stamp(self.rfile.read(length))
             if reply is None:  # a query openssl cannot read gets a rejection, not this
-                return self._send(500, "text/plain; charset=utf-8", b"openssl ts failed\n")
-            self._send(200, REPLY_TYPE, reply)
+                return self.reply(500, "text/plain; charset=utf-8", b"openssl ts failed\n")
+            self.reply(200, REPLY_TYPE, reply)
 
         def do_GET(self):  # noqa: N802
-            self._send(200, "text/plain; charset=utf-8",
+            self.reply(200, "text/plain; charset=utf-8",
                        f"{LABEL}\nRFC 3161: POST {QUERY_TYPE}\n".encode())
 
-        def _reply(self, query: bytes) -> bytes | None:
+        def _stamp(self, query: bytes) -> bytes | None:
             with tempfile.TemporaryDirectory() as scratch, lock:
                 query_path, reply_path = Path(scratch) / "q.tsq", Path(scratch) / "r.tsr"
                 query_path.write_bytes(query)
@@ -182,16 +184,6 @@ def _handler(pki: DemoPki, openssl: str) -> type[BaseHTTPRequestHandler]:
                      str(query_path), "-chain", str(pki.ca_cert), "-out", str(reply_path)],
                     capture_output=True, timeout=OPENSSL_TIMEOUT_SECONDS, check=False)
                 return reply_path.read_bytes() if done.returncode == 0 else None
-
-        def _send(self, status: int, content_type: str, body: bytes) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format, *args):  # noqa: A002 (http.server's signature)
-            pass
 
     return Handler
 
