@@ -206,7 +206,7 @@ class _RewriteSearch:
         least = settings.REMATCH_REWRITE_MIN_PAIR_SHARE
         return {version_id for version_id, text in texts.items()
                 if self._index.best_share(han_pairs(text)) >= least
-                and self.stage.candidates(self.stage.cut(text).codes)}
+                and self.stage.candidates(self.stage.keys(text))}
 
 
 def _touching(keys: dict[str, np.ndarray], known: np.ndarray) -> set[str]:

@@ -389,11 +389,8 @@ def _match_line(page_id: str, match) -> dict:
         "score": match.score,
         "containment_page": match.containment_page,
         "containment_work": match.containment_work,
-        "passages": [
-            {"page_start": p.page_start, "page_end": p.page_end,
-             "work_start": p.work_start, "work_end": p.work_end}
-            for p in match.passages
-        ],
+        # Passage dataclasses: orjson writes their four offsets, in field order
+        "passages": match.passages,
         "same_text": match.same_text,
         "kind": match.kind,
     }

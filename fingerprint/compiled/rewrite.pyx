@@ -53,6 +53,19 @@ cdef inline int _digit(Py_UCS4 c) noexcept nogil:
     return -1
 
 
+cdef inline bint _ends(list words, Py_ssize_t i, int64_t code):
+    """Whether word ``i`` of ``words`` (its code ``code``, see ``WordCodes``) ends a sentence:
+    the last word, a word ending in a sentence end, or a full stop before a word starting with
+    a space."""
+    cdef str after
+    if i == len(words) - 1 or code == _SENTENCE_END:
+        return True
+    if code != _FULL_STOP:
+        return False
+    after = words[i + 1]
+    return len(after) > 0 and after[0].isspace()
+
+
 cdef uint64_t _FNV_PRIME = 0x100000001B3ULL
 
 
@@ -145,7 +158,7 @@ def cut_sentences(list words, WordCodes seen, dict entries):
     cdef bint in_run = False
     cdef uint64_t run = 0
     cdef Py_UCS4 c
-    cdef str word, after
+    cdef str word
     cdef int64_t[::1] codes = np.empty(n, np.int64)
     for i in range(n):
         word = words[i]
@@ -189,10 +202,7 @@ def cut_sentences(list words, WordCodes seen, dict entries):
                 char_n += 1
             english = i
         at += len(word)
-        if code == _FULL_STOP and i < n - 1:
-            after = words[i + 1]
-            code = _SENTENCE_END if len(after) and after[0].isspace() else _NO_TOKEN
-        if i == n - 1 or code == _SENTENCE_END or code == _FULL_STOP:
+        if _ends(words, i, code):
             if in_run:
                 numbers[number_n] = <int64_t>run
                 number_n += 1
@@ -215,29 +225,29 @@ def cut_sentences(list words, WordCodes seen, dict entries):
             number_array[:number_n], number_at, kept_array[:kept_n], kept_at)
 
 
-def window_keys(const int64_t[::1] codes, sizes, int min_tokens, int key_tokens):
-    """The rewrite keys (Python ints below 2**64, duplicates possible) of sentences given as
-    ``codes`` (each sentence's distinct token codes, ascending, one after the other) and
-    ``sizes`` (how many each has): for each sentence with at least ``min_tokens`` codes, then
-    each two adjacent sentences whose codes together are at least ``min_tokens``, every pair
-    (a, b), a < b, of the window's ``key_tokens`` smallest codes, as (a << 32) | b, pairs in
-    ``itertools.combinations`` order."""
-    cdef Py_ssize_t count = len(sizes), s, a, b, p, q, got
+cdef inline Py_ssize_t _most_keys(Py_ssize_t count, int key_tokens) noexcept nogil:
+    """Room for the keys of ``count`` sentences: each sentence and each two adjacent ones give
+    at most one key per pair of their ``key_tokens`` smallest codes."""
+    return 2 * count * (key_tokens * (key_tokens - 1) // 2) + 1
+
+
+cdef Py_ssize_t _window_keys(const int64_t *codes, const Py_ssize_t *at, Py_ssize_t count,
+                             int min_tokens, int key_tokens, int64_t *keys) noexcept nogil:
+    """``window_keys`` of ``count`` sentences whose codes are ``codes[at[s]:at[s + 1]]``,
+    written to ``keys`` (room for ``_most_keys``) as the int64 of each key's 64 bits; returns
+    how many. ``min_tokens`` and ``key_tokens``: at most MOST_LOW (checked by the callers)."""
+    cdef Py_ssize_t s, a, b, p, q, got, n = 0
     cdef Py_ssize_t most = max(key_tokens, min_tokens)
-    cdef Py_ssize_t[::1] at = np.zeros(count + 1, np.intp)
     cdef int64_t low[MOST_LOW]
     cdef int64_t x
-    keys = []
-    if most > MOST_LOW:
-        raise ValueError(f"key_tokens and min_tokens must be at most {MOST_LOW}")
-    for s in range(count):
-        at[s + 1] = at[s] + sizes[s]
     for s in range(count):
         if at[s + 1] - at[s] >= min_tokens:
             got = min(key_tokens, at[s + 1] - at[s])
             for a in range(got):
                 for b in range(a + 1, got):
-                    keys.append((<uint64_t>codes[at[s] + a] << 32) | <uint64_t>codes[at[s] + b])
+                    keys[n] = <int64_t>((<uint64_t>codes[at[s] + a] << 32)
+                                        | <uint64_t>codes[at[s] + b])
+                    n += 1
     for s in range(count - 1):
         # the window's smallest distinct codes: a merge of the two sentences' sorted codes
         p, q, got = at[s], at[s + 1], 0
@@ -259,8 +269,66 @@ def window_keys(const int64_t[::1] codes, sizes, int min_tokens, int key_tokens)
         got = min(got, key_tokens)
         for a in range(got):
             for b in range(a + 1, got):
-                keys.append((<uint64_t>low[a] << 32) | <uint64_t>low[b])
-    return keys
+                keys[n] = <int64_t>((<uint64_t>low[a] << 32) | <uint64_t>low[b])
+                n += 1
+    return n
+
+
+cdef void _check_tokens(int min_tokens, int key_tokens) except *:
+    if max(key_tokens, min_tokens) > MOST_LOW:
+        raise ValueError(f"key_tokens and min_tokens must be at most {MOST_LOW}")
+
+
+def window_keys(const int64_t[::1] codes, sizes, int min_tokens, int key_tokens):
+    """The rewrite keys (Python ints below 2**64, duplicates possible) of sentences given as
+    ``codes`` (each sentence's distinct token codes, ascending, one after the other) and
+    ``sizes`` (how many each has): for each sentence with at least ``min_tokens`` codes, then
+    each two adjacent sentences whose codes together are at least ``min_tokens``, every pair
+    (a, b), a < b, of the window's ``key_tokens`` smallest codes, as (a << 32) | b, pairs in
+    ``itertools.combinations`` order."""
+    cdef Py_ssize_t count = len(sizes), s, got
+    _check_tokens(min_tokens, key_tokens)
+    cdef Py_ssize_t[::1] at = np.zeros(count + 1, np.intp)
+    for s in range(count):
+        at[s + 1] = at[s] + sizes[s]
+    cdef int64_t[::1] keys = np.empty(_most_keys(count, key_tokens), np.int64)
+    cdef int64_t none = 0
+    got = _window_keys(&codes[0] if codes.shape[0] else &none, &at[0], count, min_tokens,
+                       key_tokens, &keys[0])
+    return [<uint64_t>keys[s] for s in range(got)]
+
+
+def page_keys(list words, WordCodes seen, int min_tokens, int key_tokens,
+              Py_ssize_t max_sentences):
+    """(keys, sentences) of a page from its ``words`` (str, in order, together the whole
+    text), cut as ``cut_sentences`` cuts them: ``sentences``, how many of its first
+    ``max_sentences`` sentences keep a token; ``keys``, the ``window_keys`` of those sentences'
+    token codes, each once, as a uint64 array (sorted by their bits read as int64). What a
+    page's candidate search needs, without the characters, numbers and kept words that only
+    the verification of a candidate reads."""
+    cdef Py_ssize_t n = len(words), i, t = 0, t0 = 0, count = 0, got
+    cdef int64_t code
+    _check_tokens(min_tokens, key_tokens)
+    cdef int64_t[::1] tokens = np.empty(n + 1, np.int64)
+    cdef Py_ssize_t[::1] at = np.zeros(max(min(n, max_sentences), 0) + 1, np.intp)
+    for i in range(n):
+        if count == max_sentences:
+            break
+        code = seen.get(<str>words[i])
+        if code >= 0:
+            tokens[t] = code
+            t += 1
+        if _ends(words, i, code):
+            if t > t0:
+                t = t0 + _distinct(&tokens[t0], t - t0)
+                count += 1
+                at[count] = t
+            t0 = t
+    keys = np.empty(_most_keys(count, key_tokens), np.int64)
+    cdef int64_t[::1] out = keys
+    got = _distinct(&out[0], _window_keys(&tokens[0], &at[0], count, min_tokens, key_tokens,
+                                          &out[0]))
+    return keys[:got].view(np.uint64), count
 
 
 cdef int64_t CHAR_SPACE = (<int64_t>1) << 34  # added to character codes: apart from tokens

@@ -72,12 +72,15 @@ def hits_of_each(found: dict[int, list[tuple[str, int]]], revisions: dict[str, s
     return out
 
 
-def key_hits(index, keys: list[int]) -> tuple[np.ndarray, Hits]:
-    """(places, hits) of a lookup of distinct ``keys`` in ``index`` (any ``Index``): the
-    postings as Hits (revisions None unless the index is a MemoryIndex) and each posting's key
-    as its place in ``keys`` (``Hits.place``). A MemoryIndex answers with arrays
-    (``lookup_hits``); any other index through ``lookup``, adapted."""
+def key_hits(index, keys: list[int] | np.ndarray) -> tuple[np.ndarray, Hits]:
+    """(places, hits) of a lookup of distinct ``keys`` (ints, or a uint64 array) in ``index``
+    (any ``Index``): the postings as Hits (revisions None unless the index is a MemoryIndex)
+    and each posting's key as its place in ``keys`` (``Hits.place``). A MemoryIndex answers
+    with arrays (``lookup_hits``); any other index through ``lookup``, adapted."""
     lookup_hits = getattr(index, "lookup_hits", None)
-    hits = lookup_hits(keys) if lookup_hits is not None else hits_from_lookup(
-        index.lookup(keys), None, keys)
+    if lookup_hits is not None:
+        hits = lookup_hits(keys)
+    else:
+        asked = keys.tolist() if isinstance(keys, np.ndarray) else keys
+        hits = hits_from_lookup(index.lookup(asked), None, asked)
     return hits.place, hits

@@ -204,21 +204,34 @@ class SynonymClasses:
     def cut(self, text: str) -> Cut:
         """``text`` (str) cut into the sentences that keep at least one token, in order: cut
         after a word ending in 。！？!?；;… or a line end, and after a full stop followed by a
-        space or the end. Words by rjieba (jieba-rs: jieba's
-        algorithm and dictionary in Rust, the same words as ``jieba.lcut`` and ten times as
-        fast) in dictionary mode (no HMM: new words are not guessed, so both texts of a pair
+        space or the end (``cut_words`` of its ``words``)."""
+        return self.cut_words(self.words(text))
+
+    def words(self, text: str) -> list[str]:
+        """The words of ``text`` (str, in order, together the whole text), by rjieba (jieba-rs:
+        jieba's algorithm and dictionary in Rust, the same words as ``jieba.lcut`` and ten times
+        as fast) in dictionary mode (no HMM: new words are not guessed, so both texts of a pair
         are cut alike). A lone surrogate (text decoded with ``surrogateescape``) is cut as
         U+FFFD, which keeps no token."""
-        import rjieba  # late: its dictionary takes 0.13 s to load, which only the second stage needs
+        import rjieba  # late: its dictionary takes 0.1 s to load, which only the second stage needs
 
-        seen = self._seen
-        if len(seen) > _MAX_SEEN:
-            seen.forget()
+        if len(self._seen) > _MAX_SEEN:
+            self._seen.forget()
         try:
-            words = rjieba.cut(text, False)
+            return rjieba.cut(text, False)
         except UnicodeEncodeError:  # a lone surrogate: cut as U+FFFD, the offsets unchanged
-            words = rjieba.cut(LONE_SURROGATE.sub("\ufffd", text), False)
+            return rjieba.cut(LONE_SURROGATE.sub("\ufffd", text), False)
+
+    def cut_words(self, words: list[str]) -> Cut:
+        """The Cut of a text's ``words`` (``words(text)``): see ``cut``."""
+        seen = self._seen
         return Cut(*cut_sentences(words, seen.codes, seen.entries), words, seen.entries)
+
+    @property
+    def word_codes(self) -> WordCodes:
+        """Each word seen and the CRC-32 of its token, or a code of no token (see ``_Seen``):
+        what ``fingerprint.compiled.rewrite`` reads words with."""
+        return self._seen.codes
 
 
 @cache

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from fingerprint.compiled.rewrite import key_evidence
+from fingerprint.compiled.rewrite import key_evidence, page_keys
 from fingerprint.compiled.rewrite import window_keys as compiled_window_keys
 from fingerprint.index.hits import key_hits
 from fingerprint.rewrite.align import AlignLimits, SentencePair, align_codes
@@ -134,14 +134,27 @@ class RewriteStage:
         if self.index is not None:
             self.index.remove(work_id)
 
-    def candidates(self, page: Codes) -> list[str]:
+    def page_keys(self, words: list[str]) -> tuple[np.ndarray, int]:
+        """(keys, sentences) of a page's ``words`` (``SynonymClasses.words``): the distinct
+        rewrite keys (uint64 array) of its first ``rewrite_max_page_sentences`` sentences, as
+        ``codes_keys`` of ``cut(text)`` gives them, and how many sentences those are
+        (``Cut.size``), without cutting out what only a verification reads
+        (``fingerprint.compiled.rewrite.page_keys``)."""
+        c = self.config
+        return page_keys(words, self.classes.word_codes, c.rewrite_min_tokens, KEY_TOKENS,
+                         c.rewrite_max_page_sentences)
+
+    def keys(self, text: str) -> np.ndarray:
+        """The distinct rewrite keys of a page's text (uint64 array, see ``page_keys``)."""
+        return self.page_keys(self.classes.words(text))[0]
+
+    def candidates(self, keys: np.ndarray) -> list[str]:
         """Work ids to verify, at most ``rewrite_max_candidates``, most hits first, ties by id:
         the works that hold at least ``rewrite_min_key_hits`` and at least
-        ``rewrite_min_key_share`` of the distinct rewrite keys of ``page`` (its sentences'
-        Codes), a key held by more than ``rewrite_template_works`` works counting for none
-        (template, as in ``_template``). Needs the stage's index."""
+        ``rewrite_min_key_share`` of the distinct rewrite ``keys`` of a page (``keys``), a key
+        held by more than ``rewrite_template_works`` works counting for none (template, as in
+        ``_template``). Needs the stage's index."""
         c = self.config
-        keys = list(dict.fromkeys(codes_keys(page, c.rewrite_min_tokens)))
         places, hits = key_hits(self.index, keys)
         counts, _, template = key_evidence(places, hits.work, len(keys), len(hits.works),
                                            c.rewrite_template_works)
@@ -156,12 +169,16 @@ class RewriteStage:
         c = self.config
         if self.index is None:
             raise ValueError("the rewrite stage judges pages only with its index of rewrite keys")
-        page = self.cut(text)
-        if page.size < c.rewrite_min_pairs:
+        words = self.classes.words(text)
+        keys, sentences = self.page_keys(words)
+        if sentences < c.rewrite_min_pairs:
             return []
+        ids = self.candidates(keys)
+        if not ids:
+            return []
+        page = self.classes.cut_words(words).head(c.rewrite_max_page_sentences)
         found = []
-        ids = self.candidates(page.codes)
-        revisions = store.revisions(ids) if ids else {}
+        revisions = store.revisions(ids)
         for work_id in ids:
             held = self._work(work_id, revisions.get(work_id), store)
             if held is None:

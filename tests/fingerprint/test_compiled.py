@@ -25,7 +25,13 @@ from fingerprint.compiled.judge import (
     same_text_pairs,
 )
 from fingerprint.compiled.lookup import name_works, template_siblings
-from fingerprint.compiled.rewrite import WordCodes, key_evidence, unit_pairs, window_keys
+from fingerprint.compiled.rewrite import (
+    WordCodes,
+    key_evidence,
+    page_keys,
+    unit_pairs,
+    window_keys,
+)
 from fingerprint.config import EngineConfig
 from fingerprint.engine import exact_codes
 from fingerprint.fingerprints import Quantizer
@@ -598,6 +604,19 @@ def test_compiled_sentences_are_the_reference_sentences(text):
     assert [(s.start, s.end, s.token_codes.tolist(), s.char_codes.tolist(),
              s.number_codes.tolist(), [w for w, _ in s.words]) for s in got] == \
         sentences_reference(default_classes(), text)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(WORDS, st.integers(1, 5), st.integers(2, 4), st.integers(1, 8))
+def test_page_keys_are_the_distinct_keys_of_the_first_sentences(text, min_tokens, key_tokens,
+                                                                 most):
+    classes = default_classes()
+    words = classes.words(text)
+    keys, sentences = page_keys(words, classes.word_codes, min_tokens, key_tokens, most)
+    cut = classes.cut_words(words).head(most)
+    expected = window_keys(cut.codes.tokens, cut.codes.token_sizes, min_tokens, key_tokens)
+    assert sentences == cut.size
+    assert keys.dtype == np.uint64 and sorted(keys.tolist()) == sorted(set(expected))
 
 
 @settings(max_examples=examples(300), deadline=None)

@@ -128,10 +128,10 @@ def test_text_that_three_works_share_makes_no_candidate(chapters, daily):
     for n, chapter in enumerate(chapters):
         engine.add_work(f"w{n}", chapter["text"][:3000] + "\n" + shared)
     stage = engine.rewrite
-    assert stage.candidates(stage.cut(rewrite(shared, random.Random(4), 0.5, 0.5, True)).codes) \
+    assert stage.candidates(stage.keys(rewrite(shared, random.Random(4), 0.5, 0.5, True))) \
         == []
     own = rewrite(chapters[1]["text"][:3000], random.Random(4), 0.5, 0.5, True)
-    assert stage.candidates(stage.cut(own).codes)[0] == "w1"
+    assert stage.candidates(stage.keys(own))[0] == "w1"
 
 
 def test_a_copy_stays_a_copy(rewrite_engine, chapters):
