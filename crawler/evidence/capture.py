@@ -35,7 +35,7 @@ from django.utils import translation
 from django.utils.translation import gettext_noop
 
 from core import notes
-from crawler import scans
+from crawler import labels, scans
 from crawler.evidence.models import Capture, CaptureKind
 from crawler.evidence.trust import Stamper, bundle_signature
 from crawler.takedown import polite_slot
@@ -66,6 +66,16 @@ def software() -> str:
         return "copyright-tracker (version unknown)"
 
 
+class NothingToCapture(ValueError):
+    """No exchange of the page was kept and none is to be had now: ``note`` (a coded note,
+    ``core.notes``) says why in the reader's language; the message is its English with the
+    fetcher's ``detail`` (for the log)."""
+
+    def __init__(self, note: str, detail: str = ""):
+        super().__init__(notes.in_english(note) + (f" ({detail})" if detail else ""))
+        self.note, self.detail = note, detail
+
+
 @dataclass
 class Captured:
     """What ``capture`` made: the Bundle, the outcome (a coded note) and the Stamper's result."""
@@ -79,14 +89,11 @@ def capture(record: Capture) -> Captured:
     """Make the bundle of ``record`` (a Capture whose match still exists).
 
     Returns Captured. Raises the storage errors of MongoDB and Redis (the task retries) and
-    ValueError when there is nothing to capture (no exchange kept and no answer now).
+    NothingToCapture when there is nothing to capture (no exchange kept and no answer now).
     """
     crawler = scans.get_crawler()
     match = record.match
-    exchange = crawler.exchanges.get(record.exchange_key) if record.exchange_key else None
-    fetched_now = exchange is None or not exchange.hops
-    if fetched_now:
-        exchange = _fetch_now(crawler, record)
+    exchange, fetched_now = _exchange(crawler, record)
     version = crawler.pages.version(record.version_id)
     final = exchange.hops[-1]
     html = _html(final)  # '' for a 404 or any answer that is not a whole 2xx HTML page
@@ -216,18 +223,51 @@ def _accepts_invalid_certificate(record: Capture) -> bool:
     return bool(site and site.accept_invalid_certificate)
 
 
+def _exchange(crawler, record: Capture) -> tuple[Exchange, bool]:
+    """(exchange, fetched now) of ``record``: the exchange the crawl stashed, else the page
+    fetched now (``_fetch_now``). Raises NothingToCapture when neither is to be had."""
+    exchange = crawler.exchanges.get(record.exchange_key) if record.exchange_key else None
+    if exchange is not None and exchange.hops:
+        return exchange, False
+    try:
+        return _fetch_now(crawler, record), True
+    except NothingToCapture as exc:
+        raise NothingToCapture(_not_fetched(record, exc.note), exc.detail) from exc
+
+
 def _fetch_now(crawler, record: Capture) -> Exchange:
+    """The page's exchange fetched now, under robots.txt and the politeness slots. Raises
+    NothingToCapture whose note says why not (robots.txt forbids it, or no answer)."""
     accept = _accepts_invalid_certificate(record)
     policy = crawler.robots.policy(record.url, accept)
     if not policy.allowed(record.url):
-        raise ValueError(f"the exchange was not kept and robots.txt now forbids {record.url}")
+        raise NothingToCapture(notes.coded("capture_robots_now", gettext_noop(
+            "robots.txt now forbids %(url)s"), url=record.url))
     polite_slot(crawler, record.url, max(crawler.config.default_delay_seconds,
                                          policy.crawl_delay or 0.0))
     result = crawler.fetcher.fetch(record.url, accept_invalid_certificate=accept)
     if not result.exchange.hops:
-        raise ValueError(f"the exchange was not kept and {record.url} gave no answer now: "
-                         f"{result.outcome.value}: {result.reason}")
+        why = (notes.coded("host_unresolvable", gettext_noop("its host name does not resolve"))
+               if result.outcome is Outcome.SSRF_REFUSED and result.reason.endswith("unresolvable")
+               else labels.outcome_note(result.outcome.value))
+        raise NothingToCapture(notes.coded("capture_no_answer", gettext_noop(
+            "%(url)s gave no answer now: %(why)s"), url=record.url, why=why), result.reason)
     return result.exchange
+
+
+def _not_fetched(record: Capture, why: str) -> str:
+    """The coded note of a capture with no exchange kept whose page cannot be fetched now
+    (``why``, a coded note): a copy found in a web archive names its record there (the first
+    archive find), any other says its exchange was not kept."""
+    find = record.match.archive_finds.order_by("pk").first()
+    if find is None:
+        return notes.coded("capture_not_kept", gettext_noop(
+            "the exchange that found the page was not kept, and %(why)s"), why=why)
+    return notes.coded("capture_archive_only", gettext_noop(
+        "this copy was found in a web archive (%(file)s, record at byte %(offset)s, WARC-Date "
+        "%(date)s) and %(why)s; the archive's record stays the record of this copy (it is not "
+        "made into an evidence bundle)"), file=find.source.rsplit("/", 1)[-1] or find.source,
+        offset=find.offset, date=find.warc_date or "-", why=why)
 
 
 def _html(hop) -> str:

@@ -16,7 +16,7 @@ from django.utils.translation import gettext_noop
 from core import notes
 from core.connections import storage_errors
 from crawler.evidence import actions, registrations
-from crawler.evidence.capture import capture
+from crawler.evidence.capture import NothingToCapture, capture
 from crawler.evidence.models import Capture, CaptureState, TimestampStatus
 from crawler.evidence.registrations import stamp_pending_registrations
 from crawler.evidence.trust import Stamper
@@ -61,6 +61,10 @@ def _capture(capture_id: int) -> str:
     except RecorderFailed as exc:
         log.warning("capture %s: recording proxy failed: %s", capture_id, exc)
         return actions.do_fail_capture(record, recorder_failure(exc),
+                                       retry_in=retry_delay(record.attempts)).state
+    except NothingToCapture as exc:
+        log.warning("capture %s: nothing to capture: %s", capture_id, exc)
+        return actions.do_fail_capture(record, exc.note,
                                        retry_in=retry_delay(record.attempts)).state
     except SoftTimeLimitExceeded:
         return actions.do_fail_capture(record, f"over {settings.CAPTURE_TIME_LIMIT_SECONDS} s",

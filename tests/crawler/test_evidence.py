@@ -389,6 +389,52 @@ def _bundled_while_the_tsa_was_down(settings, outcome: str):
 
 
 @pytest.mark.django_db
+def test_a_copy_on_a_gone_site_says_why_it_has_no_bundle_in_both_languages(platform_stores,
+                                                                           settings):
+    from core import notes
+    from crawler.archive_models import ArchiveFind
+    from crawler.evidence import actions
+    from crawler.evidence.tasks import capture_page
+    from crawler.models import Match
+
+    settings.CAPTURE_MAX_ATTEMPTS = 1  # given up at the first attempt: nothing queued again
+    work = _registered_work(_chapter())
+
+    def gone_copy(n: int) -> Match:  # .invalid never resolves (RFC 6761); nothing was stashed
+        url = f"http://gone{n}.invalid/book/3.html"
+        return Match.objects.create(work=work, page_id=f"{n}" * 24, version_id=f"{n}" * 24,
+                                    url=url, domain=f"gone{n}.invalid", score=0.9,
+                                    containment_page=0.9, containment_work=0.5)
+
+    archived, crawled = gone_copy(1), gone_copy(2)
+    ArchiveFind.objects.create(match=archived, identity="sha256:demo", offset=48213,
+                               source="/srv/archives/demo-crawl.warc.gz",
+                               warc_date="2024-03-01T08:00:00Z", target_uri=archived.url)
+    outcomes = {}
+    for match in (archived, crawled):
+        capture = actions.do_request_capture(match, match.version_id)
+        assert capture_page(capture.pk) == "failed"
+        capture.refresh_from_db()
+        assert notes.code_of(capture.outcome) == "capture_failed"
+        outcomes[match] = capture.outcome
+    assert notes.in_english(outcomes[archived]) == (
+        "capture failed after 1 attempts: this copy was found in a web archive "
+        "(demo-crawl.warc.gz, record at byte 48213, WARC-Date 2024-03-01T08:00:00Z) and "
+        "http://gone1.invalid/book/3.html gave no answer now: its host name does not resolve; "
+        "the archive's record stays the record of this copy (it is not made into an evidence "
+        "bundle)")
+    assert notes.in_english(outcomes[crawled]) == (
+        "capture failed after 1 attempts: the exchange that found the page was not kept, and "
+        "http://gone2.invalid/book/3.html gave no answer now: its host name does not resolve")
+    with translation.override("zh-hans"):
+        assert notes.in_words(outcomes[archived]) == (
+            "取证在 1 次尝试后失败：此副本发现于网页存档（demo-crawl.warc.gz，记录位于第 48213 字节，"
+            "WARC-Date 2024-03-01T08:00:00Z），且http://gone1.invalid/book/3.html 现在无应答："
+            "其主机名无法解析；此副本以网页存档中的该记录为凭（不制作证据包）")
+        assert "Error" not in notes.in_words(outcomes[crawled])
+
+
+@pytest.mark.django_db
 def test_the_tsa_down_then_back_timestamps_the_bundle_later(platform_stores, settings, tmp_path):
     from crawler.evidence.models import TimestampStatus
     from crawler.evidence.tasks import sweep_captures
