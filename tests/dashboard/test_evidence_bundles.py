@@ -204,6 +204,46 @@ def test_the_evidence_view_lists_the_captures(scenario, open_page, browser_login
     screenshot(page, f"evidence-verified-{language}")
 
 
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("language", ["zh-hans", "en"])
+def test_the_evidence_view_says_why_a_copy_found_in_a_web_archive_has_no_bundle(
+        scenario, open_page, browser_login, screenshot, language, settings):
+    from django.db import transaction
+
+    from crawler.archive_models import ArchiveFind
+    from crawler.evidence import actions
+    from crawler.evidence.tasks import capture_page
+    from crawler.models import Match
+
+    settings.CAPTURE_MAX_ATTEMPTS = 1
+    match = next(m for m in scenario.matches if m.work.holder == scenario.a)
+    Match.objects.filter(pk=match.pk).update(url="http://gone.invalid/book/3.html")  # no answer
+    match.refresh_from_db()
+    ArchiveFind.objects.create(match=match, identity="sha256:demo", offset=48213,
+                               source="/srv/archives/demo-crawl.warc.gz",
+                               warc_date="2024-03-01T08:00:00Z", target_uri=match.url)
+    with transaction.atomic():  # its task, queued on commit, finds it failed already
+        capture = actions.do_request_capture(match, "archived-version")
+        assert capture_page(capture.pk) == "failed"
+    page = open_page(language)
+    page.set_viewport_size({"width": 1366, "height": 900})
+    browser_login(page, "holder_a")
+    page.goto(f"/crawler/match/{match.pk}/change/")
+    row = page.locator("#dash-captures tr.dash-capture[data-state=failed]").inner_text()
+    said = {"zh-hans": ("此副本发现于网页存档", "demo-crawl.warc.gz", "48213", "其主机名无法解析",
+                        "不制作证据包"),
+            "en": ("found in a web archive", "demo-crawl.warc.gz", "48213",
+                   "its host name does not resolve", "not made into an evidence bundle")}
+    assert "http://gone.invalid/book/3.html" in row
+    for text in said[language]:
+        assert text in row, row
+    assert "Error" not in row and "ssrf" not in row
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1366
+    page.locator("#dash-captures").scroll_into_view_if_needed()
+    screenshot(page, f"evidence-archive-only-{language}")
+
+
 def test_bombs_malformed_and_oversized_uploads_answer_400_or_413_never_500(scenario, live_server,
                                                                            settings):
     data = page_wacz(scenario.matches[0]).data
