@@ -55,7 +55,8 @@ def _capture(capture_id: int) -> str:
     if record is None:
         return "skipped"
     if record.match is None:
-        return actions.do_fail_capture(record, "the match no longer exists", retry_in=None).state
+        return actions.do_fail_capture(record, notes.coded(
+            "capture_match_gone", gettext_noop("the match no longer exists")), retry_in=None).state
     try:
         made = capture(record)
     except RecorderFailed as exc:
@@ -67,8 +68,9 @@ def _capture(capture_id: int) -> str:
         return actions.do_fail_capture(record, exc.note,
                                        retry_in=retry_delay(record.attempts)).state
     except SoftTimeLimitExceeded:
-        return actions.do_fail_capture(record, f"over {settings.CAPTURE_TIME_LIMIT_SECONDS} s",
-                                       retry_in=retry_delay(record.attempts)).state
+        return actions.do_fail_capture(record, notes.coded(
+            "capture_over_time", gettext_noop("not done in %(seconds)s s"),
+            seconds=settings.CAPTURE_TIME_LIMIT_SECONDS), retry_in=retry_delay(record.attempts)).state
     except (*storage_errors(), ValueError, OSError) as exc:
         log.warning("capture %s failed: %s", capture_id, exc)
         return actions.do_fail_capture(record, f"{type(exc).__name__}: {exc}",
@@ -107,9 +109,9 @@ def sweep_captures() -> dict:
     late = timezone.now() - timedelta(seconds=settings.CAPTURE_STUCK_SECONDS)
     out = {"retried": [], "failed": [], "resent": []}
     for record in Capture.objects.filter(state=CaptureState.RUNNING, started_at__lt=late):
-        after = actions.do_fail_capture(record, "the capture worker was lost (no result in "
-                                        f"{settings.CAPTURE_STUCK_SECONDS} s)",
-                                        retry_in=retry_delay(record.attempts))
+        after = actions.do_fail_capture(record, notes.coded("capture_worker_lost", gettext_noop(
+            "the capture worker was lost (no result in %(seconds)s s)"),
+            seconds=settings.CAPTURE_STUCK_SECONDS), retry_in=retry_delay(record.attempts))
         out["failed" if after.state == CaptureState.FAILED else "retried"].append(record.pk)
     pending = Capture.objects.filter(state=CaptureState.PENDING, created_at__lt=late)
     for record in pending.exclude(next_attempt_at__gte=late):

@@ -346,6 +346,8 @@ def test_a_capture_whose_worker_was_killed_is_retried_then_given_up(idle_worker,
     assert capture.state == CaptureState.FAILED
     assert notes.code_of(capture.outcome) == "capture_failed"
     assert "worker was lost" in notes.in_english(capture.outcome)
+    with translation.override("zh-hans"):
+        assert "取证进程已丢失" in notes.in_words(capture.outcome)
 
 
 def _bundled_while_the_tsa_was_down(settings, outcome: str):
