@@ -14,14 +14,16 @@ page by page, the stages in the order ``Engine.match_with_keys`` runs them:
 - ``lookup``: the index lookup, the ranking of candidates and the finding of template siblings;
 - ``align``: the alignment of the page with every candidate but the template siblings (works
   prepared beforehand);
-- ``judge``: the judgement of the alignments (numbers, same-text groups, document frequency).
+- ``judge``: the judgement of the alignments (numbers, same-text groups, document frequency);
+- ``rewrite``: the rewrite stage, on the pages the first stage matched nothing in (the engine
+  keeps its rewrite keys in a second MemoryIndex, as the command line does).
 
 Per stage: CPU microseconds per page (``time.process_time``: the machine is shared, and the
 wall clock of a loaded machine counts other processes' time), the median of the passes' totals
 over the pages; then the whole ``match`` per page in CPU and wall time, and two fingerprinting
 rates in characters per CPU second: the pages' letters and query keys, and indexing the works
-(``Engine.add_work``: letters, keys, record and postings). Load average before and after is
-printed with the table.
+(``Engine.add_work``: letters, keys, record, postings and rewrite keys). Load average before
+and after is printed with the table.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ import contextlib
 from bench.corpus import speed_options
 from bench.run import build_queries, parse_builders
 
-STAGES = ("letters", "keys", "lookup", "align", "judge")
+STAGES = ("letters", "keys", "lookup", "align", "judge", "rewrite")
 
 
 def time_pass(engine, texts: list[str]) -> dict[str, float]:
@@ -67,9 +69,13 @@ def time_pass(engine, texts: list[str]) -> dict[str, float]:
         t3 = clock()
         aligned = engine._align_candidates(letters, candidates, siblings=siblings)
         t4 = clock()
-        engine._judge(letters, exact_codes(letters, text) if aligned else None, aligned)
+        matches = engine._judge(letters, exact_codes(letters, text) if aligned else None, aligned)
         t5 = clock()
-        for name, span in zip(STAGES, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True):
+        if not matches and engine.rewrite is not None:
+            engine._rewritten(text, hits)
+        t6 = clock()
+        for name, span in zip(STAGES, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5),
+                              strict=True):
             total[name] += span
     wall, cpu = time.perf_counter(), time.process_time()
     for text in texts:
@@ -88,7 +94,7 @@ def measure(name: str, works: int, passes: int, seed: int, data: Path) -> dict[s
 
     corpus = parse_builders()[name](works, 100, 100, seed, data)
     texts = [q.text for q in build_queries(corpus, 100, seed, data)]
-    engine = Engine(MemoryIndex(), MemoryWorkStore())
+    engine = Engine(MemoryIndex(), MemoryWorkStore(), rewrite_index=MemoryIndex())
     cpu = time.process_time()
     for doc in corpus.works:
         with contextlib.suppress(ValueError):
